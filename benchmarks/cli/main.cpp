@@ -1,0 +1,39 @@
+// fabricbench: measure the fabric, model it, report on it. Each subcommand registers itself (see
+// cli/command.hpp); main parses the command line and runs the chosen one.
+
+#include "cli/command.hpp"
+#include "cli/launcher.hpp"
+#include "core/errors.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <map>
+
+int main(int argc, char** argv) {
+  fb::cli::process_arguments() = {argc, argv};
+  CLI::App app{"fabricbench: interconnect and collective-communication benchmarks for GPU clusters", "fabricbench"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(FABRICBENCH_VERSION));
+  std::map<CLI::App*, std::function<int()>> actions;
+  for (const auto& command : fb::cli::command_registry()) {
+    CLI::App* sub = app.add_subcommand(command.name, command.summary);
+    actions[sub] = command.setup(*sub);
+  }
+
+  // Every rank parses the same command line; only the first prints what is wrong with it.
+  const bool prints = fb::cli::launcher_rank() == 0;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return prints ? app.exit(e) : 0;
+  } catch (const CLI::CallForVersion& e) {
+    return prints ? app.exit(e) : 0;
+  } catch (const CLI::ParseError& e) {
+    if (prints) std::cerr << fmt::format("fabricbench: error: {} (see fabricbench --help)\n", e.what());
+    return static_cast<int>(fb::ExitCode::usage);
+  }
+  for (auto& [sub, action] : actions)
+    if (sub->parsed()) return action();
+  return static_cast<int>(fb::ExitCode::usage);
+}

@@ -1,0 +1,164 @@
+// `fabricbench run OP...`: sweep sizes on a backend, print the table, keep the results on disk.
+
+#include "cli/command.hpp"
+#include "cli/launcher.hpp"
+#include "console/console_table.hpp"
+#include "core/backend.hpp"
+#include "core/errors.hpp"
+#include "core/result_builder.hpp"
+#include "core/run_plan.hpp"
+#include "core/run_provenance.hpp"
+#include "results/results_io.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <optional>
+
+namespace fb::cli {
+namespace {
+
+struct RunCommandOptions {
+  RunOptions run;
+  std::string backend = "mpi";
+  std::string results_dir = "fabricbench-results";
+  std::string csv_path;
+  std::string json_path;
+};
+
+void add_flags(CLI::App& sub, RunCommandOptions& o) {
+  sub.add_option("ops", o.run.op_names, "ops to run: all_reduce all_gather reduce_scatter broadcast alltoall sendrecv "
+                                        "latency bw bibw")
+      ->required();
+  sub.add_option("--backend", o.backend, "backend that runs the ops")->capture_default_str();
+  sub.add_option("-b,--minbytes", o.run.min_bytes, "smallest size (8, 64K, 32M, 1G); default 8 or the op's smallest");
+  sub.add_option("-e,--maxbytes", o.run.max_bytes, "largest size")->capture_default_str();
+  sub.add_option("-f,--stepfactor", o.run.step_factor, "multiply the size by this between steps")->capture_default_str();
+  sub.add_option("-i,--stepbytes", o.run.step_bytes, "add this to the size between steps (instead of -f)");
+  sub.add_option("-n,--iters", o.run.iterations, "timed iterations per size")->capture_default_str();
+  sub.add_option("-w,--warmup_iters", o.run.warmup_iterations, "untimed iterations before timing")->capture_default_str();
+  sub.add_option("-c,--check", o.run.check, "validate results element by element (0 or 1)")->capture_default_str();
+  sub.add_option("-d,--datatype", o.run.dtype, "element type: int8 uint8 int32 uint32 int64 uint64 half bfloat16 "
+                                               "float double")
+      ->capture_default_str();
+  sub.add_option("-o,--op", o.run.redop, "reduction op: sum prod min max")->capture_default_str();
+  sub.add_option("-r,--root", o.run.root, "root rank of rooted ops")->capture_default_str();
+  sub.add_option("--placement", o.run.placement, "both, out-of-place or in-place")->capture_default_str();
+  sub.add_option("-W,--window", o.run.window, "messages in flight per iteration of bw and bibw")->capture_default_str();
+  sub.add_option("--src", o.run.src_rank, "first rank of point-to-point ops")->capture_default_str();
+  sub.add_option("--dst", o.run.dst_rank, "second rank of point-to-point ops")->capture_default_str();
+  sub.add_option("-D,--results-dir", o.results_dir, "directory for RUN_ID.csv and RUN_ID.json")->capture_default_str();
+  sub.add_option("--csv", o.csv_path, "write the CSV results here instead");
+  sub.add_option("--json", o.json_path, "write the JSON results here instead");
+}
+
+class RunCommand {
+ public:
+  explicit RunCommand(RunCommandOptions options) : options_(std::move(options)) {}
+
+  int run() {
+    // Errors every rank finds alike: each rank stops, the first one says why.
+    try {
+      validate_run_options(options_.run);
+      backend_by_name(options_.backend);
+    } catch (const UsageError& e) {
+      return fail_everywhere(e.what(), launcher_rank() == 0, ExitCode::usage);
+    }
+    const ProcessArguments& arguments = process_arguments();
+    // MPI_Init may strip launcher arguments; provenance keeps the command line as typed.
+    int backend_argc = arguments.argc;
+    char** backend_argv = arguments.argv;
+    backend_ = backend_by_name(options_.backend).factory(backend_argc, backend_argv);
+    const RankPlacement& placement = backend_->placement();
+    const bool reporting_rank = placement.rank == 0;
+
+    std::vector<PlannedOp> plan;
+    try {
+      plan = plan_run(options_.run, placement.nranks, *backend_);
+    } catch (const UsageError& e) {
+      return fail_everywhere(e.what(), reporting_rank, ExitCode::usage);
+    }
+
+    // Only the reporting rank writes; the others learn whether it can before anything is measured.
+    std::optional<ResultsWriter> writer;
+    std::string writer_error;
+    if (reporting_rank) {
+      try {
+        const std::string run_id = new_run_id();
+        writer.emplace(results_paths(run_id),
+                       collect_provenance(*backend_, run_id, shell_command_line(arguments.argc, arguments.argv)));
+      } catch (const std::exception& e) {
+        writer_error = e.what();
+      }
+    }
+    if (!backend_->all_agree(writer_error.empty()))
+      return fail_everywhere(writer_error.empty() ? "the reporting rank cannot write results" : writer_error,
+                             reporting_rank, ExitCode::usage);
+
+    try {
+      measure_plan(plan, writer ? &*writer : nullptr);
+    } catch (const std::exception& e) {
+      // Seen by this rank alone: the others may wait for it forever, so end them all.
+      std::cerr << fmt::format("fabricbench: rank {} on {}: {}\n", placement.rank,
+                               placement.rank_hosts.at(static_cast<std::size_t>(placement.rank)), e.what());
+      if (placement.nranks > 1) backend_->abort_all(static_cast<int>(ExitCode::runtime));
+      return static_cast<int>(ExitCode::runtime);
+    }
+    return static_cast<int>(any_wrong_ ? ExitCode::wrong_results : ExitCode::ok);
+  }
+
+ private:
+  int fail_everywhere(std::string_view message, bool prints, ExitCode code) {
+    if (prints) std::cerr << fmt::format("fabricbench: error: {}\n", message);
+    return static_cast<int>(code);
+  }
+
+  ResultsPaths results_paths(const std::string& run_id) const {
+    const std::filesystem::path dir = options_.results_dir;
+    return {options_.csv_path.empty() ? dir / (run_id + ".csv") : std::filesystem::path(options_.csv_path),
+            options_.json_path.empty() ? dir / (run_id + ".json") : std::filesystem::path(options_.json_path)};
+  }
+
+  void measure_plan(const std::vector<PlannedOp>& plan, ResultsWriter* writer) {
+    if (writer) print_provenance(std::cout, writer->results().provenance);
+    const RunContext context{writer ? writer->results().provenance.run_id : "", std::string(backend_->name()),
+                             backend_->placement()};
+    for (const PlannedOp& planned : plan) {
+      std::vector<bool> groups;
+      for (Placement placement : planned.placements) groups.push_back(placement == Placement::in_place);
+      const ConsoleTable table(std::cout, groups);
+      if (writer) table.print_header(planned.op->name);
+      for (const auto& cases : planned.cases_by_size) {
+        std::vector<ResultRow> rows;
+        for (const BenchmarkCase& benchmark_case : cases) {
+          const Measurement measurement = backend_->measure(benchmark_case);
+          any_wrong_ = any_wrong_ || measurement.wrong.value_or(0) > 0;
+          if (!writer) continue;
+          rows.push_back(make_result_row(benchmark_case, measurement, context));
+          writer->append(rows.back());
+        }
+        if (writer) table.print_size(rows);
+      }
+    }
+    if (writer) {
+      print_summary(std::cout, writer->results().rows);
+      std::cout << fmt::format("# results: {} and {}\n", writer->paths().csv.string(), writer->paths().json.string());
+    }
+  }
+
+  RunCommandOptions options_;
+  std::unique_ptr<Backend> backend_;
+  bool any_wrong_ = false;
+};
+
+const CommandRegistrar registrar{
+    "run", "measure ops over a size sweep (nccl-tests flags), print a table, write CSV and JSON results",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto options = std::make_shared<RunCommandOptions>();
+      add_flags(sub, *options);
+      return [options] { return RunCommand(*options).run(); };
+    }};
+
+}  // namespace
+}  // namespace fb::cli

@@ -1,0 +1,69 @@
+#pragma once
+// A backend runs benchmark cases on some transport (MPI host buffers, NCCL device buffers, CUDA
+// copies) and returns timings. It knows nothing of tables or files. Backends register themselves
+// by name; `fabricbench run --backend NAME` picks one.
+
+#include "core/benchmark_case.hpp"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fb {
+
+struct RankPlacement {
+  int rank = 0;
+  int nranks = 1;
+  std::vector<std::string> rank_hosts;  // host name of every rank, by rank
+  int nodes = 1;
+  int ranks_per_node = 1;               // the most ranks on any one node
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual std::string_view name() const = 0;
+  virtual const RankPlacement& placement() const = 0;
+
+  // Library name -> version, for provenance ("MPI library" -> "Open MPI v4.1.4 ...").
+  virtual std::map<std::string, std::string> library_versions() const = 0;
+
+  // The placements this backend implements `op` in; empty when it does not implement the op.
+  virtual std::vector<Placement> placements_of(const OpTraits& op) const = 0;
+
+  // Throws UsageError saying why when this backend cannot move `dtype`. Every rank decides
+  // identically, so no communication is needed.
+  virtual void require_supported(DataType dtype) const = 0;
+
+  // Measures one case. Collective over all ranks of the backend.
+  virtual Measurement measure(const BenchmarkCase& benchmark_case) = 0;
+
+  // True on every rank when `local_ok` is true on every rank: for decisions one rank makes (such
+  // as whether the results directory is writable) that all ranks must follow.
+  virtual bool all_agree(bool local_ok) = 0;
+
+  // Ends every rank of the job at once, for failures seen by some ranks only.
+  [[noreturn]] virtual void abort_all(int exit_code) = 0;
+};
+
+using BackendFactory = std::function<std::unique_ptr<Backend>(int& argc, char**& argv)>;
+
+struct BackendRegistrar {
+  BackendRegistrar(std::string name, std::string summary, BackendFactory factory);
+};
+
+struct BackendRegistration {
+  std::string name;
+  std::string summary;
+  BackendFactory factory;
+};
+
+const std::vector<BackendRegistration>& registered_backends();
+
+// Throws UsageError naming the backends this build has.
+const BackendRegistration& backend_by_name(std::string_view name);
+
+}  // namespace fb

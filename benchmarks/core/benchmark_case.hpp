@@ -1,0 +1,37 @@
+#pragma once
+// The value types a backend receives and returns: one case to measure, and its raw timings.
+
+#include "core/dtype.hpp"
+#include "core/op_catalog.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace fb {
+
+struct BenchmarkCase {
+  const OpTraits* op = nullptr;
+  DataType dtype = DataType::float32;
+  ReduceOp redop = ReduceOp::sum;  // ignored by ops that do not reduce
+  int root = 0;                    // ignored by rootless ops
+  Placement placement = Placement::out_of_place;
+  std::uint64_t bytes = 0;         // nccl-tests size semantics
+  std::uint64_t count = 0;         // elements per rank buffer
+  int warmup_iterations = 1;
+  int iterations = 20;
+  bool check = true;
+  int window = 64;                 // messages in flight for bw and bibw
+  int src_rank = 0;                // point-to-point endpoints
+  int dst_rank = 1;
+};
+
+struct Measurement {
+  // Per iteration, the slowest rank's time in seconds for one timed unit (one collective call, or
+  // one one-way message for point-to-point ops). Filled on the reporting rank only.
+  std::vector<double> unit_seconds;
+  // Elements that failed validation, summed over ranks; known on every rank. Empty: not checked.
+  std::optional<std::uint64_t> wrong;
+};
+
+}  // namespace fb

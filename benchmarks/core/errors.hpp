@@ -1,0 +1,30 @@
+#pragma once
+// Error categories shared by every stage, and the process exit codes they map to.
+// Exit codes are part of the command-line contract: scripts and CI systems branch on them.
+
+#include <stdexcept>
+#include <string>
+
+namespace fb {
+
+enum class ExitCode : int {
+  ok = 0,
+  wrong_results = 1,  // the run completed but validation found wrong elements
+  usage = 2,          // bad flags or impossible sizes, detected before measuring
+  runtime = 3,        // a library call or I/O failed while running
+  input = 4,          // a malformed input file (results, topology, thresholds)
+};
+
+// Bad command-line input. Every rank detects it identically, so no rank needs to abort others.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A malformed input file; the message names the file and, where known, the line.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace fb

@@ -1,0 +1,72 @@
+#include "core/op_catalog.hpp"
+
+#include "core/errors.hpp"
+
+#include <array>
+#include <fmt/format.h>
+#include <string>
+
+namespace fb {
+namespace {
+
+double all_reduce_factor(int n) { return 2.0 * (n - 1) / n; }
+double gather_scatter_factor(int n) { return static_cast<double>(n - 1) / n; }
+double unit_factor(int) { return 1.0; }
+
+// name, summary, class, whole buffer, redop, root, in-place, min ranks, busbw factor, algbw bytes factor
+constexpr std::array ops{
+    OpTraits{"all_reduce", "every rank gets the reduction of all ranks' buffers", OpClass::collective, false,
+             true, false, true, 1, all_reduce_factor, 1.0},
+    OpTraits{"all_gather", "every rank gets the concatenation of all ranks' buffers", OpClass::collective,
+             true, false, false, true, 1, gather_scatter_factor, 1.0},
+    OpTraits{"reduce_scatter", "rank r gets block r of the reduction", OpClass::collective, true, true, false,
+             true, 1, gather_scatter_factor, 1.0},
+    OpTraits{"broadcast", "every rank gets the root's buffer", OpClass::collective, false, false, true, true, 1,
+             unit_factor, 1.0},
+    OpTraits{"alltoall", "rank r sends block d of its buffer to rank d", OpClass::collective, true, false, false,
+             true, 1, gather_scatter_factor, 1.0},
+    OpTraits{"sendrecv", "ring neighbour exchange: send to rank+1, receive from rank-1", OpClass::collective,
+             false, false, false, true, 1, unit_factor, 1.0},
+    OpTraits{"latency", "ping-pong between two ranks, half the round trip", OpClass::point_to_point, false,
+             false, false, false, 2, unit_factor, 1.0},
+    OpTraits{"bw", "uni-directional streaming bandwidth, a window of messages in flight",
+             OpClass::point_to_point, false, false, false, false, 2, unit_factor, 1.0},
+    OpTraits{"bibw", "bi-directional streaming bandwidth, windows in flight both ways", OpClass::point_to_point,
+             false, false, false, false, 2, unit_factor, 2.0},
+};
+
+}  // namespace
+
+std::string_view name_of(Placement placement) {
+  return placement == Placement::in_place ? "in-place" : "out-of-place";
+}
+
+std::span<const OpTraits> all_ops() { return ops; }
+
+const OpTraits* find_op(std::string_view name) {
+  for (const auto& op : ops)
+    if (op.name == name) return &op;
+  return nullptr;
+}
+
+const OpTraits& op_by_name(std::string_view name) {
+  if (const auto* op = find_op(name)) return *op;
+  std::string known;
+  for (const auto& op : ops) known += fmt::format("{}{}", known.empty() ? "" : ", ", op.name);
+  throw UsageError(fmt::format("unknown op '{}' (known: {})", name, known));
+}
+
+std::optional<double> busbw_factor_for(const OpTraits& op, int nranks) {
+  if (nranks < 2) return std::nullopt;
+  return op.busbw_factor(nranks);
+}
+
+std::uint64_t size_unit_bytes(const OpTraits& op, std::size_t element_bytes, int nranks) {
+  return op.size_is_whole_buffer ? element_bytes * static_cast<std::uint64_t>(nranks) : element_bytes;
+}
+
+std::uint64_t count_per_rank(const OpTraits& op, std::uint64_t bytes, std::size_t element_bytes, int nranks) {
+  return bytes / size_unit_bytes(op, element_bytes, nranks);
+}
+
+}  // namespace fb

@@ -1,0 +1,52 @@
+#pragma once
+// What each benchmark op means, independent of the backend that runs it: how -b/-e sizes map to
+// buffers, the bus-bandwidth factor, which flags apply. Backends look ops up here by name.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace fb {
+
+enum class OpClass { collective, point_to_point };
+
+enum class Placement { out_of_place, in_place };
+std::string_view name_of(Placement placement);
+
+struct OpTraits {
+  std::string_view name;
+  std::string_view summary;
+  OpClass op_class;
+  // nccl-tests size semantics: for all_gather, reduce_scatter and alltoall the size is the whole
+  // n-rank buffer, so a rank's share is size / n.
+  bool size_is_whole_buffer;
+  bool takes_redop;
+  bool takes_root;
+  bool has_in_place;
+  int min_ranks;
+  // Multiplies algbw into busbw, which is comparable across rank counts (nccl-tests PERFORMANCE.md).
+  double (*busbw_factor)(int nranks);
+  // Bytes counted per timed unit relative to the message size: 2 for bibw, where both directions
+  // carry a message in the same time.
+  double algbw_bytes_factor;
+};
+
+std::span<const OpTraits> all_ops();
+
+// nullptr when unknown.
+const OpTraits* find_op(std::string_view name);
+
+// Throws UsageError listing the known ops.
+const OpTraits& op_by_name(std::string_view name);
+
+// Bus bandwidth is undefined with one rank: nothing crosses a bus. Empty in that case.
+std::optional<double> busbw_factor_for(const OpTraits& op, int nranks);
+
+// Elements in one rank's buffer for a given size.
+std::uint64_t count_per_rank(const OpTraits& op, std::uint64_t bytes, std::size_t element_bytes, int nranks);
+
+// The granularity sizes must be a multiple of for this op, type and rank count.
+std::uint64_t size_unit_bytes(const OpTraits& op, std::size_t element_bytes, int nranks);
+
+}  // namespace fb

@@ -1,0 +1,56 @@
+#include "core/result_builder.hpp"
+
+#include "core/statistics.hpp"
+
+#include <chrono>
+#include <fmt/chrono.h>
+
+namespace fb {
+
+double gigabytes_per_second(double bytes, double seconds) { return seconds > 0 ? bytes / seconds / 1e9 : 0.0; }
+
+std::string utc_timestamp_now() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                     std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+}
+
+ResultRow make_result_row(const BenchmarkCase& benchmark_case, const Measurement& measurement,
+                          const RunContext& context) {
+  const OpTraits& op = *benchmark_case.op;
+  const TimingSummary times = summarize_times(measurement.unit_seconds);
+  constexpr double us_per_s = 1e6;
+
+  ResultRow row;
+  row.run_id = context.run_id;
+  row.backend = context.backend;
+  row.op = std::string(op.name);
+  row.dtype = std::string(name_of(benchmark_case.dtype));
+  row.redop = op.takes_redop ? std::string(name_of(benchmark_case.redop)) : "none";
+  if (op.takes_root) row.root = benchmark_case.root;
+  row.in_place = benchmark_case.placement == Placement::in_place;
+  row.nranks = context.placement.nranks;
+  row.nodes = context.placement.nodes;
+  row.ranks_per_node = context.placement.ranks_per_node;
+  if (op.op_class == OpClass::point_to_point) {
+    row.src_rank = benchmark_case.src_rank;
+    row.dst_rank = benchmark_case.dst_rank;
+    row.src_host = context.placement.rank_hosts.at(static_cast<std::size_t>(benchmark_case.src_rank));
+    row.dst_host = context.placement.rank_hosts.at(static_cast<std::size_t>(benchmark_case.dst_rank));
+  }
+  row.bytes = benchmark_case.bytes;
+  row.count = benchmark_case.count;
+  row.iterations = static_cast<int>(measurement.unit_seconds.size());
+  row.time_min_us = times.min_s * us_per_s;
+  row.time_median_us = times.median_s * us_per_s;
+  row.time_p99_us = times.p99_s * us_per_s;
+  row.time_max_us = times.max_s * us_per_s;
+  row.time_cv = times.cv;
+  row.algbw_gbps =
+      gigabytes_per_second(static_cast<double>(benchmark_case.bytes) * op.algbw_bytes_factor, times.median_s);
+  if (const auto factor = busbw_factor_for(op, context.placement.nranks)) row.busbw_gbps = row.algbw_gbps * *factor;
+  row.wrong = measurement.wrong;
+  row.timestamp = utc_timestamp_now();
+  return row;
+}
+
+}  // namespace fb

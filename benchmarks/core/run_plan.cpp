@@ -1,0 +1,122 @@
+#include "core/run_plan.hpp"
+
+#include "core/backend.hpp"
+#include "core/errors.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <fmt/format.h>
+
+namespace fb {
+namespace {
+
+constexpr std::uint64_t default_min_bytes = 8;
+
+// `unit_bytes` is the op's size granularity; an unset -b starts the sweep at the first multiple
+// of it from 8 bytes, so the defaults work for every op and rank count.
+SweepSpec sweep_of(const RunOptions& options, std::uint64_t unit_bytes = 1) {
+  SweepSpec sweep;
+  sweep.min_bytes = options.min_bytes.empty() ? (default_min_bytes + unit_bytes - 1) / unit_bytes * unit_bytes
+                                              : parse_size_bytes(options.min_bytes);
+  sweep.max_bytes = parse_size_bytes(options.max_bytes);
+  sweep.step_factor = options.step_factor;
+  if (!options.step_bytes.empty()) sweep.step_bytes = parse_size_bytes(options.step_bytes);
+  return sweep;
+}
+
+std::vector<Placement> requested_placements(const std::string& text) {
+  if (text == "both") return {Placement::out_of_place, Placement::in_place};
+  if (text == "out-of-place" || text == "out") return {Placement::out_of_place};
+  if (text == "in-place" || text == "in") return {Placement::in_place};
+  throw UsageError(fmt::format("--placement '{}' is not one of both, out-of-place, in-place", text));
+}
+
+}  // namespace
+
+void validate_run_options(const RunOptions& options) {
+  if (options.op_names.empty()) throw UsageError("no op given (for example: fabricbench run all_reduce)");
+  for (const auto& name : options.op_names) op_by_name(name);
+  validate_sweep(sweep_of(options));
+  if (options.iterations < 1) throw UsageError(fmt::format("-n {} must be at least 1", options.iterations));
+  if (options.warmup_iterations < 0) throw UsageError(fmt::format("-w {} must not be negative", options.warmup_iterations));
+  if (options.check != 0 && options.check != 1) throw UsageError(fmt::format("-c {} must be 0 or 1", options.check));
+  if (options.window < 1) throw UsageError(fmt::format("--window {} must be at least 1", options.window));
+  if (options.root < 0) throw UsageError(fmt::format("-r {} must not be negative", options.root));
+  if (options.src_rank < 0 || options.dst_rank < 0 || options.src_rank == options.dst_rank)
+    throw UsageError(fmt::format("--src {} and --dst {} must be two different ranks", options.src_rank, options.dst_rank));
+  parse_data_type(options.dtype);
+  parse_reduce_op(options.redop);
+  requested_placements(options.placement);
+}
+
+std::vector<PlannedOp> plan_run(const RunOptions& options, int nranks, const Backend& backend) {
+  validate_run_options(options);
+  const DataType dtype = parse_data_type(options.dtype);
+  const ReduceOp redop = parse_reduce_op(options.redop);
+  const std::size_t element_bytes = size_in_bytes(dtype);
+  backend.require_supported(dtype);
+
+  std::vector<PlannedOp> plan;
+  for (const auto& name : options.op_names) {
+    PlannedOp planned;
+    planned.op = &op_by_name(name);
+    const OpTraits& op = *planned.op;
+    if (nranks < op.min_ranks)
+      throw UsageError(fmt::format("{} needs at least {} ranks, this run has {} (start it with mpirun -np {})", op.name,
+                                   op.min_ranks, nranks, op.min_ranks));
+    if (op.takes_root && options.root >= nranks)
+      throw UsageError(fmt::format("-r {} is not a rank of this {}-rank run", options.root, nranks));
+    if (op.op_class == OpClass::point_to_point && std::max(options.src_rank, options.dst_rank) >= nranks)
+      throw UsageError(fmt::format("--src {} / --dst {} are not both ranks of this {}-rank run", options.src_rank,
+                                   options.dst_rank, nranks));
+
+    // "both" means every placement the backend has for the op; naming one it lacks is an error.
+    const std::vector<Placement> available = backend.placements_of(op);
+    if (available.empty())
+      throw UsageError(fmt::format("op {} is not implemented by the {} backend", op.name, backend.name()));
+    const std::vector<Placement> requested = requested_placements(options.placement);
+    for (Placement placement : requested) {
+      if (std::find(available.begin(), available.end(), placement) != available.end())
+        planned.placements.push_back(placement);
+      else if (requested.size() == 1)
+        throw UsageError(fmt::format("{} has no {} form in the {} backend", op.name, name_of(placement), backend.name()));
+    }
+
+    const std::uint64_t unit_bytes = size_unit_bytes(op, element_bytes, nranks);
+    const std::string unit_description =
+        op.size_is_whole_buffer ? fmt::format("{} x {} ranks, since {} sizes are the whole buffer", options.dtype,
+                                              nranks, op.name)
+                                : options.dtype;
+    for (std::uint64_t bytes : expand_sweep(sweep_of(options, unit_bytes), unit_bytes, unit_description)) {
+      const std::uint64_t count = count_per_rank(op, bytes, element_bytes, nranks);
+      // MPI counts are int; nccl-tests' sizes beyond that need a larger type, not a silent wrap.
+      if (count > static_cast<std::uint64_t>(INT_MAX))
+        throw UsageError(fmt::format("size {} needs {} elements per rank, more than the {} a single call can count; "
+                                     "lower -e or use a larger -d type",
+                                     bytes, count, INT_MAX));
+      std::vector<BenchmarkCase> cases;
+      for (Placement placement : planned.placements) {
+        BenchmarkCase benchmark_case;
+        benchmark_case.op = &op;
+        benchmark_case.dtype = dtype;
+        benchmark_case.redop = redop;
+        benchmark_case.root = options.root;
+        benchmark_case.placement = placement;
+        benchmark_case.bytes = bytes;
+        benchmark_case.count = count;
+        benchmark_case.warmup_iterations = options.warmup_iterations;
+        benchmark_case.iterations = options.iterations;
+        benchmark_case.check = options.check == 1;
+        benchmark_case.window = options.window;
+        benchmark_case.src_rank = options.src_rank;
+        benchmark_case.dst_rank = options.dst_rank;
+        cases.push_back(benchmark_case);
+      }
+      planned.cases_by_size.push_back(std::move(cases));
+    }
+    plan.push_back(std::move(planned));
+  }
+  return plan;
+}
+
+}  // namespace fb

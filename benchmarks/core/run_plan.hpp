@@ -1,0 +1,47 @@
+#pragma once
+// What `fabricbench run` will measure: the flags, checked, expanded into cases. Building the plan
+// needs only the rank count, so every bad flag is reported before any traffic.
+
+#include "core/benchmark_case.hpp"
+#include "core/sizes.hpp"
+
+#include <string>
+#include <vector>
+
+namespace fb {
+
+class Backend;
+
+// The flags of `fabricbench run`, as typed (nccl-tests names and meanings where they exist).
+struct RunOptions {
+  std::vector<std::string> op_names;
+  std::string min_bytes;  // empty: 8 bytes, rounded up to the op's smallest valid size
+  std::string max_bytes = "32M";
+  std::uint64_t step_factor = 2;
+  std::string step_bytes;  // empty: geometric sweep
+  int iterations = 20;
+  int warmup_iterations = 5;
+  int check = 1;
+  std::string dtype = "float";
+  std::string redop = "sum";
+  int root = 0;
+  std::string placement = "both";  // both, out-of-place, in-place
+  int window = 64;
+  int src_rank = 0;
+  int dst_rank = 1;
+};
+
+// Checks what can be checked without knowing the rank count. Throws UsageError.
+void validate_run_options(const RunOptions& options);
+
+struct PlannedOp {
+  const OpTraits* op = nullptr;
+  std::vector<Placement> placements;
+  // One entry per size; each holds a case per placement, in `placements` order.
+  std::vector<std::vector<BenchmarkCase>> cases_by_size;
+};
+
+// Throws UsageError for anything the backend cannot run with `nranks` ranks.
+std::vector<PlannedOp> plan_run(const RunOptions& options, int nranks, const Backend& backend);
+
+}  // namespace fb

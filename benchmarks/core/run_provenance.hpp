@@ -1,0 +1,24 @@
+#pragma once
+
+#include "results/provenance.hpp"
+
+#include <string>
+
+namespace fb {
+
+class Backend;
+
+// Provenance of a run on this backend: versions, placement, host and the environment variables
+// that change how the libraries behave.
+Provenance collect_provenance(const Backend& backend, std::string run_id, std::string command_line);
+
+// "20261122T231504Z-3fa9c1": sortable by start time, unique across concurrent runs.
+std::string new_run_id();
+
+// argv joined with shell quoting, so the line can be pasted back into a shell.
+std::string shell_command_line(int argc, char** argv);
+
+// Environment variables that select transports, algorithms and tuning (NCCL_*, UCX_*, ...).
+bool is_relevant_environment_variable(std::string_view name);
+
+}  // namespace fb

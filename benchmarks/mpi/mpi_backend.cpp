@@ -1,0 +1,129 @@
+#include "mpi/mpi_backend.hpp"
+
+#include "core/errors.hpp"
+#include "core/harness.hpp"
+#include "mpi/mpi_check.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fmt/format.h>
+#include <unordered_map>
+
+namespace fb {
+
+MpiBackend::MpiBackend(int& argc, char**& argv) {
+  FB_MPI_CHECK(MPI_Init(&argc, &argv));
+  // Failed calls must come back to FB_MPI_CHECK, not kill the job without a word.
+  FB_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  context_.comm = MPI_COMM_WORLD;
+  FB_MPI_CHECK(MPI_Comm_rank(context_.comm, &context_.rank));
+  FB_MPI_CHECK(MPI_Comm_size(context_.comm, &context_.nranks));
+
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  int host_length = 0;
+  FB_MPI_CHECK(MPI_Get_processor_name(host, &host_length));
+  std::vector<char> all_hosts(static_cast<std::size_t>(context_.nranks) * MPI_MAX_PROCESSOR_NAME);
+  FB_MPI_CHECK(MPI_Allgather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all_hosts.data(), MPI_MAX_PROCESSOR_NAME,
+                             MPI_CHAR, context_.comm));
+
+  placement_.rank = context_.rank;
+  placement_.nranks = context_.nranks;
+  std::unordered_map<std::string, int> ranks_on_host;
+  for (int rank = 0; rank < context_.nranks; ++rank) {
+    const char* name = all_hosts.data() + static_cast<std::size_t>(rank) * MPI_MAX_PROCESSOR_NAME;
+    placement_.rank_hosts.emplace_back(name, strnlen(name, MPI_MAX_PROCESSOR_NAME));
+    ++ranks_on_host[placement_.rank_hosts.back()];
+  }
+  placement_.nodes = static_cast<int>(ranks_on_host.size());
+  placement_.ranks_per_node =
+      std::max_element(ranks_on_host.begin(), ranks_on_host.end(), [](auto& a, auto& b) { return a.second < b.second; })
+          ->second;
+}
+
+MpiBackend::~MpiBackend() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+std::map<std::string, std::string> MpiBackend::library_versions() const {
+  char library[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  FB_MPI_CHECK(MPI_Get_library_version(library, &length));
+  // The reported length counts a terminating NUL in Open MPI; later lines are build details.
+  std::string text(library, strnlen(library, static_cast<std::size_t>(length)));
+  text = text.substr(0, text.find_first_of("\r\n"));
+  int major = 0;
+  int minor = 0;
+  FB_MPI_CHECK(MPI_Get_version(&major, &minor));
+  return {{"mpi_library", text}, {"mpi_standard", fmt::format("{}.{}", major, minor)}};
+}
+
+std::vector<Placement> MpiBackend::placements_of(const OpTraits& op) const {
+  const MpiOpImplementation* implementation = find_mpi_op(op.name);
+  return implementation ? implementation->placements : std::vector<Placement>{};
+}
+
+void MpiBackend::require_supported(DataType dtype) const {
+  if (dtype == DataType::half || dtype == DataType::bfloat16)
+    throw UsageError(fmt::format("data type {} is not supported by the mpi backend (MPI {}.{} has no 16-bit "
+                                 "floating-point datatype); use float or double, or the nccl backend",
+                                 name_of(dtype), MPI_VERSION, MPI_SUBVERSION));
+}
+
+Measurement MpiBackend::measure(const BenchmarkCase& benchmark_case) {
+  const MpiOpImplementation* implementation = find_mpi_op(benchmark_case.op->name);
+  if (!implementation) throw std::logic_error("measure() called for an op the plan should have refused");
+  const std::unique_ptr<MpiOpCase> op_case = implementation->factory(benchmark_case, context_);
+  const auto barrier = [&] { FB_MPI_CHECK(MPI_Barrier(context_.comm)); };
+  const auto iterate = [&] { op_case->run_iteration(); };
+
+  op_case->fill_inputs();
+  for (int i = 0; i < benchmark_case.warmup_iterations; ++i) iterate();
+  barrier();
+
+  std::vector<double> local_seconds(static_cast<std::size_t>(benchmark_case.iterations));
+  if (benchmark_case.op->op_class == OpClass::collective) time_synchronized(local_seconds, barrier, iterate);
+  else time_back_to_back(local_seconds, iterate);
+
+  // The time of an iteration is the time of its slowest rank.
+  Measurement measurement;
+  if (context_.rank == 0) measurement.unit_seconds.resize(local_seconds.size());
+  FB_MPI_CHECK(MPI_Reduce(local_seconds.data(), measurement.unit_seconds.data(), static_cast<int>(local_seconds.size()),
+                          MPI_DOUBLE, MPI_MAX, 0, context_.comm));
+  const double units = op_case->units_per_iteration();
+  for (double& seconds : measurement.unit_seconds) seconds /= units;
+
+  if (benchmark_case.check) {
+    op_case->fill_inputs();
+    barrier();
+    iterate();
+    const std::uint64_t local_wrong = op_case->count_wrong();
+    std::uint64_t total_wrong = 0;
+    FB_MPI_CHECK(MPI_Allreduce(&local_wrong, &total_wrong, 1, MPI_UINT64_T, MPI_SUM, context_.comm));
+    measurement.wrong = total_wrong;
+  }
+  return measurement;
+}
+
+bool MpiBackend::all_agree(bool local_ok) {
+  int ok = local_ok ? 1 : 0;
+  int all_ok = 0;
+  FB_MPI_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, context_.comm));
+  return all_ok != 0;
+}
+
+void MpiBackend::abort_all(int exit_code) {
+  MPI_Abort(context_.comm, exit_code);
+  std::abort();  // MPI_Abort does not return; this satisfies [[noreturn]] if it ever did.
+}
+
+namespace {
+const BackendRegistrar registrar{"mpi", "host buffers over MPI, one process per rank",
+                                 [](int& argc, char**& argv) -> std::unique_ptr<Backend> {
+                                   return std::make_unique<MpiBackend>(argc, argv);
+                                 }};
+}  // namespace
+
+}  // namespace fb

@@ -1,0 +1,31 @@
+#pragma once
+// The MPI backend: host buffers, one process per rank, timed with the host clock.
+
+#include "core/backend.hpp"
+#include "mpi/mpi_op.hpp"
+
+namespace fb {
+
+class MpiBackend final : public Backend {
+ public:
+  // Initializes MPI (it is finalized in the destructor) and learns where every rank runs.
+  MpiBackend(int& argc, char**& argv);
+  ~MpiBackend() override;
+  MpiBackend(const MpiBackend&) = delete;
+  MpiBackend& operator=(const MpiBackend&) = delete;
+
+  std::string_view name() const override { return "mpi"; }
+  const RankPlacement& placement() const override { return placement_; }
+  std::map<std::string, std::string> library_versions() const override;
+  std::vector<Placement> placements_of(const OpTraits& op) const override;
+  void require_supported(DataType dtype) const override;
+  Measurement measure(const BenchmarkCase& benchmark_case) override;
+  bool all_agree(bool local_ok) override;
+  [[noreturn]] void abort_all(int exit_code) override;
+
+ private:
+  MpiOpContext context_;
+  RankPlacement placement_;
+};
+
+}  // namespace fb

@@ -1,0 +1,101 @@
+#include "console/console_table.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+
+namespace fb {
+namespace {
+
+constexpr std::string_view group_columns = "{:>9} {:>9} {:>6} {:>8} {:>8} {:>7}";
+constexpr std::size_t group_width = 9 + 1 + 9 + 1 + 6 + 1 + 8 + 1 + 8 + 1 + 7;
+constexpr std::string_view key_columns = "{:>12} {:>12} {:>8} {:>6} {:>5}";
+
+std::string center(std::string_view text, std::size_t width) {
+  const std::size_t pad = width > text.size() ? width - text.size() : 0;
+  return std::string(pad / 2, ' ') + std::string(text) + std::string(pad - pad / 2, ' ');
+}
+
+}  // namespace
+
+std::string format_busbw_cell(const ResultRow& row) {
+  return row.busbw_gbps ? fmt::format("{:.2f}", *row.busbw_gbps) : "n/a";
+}
+
+std::string format_wrong_cell(const ResultRow& row) { return row.wrong ? fmt::format("{}", *row.wrong) : "N/A"; }
+
+void print_provenance(std::ostream& out, const Provenance& p) {
+  out << fmt::format("# fabricbench {} (git {}), run {} started {}\n", p.tool_version, p.git_revision, p.run_id,
+                     p.start_time);
+  out << fmt::format("# command: {}\n", p.command_line);
+  out << fmt::format("# backend: {}, {} rank{} on {} node{} (at most {} per node)\n", p.backend, p.nranks,
+                     p.nranks == 1 ? "" : "s", p.nodes, p.nodes == 1 ? "" : "s", p.ranks_per_node);
+  out << fmt::format("# hosts: {}\n", describe_rank_hosts(p.rank_hosts));
+  out << fmt::format("# kernel: {}\n", p.kernel);
+  for (const auto& [library, version] : p.libraries) out << fmt::format("# {}: {}\n", library, version);
+  for (const auto& [name, value] : p.environment) out << fmt::format("# env {}={}\n", name, value);
+}
+
+ConsoleTable::ConsoleTable(std::ostream& out, std::vector<bool> in_place_groups)
+    : out_(out), in_place_groups_(std::move(in_place_groups)) {}
+
+void ConsoleTable::print_header(std::string_view op) const {
+  std::string titles = fmt::format("#\n# {:<{}}", op, 12 + 1 + 12 + 1 + 8 + 1 + 6 + 1 + 5 - 2);
+  // The key columns are right-aligned and wider than their titles, so '#' takes the first blank.
+  std::string names = fmt::format(fmt::runtime(key_columns), "size", "count", "type", "redop", "root");
+  std::string units = fmt::format(fmt::runtime(key_columns), "(B)", "(elements)", "", "", "");
+  names.front() = '#';
+  units.front() = '#';
+  for (bool in_place : in_place_groups_) {
+    titles += "   " + center(in_place ? "in-place" : "out-of-place", group_width);
+    names += "   " + fmt::format(fmt::runtime(group_columns), "time", "p99", "cv%", "algbw", "busbw", "#wrong");
+    units += "   " + fmt::format(fmt::runtime(group_columns), "(us)", "(us)", "", "(GB/s)", "(GB/s)", "");
+  }
+  out_ << titles << '\n' << names << '\n' << units << '\n';
+  out_.flush();
+}
+
+void ConsoleTable::print_size(std::span<const ResultRow> rows) const {
+  if (rows.empty()) return;
+  const ResultRow& first = rows.front();
+  std::string line = fmt::format(fmt::runtime(key_columns), first.bytes, first.count, first.dtype, first.redop,
+                                 first.root ? *first.root : -1);
+  for (bool in_place : in_place_groups_) {
+    const auto row = std::find_if(rows.begin(), rows.end(), [&](const ResultRow& r) { return r.in_place == in_place; });
+    if (row == rows.end()) {
+      line += "   " + std::string(group_width, ' ');
+      continue;
+    }
+    line += "   " + fmt::format(fmt::runtime(group_columns), fmt::format("{:.2f}", row->time_median_us),
+                                fmt::format("{:.2f}", row->time_p99_us), fmt::format("{:.1f}", row->time_cv * 100),
+                                fmt::format("{:.2f}", row->algbw_gbps), format_busbw_cell(*row), format_wrong_cell(*row));
+  }
+  out_ << line << '\n';
+  out_.flush();
+}
+
+void print_summary(std::ostream& out, std::span<const ResultRow> rows) {
+  std::map<std::string, std::vector<const ResultRow*>> by_op;
+  for (const ResultRow& row : rows) by_op[row.op].push_back(&row);
+  out << "#\n";
+  for (const auto& [op, op_rows] : by_op) {
+    // Peak bandwidth says what the fabric can do; nccl-tests' average over all sizes mostly
+    // measures how many small sizes were in the sweep.
+    const bool has_busbw = op_rows.front()->busbw_gbps.has_value();
+    const auto bandwidth = [&](const ResultRow* r) { return has_busbw ? *r->busbw_gbps : r->algbw_gbps; };
+    const ResultRow* peak = *std::max_element(op_rows.begin(), op_rows.end(),
+                                              [&](auto* a, auto* b) { return bandwidth(a) < bandwidth(b); });
+    std::uint64_t wrong = 0;
+    bool checked = false;
+    for (const ResultRow* r : op_rows) {
+      checked = checked || r->wrong.has_value();
+      wrong += r->wrong.value_or(0);
+    }
+    out << fmt::format("# {}: peak {} {:.2f} GB/s at {} bytes ({}); wrong elements: {}\n", op,
+                       has_busbw ? "busbw" : "algbw", bandwidth(peak), peak->bytes,
+                       peak->in_place ? "in-place" : "out-of-place",
+                       checked ? fmt::format("{}{}", wrong, wrong == 0 ? " OK" : " FAILED") : "not checked");
+  }
+}
+
+}  // namespace fb

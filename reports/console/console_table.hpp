@@ -1,0 +1,38 @@
+#pragma once
+// The console view of a run, laid out like nccl-tests' tables so their users read it at once:
+// a '#' provenance header, one line per size with a column group per placement, a summary.
+
+#include "results/provenance.hpp"
+#include "results/result_row.hpp"
+
+#include <ostream>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace fb {
+
+void print_provenance(std::ostream& out, const Provenance& provenance);
+
+class ConsoleTable {
+ public:
+  // One column group per placement, in the order given (false: out-of-place, true: in-place).
+  ConsoleTable(std::ostream& out, std::vector<bool> in_place_groups);
+
+  void print_header(std::string_view op) const;
+  // The rows measured for one size, one per placement group (a missing group prints blank).
+  void print_size(std::span<const ResultRow> rows) const;
+
+ private:
+  std::ostream& out_;
+  std::vector<bool> in_place_groups_;
+};
+
+// Peak bandwidth and wrong elements per op, and the sizes where validation failed.
+void print_summary(std::ostream& out, std::span<const ResultRow> rows);
+
+// The cell texts used by the table, exposed so their rules (n/a, N/A) are tested directly.
+std::string format_busbw_cell(const ResultRow& row);
+std::string format_wrong_cell(const ResultRow& row);
+
+}  // namespace fb

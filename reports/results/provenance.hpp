@@ -1,0 +1,31 @@
+#pragma once
+// Where a result set came from: enough to reproduce the run or to explain why two runs differ.
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fb {
+
+struct Provenance {
+  std::string run_id;
+  std::string tool_version;
+  std::string git_revision;
+  std::string start_time;                 // ISO 8601 UTC
+  std::string command_line;
+  std::string backend;
+  int nranks = 0;
+  int nodes = 0;
+  int ranks_per_node = 0;
+  std::vector<std::string> rank_hosts;    // host of every rank, by rank
+  std::string kernel;                     // uname of the reporting rank's host
+  std::map<std::string, std::string> libraries;    // library -> version
+  std::map<std::string, std::string> environment;  // NCCL_*, UCX_*, OMPI_MCA_*, ...
+
+  bool operator==(const Provenance&) const = default;
+};
+
+// "node01 (ranks 0-3), node02 (ranks 4-7)": consecutive ranks on one host are folded together.
+std::string describe_rank_hosts(const std::vector<std::string>& rank_hosts);
+
+}  // namespace fb

@@ -1,0 +1,45 @@
+#pragma once
+// One measurement (or prediction) in the fabricbench results format. CSV columns and JSON keys
+// are these field names; the schema string versions them. Every stage reads and writes this.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace fb {
+
+inline constexpr std::string_view results_schema = "fabricbench.results.v1";
+
+struct ResultRow {
+  std::string run_id;
+  std::string backend;           // mpi, nccl, cuda, model (a prediction), or an importer's name
+  std::string op;                // all_reduce, all_gather, ..., latency, bw, bibw
+  std::string dtype;             // nccl-tests names: int8, int32, half, float, double, ...
+  std::string redop;             // sum, prod, min, max, or "none" for data-movement ops
+  std::optional<int> root;       // broadcast/reduce root; empty for rootless ops
+  bool in_place = false;
+  int nranks = 0;
+  int nodes = 0;
+  int ranks_per_node = 0;        // the largest number of ranks on one node
+  std::optional<int> src_rank;   // point-to-point and pairwise rows only
+  std::optional<int> dst_rank;
+  std::string src_host;
+  std::string dst_host;
+  std::uint64_t bytes = 0;       // nccl-tests size semantics (whole buffer for all_gather etc.)
+  std::uint64_t count = 0;       // elements per rank buffer, as nccl-tests prints it
+  int iterations = 0;
+  double time_min_us = 0;        // slowest rank per iteration, then statistics over iterations
+  double time_median_us = 0;
+  double time_p99_us = 0;
+  double time_max_us = 0;
+  double time_cv = 0;            // coefficient of variation (stddev / mean) of the iteration times
+  double algbw_gbps = 0;         // from the median time, decimal GB/s
+  std::optional<double> busbw_gbps;  // undefined for a single rank
+  std::optional<std::uint64_t> wrong;  // elements that failed validation; empty when not checked
+  std::string timestamp;         // ISO 8601 UTC, when the row was measured
+
+  bool operator==(const ResultRow&) const = default;
+};
+
+}  // namespace fb

@@ -1,0 +1,325 @@
+#include "results/results_io.hpp"
+
+#include "core/errors.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fmt/format.h>
+#include <fstream>
+#include <libfccp/csv.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace fb {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Conversions between a field's C++ type, its JSON value and its CSV cell text.
+template <class T>
+struct FieldCodec;
+
+template <>
+struct FieldCodec<std::string> {
+  static Json to_json(const std::string& value) { return value; }
+  static std::string from_json(const Json& json) { return json.get<std::string>(); }
+  static Json parse_cell(std::string_view cell) { return std::string(cell); }
+};
+
+template <>
+struct FieldCodec<bool> {
+  static Json to_json(bool value) { return value; }
+  static bool from_json(const Json& json) { return json.get<bool>(); }
+  static Json parse_cell(std::string_view cell) {
+    if (cell == "true") return true;
+    if (cell == "false") return false;
+    throw std::invalid_argument(fmt::format("expected true or false, got '{}'", cell));
+  }
+};
+
+template <class Number>
+Number parse_number(std::string_view cell) {
+  Number value{};
+  const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
+  if (ec != std::errc{} || end != cell.data() + cell.size() || cell.empty())
+    throw std::invalid_argument(fmt::format("expected a number, got '{}'", cell));
+  return value;
+}
+
+template <class Number>
+  requires std::is_arithmetic_v<Number>
+struct FieldCodec<Number> {
+  static Json to_json(Number value) { return value; }
+  static Number from_json(const Json& json) {
+    if (!json.is_number()) throw std::invalid_argument(fmt::format("expected a number, got {}", json.dump()));
+    return json.get<Number>();
+  }
+  static Json parse_cell(std::string_view cell) { return parse_number<Number>(cell); }
+};
+
+template <class T>
+struct FieldCodec<std::optional<T>> {
+  static Json to_json(const std::optional<T>& value) { return value ? FieldCodec<T>::to_json(*value) : Json(nullptr); }
+  static std::optional<T> from_json(const Json& json) {
+    if (json.is_null()) return std::nullopt;
+    return FieldCodec<T>::from_json(json);
+  }
+  static Json parse_cell(std::string_view cell) { return cell.empty() ? Json(nullptr) : FieldCodec<T>::parse_cell(cell); }
+};
+
+struct Field {
+  std::string_view name;
+  Json (*get)(const ResultRow&);
+  void (*set)(ResultRow&, const Json&);
+  Json (*parse_cell)(std::string_view);
+};
+
+template <auto Member>
+constexpr Field field(std::string_view name) {
+  using T = std::remove_cvref_t<decltype(std::declval<ResultRow&>().*Member)>;
+  return {name, [](const ResultRow& row) { return FieldCodec<T>::to_json(row.*Member); },
+          [](ResultRow& row, const Json& json) { row.*Member = FieldCodec<T>::from_json(json); },
+          &FieldCodec<T>::parse_cell};
+}
+
+// The results schema, in column order. "schema" itself precedes these in every row.
+constexpr std::array fields{
+    field<&ResultRow::run_id>("run_id"),
+    field<&ResultRow::backend>("backend"),
+    field<&ResultRow::op>("op"),
+    field<&ResultRow::dtype>("dtype"),
+    field<&ResultRow::redop>("redop"),
+    field<&ResultRow::root>("root"),
+    field<&ResultRow::in_place>("in_place"),
+    field<&ResultRow::nranks>("nranks"),
+    field<&ResultRow::nodes>("nodes"),
+    field<&ResultRow::ranks_per_node>("ranks_per_node"),
+    field<&ResultRow::src_rank>("src_rank"),
+    field<&ResultRow::dst_rank>("dst_rank"),
+    field<&ResultRow::src_host>("src_host"),
+    field<&ResultRow::dst_host>("dst_host"),
+    field<&ResultRow::bytes>("bytes"),
+    field<&ResultRow::count>("count"),
+    field<&ResultRow::iterations>("iterations"),
+    field<&ResultRow::time_min_us>("time_min_us"),
+    field<&ResultRow::time_median_us>("time_median_us"),
+    field<&ResultRow::time_p99_us>("time_p99_us"),
+    field<&ResultRow::time_max_us>("time_max_us"),
+    field<&ResultRow::time_cv>("time_cv"),
+    field<&ResultRow::algbw_gbps>("algbw_gbps"),
+    field<&ResultRow::busbw_gbps>("busbw_gbps"),
+    field<&ResultRow::wrong>("wrong"),
+    field<&ResultRow::timestamp>("timestamp"),
+};
+constexpr std::size_t column_count = fields.size() + 1;  // + schema
+
+Json row_to_json(const ResultRow& row) {
+  Json json;
+  json["schema"] = results_schema;
+  for (const Field& f : fields) json[std::string(f.name)] = f.get(row);
+  return json;
+}
+
+void require_schema(const Json& schema, const std::string& where) {
+  if (!schema.is_string() || schema.get<std::string>() != results_schema)
+    throw InputError(fmt::format("{}: schema is {}, expected \"{}\"", where, schema.dump(), results_schema));
+}
+
+Json provenance_to_json(const Provenance& p) {
+  return Json{{"run_id", p.run_id},           {"tool_version", p.tool_version}, {"git_revision", p.git_revision},
+              {"start_time", p.start_time},   {"command_line", p.command_line}, {"backend", p.backend},
+              {"nranks", p.nranks},           {"nodes", p.nodes},               {"ranks_per_node", p.ranks_per_node},
+              {"rank_hosts", p.rank_hosts},   {"kernel", p.kernel},             {"libraries", p.libraries},
+              {"environment", p.environment}};
+}
+
+Provenance provenance_from_json(const Json& json) {
+  Provenance p;
+  p.run_id = json.at("run_id").get<std::string>();
+  p.tool_version = json.at("tool_version").get<std::string>();
+  p.git_revision = json.at("git_revision").get<std::string>();
+  p.start_time = json.at("start_time").get<std::string>();
+  p.command_line = json.at("command_line").get<std::string>();
+  p.backend = json.at("backend").get<std::string>();
+  p.nranks = json.at("nranks").get<int>();
+  p.nodes = json.at("nodes").get<int>();
+  p.ranks_per_node = json.at("ranks_per_node").get<int>();
+  p.rank_hosts = json.at("rank_hosts").get<std::vector<std::string>>();
+  p.kernel = json.at("kernel").get<std::string>();
+  p.libraries = json.at("libraries").get<std::map<std::string, std::string>>();
+  p.environment = json.at("environment").get<std::map<std::string, std::string>>();
+  return p;
+}
+
+std::string csv_cell(const Json& value) {
+  if (value.is_null()) return {};
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  if (value.is_number()) return value.dump();
+  std::string text = value.get<std::string>();
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+// Comment values must stay on their comment line.
+std::string single_line(std::string text) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r') c = ' ';
+  return text;
+}
+
+}  // namespace
+
+std::string results_to_csv(const ResultSet& results) {
+  std::string csv = fmt::format("# fabricbench results, schema {}\n", results_schema);
+  const Json provenance = provenance_to_json(results.provenance);
+  for (const auto& [key, value] : provenance.items())
+    csv += fmt::format("# {}: {}\n", key, single_line(value.is_string() ? value.get<std::string>() : value.dump()));
+  csv += "schema";
+  for (const Field& f : fields) csv += fmt::format(",{}", f.name);
+  csv += '\n';
+  for (const ResultRow& row : results.rows) {
+    csv += results_schema;
+    for (const Field& f : fields) csv += "," + csv_cell(f.get(row));
+    csv += '\n';
+  }
+  return csv;
+}
+
+std::string results_to_json(const ResultSet& results) {
+  Json json;
+  json["schema"] = results_schema;
+  json["provenance"] = provenance_to_json(results.provenance);
+  json["rows"] = Json::array();
+  for (const ResultRow& row : results.rows) json["rows"].push_back(row_to_json(row));
+  return json.dump(1) + "\n";
+}
+
+ResultSet parse_results_json(std::string_view text, const std::string& origin) {
+  Json json;
+  try {
+    json = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    throw InputError(fmt::format("{}: not valid JSON: {}", origin, e.what()));
+  }
+  if (!json.is_object()) throw InputError(fmt::format("{}: expected a JSON object with schema, provenance, rows", origin));
+  require_schema(json.value("schema", Json()), origin);
+  ResultSet results;
+  try {
+    results.provenance = provenance_from_json(json.at("provenance"));
+  } catch (const Json::exception& e) {
+    throw InputError(fmt::format("{}: provenance: {}", origin, e.what()));
+  }
+  const Json& rows = json.value("rows", Json());
+  if (!rows.is_array()) throw InputError(fmt::format("{}: expected an array \"rows\"", origin));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string where = fmt::format("{}: rows[{}]", origin, i);
+    require_schema(rows[i].value("schema", Json()), where);
+    ResultRow row;
+    for (const Field& f : fields) {
+      if (!rows[i].contains(f.name)) throw InputError(fmt::format("{}: missing field {}", where, f.name));
+      try {
+        f.set(row, rows[i].at(std::string(f.name)));
+      } catch (const std::exception& e) {
+        throw InputError(fmt::format("{}: field {}: {}", where, f.name, e.what()));
+      }
+    }
+    results.rows.push_back(std::move(row));
+  }
+  return results;
+}
+
+ResultSet read_results_json(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_results_json(text.str(), path.string());
+}
+
+ResultSet read_results_csv(const std::filesystem::path& path) {
+  ResultSet results;
+  std::array<std::string, column_count> names;
+  names[0] = "schema";
+  for (std::size_t i = 0; i < fields.size(); ++i) names[i + 1] = std::string(fields[i].name);
+  std::array<std::string, column_count> cells;
+  try {
+    io::CSVReader<column_count, io::trim_chars<>, io::double_quote_escape<',', '"'>, io::throw_on_overflow,
+                  io::single_line_comment<'#'>>
+        reader(path.string());
+    std::apply([&](auto&... name) { reader.read_header(io::ignore_extra_column, name...); }, names);
+    while (std::apply([&](auto&... cell) { return reader.read_row(cell...); }, cells)) {
+      const std::string where = fmt::format("{}:{}", path.string(), reader.get_file_line());
+      require_schema(Json(cells[0]), where);
+      ResultRow row;
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        try {
+          fields[i].set(row, fields[i].parse_cell(cells[i + 1]));
+        } catch (const std::exception& e) {
+          throw InputError(fmt::format("{}: column {}: {}", where, fields[i].name, e.what()));
+        }
+      }
+      results.rows.push_back(std::move(row));
+    }
+  } catch (const io::error::base& e) {
+    throw InputError(fmt::format("{}: {}", path.string(), e.what()));
+  }
+  return results;
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+  const std::filesystem::path temporary = path.string() + fmt::format(".tmp.{}", ::getpid());
+  const auto fail = [&](std::string_view what) {
+    const int error = errno;
+    ::unlink(temporary.c_str());
+    throw std::runtime_error(fmt::format("cannot write {}: {}: {}", path.string(), what, std::strerror(error)));
+  };
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail("open");
+  for (std::size_t written = 0; written < contents.size();) {
+    const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      fail("write");
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  // Without fsync before rename, a power loss can leave the new name pointing at empty data.
+  if (::fsync(fd) != 0) {
+    ::close(fd);
+    fail("fsync");
+  }
+  if (::close(fd) != 0) fail("close");
+  if (::rename(temporary.c_str(), path.c_str()) != 0) fail("rename");
+}
+
+ResultsWriter::ResultsWriter(ResultsPaths paths, Provenance provenance) : paths_(std::move(paths)) {
+  results_.provenance = std::move(provenance);
+  for (const auto& file : {paths_.csv, paths_.json}) {
+    std::error_code error;
+    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), error);
+    if (error)
+      throw std::runtime_error(
+          fmt::format("cannot create results directory {}: {}", file.parent_path().string(), error.message()));
+  }
+  flush();
+}
+
+void ResultsWriter::append(ResultRow row) {
+  results_.rows.push_back(std::move(row));
+  flush();
+}
+
+void ResultsWriter::flush() const {
+  write_file_atomically(paths_.csv, results_to_csv(results_));
+  write_file_atomically(paths_.json, results_to_json(results_));
+}
+
+}  // namespace fb
