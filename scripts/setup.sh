@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs fabricbench's dependencies from Debian packages (only those missing), then configures
+# and builds in build/. Safe to run again: installed packages and a configured tree are reused.
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${FABRICBENCH_BUILD_DIR:-$repo_root/build}"
+
+packages=(
+  cmake make g++ git pkg-config
+  openmpi-bin libopenmpi-dev                  # MPI backend and the multi-rank tests
+  libcli11-dev nlohmann-json3-dev libfmt-dev  # command line, JSON results, formatting
+  libfccp-dev                                 # Fast C++ CSV Parser: reading results CSV
+  libyaml-cpp-dev libpugixml-dev              # topology inputs: YAML cluster specs, NCCL XML
+  libgtest-dev googletest libbenchmark-dev    # unit tests and micro-benchmarks
+  clang libclang-rt-14-dev                    # libFuzzer targets with ASan and UBSan
+  iproute2 procps                             # emulated fabrics (ip netns) and process control in tests
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_prefix=()
+  [[ $(id -u) -eq 0 ]] || sudo_prefix=(sudo)
+  "${sudo_prefix[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_prefix[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-RelWithDebInfo}"
+cmake --build "$build_dir" -j "$(nproc)"
