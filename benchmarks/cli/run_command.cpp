@@ -11,6 +11,10 @@
 #include "results/results_io.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
+
+#include <array>
+#include <csignal>
 
 #include <iostream>
 #include <memory>
@@ -18,6 +22,29 @@
 
 namespace fb::cli {
 namespace {
+
+// What the termination-signal handler prints: composed before the handler is installed, because
+// a handler may only make async-signal-safe calls.
+std::array<char, 2048> interrupted_message{};
+std::size_t interrupted_message_length = 0;
+
+extern "C" void end_on_termination_signal(int signal_number) {
+  [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, interrupted_message.data(), interrupted_message_length);
+  ::_exit(128 + signal_number);
+}
+
+// Results reach the disk after every size, so ending at once loses only the size in flight.
+// The files are never half-written: write_file_atomically holds these signals back meanwhile.
+void end_cleanly_on_termination_signals(const ResultsPaths& paths) {
+  const std::string message = fmt::format("fabricbench: interrupted; every completed size is in {} and {}\n",
+                                          paths.csv.string(), paths.json.string());
+  interrupted_message_length = std::min(message.size(), interrupted_message.size());
+  std::copy_n(message.begin(), interrupted_message_length, interrupted_message.begin());
+  struct sigaction action {};
+  action.sa_handler = end_on_termination_signal;
+  sigemptyset(&action.sa_mask);
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(signal_number, &action, nullptr);
+}
 
 struct RunCommandOptions {
   RunOptions run;
@@ -48,6 +75,10 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
   sub.add_option("-W,--window", o.run.window, "messages in flight per iteration of bw and bibw")->capture_default_str();
   sub.add_option("--src", o.run.src_rank, "first rank of point-to-point ops")->capture_default_str();
   sub.add_option("--dst", o.run.dst_rank, "second rank of point-to-point ops")->capture_default_str();
+  sub.add_option("-T,--timeout", o.run.timeout_s,
+                 "seconds one step (an iteration) may take before the job is ended and the stuck ranks named; "
+                 "0 derives it from the size (30 s + size at 50 MB/s)")
+      ->capture_default_str();
   sub.add_option("-D,--results-dir", o.results_dir, "directory for RUN_ID.csv and RUN_ID.json")->capture_default_str();
   sub.add_option("--csv", o.csv_path, "write the CSV results here instead");
   sub.add_option("--json", o.json_path, "write the JSON results here instead");
@@ -86,8 +117,12 @@ class RunCommand {
     if (reporting_rank) {
       try {
         const std::string run_id = new_run_id();
+        std::size_t expected_rows = 0;
+        for (const PlannedOp& planned : plan) expected_rows += planned.cases_by_size.size() * planned.placements.size();
         writer.emplace(results_paths(run_id),
-                       collect_provenance(*backend_, run_id, shell_command_line(arguments.argc, arguments.argv)));
+                       collect_provenance(*backend_, run_id, shell_command_line(arguments.argc, arguments.argv)),
+                       expected_rows);
+        end_cleanly_on_termination_signals(writer->paths());
       } catch (const std::exception& e) {
         writer_error = e.what();
       }

@@ -24,6 +24,7 @@ struct BenchmarkCase {
   int window = 64;                 // messages in flight for bw and bibw
   int src_rank = 0;                // point-to-point endpoints
   int dst_rank = 1;
+  double step_deadline_s = 30;     // the watchdog ends the job when one step takes longer
 };
 
 struct Measurement {

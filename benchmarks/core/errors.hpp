@@ -13,6 +13,9 @@ enum class ExitCode : int {
   usage = 2,          // bad flags or impossible sizes, detected before measuring
   runtime = 3,        // a library call or I/O failed while running
   input = 4,          // a malformed input file (results, topology, thresholds)
+  timeout = 5,        // an operation made no progress within its deadline; the job was ended
+  acceptance_failed = 6,  // `fabricbench accept`: the results were read and at least one check failed
+  // Ended by SIGINT or SIGTERM: the shell convention 128 + signal number (130, 143).
 };
 
 // Bad command-line input. Every rank detects it identically, so no rank needs to abort others.

@@ -2,6 +2,7 @@
 
 #include "core/backend.hpp"
 #include "core/errors.hpp"
+#include "core/watchdog.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -41,6 +42,7 @@ void validate_run_options(const RunOptions& options) {
   if (options.warmup_iterations < 0) throw UsageError(fmt::format("-w {} must not be negative", options.warmup_iterations));
   if (options.check != 0 && options.check != 1) throw UsageError(fmt::format("-c {} must be 0 or 1", options.check));
   if (options.window < 1) throw UsageError(fmt::format("--window {} must be at least 1", options.window));
+  if (options.timeout_s < 0) throw UsageError(fmt::format("--timeout {} must not be negative", options.timeout_s));
   if (options.root < 0) throw UsageError(fmt::format("-r {} must not be negative", options.root));
   if (options.src_rank < 0 || options.dst_rank < 0 || options.src_rank == options.dst_rank)
     throw UsageError(fmt::format("--src {} and --dst {} must be two different ranks", options.src_rank, options.dst_rank));
@@ -110,6 +112,10 @@ std::vector<PlannedOp> plan_run(const RunOptions& options, int nranks, const Bac
         benchmark_case.window = options.window;
         benchmark_case.src_rank = options.src_rank;
         benchmark_case.dst_rank = options.dst_rank;
+        // A step of bw and bibw is a whole window of messages.
+        const std::uint64_t step_bytes =
+            op.op_class == OpClass::point_to_point ? bytes * static_cast<std::uint64_t>(options.window) : bytes;
+        benchmark_case.step_deadline_s = step_deadline_s({.fixed_timeout_s = options.timeout_s}, step_bytes);
         cases.push_back(benchmark_case);
       }
       planned.cases_by_size.push_back(std::move(cases));

@@ -29,6 +29,7 @@ struct RunOptions {
   int window = 64;
   int src_rank = 0;
   int dst_rank = 1;
+  double timeout_s = 0;  // per step; 0: derived from the size (see step_deadline_s)
 };
 
 // Checks what can be checked without knowing the rank count. Throws UsageError.

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
+#include <unistd.h>
 #include <unordered_map>
 
 namespace fb {
@@ -39,9 +40,23 @@ MpiBackend::MpiBackend(int& argc, char**& argv) {
   placement_.ranks_per_node =
       std::max_element(ranks_on_host.begin(), ranks_on_host.end(), [](auto& a, auto& b) { return a.second < b.second; })
           ->second;
+
+  watchdog_ = std::make_unique<Watchdog>(
+      context_.rank, placement_.rank_hosts, WatchdogSettings{},
+      [this](std::span<std::byte> blob) {
+        FB_MPI_CHECK(MPI_Bcast(blob.data(), static_cast<int>(blob.size()), MPI_BYTE, 0, context_.comm));
+      },
+      [](const std::string& message) {
+        // The measuring thread is blocked inside MPI, so no MPI call is safe here; exiting makes the
+        // launcher end the other ranks. Every completed size is already on disk.
+        const std::string line = "fabricbench: " + message + "\n";
+        [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, line.data(), line.size());
+        std::_Exit(static_cast<int>(ExitCode::timeout));
+      });
 }
 
 MpiBackend::~MpiBackend() {
+  watchdog_.reset();
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Finalize();
@@ -75,17 +90,28 @@ void MpiBackend::require_supported(DataType dtype) const {
 Measurement MpiBackend::measure(const BenchmarkCase& benchmark_case) {
   const MpiOpImplementation* implementation = find_mpi_op(benchmark_case.op->name);
   if (!implementation) throw std::logic_error("measure() called for an op the plan should have refused");
+  watchdog_->begin_case(fmt::format("{} {} B {} ({})", benchmark_case.op->name, benchmark_case.bytes,
+                                    name_of(benchmark_case.placement), name_of(benchmark_case.dtype)),
+                        benchmark_case.step_deadline_s);
   const std::unique_ptr<MpiOpCase> op_case = implementation->factory(benchmark_case, context_);
   const auto barrier = [&] { FB_MPI_CHECK(MPI_Barrier(context_.comm)); };
-  const auto iterate = [&] { op_case->run_iteration(); };
+  std::uint32_t iteration = 0;
+  CasePhase phase = CasePhase::warmup;
+  const auto iterate = [&] {
+    watchdog_->step(phase, ++iteration);
+    op_case->run_iteration();
+  };
 
   op_case->fill_inputs();
   for (int i = 0; i < benchmark_case.warmup_iterations; ++i) iterate();
   barrier();
 
+  phase = CasePhase::timed;
+  iteration = 0;
   std::vector<double> local_seconds(static_cast<std::size_t>(benchmark_case.iterations));
   if (benchmark_case.op->op_class == OpClass::collective) time_synchronized(local_seconds, barrier, iterate);
   else time_back_to_back(local_seconds, iterate);
+  watchdog_->step(CasePhase::gather);
 
   // The time of an iteration is the time of its slowest rank.
   Measurement measurement;
@@ -96,6 +122,7 @@ Measurement MpiBackend::measure(const BenchmarkCase& benchmark_case) {
   for (double& seconds : measurement.unit_seconds) seconds /= units;
 
   if (benchmark_case.check) {
+    watchdog_->step(CasePhase::check);
     op_case->fill_inputs();
     barrier();
     iterate();
@@ -104,6 +131,7 @@ Measurement MpiBackend::measure(const BenchmarkCase& benchmark_case) {
     FB_MPI_CHECK(MPI_Allreduce(&local_wrong, &total_wrong, 1, MPI_UINT64_T, MPI_SUM, context_.comm));
     measurement.wrong = total_wrong;
   }
+  watchdog_->end_case();
   return measurement;
 }
 

@@ -2,7 +2,10 @@
 // The MPI backend: host buffers, one process per rank, timed with the host clock.
 
 #include "core/backend.hpp"
+#include "core/watchdog.hpp"
 #include "mpi/mpi_op.hpp"
+
+#include <memory>
 
 namespace fb {
 
@@ -26,6 +29,7 @@ class MpiBackend final : public Backend {
  private:
   MpiOpContext context_;
   RankPlacement placement_;
+  std::unique_ptr<Watchdog> watchdog_;
 };
 
 }  // namespace fb

@@ -3,10 +3,13 @@
 #include "core/errors.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
+#include <csignal>
 #include <charconv>
 #include <cstring>
 #include <fmt/format.h>
@@ -273,7 +276,42 @@ ResultSet read_results_csv(const std::filesystem::path& path) {
   return results;
 }
 
+// Signals that end a run are held back while a results file is replaced, so an interrupted run
+// never leaves a temporary file behind; they are delivered the moment the rename is done.
+class TerminationSignalsHeld {
+ public:
+  TerminationSignalsHeld() {
+    sigset_t held;
+    sigemptyset(&held);
+    for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&held, signal);
+    pthread_sigmask(SIG_BLOCK, &held, &previous_);
+  }
+  ~TerminationSignalsHeld() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+  TerminationSignalsHeld(const TerminationSignalsHeld&) = delete;
+  TerminationSignalsHeld& operator=(const TerminationSignalsHeld&) = delete;
+
+ private:
+  sigset_t previous_{};
+};
+
+void require_free_space(const std::filesystem::path& dir, std::uint64_t bytes_needed) {
+  struct statvfs filesystem {};
+  if (::statvfs(dir.c_str(), &filesystem) != 0)
+    throw std::runtime_error(fmt::format("cannot check free space in {}: {}", dir.string(), std::strerror(errno)));
+  const std::uint64_t free_bytes = std::uint64_t{filesystem.f_bavail} * filesystem.f_frsize;
+  if (free_bytes < bytes_needed)
+    throw std::runtime_error(fmt::format("results directory {} has {} bytes free, the results need about {}",
+                                         dir.string(), free_bytes, bytes_needed));
+}
+
+std::uint64_t results_space_needed_bytes(std::size_t rows) {
+  constexpr std::uint64_t bytes_per_row_upper_bound = 1024;  // CSV rows are ~300 B, JSON ~700 B
+  constexpr std::uint64_t provenance_bytes = 64 * 1024;
+  return 2 * 2 * (provenance_bytes + rows * bytes_per_row_upper_bound);
+}
+
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+  const TerminationSignalsHeld signals_held;
   const std::filesystem::path temporary = path.string() + fmt::format(".tmp.{}", ::getpid());
   const auto fail = [&](std::string_view what) {
     const int error = errno;
@@ -300,14 +338,15 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   if (::rename(temporary.c_str(), path.c_str()) != 0) fail("rename");
 }
 
-ResultsWriter::ResultsWriter(ResultsPaths paths, Provenance provenance) : paths_(std::move(paths)) {
+ResultsWriter::ResultsWriter(ResultsPaths paths, Provenance provenance, std::size_t expected_rows)
+    : paths_(std::move(paths)) {
   results_.provenance = std::move(provenance);
   for (const auto& file : {paths_.csv, paths_.json}) {
+    const std::filesystem::path dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
     std::error_code error;
-    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), error);
-    if (error)
-      throw std::runtime_error(
-          fmt::format("cannot create results directory {}: {}", file.parent_path().string(), error.message()));
+    std::filesystem::create_directories(dir, error);
+    if (error) throw std::runtime_error(fmt::format("cannot create results directory {}: {}", dir.string(), error.message()));
+    require_free_space(dir, results_space_needed_bytes(expected_rows));
   }
   flush();
 }

@@ -29,6 +29,14 @@ ResultSet parse_results_json(std::string_view text, const std::string& origin);
 // new contents in full. Throws std::runtime_error naming the path and the system error.
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 
+// Throws std::runtime_error when the filesystem holding `dir` has less than `bytes_needed` free,
+// so a run that could not keep its results fails before measuring instead of after hours.
+void require_free_space(const std::filesystem::path& dir, std::uint64_t bytes_needed);
+
+// Disk space a results set of `rows` rows needs while being rewritten: both files, each briefly
+// twice (the old file and its replacement).
+std::uint64_t results_space_needed_bytes(std::size_t rows);
+
 struct ResultsPaths {
   std::filesystem::path csv;
   std::filesystem::path json;
@@ -38,9 +46,9 @@ struct ResultsPaths {
 // a crash or a kill loses at most the measurement in flight.
 class ResultsWriter {
  public:
-  // Creates missing directories and writes both files with no rows yet, so a destination that
-  // cannot be written fails before anything is measured.
-  ResultsWriter(ResultsPaths paths, Provenance provenance);
+  // Creates missing directories, checks they have room for `expected_rows`, and writes both files
+  // with no rows yet, so a destination that cannot be written fails before anything is measured.
+  ResultsWriter(ResultsPaths paths, Provenance provenance, std::size_t expected_rows = 0);
 
   void append(ResultRow row);
   const ResultSet& results() const { return results_; }

@@ -1,0 +1,370 @@
+#include "core/watchdog.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fmt/format.h>
+#include <map>
+#include <random>
+#include <stdexcept>
+
+namespace fb {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+constexpr auto sample_period = std::chrono::milliseconds(100);
+constexpr auto connect_attempt_timeout = std::chrono::milliseconds(1000);
+constexpr auto bootstrap_timeout = std::chrono::seconds(30);
+constexpr char query_byte = 'Q';
+constexpr char welcome_byte = 'W';
+
+// The blob rank 0 broadcasts: a token that identifies this job's listener, its port, and every
+// IPv4 address it might be reached at.
+struct Rendezvous {
+  std::uint64_t token = 0;
+  std::uint16_t port = 0;
+  std::uint8_t address_count = 0;
+  std::array<std::uint32_t, 32> addresses{};  // network byte order
+};
+
+struct Hello {
+  std::uint64_t token = 0;
+  std::int32_t rank = -1;
+};
+
+std::uint64_t pack(const RankProgress& p) {
+  return (std::uint64_t{p.case_number} << 32) | (std::uint64_t{static_cast<std::uint8_t>(p.phase)} << 24) |
+         std::min<std::uint32_t>(p.iteration, 0xffffff);
+}
+
+RankProgress unpack(std::uint64_t packed) {
+  return {static_cast<std::uint32_t>(packed >> 32), static_cast<CasePhase>((packed >> 24) & 0xff),
+          static_cast<std::uint32_t>(packed & 0xffffff)};
+}
+
+[[noreturn]] void throw_system_error(std::string_view what) {
+  throw std::runtime_error(fmt::format("watchdog: {}: {}", what, std::strerror(errno)));
+}
+
+void close_quietly(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+// Reads exactly `size` bytes or fails by the deadline.
+bool read_fully(int fd, void* data, std::size_t size, SteadyClock::time_point deadline) {
+  auto* bytes = static_cast<char*>(data);
+  for (std::size_t done = 0; done < size;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now()).count();
+    pollfd pfd{fd, POLLIN, 0};
+    if (left <= 0 || ::poll(&pfd, 1, static_cast<int>(left)) <= 0) return false;
+    const ssize_t n = ::recv(fd, bytes + done, size - done, 0);
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool send_fully(int fd, const void* data, std::size_t size) {
+  return ::send(fd, data, size, MSG_NOSIGNAL) == static_cast<ssize_t>(size);
+}
+
+std::vector<std::uint32_t> local_ipv4_addresses() {
+  std::vector<std::uint32_t> routable;
+  std::vector<std::uint32_t> loopback;
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) throw_system_error("getifaddrs");
+  for (ifaddrs* entry = list; entry; entry = entry->ifa_next) {
+    if (!entry->ifa_addr || entry->ifa_addr->sa_family != AF_INET) continue;
+    const std::uint32_t address = reinterpret_cast<sockaddr_in*>(entry->ifa_addr)->sin_addr.s_addr;
+    (ntohl(address) >> 24 == 127 ? loopback : routable).push_back(address);
+  }
+  ::freeifaddrs(list);
+  // Other hosts reach rank 0 on a routable address; loopback serves ranks on rank 0's host last.
+  routable.insert(routable.end(), loopback.begin(), loopback.end());
+  return routable;
+}
+
+int connect_with_timeout(std::uint32_t address, std::uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) throw_system_error("socket");
+  sockaddr_in target{};
+  target.sin_family = AF_INET;
+  target.sin_port = htons(port);
+  target.sin_addr.s_addr = address;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&target), sizeof target) != 0 && errno != EINPROGRESS) {
+    close_quietly(fd);
+    return -1;
+  }
+  pollfd pfd{fd, POLLOUT, 0};
+  int error = 0;
+  socklen_t length = sizeof error;
+  if (::poll(&pfd, 1, static_cast<int>(connect_attempt_timeout.count())) != 1 ||
+      ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0 || error != 0) {
+    close_quietly(fd);
+    return -1;
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+// Rank 0 keeps one connection per rank; the default limit of 1024 descriptors would cap a job.
+void raise_descriptor_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+}  // namespace
+
+std::string describe(const RankProgress& progress) {
+  switch (progress.phase) {
+    case CasePhase::prepare: return "preparing buffers";
+    case CasePhase::warmup: return fmt::format("warm-up iteration {}", progress.iteration);
+    case CasePhase::timed: return fmt::format("timed iteration {}", progress.iteration);
+    case CasePhase::gather: return "gathering times";
+    case CasePhase::check: return "validating";
+    case CasePhase::done: return "done";
+  }
+  return "unknown";
+}
+
+double step_deadline_s(const WatchdogSettings& settings, std::uint64_t bytes_per_step) {
+  if (settings.fixed_timeout_s > 0) return settings.fixed_timeout_s;
+  constexpr double floor_s = 30;
+  constexpr double slowest_plausible_bytes_per_s = 50e6;
+  return floor_s + static_cast<double>(bytes_per_step) / slowest_plausible_bytes_per_s;
+}
+
+Watchdog::Watchdog(int rank, std::vector<std::string> rank_hosts, WatchdogSettings settings,
+                   const BroadcastFromRankZero& broadcast, std::function<void(const std::string&)> on_timeout)
+    : rank_(rank), rank_hosts_(std::move(rank_hosts)), settings_(settings), on_timeout_(std::move(on_timeout)) {
+  const int nranks = static_cast<int>(rank_hosts_.size());
+  Rendezvous rendezvous;
+  int listener = -1;
+  if (rank_ == 0) {
+    raise_descriptor_limit();
+    listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (listener < 0) throw_system_error("socket");
+    sockaddr_in any{};
+    any.sin_family = AF_INET;
+    any.sin_addr.s_addr = htonl(INADDR_ANY);
+    socklen_t length = sizeof any;
+    if (::bind(listener, reinterpret_cast<sockaddr*>(&any), sizeof any) != 0 || ::listen(listener, SOMAXCONN) != 0 ||
+        ::getsockname(listener, reinterpret_cast<sockaddr*>(&any), &length) != 0)
+      throw_system_error("listen");
+    rendezvous.token = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
+    rendezvous.port = ntohs(any.sin_port);
+    const auto addresses = local_ipv4_addresses();
+    rendezvous.address_count = static_cast<std::uint8_t>(std::min(addresses.size(), rendezvous.addresses.size()));
+    std::copy_n(addresses.begin(), rendezvous.address_count, rendezvous.addresses.begin());
+  }
+  broadcast(std::as_writable_bytes(std::span(&rendezvous, 1)));
+
+  if (rank_ == 0) {
+    member_sockets_.assign(static_cast<std::size_t>(nranks), -1);
+    const auto deadline = SteadyClock::now() + bootstrap_timeout;
+    for (int connected = 1; connected < nranks && SteadyClock::now() < deadline;) {
+      pollfd pfd{listener, POLLIN, 0};
+      if (::poll(&pfd, 1, 100) != 1) continue;
+      int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+      Hello hello;
+      if (fd < 0 || !read_fully(fd, &hello, sizeof hello, SteadyClock::now() + std::chrono::seconds(5)) ||
+          hello.token != rendezvous.token || hello.rank <= 0 || hello.rank >= nranks ||
+          member_sockets_[static_cast<std::size_t>(hello.rank)] >= 0 || !send_fully(fd, &welcome_byte, 1)) {
+        close_quietly(fd);
+        continue;
+      }
+      const int no_delay = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &no_delay, sizeof no_delay);
+      member_sockets_[static_cast<std::size_t>(hello.rank)] = fd;
+      ++connected;
+    }
+    close_quietly(listener);
+  } else {
+    for (std::size_t i = 0; i < rendezvous.address_count && coordinator_socket_ < 0; ++i) {
+      int fd = connect_with_timeout(rendezvous.addresses[i], rendezvous.port);
+      char reply = 0;
+      const Hello hello{rendezvous.token, rank_};
+      if (fd >= 0 && send_fully(fd, &hello, sizeof hello) &&
+          read_fully(fd, &reply, 1, SteadyClock::now() + std::chrono::seconds(10)) && reply == welcome_byte)
+        coordinator_socket_ = fd;
+      else
+        close_quietly(fd);
+    }
+    // Without the connection this rank still enforces its own deadline; rank 0 will list it as
+    // not answering if it is the one that hangs.
+    if (coordinator_socket_ < 0)
+      fmt::print(stderr, "fabricbench: rank {}: watchdog cannot reach rank 0 over TCP; continuing with local "
+                         "deadlines only\n", rank_);
+  }
+
+  if (::pipe2(wake_pipe_, O_CLOEXEC) != 0) throw_system_error("pipe");
+  thread_ = std::thread([this] {
+    // Termination signals go to the measuring thread, which holds them back while it writes files.
+    sigset_t termination;
+    sigemptyset(&termination);
+    for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&termination, signal_number);
+    pthread_sigmask(SIG_BLOCK, &termination, nullptr);
+    rank_ == 0 ? run_coordinator() : run_member();
+  });
+}
+
+Watchdog::~Watchdog() {
+  stopping_.store(true);
+  const char byte = 0;
+  if (::write(wake_pipe_[1], &byte, 1) < 0) {
+    // The thread also polls stopping_ every sample period; the write only makes it prompt.
+  }
+  if (thread_.joinable()) thread_.join();
+  for (int& fd : member_sockets_) close_quietly(fd);
+  close_quietly(coordinator_socket_);
+  close_quietly(wake_pipe_[0]);
+  close_quietly(wake_pipe_[1]);
+}
+
+void Watchdog::begin_case(std::string label, double deadline_s) {
+  {
+    const std::lock_guard lock(label_mutex_);
+    label_ = std::move(label);
+  }
+  const RankProgress current = unpack(packed_progress_.load(std::memory_order_relaxed));
+  packed_progress_.store(pack({current.case_number + 1, CasePhase::prepare, 0}), std::memory_order_relaxed);
+  deadline_s_.store(deadline_s);
+}
+
+void Watchdog::step(CasePhase phase, std::uint32_t iteration) noexcept {
+  const std::uint64_t packed = packed_progress_.load(std::memory_order_relaxed);
+  packed_progress_.store((packed & 0xffffffff00000000ull) | pack({0, phase, iteration}), std::memory_order_relaxed);
+}
+
+void Watchdog::end_case() { deadline_s_.store(0); }
+
+double Watchdog::stalled_seconds() {
+  const auto now = SteadyClock::now();
+  const std::uint64_t progress = packed_progress_.load(std::memory_order_relaxed);
+  if (progress != observed_progress_ || deadline_s_.load() == 0) {
+    observed_progress_ = progress;
+    observed_since_ = now;
+  }
+  return deadline_s_.load() == 0 ? 0 : std::chrono::duration<double>(now - observed_since_).count();
+}
+
+void Watchdog::run_coordinator() {
+  while (!stopping_.load()) {
+    pollfd pfd{wake_pipe_[0], POLLIN, 0};
+    ::poll(&pfd, 1, static_cast<int>(sample_period.count()));
+    const double deadline_s = deadline_s_.load();
+    const double stalled_s = stalled_seconds();
+    if (deadline_s > 0 && stalled_s > deadline_s) on_timeout_(build_timeout_message(stalled_s));
+  }
+}
+
+void Watchdog::run_member() {
+  while (!stopping_.load()) {
+    std::array<pollfd, 2> pfds{pollfd{wake_pipe_[0], POLLIN, 0}, pollfd{coordinator_socket_, POLLIN, 0}};
+    if (::poll(pfds.data(), coordinator_socket_ >= 0 ? 2 : 1, static_cast<int>(sample_period.count())) > 0 &&
+        (pfds[1].revents & (POLLIN | POLLHUP)) != 0) {
+      char request = 0;
+      if (::recv(coordinator_socket_, &request, 1, 0) != 1) {
+        close_quietly(coordinator_socket_);  // rank 0 is gone; the launcher ends the job
+      } else if (request == query_byte) {
+        const std::uint64_t progress = packed_progress_.load(std::memory_order_relaxed);
+        send_fully(coordinator_socket_, &progress, sizeof progress);
+      }
+    }
+    // Rank 0 ends the job when a deadline passes; if it has not after a grace period, it is
+    // itself stuck or gone, and this rank ends the job.
+    const double deadline_s = deadline_s_.load();
+    const double stalled_s = stalled_seconds();
+    if (deadline_s > 0 && stalled_s > deadline_s + settings_.coordinator_grace_s) {
+      std::string label;
+      {
+        const std::lock_guard lock(label_mutex_);
+        label = label_;
+      }
+      on_timeout_(fmt::format("timeout: {} made no progress on rank {} ({}) for {:.1f} s at {}, and rank 0 did "
+                              "not end the job",
+                              label, rank_, rank_hosts_.at(static_cast<std::size_t>(rank_)), stalled_s,
+                              describe(unpack(packed_progress_.load()))));
+    }
+  }
+}
+
+std::string Watchdog::build_timeout_message(double stalled_s) {
+  const int nranks = static_cast<int>(rank_hosts_.size());
+  std::map<int, RankProgress> answers;
+  answers[0] = unpack(packed_progress_.load());
+  for (int member = 1; member < nranks; ++member) {
+    int& fd = member_sockets_[static_cast<std::size_t>(member)];
+    if (fd >= 0 && !send_fully(fd, &query_byte, 1)) close_quietly(fd);
+  }
+  // Wait for all answers together: a rank that never answers must not use up the others' time.
+  const auto answer_deadline = SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(
+                                                        std::chrono::duration<double>(settings_.answer_wait_s));
+  std::vector<pollfd> pending;
+  for (int member = 1; member < nranks; ++member)
+    if (const int fd = member_sockets_[static_cast<std::size_t>(member)]; fd >= 0) pending.push_back({fd, POLLIN, 0});
+  while (!pending.empty()) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(answer_deadline - SteadyClock::now()).count();
+    if (left <= 0 || ::poll(pending.data(), pending.size(), static_cast<int>(left)) <= 0) break;
+    for (auto it = pending.begin(); it != pending.end();) {
+      if (it->revents == 0) {
+        ++it;
+        continue;
+      }
+      const auto member = std::find(member_sockets_.begin(), member_sockets_.end(), it->fd) - member_sockets_.begin();
+      std::uint64_t progress = 0;
+      // An answer is 8 bytes sent at once; once its first byte is here the rest follows at once.
+      if (read_fully(it->fd, &progress, sizeof progress, SteadyClock::now() + std::chrono::milliseconds(100)))
+        answers[static_cast<int>(member)] = unpack(progress);
+      it = pending.erase(it);
+    }
+  }
+
+  // The ranks that hold the job back: those that did not answer, and, when some ranks are
+  // further along than others, those furthest behind.
+  RankProgress furthest = answers[0];
+  RankProgress least = answers[0];
+  for (const auto& [member, progress] : answers) {
+    furthest = std::max(furthest, progress);
+    least = std::min(least, progress);
+  }
+  std::vector<std::string> missing;
+  for (int member = 0; member < nranks; ++member) {
+    const std::string& host = rank_hosts_.at(static_cast<std::size_t>(member));
+    const auto answer = answers.find(member);
+    if (answer == answers.end()) missing.push_back(fmt::format("{} on {} (no answer)", member, host));
+    else if (least < furthest && answer->second == least)
+      missing.push_back(fmt::format("{} on {} (still at {})", member, host, describe(answer->second)));
+  }
+  std::string label;
+  {
+    const std::lock_guard lock(label_mutex_);
+    label = label_;
+  }
+  std::string who;
+  for (const auto& entry : missing) who += (who.empty() ? "" : ", ") + entry;
+  return fmt::format("timeout: {} made no progress for {:.1f} s (rank 0 at {}); {}", label, stalled_s,
+                     describe(answers[0]),
+                     missing.empty() ? "every rank arrived at the same step, so the transport did not complete it"
+                                     : "ranks that did not arrive: " + who);
+}
+
+}  // namespace fb

@@ -1,0 +1,104 @@
+#pragma once
+// The watchdog: a deadline on every timed operation, enforced by a thread beside the measuring
+// one, so a rank that dies, stops or loses its link ends the job with a message that names it
+// instead of leaving the others blocked forever.
+//
+// The ranks' watchdog threads talk over their own TCP connections (every rank to rank 0), not over
+// the transport under test: when MPI or NCCL is wedged, or a link is down, rank 0 can still ask
+// every rank where it is, and a rank that does not answer is named as the one missing.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace fb {
+
+// Where a rank is inside the current case; comparing two tells which rank is behind.
+enum class CasePhase : std::uint8_t { prepare = 1, warmup, timed, gather, check, done };
+
+struct RankProgress {
+  std::uint32_t case_number = 0;  // 1-based; 0: not started
+  CasePhase phase = CasePhase::prepare;
+  std::uint32_t iteration = 0;
+
+  auto operator<=>(const RankProgress&) const = default;
+};
+
+std::string describe(const RankProgress& progress);
+
+struct WatchdogSettings {
+  // Fixed deadline per step in seconds; 0: derive it from the size (see step_deadline_s).
+  double fixed_timeout_s = 0;
+  // Extra time the other ranks give rank 0 to end the job before they end it themselves.
+  double coordinator_grace_s = 5;
+  // How long rank 0 waits for the answers of the other ranks once a deadline passed.
+  double answer_wait_s = 2;
+};
+
+// The deadline for one step (an iteration, a barrier, the gather of times) that moves
+// `bytes_per_step` bytes: a floor for latency-bound steps plus the time at 50 MB/s, two orders of
+// magnitude below any fabric worth measuring, so only a hang or a near-dead link reaches it.
+double step_deadline_s(const WatchdogSettings& settings, std::uint64_t bytes_per_step);
+
+// Exchanges a fixed-size blob among all ranks (the backend implements it with its own
+// collective): `blob` holds rank 0's contribution on entry and on return on every rank.
+using BroadcastFromRankZero = std::function<void(std::span<std::byte> blob)>;
+
+class Watchdog {
+ public:
+  // Collective: every rank constructs it at the same point. `on_timeout` runs on the watchdog
+  // thread with the message; it must end the process (it runs while the measuring thread is
+  // blocked) and must not return.
+  Watchdog(int rank, std::vector<std::string> rank_hosts, WatchdogSettings settings,
+           const BroadcastFromRankZero& broadcast, std::function<void(const std::string&)> on_timeout);
+  ~Watchdog();
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+  // Arms the deadline for a new case; `label` names it in messages ("all_reduce 1048576 B
+  // out-of-place"), `deadline_s` applies to each step.
+  void begin_case(std::string label, double deadline_s);
+  // Called by the measuring thread at every step: one relaxed atomic store, so it can sit in a
+  // timed loop. The watchdog thread notices the change when it next samples (every 100 ms).
+  void step(CasePhase phase, std::uint32_t iteration = 0) noexcept;
+  // Disarms until the next case.
+  void end_case();
+
+ private:
+  struct Connection;
+  void run_coordinator();
+  void run_member();
+  std::string build_timeout_message(double stalled_s);
+  // Seconds since the measuring thread last stepped, while a case is armed; 0 when disarmed.
+  double stalled_seconds();
+
+  int rank_;
+  std::vector<std::string> rank_hosts_;
+  WatchdogSettings settings_;
+  std::function<void(const std::string&)> on_timeout_;
+
+  // Written by the measuring thread, read by the watchdog thread.
+  std::atomic<std::uint64_t> packed_progress_{0};
+  std::atomic<double> deadline_s_{0};  // 0: disarmed
+  std::atomic<bool> stopping_{false};
+  std::mutex label_mutex_;
+  std::string label_;
+
+  // The watchdog thread's own view: the last progress it saw and when it changed.
+  std::uint64_t observed_progress_ = 0;
+  std::chrono::steady_clock::time_point observed_since_{};
+
+  std::vector<int> member_sockets_;  // rank 0: one per other rank, by rank (index 0 unused)
+  int coordinator_socket_ = -1;      // other ranks: the connection to rank 0
+  int wake_pipe_[2] = {-1, -1};      // wakes the watchdog thread for shutdown
+  std::thread thread_;
+};
+
+}  // namespace fb
