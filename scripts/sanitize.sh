@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds the whole suite with AddressSanitizer and UndefinedBehaviorSanitizer in build-sanitize/
+# and runs the unit and multi-rank MPI tests under them. Run after scripts/setup.sh.
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="$repo_root/build-sanitize"
+
+cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Debug -DFABRICBENCH_SANITIZE=ON \
+  -DFABRICBENCH_BUILD_BENCHMARKS=OFF -DFABRICBENCH_WITH_CUDA=OFF
+cmake --build "$build_dir" -j "$(nproc)"
+
+# Open MPI keeps allocations alive until exit by design; leak reports there would drown ours.
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:${ASAN_OPTIONS:-}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
+ctest --test-dir "$build_dir" --output-on-failure
