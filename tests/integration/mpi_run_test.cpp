@@ -1,0 +1,330 @@
+// `fabricbench run` end to end: the real binary under the real mpirun, reading back the files it
+// writes with the project's own results readers.
+
+#include "core/op_catalog.hpp"
+#include "process_runner.hpp"
+#include "results/results_io.hpp"
+#include "support/temp_dir.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace fb {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using testing::ChildProcess;
+using testing::ProcessResult;
+using testing::TempDir;
+using testing::run_process;
+
+// Open MPI refuses to run as root without these, also for a binary started without mpirun
+// (singleton initialization); CI containers often run as root.
+const std::vector<std::string> allow_root{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
+
+std::vector<std::string> under_mpirun(int nranks, const std::string& binary, const std::vector<std::string>& args) {
+  std::vector<std::string> argv{MPIEXEC_BINARY, "--allow-run-as-root", "--oversubscribe", "-np", std::to_string(nranks),
+                                binary};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+std::vector<std::string> directly(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{FABRICBENCH_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> fields_of(const std::string& line) {
+  std::vector<std::string> fields;
+  std::istringstream in(line);
+  for (std::string field; in >> field;) fields.push_back(field);
+  return fields;
+}
+
+std::string describe(const ProcessResult& result) {
+  return "exit " + std::to_string(result.exit_code) + (result.timed_out ? " (timed out)" : "") + "\n--- stdout\n" +
+         result.out + "\n--- stderr\n" + result.err;
+}
+
+// The default sweep from 8 bytes, rounded up to the op's unit, doubling up to `max_bytes`.
+std::vector<std::uint64_t> expected_sizes(const OpTraits& op, int nranks, std::uint64_t max_bytes) {
+  const std::uint64_t unit = size_unit_bytes(op, sizeof(float), nranks);
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t bytes = (8 + unit - 1) / unit * unit; bytes <= max_bytes; bytes *= 2) sizes.push_back(bytes);
+  return sizes;
+}
+
+// The MPI backend has broadcast in place only, every other collective in both placements.
+std::size_t placements_of(const std::string& op) { return op == "broadcast" ? 1 : 2; }
+
+// Both files of a run, read back; they must hold the same rows.
+ResultSet read_both(const std::filesystem::path& csv, const std::filesystem::path& json) {
+  const ResultSet from_csv = read_results_csv(csv);
+  const ResultSet from_json = read_results_json(json);
+  EXPECT_EQ(from_csv.rows, from_json.rows);
+  return from_json;
+}
+
+// The console table of each op: the sizes of its data lines, by op.
+std::map<std::string, std::vector<std::uint64_t>> console_sizes(const std::string& out) {
+  std::map<std::string, std::vector<std::uint64_t>> sizes;
+  std::string op;
+  for (const std::string& line : lines_of(out)) {
+    const auto fields = fields_of(line);
+    if (fields.empty()) continue;
+    if (fields[0] == "#") {
+      if (fields.size() >= 2 && find_op(fields[1])) op = fields[1];
+      continue;
+    }
+    sizes[op].push_back(std::stoull(fields[0]));
+  }
+  return sizes;
+}
+
+class CollectiveSweep : public ::testing::TestWithParam<int> {};
+
+TEST_P(CollectiveSweep, EveryOpValidatesAndReportsCatalogBusbw) {
+  const int nranks = GetParam();
+  const std::vector<std::string> ops{"all_reduce", "all_gather", "reduce_scatter", "broadcast", "alltoall", "sendrecv"};
+  const TempDir dir;
+  std::vector<std::string> args{"run"};
+  args.insert(args.end(), ops.begin(), ops.end());
+  args.insert(args.end(), {"-e", "64K", "-n", "3", "-w", "1", "--csv", dir / "r.csv", "--json", dir / "r.json"});
+  const ProcessResult result = run_process(under_mpirun(nranks, FABRICBENCH_BINARY, args), allow_root);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+
+  const ResultSet results = read_both(dir / "r.csv", dir / "r.json");
+  std::size_t expected_rows = 0;
+  for (const auto& op : ops) expected_rows += expected_sizes(op_by_name(op), nranks, 64 << 10).size() * placements_of(op);
+  EXPECT_EQ(results.rows.size(), expected_rows);
+  EXPECT_EQ(results.provenance.nranks, nranks);
+
+  for (const ResultRow& row : results.rows) {
+    SCOPED_TRACE(row.op + " " + std::to_string(row.bytes) + (row.in_place ? " in-place" : " out-of-place"));
+    EXPECT_EQ(row.wrong, std::optional<std::uint64_t>(0));
+    EXPECT_EQ(row.nranks, nranks);
+    EXPECT_EQ(row.iterations, 3);
+    ASSERT_TRUE(row.busbw_gbps.has_value());
+    ASSERT_GT(row.algbw_gbps, 0);
+    const double factor = *busbw_factor_for(op_by_name(row.op), nranks);
+    EXPECT_NEAR(*row.busbw_gbps / row.algbw_gbps, factor, 1e-9 * factor);
+    EXPECT_EQ(row.count, count_per_rank(op_by_name(row.op), row.bytes, sizeof(float), nranks));
+  }
+
+  const auto printed = console_sizes(result.out);
+  for (const auto& op : ops) EXPECT_EQ(printed.count(op) ? printed.at(op) : std::vector<std::uint64_t>{},
+                                       expected_sizes(op_by_name(op), nranks, 64 << 10))
+                                 << op << "\n" << result.out;
+  EXPECT_THAT(result.out, HasSubstr("out-of-place"));
+  EXPECT_THAT(result.out, HasSubstr("#wrong"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, CollectiveSweep, ::testing::Values(2, 4),
+                         [](const auto& info) { return "np" + std::to_string(info.param); });
+
+TEST(PointToPoint, LatencyBwBibwBetweenRanksZeroAndOne) {
+  const TempDir dir;
+  const ProcessResult result = run_process(
+      under_mpirun(2, FABRICBENCH_BINARY, {"run", "latency", "bw", "bibw", "-e", "4K", "-n", "3", "-w", "1", "-W", "4",
+                                           "--csv", dir / "r.csv", "--json", dir / "r.json"}),
+      allow_root);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const ResultSet results = read_both(dir / "r.csv", dir / "r.json");
+  // 8 bytes to 4K is 10 sizes, out-of-place only.
+  ASSERT_EQ(results.rows.size(), 3u * 10);
+  for (const ResultRow& row : results.rows) {
+    SCOPED_TRACE(row.op + " " + std::to_string(row.bytes));
+    EXPECT_EQ(row.src_rank, std::optional<int>(0));
+    EXPECT_EQ(row.dst_rank, std::optional<int>(1));
+    EXPECT_FALSE(row.in_place);
+    EXPECT_EQ(row.wrong, std::optional<std::uint64_t>(0));
+    // bibw moves a message each way in the time of one.
+    const double bytes_counted = static_cast<double>(row.bytes) * (row.op == "bibw" ? 2 : 1);
+    const double expected_algbw = bytes_counted / (row.time_median_us * 1e-6) / 1e9;
+    EXPECT_NEAR(row.algbw_gbps, expected_algbw, 1e-9 * expected_algbw);
+  }
+}
+
+TEST(SingleRank, AllReduceHasNoBusBandwidth) {
+  const TempDir dir;
+  const ProcessResult result = run_process(
+      under_mpirun(1, FABRICBENCH_BINARY,
+                   {"run", "all_reduce", "-e", "1K", "-n", "3", "-w", "1", "--csv", dir / "r.csv", "--json", dir / "r.json"}),
+      allow_root);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const ResultSet results = read_both(dir / "r.csv", dir / "r.json");
+  ASSERT_EQ(results.rows.size(), 8u * 2);  // 8 bytes to 1K, both placements
+  // read_both read the CSV too: an empty busbw there means an empty cell, not a 0.
+  for (const ResultRow& row : results.rows) {
+    EXPECT_FALSE(row.busbw_gbps.has_value()) << row.bytes;
+    EXPECT_EQ(row.wrong, std::optional<std::uint64_t>(0));
+  }
+  int table_lines = 0;
+  for (const std::string& line : lines_of(result.out)) {
+    const auto fields = fields_of(line);
+    if (fields.empty() || fields[0] == "#") continue;
+    ++table_lines;
+    // size count type redop root, then time p99 cv% algbw busbw #wrong per placement
+    ASSERT_EQ(fields.size(), 17u) << line;
+    EXPECT_EQ(fields[9], "n/a") << line;
+    EXPECT_EQ(fields[15], "n/a") << line;
+  }
+  EXPECT_EQ(table_lines, 8);
+}
+
+// A flag or plan error: only rank 0 reports it, on one "fabricbench: error:" line, and the
+// exit code says "usage".
+struct BadInput {
+  std::string name;
+  int nranks;
+  std::vector<std::string> args;  // after "run"; the results options are added by the test
+  std::string problem;            // a part of the message that names the problem
+  bool also_without_mpirun;       // the error does not need a particular rank count
+};
+
+void PrintTo(const BadInput& input, std::ostream* out) { *out << input.name; }
+
+class BadInputTest : public ::testing::TestWithParam<BadInput> {
+ protected:
+  std::vector<std::string> run_args(const TempDir& dir) const {
+    std::vector<std::string> args{"run"};
+    args.insert(args.end(), GetParam().args.begin(), GetParam().args.end());
+    // A results directory of the test's own, unless the case is about the results directory.
+    if (std::find(args.begin(), args.end(), "-D") == args.end()) args.insert(args.end(), {"-D", dir / "results"});
+    for (std::string& arg : args)
+      if (arg.starts_with("TMP/")) arg = dir / arg.substr(4);
+    return args;
+  }
+};
+
+TEST_P(BadInputTest, UnderMpirunExitsTwoWithOneErrorLineFromRankZero) {
+  const TempDir dir;
+  std::ofstream(dir / "plain-file") << "a regular file\n";
+  const ProcessResult result = run_process(under_mpirun(GetParam().nranks, FABRICBENCH_BINARY, run_args(dir)), allow_root);
+  EXPECT_EQ(result.exit_code, 2) << describe(result);
+  // mpirun adds its own report of the failed job; count only the program's lines.
+  std::vector<std::string> own_lines;
+  for (const std::string& line : lines_of(result.err))
+    if (line.starts_with("fabricbench:")) own_lines.push_back(line);
+  ASSERT_EQ(own_lines.size(), 1u) << describe(result);
+  EXPECT_THAT(own_lines[0], StartsWith("fabricbench: error: "));
+  EXPECT_THAT(own_lines[0], HasSubstr(GetParam().problem));
+  EXPECT_FALSE(std::filesystem::exists(dir / "results")) << "results written for a refused run";
+}
+
+TEST_P(BadInputTest, WithoutMpirunStderrIsExactlyTheErrorLine) {
+  if (!GetParam().also_without_mpirun) GTEST_SKIP() << "needs " << GetParam().nranks << " ranks";
+  const TempDir dir;
+  std::ofstream(dir / "plain-file") << "a regular file\n";
+  const ProcessResult result = run_process(directly(run_args(dir)), allow_root);
+  EXPECT_EQ(result.exit_code, 2) << describe(result);
+  const auto lines = lines_of(result.err);
+  ASSERT_EQ(lines.size(), 1u) << describe(result);
+  EXPECT_THAT(lines[0], StartsWith("fabricbench: error: "));
+  EXPECT_THAT(lines[0], HasSubstr(GetParam().problem));
+  EXPECT_EQ(result.err.back(), '\n');
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Run, BadInputTest,
+    ::testing::Values(BadInput{"MinAboveMax", 2, {"all_reduce", "-b", "1M", "-e", "1K"}, "-b 1M is larger than -e 1K", true},
+                      BadInput{"ZeroMin", 2, {"all_reduce", "-b", "0"}, "-b (minimum size) must be greater than 0", true},
+                      BadInput{"NegativeMin", 2, {"all_reduce", "-b", "-8"}, "'-8' is negative", true},
+                      BadInput{"AllGatherSizeNotAMultiple", 2, {"all_gather", "-b", "6", "-d", "int32"},
+                               "-b 6 is not a multiple of 8 bytes", false},
+                      BadInput{"UnknownOp", 2, {"allreduce"}, "unknown op 'allreduce'", true},
+                      BadInput{"UnknownType", 2, {"all_reduce", "-d", "float7"}, "unknown data type 'float7'", true},
+                      BadInput{"HalfOnMpiBackend", 2, {"all_reduce", "-d", "half"}, "half is not supported by the mpi backend",
+                               true},
+                      BadInput{"ResultsDirUnderARegularFile", 2, {"all_reduce", "-e", "64", "-D", "TMP/plain-file/results"},
+                               "plain-file/results: Not a directory", true},
+                      BadInput{"LatencyOnOneRank", 1, {"latency"}, "at least 2 ranks", true}),
+    [](const auto& info) { return info.param.name; });
+
+// The results files after the run is killed: a run is cut short by SIGKILL of mpirun and every
+// rank while it measures; both files must hold every row measured so far, complete.
+TEST(KilledRun, ResultsFilesStayCompleteAndReadable) {
+  const TempDir dir;
+  const auto csv = dir / "r.csv";
+  const auto json = dir / "r.json";
+  ChildProcess run(under_mpirun(2, FABRICBENCH_BINARY,
+                                {"run", "all_reduce", "-b", "1M", "-e", "512M", "-n", "20", "--csv", csv, "--json", json}),
+                   allow_root);
+  // The files are replaced atomically, so reading them while the run writes is safe.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  std::size_t rows_seen = 0;
+  while (rows_seen < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (std::filesystem::exists(csv)) rows_seen = read_results_csv(csv).rows.size();
+  }
+  ASSERT_GE(rows_seen, 2u) << describe(run.wait(std::chrono::seconds(0)));
+  run.kill_session();
+
+  const ResultSet from_csv = read_results_csv(csv);
+  const ResultSet from_json = read_results_json(json);
+  EXPECT_GE(from_csv.rows.size(), 2u);
+  EXPECT_GE(from_json.rows.size(), 2u);
+  // 1M to 512M in both placements is 20 rows: fewer shows the kill landed mid-sweep.
+  EXPECT_LT(from_csv.rows.size(), 20u);
+  // A kill between the two replacements can leave the JSON one row behind the CSV, never more.
+  EXPECT_LE(from_csv.rows.size() - std::min(from_csv.rows.size(), from_json.rows.size()), 1u);
+  for (const ResultSet* results : {&from_csv, &from_json}) {
+    for (std::size_t i = 0; i < results->rows.size(); ++i) {
+      const ResultRow& row = results->rows[i];
+      EXPECT_EQ(row.op, "all_reduce");
+      EXPECT_EQ(row.bytes, (1ull << 20) << (i / 2)) << i;  // out-of-place and in-place per size
+      EXPECT_EQ(row.iterations, 20);
+      EXPECT_EQ(row.wrong, std::optional<std::uint64_t>(0));
+      EXPECT_FALSE(row.timestamp.empty());
+    }
+  }
+  const std::size_t common = std::min(from_csv.rows.size(), from_json.rows.size());
+  EXPECT_TRUE(std::equal(from_csv.rows.begin(), from_csv.rows.begin() + common, from_json.rows.begin()));
+}
+
+TEST(WrongResults, FailTheRunAndAreCountedInTheResults) {
+  const TempDir dir;
+  const ProcessResult result = run_process(
+      under_mpirun(2, FABRICBENCH_FAULT_INJECTED_BINARY,
+                   {"run", "all_reduce", "-b", "4K", "-e", "4K", "-n", "2", "-w", "1", "--csv", dir / "r.csv", "--json",
+                    dir / "r.json"}),
+      {allow_root[0], allow_root[1], "FABRICBENCH_CORRUPT_RANK=1"});
+  EXPECT_EQ(result.exit_code, 1) << describe(result);
+  const ResultSet results = read_both(dir / "r.csv", dir / "r.json");
+  ASSERT_EQ(results.rows.size(), 2u);
+  // Rank 1 received one wrong element in each placement's checked iteration.
+  for (const ResultRow& row : results.rows) EXPECT_EQ(row.wrong, std::optional<std::uint64_t>(1)) << row.in_place;
+  EXPECT_THAT(result.out, HasSubstr("all_reduce: peak busbw"));
+  EXPECT_THAT(result.out, HasSubstr("wrong elements: 2 FAILED"));
+}
+
+// The same binary without the fault passes: the failure above comes from the injected fault.
+TEST(WrongResults, FaultInjectedBinaryPassesWithoutTheFault) {
+  const TempDir dir;
+  const ProcessResult result = run_process(
+      under_mpirun(2, FABRICBENCH_FAULT_INJECTED_BINARY,
+                   {"run", "all_reduce", "-b", "4K", "-e", "4K", "-n", "2", "-w", "1", "-D", dir / "results"}),
+      allow_root);
+  EXPECT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_THAT(result.out, HasSubstr("wrong elements: 0 OK"));
+}
+
+}  // namespace
+}  // namespace fb

@@ -1,0 +1,111 @@
+#include "console/console_table.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fb {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+ResultRow measured_row(bool in_place) {
+  ResultRow row;
+  row.op = "all_reduce";
+  row.dtype = "float";
+  row.redop = "sum";
+  row.in_place = in_place;
+  row.nranks = 4;
+  row.bytes = 1048576;
+  row.count = 262144;
+  row.time_median_us = 123.456;
+  row.time_p99_us = 150;
+  row.time_cv = 0.05;
+  row.algbw_gbps = 8.49;
+  row.busbw_gbps = 12.74;
+  row.wrong = 0;
+  return row;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> fields_of(const std::string& line) {
+  std::vector<std::string> fields;
+  std::istringstream in(line);
+  for (std::string field; in >> field;) fields.push_back(field);
+  return fields;
+}
+
+TEST(ConsoleTable, HeaderNamesBothPlacementsAndEveryColumn) {
+  std::ostringstream out;
+  ConsoleTable(out, {false, true}).print_header("all_reduce");
+  const std::string header = out.str();
+  EXPECT_THAT(header, HasSubstr("all_reduce"));
+  EXPECT_THAT(header, HasSubstr("out-of-place"));
+  EXPECT_THAT(header, HasSubstr("in-place"));
+  for (const char* column : {"size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "cv%"})
+    EXPECT_THAT(header, HasSubstr(column)) << column;
+  // Every header line is a comment, so the table can be pasted where nccl-tests output goes.
+  for (const std::string& line : lines_of(header)) EXPECT_EQ(line.front(), '#') << line;
+}
+
+TEST(ConsoleTable, InPlaceOnlyHeaderHasNoOutOfPlaceGroup) {
+  std::ostringstream out;
+  ConsoleTable(out, {true}).print_header("broadcast");
+  EXPECT_THAT(out.str(), Not(HasSubstr("out-of-place")));
+  EXPECT_THAT(out.str(), HasSubstr("in-place"));
+}
+
+TEST(ConsoleTable, OneLinePerSizeWithBothGroups) {
+  std::ostringstream out;
+  const std::vector<ResultRow> rows{measured_row(false), measured_row(true)};
+  ConsoleTable(out, {false, true}).print_size(rows);
+  const auto lines = lines_of(out.str());
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_THAT(fields_of(lines[0]), ElementsAre("1048576", "262144", "float", "sum", "-1", "123.46", "150.00", "5.0",
+                                               "8.49", "12.74", "0", "123.46", "150.00", "5.0", "8.49", "12.74", "0"));
+}
+
+TEST(ConsoleTable, SingleRankBusbwIsNotApplicable) {
+  ResultRow row = measured_row(false);
+  row.nranks = 1;
+  row.busbw_gbps.reset();
+  EXPECT_EQ(format_busbw_cell(row), "n/a");
+  EXPECT_EQ(format_busbw_cell(measured_row(false)), "12.74");
+  std::ostringstream out;
+  ConsoleTable(out, {false}).print_size(std::vector<ResultRow>{row});
+  // size count type redop root | time p99 cv% algbw busbw #wrong
+  EXPECT_EQ(fields_of(out.str()).at(9), "n/a") << out.str();
+}
+
+TEST(ConsoleTable, UncheckedRowsSayNotAvailableForWrong) {
+  ResultRow row = measured_row(false);
+  row.wrong.reset();
+  EXPECT_EQ(format_wrong_cell(row), "N/A");
+  row.wrong = 3;
+  EXPECT_EQ(format_wrong_cell(row), "3");
+}
+
+TEST(ConsoleSummary, SaysFailedWhenAnyElementIsWrong) {
+  std::vector<ResultRow> rows{measured_row(false), measured_row(true)};
+  std::ostringstream ok;
+  print_summary(ok, rows);
+  EXPECT_THAT(ok.str(), HasSubstr("wrong elements: 0 OK"));
+  rows[1].wrong = 2;
+  std::ostringstream failed;
+  print_summary(failed, rows);
+  EXPECT_THAT(failed.str(), HasSubstr("wrong elements: 2 FAILED"));
+}
+
+}  // namespace
+}  // namespace fb

@@ -1,0 +1,137 @@
+#include "core/errors.hpp"
+#include "core/op_catalog.hpp"
+#include "core/result_builder.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace fb {
+namespace {
+
+TEST(BusbwFactor, MatchesNcclTestsForEveryCollective) {
+  for (int n : {2, 3, 4, 8}) {
+    SCOPED_TRACE(n);
+    const double ring = static_cast<double>(n - 1) / n;
+    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("all_reduce"), n), 2 * ring);
+    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("all_gather"), n), ring);
+    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("reduce_scatter"), n), ring);
+    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("alltoall"), n), ring);
+    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("broadcast"), n), 1);
+    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("sendrecv"), n), 1);
+  }
+}
+
+TEST(BusbwFactor, UndefinedForOneRank) {
+  for (const OpTraits& op : all_ops()) EXPECT_FALSE(busbw_factor_for(op, 1).has_value()) << op.name;
+}
+
+TEST(OpCatalog, UnknownOpNamesTheKnownOnes) {
+  EXPECT_EQ(find_op("allreduce"), nullptr);
+  try {
+    op_by_name("allreduce");
+    FAIL() << "allreduce found";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("'allreduce'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("all_reduce"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CountPerRank, WholeBufferOpsDivideBySizeAndRanks) {
+  EXPECT_EQ(count_per_rank(op_by_name("all_reduce"), 1024, 4, 4), 256u);
+  EXPECT_EQ(count_per_rank(op_by_name("broadcast"), 1024, 8, 4), 128u);
+  EXPECT_EQ(count_per_rank(op_by_name("all_gather"), 1024, 4, 4), 64u);
+  EXPECT_EQ(count_per_rank(op_by_name("reduce_scatter"), 1024, 4, 2), 128u);
+  EXPECT_EQ(count_per_rank(op_by_name("alltoall"), 1024, 1, 8), 128u);
+  EXPECT_EQ(size_unit_bytes(op_by_name("all_gather"), 4, 4), 16u);
+  EXPECT_EQ(size_unit_bytes(op_by_name("all_reduce"), 4, 4), 4u);
+}
+
+// A measurement of three iterations whose median is 2 ms, on a 4-rank, 2-node placement.
+class ResultRowTest : public ::testing::Test {
+ protected:
+  ResultRowTest() {
+    measurement.unit_seconds = {3e-3, 1e-3, 2e-3};
+    measurement.wrong = 0;
+    context.run_id = "run-1";
+    context.backend = "mpi";
+    context.placement.rank = 0;
+    context.placement.nranks = 4;
+    context.placement.rank_hosts = {"a", "a", "b", "b"};
+    context.placement.nodes = 2;
+    context.placement.ranks_per_node = 2;
+  }
+
+  BenchmarkCase case_of(std::string_view op, std::uint64_t bytes) const {
+    BenchmarkCase benchmark_case;
+    benchmark_case.op = &op_by_name(op);
+    benchmark_case.bytes = bytes;
+    benchmark_case.count = count_per_rank(*benchmark_case.op, bytes, 4, context.placement.nranks);
+    return benchmark_case;
+  }
+
+  Measurement measurement;
+  RunContext context;
+};
+
+TEST_F(ResultRowTest, AllReduceBandwidthsComeFromTheMedian) {
+  const ResultRow row = make_result_row(case_of("all_reduce", 1'000'000), measurement, context);
+  EXPECT_EQ(row.run_id, "run-1");
+  EXPECT_EQ(row.op, "all_reduce");
+  EXPECT_EQ(row.dtype, "float");
+  EXPECT_EQ(row.redop, "sum");
+  EXPECT_FALSE(row.root.has_value());
+  EXPECT_FALSE(row.src_rank.has_value());
+  EXPECT_EQ(row.nranks, 4);
+  EXPECT_EQ(row.nodes, 2);
+  EXPECT_EQ(row.ranks_per_node, 2);
+  EXPECT_EQ(row.bytes, 1'000'000u);
+  EXPECT_EQ(row.count, 250'000u);
+  EXPECT_EQ(row.iterations, 3);
+  EXPECT_DOUBLE_EQ(row.time_min_us, 1000);
+  EXPECT_DOUBLE_EQ(row.time_median_us, 2000);
+  EXPECT_DOUBLE_EQ(row.time_max_us, 3000);
+  EXPECT_DOUBLE_EQ(row.algbw_gbps, 1e6 / 2e-3 / 1e9);
+  ASSERT_TRUE(row.busbw_gbps.has_value());
+  EXPECT_DOUBLE_EQ(*row.busbw_gbps, row.algbw_gbps * 2 * 3 / 4);
+  EXPECT_EQ(row.wrong, std::optional<std::uint64_t>(0));
+  EXPECT_EQ(row.timestamp.size(), std::string("2026-11-22T23:15:04Z").size());
+}
+
+TEST_F(ResultRowTest, BusbwIsEmptyForOneRank) {
+  context.placement.nranks = 1;
+  context.placement.rank_hosts = {"a"};
+  const ResultRow row = make_result_row(case_of("all_reduce", 4096), measurement, context);
+  EXPECT_GT(row.algbw_gbps, 0);
+  EXPECT_FALSE(row.busbw_gbps.has_value());
+}
+
+TEST_F(ResultRowTest, BroadcastKeepsTheRootAndHasNoRedop) {
+  BenchmarkCase benchmark_case = case_of("broadcast", 4096);
+  benchmark_case.root = 3;
+  const ResultRow row = make_result_row(benchmark_case, measurement, context);
+  EXPECT_EQ(row.root, std::optional<int>(3));
+  EXPECT_EQ(row.redop, "none");
+}
+
+TEST_F(ResultRowTest, BibwCountsBothDirections) {
+  BenchmarkCase benchmark_case = case_of("bibw", 1'000'000);
+  benchmark_case.src_rank = 1;
+  benchmark_case.dst_rank = 2;
+  const ResultRow row = make_result_row(benchmark_case, measurement, context);
+  EXPECT_DOUBLE_EQ(row.algbw_gbps, 2 * 1e6 / 2e-3 / 1e9);
+  EXPECT_DOUBLE_EQ(*row.busbw_gbps, row.algbw_gbps);
+  EXPECT_EQ(row.src_rank, std::optional<int>(1));
+  EXPECT_EQ(row.dst_rank, std::optional<int>(2));
+  EXPECT_EQ(row.src_host, "a");
+  EXPECT_EQ(row.dst_host, "b");
+}
+
+TEST_F(ResultRowTest, UncheckedMeasurementLeavesWrongEmpty) {
+  measurement.wrong.reset();
+  EXPECT_FALSE(make_result_row(case_of("bw", 64), measurement, context).wrong.has_value());
+}
+
+}  // namespace
+}  // namespace fb

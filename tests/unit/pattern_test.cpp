@@ -1,0 +1,137 @@
+#include "core/host_buffer.hpp"
+#include "core/pattern.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace fb {
+namespace {
+
+// Values at index 0 for ranks 0..3: sum pattern -15, -8, -1, 6; prod pattern 2, 1, 1, 1.
+TEST(ExpectedReduction, FloatAndDoubleFourRanks) {
+  EXPECT_EQ(expected_reduction<float>(4, 0, ReduceOp::sum), -18.0f);
+  EXPECT_EQ(expected_reduction<float>(4, 0, ReduceOp::min), -15.0f);
+  EXPECT_EQ(expected_reduction<float>(4, 0, ReduceOp::max), 6.0f);
+  EXPECT_EQ(expected_reduction<float>(4, 0, ReduceOp::prod), 2.0f);
+  EXPECT_EQ(expected_reduction<double>(4, 0, ReduceOp::sum), -18.0);
+  EXPECT_EQ(expected_reduction<double>(4, 0, ReduceOp::min), -15.0);
+  EXPECT_EQ(expected_reduction<double>(4, 0, ReduceOp::max), 6.0);
+  EXPECT_EQ(expected_reduction<double>(4, 0, ReduceOp::prod), 2.0);
+}
+
+TEST(ExpectedReduction, SingleRankIsItsOwnPattern) {
+  for (std::uint64_t i = 0; i < 300; ++i)
+    EXPECT_EQ(expected_reduction<std::int32_t>(1, i, ReduceOp::sum), pattern_value<std::int32_t>(0, i, ReduceOp::sum));
+}
+
+TEST(ExpectedReduction, Uint32WrapsNegativeSums) {
+  // -15 + -8 = -23, modulo 2^32.
+  EXPECT_EQ(expected_reduction<std::uint32_t>(2, 0, ReduceOp::sum), 4294967273u);
+  EXPECT_EQ(expected_reduction<std::uint32_t>(4, 0, ReduceOp::min), 6u);  // -15, -8, -1 wrap to huge values
+  EXPECT_EQ(expected_reduction<std::uint32_t>(4, 0, ReduceOp::max), 4294967295u);  // -1
+}
+
+TEST(ExpectedReduction, Int8ProductWrapsModulo256) {
+  // At index 0, ranks 0, 8, ..., 48 contribute 2 and ten ranks (5, 10, ..., 55 except 40)
+  // contribute -1: the product over 56 ranks is +128, which wraps to -128 in int8.
+  EXPECT_EQ(expected_reduction<std::int32_t>(56, 0, ReduceOp::prod), 128);
+  EXPECT_EQ(expected_reduction<std::int8_t>(56, 0, ReduceOp::prod), std::int8_t{-128});
+  EXPECT_EQ(expected_reduction<std::uint8_t>(56, 0, ReduceOp::prod), std::uint8_t{128});
+  // Over 64 ranks it is -256: zero modulo 256.
+  EXPECT_EQ(expected_reduction<std::int32_t>(64, 0, ReduceOp::prod), -256);
+  EXPECT_EQ(expected_reduction<std::int8_t>(64, 0, ReduceOp::prod), std::int8_t{0});
+}
+
+TEST(ExpectedReduction, Int8SumWithoutOverflow) {
+  EXPECT_EQ(expected_reduction<std::int8_t>(2, 0, ReduceOp::sum), std::int8_t{-23});
+  EXPECT_EQ(expected_reduction<std::int8_t>(4, 0, ReduceOp::min), std::int8_t{-15});
+}
+
+TEST(Pattern, DependsOnRankAndIndex) {
+  for (ReduceOp redop : {ReduceOp::sum, ReduceOp::prod}) {
+    bool ranks_differ = false;
+    bool indices_differ = false;
+    for (std::uint64_t i = 0; i < 64; ++i) {
+      ranks_differ = ranks_differ || pattern_integer(0, i, redop) != pattern_integer(1, i, redop);
+      indices_differ = indices_differ || pattern_integer(0, i, redop) != pattern_integer(0, i + 1, redop);
+    }
+    EXPECT_TRUE(ranks_differ) << name_of(redop);
+    EXPECT_TRUE(indices_differ) << name_of(redop);
+  }
+  // Not constant and not zero: a zeroed buffer must fail validation.
+  EXPECT_NE(pattern_integer(0, 0, ReduceOp::sum), 0);
+}
+
+TEST(Pattern, FillPatternStartsAtTheGivenGlobalIndex) {
+  HostBuffer<std::int32_t> buffer(8);
+  fill_pattern(buffer.span(), 3, 100, ReduceOp::sum);
+  for (std::uint64_t i = 0; i < buffer.size(); ++i)
+    EXPECT_EQ(buffer.data()[i], pattern_value<std::int32_t>(3, 100 + i, ReduceOp::sum));
+}
+
+// The all_reduce check: every element is the reduction over ranks at its index.
+TEST(Validator, AllReduceCountsExactlyTheFlippedElement) {
+  constexpr int nranks = 4;
+  constexpr std::uint64_t count = 1000;
+  for (ReduceOp redop : {ReduceOp::sum, ReduceOp::prod, ReduceOp::min, ReduceOp::max}) {
+    SCOPED_TRACE(name_of(redop));
+    std::vector<float> result(count);
+    for (std::uint64_t i = 0; i < count; ++i) result[i] = expected_reduction<float>(nranks, i, redop);
+    const auto expected = [&](std::uint64_t i) { return expected_reduction<float>(nranks, i, redop); };
+    EXPECT_EQ(count_wrong(std::span<const float>(result), expected), 0u);
+    result[517] += 1.0f;
+    EXPECT_EQ(count_wrong(std::span<const float>(result), expected), 1u);
+  }
+}
+
+// The all_gather layout: block r of the result is rank r's pattern from index 0.
+TEST(Validator, AllGatherCountsExactlyTheFlippedElement) {
+  constexpr int nranks = 4;
+  constexpr std::uint64_t count = 300;
+  HostBuffer<std::int32_t> gathered(count * nranks);
+  for (int rank = 0; rank < nranks; ++rank)
+    fill_pattern(gathered.span().subspan(rank * count, count), rank, 0, ReduceOp::sum);
+  const auto expected = [&](std::uint64_t i) {
+    return pattern_value<std::int32_t>(static_cast<int>(i / count), i % count, ReduceOp::sum);
+  };
+  const std::span<const std::int32_t> view = gathered.span();
+  EXPECT_EQ(count_wrong(view, expected), 0u);
+  gathered.data()[2 * count + 7] ^= 1;
+  EXPECT_EQ(count_wrong(view, expected), 1u);
+}
+
+// A result whose blocks came from the right ranks but in the wrong order is not correct.
+TEST(Validator, AllGatherDetectsSwappedBlocks) {
+  constexpr std::uint64_t count = 16;
+  HostBuffer<std::int32_t> gathered(count * 2);
+  fill_pattern(gathered.span().first(count), 1, 0, ReduceOp::sum);
+  fill_pattern(gathered.span().last(count), 0, 0, ReduceOp::sum);
+  const std::span<const std::int32_t> view = gathered.span();
+  EXPECT_GT(count_wrong(view, [&](std::uint64_t i) {
+              return pattern_value<std::int32_t>(static_cast<int>(i / count), i % count, ReduceOp::sum);
+            }),
+            0u);
+}
+
+// The alltoall layout seen by rank `me`: block s is block `me` of rank s's input.
+TEST(Validator, AlltoallCountsExactlyTheFlippedElement) {
+  constexpr int nranks = 3;
+  constexpr int me = 2;
+  constexpr std::uint64_t count = 200;
+  HostBuffer<double> received(count * nranks);
+  for (int sender = 0; sender < nranks; ++sender)
+    fill_pattern(received.span().subspan(sender * count, count), sender, me * count, ReduceOp::sum);
+  const std::uint64_t own_block_start = me * count;
+  const auto expected = [&](std::uint64_t i) {
+    return pattern_value<double>(static_cast<int>(i / count), own_block_start + i % count, ReduceOp::sum);
+  };
+  const std::span<const double> view = received.span();
+  EXPECT_EQ(count_wrong(view, expected), 0u);
+  received.data()[count + 3] = -received.data()[count + 3] + 0.5;
+  EXPECT_EQ(count_wrong(view, expected), 1u);
+}
+
+}  // namespace
+}  // namespace fb

@@ -1,0 +1,249 @@
+#include "core/errors.hpp"
+#include "results/results_io.hpp"
+#include "support/temp_dir.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace fb {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TempDir;
+
+Provenance sample_provenance() {
+  Provenance p;
+  p.run_id = "20261122T231504Z-3fa9c1";
+  p.tool_version = "0.1.0";
+  p.git_revision = "6c85b00-dirty";
+  p.start_time = "2026-11-22T23:15:04Z";
+  // A newline in a provenance value must not break the CSV's comment header.
+  p.command_line = "fabricbench run all_reduce -D 'dir, with \"quotes\"'\nsecond line";
+  p.backend = "mpi";
+  p.nranks = 3;
+  p.nodes = 2;
+  p.ranks_per_node = 2;
+  p.rank_hosts = {"node01", "node01", "node02"};
+  p.kernel = "Linux 6.1.0 x86_64";
+  p.libraries = {{"mpi_library", "Open MPI v4.1.4"}, {"mpi_standard", "3.1"}};
+  p.environment = {{"NCCL_ALGO", "Ring,Tree"}, {"OMPI_MCA_btl", "self,vader"}};
+  return p;
+}
+
+// Three rows: a collective with every optional field empty, a rooted collective with the
+// optionals set, a point-to-point row with hosts that need CSV quoting. Doubles are chosen to
+// need all 17 significant digits.
+ResultSet sample_results() {
+  ResultSet results;
+  results.provenance = sample_provenance();
+
+  ResultRow all_reduce;
+  all_reduce.run_id = results.provenance.run_id;
+  all_reduce.backend = "mpi";
+  all_reduce.op = "all_reduce";
+  all_reduce.dtype = "float";
+  all_reduce.redop = "sum";
+  all_reduce.in_place = true;
+  all_reduce.nranks = 1;
+  all_reduce.nodes = 1;
+  all_reduce.ranks_per_node = 1;
+  all_reduce.bytes = 8;
+  all_reduce.count = 2;
+  all_reduce.iterations = 20;
+  all_reduce.time_min_us = 0.1;
+  all_reduce.time_median_us = 1.0 / 3.0;
+  all_reduce.time_p99_us = 12.248000000000001;
+  all_reduce.time_max_us = 1e300;
+  all_reduce.time_cv = 0.28321121476593814;
+  all_reduce.algbw_gbps = 5.245213742460005e-4;
+  all_reduce.timestamp = "2026-11-22T23:15:05Z";
+
+  ResultRow broadcast = all_reduce;
+  broadcast.op = "broadcast";
+  broadcast.redop = "none";
+  broadcast.root = 2;
+  broadcast.nranks = 3;
+  broadcast.nodes = 2;
+  broadcast.ranks_per_node = 2;
+  broadcast.bytes = 1ull << 40;
+  broadcast.count = 1ull << 38;
+  broadcast.busbw_gbps = 2.0 / 3.0;
+  broadcast.wrong = 0;
+
+  ResultRow bibw = broadcast;
+  bibw.op = "bibw";
+  bibw.root.reset();
+  bibw.in_place = false;
+  bibw.src_rank = 0;
+  bibw.dst_rank = 2;
+  bibw.src_host = "rack 1, \"node01\"";
+  bibw.dst_host = "node02";
+  bibw.wrong = 18446744073709551615ull;
+
+  results.rows = {all_reduce, broadcast, bibw};
+  return results;
+}
+
+void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Replaces the first occurrence of `from` (which must exist) with `to`.
+std::string replace_first(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  if (at == std::string::npos) throw std::logic_error("'" + from + "' not in the text");
+  return text.replace(at, from.size(), to);
+}
+
+// 1-based number of the line holding the first occurrence of `needle` (which must exist).
+int line_containing(const std::string& text, const std::string& needle) {
+  const auto at = text.find(needle);
+  if (at == std::string::npos) throw std::logic_error("'" + needle + "' not in the text");
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+}
+
+template <class Read>
+std::string input_error_message(Read&& read) {
+  try {
+    read();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no InputError";
+  return {};
+}
+
+TEST(ResultsIo, CsvAndJsonRoundTripEveryField) {
+  const TempDir dir;
+  const ResultSet written = sample_results();
+  write_file_atomically(dir / "r.csv", results_to_csv(written));
+  write_file_atomically(dir / "r.json", results_to_json(written));
+
+  const ResultSet from_csv = read_results_csv(dir / "r.csv");
+  const ResultSet from_json = read_results_json(dir / "r.json");
+  ASSERT_EQ(from_csv.rows.size(), 3u);
+  ASSERT_EQ(from_json.rows.size(), 3u);
+  for (std::size_t i = 0; i < written.rows.size(); ++i) {
+    EXPECT_EQ(from_csv.rows[i], written.rows[i]) << "CSV row " << i;
+    EXPECT_EQ(from_json.rows[i], written.rows[i]) << "JSON row " << i;
+  }
+  EXPECT_EQ(from_json.provenance, written.provenance);
+}
+
+TEST(ResultsIo, WriterKeepsBothFilesCompleteAfterEveryAppend) {
+  const TempDir dir;
+  const ResultSet sample = sample_results();
+  // Missing parent directories are created.
+  ResultsWriter writer({dir / "a/b/r.csv", dir / "a/b/r.json"}, sample.provenance);
+  EXPECT_TRUE(read_results_csv(dir / "a/b/r.csv").rows.empty());
+  EXPECT_EQ(read_results_json(dir / "a/b/r.json").provenance, sample.provenance);
+  for (std::size_t n = 1; n <= sample.rows.size(); ++n) {
+    writer.append(sample.rows[n - 1]);
+    EXPECT_EQ(read_results_csv(dir / "a/b/r.csv").rows.size(), n);
+    EXPECT_EQ(read_results_json(dir / "a/b/r.json").rows.size(), n);
+  }
+  EXPECT_EQ(read_results_json(dir / "a/b/r.json").rows, sample.rows);
+}
+
+TEST(ResultsIo, WriterOnAnUnwritablePathThrowsBeforeAnyRow) {
+  const TempDir dir;
+  write_text(dir / "plain-file", "not a directory\n");
+  EXPECT_THROW(ResultsWriter({dir / "plain-file/r.csv", dir / "plain-file/r.json"}, sample_provenance()),
+               std::runtime_error);
+  EXPECT_EQ(read_text(dir / "plain-file"), "not a directory\n");
+}
+
+TEST(ResultsIo, WriteFileAtomicallyReplacesAndLeavesNoTemporaryFiles) {
+  const TempDir dir;
+  write_file_atomically(dir / "out.txt", "first\n");
+  write_file_atomically(dir / "out.txt", "second\n");
+  EXPECT_EQ(read_text(dir / "out.txt"), "second\n");
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) names.push_back(entry.path().filename());
+  EXPECT_EQ(names, std::vector<std::string>{"out.txt"});
+}
+
+TEST(ResultsIo, WriteFileAtomicallyNamesThePathOnFailure) {
+  const TempDir dir;
+  const auto target = dir / "missing-dir/out.txt";
+  try {
+    write_file_atomically(target, "x");
+    FAIL() << "wrote into a missing directory";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr(target.string()));
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "missing-dir"));
+}
+
+TEST(ResultsIo, CsvWithWrongSchemaNamesFileAndLine) {
+  const TempDir dir;
+  const std::string good = results_to_csv(sample_results());
+  const std::string bad = replace_first(good, "\nfabricbench.results.v1,", "\nfabricbench.results.v0,");
+  write_text(dir / "bad.csv", bad);
+  const std::string message = input_error_message([&] { read_results_csv(dir / "bad.csv"); });
+  EXPECT_THAT(message, HasSubstr(fmt::format("{}:{}", (dir / "bad.csv").string(),
+                                             line_containing(bad, "fabricbench.results.v0,"))));
+  EXPECT_THAT(message, HasSubstr("fabricbench.results.v0"));
+}
+
+TEST(ResultsIo, CsvWithTextInANumberColumnNamesFileLineAndColumn) {
+  const TempDir dir;
+  const ResultSet sample = sample_results();
+  // Only the second row has 2^40 bytes.
+  const std::string bad = replace_first(results_to_csv(sample), ",1099511627776,", ",lots,");
+  write_text(dir / "bad.csv", bad);
+  const std::string message = input_error_message([&] { read_results_csv(dir / "bad.csv"); });
+  EXPECT_THAT(message, HasSubstr(fmt::format("{}:{}", (dir / "bad.csv").string(), line_containing(bad, ",lots,"))));
+  EXPECT_THAT(message, HasSubstr("bytes"));
+  EXPECT_THAT(message, HasSubstr("'lots'"));
+}
+
+TEST(ResultsIo, CsvWithoutTheSchemaColumnIsAnInputError) {
+  const TempDir dir;
+  write_text(dir / "other.csv", "a,b\n1,2\n");
+  EXPECT_THAT(input_error_message([&] { read_results_csv(dir / "other.csv"); }),
+              HasSubstr((dir / "other.csv").string()));
+}
+
+TEST(ResultsIo, TruncatedJsonNamesTheFile) {
+  const TempDir dir;
+  const std::string json = results_to_json(sample_results());
+  write_text(dir / "cut.json", json.substr(0, json.size() / 2));
+  const std::string message = input_error_message([&] { read_results_json(dir / "cut.json"); });
+  EXPECT_THAT(message, HasSubstr((dir / "cut.json").string()));
+}
+
+TEST(ResultsIo, JsonWithWrongSchemaOrTextInANumberFieldNamesTheFile) {
+  const TempDir dir;
+  const std::string json = results_to_json(sample_results());
+  write_text(dir / "schema.json", replace_first(json, "\"fabricbench.results.v1\"", "\"fabricbench.results.v9\""));
+  EXPECT_THAT(input_error_message([&] { read_results_json(dir / "schema.json"); }),
+              HasSubstr((dir / "schema.json").string()));
+  write_text(dir / "number.json", replace_first(json, "\"bytes\": 8", "\"bytes\": \"eight\""));
+  const std::string message = input_error_message([&] { read_results_json(dir / "number.json"); });
+  EXPECT_THAT(message, HasSubstr((dir / "number.json").string()));
+  EXPECT_THAT(message, HasSubstr("rows[0]"));
+  EXPECT_THAT(message, HasSubstr("bytes"));
+}
+
+TEST(ResultsIo, MissingFileIsAnInputError) {
+  const TempDir dir;
+  EXPECT_THROW(read_results_json(dir / "absent.json"), InputError);
+  EXPECT_THROW(read_results_csv(dir / "absent.csv"), InputError);
+}
+
+}  // namespace
+}  // namespace fb

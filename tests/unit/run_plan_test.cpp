@@ -1,0 +1,182 @@
+#include "core/backend.hpp"
+#include "core/errors.hpp"
+#include "core/run_plan.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace fb {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// Plans only: implements what plan_run asks of a backend, like the MPI backend does (broadcast
+// in place only, no 16-bit floats), and fails the test if anything tries to measure.
+class PlanningBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "fake"; }
+  const RankPlacement& placement() const override { return placement_; }
+  std::map<std::string, std::string> library_versions() const override { return {}; }
+  std::vector<Placement> placements_of(const OpTraits& op) const override {
+    if (op.name == "broadcast") return {Placement::in_place};
+    if (!op.has_in_place) return {Placement::out_of_place};
+    return {Placement::out_of_place, Placement::in_place};
+  }
+  void require_supported(DataType dtype) const override {
+    if (dtype == DataType::half || dtype == DataType::bfloat16) throw UsageError("no 16-bit floats in fake");
+  }
+  Measurement measure(const BenchmarkCase&) override {
+    ADD_FAILURE() << "planning measured something";
+    return {};
+  }
+  bool all_agree(bool local_ok) override { return local_ok; }
+  [[noreturn]] void abort_all(int) override { std::abort(); }
+
+ private:
+  RankPlacement placement_;
+};
+
+RunOptions options_for(std::vector<std::string> ops) {
+  RunOptions options;
+  options.op_names = std::move(ops);
+  return options;
+}
+
+std::vector<std::uint64_t> sizes_of(const PlannedOp& planned) {
+  std::vector<std::uint64_t> sizes;
+  for (const auto& cases : planned.cases_by_size) sizes.push_back(cases.front().bytes);
+  return sizes;
+}
+
+std::string usage_error_of(const RunOptions& options, int nranks) {
+  const PlanningBackend backend;
+  try {
+    plan_run(options, nranks, backend);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "plan accepted";
+  return {};
+}
+
+TEST(PlanRun, UnknownOp) {
+  EXPECT_THAT(usage_error_of(options_for({"allreduce"}), 4), HasSubstr("unknown op 'allreduce'"));
+}
+
+TEST(PlanRun, PointToPointNeedsTwoRanks) {
+  EXPECT_THAT(usage_error_of(options_for({"latency"}), 1), HasSubstr("at least 2 ranks"));
+}
+
+TEST(PlanRun, RootMustBeARank) {
+  RunOptions options = options_for({"broadcast"});
+  options.root = 4;
+  EXPECT_THAT(usage_error_of(options, 4), HasSubstr("-r 4"));
+  options.root = 3;
+  const PlanningBackend backend;
+  EXPECT_EQ(plan_run(options, 4, backend).front().cases_by_size.front().front().root, 3);
+}
+
+TEST(PlanRun, AllGatherSizeMustDivideByTypeAndRanks) {
+  RunOptions options = options_for({"all_gather"});
+  options.min_bytes = "24";
+  options.max_bytes = "1K";
+  const std::string message = usage_error_of(options, 4);
+  EXPECT_THAT(message, HasSubstr("-b 24 is not a multiple of 16 bytes"));
+  EXPECT_THAT(message, HasSubstr("float x 4 ranks"));
+}
+
+TEST(PlanRun, HalfIsRefusedByTheBackend) {
+  RunOptions options = options_for({"all_reduce"});
+  options.dtype = "half";
+  EXPECT_THAT(usage_error_of(options, 2), HasSubstr("16-bit"));
+}
+
+TEST(PlanRun, InPlaceLatencyDoesNotExist) {
+  RunOptions options = options_for({"latency"});
+  options.placement = "in-place";
+  EXPECT_THAT(usage_error_of(options, 2), HasSubstr("latency has no in-place form"));
+}
+
+TEST(PlanRun, DefaultMinimumRoundsUpToTheOpsUnit) {
+  RunOptions options = options_for({"all_gather", "all_reduce"});
+  options.max_bytes = "64";
+  const PlanningBackend backend;
+  const auto plan = plan_run(options, 4, backend);
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_THAT(sizes_of(plan[0]), ElementsAre(16u, 32u, 64u));
+  EXPECT_THAT(sizes_of(plan[1]), ElementsAre(8u, 16u, 32u, 64u));
+}
+
+TEST(PlanRun, CasesCarryCountsAndFlags) {
+  RunOptions options = options_for({"all_gather"});
+  options.min_bytes = "1K";
+  options.max_bytes = "4K";
+  options.dtype = "double";
+  options.iterations = 7;
+  options.warmup_iterations = 2;
+  options.check = 0;
+  const PlanningBackend backend;
+  const PlannedOp planned = plan_run(options, 4, backend).front();
+  ASSERT_EQ(planned.cases_by_size.size(), 3u);
+  const BenchmarkCase& first = planned.cases_by_size[0][0];
+  EXPECT_EQ(first.bytes, 1024u);
+  EXPECT_EQ(first.count, 1024u / 8 / 4);
+  EXPECT_EQ(first.dtype, DataType::float64);
+  EXPECT_EQ(first.iterations, 7);
+  EXPECT_EQ(first.warmup_iterations, 2);
+  EXPECT_FALSE(first.check);
+  EXPECT_EQ(planned.cases_by_size[2][0].count, 4096u / 8 / 4);
+}
+
+TEST(PlanRun, BothPlacementsGiveTwoCasesPerSizeExceptBroadcast) {
+  RunOptions options = options_for({"all_reduce", "broadcast", "bw"});
+  options.min_bytes = "8";
+  options.max_bytes = "32";
+  const PlanningBackend backend;
+  const auto plan = plan_run(options, 2, backend);
+  ASSERT_EQ(plan.size(), 3u);
+  EXPECT_THAT(plan[0].placements, ElementsAre(Placement::out_of_place, Placement::in_place));
+  for (const auto& cases : plan[0].cases_by_size) {
+    ASSERT_EQ(cases.size(), 2u);
+    EXPECT_EQ(cases[0].placement, Placement::out_of_place);
+    EXPECT_EQ(cases[1].placement, Placement::in_place);
+  }
+  EXPECT_THAT(plan[1].placements, ElementsAre(Placement::in_place));
+  for (const auto& cases : plan[1].cases_by_size) EXPECT_EQ(cases.size(), 1u);
+  EXPECT_THAT(plan[2].placements, ElementsAre(Placement::out_of_place));
+}
+
+TEST(PlanRun, ExplicitPlacementThatExistsIsHonoured) {
+  RunOptions options = options_for({"all_reduce"});
+  options.placement = "in-place";
+  options.max_bytes = "8";
+  const PlanningBackend backend;
+  EXPECT_THAT(plan_run(options, 2, backend).front().placements, ElementsAre(Placement::in_place));
+}
+
+TEST(ValidateRunOptions, RejectsBadFlagsBeforeTheRankCountIsKnown) {
+  const auto rejects = [](auto change) {
+    RunOptions options = options_for({"all_reduce"});
+    change(options);
+    EXPECT_THROW(validate_run_options(options), UsageError);
+  };
+  rejects([](RunOptions& o) { o.op_names.clear(); });
+  rejects([](RunOptions& o) { o.min_bytes = "1M", o.max_bytes = "1K"; });
+  rejects([](RunOptions& o) { o.min_bytes = "0"; });
+  rejects([](RunOptions& o) { o.min_bytes = "-8"; });
+  rejects([](RunOptions& o) { o.dtype = "float7"; });
+  rejects([](RunOptions& o) { o.redop = "avg"; });
+  rejects([](RunOptions& o) { o.iterations = 0; });
+  rejects([](RunOptions& o) { o.check = 2; });
+  rejects([](RunOptions& o) { o.src_rank = o.dst_rank = 1; });
+  rejects([](RunOptions& o) { o.placement = "sideways"; });
+  EXPECT_NO_THROW(validate_run_options(options_for({"all_reduce"})));
+}
+
+}  // namespace
+}  // namespace fb

@@ -1,0 +1,123 @@
+#include "core/errors.hpp"
+#include "core/sizes.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fb {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(ParseSizeBytes, ReadsPlainNumbersAndBinarySuffixes) {
+  EXPECT_EQ(parse_size_bytes("8"), 8u);
+  EXPECT_EQ(parse_size_bytes("64K"), 64u << 10);
+  EXPECT_EQ(parse_size_bytes("32M"), 32u << 20);
+  EXPECT_EQ(parse_size_bytes("1G"), 1ull << 30);
+}
+
+TEST(ParseSizeBytes, ZeroParsesAndIsRejectedByTheSweep) {
+  // "0" is a number; it is the sweep that refuses an empty message.
+  EXPECT_EQ(parse_size_bytes("0"), 0u);
+  SweepSpec spec;
+  spec.min_bytes = 0;
+  EXPECT_THROW(validate_sweep(spec), UsageError);
+}
+
+TEST(ParseSizeBytes, RejectsNegativeUnknownUnitEmptyAndOverflow) {
+  EXPECT_THROW(parse_size_bytes("-5"), UsageError);
+  EXPECT_THROW(parse_size_bytes(""), UsageError);
+  EXPECT_THROW(parse_size_bytes("M"), UsageError);
+  try {
+    parse_size_bytes("12X");
+    FAIL() << "12X parsed";
+  } catch (const UsageError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("'X'"));
+  }
+  // 2^64 bytes does not fit, neither as digits nor through a suffix.
+  EXPECT_THROW(parse_size_bytes("18446744073709551616"), UsageError);
+  EXPECT_THROW(parse_size_bytes("16777216T"), UsageError);
+  EXPECT_EQ(parse_size_bytes("16777215T"), 16777215ull << 40);
+}
+
+TEST(ExpandSweep, GeometricDoublesByDefault) {
+  SweepSpec spec;
+  spec.min_bytes = 8;
+  spec.max_bytes = 64;
+  EXPECT_THAT(expand_sweep(spec, 4, "float"), ElementsAre(8u, 16u, 32u, 64u));
+}
+
+TEST(ExpandSweep, GeometricFactorStopsAtOrBelowTheMaximum) {
+  SweepSpec spec;
+  spec.min_bytes = 1;
+  spec.max_bytes = 100;
+  spec.step_factor = 4;
+  EXPECT_THAT(expand_sweep(spec, 1, "int8"), ElementsAre(1u, 4u, 16u, 64u));
+}
+
+TEST(ExpandSweep, LinearIncrement) {
+  SweepSpec spec;
+  spec.min_bytes = 8;
+  spec.max_bytes = 40;
+  spec.step_bytes = 16;
+  EXPECT_THAT(expand_sweep(spec, 8, "double"), ElementsAre(8u, 24u, 40u));
+}
+
+TEST(ExpandSweep, SingleSizeWhenMinEqualsMax) {
+  SweepSpec spec;
+  spec.min_bytes = spec.max_bytes = 1 << 20;
+  EXPECT_THAT(expand_sweep(spec, 4, "float"), ElementsAre(1u << 20));
+}
+
+TEST(ExpandSweep, MinLargerThanMaxIsAnError) {
+  SweepSpec spec;
+  spec.min_bytes = 1 << 20;
+  spec.max_bytes = 1 << 10;
+  try {
+    expand_sweep(spec, 1, "int8");
+    FAIL() << "-b > -e accepted";
+  } catch (const UsageError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("-b 1M is larger than -e 1K"));
+  }
+}
+
+TEST(ExpandSweep, MinNotAMultipleOfTheUnitNamesTheFlagAndTheUnit) {
+  SweepSpec spec;
+  spec.min_bytes = 6;
+  spec.max_bytes = 64;
+  try {
+    expand_sweep(spec, 8, "int32 x 2 ranks");
+    FAIL() << "-b 6 accepted with an 8-byte unit";
+  } catch (const UsageError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("-b 6 is not a multiple of 8 bytes (int32 x 2 ranks)"));
+  }
+}
+
+TEST(ExpandSweep, IncrementNotAMultipleOfTheUnitNamesTheIncrementFlag) {
+  SweepSpec spec;
+  spec.min_bytes = 8;
+  spec.max_bytes = 64;
+  spec.step_bytes = 6;
+  try {
+    expand_sweep(spec, 4, "float");
+    FAIL() << "-i 6 accepted with a 4-byte unit";
+  } catch (const UsageError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("-i 6"));
+  }
+}
+
+TEST(ValidateSweep, FactorBelowTwoNeverReachesTheMaximum) {
+  SweepSpec spec;
+  spec.min_bytes = 8;
+  spec.max_bytes = 64;
+  spec.step_factor = 1;
+  EXPECT_THROW(validate_sweep(spec), UsageError);
+}
+
+}  // namespace
+}  // namespace fb
