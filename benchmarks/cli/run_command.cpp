@@ -8,6 +8,7 @@
 #include "core/result_builder.hpp"
 #include "core/run_plan.hpp"
 #include "core/run_provenance.hpp"
+#include "core/termination_signals.hpp"
 #include "results/results_io.hpp"
 
 #include <fmt/format.h>
@@ -43,7 +44,9 @@ void end_cleanly_on_termination_signals(const ResultsPaths& paths) {
   struct sigaction action {};
   action.sa_handler = end_on_termination_signal;
   sigemptyset(&action.sa_mask);
-  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(signal_number, &action, nullptr);
+  const sigset_t signals = termination_signals();
+  for (int signal_number = 1; signal_number < NSIG; ++signal_number)
+    if (sigismember(&signals, signal_number) == 1) ::sigaction(signal_number, &action, nullptr);
 }
 
 struct RunCommandOptions {
@@ -96,6 +99,9 @@ class RunCommand {
     } catch (const UsageError& e) {
       return fail_everywhere(e.what(), launcher_rank() == 0, ExitCode::usage);
     }
+    // Threads started from here on (MPI's, the watchdog's) inherit this mask, so a termination
+    // signal can only reach this thread, which holds it back while it replaces a results file.
+    std::optional<TerminationSignalsHeld> signals_held_during_startup(std::in_place);
     const ProcessArguments& arguments = process_arguments();
     // MPI_Init may strip launcher arguments; provenance keeps the command line as typed.
     int backend_argc = arguments.argc;
@@ -127,6 +133,7 @@ class RunCommand {
         writer_error = e.what();
       }
     }
+    signals_held_during_startup.reset();
     if (!backend_->all_agree(writer_error.empty()))
       return fail_everywhere(writer_error.empty() ? "the reporting rank cannot write results" : writer_error,
                              reporting_rank, ExitCode::usage);

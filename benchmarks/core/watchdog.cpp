@@ -1,12 +1,13 @@
 #include "core/watchdog.hpp"
 
+#include "core/termination_signals.hpp"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -14,7 +15,6 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <csignal>
 #include <cstring>
 #include <fmt/format.h>
 #include <map>
@@ -218,9 +218,7 @@ Watchdog::Watchdog(int rank, std::vector<std::string> rank_hosts, WatchdogSettin
   if (::pipe2(wake_pipe_, O_CLOEXEC) != 0) throw_system_error("pipe");
   thread_ = std::thread([this] {
     // Termination signals go to the measuring thread, which holds them back while it writes files.
-    sigset_t termination;
-    sigemptyset(&termination);
-    for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&termination, signal_number);
+    const sigset_t termination = termination_signals();
     pthread_sigmask(SIG_BLOCK, &termination, nullptr);
     rank_ == 0 ? run_coordinator() : run_member();
   });

@@ -1,15 +1,14 @@
 #include "results/results_io.hpp"
 
 #include "core/errors.hpp"
+#include "core/termination_signals.hpp"
 
 #include <fcntl.h>
-#include <pthread.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
-#include <csignal>
 #include <charconv>
 #include <cstring>
 #include <fmt/format.h>
@@ -276,24 +275,6 @@ ResultSet read_results_csv(const std::filesystem::path& path) {
   return results;
 }
 
-// Signals that end a run are held back while a results file is replaced, so an interrupted run
-// never leaves a temporary file behind; they are delivered the moment the rename is done.
-class TerminationSignalsHeld {
- public:
-  TerminationSignalsHeld() {
-    sigset_t held;
-    sigemptyset(&held);
-    for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&held, signal);
-    pthread_sigmask(SIG_BLOCK, &held, &previous_);
-  }
-  ~TerminationSignalsHeld() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
-  TerminationSignalsHeld(const TerminationSignalsHeld&) = delete;
-  TerminationSignalsHeld& operator=(const TerminationSignalsHeld&) = delete;
-
- private:
-  sigset_t previous_{};
-};
-
 void require_free_space(const std::filesystem::path& dir, std::uint64_t bytes_needed) {
   struct statvfs filesystem {};
   if (::statvfs(dir.c_str(), &filesystem) != 0)
@@ -311,6 +292,7 @@ std::uint64_t results_space_needed_bytes(std::size_t rows) {
 }
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+  // An interrupted run must not leave a temporary file behind: the signal waits for the rename.
   const TerminationSignalsHeld signals_held;
   const std::filesystem::path temporary = path.string() + fmt::format(".tmp.{}", ::getpid());
   const auto fail = [&](std::string_view what) {

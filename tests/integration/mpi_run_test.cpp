@@ -2,7 +2,7 @@
 // writes with the project's own results readers.
 
 #include "core/op_catalog.hpp"
-#include "process_runner.hpp"
+#include "fabricbench_runs.hpp"
 #include "results/results_io.hpp"
 #include "support/temp_dir.hpp"
 
@@ -14,7 +14,6 @@
 #include <map>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace fb {
@@ -22,27 +21,15 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
+using testing::allow_root;
 using testing::ChildProcess;
+using testing::describe;
+using testing::directly;
+using testing::under_mpirun;
+using testing::wait_for_rows;
 using testing::ProcessResult;
 using testing::TempDir;
 using testing::run_process;
-
-// Open MPI refuses to run as root without these, also for a binary started without mpirun
-// (singleton initialization); CI containers often run as root.
-const std::vector<std::string> allow_root{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
-
-std::vector<std::string> under_mpirun(int nranks, const std::string& binary, const std::vector<std::string>& args) {
-  std::vector<std::string> argv{MPIEXEC_BINARY, "--allow-run-as-root", "--oversubscribe", "-np", std::to_string(nranks),
-                                binary};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return argv;
-}
-
-std::vector<std::string> directly(const std::vector<std::string>& args) {
-  std::vector<std::string> argv{FABRICBENCH_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return argv;
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -56,11 +43,6 @@ std::vector<std::string> fields_of(const std::string& line) {
   std::istringstream in(line);
   for (std::string field; in >> field;) fields.push_back(field);
   return fields;
-}
-
-std::string describe(const ProcessResult& result) {
-  return "exit " + std::to_string(result.exit_code) + (result.timed_out ? " (timed out)" : "") + "\n--- stdout\n" +
-         result.out + "\n--- stderr\n" + result.err;
 }
 
 // The default sweep from 8 bytes, rounded up to the op's unit, doubling up to `max_bytes`.
@@ -267,14 +249,7 @@ TEST(KilledRun, ResultsFilesStayCompleteAndReadable) {
   ChildProcess run(under_mpirun(2, FABRICBENCH_BINARY,
                                 {"run", "all_reduce", "-b", "1M", "-e", "512M", "-n", "20", "--csv", csv, "--json", json}),
                    allow_root);
-  // The files are replaced atomically, so reading them while the run writes is safe.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  std::size_t rows_seen = 0;
-  while (rows_seen < 2 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (std::filesystem::exists(csv)) rows_seen = read_results_csv(csv).rows.size();
-  }
-  ASSERT_GE(rows_seen, 2u) << describe(run.wait(std::chrono::seconds(0)));
+  ASSERT_TRUE(wait_for_rows(csv, 2, std::chrono::seconds(120))) << describe(run.wait(std::chrono::seconds(0)));
   run.kill_session();
 
   const ResultSet from_csv = read_results_csv(csv);

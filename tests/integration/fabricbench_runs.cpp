@@ -1,0 +1,36 @@
+#include "fabricbench_runs.hpp"
+
+#include "results/results_io.hpp"
+
+#include <thread>
+
+namespace fb::testing {
+
+std::vector<std::string> under_mpirun(int nranks, const std::string& binary, const std::vector<std::string>& args) {
+  std::vector<std::string> argv{MPIEXEC_BINARY, "--allow-run-as-root", "--oversubscribe", "-np", std::to_string(nranks),
+                                binary};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+std::vector<std::string> directly(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{FABRICBENCH_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+std::string describe(const ProcessResult& result) {
+  return "exit " + std::to_string(result.exit_code) + (result.timed_out ? " (timed out)" : "") + "\n--- stdout\n" +
+         result.out + "\n--- stderr\n" + result.err;
+}
+
+bool wait_for_rows(const std::filesystem::path& csv, std::size_t rows, std::chrono::seconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (std::filesystem::exists(csv) && read_results_csv(csv).rows.size() >= rows) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+}  // namespace fb::testing

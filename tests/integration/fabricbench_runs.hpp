@@ -1,0 +1,28 @@
+#pragma once
+// Building blocks shared by the integration tests: command lines for the real binary, with or
+// without mpirun, and waiting for a running sweep to reach the disk.
+
+#include "process_runner.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace fb::testing {
+
+// Open MPI refuses to run as root without these, also for a binary started without mpirun
+// (singleton initialization); CI containers often run as root.
+inline const std::vector<std::string> allow_root{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
+
+std::vector<std::string> under_mpirun(int nranks, const std::string& binary, const std::vector<std::string>& args);
+std::vector<std::string> directly(const std::vector<std::string>& args);
+
+// Exit status and both outputs, for assertion messages.
+std::string describe(const ProcessResult& result);
+
+// Polls the CSV a running sweep writes until it holds `rows` rows; false at the timeout. The file
+// is replaced atomically, so reading it while the run writes is safe.
+bool wait_for_rows(const std::filesystem::path& csv, std::size_t rows, std::chrono::seconds timeout);
+
+}  // namespace fb::testing

@@ -1,0 +1,152 @@
+// Faults a benchmark meets on broken hardware, provoked for real: a rank that stops answering, a
+// rank that dies, a termination signal, a disk without room. Each run must end by itself, say
+// what happened, and keep every result measured before the fault.
+
+#include "fabricbench_runs.hpp"
+#include "results/results_io.hpp"
+#include "support/temp_dir.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+namespace fb {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::allow_root;
+using testing::ChildProcess;
+using testing::describe;
+using testing::directly;
+using testing::ProcessResult;
+using testing::TempDir;
+using testing::under_mpirun;
+using testing::wait_for_rows;
+
+std::string read_proc_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The fabricbench process whose command line contains `marker` and that mpirun started as `rank`
+// (any rank when started alone); -1 when there is none.
+pid_t find_fabricbench(const std::string& marker, int rank) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (read_proc_file(entry.path() / "comm") != "fabricbench\n") continue;
+    if (read_proc_file(entry.path() / "cmdline").find(marker) == std::string::npos) continue;
+    const std::string environment = read_proc_file(entry.path() / "environ");
+    const std::string rank_variable = std::string("OMPI_COMM_WORLD_RANK=") + std::to_string(rank) + '\0';
+    if (rank < 0 || environment.find(rank_variable) != std::string::npos) return std::stoi(name);
+  }
+  return -1;
+}
+
+void expect_complete_results(const std::filesystem::path& csv, const std::filesystem::path& json,
+                             std::size_t at_least_rows) {
+  const ResultSet from_csv = read_results_csv(csv);
+  const ResultSet from_json = read_results_json(json);
+  EXPECT_GE(from_csv.rows.size(), at_least_rows);
+  EXPECT_GE(from_json.rows.size(), at_least_rows);
+  for (const ResultRow& row : from_csv.rows) EXPECT_EQ(row.wrong, std::optional<std::uint64_t>(0));
+  for (const auto& entry : std::filesystem::directory_iterator(csv.parent_path()))
+    EXPECT_THAT(entry.path().filename().string(), Not(HasSubstr(".tmp."))) << "a temporary file was left behind";
+}
+
+std::string host_name() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+// A rank stopped in the middle of a sweep (as by a hung driver or a node that stops scheduling):
+// the watchdog ends the job within the deadline and names that rank and its host, and only it.
+TEST(Watchdog, NamesTheRankThatStoppedAnswering) {
+  const TempDir dir;
+  const auto csv = dir / "r.csv";
+  const auto json = dir / "r.json";
+  ChildProcess run(under_mpirun(4, FABRICBENCH_BINARY,
+                                {"run", "all_reduce", "-b", "64K", "-e", "256M", "-n", "50", "-T", "3", "--csv", csv,
+                                 "--json", json}),
+                   allow_root);
+  ASSERT_TRUE(wait_for_rows(csv, 2, std::chrono::seconds(120))) << describe(run.wait(std::chrono::seconds(0)));
+  const pid_t rank_two = find_fabricbench(csv.string(), 2);
+  ASSERT_GT(rank_two, 0);
+  ASSERT_EQ(::kill(rank_two, SIGSTOP), 0);
+
+  const ProcessResult result = run.wait(std::chrono::seconds(90));
+  EXPECT_FALSE(result.timed_out) << describe(result);
+  EXPECT_EQ(result.exit_code, 5) << describe(result);
+  EXPECT_THAT(result.err, HasSubstr("fabricbench: timeout: all_reduce"));
+  EXPECT_THAT(result.err, HasSubstr("ranks that did not arrive: 2 on " + host_name() + " (no answer)"));
+  EXPECT_THAT(result.err, Not(HasSubstr("1 on " + host_name())));
+  EXPECT_THAT(result.err, Not(HasSubstr("3 on " + host_name())));
+  expect_complete_results(csv, json, 2);
+}
+
+// A rank killed outright: the launcher notices and ends the job; nothing hangs, nothing is lost.
+TEST(Watchdog, RunEndsWhenARankIsKilled) {
+  const TempDir dir;
+  const auto csv = dir / "r.csv";
+  const auto json = dir / "r.json";
+  ChildProcess run(under_mpirun(2, FABRICBENCH_BINARY,
+                                {"run", "all_reduce", "-b", "64K", "-e", "256M", "-n", "50", "-T", "5", "--csv", csv,
+                                 "--json", json}),
+                   allow_root);
+  ASSERT_TRUE(wait_for_rows(csv, 2, std::chrono::seconds(120))) << describe(run.wait(std::chrono::seconds(0)));
+  const pid_t rank_one = find_fabricbench(csv.string(), 1);
+  ASSERT_GT(rank_one, 0);
+  ASSERT_EQ(::kill(rank_one, SIGKILL), 0);
+
+  const ProcessResult result = run.wait(std::chrono::seconds(90));
+  EXPECT_FALSE(result.timed_out) << describe(result);
+  EXPECT_NE(result.exit_code, 0) << describe(result);
+  expect_complete_results(csv, json, 2);
+}
+
+// SIGTERM (a job scheduler's time limit, an operator's kill): a one-line notice naming the files,
+// the shell's 128 + signal exit status, and files that hold every completed size.
+TEST(TerminationSignal, EndsCleanlyWithResultsKept) {
+  const TempDir dir;
+  const auto csv = dir / "r.csv";
+  const auto json = dir / "r.json";
+  ChildProcess run(directly({"run", "all_reduce", "-b", "64K", "-e", "1G", "-n", "50", "--csv", csv, "--json", json}),
+                   allow_root);
+  ASSERT_TRUE(wait_for_rows(csv, 2, std::chrono::seconds(120))) << describe(run.wait(std::chrono::seconds(0)));
+  const pid_t fabricbench = find_fabricbench(csv.string(), -1);
+  ASSERT_GT(fabricbench, 0);
+  ASSERT_EQ(::kill(fabricbench, SIGTERM), 0);
+
+  const ProcessResult result = run.wait(std::chrono::seconds(60));
+  EXPECT_EQ(result.exit_code, 128 + SIGTERM) << describe(result);
+  EXPECT_EQ(result.err, "fabricbench: interrupted; every completed size is in " + csv.string() + " and " +
+                            json.string() + "\n");
+  expect_complete_results(csv, json, 2);
+}
+
+// A results directory on a filesystem without room: refused before anything is measured.
+TEST(ResultsDirectory, FullDiskIsRefusedBeforeMeasuring) {
+  const TempDir dir;
+  const auto small_filesystem = dir / "small";
+  std::filesystem::create_directory(small_filesystem);
+  if (::mount("fabricbench-test", small_filesystem.c_str(), "tmpfs", 0, "size=64k") != 0)
+    GTEST_SKIP() << "cannot mount a small tmpfs here (needs root and mount permission): " << std::strerror(errno);
+  const ProcessResult result =
+      testing::run_process(directly({"run", "all_reduce", "-e", "1M", "-D", small_filesystem / "results"}), allow_root);
+  ::umount(small_filesystem.c_str());
+  EXPECT_EQ(result.exit_code, 2) << describe(result);
+  EXPECT_THAT(result.err, HasSubstr("bytes free, the results need about"));
+  EXPECT_THAT(result.out, Not(HasSubstr("all_reduce")));  // no table: nothing was measured
+}
+
+}  // namespace
+}  // namespace fb
