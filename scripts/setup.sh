@@ -15,6 +15,7 @@ packages=(
   libgtest-dev googletest libbenchmark-dev    # unit tests and micro-benchmarks
   clang libclang-rt-14-dev                    # libFuzzer targets with ASan and UBSan
   iproute2 procps                             # emulated fabrics (ip netns) and process control in tests
+  gnuplot-nox graphviz chromium               # report plots (SVG), topology drawings, report tests in a headless browser
 )
 
 missing=()

@@ -1,0 +1,65 @@
+// `fabricbench accept --thresholds FILE DIR...`: pass/fail per acceptance check, JUnit XML for CI,
+// and an exit code a pipeline can branch on.
+
+#include "acceptance/acceptance.hpp"
+#include "acceptance/junit_xml.hpp"
+#include "analysis/result_loading.hpp"
+#include "cli/command.hpp"
+#include "core/errors.hpp"
+#include "results/results_io.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+namespace fb::cli {
+namespace {
+
+struct AcceptOptions {
+  std::vector<std::string> inputs;
+  std::string thresholds_path;
+  std::string junit_path;
+};
+
+void print_verdict(std::ostream& out, const AcceptanceVerdict& verdict) {
+  out << fmt::format("# {:<40} {:<18} {:<6} {:>6}  {}\n", "check", "kind", "status", "rows", "summary");
+  for (const CheckResult& r : verdict.results) {
+    out << fmt::format("  {:<40} {:<18} {:<6} {:>6}  {}\n", r.check.name, name_of(r.check.kind), name_of(r.status),
+                       r.rows_checked, r.summary);
+    for (const Finding& f : r.findings) out << fmt::format("      {}: {}\n", f.subject, f.evidence);
+  }
+  out << fmt::format("# verdict: {}\n", verdict.passed() ? "PASS" : "FAIL");
+}
+
+int run_accept(const AcceptOptions& options) {
+  try {
+    const Thresholds thresholds = read_thresholds(options.thresholds_path);
+    std::vector<std::filesystem::path> inputs(options.inputs.begin(), options.inputs.end());
+    const std::vector<ResultRow> rows = all_rows(load_results(inputs));
+    const AcceptanceVerdict verdict = evaluate_acceptance(thresholds, rows);
+    print_verdict(std::cout, verdict);
+    if (!options.junit_path.empty())
+      write_file_atomically(options.junit_path, acceptance_to_junit_xml(verdict, options.thresholds_path));
+    return static_cast<int>(verdict.passed() ? ExitCode::ok : ExitCode::acceptance_failed);
+  } catch (const InputError& e) {
+    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
+    return static_cast<int>(ExitCode::input);
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
+    return static_cast<int>(ExitCode::runtime);
+  }
+}
+
+const CommandRegistrar registrar{
+    "accept", "check results against a YAML thresholds file: pass/fail table, JUnit XML, exit code 6 on failure",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto options = std::make_shared<AcceptOptions>();
+      sub.add_option("inputs", options->inputs, "results files or directories")->required();
+      sub.add_option("--thresholds", options->thresholds_path, "acceptance thresholds (YAML)")->required();
+      sub.add_option("--junit", options->junit_path, "write JUnit XML here for CI systems");
+      return [options] { return run_accept(*options); };
+    }};
+
+}  // namespace
+}  // namespace fb::cli

@@ -1,0 +1,62 @@
+// `fabricbench import LOG... -o DIR`: nccl-tests, OSU and Google Benchmark output become results
+// files, so report, accept and compare work on logs users already have.
+
+#include "cli/command.hpp"
+#include "core/errors.hpp"
+#include "importers/importer_registry.hpp"
+#include "results/results_io.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+namespace fb::cli {
+namespace {
+
+struct ImportCommandOptions {
+  std::vector<std::string> logs;
+  std::string output_dir = "fabricbench-results";
+  std::optional<int> nranks;
+};
+
+int run_import(const ImportCommandOptions& options) {
+  try {
+    if (options.nranks && *options.nranks < 1) throw UsageError(fmt::format("--ranks {} must be at least 1", *options.nranks));
+    // Parse every log before writing anything: one bad log leaves the output directory untouched.
+    std::vector<std::pair<std::filesystem::path, ResultSet>> imported;
+    for (const std::string& log : options.logs) imported.emplace_back(log, import_log(log, {options.nranks}));
+    std::filesystem::create_directories(options.output_dir);
+    for (const auto& [log, results] : imported) {
+      const std::filesystem::path base = std::filesystem::path(options.output_dir) / results.provenance.run_id;
+      write_file_atomically(base.string() + ".json", results_to_json(results));
+      write_file_atomically(base.string() + ".csv", results_to_csv(results));
+      std::cout << fmt::format("# {}: {} rows ({}) -> {}.json\n", log.string(), results.rows.size(),
+                               results.provenance.backend, base.string());
+    }
+    return static_cast<int>(ExitCode::ok);
+  } catch (const UsageError& e) {
+    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
+    return static_cast<int>(ExitCode::usage);
+  } catch (const InputError& e) {
+    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
+    return static_cast<int>(ExitCode::input);
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
+    return static_cast<int>(ExitCode::runtime);
+  }
+}
+
+const CommandRegistrar registrar{
+    "import", "convert nccl-tests, OSU micro-benchmark or Google Benchmark output into results files",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto options = std::make_shared<ImportCommandOptions>();
+      sub.add_option("logs", options->logs, "log files to import (format detected from the content)")->required();
+      sub.add_option("-o,--output-dir", options->output_dir, "directory for RUN_ID.json and RUN_ID.csv")
+          ->capture_default_str();
+      sub.add_option("--ranks", options->nranks, "process count of OSU collective logs (they do not print it)");
+      return [options] { return run_import(*options); };
+    }};
+
+}  // namespace
+}  // namespace fb::cli

@@ -1,0 +1,75 @@
+// `fabricbench report INPUT... -o report.html`: the self-contained HTML report.
+
+#include "acceptance/acceptance.hpp"
+#include "analysis/result_loading.hpp"
+#include "cli/command.hpp"
+#include "core/errors.hpp"
+#include "html/html_report.hpp"
+#include "results/results_io.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+namespace fb::cli {
+namespace {
+
+struct ReportOptions {
+  std::vector<std::string> inputs;
+  std::string output_path = "fabricbench-report.html";
+  std::string thresholds_path;
+  std::vector<std::string> compare;
+};
+
+std::vector<std::filesystem::path> paths_of(const std::vector<std::string>& texts) {
+  return {texts.begin(), texts.end()};
+}
+
+int run_report(const ReportOptions& options) {
+  try {
+    ReportInput input;
+    std::vector<std::string> inputs = options.inputs;
+    std::vector<std::string> compared = options.compare;
+    // Two directories and nothing else asked for: compare them (A first).
+    if (compared.empty() && inputs.size() == 2 && std::filesystem::is_directory(inputs[0]) &&
+        std::filesystem::is_directory(inputs[1]))
+      compared = inputs;
+    if (inputs.empty()) inputs = compared;
+    if (inputs.empty()) throw UsageError("name the results to report on (files or directories), or --compare A B");
+    input.sets = load_results(paths_of(inputs));
+    if (!options.thresholds_path.empty())
+      input.acceptance = evaluate_acceptance(read_thresholds(options.thresholds_path), all_rows(input.sets));
+    if (!compared.empty()) {
+      const std::vector<ResultRow> a = all_rows(load_results(paths_of({compared[0]})));
+      const std::vector<ResultRow> b = all_rows(load_results(paths_of({compared[1]})));
+      input.comparison = ReportComparison{compared[0], compared[1], compare_results(a, b)};
+    }
+    write_file_atomically(options.output_path, render_html_report(input));
+    std::cout << fmt::format("# report: {} ({} result sets)\n", options.output_path, input.sets.size());
+    return static_cast<int>(ExitCode::ok);
+  } catch (const UsageError& e) {
+    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
+    return static_cast<int>(ExitCode::usage);
+  } catch (const InputError& e) {
+    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
+    return static_cast<int>(ExitCode::input);
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
+    return static_cast<int>(ExitCode::runtime);
+  }
+}
+
+const CommandRegistrar registrar{
+    "report", "write a self-contained HTML report: verdict, findings, plots per op, pairwise heatmap, provenance",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto options = std::make_shared<ReportOptions>();
+      sub.add_option("inputs", options->inputs, "results files or directories (two directories: compared, A then B)");
+      sub.add_option("-o,--output", options->output_path, "the HTML file to write")->capture_default_str();
+      sub.add_option("--thresholds", options->thresholds_path, "acceptance thresholds (YAML) to judge the results by");
+      sub.add_option("--compare", options->compare, "result sets A and B to compare in the report")->expected(2);
+      return [options] { return run_report(*options); };
+    }};
+
+}  // namespace
+}  // namespace fb::cli

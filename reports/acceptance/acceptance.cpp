@@ -1,0 +1,205 @@
+#include "acceptance/acceptance.hpp"
+
+#include "analysis/robust_statistics.hpp"
+#include "core/sizes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace fb {
+namespace {
+
+std::vector<const ResultRow*> select_rows(const RowSelection& selection, std::span<const ResultRow> rows) {
+  std::vector<const ResultRow*> selected;
+  for (const ResultRow& row : rows)
+    if (selects(selection, row)) selected.push_back(&row);
+  return selected;
+}
+
+// Per-host and per-pair checks judge bandwidth at one size: small messages measure latency, and
+// mixing sizes would make every host look alike. Unless the check names a size, the largest wins.
+std::vector<const ResultRow*> at_largest_size(std::vector<const ResultRow*> rows) {
+  std::uint64_t largest = 0;
+  for (const ResultRow* row : rows) largest = std::max(largest, row->bytes);
+  std::erase_if(rows, [&](const ResultRow* row) { return row->bytes != largest; });
+  return rows;
+}
+
+std::string unit_of(std::string_view metric) { return metric_higher_is_better(metric) ? "GB/s" : "us"; }
+
+CheckResult check_limit(const Check& check, std::span<const ResultRow> rows) {
+  CheckResult result{check, CheckStatus::pass, {}, 0, {}};
+  const bool at_least = check.kind == CheckKind::min_bandwidth;
+  std::optional<double> worst;
+  std::size_t undefined = 0;
+  for (const ResultRow* row : select_rows(check.selection, rows)) {
+    const std::optional<double> value = metric_value(*row, check.metric);
+    if (!value) {
+      ++undefined;
+      continue;
+    }
+    ++result.rows_checked;
+    if (!worst || (at_least ? *value < *worst : *value > *worst)) worst = value;
+    if (at_least ? *value >= check.limit : *value <= check.limit) continue;
+    result.findings.push_back({"acceptance", describe_row(*row), check.limit, *value, unit_of(check.metric),
+                               fmt::format("{} {:.4g} {} {} {:.4g}", check.metric, *value,
+                                           at_least ? "<" : ">", at_least ? "at least" : "at most", check.limit)});
+  }
+  const std::string unit = unit_of(check.metric);
+  if (result.rows_checked == 0) {
+    result.status = CheckStatus::fail;
+    result.summary = undefined ? fmt::format("{} selected rows have no {} (one rank?)", undefined, check.metric)
+                               : "no rows match: nothing was measured for this check";
+    return result;
+  }
+  result.status = result.findings.empty() ? CheckStatus::pass : CheckStatus::fail;
+  result.summary = fmt::format("{} of {} rows {}; worst {} {:.4g} {} (limit {} {:.4g} {})", result.findings.size(),
+                               result.rows_checked, at_least ? "below the limit" : "above the limit", check.metric,
+                               *worst, unit, at_least ? ">=" : "<=", check.limit, unit);
+  return result;
+}
+
+CheckResult check_zero_wrong(const Check& check, std::span<const ResultRow> rows) {
+  CheckResult result{check, CheckStatus::pass, {}, 0, {}};
+  std::vector<ResultRow> selected;
+  for (const ResultRow* row : select_rows(check.selection, rows)) selected.push_back(*row);
+  result.rows_checked = selected.size();
+  std::size_t unvalidated = 0;
+  std::uint64_t wrong_total = 0;
+  for (const ResultRow& row : selected) {
+    if (row.wrong)
+      wrong_total += *row.wrong;
+    else
+      ++unvalidated;
+  }
+  result.findings = find_wrong_results(selected);
+  if (result.rows_checked == 0) {
+    result.status = CheckStatus::fail;
+    result.summary = "no rows match: nothing was measured for this check";
+    return result;
+  }
+  // A row that was never validated (-c 0, or a log without the column) cannot show zero wrong.
+  result.status = result.findings.empty() && unvalidated == 0 ? CheckStatus::pass : CheckStatus::fail;
+  result.summary = fmt::format("{} wrong elements in {} rows{}", wrong_total, result.rows_checked,
+                               unvalidated ? fmt::format("; {} rows were not validated", unvalidated) : "");
+  return result;
+}
+
+CheckResult check_host_outliers(const Check& check, std::span<const ResultRow> rows) {
+  CheckResult result{check, CheckStatus::pass, {}, 0, {}};
+  std::vector<const ResultRow*> per_host = select_rows(check.selection, rows);
+  std::erase_if(per_host, [&](const ResultRow* row) {
+    return row->src_host.empty() || !metric_value(*row, check.metric).has_value();
+  });
+  if (!check.selection.bytes) per_host = at_largest_size(std::move(per_host));
+  // A host's value is the median over every measurement it took part in, as sender or receiver:
+  // one bad peer then moves it less than its own bad link does.
+  std::map<std::string, std::vector<double>> values_by_host;
+  for (const ResultRow* row : per_host) {
+    const double value = *metric_value(*row, check.metric);
+    values_by_host[row->src_host].push_back(value);
+    if (!row->dst_host.empty() && row->dst_host != row->src_host) values_by_host[row->dst_host].push_back(value);
+  }
+  result.rows_checked = per_host.size();
+  if (values_by_host.size() < 3) {
+    result.status = CheckStatus::skip;
+    result.summary = fmt::format("{} hosts with per-host rows: an outlier needs at least 3 to compare against",
+                                 values_by_host.size());
+    return result;
+  }
+  std::vector<std::string> hosts;
+  std::vector<double> host_values;
+  for (const auto& [host, values] : values_by_host) {
+    hosts.push_back(host);
+    host_values.push_back(median_of(values));
+  }
+  const double peer_median = median_of(host_values);
+  const std::vector<double> scores = modified_z_scores(host_values);
+  const bool higher_is_better = metric_higher_is_better(check.metric);
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    // Only the bad side fails acceptance: a host faster than its peers is not a fault to fix.
+    const double badness = higher_is_better ? -scores[i] : scores[i];
+    if (badness <= check.max_modified_z) continue;
+    result.findings.push_back({"slow_host", hosts[i], peer_median, host_values[i], unit_of(check.metric),
+                               fmt::format("median {} over {} rows at {} is {:.4g} against a peer median of {:.4g}; "
+                                           "modified z-score {:.2f} (limit {:.2f})",
+                                           check.metric, values_by_host[hosts[i]].size(),
+                                           format_size_bytes(per_host.front()->bytes), host_values[i], peer_median,
+                                           scores[i], check.max_modified_z)});
+  }
+  result.status = result.findings.empty() ? CheckStatus::pass : CheckStatus::fail;
+  result.summary = fmt::format("{} of {} hosts are outliers (|modified z| > {:.2f}); peer median {} {:.4g} {}",
+                               result.findings.size(), hosts.size(), check.max_modified_z, check.metric, peer_median,
+                               unit_of(check.metric));
+  return result;
+}
+
+CheckResult check_pairwise(const Check& check, std::span<const ResultRow> rows) {
+  CheckResult result{check, CheckStatus::pass, {}, 0, {}};
+  std::vector<const ResultRow*> pairs = select_rows(check.selection, rows);
+  std::erase_if(pairs, [](const ResultRow* row) { return !row->src_rank && row->src_host.empty(); });
+  if (!check.selection.bytes) pairs = at_largest_size(std::move(pairs));
+  const double required = check.limit * check.min_fraction;
+  double lowest = 0;
+  for (const ResultRow* row : pairs) {
+    const double measured = *metric_value(*row, check.metric);
+    lowest = result.rows_checked == 0 ? measured : std::min(lowest, measured);
+    ++result.rows_checked;
+    if (measured >= required) continue;
+    result.findings.push_back({"slow_pair", describe_row(*row), check.limit, measured, "GB/s",
+                               fmt::format("{} {:.4g} GB/s is {:.0f}% of the expected {:.4g} GB/s (needs {:.0f}%)",
+                                           check.metric, measured, 100 * measured / check.limit, check.limit,
+                                           100 * check.min_fraction)});
+  }
+  if (pairs.empty()) {
+    result.status = CheckStatus::fail;
+    result.summary = "no pairwise rows (src/dst) match: nothing was measured for this check";
+    return result;
+  }
+  result.status = result.findings.empty() ? CheckStatus::pass : CheckStatus::fail;
+  result.summary = fmt::format("{} of {} pairs under {:.0f}% of {:.4g} GB/s; lowest {:.4g} GB/s", result.findings.size(),
+                               pairs.size(), 100 * check.min_fraction, check.limit, lowest);
+  return result;
+}
+
+}  // namespace
+
+std::string_view name_of(CheckStatus status) {
+  switch (status) {
+    case CheckStatus::pass: return "pass";
+    case CheckStatus::fail: return "FAIL";
+    case CheckStatus::skip: return "skip";
+  }
+  return "unknown";
+}
+
+bool selects(const RowSelection& selection, const ResultRow& row) {
+  if (!selection.op.empty() && row.op != selection.op) return false;
+  if (selection.bytes && row.bytes != *selection.bytes) return false;
+  if (selection.min_bytes && row.bytes < *selection.min_bytes) return false;
+  if (selection.max_bytes && row.bytes > *selection.max_bytes) return false;
+  if (selection.in_place && row.in_place != *selection.in_place) return false;
+  return true;
+}
+
+bool AcceptanceVerdict::passed() const {
+  return std::none_of(results.begin(), results.end(), [](const CheckResult& r) { return r.status == CheckStatus::fail; });
+}
+
+AcceptanceVerdict evaluate_acceptance(const Thresholds& thresholds, std::span<const ResultRow> rows) {
+  AcceptanceVerdict verdict;
+  for (const Check& check : thresholds.checks) {
+    switch (check.kind) {
+      case CheckKind::min_bandwidth:
+      case CheckKind::max_latency: verdict.results.push_back(check_limit(check, rows)); break;
+      case CheckKind::zero_wrong: verdict.results.push_back(check_zero_wrong(check, rows)); break;
+      case CheckKind::no_host_outlier: verdict.results.push_back(check_host_outliers(check, rows)); break;
+      case CheckKind::pairwise_bandwidth: verdict.results.push_back(check_pairwise(check, rows)); break;
+    }
+  }
+  return verdict;
+}
+
+}  // namespace fb

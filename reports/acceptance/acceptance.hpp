@@ -1,0 +1,38 @@
+#pragma once
+// Runs the checks of a thresholds file against result rows: pass, fail or skip per check, with
+// the findings behind every failure.
+
+#include "acceptance/thresholds.hpp"
+#include "analysis/finding.hpp"
+#include "results/result_row.hpp"
+
+#include <span>
+#include <string>
+#include <vector>
+
+namespace fb {
+
+enum class CheckStatus { pass, fail, skip };
+std::string_view name_of(CheckStatus status);
+
+struct CheckResult {
+  Check check;
+  CheckStatus status = CheckStatus::fail;
+  std::string summary;            // one line: what was measured against what
+  std::size_t rows_checked = 0;
+  std::vector<Finding> findings;  // one per offending row, host or pair
+};
+
+struct AcceptanceVerdict {
+  std::vector<CheckResult> results;
+  bool passed() const;
+};
+
+// A check that selects no rows fails: acceptance cannot pass on data that was never measured.
+// The exception is no_host_outlier without per-host rows (src_host/dst_host): it is skipped,
+// because collective rows say nothing about single hosts.
+AcceptanceVerdict evaluate_acceptance(const Thresholds& thresholds, std::span<const ResultRow> rows);
+
+bool selects(const RowSelection& selection, const ResultRow& row);
+
+}  // namespace fb

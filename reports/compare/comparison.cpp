@@ -1,0 +1,158 @@
+#include "compare/comparison.hpp"
+
+#include "core/sizes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+namespace fb {
+namespace {
+
+using MatchKey = std::tuple<std::string, std::string, std::string, bool, int, std::uint64_t, std::optional<int>,
+                            std::optional<int>, std::string, std::string>;
+
+MatchKey key_of(const ResultRow& row) {
+  // Ranks identify endpoints across clusters whose host names differ; hosts only stand in for
+  // rows that carry no ranks.
+  const bool by_rank = row.src_rank.has_value();
+  return {row.op,          row.dtype,    row.redop,
+          row.in_place,    row.nranks,   row.bytes,
+          row.src_rank,    row.dst_rank, by_rank ? std::string() : row.src_host,
+          by_rank ? std::string() : row.dst_host};
+}
+
+std::map<MatchKey, const ResultRow*> index_best(std::span<const ResultRow> rows, std::size_t& duplicates) {
+  std::map<MatchKey, const ResultRow*> index;
+  for (const ResultRow& row : rows) {
+    auto [it, inserted] = index.try_emplace(key_of(row), &row);
+    if (inserted) continue;
+    ++duplicates;
+    if (row.time_median_us < it->second->time_median_us) it->second = &row;
+  }
+  return index;
+}
+
+std::string format_optional(const std::optional<double>& value, std::string_view format) {
+  return value ? fmt::format(fmt::runtime(format), *value) : std::string("n/a");
+}
+
+}  // namespace
+
+std::string_view name_of(Significance significance) {
+  switch (significance) {
+    case Significance::within_spread: return "within spread";
+    case Significance::beyond_spread: return "beyond spread";
+    case Significance::spread_unknown: return "spread unknown";
+  }
+  return "unknown";
+}
+
+std::optional<double> run_to_run_spread(const ResultRow& row) {
+  if (row.time_cv == 0 && row.time_min_us == row.time_max_us) return std::nullopt;
+  const double tail = row.time_median_us > 0 ? row.time_p99_us / row.time_median_us - 1 : 0;
+  return std::max(row.time_cv, std::max(tail, 0.0));
+}
+
+Comparison compare_results(std::span<const ResultRow> a, std::span<const ResultRow> b) {
+  Comparison comparison;
+  const auto index_a = index_best(a, comparison.duplicates_merged);
+  const auto index_b = index_best(b, comparison.duplicates_merged);
+  std::map<std::string, OpComparison> by_op;
+  for (const auto& [key, row_a] : index_a) {
+    const auto match = index_b.find(key);
+    if (match == index_b.end() || row_a->time_median_us <= 0 || match->second->time_median_us <= 0) {
+      ++comparison.only_in_a;
+      continue;
+    }
+    ComparedRow compared{*row_a, *match->second, match->second->time_median_us / row_a->time_median_us, 0,
+                         Significance::spread_unknown};
+    const std::optional<double> spread_a = run_to_run_spread(compared.a);
+    const std::optional<double> spread_b = run_to_run_spread(compared.b);
+    if (spread_a && spread_b) {
+      compared.spread_fraction = *spread_a + *spread_b;
+      const double bound = 1 + compared.spread_fraction;
+      const double ratio = compared.time_ratio_b_over_a;
+      compared.significance =
+          ratio > bound || ratio < 1 / bound ? Significance::beyond_spread : Significance::within_spread;
+    }
+    OpComparison& op = by_op[row_a->op];
+    op.op = row_a->op;
+    op.rows.push_back(std::move(compared));
+  }
+  for (const auto& [key, row_b] : index_b)
+    if (!index_a.contains(key)) ++comparison.only_in_b;
+  for (auto& [name, op] : by_op) {
+    // The map order of keys is op, dtype, redop, placement, ranks, size: rows come grouped by
+    // placement with ascending sizes, as the tables and plots want them.
+    double log_sum = 0;
+    for (const ComparedRow& row : op.rows) log_sum += std::log(row.time_ratio_b_over_a);
+    op.geomean_time_ratio_b_over_a = std::exp(log_sum / static_cast<double>(op.rows.size()));
+    comparison.ops.push_back(std::move(op));
+  }
+  return comparison;
+}
+
+std::string comparison_to_csv(const Comparison& comparison) {
+  std::string csv =
+      "op,dtype,redop,in_place,nranks,src_rank,dst_rank,src_host,dst_host,bytes,time_median_us_a,time_median_us_b,"
+      "busbw_gbps_a,busbw_gbps_b,time_ratio_b_over_a,spread_fraction,significance\n";
+  const auto cell = [](const std::string& text) {
+    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+    std::string quoted = "\"";
+    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+  };
+  const auto optional_cell = [](const auto& value) { return value ? fmt::format("{}", *value) : std::string(); };
+  for (const OpComparison& op : comparison.ops) {
+    for (const ComparedRow& row : op.rows) {
+      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", cell(row.a.op), cell(row.a.dtype),
+                         cell(row.a.redop), row.a.in_place, row.a.nranks, optional_cell(row.a.src_rank),
+                         optional_cell(row.a.dst_rank), cell(row.a.src_host), cell(row.a.dst_host), row.a.bytes,
+                         row.a.time_median_us, row.b.time_median_us, optional_cell(row.a.busbw_gbps),
+                         optional_cell(row.b.busbw_gbps), row.time_ratio_b_over_a,
+                         row.significance == Significance::spread_unknown ? std::string()
+                                                                          : fmt::format("{}", row.spread_fraction),
+                         name_of(row.significance));
+    }
+  }
+  return csv;
+}
+
+void print_comparison(std::ostream& out, const Comparison& comparison, std::string_view label_a,
+                      std::string_view label_b) {
+  out << fmt::format("# A: {}\n# B: {}\n# time ratio B/A < 1: B is faster. '*': beyond the run-to-run spread of "
+                     "both sides; '?': a side recorded no spread\n",
+                     label_a, label_b);
+  for (const OpComparison& op : comparison.ops) {
+    out << fmt::format("#\n# {}\n# {:>12} {:>12} {:>6} {:>12} {:>12} {:>10} {:>10} {:>9} {:>8}\n", op.op, "placement",
+                       "size", "ranks", "time A (us)", "time B (us)", "busbw A", "busbw B", "B/A time", "spread");
+    for (const ComparedRow& row : op.rows) {
+      const char mark = row.significance == Significance::beyond_spread    ? '*'
+                        : row.significance == Significance::spread_unknown ? '?'
+                                                                           : ' ';
+      out << fmt::format("  {:>12} {:>12} {:>6} {:>12.2f} {:>12.2f} {:>10} {:>10} {:>8.3f}{} {:>8}\n",
+                         row.a.in_place ? "in-place" : "out-of-place", format_size_bytes(row.a.bytes), row.a.nranks,
+                         row.a.time_median_us, row.b.time_median_us, format_optional(row.a.busbw_gbps, "{:.2f}"),
+                         format_optional(row.b.busbw_gbps, "{:.2f}"), row.time_ratio_b_over_a, mark,
+                         row.significance == Significance::spread_unknown
+                             ? std::string("n/a")
+                             : fmt::format("{:.1f}%", 100 * row.spread_fraction));
+    }
+    const auto beyond = std::count_if(op.rows.begin(), op.rows.end(), [](const ComparedRow& r) {
+      return r.significance == Significance::beyond_spread;
+    });
+    out << fmt::format("# {}: geometric mean time ratio B/A {:.3f} over {} sizes; {} beyond the spread\n", op.op,
+                       op.geomean_time_ratio_b_over_a, op.rows.size(), beyond);
+  }
+  if (comparison.only_in_a || comparison.only_in_b)
+    out << fmt::format("# unmatched rows: {} only in A, {} only in B\n", comparison.only_in_a, comparison.only_in_b);
+  if (comparison.duplicates_merged)
+    out << fmt::format("# {} duplicate rows (several runs) were merged, keeping the fastest\n",
+                       comparison.duplicates_merged);
+}
+
+}  // namespace fb

@@ -1,0 +1,37 @@
+#pragma once
+// Plots drawn by gnuplot (its svg terminal), for embedding inline in the HTML report. gnuplot runs
+// as a child process on a script file; nothing from the inputs reaches it unfiltered.
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace fb {
+
+struct PlotSeries {
+  std::string title;
+  std::vector<std::pair<double, double>> points;  // (x, y); points with x or y <= 0 are left out (log axes)
+};
+
+struct LogLogPlot {
+  std::string title;
+  std::string x_label;
+  std::string y_label;
+  bool x_is_bytes = true;  // label x ticks 1k, 1M, 1G (binary prefixes)
+  std::vector<PlotSeries> series;
+};
+
+// Text for a gnuplot single-quoted string: only letters, digits, space and . , : ; _ - + / ( ) [ ] = # %
+// pass; every other byte becomes '?'. Single-quoted gnuplot strings interpret no escapes, and the
+// allowed set holds neither a quote nor markup, so the SVG text gnuplot writes is inert too.
+std::string gnuplot_safe_text(std::string_view text);
+
+// The gnuplot script that draws `plot` as SVG on standard output (exposed for tests).
+std::string gnuplot_script(const LogLogPlot& plot);
+
+// Runs gnuplot and returns the <svg> element. Throws std::runtime_error when gnuplot is missing or
+// fails, with its message.
+std::string render_svg(const LogLogPlot& plot);
+
+}  // namespace fb

@@ -1,0 +1,15 @@
+#pragma once
+// Escaping for text that came from an input (host names, file names, environment values) before
+// it goes into HTML or XML, and for the labels handed to gnuplot.
+
+#include <string>
+#include <string_view>
+
+namespace fb {
+
+// Escapes & < > " ' so the text is inert in element content and in quoted attributes of HTML and
+// XML. Control characters that XML 1.0 forbids (all below 0x20 except tab, newline, return)
+// become U+FFFD, so a stray byte in a log cannot make a JUnit file unreadable.
+std::string escape_markup(std::string_view text);
+
+}  // namespace fb

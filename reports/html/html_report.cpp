@@ -1,0 +1,274 @@
+#include "html/html_report.hpp"
+
+#include "core/sizes.hpp"
+#include "html/gnuplot.hpp"
+#include "html/html_escape.hpp"
+#include "html/pairwise_matrix.hpp"
+#include "results/provenance.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace fb {
+namespace {
+
+constexpr std::string_view style = R"(
+body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1200px; }
+h1 { margin-bottom: 0.2em; }
+.verdict { font-size: 1.4em; font-weight: bold; padding: 0.5em 1em; border-radius: 4px; display: inline-block; }
+.verdict.pass { background: #d9f2d9; color: #145214; }
+.verdict.fail { background: #f8d7d7; color: #7a1010; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em 0; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f0f0f0; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.status-pass { color: #145214; font-weight: bold; }
+td.status-fail { color: #7a1010; font-weight: bold; }
+td.status-skip { color: #666; }
+td.slow { outline: 3px solid #c00000; outline-offset: -3px; font-weight: bold; }
+.plots { display: flex; flex-wrap: wrap; gap: 1em; }
+.plot svg { width: 560px; height: auto; }
+code { white-space: pre-wrap; word-break: break-all; }
+)";
+
+std::string h(std::string_view text) { return escape_markup(text); }
+
+std::string optional_number(const std::optional<double>& value) {
+  return value ? fmt::format("{:.4g}", *value) : std::string("");
+}
+
+// One plot line per result set and placement; pairwise rows fold into their median per size.
+std::vector<PlotSeries> series_for(const std::vector<LoadedResults>& sets, const std::string& op,
+                                   std::optional<double> (*value)(const ResultRow&), std::string_view suffix = "") {
+  std::vector<PlotSeries> series;
+  for (const LoadedResults& set : sets) {
+    for (const bool in_place : {false, true}) {
+      std::map<std::uint64_t, std::vector<double>> by_size;
+      for (const ResultRow& row : set.results.rows)
+        if (row.op == op && row.in_place == in_place)
+          if (const auto y = value(row)) by_size[row.bytes].push_back(*y);
+      if (by_size.empty()) continue;
+      PlotSeries line{fmt::format("{}{} {}", set.label, suffix, in_place ? "in-place" : "out-of-place"), {}};
+      for (const auto& [bytes, values] : by_size) {
+        std::vector<double> sorted = values;
+        std::sort(sorted.begin(), sorted.end());
+        line.points.emplace_back(static_cast<double>(bytes), sorted[sorted.size() / 2]);
+      }
+      series.push_back(std::move(line));
+    }
+  }
+  return series;
+}
+
+std::optional<double> busbw_of(const ResultRow& row) { return row.busbw_gbps; }
+std::optional<double> algbw_of(const ResultRow& row) { return row.algbw_gbps; }
+std::optional<double> time_of(const ResultRow& row) { return row.time_median_us; }
+
+bool any_busbw(const std::vector<LoadedResults>& sets, const std::string& op) {
+  for (const LoadedResults& set : sets)
+    for (const ResultRow& row : set.results.rows)
+      if (row.op == op && row.busbw_gbps) return true;
+  return false;
+}
+
+std::set<std::string> ops_in(const std::vector<LoadedResults>& sets) {
+  std::set<std::string> ops;
+  for (const LoadedResults& set : sets)
+    for (const ResultRow& row : set.results.rows) ops.insert(row.op);
+  return ops;
+}
+
+std::string plot_div(const LogLogPlot& plot) { return fmt::format("<div class=\"plot\">{}</div>\n", render_svg(plot)); }
+
+std::string findings_table(const std::vector<Finding>& findings) {
+  if (findings.empty()) return "<p>No findings.</p>\n";
+  std::string html = "<table class=\"findings\"><tr><th>kind</th><th>subject</th><th>expected</th><th>measured</th>"
+                     "<th>unit</th><th>ratio</th><th>evidence</th></tr>\n";
+  for (const Finding& f : findings)
+    html += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td>"
+                        "<td class=\"num\">{}</td><td>{}</td></tr>\n",
+                        h(f.kind), h(f.subject), optional_number(f.expected), optional_number(f.measured), h(f.unit),
+                        optional_number(f.ratio()), h(f.evidence));
+  return html + "</table>\n";
+}
+
+std::string verdict_section(const ReportInput& input, const std::vector<Finding>& findings) {
+  std::string html = "<section id=\"verdict\"><h2>Verdict</h2>\n";
+  const bool passed = findings.empty() && (!input.acceptance || input.acceptance->passed());
+  std::string text = passed ? "PASS" : "FAIL";
+  if (!input.acceptance) text += " (no wrong results; no thresholds given)";
+  if (!passed && !input.acceptance) text = "FAIL (see findings; no thresholds given)";
+  html += fmt::format("<p class=\"verdict {}\">{}</p>\n", passed ? "pass" : "fail", h(text));
+  if (input.acceptance) {
+    html += "<h3>Acceptance checks</h3>\n<table class=\"acceptance\"><tr><th>check</th><th>kind</th><th>status</th>"
+            "<th>rows</th><th>summary</th></tr>\n";
+    for (const CheckResult& r : input.acceptance->results)
+      html += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"status-{}\">{}</td><td class=\"num\">{}</td>"
+                          "<td>{}</td></tr>\n",
+                          h(r.check.name), name_of(r.check.kind),
+                          r.status == CheckStatus::pass ? "pass" : r.status == CheckStatus::fail ? "fail" : "skip",
+                          name_of(r.status), r.rows_checked, h(r.summary));
+    html += "</table>\n";
+  }
+  html += "<h3>Findings</h3>\n" + findings_table(findings);
+  return html + "</section>\n";
+}
+
+std::string plots_section(const ReportInput& input) {
+  std::string html = "<section id=\"plots\"><h2>Bandwidth and time per size</h2>\n";
+  for (const std::string& op : ops_in(input.sets)) {
+    const bool busbw = any_busbw(input.sets, op);
+    html += fmt::format("<h3>{}</h3>\n<div class=\"plots\">\n", h(op));
+    html += plot_div({op + (busbw ? " bus bandwidth" : " algorithm bandwidth"), "size (bytes)",
+                      busbw ? "busbw (GB/s)" : "algbw (GB/s)", true,
+                      series_for(input.sets, op, busbw ? busbw_of : algbw_of)});
+    html += plot_div({op + " median time", "size (bytes)", "time (us)", true, series_for(input.sets, op, time_of)});
+    html += "</div>\n";
+  }
+  return html + "</section>\n";
+}
+
+// Cell colour from red (slow) through yellow to green, relative to the matrix median.
+std::string heat_colour(double gbps, double median_gbps) {
+  const double relative = median_gbps > 0 ? std::clamp(gbps / median_gbps, 0.5, 1.0) : 1.0;
+  const int hue = static_cast<int>(std::lround((relative - 0.5) * 2 * 120));
+  return fmt::format("hsl({}, 70%, 80%)", hue);
+}
+
+std::string heatmap_section(const std::vector<ResultRow>& rows) {
+  const std::vector<PairwiseMatrix> matrices = build_pairwise_matrices(rows);
+  if (matrices.empty()) return {};
+  std::string html = "<section id=\"pairwise\"><h2>Pairwise bandwidth</h2>\n";
+  for (const PairwiseMatrix& m : matrices) {
+    html += fmt::format("<h3>{} at {} (algbw GB/s, source row to destination column)</h3>\n"
+                        "<p>Median {:.4g} GB/s; cells marked <strong>slow</strong> are under {:.0f}% of it.</p>\n"
+                        "<table class=\"heatmap\"><tr><th>src \\ dst</th>",
+                        h(m.op), format_size_bytes(m.bytes), m.median_gbps, 100 * PairwiseMatrix::slow_fraction);
+    for (const std::string& endpoint : m.endpoints) html += fmt::format("<th>{}</th>", h(endpoint));
+    html += "</tr>\n";
+    for (std::size_t s = 0; s < m.endpoints.size(); ++s) {
+      html += fmt::format("<tr><th>{}</th>", h(m.endpoints[s]));
+      for (std::size_t d = 0; d < m.endpoints.size(); ++d) {
+        const std::optional<double>& cell = m.algbw_gbps[s][d];
+        if (!cell) {
+          html += "<td></td>";
+          continue;
+        }
+        const bool slow = m.is_slow(*cell);
+        html += fmt::format("<td class=\"num{}\" style=\"background: {}\">{:.4g}{}</td>", slow ? " slow" : "",
+                            heat_colour(*cell, m.median_gbps), *cell, slow ? " slow" : "");
+      }
+      html += "</tr>\n";
+    }
+    html += "</table>\n";
+  }
+  return html + "</section>\n";
+}
+
+std::optional<double> busbw_or_algbw(const ResultRow& row) {
+  return row.busbw_gbps ? row.busbw_gbps : std::optional<double>(row.algbw_gbps);
+}
+
+std::string comparison_section(const ReportComparison& compared) {
+  std::string html = fmt::format("<section id=\"compare\"><h2>Comparison: B = {} against A = {}</h2>\n"
+                                 "<p>Time ratio B/A under 1: B is faster. A difference is marked when it exceeds "
+                                 "the run-to-run spread of both sides (coefficient of variation or p99 over median, "
+                                 "whichever is larger, summed).</p>\n",
+                                 h(compared.label_b), h(compared.label_a));
+  for (const OpComparison& op : compared.comparison.ops) {
+    html += fmt::format("<h3>{}: geometric mean time ratio B/A {:.3f}</h3>\n", h(op.op), op.geomean_time_ratio_b_over_a);
+    LogLogPlot plot{op.op + " bandwidth, A against B", "size (bytes)", "busbw or algbw (GB/s)", true, {}};
+    for (const bool in_place : {false, true}) {
+      PlotSeries a{fmt::format("A {} {}", compared.label_a, in_place ? "in-place" : "out-of-place"), {}};
+      PlotSeries b{fmt::format("B {} {}", compared.label_b, in_place ? "in-place" : "out-of-place"), {}};
+      for (const ComparedRow& row : op.rows) {
+        if (row.a.in_place != in_place) continue;
+        if (const auto y = busbw_or_algbw(row.a)) a.points.emplace_back(static_cast<double>(row.a.bytes), *y);
+        if (const auto y = busbw_or_algbw(row.b)) b.points.emplace_back(static_cast<double>(row.b.bytes), *y);
+      }
+      if (!a.points.empty()) plot.series.push_back(std::move(a));
+      if (!b.points.empty()) plot.series.push_back(std::move(b));
+    }
+    html += "<div class=\"plots\">\n" + plot_div(plot) + "</div>\n";
+    html += "<table class=\"comparison\"><tr><th>placement</th><th>size</th><th>ranks</th><th>time A (us)</th>"
+            "<th>time B (us)</th><th>B/A time</th><th>spread</th><th>difference</th></tr>\n";
+    for (const ComparedRow& row : op.rows)
+      html += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.4g}"
+                          "</td><td class=\"num\">{:.4g}</td><td class=\"num\">{:.3f}</td><td class=\"num\">{}</td>"
+                          "<td>{}</td></tr>\n",
+                          row.a.in_place ? "in-place" : "out-of-place", format_size_bytes(row.a.bytes), row.a.nranks,
+                          row.a.time_median_us, row.b.time_median_us, row.time_ratio_b_over_a,
+                          row.significance == Significance::spread_unknown
+                              ? std::string("n/a")
+                              : fmt::format("{:.1f}%", 100 * row.spread_fraction),
+                          name_of(row.significance));
+    html += "</table>\n";
+  }
+  return html + "</section>\n";
+}
+
+std::string provenance_section(const std::vector<LoadedResults>& sets) {
+  std::string html = "<section id=\"provenance\"><h2>Provenance</h2>\n";
+  for (const LoadedResults& set : sets) {
+    const Provenance& p = set.results.provenance;
+    html += fmt::format("<h3>{}</h3>\n<table class=\"provenance\">\n", h(set.label));
+    const auto row = [&](std::string_view key, const std::string& value) {
+      html += fmt::format("<tr><th>{}</th><td><code>{}</code></td></tr>\n", key, h(value));
+    };
+    row("file", set.source.string());
+    row("run id", p.run_id);
+    row("backend", p.backend);
+    row("tool version", p.tool_version);
+    row("git revision", p.git_revision);
+    row("start time", p.start_time);
+    row("command line", p.command_line);
+    row("ranks, nodes, ranks per node", fmt::format("{}, {}, {}", p.nranks, p.nodes, p.ranks_per_node));
+    row("hosts", describe_rank_hosts(p.rank_hosts));
+    row("kernel", p.kernel);
+    for (const auto& [library, version] : p.libraries) row("library " + h(library), version);
+    for (const auto& [name, value] : p.environment) row("env " + h(name), value);
+    html += "</table>\n";
+  }
+  return html + "</section>\n";
+}
+
+}  // namespace
+
+std::size_t expected_plot_count(const ReportInput& input) {
+  return 2 * ops_in(input.sets).size() + (input.comparison ? input.comparison->comparison.ops.size() : 0);
+}
+
+std::string render_html_report(const ReportInput& input) {
+  const std::vector<ResultRow> rows = all_rows(input.sets);
+  std::vector<Finding> findings = find_wrong_results(rows);
+  if (input.acceptance)
+    for (const CheckResult& r : input.acceptance->results)
+      if (r.status == CheckStatus::fail) {
+        if (r.findings.empty())
+          findings.push_back({"acceptance", r.check.name, std::nullopt, std::nullopt, "", r.summary});
+        for (const Finding& f : r.findings) findings.push_back(f);
+      }
+  findings.insert(findings.end(), input.model_findings.begin(), input.model_findings.end());
+
+  std::string labels;
+  for (const LoadedResults& set : input.sets) labels += (labels.empty() ? "" : ", ") + set.label;
+  std::string html = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      // No script, no external loads: the report opens from disk and cannot run input text.
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+      "img-src data:\">\n<title>fabricbench report: {}</title>\n<style>{}</style>\n</head>\n<body>\n"
+      "<h1>fabricbench report</h1>\n<p>Result sets: {}</p>\n",
+      h(labels), style, h(labels));
+  html += verdict_section(input, findings);
+  html += plots_section(input);
+  html += heatmap_section(rows);
+  if (input.comparison) html += comparison_section(*input.comparison);
+  html += provenance_section(input.sets);
+  return html + "</body>\n</html>\n";
+}
+
+}  // namespace fb

@@ -1,0 +1,37 @@
+#pragma once
+// The HTML report: one self-contained file (inline CSS and SVG, no JavaScript, no external
+// resources) with the verdict and findings first, then plots per op, the pairwise heatmap, an
+// optional comparison, and the provenance of every result set.
+
+#include "acceptance/acceptance.hpp"
+#include "analysis/finding.hpp"
+#include "analysis/result_loading.hpp"
+#include "compare/comparison.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fb {
+
+struct ReportComparison {
+  std::string label_a;
+  std::string label_b;
+  Comparison comparison;
+};
+
+struct ReportInput {
+  std::vector<LoadedResults> sets;
+  std::optional<AcceptanceVerdict> acceptance;
+  std::vector<Finding> model_findings;          // from other analyses (the topology model)
+  std::optional<ReportComparison> comparison;
+};
+
+// The number of <svg> plots the report holds for `input`: two per op (bandwidth and time), one per
+// compared op. Exposed so tests can check that every expected plot is rendered.
+std::size_t expected_plot_count(const ReportInput& input);
+
+// Throws std::runtime_error when gnuplot cannot draw a plot.
+std::string render_html_report(const ReportInput& input);
+
+}  // namespace fb

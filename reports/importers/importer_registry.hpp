@@ -1,0 +1,40 @@
+#pragma once
+// Importers turn logs users already have (nccl-tests, OSU micro-benchmarks, Google Benchmark JSON)
+// into fabricbench result sets. Each format is one file under formats/ that registers itself with
+// a sniffer (does this text look like my format?) and a parser.
+
+#include "results/results_io.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fb {
+
+// What a log may not say and the user can tell the importer.
+struct ImportOptions {
+  std::optional<int> nranks;  // OSU collective logs do not print the process count
+};
+
+struct Importer {
+  std::string name;  // also the backend name of the rows it produces
+  // Cheap and specific: true only for text this importer understands (its banner or header).
+  bool (*recognizes)(std::string_view text);
+  // `origin` is the file's path, for messages ("FILE:LINE: ...") and what the file name tells.
+  // Throws InputError naming the line of anything malformed, truncated or unsupported.
+  ResultSet (*parse)(std::string_view text, const std::filesystem::path& origin, const ImportOptions& options);
+};
+
+std::vector<Importer>& importer_registry();
+
+struct ImporterRegistrar {
+  explicit ImporterRegistrar(Importer importer) { importer_registry().push_back(std::move(importer)); }
+};
+
+// Reads `path`, picks the importer that recognises it and parses it. Throws InputError when no
+// importer recognises the file (naming the formats it tried) or when parsing fails.
+ResultSet import_log(const std::filesystem::path& path, const ImportOptions& options);
+
+}  // namespace fb

@@ -1,0 +1,57 @@
+#include "importers/text_lines.hpp"
+
+#include <charconv>
+
+namespace fb {
+
+std::vector<TextLine> split_lines(std::string_view text) {
+  std::vector<TextLine> lines;
+  int number = 0;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back({++number, line});
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+  return lines;
+}
+
+std::vector<std::string_view> split_whitespace(std::string_view text) {
+  std::vector<std::string_view> tokens;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    const std::size_t start = i;
+    while (i < text.size() && text[i] != ' ' && text[i] != '\t') ++i;
+    if (i > start) tokens.push_back(text.substr(start, i - start));
+  }
+  return tokens;
+}
+
+std::string_view trim(std::string_view text) {
+  const std::size_t first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+std::optional<double> to_double(std::string_view token) {
+  double value = 0;
+  const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
+  if (ec != std::errc{} || end != token.data() + token.size() || token.empty()) return std::nullopt;
+  return value;
+}
+
+std::optional<std::int64_t> to_integer(std::string_view token) {
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
+  if (ec != std::errc{} || end != token.data() + token.size() || token.empty()) return std::nullopt;
+  return value;
+}
+
+double gbps_from(std::uint64_t bytes, double time_us) {
+  return time_us > 0 ? static_cast<double>(bytes) / (time_us * 1e3) : 0.0;
+}
+
+}  // namespace fb

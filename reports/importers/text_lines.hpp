@@ -1,0 +1,30 @@
+#pragma once
+// Line-oriented helpers shared by the text-log importers.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fb {
+
+struct TextLine {
+  int number = 0;  // 1-based, for messages
+  std::string_view text;
+};
+
+// Splits on '\n', dropping a trailing '\r'. A final line without '\n' is kept.
+std::vector<TextLine> split_lines(std::string_view text);
+
+std::vector<std::string_view> split_whitespace(std::string_view text);
+std::string_view trim(std::string_view text);
+
+// Whole-token numbers; empty when the token is not entirely a number.
+std::optional<double> to_double(std::string_view token);
+std::optional<std::int64_t> to_integer(std::string_view token);
+
+// Decimal GB/s from a size and a time: bytes / (time_us * 1e-6) / 1e9.
+double gbps_from(std::uint64_t bytes, double time_us);
+
+}  // namespace fb

@@ -1,0 +1,151 @@
+#include "acceptance/acceptance.hpp"
+#include "acceptance/junit_xml.hpp"
+#include "core/errors.hpp"
+#include "report_rows.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace fb {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::collective_row;
+using testing::pair_row;
+
+AcceptanceVerdict evaluate(std::string_view yaml, const std::vector<ResultRow>& rows) {
+  return evaluate_acceptance(parse_thresholds(yaml, "test.yaml"), rows);
+}
+
+TEST(Acceptance, MinBandwidthLooksOnlyAtSelectedSizesAndNamesTheSlowRow) {
+  const std::vector<ResultRow> rows{collective_row("all_reduce", 1 << 20, 100),       // 18.35 GB/s busbw, too small
+                                    collective_row("all_reduce", 1ull << 30, 5000),   // 375.8 GB/s busbw
+                                    collective_row("all_reduce", 2ull << 30, 12000)};  // 313.2 GB/s busbw
+  const AcceptanceVerdict verdict = evaluate(R"(
+checks:
+  - kind: min_bandwidth
+    op: all_reduce
+    min_bytes: 1G
+    at_least_gbps: 360
+)", rows);
+  ASSERT_EQ(verdict.results.size(), 1u);
+  const CheckResult& result = verdict.results[0];
+  EXPECT_EQ(result.status, CheckStatus::fail);
+  EXPECT_EQ(result.rows_checked, 2u);
+  ASSERT_EQ(result.findings.size(), 1u);
+  EXPECT_THAT(result.findings[0].subject, HasSubstr("2G"));
+  EXPECT_NEAR(*result.findings[0].measured, 313.2, 0.1);
+  EXPECT_NEAR(*result.findings[0].ratio(), 313.2 / 360, 1e-3);
+  EXPECT_FALSE(verdict.passed());
+}
+
+TEST(Acceptance, MaxLatencyUsesTheChosenStatistic) {
+  ResultRow latency = collective_row("latency", 8, 2.0, 2);
+  latency.time_p99_us = 9.0;
+  const std::vector<ResultRow> rows{latency};
+  EXPECT_EQ(evaluate("checks:\n  - {kind: max_latency, op: latency, bytes: 8, at_most_us: 5}\n", rows).results[0].status,
+            CheckStatus::pass);
+  EXPECT_EQ(evaluate("checks:\n  - {kind: max_latency, op: latency, bytes: 8, statistic: p99, at_most_us: 5}\n", rows)
+                .results[0]
+                .status,
+            CheckStatus::fail);
+}
+
+TEST(Acceptance, ACheckWithoutMatchingRowsFails) {
+  const std::vector<ResultRow> rows{collective_row("all_gather", 1ull << 30, 5000)};
+  const AcceptanceVerdict verdict = evaluate("checks:\n  - {kind: min_bandwidth, op: all_reduce, at_least_gbps: 1}\n", rows);
+  EXPECT_EQ(verdict.results[0].status, CheckStatus::fail);
+  EXPECT_THAT(verdict.results[0].summary, HasSubstr("no rows match"));
+}
+
+TEST(Acceptance, ZeroWrongFailsOnWrongElementsAndOnUnvalidatedRows) {
+  std::vector<ResultRow> rows{collective_row("all_reduce", 1024, 10), collective_row("all_reduce", 2048, 10)};
+  const std::string yaml = "checks:\n  - kind: zero_wrong\n";
+  EXPECT_EQ(evaluate(yaml, rows).results[0].status, CheckStatus::pass);
+  rows[1].wrong = 3;
+  const AcceptanceVerdict wrong = evaluate(yaml, rows);
+  EXPECT_EQ(wrong.results[0].status, CheckStatus::fail);
+  ASSERT_EQ(wrong.results[0].findings.size(), 1u);
+  EXPECT_EQ(wrong.results[0].findings[0].kind, "wrong_result");
+  rows[1].wrong.reset();
+  const AcceptanceVerdict unvalidated = evaluate(yaml, rows);
+  EXPECT_EQ(unvalidated.results[0].status, CheckStatus::fail);
+  EXPECT_THAT(unvalidated.results[0].summary, HasSubstr("1 rows were not validated"));
+}
+
+TEST(Acceptance, HostOutlierFindsTheSlowHostByMedianAbsoluteDeviation) {
+  // All pairs of six hosts; n3's link is slow, so every row through n3 runs at 20 GB/s while the
+  // others run at 47-49 GB/s. Each healthy host meets n3 in one row of five: its median stays high.
+  std::vector<ResultRow> rows;
+  for (int src = 0; src < 6; ++src)
+    for (int dst = src + 1; dst < 6; ++dst)
+      rows.push_back(pair_row(src, dst, "n" + std::to_string(src), "n" + std::to_string(dst),
+                              src == 3 || dst == 3 ? 20.0 : 47.0 + (src + dst) % 3));
+  const AcceptanceVerdict verdict = evaluate("checks:\n  - kind: no_host_outlier\n", rows);
+  const CheckResult& result = verdict.results[0];
+  EXPECT_EQ(result.status, CheckStatus::fail);
+  ASSERT_EQ(result.findings.size(), 1u);
+  EXPECT_EQ(result.findings[0].subject, "n3");
+  EXPECT_EQ(result.findings[0].kind, "slow_host");
+  EXPECT_DOUBLE_EQ(*result.findings[0].measured, 20.0);
+}
+
+TEST(Acceptance, HostOutlierIsSkippedWithoutPerHostRows) {
+  const std::vector<ResultRow> rows{collective_row("all_reduce", 1024, 10)};
+  EXPECT_EQ(evaluate("checks:\n  - kind: no_host_outlier\n", rows).results[0].status, CheckStatus::skip);
+}
+
+TEST(Acceptance, PairwiseComparesEveryPairAtTheLargestSizeWithTheExpectedBandwidth) {
+  const std::vector<ResultRow> rows{pair_row(0, 1, "a", "b", 46), pair_row(1, 0, "b", "a", 44),
+                                    // A small size is slower by nature and must not count.
+                                    pair_row(0, 1, "a", "b", 1, 8)};
+  const AcceptanceVerdict verdict =
+      evaluate("checks:\n  - {kind: pairwise_bandwidth, op: bw, expected_gbps: 50, min_fraction: 0.9}\n", rows);
+  const CheckResult& result = verdict.results[0];
+  EXPECT_EQ(result.rows_checked, 2u);
+  ASSERT_EQ(result.findings.size(), 1u);  // 44 < 45 = 0.9 x 50; 46 passes
+  EXPECT_THAT(result.findings[0].subject, HasSubstr("rank 1 (b) -> rank 0 (a)"));
+  EXPECT_DOUBLE_EQ(*result.findings[0].expected, 50);
+}
+
+TEST(Thresholds, MalformedFilesNameTheLine) {
+  const auto message_of = [](std::string_view yaml) {
+    try {
+      parse_thresholds(yaml, "accept.yaml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message_of("checks:\n  - kind: min_bandwidth\n    at_least_gbps: fast\n"),
+            "accept.yaml:3: 'at_least_gbps': cannot read 'fast' as a number");
+  EXPECT_EQ(message_of("checks:\n  - kind: min_bandwith\n"),
+            "accept.yaml:2: unknown kind 'min_bandwith' (min_bandwidth, max_latency, zero_wrong, no_host_outlier, "
+            "pairwise_bandwidth)");
+  EXPECT_EQ(message_of("checks:\n  - kind: zero_wrong\n    treshold: 1\n"),
+            "accept.yaml:3: unknown key 'treshold' for this check");
+  EXPECT_THAT(message_of("checks:\n  - kind: [zero_wrong\n"), HasSubstr("accept.yaml:3:"));
+  EXPECT_EQ(message_of("checks:\n  - kind: min_bandwidth\n    min_bytes: 1Q\n    at_least_gbps: 1\n").substr(0, 15),
+            "accept.yaml:3: ");
+}
+
+TEST(Thresholds, ShippedExamplesParse) {
+  for (const char* name : {"dgx_h100_8gpu.yaml", "ib_ndr_2node.yaml"}) {
+    const Thresholds thresholds = read_thresholds(std::filesystem::path(FB_THRESHOLDS_DIR) / name);
+    EXPECT_GE(thresholds.checks.size(), 4u) << name;
+  }
+}
+
+TEST(JunitXml, OneTestCasePerCheckWithEscapedFailures) {
+  const std::vector<ResultRow> rows{pair_row(0, 1, "<host&1>", "b", 10)};
+  const AcceptanceVerdict verdict = evaluate(
+      "checks:\n  - {kind: pairwise_bandwidth, expected_gbps: 50}\n  - {kind: zero_wrong}\n  - {kind: no_host_outlier}\n",
+      rows);
+  const std::string xml = acceptance_to_junit_xml(verdict, "accept.yaml");
+  EXPECT_THAT(xml, HasSubstr("tests=\"3\" failures=\"1\" skipped=\"1\""));
+  EXPECT_THAT(xml, HasSubstr("&lt;host&amp;1&gt;"));
+  EXPECT_THAT(xml, ::testing::Not(HasSubstr("<host&1>")));
+}
+
+}  // namespace
+}  // namespace fb

@@ -1,0 +1,84 @@
+#include "html/gnuplot.hpp"
+#include "html/html_escape.hpp"
+#include "html/pairwise_matrix.hpp"
+#include "report_fixture.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+namespace fb {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+bool gnuplot_installed() {
+  for (const char* dir : {"/usr/bin", "/usr/local/bin"})
+    if (::access((std::string(dir) + "/gnuplot").c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+std::size_t count_of(const std::string& text, const std::string& needle) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+  return count;
+}
+
+TEST(HtmlEscape, MarkupCharactersAndControlBytes) {
+  EXPECT_EQ(escape_markup("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+  EXPECT_EQ(escape_markup(std::string("a\x01" "b")), "a\xef\xbf\xbd" "b");
+}
+
+TEST(Gnuplot, LabelsCannotBreakOutOfTheirQuotesOrCarryMarkup) {
+  EXPECT_EQ(gnuplot_safe_text("it's <b>x</b> & \"y\""), "it?s ?b?x?/b? ? ?y?");
+  const std::string script = gnuplot_script({"a'b", "x", "y", true, {{"node'1 <i>", {{8, 1.0}, {16, 0.0}}}}});
+  EXPECT_THAT(script, HasSubstr("set title 'a?b'"));
+  EXPECT_THAT(script, HasSubstr("title 'node?1 ?i?'"));
+  EXPECT_THAT(script, Not(HasSubstr("16 0")));  // a zero cannot sit on a log axis
+}
+
+TEST(PairwiseMatrix, SlowCellsAgainstTheMatrixMedian) {
+  const std::vector<PairwiseMatrix> matrices = build_pairwise_matrices(testing::hostile_report_input().sets[0].results.rows);
+  ASSERT_EQ(matrices.size(), 1u);
+  const PairwiseMatrix& m = matrices[0];
+  EXPECT_EQ(m.op, "bw");
+  ASSERT_EQ(m.endpoints.size(), 3u);
+  EXPECT_EQ(m.endpoints[1], "1 (node-2)");
+  EXPECT_FALSE(m.algbw_gbps[0][0].has_value());
+  EXPECT_DOUBLE_EQ(m.median_gbps, 48.0);
+  EXPECT_TRUE(m.is_slow(*m.algbw_gbps[2][0]));
+  EXPECT_FALSE(m.is_slow(*m.algbw_gbps[0][2]));
+}
+
+TEST(HtmlReport, SelfContainedWithEveryPlotAndEveryInputStringEscaped) {
+  if (!gnuplot_installed()) GTEST_SKIP() << "gnuplot is not installed (scripts/setup.sh installs gnuplot-nox)";
+  const ReportInput input = testing::hostile_report_input();
+  const std::string html = render_html_report(input);
+  EXPECT_EQ(expected_plot_count(input), 6u);  // all_gather, all_reduce, bw: bandwidth and time each
+  EXPECT_EQ(count_of(html, "<svg"), expected_plot_count(input));
+  EXPECT_THAT(html, Not(HasSubstr("<script")));
+  EXPECT_THAT(html, Not(HasSubstr("<img")));
+  EXPECT_THAT(html, Not(HasSubstr("http://www.w3.org/1999/xlink\" href=\"http")));
+  EXPECT_THAT(html, HasSubstr("&lt;img src=x onerror=alert(1)&gt;"));
+  EXPECT_THAT(html, HasSubstr("&lt;script&gt;alert(2)&lt;/script&gt;"));
+  EXPECT_THAT(html, HasSubstr("results/&lt;b&gt;bold&lt;/b&gt;.json"));
+  EXPECT_THAT(html, HasSubstr("<p class=\"verdict fail\">"));
+  EXPECT_THAT(html, HasSubstr("<td>wrong_result</td>"));
+  EXPECT_EQ(count_of(html, "class=\"num slow\""), 1u);
+}
+
+TEST(HtmlReport, ComparisonAddsOneOverlaidPlotPerComparedOp) {
+  if (!gnuplot_installed()) GTEST_SKIP() << "gnuplot is not installed (scripts/setup.sh installs gnuplot-nox)";
+  ReportInput input = testing::hostile_report_input();
+  const std::vector<ResultRow>& rows = input.sets[0].results.rows;
+  input.comparison = ReportComparison{"A", "B", compare_results(rows, rows)};
+  const std::string html = render_html_report(input);
+  EXPECT_EQ(expected_plot_count(input), 6u + 3u);
+  EXPECT_EQ(count_of(html, "<svg"), expected_plot_count(input));
+  EXPECT_THAT(html, HasSubstr("geometric mean time ratio B/A 1.000"));
+}
+
+}  // namespace
+}  // namespace fb
