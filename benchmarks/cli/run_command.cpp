@@ -82,6 +82,11 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
                  "seconds one step (an iteration) may take before the job is ended and the stuck ranks named; "
                  "0 derives it from the size (30 s + size at 50 MB/s)")
       ->capture_default_str();
+  sub.add_option("--pair-endpoints", o.run.pair_endpoints,
+                 "pairwise and concurrent: pair hosts (their first ranks) or every rank")
+      ->capture_default_str();
+  sub.add_option("--cut", o.run.cut, "concurrent: halves (endpoint i with i + N/2) or random")->capture_default_str();
+  sub.add_option("--seed", o.run.seed, "concurrent --cut random: seed of the matching")->capture_default_str();
   sub.add_option("-D,--results-dir", o.results_dir, "directory for RUN_ID.csv and RUN_ID.json")->capture_default_str();
   sub.add_option("--csv", o.csv_path, "write the CSV results here instead");
   sub.add_option("--json", o.json_path, "write the JSON results here instead");
@@ -112,7 +117,7 @@ class RunCommand {
 
     std::vector<PlannedOp> plan;
     try {
-      plan = plan_run(options_.run, placement.nranks, *backend_);
+      plan = plan_run(options_.run, *backend_);
     } catch (const UsageError& e) {
       return fail_everywhere(e.what(), reporting_rank, ExitCode::usage);
     }
@@ -167,6 +172,10 @@ class RunCommand {
     const RunContext context{writer ? writer->results().provenance.run_id : "", std::string(backend_->name()),
                              backend_->placement()};
     for (const PlannedOp& planned : plan) {
+      if (planned.op->op_class == OpClass::pair_pattern) {
+        measure_pair_pattern(planned, context, writer);
+        continue;
+      }
       std::vector<bool> groups;
       for (Placement placement : planned.placements) groups.push_back(placement == Placement::in_place);
       const ConsoleTable table(std::cout, groups);
@@ -186,6 +195,29 @@ class RunCommand {
     if (writer) {
       print_summary(std::cout, writer->results().rows);
       std::cout << fmt::format("# results: {} and {}\n", writer->paths().csv.string(), writer->paths().json.string());
+    }
+  }
+
+  // Every size runs the planned rounds of pairs in turn; a round's pairs are measured together.
+  void measure_pair_pattern(const PlannedOp& planned, const RunContext& context, ResultsWriter* writer) {
+    const OpTraits& primitive = op_by_name(planned.op->pair_primitive);
+    const PairMetric metric = primitive.name == "latency" ? PairMetric::latency : PairMetric::bandwidth;
+    for (const auto& cases : planned.cases_by_size) {
+      const BenchmarkCase& pattern_case = cases.front();
+      BenchmarkCase primitive_case = pattern_case;
+      primitive_case.op = &primitive;
+      std::vector<ResultRow> rows;
+      for (const PairRound& round : planned.pair_rounds) {
+        for (Measurement& measurement : backend_->measure_pairs(primitive_case, round.pairs)) {
+          any_wrong_ = any_wrong_ || measurement.wrong.value_or(0) > 0;
+          if (!writer) continue;
+          measurement.round = round.round;
+          measurement.concurrent_flows = static_cast<int>(round.pairs.size());
+          rows.push_back(make_result_row(pattern_case, measurement, context));
+          writer->append(rows.back());
+        }
+      }
+      if (writer) print_pair_rows(std::cout, planned.op->name, rows, metric);
     }
   }
 

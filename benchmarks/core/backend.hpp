@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,12 @@ class Backend {
 
   // Measures one case. Collective over all ranks of the backend.
   virtual Measurement measure(const BenchmarkCase& benchmark_case) = 0;
+
+  // Runs the point-to-point `benchmark_case` on every pair at the same time (ranks in no pair
+  // idle) and returns one measurement per pair, in `pairs` order, each with its `pair` set.
+  // Collective over all ranks; times are filled on the reporting rank only.
+  virtual std::vector<Measurement> measure_pairs(const BenchmarkCase& benchmark_case,
+                                                 std::span<const RankPair> pairs) = 0;
 
   // True on every rank when `local_ok` is true on every rank: for decisions one rank makes (such
   // as whether the results directory is writable) that all ranks must follow.

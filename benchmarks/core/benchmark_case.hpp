@@ -27,12 +27,23 @@ struct BenchmarkCase {
   double step_deadline_s = 30;     // the watchdog ends the job when one step takes longer
 };
 
+// Two ranks exchanging messages: `src` sends, `dst` receives (both ways for bibw).
+struct RankPair {
+  int src = 0;
+  int dst = 1;
+  bool operator==(const RankPair&) const = default;
+};
+
 struct Measurement {
   // Per iteration, the slowest rank's time in seconds for one timed unit (one collective call, or
   // one one-way message for point-to-point ops). Filled on the reporting rank only.
   std::vector<double> unit_seconds;
   // Elements that failed validation, summed over ranks; known on every rank. Empty: not checked.
   std::optional<std::uint64_t> wrong;
+  // Set for one pair of a set measured together (pairwise, concurrent).
+  std::optional<RankPair> pair;
+  std::optional<int> round;
+  std::optional<int> concurrent_flows;
 };
 
 }  // namespace fb

@@ -33,6 +33,12 @@ constexpr std::array ops{
              OpClass::point_to_point, false, false, false, false, 2, unit_factor, 1.0},
     OpTraits{"bibw", "bi-directional streaming bandwidth, windows in flight both ways", OpClass::point_to_point,
              false, false, false, false, 2, unit_factor, 2.0},
+    OpTraits{"pairwise", "bw between every pair of hosts, both directions, in rounds of disjoint pairs",
+             OpClass::pair_pattern, false, false, false, false, 2, unit_factor, 1.0, "bw"},
+    OpTraits{"pairwise_latency", "latency between every pair of hosts, in rounds of disjoint pairs",
+             OpClass::pair_pattern, false, false, false, false, 2, unit_factor, 1.0, "latency"},
+    OpTraits{"concurrent", "bw of pairs across a cut, each alone and then all at once: the test for blocking",
+             OpClass::pair_pattern, false, false, false, false, 2, unit_factor, 1.0, "bw"},
 };
 
 }  // namespace

@@ -9,7 +9,10 @@
 
 namespace fb {
 
-enum class OpClass { collective, point_to_point };
+// collective: every rank takes part. point_to_point: two ranks, the others idle. pair_pattern:
+// many pairs of hosts, scheduled by the core (core/pair_patterns.hpp), each pair running the op's
+// point-to-point primitive.
+enum class OpClass { collective, point_to_point, pair_pattern };
 
 enum class Placement { out_of_place, in_place };
 std::string_view name_of(Placement placement);
@@ -30,6 +33,8 @@ struct OpTraits {
   // Bytes counted per timed unit relative to the message size: 2 for bibw, where both directions
   // carry a message in the same time.
   double algbw_bytes_factor;
+  // pair_pattern ops: the point-to-point op every pair runs.
+  std::string_view pair_primitive = {};
 };
 
 std::span<const OpTraits> all_ops();

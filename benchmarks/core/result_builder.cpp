@@ -31,12 +31,15 @@ ResultRow make_result_row(const BenchmarkCase& benchmark_case, const Measurement
   row.nranks = context.placement.nranks;
   row.nodes = context.placement.nodes;
   row.ranks_per_node = context.placement.ranks_per_node;
-  if (op.op_class == OpClass::point_to_point) {
-    row.src_rank = benchmark_case.src_rank;
-    row.dst_rank = benchmark_case.dst_rank;
-    row.src_host = context.placement.rank_hosts.at(static_cast<std::size_t>(benchmark_case.src_rank));
-    row.dst_host = context.placement.rank_hosts.at(static_cast<std::size_t>(benchmark_case.dst_rank));
+  if (op.op_class != OpClass::collective) {
+    const RankPair pair = measurement.pair.value_or(RankPair{benchmark_case.src_rank, benchmark_case.dst_rank});
+    row.src_rank = pair.src;
+    row.dst_rank = pair.dst;
+    row.src_host = context.placement.rank_hosts.at(static_cast<std::size_t>(pair.src));
+    row.dst_host = context.placement.rank_hosts.at(static_cast<std::size_t>(pair.dst));
   }
+  row.round = measurement.round;
+  row.concurrent_flows = measurement.concurrent_flows;
   row.bytes = benchmark_case.bytes;
   row.count = benchmark_case.count;
   row.iterations = static_cast<int>(measurement.unit_seconds.size());

@@ -49,10 +49,13 @@ void validate_run_options(const RunOptions& options) {
   parse_data_type(options.dtype);
   parse_reduce_op(options.redop);
   requested_placements(options.placement);
+  parse_pair_endpoints(options.pair_endpoints);
+  parse_cut(options.cut);
 }
 
-std::vector<PlannedOp> plan_run(const RunOptions& options, int nranks, const Backend& backend) {
+std::vector<PlannedOp> plan_run(const RunOptions& options, const Backend& backend) {
   validate_run_options(options);
+  const int nranks = backend.placement().nranks;
   const DataType dtype = parse_data_type(options.dtype);
   const ReduceOp redop = parse_reduce_op(options.redop);
   const std::size_t element_bytes = size_in_bytes(dtype);
@@ -71,6 +74,19 @@ std::vector<PlannedOp> plan_run(const RunOptions& options, int nranks, const Bac
     if (op.op_class == OpClass::point_to_point && std::max(options.src_rank, options.dst_rank) >= nranks)
       throw UsageError(fmt::format("--src {} / --dst {} are not both ranks of this {}-rank run", options.src_rank,
                                    options.dst_rank, nranks));
+    if (op.op_class == OpClass::pair_pattern) {
+      const PairEndpoints endpoints = parse_pair_endpoints(options.pair_endpoints);
+      const std::vector<int> endpoint_ranks = pair_endpoint_ranks(backend.placement(), endpoints);
+      if (endpoint_ranks.size() < 2)
+        throw UsageError(fmt::format("{} needs at least 2 {}, this run has {}{}", op.name, options.pair_endpoints,
+                                     endpoint_ranks.size(),
+                                     endpoints == PairEndpoints::hosts ? " (--pair-endpoints ranks pairs the ranks "
+                                                                         "of one host)"
+                                                                       : ""));
+      planned.pair_rounds = op.name == "concurrent"
+                                ? concurrent_rounds(endpoint_ranks, parse_cut(options.cut), options.seed)
+                                : pairwise_rounds(endpoint_ranks);
+    }
 
     // "both" means every placement the backend has for the op; naming one it lacks is an error.
     const std::vector<Placement> available = backend.placements_of(op);
@@ -112,9 +128,9 @@ std::vector<PlannedOp> plan_run(const RunOptions& options, int nranks, const Bac
         benchmark_case.window = options.window;
         benchmark_case.src_rank = options.src_rank;
         benchmark_case.dst_rank = options.dst_rank;
-        // A step of bw and bibw is a whole window of messages.
+        // A step of bw and bibw (and of the pair patterns built on them) is a whole window of messages.
         const std::uint64_t step_bytes =
-            op.op_class == OpClass::point_to_point ? bytes * static_cast<std::uint64_t>(options.window) : bytes;
+            op.op_class == OpClass::collective ? bytes : bytes * static_cast<std::uint64_t>(options.window);
         benchmark_case.step_deadline_s = step_deadline_s({.fixed_timeout_s = options.timeout_s}, step_bytes);
         cases.push_back(benchmark_case);
       }

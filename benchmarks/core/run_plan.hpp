@@ -3,6 +3,7 @@
 // needs only the rank count, so every bad flag is reported before any traffic.
 
 #include "core/benchmark_case.hpp"
+#include "core/pair_patterns.hpp"
 #include "core/sizes.hpp"
 
 #include <string>
@@ -30,6 +31,9 @@ struct RunOptions {
   int src_rank = 0;
   int dst_rank = 1;
   double timeout_s = 0;  // per step; 0: derived from the size (see step_deadline_s)
+  std::string pair_endpoints = "hosts";  // pair patterns: one rank per host, or every rank
+  std::string cut = "halves";            // concurrent: which pairs cross the cut
+  std::uint64_t seed = 1;                // concurrent --cut random: the matching drawn
 };
 
 // Checks what can be checked without knowing the rank count. Throws UsageError.
@@ -40,9 +44,11 @@ struct PlannedOp {
   std::vector<Placement> placements;
   // One entry per size; each holds a case per placement, in `placements` order.
   std::vector<std::vector<BenchmarkCase>> cases_by_size;
+  // Pair patterns: the sets of pairs measured together, in order, for every size.
+  std::vector<PairRound> pair_rounds;
 };
 
-// Throws UsageError for anything the backend cannot run with `nranks` ranks.
-std::vector<PlannedOp> plan_run(const RunOptions& options, int nranks, const Backend& backend);
+// Throws UsageError for anything the backend cannot run on its ranks.
+std::vector<PlannedOp> plan_run(const RunOptions& options, const Backend& backend);
 
 }  // namespace fb

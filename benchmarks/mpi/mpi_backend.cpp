@@ -76,7 +76,8 @@ std::map<std::string, std::string> MpiBackend::library_versions() const {
 }
 
 std::vector<Placement> MpiBackend::placements_of(const OpTraits& op) const {
-  const MpiOpImplementation* implementation = find_mpi_op(op.name);
+  // A pair pattern runs wherever its point-to-point primitive does.
+  const MpiOpImplementation* implementation = find_mpi_op(op.pair_primitive.empty() ? op.name : op.pair_primitive);
   return implementation ? implementation->placements : std::vector<Placement>{};
 }
 
@@ -87,12 +88,9 @@ void MpiBackend::require_supported(DataType dtype) const {
                                  name_of(dtype), MPI_VERSION, MPI_SUBVERSION));
 }
 
-Measurement MpiBackend::measure(const BenchmarkCase& benchmark_case) {
+MpiBackend::LocalRun MpiBackend::run_locally(const BenchmarkCase& benchmark_case) {
   const MpiOpImplementation* implementation = find_mpi_op(benchmark_case.op->name);
   if (!implementation) throw std::logic_error("measure() called for an op the plan should have refused");
-  watchdog_->begin_case(fmt::format("{} {} B {} ({})", benchmark_case.op->name, benchmark_case.bytes,
-                                    name_of(benchmark_case.placement), name_of(benchmark_case.dtype)),
-                        benchmark_case.step_deadline_s);
   const std::unique_ptr<MpiOpCase> op_case = implementation->factory(benchmark_case, context_);
   const auto barrier = [&] { FB_MPI_CHECK(MPI_Barrier(context_.comm)); };
   std::uint32_t iteration = 0;
@@ -108,31 +106,83 @@ Measurement MpiBackend::measure(const BenchmarkCase& benchmark_case) {
 
   phase = CasePhase::timed;
   iteration = 0;
-  std::vector<double> local_seconds(static_cast<std::size_t>(benchmark_case.iterations));
-  if (benchmark_case.op->op_class == OpClass::collective) time_synchronized(local_seconds, barrier, iterate);
-  else time_back_to_back(local_seconds, iterate);
-  watchdog_->step(CasePhase::gather);
-
-  // The time of an iteration is the time of its slowest rank.
-  Measurement measurement;
-  if (context_.rank == 0) measurement.unit_seconds.resize(local_seconds.size());
-  FB_MPI_CHECK(MPI_Reduce(local_seconds.data(), measurement.unit_seconds.data(), static_cast<int>(local_seconds.size()),
-                          MPI_DOUBLE, MPI_MAX, 0, context_.comm));
+  LocalRun local;
+  local.unit_seconds.resize(static_cast<std::size_t>(benchmark_case.iterations));
+  if (benchmark_case.op->op_class == OpClass::collective) time_synchronized(local.unit_seconds, barrier, iterate);
+  else time_back_to_back(local.unit_seconds, iterate);
   const double units = op_case->units_per_iteration();
-  for (double& seconds : measurement.unit_seconds) seconds /= units;
+  for (double& seconds : local.unit_seconds) seconds /= units;
 
   if (benchmark_case.check) {
     watchdog_->step(CasePhase::check);
     op_case->fill_inputs();
     barrier();
     iterate();
-    const std::uint64_t local_wrong = op_case->count_wrong();
+    local.wrong = op_case->count_wrong();
+  }
+  watchdog_->step(CasePhase::gather);
+  return local;
+}
+
+Measurement MpiBackend::measure(const BenchmarkCase& benchmark_case) {
+  watchdog_->begin_case(fmt::format("{} {} B {} ({})", benchmark_case.op->name, benchmark_case.bytes,
+                                    name_of(benchmark_case.placement), name_of(benchmark_case.dtype)),
+                        benchmark_case.step_deadline_s);
+  const LocalRun local = run_locally(benchmark_case);
+
+  // The time of an iteration is the time of its slowest rank.
+  Measurement measurement;
+  if (context_.rank == 0) measurement.unit_seconds.resize(local.unit_seconds.size());
+  FB_MPI_CHECK(MPI_Reduce(local.unit_seconds.data(), measurement.unit_seconds.data(),
+                          static_cast<int>(local.unit_seconds.size()), MPI_DOUBLE, MPI_MAX, 0, context_.comm));
+  if (local.wrong) {
     std::uint64_t total_wrong = 0;
-    FB_MPI_CHECK(MPI_Allreduce(&local_wrong, &total_wrong, 1, MPI_UINT64_T, MPI_SUM, context_.comm));
+    FB_MPI_CHECK(MPI_Allreduce(&*local.wrong, &total_wrong, 1, MPI_UINT64_T, MPI_SUM, context_.comm));
     measurement.wrong = total_wrong;
   }
   watchdog_->end_case();
   return measurement;
+}
+
+std::vector<Measurement> MpiBackend::measure_pairs(const BenchmarkCase& benchmark_case, std::span<const RankPair> pairs) {
+  if (pairs.empty()) throw std::logic_error("measure_pairs() needs at least one pair");
+  // A rank in no pair runs the case as an idle rank of the first pair.
+  BenchmarkCase own_case = benchmark_case;
+  const auto own_pair = std::find_if(pairs.begin(), pairs.end(), [&](const RankPair& pair) {
+    return pair.src == context_.rank || pair.dst == context_.rank;
+  });
+  own_case.src_rank = own_pair != pairs.end() ? own_pair->src : pairs.front().src;
+  own_case.dst_rank = own_pair != pairs.end() ? own_pair->dst : pairs.front().dst;
+
+  watchdog_->begin_case(fmt::format("{} {} B, {} pair{} at once", benchmark_case.op->name, benchmark_case.bytes,
+                                    pairs.size(), pairs.size() == 1 ? "" : "s"),
+                        benchmark_case.step_deadline_s);
+  const LocalRun local = run_locally(own_case);
+
+  const std::size_t iterations = local.unit_seconds.size();
+  std::vector<double> all_seconds(context_.rank == 0 ? iterations * static_cast<std::size_t>(context_.nranks) : 0);
+  FB_MPI_CHECK(MPI_Gather(local.unit_seconds.data(), static_cast<int>(iterations), MPI_DOUBLE, all_seconds.data(),
+                          static_cast<int>(iterations), MPI_DOUBLE, 0, context_.comm));
+  std::vector<std::uint64_t> all_wrong(static_cast<std::size_t>(context_.nranks));
+  const std::uint64_t own_wrong = local.wrong.value_or(0);
+  FB_MPI_CHECK(MPI_Allgather(&own_wrong, 1, MPI_UINT64_T, all_wrong.data(), 1, MPI_UINT64_T, context_.comm));
+
+  std::vector<Measurement> measurements;
+  for (const RankPair& pair : pairs) {
+    Measurement measurement;
+    measurement.pair = pair;
+    if (benchmark_case.check)
+      measurement.wrong = all_wrong[static_cast<std::size_t>(pair.src)] + all_wrong[static_cast<std::size_t>(pair.dst)];
+    if (context_.rank == 0) {
+      // A message's time is the later of its two ends.
+      const double* src_seconds = all_seconds.data() + static_cast<std::size_t>(pair.src) * iterations;
+      const double* dst_seconds = all_seconds.data() + static_cast<std::size_t>(pair.dst) * iterations;
+      for (std::size_t i = 0; i < iterations; ++i) measurement.unit_seconds.push_back(std::max(src_seconds[i], dst_seconds[i]));
+    }
+    measurements.push_back(std::move(measurement));
+  }
+  watchdog_->end_case();
+  return measurements;
 }
 
 bool MpiBackend::all_agree(bool local_ok) {

@@ -23,10 +23,18 @@ class MpiBackend final : public Backend {
   std::vector<Placement> placements_of(const OpTraits& op) const override;
   void require_supported(DataType dtype) const override;
   Measurement measure(const BenchmarkCase& benchmark_case) override;
+  std::vector<Measurement> measure_pairs(const BenchmarkCase& benchmark_case, std::span<const RankPair> pairs) override;
   bool all_agree(bool local_ok) override;
   [[noreturn]] void abort_all(int exit_code) override;
 
  private:
+  // What this rank measured of a case: its own times per unit and its own wrong elements.
+  struct LocalRun {
+    std::vector<double> unit_seconds;
+    std::optional<std::uint64_t> wrong;
+  };
+  LocalRun run_locally(const BenchmarkCase& benchmark_case);
+
   MpiOpContext context_;
   RankPlacement placement_;
   std::unique_ptr<Watchdog> watchdog_;

@@ -74,6 +74,72 @@ void ConsoleTable::print_size(std::span<const ResultRow> rows) const {
   out_.flush();
 }
 
+namespace {
+
+std::string endpoint_label(const std::string& host, std::optional<int> rank) {
+  return fmt::format("{}:{}", host, rank.value_or(-1));
+}
+
+void print_pair_matrix(std::ostream& out, std::span<const ResultRow> rows, PairMetric metric) {
+  std::map<int, std::string> labels_by_rank;  // rows and columns in rank order
+  std::map<std::pair<std::string, std::string>, const ResultRow*> cells;
+  for (const ResultRow& row : rows) {
+    const std::string src = endpoint_label(row.src_host, row.src_rank);
+    const std::string dst = endpoint_label(row.dst_host, row.dst_rank);
+    labels_by_rank[row.src_rank.value_or(-1)] = src;
+    labels_by_rank[row.dst_rank.value_or(-1)] = dst;
+    cells[{src, dst}] = &row;
+  }
+  std::vector<std::string> labels;
+  for (const auto& [rank, label] : labels_by_rank) labels.push_back(label);
+  std::size_t width = 8;
+  for (const std::string& label : labels) width = std::max(width, label.size());
+  out << fmt::format("# {} (rows send, columns receive)\n", metric == PairMetric::bandwidth ? "algbw GB/s" : "latency us");
+  std::string header = fmt::format("# {:>{}}", "", width - 2);
+  for (const std::string& label : labels) header += fmt::format(" {:>{}}", label, width);
+  out << header << '\n';
+  for (const std::string& src : labels) {
+    std::string line = fmt::format("{:>{}}", src, width);
+    for (const std::string& dst : labels) {
+      const auto cell = cells.find({src, dst});
+      line += cell == cells.end() ? fmt::format(" {:>{}}", "-", width)
+                                  : fmt::format(" {:>{}.2f}",
+                                                metric == PairMetric::bandwidth ? cell->second->algbw_gbps
+                                                                                : cell->second->time_median_us,
+                                                width);
+    }
+    out << line << '\n';
+  }
+}
+
+void print_alone_against_together(std::ostream& out, std::span<const ResultRow> rows) {
+  std::map<std::pair<std::string, std::string>, std::pair<const ResultRow*, const ResultRow*>> by_pair;
+  std::vector<std::pair<std::string, std::string>> order;
+  for (const ResultRow& row : rows) {
+    const auto key = std::make_pair(endpoint_label(row.src_host, row.src_rank), endpoint_label(row.dst_host, row.dst_rank));
+    if (!by_pair.contains(key)) order.push_back(key);
+    auto& [alone, together] = by_pair[key];
+    (row.concurrent_flows.value_or(1) == 1 ? alone : together) = &row;
+  }
+  out << fmt::format("# {:>24} {:>24} {:>12} {:>12} {:>8}\n", "src", "dst", "alone GB/s", "together GB/s", "ratio");
+  for (const auto& key : order) {
+    const auto& [alone, together] = by_pair[key];
+    if (!alone || !together) continue;
+    out << fmt::format("  {:>24} {:>24} {:>12.3f} {:>12.3f} {:>8.3f}\n", key.first, key.second, alone->algbw_gbps,
+                       together->algbw_gbps, alone->algbw_gbps > 0 ? together->algbw_gbps / alone->algbw_gbps : 0.0);
+  }
+}
+
+}  // namespace
+
+void print_pair_rows(std::ostream& out, std::string_view op, std::span<const ResultRow> rows, PairMetric metric) {
+  if (rows.empty()) return;
+  out << fmt::format("#\n# {} {} bytes\n", op, rows.front().bytes);
+  if (rows.front().round) print_pair_matrix(out, rows, metric);
+  else print_alone_against_together(out, rows);
+  out.flush();
+}
+
 void print_summary(std::ostream& out, std::span<const ResultRow> rows) {
   std::map<std::string, std::vector<const ResultRow*>> by_op;
   for (const ResultRow& row : rows) by_op[row.op].push_back(&row);

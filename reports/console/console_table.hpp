@@ -28,6 +28,12 @@ class ConsoleTable {
   std::vector<bool> in_place_groups_;
 };
 
+enum class PairMetric { bandwidth, latency };
+
+// Pair-pattern rows of one size: a source x destination matrix when they ran in rounds
+// (pairwise), else each pair alone against all pairs at once (concurrent).
+void print_pair_rows(std::ostream& out, std::string_view op, std::span<const ResultRow> rows, PairMetric metric);
+
 // Peak bandwidth and wrong elements per op, and the sizes where validation failed.
 void print_summary(std::ostream& out, std::span<const ResultRow> rows);
 

@@ -26,6 +26,8 @@ struct ResultRow {
   std::optional<int> dst_rank;
   std::string src_host;
   std::string dst_host;
+  std::optional<int> round;             // pairwise rows: the round of disjoint pairs it ran in
+  std::optional<int> concurrent_flows;  // pair rows: how many pairs were in flight at once (1: alone)
   std::uint64_t bytes = 0;       // nccl-tests size semantics (whole buffer for all_gather etc.)
   std::uint64_t count = 0;       // elements per rank buffer, as nccl-tests prints it
   int iterations = 0;

@@ -105,6 +105,8 @@ constexpr std::array fields{
     field<&ResultRow::dst_rank>("dst_rank"),
     field<&ResultRow::src_host>("src_host"),
     field<&ResultRow::dst_host>("dst_host"),
+    field<&ResultRow::round>("round"),
+    field<&ResultRow::concurrent_flows>("concurrent_flows"),
     field<&ResultRow::bytes>("bytes"),
     field<&ResultRow::count>("count"),
     field<&ResultRow::iterations>("iterations"),

@@ -19,6 +19,13 @@ using ::testing::HasSubstr;
 // in place only, no 16-bit floats), and fails the test if anything tries to measure.
 class PlanningBackend final : public Backend {
  public:
+  // `hosts` names the host of every rank; by default each rank has a host of its own.
+  explicit PlanningBackend(int nranks, std::vector<std::string> hosts = {}) {
+    placement_.nranks = nranks;
+    if (hosts.empty())
+      for (int rank = 0; rank < nranks; ++rank) hosts.push_back("h" + std::to_string(rank));
+    placement_.rank_hosts = std::move(hosts);
+  }
   std::string_view name() const override { return "fake"; }
   const RankPlacement& placement() const override { return placement_; }
   std::map<std::string, std::string> library_versions() const override { return {}; }
@@ -31,6 +38,10 @@ class PlanningBackend final : public Backend {
     if (dtype == DataType::half || dtype == DataType::bfloat16) throw UsageError("no 16-bit floats in fake");
   }
   Measurement measure(const BenchmarkCase&) override {
+    ADD_FAILURE() << "planning measured something";
+    return {};
+  }
+  std::vector<Measurement> measure_pairs(const BenchmarkCase&, std::span<const RankPair>) override {
     ADD_FAILURE() << "planning measured something";
     return {};
   }
@@ -53,15 +64,18 @@ std::vector<std::uint64_t> sizes_of(const PlannedOp& planned) {
   return sizes;
 }
 
-std::string usage_error_of(const RunOptions& options, int nranks) {
-  const PlanningBackend backend;
+std::string usage_error_of(const RunOptions& options, const PlanningBackend& backend) {
   try {
-    plan_run(options, nranks, backend);
+    plan_run(options, backend);
   } catch (const UsageError& e) {
     return e.what();
   }
   ADD_FAILURE() << "plan accepted";
   return {};
+}
+
+std::string usage_error_of(const RunOptions& options, int nranks) {
+  return usage_error_of(options, PlanningBackend(nranks));
 }
 
 TEST(PlanRun, UnknownOp) {
@@ -77,8 +91,7 @@ TEST(PlanRun, RootMustBeARank) {
   options.root = 4;
   EXPECT_THAT(usage_error_of(options, 4), HasSubstr("-r 4"));
   options.root = 3;
-  const PlanningBackend backend;
-  EXPECT_EQ(plan_run(options, 4, backend).front().cases_by_size.front().front().root, 3);
+  EXPECT_EQ(plan_run(options, PlanningBackend(4)).front().cases_by_size.front().front().root, 3);
 }
 
 TEST(PlanRun, AllGatherSizeMustDivideByTypeAndRanks) {
@@ -105,8 +118,7 @@ TEST(PlanRun, InPlaceLatencyDoesNotExist) {
 TEST(PlanRun, DefaultMinimumRoundsUpToTheOpsUnit) {
   RunOptions options = options_for({"all_gather", "all_reduce"});
   options.max_bytes = "64";
-  const PlanningBackend backend;
-  const auto plan = plan_run(options, 4, backend);
+  const auto plan = plan_run(options, PlanningBackend(4));
   ASSERT_EQ(plan.size(), 2u);
   EXPECT_THAT(sizes_of(plan[0]), ElementsAre(16u, 32u, 64u));
   EXPECT_THAT(sizes_of(plan[1]), ElementsAre(8u, 16u, 32u, 64u));
@@ -120,8 +132,7 @@ TEST(PlanRun, CasesCarryCountsAndFlags) {
   options.iterations = 7;
   options.warmup_iterations = 2;
   options.check = 0;
-  const PlanningBackend backend;
-  const PlannedOp planned = plan_run(options, 4, backend).front();
+  const PlannedOp planned = plan_run(options, PlanningBackend(4)).front();
   ASSERT_EQ(planned.cases_by_size.size(), 3u);
   const BenchmarkCase& first = planned.cases_by_size[0][0];
   EXPECT_EQ(first.bytes, 1024u);
@@ -137,8 +148,7 @@ TEST(PlanRun, BothPlacementsGiveTwoCasesPerSizeExceptBroadcast) {
   RunOptions options = options_for({"all_reduce", "broadcast", "bw"});
   options.min_bytes = "8";
   options.max_bytes = "32";
-  const PlanningBackend backend;
-  const auto plan = plan_run(options, 2, backend);
+  const auto plan = plan_run(options, PlanningBackend(2));
   ASSERT_EQ(plan.size(), 3u);
   EXPECT_THAT(plan[0].placements, ElementsAre(Placement::out_of_place, Placement::in_place));
   for (const auto& cases : plan[0].cases_by_size) {
@@ -155,8 +165,7 @@ TEST(PlanRun, ExplicitPlacementThatExistsIsHonoured) {
   RunOptions options = options_for({"all_reduce"});
   options.placement = "in-place";
   options.max_bytes = "8";
-  const PlanningBackend backend;
-  EXPECT_THAT(plan_run(options, 2, backend).front().placements, ElementsAre(Placement::in_place));
+  EXPECT_THAT(plan_run(options, PlanningBackend(2)).front().placements, ElementsAre(Placement::in_place));
 }
 
 TEST(ValidateRunOptions, RejectsBadFlagsBeforeTheRankCountIsKnown) {
@@ -176,6 +185,34 @@ TEST(ValidateRunOptions, RejectsBadFlagsBeforeTheRankCountIsKnown) {
   rejects([](RunOptions& o) { o.src_rank = o.dst_rank = 1; });
   rejects([](RunOptions& o) { o.placement = "sideways"; });
   EXPECT_NO_THROW(validate_run_options(options_for({"all_reduce"})));
+}
+
+TEST(PlanRun, PairPatternsNeedTwoHostsUnlessRanksArePaired) {
+  const PlanningBackend one_host(4, {"a", "a", "a", "a"});
+  EXPECT_THAT(usage_error_of(options_for({"pairwise"}), one_host), HasSubstr("--pair-endpoints ranks"));
+  RunOptions options = options_for({"pairwise"});
+  options.pair_endpoints = "ranks";
+  EXPECT_EQ(plan_run(options, one_host).front().pair_rounds.size(), 6u);  // 3 rounds, both directions
+}
+
+TEST(PlanRun, PairPatternsUseTheFirstRankOfEachHost) {
+  const PlanningBackend two_per_host(4, {"a", "a", "b", "b"});
+  const PlannedOp planned = plan_run(options_for({"pairwise"}), two_per_host).front();
+  ASSERT_EQ(planned.pair_rounds.size(), 2u);
+  EXPECT_THAT(planned.pair_rounds[0].pairs, ElementsAre(RankPair{0, 2}));
+  EXPECT_THAT(planned.pair_rounds[1].pairs, ElementsAre(RankPair{2, 0}));
+  // A step is a window of messages, so its deadline allows for the whole window.
+  const BenchmarkCase& largest = planned.cases_by_size.back().front();
+  RunOptions fixed = options_for({"concurrent"});
+  fixed.timeout_s = 7;
+  EXPECT_GT(largest.step_deadline_s, 30.0);
+  EXPECT_EQ(plan_run(fixed, two_per_host).front().cases_by_size.front().front().step_deadline_s, 7.0);
+}
+
+TEST(PlanRun, UnknownCutIsRefused) {
+  RunOptions options = options_for({"concurrent"});
+  options.cut = "diagonal";
+  EXPECT_THAT(usage_error_of(options, 4), HasSubstr("--cut 'diagonal'"));
 }
 
 }  // namespace
