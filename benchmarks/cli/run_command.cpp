@@ -217,7 +217,10 @@ class RunCommand {
           writer->append(rows.back());
         }
       }
-      if (writer) print_pair_rows(std::cout, planned.op->name, rows, metric);
+      if (!writer) continue;
+      if (planned.op->pair_schedule == PairSchedule::cut_alone_then_together) print_alone_against_together(std::cout, rows);
+      else print_pair_matrix(std::cout, rows, metric);
+      std::cout.flush();
     }
   }
 

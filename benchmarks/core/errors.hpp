@@ -15,6 +15,7 @@ enum class ExitCode : int {
   input = 4,          // a malformed input file (results, topology, thresholds)
   timeout = 5,        // an operation made no progress within its deadline; the job was ended
   acceptance_failed = 6,  // `fabricbench accept`: the results were read and at least one check failed
+  doctor_flags = 7,       // `fabricbench doctor`: a host was inspected and at least one error-severity flag was raised
   // Ended by SIGINT or SIGTERM: the shell convention 128 + signal number (130, 143).
 };
 

@@ -34,11 +34,12 @@ constexpr std::array ops{
     OpTraits{"bibw", "bi-directional streaming bandwidth, windows in flight both ways", OpClass::point_to_point,
              false, false, false, false, 2, unit_factor, 2.0},
     OpTraits{"pairwise", "bw between every pair of hosts, both directions, in rounds of disjoint pairs",
-             OpClass::pair_pattern, false, false, false, false, 2, unit_factor, 1.0, "bw"},
+             OpClass::pair_pattern, false, false, false, false, 2, unit_factor, 1.0, "bw", PairSchedule::round_robin},
     OpTraits{"pairwise_latency", "latency between every pair of hosts, in rounds of disjoint pairs",
-             OpClass::pair_pattern, false, false, false, false, 2, unit_factor, 1.0, "latency"},
+             OpClass::pair_pattern, false, false, false, false, 2, unit_factor, 1.0, "latency", PairSchedule::round_robin},
     OpTraits{"concurrent", "bw of pairs across a cut, each alone and then all at once: the test for blocking",
-             OpClass::pair_pattern, false, false, false, false, 2, unit_factor, 1.0, "bw"},
+             OpClass::pair_pattern, false, false, false, false, 2, unit_factor, 1.0, "bw",
+             PairSchedule::cut_alone_then_together},
 };
 
 }  // namespace

@@ -9,6 +9,9 @@
 
 namespace fb {
 
+// How a pair pattern chooses its pairs (core/pair_patterns.hpp).
+enum class PairSchedule { none, round_robin, cut_alone_then_together };
+
 // collective: every rank takes part. point_to_point: two ranks, the others idle. pair_pattern:
 // many pairs of hosts, scheduled by the core (core/pair_patterns.hpp), each pair running the op's
 // point-to-point primitive.
@@ -33,8 +36,9 @@ struct OpTraits {
   // Bytes counted per timed unit relative to the message size: 2 for bibw, where both directions
   // carry a message in the same time.
   double algbw_bytes_factor;
-  // pair_pattern ops: the point-to-point op every pair runs.
+  // pair_pattern ops: the point-to-point op every pair runs, and how the pairs are chosen.
   std::string_view pair_primitive = {};
+  PairSchedule pair_schedule = PairSchedule::none;
 };
 
 std::span<const OpTraits> all_ops();

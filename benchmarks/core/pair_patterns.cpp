@@ -39,9 +39,9 @@ std::vector<PairRound> pairwise_rounds(std::span<const int> endpoint_ranks) {
   if (seats.size() % 2 == 1) seats.push_back(empty_seat);
   const std::size_t n = seats.size();
   std::vector<PairRound> rounds;
-  for (std::size_t round = 0; round + 1 < n; ++round) {
-    PairRound forward{{}, static_cast<int>(round + 1)};
-    PairRound backward{{}, static_cast<int>(round + 1)};
+  for (std::size_t pairing = 0; pairing + 1 < n; ++pairing) {
+    PairRound forward{{}, static_cast<int>(2 * pairing + 1)};
+    PairRound backward{{}, static_cast<int>(2 * pairing + 2)};
     for (std::size_t i = 0; i < n / 2; ++i) {
       const int a = seats[i];
       const int b = seats[n - 1 - i];
@@ -63,7 +63,8 @@ std::vector<PairRound> concurrent_rounds(std::span<const int> endpoint_ranks, Cu
   PairRound together;
   for (std::size_t i = 0; i < half; ++i) together.pairs.push_back({order[i], order[i + half]});
   std::vector<PairRound> rounds;
-  for (const RankPair& pair : together.pairs) rounds.push_back({{pair}, std::nullopt});
+  for (const RankPair& pair : together.pairs) rounds.push_back({{pair}, static_cast<int>(rounds.size() + 1)});
+  together.round = static_cast<int>(rounds.size() + 1);
   rounds.push_back(std::move(together));
   return rounds;
 }

@@ -15,10 +15,11 @@
 
 namespace fb {
 
-// Pairs measured at the same time.
+// Pairs measured at the same time. Rounds are numbered from 1 in the order they run, so the rows
+// of one round in the results are the flows that shared the fabric.
 struct PairRound {
   std::vector<RankPair> pairs;
-  std::optional<int> round;  // pairwise: the tournament round, 1-based; both directions share it
+  int round = 0;
 };
 
 enum class PairEndpoints { hosts, ranks };
@@ -31,9 +32,8 @@ CutKind parse_cut(std::string_view text);                   // throws UsageError
 // rank.
 std::vector<int> pair_endpoint_ranks(const RankPlacement& placement, PairEndpoints endpoints);
 
-// Circle-method tournament over the endpoints: N-1 rounds for even N, N for odd (one endpoint sits
-// out each round). Each round appears twice, once per direction, so every ordered pair is measured
-// exactly once.
+// Circle-method tournament over the endpoints: N-1 pairings for even N, N for odd (one endpoint
+// sits out each), each run twice, once per direction, so every ordered pair is measured once.
 std::vector<PairRound> pairwise_rounds(std::span<const int> endpoint_ranks);
 
 // The pairs across the cut, each alone and then all together (the last round). `halves` pairs

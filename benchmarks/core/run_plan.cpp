@@ -83,7 +83,7 @@ std::vector<PlannedOp> plan_run(const RunOptions& options, const Backend& backen
                                      endpoints == PairEndpoints::hosts ? " (--pair-endpoints ranks pairs the ranks "
                                                                          "of one host)"
                                                                        : ""));
-      planned.pair_rounds = op.name == "concurrent"
+      planned.pair_rounds = op.pair_schedule == PairSchedule::cut_alone_then_together
                                 ? concurrent_rounds(endpoint_ranks, parse_cut(options.cut), options.seed)
                                 : pairwise_rounds(endpoint_ranks);
     }

@@ -80,6 +80,12 @@ std::string endpoint_label(const std::string& host, std::optional<int> rank) {
   return fmt::format("{}:{}", host, rank.value_or(-1));
 }
 
+std::string pattern_heading(std::span<const ResultRow> rows) {
+  return fmt::format("#\n# {} {} bytes\n", rows.front().op, rows.front().bytes);
+}
+
+}  // namespace
+
 void print_pair_matrix(std::ostream& out, std::span<const ResultRow> rows, PairMetric metric) {
   std::map<int, std::string> labels_by_rank;  // rows and columns in rank order
   std::map<std::pair<std::string, std::string>, const ResultRow*> cells;
@@ -90,10 +96,12 @@ void print_pair_matrix(std::ostream& out, std::span<const ResultRow> rows, PairM
     labels_by_rank[row.dst_rank.value_or(-1)] = dst;
     cells[{src, dst}] = &row;
   }
+  if (rows.empty()) return;
   std::vector<std::string> labels;
   for (const auto& [rank, label] : labels_by_rank) labels.push_back(label);
   std::size_t width = 8;
   for (const std::string& label : labels) width = std::max(width, label.size());
+  out << pattern_heading(rows);
   out << fmt::format("# {} (rows send, columns receive)\n", metric == PairMetric::bandwidth ? "algbw GB/s" : "latency us");
   std::string header = fmt::format("# {:>{}}", "", width - 2);
   for (const std::string& label : labels) header += fmt::format(" {:>{}}", label, width);
@@ -113,6 +121,8 @@ void print_pair_matrix(std::ostream& out, std::span<const ResultRow> rows, PairM
 }
 
 void print_alone_against_together(std::ostream& out, std::span<const ResultRow> rows) {
+  if (rows.empty()) return;
+  out << pattern_heading(rows);
   std::map<std::pair<std::string, std::string>, std::pair<const ResultRow*, const ResultRow*>> by_pair;
   std::vector<std::pair<std::string, std::string>> order;
   for (const ResultRow& row : rows) {
@@ -128,16 +138,6 @@ void print_alone_against_together(std::ostream& out, std::span<const ResultRow> 
     out << fmt::format("  {:>24} {:>24} {:>12.3f} {:>12.3f} {:>8.3f}\n", key.first, key.second, alone->algbw_gbps,
                        together->algbw_gbps, alone->algbw_gbps > 0 ? together->algbw_gbps / alone->algbw_gbps : 0.0);
   }
-}
-
-}  // namespace
-
-void print_pair_rows(std::ostream& out, std::string_view op, std::span<const ResultRow> rows, PairMetric metric) {
-  if (rows.empty()) return;
-  out << fmt::format("#\n# {} {} bytes\n", op, rows.front().bytes);
-  if (rows.front().round) print_pair_matrix(out, rows, metric);
-  else print_alone_against_together(out, rows);
-  out.flush();
 }
 
 void print_summary(std::ostream& out, std::span<const ResultRow> rows) {

@@ -30,9 +30,11 @@ class ConsoleTable {
 
 enum class PairMetric { bandwidth, latency };
 
-// Pair-pattern rows of one size: a source x destination matrix when they ran in rounds
-// (pairwise), else each pair alone against all pairs at once (concurrent).
-void print_pair_rows(std::ostream& out, std::string_view op, std::span<const ResultRow> rows, PairMetric metric);
+// Pairwise rows of one size as a source x destination matrix.
+void print_pair_matrix(std::ostream& out, std::span<const ResultRow> rows, PairMetric metric);
+
+// Concurrent rows of one size: each pair alone (concurrent_flows 1) against all pairs at once.
+void print_alone_against_together(std::ostream& out, std::span<const ResultRow> rows);
 
 // Peak bandwidth and wrong elements per op, and the sizes where validation failed.
 void print_summary(std::ostream& out, std::span<const ResultRow> rows);

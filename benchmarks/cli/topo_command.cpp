@@ -1,0 +1,289 @@
+// `fabricbench topo`: the topology model from the command line.
+//
+//   topo show FILE...                   counts, link types, tiers, oversubscription
+//   topo analyze FILE... --pattern P    oversubscription, bisection, blocking links (table, JSON)
+//   topo predict --spec cluster.yaml --op all_reduce -b 8 -e 1G   a predicted sweep as results
+//   topo dot FILE... [--pattern P]      Graphviz DOT, the pattern's blocking links in red
+
+#include "cli/command.hpp"
+
+#include "core/build_info.hpp"
+#include "core/errors.hpp"
+#include "core/sizes.hpp"
+#include "results/results_io.hpp"
+#include "topology/analysis.hpp"
+#include "topology/collective_model.hpp"
+#include "topology/dot_export.hpp"
+#include "topology/format_registry.hpp"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+namespace fb::cli {
+namespace {
+
+using topo::FabricHierarchy;
+using topo::Graph;
+
+struct TopoOptions {
+  std::vector<std::string> files;
+  std::string format = "auto";
+  std::string pattern = "all_to_all";
+  std::string json_path;  // analyze: findings as JSON ("-" for stdout)
+  std::size_t max_rows = 20;
+  std::string output_path;  // dot
+  // predict
+  std::string spec_path;
+  std::string op = "all_reduce";
+  std::string algorithm = "ring";
+  std::string min_bytes = "8";
+  std::string max_bytes = "32M";
+  std::uint64_t step_factor = 2;
+  int nodes = 0;
+  int gpus_per_node = 0;
+  std::string csv_path;
+};
+
+topo::TrafficPattern parse_pattern(const std::string& name) {
+  const auto pattern = topo::traffic_pattern_from_string(name);
+  if (!pattern) throw UsageError("--pattern must be all_to_all, ring, leaf_to_leaf or bisection, got '" + name + "'");
+  return *pattern;
+}
+
+std::string ratio_text(const std::optional<double>& ratio) {
+  return ratio ? fmt::format("{:.2f}:1", *ratio) : std::string("-");
+}
+
+void print_oversubscription(const topo::OversubscriptionReport& report) {
+  if (report.tiers.empty()) return;
+  fmt::print("\n{:<8} {:>9} {:>14} {:>14} {:>16} {:>14}\n", "tier", "switches", "down GB/s", "up GB/s",
+             "oversubscription", "worst switch");
+  for (const auto& tier : report.tiers) {
+    fmt::print("{:<8} {:>9} {:>14.1f} {:>14.1f} {:>16} {:>14}\n", topo::to_string(tier.tier), tier.switch_count,
+               tier.downlink_gbps, tier.uplink_gbps, ratio_text(tier.oversubscription_ratio),
+               ratio_text(tier.worst_switch_ratio));
+  }
+}
+
+int show(const TopoOptions& options) {
+  const Graph graph = topo::load_topology(options.files, options.format);
+  std::map<std::string_view, std::size_t> vertices;
+  std::map<std::string_view, std::size_t> tiers;
+  for (const topo::Vertex& v : graph.vertices()) {
+    ++vertices[topo::to_string(v.kind)];
+    if (v.kind == topo::VertexKind::fabric_switch) ++tiers[topo::to_string(v.tier)];
+  }
+  struct LinkSummary {
+    std::size_t count = 0;
+    std::size_t nominal = 0;
+    double capacity_gbps = 0;
+  };
+  std::map<std::string_view, LinkSummary> links;
+  for (const topo::Link& link : graph.links()) {
+    LinkSummary& summary = links[link.spec.technology];
+    ++summary.count;
+    summary.nominal += link.nominal_capacity ? 1 : 0;
+    summary.capacity_gbps += link.spec.capacity_gbps;
+  }
+  fmt::print("# {} vertices, {} links from {} file(s)\n", graph.vertex_count(), graph.link_count(), options.files.size());
+  for (const auto& [kind, count] : vertices) fmt::print("{:<14} {:>8}\n", kind, count);
+  for (const auto& [tier, count] : tiers) fmt::print("{:<14} {:>8}\n", fmt::format("{} switches", tier), count);
+  fmt::print("\n{:<28} {:>8} {:>16} {:>8}\n", "link technology", "links", "total GB/s", "nominal");
+  for (const auto& [technology, summary] : links) {
+    fmt::print("{:<28} {:>8} {:>16.1f} {:>8}\n", technology, summary.count, summary.capacity_gbps, summary.nominal);
+  }
+  print_oversubscription(topo::analyze_oversubscription(graph));
+  return static_cast<int>(ExitCode::ok);
+}
+
+int analyze(const TopoOptions& options) {
+  const topo::TrafficPattern pattern = parse_pattern(options.pattern);
+  const Graph graph = topo::load_topology(options.files, options.format);
+  FabricHierarchy fabric(graph);
+  const topo::OversubscriptionReport oversubscription = topo::analyze_oversubscription(graph);
+  print_oversubscription(oversubscription);
+  if (!fabric.has_fabric()) {
+    fmt::print("# no fabric links: nothing to route between hosts\n");
+    return static_cast<int>(ExitCode::ok);
+  }
+  const double bisection_gbps = topo::bisection_bandwidth_gbps(fabric);
+  const topo::PatternAnalysis analysis = topo::analyze_pattern(fabric, pattern);
+  fmt::print("\n# bisection bandwidth {:.1f} GB/s per direction ({} hosts)\n", bisection_gbps, fabric.hosts().size());
+  fmt::print("# {}: offered {:.1f} GB/s, max-min fair {:.1f} GB/s ({:.1f}%), slowest flow {:.3f} GB/s\n",
+             topo::to_string(pattern), analysis.offered_gbps, analysis.achieved_gbps,
+             100.0 * analysis.achieved_gbps / analysis.offered_gbps, analysis.min_flow_rate_gbps);
+  fmt::print("# {} blocking link direction(s)\n", analysis.blocking.size());
+  if (!analysis.blocking.empty()) {
+    fmt::print("{:<28} {:<28} {:>10} {:>14} {:>8}\n", "from", "to", "cap GB/s", "expected GB/s", "load");
+  }
+  for (std::size_t i = 0; i < analysis.blocking.size() && i < options.max_rows; ++i) {
+    const topo::BlockingFinding& finding = analysis.blocking[i];
+    fmt::print("{:<28} {:<28} {:>10.1f} {:>14.1f} {:>7.2f}x\n", graph.vertex(finding.from).name,
+               graph.vertex(finding.to).name, finding.capacity_gbps, finding.expected_load_gbps, finding.load_ratio);
+  }
+  if (analysis.blocking.size() > options.max_rows) {
+    fmt::print("... and {} more (--max-rows, or --json for all)\n", analysis.blocking.size() - options.max_rows);
+  }
+  if (!options.json_path.empty()) {
+    nlohmann::json json = topo::to_json(graph, analysis);
+    json["oversubscription"] = topo::to_json(graph, oversubscription);
+    json["bisection_bandwidth_gbps"] = bisection_gbps;
+    if (options.json_path == "-") {
+      std::cout << json.dump(2) << '\n';
+    } else {
+      write_file_atomically(options.json_path, json.dump(2) + "\n");
+    }
+  }
+  return static_cast<int>(ExitCode::ok);
+}
+
+std::string utc_now_iso8601() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
+}
+
+int predict(const TopoOptions& options) {
+  const auto op = topo::collective_op_from_string(options.op);
+  if (!op) throw UsageError("--op must be all_reduce, all_gather or reduce_scatter, got '" + options.op + "'");
+  const auto algorithm = topo::collective_algorithm_from_string(options.algorithm);
+  if (!algorithm) throw UsageError("--algo must be ring or tree, got '" + options.algorithm + "'");
+  SweepSpec sweep;
+  sweep.min_bytes = parse_size_bytes(options.min_bytes);
+  sweep.max_bytes = parse_size_bytes(options.max_bytes);
+  sweep.step_factor = options.step_factor;
+  validate_sweep(sweep);
+
+  const Graph graph = topo::load_topology({options.spec_path}, options.format);
+  const std::vector<topo::VertexId> ranks = topo::place_ranks(graph, options.nodes, options.gpus_per_node);
+  const topo::RingModel model = topo::model_rings(graph, ranks);
+  const std::uint64_t unit_bytes = *op == topo::CollectiveOp::all_reduce ? 4 : 4 * static_cast<std::uint64_t>(model.ranks);
+  const std::vector<std::uint64_t> sizes = expand_sweep(sweep, unit_bytes, "float elements");
+
+  ResultSet results;
+  Provenance& provenance = results.provenance;
+  provenance.run_id = fmt::format("model-{}-{}-{}", topo::host_name_from_path(options.spec_path), options.op, options.algorithm);
+  provenance.tool_version = FABRICBENCH_VERSION;
+  provenance.git_revision = git_revision();
+  provenance.start_time = utc_now_iso8601();
+  provenance.command_line = fmt::format("fabricbench topo predict --spec {} --op {} --algo {} -b {} -e {} -f {}",
+                                        options.spec_path, options.op, options.algorithm, options.min_bytes,
+                                        options.max_bytes, options.step_factor);
+  provenance.backend = "model";
+  provenance.nranks = model.ranks;
+  provenance.nodes = model.nodes;
+  provenance.ranks_per_node = model.ranks_per_node;
+  for (const topo::VertexId gpu : ranks) provenance.rank_hosts.push_back(graph.vertex(graph.vertex(gpu).host).name);
+  for (const std::uint64_t bytes : sizes) {
+    results.rows.push_back(topo::predicted_row(model, *op, *algorithm, bytes, provenance.run_id, provenance.start_time));
+  }
+  fmt::print(stderr, "# model: {} ranks on {} nodes, {} ring(s), alpha {:.2f} us, B {:.1f} GB/s\n", model.ranks,
+             model.nodes, model.rings, model.alpha_us, model.step_bandwidth_gbps);
+  if (!options.csv_path.empty()) write_file_atomically(options.csv_path, results_to_csv(results));
+  if (!options.json_path.empty()) write_file_atomically(options.json_path, results_to_json(results));
+  if (options.csv_path.empty() && options.json_path.empty()) std::cout << results_to_csv(results);
+  return static_cast<int>(ExitCode::ok);
+}
+
+int dot(const TopoOptions& options) {
+  const Graph graph = topo::load_topology(options.files, options.format);
+  std::vector<topo::LinkId> flagged;
+  if (options.pattern != "none") {
+    FabricHierarchy fabric(graph);
+    for (const topo::BlockingFinding& finding : topo::analyze_pattern(fabric, parse_pattern(options.pattern)).blocking) {
+      flagged.push_back(finding.link);
+    }
+  }
+  if (options.output_path.empty() || options.output_path == "-") {
+    topo::write_dot(std::cout, graph, flagged);
+  } else {
+    std::ostringstream text;
+    topo::write_dot(text, graph, flagged);
+    write_file_atomically(options.output_path, text.str());
+  }
+  return static_cast<int>(ExitCode::ok);
+}
+
+// One line on stderr and the exit code the error category maps to.
+int run_reporting_errors(const std::function<int()>& action) {
+  try {
+    return action();
+  } catch (const UsageError& error) {
+    fmt::print(stderr, "fabricbench topo: {}\n", error.what());
+    return static_cast<int>(ExitCode::usage);
+  } catch (const InputError& error) {
+    fmt::print(stderr, "fabricbench topo: {}\n", error.what());
+    return static_cast<int>(ExitCode::input);
+  } catch (const std::invalid_argument& error) {
+    // The model refused the topology itself (an untiered switch, a placement it cannot hold).
+    fmt::print(stderr, "fabricbench topo: {}\n", error.what());
+    return static_cast<int>(ExitCode::input);
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "fabricbench topo: {}\n", error.what());
+    return static_cast<int>(ExitCode::runtime);
+  }
+}
+
+void add_input_flags(CLI::App& command, TopoOptions& options) {
+  command.add_option("files", options.files, "topology inputs, merged in order (hosts match by name)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  std::string formats;
+  for (const auto& format : topo::topology_formats()) formats += (formats.empty() ? "" : ", ") + format.name;
+  command.add_option("--format", options.format, "input format: auto (sniffed) or one of " + formats);
+}
+
+const CommandRegistrar registrar{
+    "topo", "the fabric model: show, analyze, predict and draw a topology",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto options = std::make_shared<TopoOptions>();
+      sub.require_subcommand(1);
+      CLI::App* show_command = sub.add_subcommand("show", "summary: counts, link types, tiers, oversubscription");
+      add_input_flags(*show_command, *options);
+
+      CLI::App* analyze_command = sub.add_subcommand("analyze", "oversubscription, bisection and blocking links");
+      add_input_flags(*analyze_command, *options);
+      analyze_command->add_option("--pattern", options->pattern, "all_to_all, ring, leaf_to_leaf or bisection")
+          ->capture_default_str();
+      analyze_command->add_option("--json", options->json_path, "write the findings as JSON to FILE ('-': stdout)");
+      analyze_command->add_option("--max-rows", options->max_rows, "blocking links shown in the table")->capture_default_str();
+
+      CLI::App* predict_command = sub.add_subcommand("predict", "alpha-beta prediction of a collective sweep");
+      predict_command->add_option("--spec", options->spec_path, "the topology (a cluster spec YAML or any input)")
+          ->required()
+          ->check(CLI::ExistingFile);
+      predict_command->add_option("--format", options->format, "input format (default: sniffed)");
+      predict_command->add_option("--op", options->op, "all_reduce, all_gather or reduce_scatter")->capture_default_str();
+      predict_command->add_option("--algo", options->algorithm, "ring or tree")->capture_default_str();
+      predict_command->add_option("-b,--minbytes", options->min_bytes, "smallest size")->capture_default_str();
+      predict_command->add_option("-e,--maxbytes", options->max_bytes, "largest size")->capture_default_str();
+      predict_command->add_option("-f,--stepfactor", options->step_factor, "size multiplier")->capture_default_str();
+      predict_command->add_option("--nodes", options->nodes, "nodes to place ranks on (0: all)");
+      predict_command->add_option("--gpus-per-node", options->gpus_per_node, "ranks per node (0: every GPU)");
+      predict_command->add_option("--csv", options->csv_path, "write the rows as CSV (default: CSV on stdout)");
+      predict_command->add_option("--json", options->json_path, "write the rows as JSON");
+
+      CLI::App* dot_command = sub.add_subcommand("dot", "Graphviz DOT with the pattern's blocking links in red");
+      add_input_flags(*dot_command, *options);
+      dot_command->add_option("--pattern", options->pattern, "pattern whose blocking links are flagged, or none")
+          ->capture_default_str();
+      dot_command->add_option("-o,--output", options->output_path, "write to FILE instead of stdout");
+
+      return [options, show_command, analyze_command, predict_command, dot_command]() {
+        return run_reporting_errors([&]() {
+          if (show_command->parsed()) return show(*options);
+          if (analyze_command->parsed()) return analyze(*options);
+          if (predict_command->parsed()) return predict(*options);
+          return dot(*options);
+        });
+      };
+    }};
+
+}  // namespace
+}  // namespace fb::cli

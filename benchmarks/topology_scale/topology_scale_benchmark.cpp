@@ -1,0 +1,81 @@
+// Builds and analyzes DGX H100 clusters on a 3-tier NDR fat-tree (leaves 1:1, spines 2:1) from
+// 1,000 to 100,000 GPUs: YAML spec -> graph -> oversubscription -> all-to-all max-min blocking.
+// Phase times and the peak resident set are reported as counters.
+
+#include "topology/analysis.hpp"
+#include "topology/format_registry.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include <chrono>
+
+namespace {
+
+std::string cluster_spec_yaml(int nodes) {
+  return fmt::format(R"(name: scale
+node:
+  count: {}
+  cpus: 2
+  gpus: 8
+  nvlink: {{generation: 4, links_per_gpu: 18, nvswitches: 4}}
+  pcie: {{generation: 5, width: 16, switches: 4}}
+  nics: {{count: 8, link: 4xNDR}}
+fabric:
+  topology: fat_tree
+  tiers:
+    - {{name: leaf, radix: 64, oversubscription: "1:1"}}
+    - {{name: spine, radix: 64, oversubscription: "2:1"}}
+    - {{name: core, radix: 128}}
+)",
+                     nodes);
+}
+
+double peak_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+void BM_BuildAndAnalyzeFatTree(benchmark::State& state) {
+  const int gpus = static_cast<int>(state.range(0));
+  const fb::topo::SourceText source{"scale.yaml", cluster_spec_yaml(gpus / 8)};
+  using clock = std::chrono::steady_clock;
+  double build_s = 0, oversubscription_s = 0, blocking_s = 0;
+  std::size_t links = 0, vertices = 0, findings = 0, classes = 0;
+  for (auto _ : state) {
+    const auto start = clock::now();
+    const fb::topo::Graph graph = fb::topo::parse_topology(source, "cluster-yaml");
+    const auto built = clock::now();
+    const fb::topo::OversubscriptionReport oversubscription = fb::topo::analyze_oversubscription(graph);
+    const auto oversubscribed = clock::now();
+    fb::topo::FabricHierarchy fabric(graph);
+    const fb::topo::PatternAnalysis analysis = fb::topo::analyze_pattern(fabric, fb::topo::TrafficPattern::all_to_all);
+    const auto analyzed = clock::now();
+    benchmark::DoNotOptimize(oversubscription);
+    build_s += std::chrono::duration<double>(built - start).count();
+    oversubscription_s += std::chrono::duration<double>(oversubscribed - built).count();
+    blocking_s += std::chrono::duration<double>(analyzed - oversubscribed).count();
+    links = graph.link_count();
+    vertices = graph.vertex_count();
+    findings = analysis.blocking.size();
+    classes = analysis.flow_classes;
+  }
+  const auto iterations = static_cast<double>(state.iterations());
+  state.counters["vertices"] = static_cast<double>(vertices);
+  state.counters["links"] = static_cast<double>(links);
+  state.counters["flow_classes"] = static_cast<double>(classes);
+  state.counters["blocking_links"] = static_cast<double>(findings);
+  state.counters["build_s"] = build_s / iterations;
+  state.counters["oversub_s"] = oversubscription_s / iterations;
+  state.counters["blocking_s"] = blocking_s / iterations;
+  state.counters["peak_rss_MiB"] = peak_rss_mib();
+}
+
+// One process per size keeps peak_rss_MiB meaningful: run with --benchmark_filter=.../100000.
+BENCHMARK(BM_BuildAndAnalyzeFatTree)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,93 @@
+#include "topology/cluster_spec.hpp"
+
+#include "test_support.hpp"
+
+#include "core/errors.hpp"
+
+#include <gtest/gtest.h>
+
+namespace fb::topo {
+namespace {
+
+using test::count_kind;
+using test::count_links;
+
+TEST(ClusterSpecYaml, DgxPodBuildsNodesAndTwoTierFatTree) {
+  const Graph graph = test::parse_sample("dgx_h100_pod.yaml");
+  EXPECT_EQ(count_kind(graph, VertexKind::host), 32u);
+  EXPECT_EQ(count_kind(graph, VertexKind::gpu), 256u);
+  EXPECT_EQ(count_kind(graph, VertexKind::nic), 256u);
+  EXPECT_EQ(count_kind(graph, VertexKind::nvswitch), 128u);
+  // Leaf radix 48 at 2:1 is 32 down, 16 up: 4 nodes per leaf, 8 leaves, 16 spines.
+  EXPECT_EQ(count_kind(graph, VertexKind::fabric_switch), 8u + 16u);
+  EXPECT_EQ(count_links(graph, LinkType::infiniband), 256u + 8u * 16u);
+  // 18 NVLinks per GPU over 4 NVSwitches: bonds of 5, 5, 4, 4.
+  const VertexId gpu = graph.find("node00001/GPU0");
+  ASSERT_NE(gpu, no_vertex);
+  double nvlink_gbps = 0;
+  for (const LinkId l : graph.links_of(gpu)) {
+    if (graph.link(l).spec.type == LinkType::nvlink) nvlink_gbps += graph.link(l).spec.capacity_gbps;
+  }
+  EXPECT_DOUBLE_EQ(nvlink_gbps, 450.0);
+  EXPECT_EQ(graph.vertex(graph.find("leaf0001")).tier, SwitchTier::leaf);
+  EXPECT_EQ(graph.vertex(graph.find("spine0016")).tier, SwitchTier::spine);
+}
+
+TEST(ClusterSpecYaml, PcieBoxHasNoNvlinkAndNoFabric) {
+  const Graph graph = test::parse_sample("pcie_box.yaml");
+  EXPECT_EQ(count_kind(graph, VertexKind::gpu), 8u);
+  EXPECT_EQ(count_links(graph, LinkType::nvlink), 0u);
+  EXPECT_EQ(count_kind(graph, VertexKind::fabric_switch), 0u);
+  EXPECT_EQ(count_links(graph, LinkType::smp), 1u);
+}
+
+TEST(ClusterSpecBuilder, ThreeTierPodsAndCoreGroups) {
+  ClusterSpec spec;
+  spec.node.count = 64;
+  spec.node.nics = 1;
+  spec.node.nic_link = *infiniband(4, "NDR");
+  spec.fabric.switch_link = *infiniband(4, "NDR");
+  spec.fabric.tiers = {{SwitchTier::leaf, 8, 1.0}, {SwitchTier::spine, 8, 1.0}, {SwitchTier::core, 8, 1.0}};
+  const Graph graph = build_cluster(spec);
+  // Leaves: 4 down, 4 up -> 16 leaves; pods of 4 leaves -> 4 pods x 4 spines; 4 x 4 cores.
+  std::size_t leaves = 0, spines = 0, cores = 0;
+  for (const Vertex& v : graph.vertices()) {
+    leaves += v.tier == SwitchTier::leaf;
+    spines += v.tier == SwitchTier::spine;
+    cores += v.tier == SwitchTier::core;
+  }
+  EXPECT_EQ(leaves, 16u);
+  EXPECT_EQ(spines, 16u);
+  EXPECT_EQ(cores, 16u);
+  EXPECT_EQ(graph.links_of(graph.find("core0001")).size(), 4u);  // one cable per pod
+}
+
+TEST(ClusterSpecBuilder, RejectsARadixTooSmallForTheNodes) {
+  ClusterSpec spec;
+  spec.node.count = 100;
+  spec.node.nic_link = *infiniband(4, "NDR");
+  spec.fabric.switch_link = *infiniband(4, "NDR");
+  spec.fabric.tiers = {{SwitchTier::leaf, 64, 1.0}, {SwitchTier::spine, 8, 1.0}};
+  EXPECT_THROW(build_cluster(spec), std::invalid_argument);
+}
+
+TEST(ClusterSpecYaml, NegativeRadixNamesFileAndLine) {
+  const std::string text =
+      "node:\n  count: 4\n  nics: {count: 1, link: 4xNDR}\nfabric:\n  tiers:\n    - {name: leaf, radix: -8}\n";
+  try {
+    parse_topology(SourceText{"bad.yaml", text}, "cluster-yaml");
+    FAIL() << "a negative radix was accepted";
+  } catch (const InputError& error) {
+    EXPECT_STREQ(error.what(), "bad.yaml:6: expected radix as an integer of at least 2, got '-8'");
+  }
+}
+
+TEST(ClusterSpecYaml, UnknownKeyAndUnknownLinkAreInputErrors) {
+  EXPECT_THROW(parse_topology(SourceText{"a.yaml", "node:\n  count: 2\n  gpu: 8\n"}, "cluster-yaml"), InputError);
+  EXPECT_THROW(parse_topology(SourceText{"b.yaml", "node:\n  nics: {count: 1, link: 4xWARP}\n"}, "cluster-yaml"),
+               InputError);
+  EXPECT_THROW(parse_topology(SourceText{"c.yaml", "node: [\n"}, "cluster-yaml"), InputError);
+}
+
+}  // namespace
+}  // namespace fb::topo

@@ -1,0 +1,93 @@
+#pragma once
+// Static analyses of a topology: oversubscription per switch and tier, bisection bandwidth,
+// the links a traffic pattern saturates (max-min fair sharing), and the bottleneck bandwidth of
+// every GPU or host pair.
+
+#include "topology/fabric_hierarchy.hpp"
+#include "topology/graph.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fb::topo {
+
+struct SwitchOversubscription {
+  VertexId switch_vertex = no_vertex;
+  double downlink_gbps = 0;  // towards hosts
+  double uplink_gbps = 0;    // towards the core
+  std::optional<double> oversubscription_ratio;  // none for the top tier (no uplinks)
+};
+
+struct TierOversubscription {
+  SwitchTier tier = SwitchTier::none;
+  std::size_t switch_count = 0;
+  double downlink_gbps = 0;
+  double uplink_gbps = 0;
+  std::optional<double> oversubscription_ratio;      // tier totals
+  std::optional<double> worst_switch_ratio;          // the most oversubscribed switch
+};
+
+struct OversubscriptionReport {
+  std::vector<SwitchOversubscription> switches;
+  std::vector<TierOversubscription> tiers;  // leaf, spine, core; only tiers that exist
+};
+
+OversubscriptionReport analyze_oversubscription(const Graph& graph);
+
+enum class TrafficPattern {
+  all_to_all,    // every host to every other host
+  ring,          // host i to host i+1, in host order
+  leaf_to_leaf,  // the hosts under leaf k to those under leaf k+1, pairwise
+  bisection,     // host i to host i + N/2 and back: the first half against the second
+};
+std::string_view to_string(TrafficPattern pattern);
+std::optional<TrafficPattern> traffic_pattern_from_string(std::string_view name);
+
+// A link that the pattern fills: its fair share of the traffic equals its capacity.
+struct BlockingFinding {
+  LinkId link = 0;
+  VertexId from = no_vertex;  // direction of the saturated traffic
+  VertexId to = no_vertex;
+  double capacity_gbps = 0;
+  double expected_load_gbps = 0;  // what the pattern offers at full injection rate
+  double load_ratio = 0;          // expected load / capacity
+};
+
+struct PatternAnalysis {
+  TrafficPattern pattern = TrafficPattern::all_to_all;
+  std::size_t host_count = 0;
+  std::size_t flow_classes = 0;
+  double offered_gbps = 0;   // every host injecting at its access capacity
+  double achieved_gbps = 0;  // the max-min fair total
+  double min_flow_rate_gbps = 0;
+  std::vector<BlockingFinding> blocking;  // fabric links only: a full host link is not blocking
+};
+
+// Throws std::invalid_argument when the fabric is malformed for up-down routing (an untiered
+// switch). A graph without a fabric gives an analysis with no hosts.
+PatternAnalysis analyze_pattern(FabricHierarchy& fabric, TrafficPattern pattern);
+
+// Bisection bandwidth (one direction) as the max-min throughput of the bisection pattern: what
+// up-down ECMP routing can carry between the halves, not a graph-theoretic cut.
+double bisection_bandwidth_gbps(FabricHierarchy& fabric);
+
+struct PairBandwidth {
+  VertexId a = no_vertex;
+  VertexId b = no_vertex;
+  double bottleneck_gbps = 0;  // one flow alone, a to b
+  double latency_us = 0;
+};
+
+// Every unordered pair of GPUs (routes through the whole graph) or of fabric-attached hosts.
+// Refuses (std::invalid_argument) more than max_pairs pairs.
+std::vector<PairBandwidth> gpu_pair_bandwidths(const Graph& graph, std::size_t max_pairs);
+std::vector<PairBandwidth> host_pair_bandwidths(FabricHierarchy& fabric, std::size_t max_pairs);
+
+nlohmann::json to_json(const Graph& graph, const OversubscriptionReport& report);
+nlohmann::json to_json(const Graph& graph, const PatternAnalysis& analysis);
+
+}  // namespace fb::topo

@@ -1,0 +1,214 @@
+#include "topology/cluster_spec.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace fb::topo {
+namespace {
+
+void require(bool condition, const std::string& message) {
+  if (!condition) throw std::invalid_argument(message);
+}
+
+void validate(const ClusterSpec& spec) {
+  const NodeSpec& node = spec.node;
+  require(node.count >= 1, fmt::format("node.count must be at least 1, got {}", node.count));
+  require(node.cpu_sockets >= 1, fmt::format("node.cpus must be at least 1, got {}", node.cpu_sockets));
+  require(node.gpus >= 0, fmt::format("node.gpus must not be negative, got {}", node.gpus));
+  require(node.nics >= 0, fmt::format("node.nics.count must not be negative, got {}", node.nics));
+  require(node.pcie_switches >= 0,
+          fmt::format("node.pcie.switches must not be negative, got {}", node.pcie_switches));
+  require(node.nvswitches >= 0,
+          fmt::format("node.nvlink.nvswitches must not be negative, got {}", node.nvswitches));
+  require(node.nvlinks_per_gpu >= 0,
+          fmt::format("node.nvlink.links_per_gpu must not be negative, got {}", node.nvlinks_per_gpu));
+  require(node.nvlinks_per_gpu == 0 || node.nvswitches > 0,
+          "node.nvlink.links_per_gpu needs node.nvlink.nvswitches >= 1 (direct NVLink meshes are "
+          "described with nvidia-smi topo -m)");
+  require(node.nvswitches == 0 || node.nvlinks_per_gpu >= node.nvswitches,
+          fmt::format("node.nvlink.links_per_gpu ({}) must be at least nvswitches ({})",
+                      node.nvlinks_per_gpu, node.nvswitches));
+  require(spec.fabric.tiers.size() <= 3,
+          fmt::format("fabric.tiers: at most 3 tiers (leaf, spine, core), got {}",
+                      spec.fabric.tiers.size()));
+  for (const FabricTierSpec& tier : spec.fabric.tiers) {
+    require(tier.radix >= 2, fmt::format("fabric {} radix must be at least 2, got {}",
+                                         to_string(tier.tier), tier.radix));
+    require(tier.oversubscription > 0 && std::isfinite(tier.oversubscription),
+            fmt::format("fabric {} oversubscription must be positive, got {}",
+                        to_string(tier.tier), tier.oversubscription));
+  }
+  // Bounds far above real machines, so that a typo (count: 10000000) fails fast instead of
+  // building a graph that exhausts memory.
+  constexpr int max_devices_per_node = 1024;
+  constexpr long long max_vertices = 20'000'000;
+  for (const auto& [field, value] : {std::pair{"node.cpus", node.cpu_sockets}, std::pair{"node.gpus", node.gpus},
+                                     std::pair{"node.nics.count", node.nics},
+                                     std::pair{"node.pcie.switches", node.pcie_switches},
+                                     std::pair{"node.nvlink.nvswitches", node.nvswitches}}) {
+    require(value <= max_devices_per_node,
+            fmt::format("{} must be at most {}, got {}", field, max_devices_per_node, value));
+  }
+  const long long vertices_per_node = 1LL + node.cpu_sockets + node.gpus + node.nics + node.pcie_switches + node.nvswitches;
+  require(vertices_per_node * node.count <= max_vertices,
+          fmt::format("node.count {} gives more than {} vertices", node.count, max_vertices));
+  require(spec.fabric.tiers.empty() || node.nics >= 1,
+          "a fabric needs node.nics.count >= 1 to attach the nodes");
+}
+
+// Returns the node's NICs, in ordinal order.
+std::vector<VertexId> build_node(Graph& graph, const NodeSpec& node, const std::string& host_name) {
+  const VertexId host = graph.add_vertex(VertexKind::host, host_name);
+  const LinkSpec pcie = *pcie_by_generation(node.pcie_generation, node.pcie_width);
+  const LinkSpec smp = smp_link(node.cpu_vendor, node.cpu_model);
+
+  std::vector<VertexId> cpus;
+  for (int socket = 0; socket < node.cpu_sockets; ++socket) {
+    cpus.push_back(graph.add_vertex(VertexKind::cpu, fmt::format("{}/CPU{}", host_name, socket),
+                                    host, socket));
+    for (int earlier = 0; earlier < socket; ++earlier) graph.add_link(cpus[earlier], cpus.back(), smp);
+  }
+  std::vector<VertexId> pcie_switches;
+  for (int s = 0; s < node.pcie_switches; ++s) {
+    pcie_switches.push_back(graph.add_vertex(VertexKind::pcie_switch,
+                                             fmt::format("{}/PCIe{}", host_name, s), host, s));
+    graph.add_link(pcie_switches.back(), cpus[s * node.cpu_sockets / node.pcie_switches], pcie);
+  }
+  // Devices are dealt to PCIe switches (or sockets) in order, the way HGX boards pair each GPU
+  // with the NIC behind the same switch.
+  const auto attach = [&](VertexId device, int ordinal, int device_count) {
+    if (!pcie_switches.empty()) {
+      graph.add_link(device, pcie_switches[ordinal * node.pcie_switches / device_count], pcie);
+    } else {
+      graph.add_link(device, cpus[ordinal * node.cpu_sockets / device_count], pcie);
+    }
+  };
+  std::vector<VertexId> nvswitches;
+  for (int s = 0; s < node.nvswitches && node.nvlinks_per_gpu > 0; ++s) {
+    nvswitches.push_back(graph.add_vertex(VertexKind::nvswitch,
+                                          fmt::format("{}/NVSwitch{}", host_name, s), host, s));
+  }
+  for (int g = 0; g < node.gpus; ++g) {
+    const VertexId gpu = graph.add_vertex(VertexKind::gpu, fmt::format("{}/GPU{}", host_name, g), host, g);
+    attach(gpu, g, node.gpus);
+    for (int s = 0; s < static_cast<int>(nvswitches.size()); ++s) {
+      const int lanes = node.nvlinks_per_gpu / node.nvswitches +
+                        (s < node.nvlinks_per_gpu % node.nvswitches ? 1 : 0);
+      graph.add_link(gpu, nvswitches[s], *nvlink_by_generation(node.nvlink_generation, lanes));
+    }
+  }
+  std::vector<VertexId> nics;
+  for (int n = 0; n < node.nics; ++n) {
+    nics.push_back(graph.add_vertex(
+        VertexKind::nic, fmt::format("{}/{}{}", host_name, node.nic_name_prefix, n), host, n));
+    attach(nics.back(), n, node.nics);
+  }
+  return nics;
+}
+
+std::vector<VertexId> add_switches(Graph& graph, SwitchTier tier, std::size_t count) {
+  std::vector<VertexId> switches;
+  switches.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const VertexId s = graph.add_vertex(VertexKind::fabric_switch,
+                                        fmt::format("{}{:04}", to_string(tier), i + 1));
+    graph.set_tier(s, tier);
+    switches.push_back(s);
+  }
+  return switches;
+}
+
+}  // namespace
+
+TierPorts split_ports(const FabricTierSpec& tier, bool is_top_tier) {
+  if (is_top_tier) return {tier.radix, 0};
+  const double ratio = tier.oversubscription;
+  int down = static_cast<int>(std::lround(tier.radix * ratio / (1.0 + ratio)));
+  down = std::clamp(down, 1, tier.radix - 1);
+  return {down, tier.radix - down};
+}
+
+Graph build_cluster(const ClusterSpec& spec) {
+  validate(spec);
+  const NodeSpec& node = spec.node;
+  Graph graph;
+  const std::size_t per_node_vertices = 1 + node.cpu_sockets + node.pcie_switches + node.gpus +
+                                        node.nvswitches + node.nics;
+  const std::size_t per_node_links = node.cpu_sockets * (node.cpu_sockets - 1) / 2 +
+                                     node.pcie_switches + node.gpus * (1 + node.nvswitches) +
+                                     node.nics * 3;
+  graph.reserve(per_node_vertices * node.count + node.count, per_node_links * node.count);
+
+  const int name_width = std::max(5, static_cast<int>(std::to_string(node.count).size()));
+  std::vector<std::vector<VertexId>> nics_by_node;
+  nics_by_node.reserve(node.count);
+  for (int n = 0; n < node.count; ++n) {
+    const std::string host_name = fmt::format("{}{:0{}}", node.name_prefix, n + 1, name_width);
+    nics_by_node.push_back(build_node(graph, node, host_name));
+  }
+  const auto& tiers = spec.fabric.tiers;
+  if (tiers.empty()) return graph;
+
+  // Leaves: whole nodes per leaf, so that a node's NICs share one leaf and no node straddles two.
+  const TierPorts leaf_ports = split_ports(tiers[0], tiers.size() == 1);
+  const int nodes_per_leaf = leaf_ports.down / node.nics;
+  require(nodes_per_leaf >= 1,
+          fmt::format("fabric leaf radix {} leaves {} down ports, fewer than one node's {} NICs",
+                      tiers[0].radix, leaf_ports.down, node.nics));
+  const std::size_t leaf_count = (node.count + nodes_per_leaf - 1) / nodes_per_leaf;
+  require(tiers.size() > 1 || leaf_count == 1,
+          fmt::format("{} nodes need {} leaves; a one-tier fabric has one switch: add a spine tier",
+                      node.count, leaf_count));
+  const std::vector<VertexId> leaves = add_switches(graph, SwitchTier::leaf, leaf_count);
+  for (int n = 0; n < node.count; ++n) {
+    const VertexId leaf = leaves[n / nodes_per_leaf];
+    for (const VertexId nic : nics_by_node[n]) graph.add_link(nic, leaf, node.nic_link);
+  }
+  if (tiers.size() == 1) return graph;
+
+  const LinkSpec& cable = spec.fabric.switch_link;
+  if (tiers.size() == 2) {
+    // Every leaf has one cable to each spine.
+    const TierPorts spine_ports = split_ports(tiers[1], true);
+    require(static_cast<int>(leaf_count) <= spine_ports.down,
+            fmt::format("{} leaves need a spine radix of at least {}, got {}: add a core tier",
+                        leaf_count, leaf_count, tiers[1].radix));
+    const std::vector<VertexId> spines = add_switches(graph, SwitchTier::spine, leaf_ports.up);
+    for (const VertexId leaf : leaves) {
+      for (const VertexId spine : spines) graph.add_link(leaf, spine, cable);
+    }
+    return graph;
+  }
+
+  // Three tiers: pods of spine_ports.down leaves, each leaf cabled once to each of its pod's
+  // leaf_ports.up spines; spine j of every pod is cabled to core group j (spine_ports.up cores).
+  const TierPorts spine_ports = split_ports(tiers[1], false);
+  const TierPorts core_ports = split_ports(tiers[2], true);
+  const std::size_t pod_count = (leaf_count + spine_ports.down - 1) / spine_ports.down;
+  require(static_cast<int>(pod_count) <= core_ports.down,
+          fmt::format("{} pods need a core radix of at least {}, got {}", pod_count, pod_count,
+                      tiers[2].radix));
+  const std::vector<VertexId> spines =
+      add_switches(graph, SwitchTier::spine, pod_count * leaf_ports.up);
+  const std::vector<VertexId> cores =
+      add_switches(graph, SwitchTier::core, static_cast<std::size_t>(leaf_ports.up) * spine_ports.up);
+  for (std::size_t leaf = 0; leaf < leaf_count; ++leaf) {
+    const std::size_t pod = leaf / spine_ports.down;
+    for (int j = 0; j < leaf_ports.up; ++j) {
+      graph.add_link(leaves[leaf], spines[pod * leaf_ports.up + j], cable);
+    }
+  }
+  for (std::size_t pod = 0; pod < pod_count; ++pod) {
+    for (int j = 0; j < leaf_ports.up; ++j) {
+      for (int k = 0; k < spine_ports.up; ++k) {
+        graph.add_link(spines[pod * leaf_ports.up + j], cores[j * spine_ports.up + k], cable);
+      }
+    }
+  }
+  return graph;
+}
+
+}  // namespace fb::topo

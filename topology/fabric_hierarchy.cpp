@@ -1,0 +1,216 @@
+#include "topology/fabric_hierarchy.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace fb::topo {
+namespace {
+
+constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+constexpr int max_tier = static_cast<int>(SwitchTier::core);
+
+bool is_fabric_switch(const Vertex& v) { return v.kind == VertexKind::fabric_switch; }
+
+std::uint32_t find_root(std::vector<std::uint32_t>& parent, std::uint32_t x) {
+  while (parent[x] != x) {
+    parent[x] = parent[parent[x]];
+    x = parent[x];
+  }
+  return x;
+}
+
+}  // namespace
+
+FabricHierarchy::FabricHierarchy(const Graph& graph) : graph_(graph) {
+  const std::size_t vertex_count = graph.vertex_count();
+  bundle_of_vertex_.assign(vertex_count, none);
+  group_of_switch_.assign(vertex_count, none);
+  scratch_share_.assign(vertex_count, 0.0);
+
+  for (VertexId v = 0; v < vertex_count; ++v) {
+    const Vertex& vertex = graph.vertex(v);
+    if (is_fabric_switch(vertex) && vertex.tier == SwitchTier::none) {
+      throw std::invalid_argument("fabric switch '" + vertex.name +
+                                  "' has no tier (leaf, spine or core)");
+    }
+  }
+
+  // Host access bundles: every link between a host's NICs and a switch. A link from the host
+  // vertex itself (topology.conf knows hosts, not NICs) counts only for hosts whose NICs are
+  // unknown, so that merging Slurm's view with ibnetdiscover's does not count a host twice.
+  std::unordered_map<VertexId, std::vector<LinkId>> access_by_host;
+  std::unordered_map<VertexId, std::vector<LinkId>> direct_by_host;
+  for (LinkId l = 0; l < graph.link_count(); ++l) {
+    const Link& link = graph.link(l);
+    const Vertex& a = graph.vertex(link.a);
+    const Vertex& b = graph.vertex(link.b);
+    if (is_fabric_switch(a) == is_fabric_switch(b)) continue;
+    const Vertex& device = is_fabric_switch(a) ? b : a;
+    if (device.host == no_vertex) continue;
+    (device.kind == VertexKind::host ? direct_by_host : access_by_host)[device.host].push_back(l);
+  }
+  for (auto& [host, links] : direct_by_host) access_by_host.try_emplace(host, std::move(links));
+  for (const auto& [host, links] : access_by_host) hosts_.push_back(host);
+  std::sort(hosts_.begin(), hosts_.end());
+  std::vector<std::uint32_t> host_index(vertex_count, none);
+  for (std::uint32_t i = 0; i < hosts_.size(); ++i) {
+    host_index[hosts_[i]] = i;
+    bundles_.push_back({hosts_[i], std::move(access_by_host[hosts_[i]])});
+  }
+  for (VertexId v = 0; v < vertex_count; ++v) {
+    const Vertex& vertex = graph.vertex(v);
+    if (!is_fabric_switch(vertex)) continue;
+    Bundle uplinks{v, {}};
+    for (const LinkId l : graph.links_of(v)) {
+      const Vertex& other = graph.vertex(graph.link(l).other_end(v));
+      if (is_fabric_switch(other) && other.tier > vertex.tier) uplinks.links.push_back(l);
+    }
+    if (!uplinks.links.empty()) {
+      bundle_of_vertex_[v] = static_cast<std::uint32_t>(bundles_.size());
+      bundles_.push_back(std::move(uplinks));
+    }
+  }
+  capacity_gbps_.resize(resource_count());
+  for (std::size_t b = 0; b < bundles_.size(); ++b) {
+    double weakest = std::numeric_limits<double>::infinity();
+    for (const LinkId l : bundles_[b].links) weakest = std::min(weakest, graph.link(l).spec.capacity_gbps);
+    capacity_gbps_[b] = capacity_gbps_[b + bundles_.size()] =
+        weakest * static_cast<double>(bundles_[b].links.size());
+  }
+
+  for (std::uint32_t i = 0; i < hosts_.size(); ++i) groups_.push_back(Group{0, {}, {}, {i}, {}});
+
+  // Switches of one tier that serve a common child group are one group: the spines of a pod
+  // share its leaves, the cores share the pods.
+  for (int tier = 1; tier <= max_tier; ++tier) {
+    std::vector<VertexId> switches;
+    for (VertexId v = 0; v < vertex_count; ++v) {
+      if (is_fabric_switch(graph.vertex(v)) && static_cast<int>(graph.vertex(v).tier) == tier) {
+        switches.push_back(v);
+      }
+    }
+    std::vector<std::vector<std::uint32_t>> children(switches.size());
+    for (std::size_t i = 0; i < switches.size(); ++i) {
+      for (const LinkId l : graph.links_of(switches[i])) {
+        const VertexId w = graph.link(l).other_end(switches[i]);
+        const Vertex& other = graph.vertex(w);
+        if (!is_fabric_switch(other) && other.host != no_vertex && host_index[other.host] != none) {
+          children[i].push_back(host_index[other.host]);
+        } else if (is_fabric_switch(other) && static_cast<int>(other.tier) < tier &&
+                   group_of_switch_[w] != none) {
+          children[i].push_back(group_of_switch_[w]);
+        }
+      }
+      std::sort(children[i].begin(), children[i].end());
+      children[i].erase(std::unique(children[i].begin(), children[i].end()), children[i].end());
+    }
+    std::vector<std::uint32_t> union_parent(switches.size());
+    std::iota(union_parent.begin(), union_parent.end(), 0u);
+    std::unordered_map<std::uint32_t, std::uint32_t> first_parent_of_child;
+    for (std::uint32_t i = 0; i < switches.size(); ++i) {
+      for (const std::uint32_t child : children[i]) {
+        const auto [it, inserted] = first_parent_of_child.try_emplace(child, i);
+        if (!inserted) union_parent[find_root(union_parent, i)] = find_root(union_parent, it->second);
+      }
+    }
+    std::unordered_map<std::uint32_t, std::uint32_t> group_of_root;
+    for (std::uint32_t i = 0; i < switches.size(); ++i) {
+      const std::uint32_t root = find_root(union_parent, i);
+      auto [it, inserted] = group_of_root.try_emplace(root, static_cast<std::uint32_t>(groups_.size()));
+      if (inserted) groups_.push_back(Group{tier, {}, {}, {}, {}});
+      Group& group = groups_[it->second];
+      group.switches.push_back(switches[i]);
+      group.children.insert(group.children.end(), children[i].begin(), children[i].end());
+      group_of_switch_[switches[i]] = it->second;
+    }
+    for (const auto& [root, g] : group_of_root) {
+      Group& group = groups_[g];
+      std::sort(group.children.begin(), group.children.end());
+      group.children.erase(std::unique(group.children.begin(), group.children.end()), group.children.end());
+      // A child reached from two tiers (a leaf cabled to a core directly) keeps its lower parent.
+      std::erase_if(group.children, [&](std::uint32_t child) { return groups_[child].parent.has_value(); });
+      for (const std::uint32_t child : group.children) {
+        groups_[child].parent = g;
+        group.hosts.insert(group.hosts.end(), groups_[child].hosts.begin(), groups_[child].hosts.end());
+      }
+      std::sort(group.hosts.begin(), group.hosts.end());
+    }
+  }
+}
+
+std::optional<std::uint32_t> FabricHierarchy::common_group(std::uint32_t host_a, std::uint32_t host_b) const {
+  std::vector<std::uint32_t> ancestors_of_a;
+  for (std::optional<std::uint32_t> g = host_a; g; g = groups_[*g].parent) ancestors_of_a.push_back(*g);
+  for (std::optional<std::uint32_t> g = host_b; g; g = groups_[*g].parent) {
+    if (std::find(ancestors_of_a.begin(), ancestors_of_a.end(), *g) != ancestors_of_a.end()) return g;
+  }
+  return std::nullopt;
+}
+
+std::span<const ResourceShare> FabricHierarchy::profile(std::uint32_t group, int limit_level, bool downwards) {
+  const auto key = std::make_tuple(group, limit_level, downwards);
+  if (const auto it = profiles_.find(key); it != profiles_.end()) return it->second;
+
+  const std::uint32_t offset = downwards ? static_cast<std::uint32_t>(bundles_.size()) : 0;
+  std::vector<ResourceShare> shares;
+  std::array<std::vector<VertexId>, max_tier + 1> reached_by_tier;
+  const auto& hosts = groups_[group].hosts;
+  const double per_host = 1.0 / static_cast<double>(hosts.size());
+  const auto spread = [&](const Bundle& bundle, VertexId from, double share) {
+    const double per_link = share / static_cast<double>(bundle.links.size());
+    for (const LinkId l : bundle.links) {
+      const Link& link = graph_.link(l);
+      const VertexId to = is_fabric_switch(graph_.vertex(link.a)) && link.a != from ? link.a : link.b;
+      if (scratch_share_[to] == 0) reached_by_tier[static_cast<int>(graph_.vertex(to).tier)].push_back(to);
+      scratch_share_[to] += per_link;
+    }
+  };
+  for (const std::uint32_t h : hosts) {
+    shares.push_back({h + offset, per_host});
+    spread(bundles_[h], hosts_[h], per_host);
+  }
+  for (int tier = 1; tier < limit_level && tier <= max_tier; ++tier) {
+    for (const VertexId s : reached_by_tier[tier]) {
+      const std::uint32_t bundle = bundle_of_vertex_[s];
+      if (bundle != none) {
+        shares.push_back({bundle + offset, scratch_share_[s]});
+        spread(bundles_[bundle], s, scratch_share_[s]);
+      }
+    }
+  }
+  for (const auto& reached : reached_by_tier) {
+    for (const VertexId s : reached) scratch_share_[s] = 0;
+  }
+  return profiles_.emplace(key, std::move(shares)).first->second;
+}
+
+double FabricHierarchy::latency_to_level_us(std::uint32_t group, int limit_level) const {
+  const auto max_latency = [&](const Bundle& bundle) {
+    double slowest = 0;
+    for (const LinkId l : bundle.links) slowest = std::max(slowest, graph_.link(l).spec.latency_us);
+    return slowest;
+  };
+  const std::uint32_t host = groups_[group].hosts.front();
+  double latency = max_latency(bundles_[host]);
+  // Follow one representative chain of switches up: in a tiered fabric every chain has as many
+  // hops, and cable latencies within a tier are alike.
+  VertexId current = no_vertex;
+  for (const LinkId l : bundles_[host].links) {
+    const Link& link = graph_.link(l);
+    current = is_fabric_switch(graph_.vertex(link.a)) ? link.a : link.b;
+  }
+  while (current != no_vertex && static_cast<int>(graph_.vertex(current).tier) < limit_level) {
+    const std::uint32_t bundle = bundle_of_vertex_[current];
+    if (bundle == none) break;
+    latency += max_latency(bundles_[bundle]);
+    const Link& up = graph_.link(bundles_[bundle].links.front());
+    current = up.other_end(current);
+  }
+  return latency;
+}
+
+}  // namespace fb::topo

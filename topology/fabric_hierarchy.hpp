@@ -1,0 +1,88 @@
+#pragma once
+// The fabric seen from the hosts: which host hangs off which leaves, and the groups of switches
+// that serve the same hosts (a leaf; the spines of a pod; the cores). Groups nest, so every pair
+// of hosts meets at one lowest common group, and up-down routing with even ECMP splitting sends
+// the same share of a group's traffic over each switch's uplinks whatever the destination
+// beyond. That is what makes fabric-wide traffic patterns cheap to model.
+//
+// Resources (capacity shared by the flows that cross it, per direction):
+//   up resource of host h      : all links from h's NICs (or h itself) to the fabric, outbound
+//   up resource of switch s    : all of s's uplinks, upwards
+//   down resources             : the same link bundles in the opposite direction
+// ECMP hashes flows evenly over a bundle's links, so a bundle fills when its weakest link does:
+// its capacity is link count x the weakest link's capacity.
+
+#include "topology/flow_model.hpp"
+#include "topology/graph.hpp"
+
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace fb::topo {
+
+class FabricHierarchy {
+ public:
+  struct Group {
+    int level = 0;                        // 0: one host; k: switches of tier k
+    std::vector<VertexId> switches;       // empty for host groups
+    std::vector<std::uint32_t> children;  // groups one level down (or further, for skipped tiers)
+    std::vector<std::uint32_t> hosts;     // host indices below, in host order
+    std::optional<std::uint32_t> parent;
+  };
+
+  // Throws std::invalid_argument when a fabric switch has no tier.
+  explicit FabricHierarchy(const Graph& graph);
+
+  const Graph& graph() const { return graph_; }
+  // Hosts with at least one fabric link, in vertex order.
+  std::span<const VertexId> hosts() const { return hosts_; }
+  std::span<const Group> groups() const { return groups_; }
+  std::uint32_t host_group(std::uint32_t host_index) const { return host_index; }
+  bool has_fabric() const { return !hosts_.empty(); }
+
+  // Resource indices: [0, bundle_count) up, [bundle_count, 2 * bundle_count) down.
+  std::size_t resource_count() const { return 2 * bundles_.size(); }
+  std::span<const double> resource_capacity_gbps() const { return capacity_gbps_; }
+  std::span<const LinkId> resource_links(std::uint32_t resource) const {
+    return bundles_[resource % bundles_.size()].links;
+  }
+  bool resource_is_up(std::uint32_t resource) const { return resource < bundles_.size(); }
+  // The vertex whose bundle the resource is: a host vertex or a switch.
+  VertexId resource_owner(std::uint32_t resource) const { return bundles_[resource % bundles_.size()].owner; }
+  bool resource_is_host_access(std::uint32_t resource) const {
+    return resource % bundles_.size() < hosts_.size();
+  }
+
+  // Lowest group containing both hosts; none when they sit in separate fabrics.
+  std::optional<std::uint32_t> common_group(std::uint32_t host_a, std::uint32_t host_b) const;
+
+  // The shares of one flow from a host of `group` (hosts sending alike) over the resources it
+  // crosses below `limit_level`, upwards; `downwards` gives the mirror image for traffic into
+  // the group (exact when every switch of a group has the same uplink fan-out, as fat-trees do).
+  std::span<const ResourceShare> profile(std::uint32_t group, int limit_level, bool downwards);
+
+  // Latency of the longest hop chain from a host of the group up to limit_level.
+  double latency_to_level_us(std::uint32_t group, int limit_level) const;
+
+ private:
+  struct Bundle {
+    VertexId owner;
+    std::vector<LinkId> links;
+  };
+
+  const Graph& graph_;
+  std::vector<VertexId> hosts_;
+  std::vector<Bundle> bundles_;  // hosts first (index = host index), then switches with uplinks
+  std::vector<double> capacity_gbps_;
+  std::vector<std::uint32_t> bundle_of_vertex_;  // switch vertex -> bundle, or max
+  std::vector<Group> groups_;
+  std::vector<std::uint32_t> group_of_switch_;
+  std::map<std::tuple<std::uint32_t, int, bool>, std::vector<ResourceShare>> profiles_;
+  std::vector<double> scratch_share_;  // per vertex, zero between profile computations
+};
+
+}  // namespace fb::topo

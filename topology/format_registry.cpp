@@ -1,0 +1,113 @@
+#include "topology/format_registry.hpp"
+
+#include "topology/input_error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace fb::topo {
+namespace {
+
+std::vector<TopologyFormat>& mutable_formats() {
+  static std::vector<TopologyFormat> formats;
+  return formats;
+}
+
+std::string format_names() {
+  std::string names;
+  for (const TopologyFormat& format : topology_formats()) {
+    if (!names.empty()) names += ", ";
+    names += format.name;
+  }
+  return names;
+}
+
+}  // namespace
+
+bool register_topology_format(TopologyFormat format) {
+  auto& formats = mutable_formats();
+  formats.push_back(std::move(format));
+  std::sort(formats.begin(), formats.end(),
+            [](const TopologyFormat& a, const TopologyFormat& b) { return a.name < b.name; });
+  return true;
+}
+
+const std::vector<TopologyFormat>& topology_formats() { return mutable_formats(); }
+
+const TopologyFormat* find_topology_format(std::string_view name) {
+  for (const TopologyFormat& format : topology_formats()) {
+    if (format.name == name) return &format;
+  }
+  return nullptr;
+}
+
+namespace {
+
+// Parsers check names as they go; a contradiction the graph itself catches (one name for two
+// kinds of vertex) still reaches the user as an input error naming the file.
+Graph parse_with(const TopologyFormat& format, const SourceText& source) {
+  try {
+    return format.parse(source);
+  } catch (const std::invalid_argument& contradiction) {
+    throw InputError(fmt::format("{}: {}", source.path, contradiction.what()));
+  }
+}
+
+}  // namespace
+
+Graph parse_topology(const SourceText& source, std::string_view format_name) {
+  if (format_name != "auto") {
+    const TopologyFormat* format = find_topology_format(format_name);
+    if (format == nullptr) {
+      throw UsageError(fmt::format("unknown topology format '{}' (known: {})", format_name,
+                                   format_names()));
+    }
+    return parse_with(*format, source);
+  }
+  const TopologyFormat* best = nullptr;
+  int best_confidence = 0;
+  for (const TopologyFormat& format : topology_formats()) {
+    const int confidence = format.sniff(source.text);
+    if (confidence > best_confidence) {
+      best = &format;
+      best_confidence = confidence;
+    }
+  }
+  if (best == nullptr) {
+    throw InputError(fmt::format("{}:1: expected one of the topology formats ({}), got none that "
+                                 "matches; name one with --format",
+                                 source.path, format_names()));
+  }
+  return parse_with(*best, source);
+}
+
+Graph load_topology(const std::vector<std::string>& paths, std::string_view format_name) {
+  Graph merged;
+  for (const std::string& path : paths) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(fmt::format("{}: cannot open the file", path));
+    std::ostringstream text;
+    text << in.rdbuf();
+    const Graph parsed = parse_topology(SourceText{path, text.str()}, format_name);
+    try {
+      merged.merge(parsed);
+    } catch (const std::invalid_argument& contradiction) {
+      throw InputError(fmt::format("{}: {}", path, contradiction.what()));
+    }
+  }
+  return merged;
+}
+
+std::string host_name_from_path(std::string_view path) {
+  const std::size_t slash = path.find_last_of('/');
+  std::string_view file = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  const std::size_t dot = file.find('.');
+  if (dot != std::string_view::npos && dot > 0) file = file.substr(0, dot);
+  return file.empty() ? std::string("host") : std::string(file);
+}
+
+}  // namespace fb::topo

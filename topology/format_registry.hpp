@@ -1,0 +1,45 @@
+#pragma once
+// Topology input formats register themselves here, one source file each (topology/formats/).
+// Adding a format is adding a file: nothing central lists them.
+
+#include "topology/graph.hpp"
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fb::topo {
+
+// An input file's text and the path it came from (for messages, and as the host name for
+// single-machine formats that do not name their host).
+struct SourceText {
+  std::string path;
+  std::string text;
+};
+
+struct TopologyFormat {
+  std::string name;  // what --format takes: "nvidia-smi", "nccl-xml", ...
+  std::string description;
+  // How sure the format is that `text` is its own, 0 (not mine) to 100 (certainly mine).
+  std::function<int(std::string_view text)> sniff;
+  // Throws fb::InputError "FILE:LINE: expected ..., got ..." on malformed input.
+  std::function<Graph(const SourceText& source)> parse;
+};
+
+// Registers at static-initialisation time; returns true so that a namespace-scope
+// `const bool registered = register_topology_format(...)` performs it.
+bool register_topology_format(TopologyFormat format);
+const std::vector<TopologyFormat>& topology_formats();
+const TopologyFormat* find_topology_format(std::string_view name);
+
+// Parses with the named format, or ("auto") with the format whose sniff is most certain.
+Graph parse_topology(const SourceText& source, std::string_view format_name = "auto");
+
+// Reads and parses each file and merges them into one graph, in order.
+Graph load_topology(const std::vector<std::string>& paths, std::string_view format_name = "auto");
+
+// "/data/dgx01.topo.txt" -> "dgx01": the host name single-machine inputs take from their file.
+std::string host_name_from_path(std::string_view path);
+
+}  // namespace fb::topo

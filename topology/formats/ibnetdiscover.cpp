@@ -1,0 +1,270 @@
+// `ibnetdiscover` output: one block per switch and per channel adapter, one line per cabled
+// port naming the peer by node GUID and the link's width and speed.
+//
+//   switchguid=0x98039b0300a1b2c0(98039b0300a1b2c0)
+//   Switch  64 "S-98039b0300a1b2c0"   # "MF0;leaf01:MQM9700/U1" enhanced port 0 lid 1 lmc 0
+//   [1]     "H-b8cef60300a1b2c0"[1](b8cef60300a1b2c1)   # "dgx01 mlx5_0" lid 5 4xNDR
+//   [33]    "S-98039b0300c0ff00"[1]    # "MF0;spine01:MQM9700/U1" lid 2 4xNDR
+//
+//   Ca      1 "H-b8cef60300a1b2c0"     # "dgx01 mlx5_0"
+//   [1](b8cef60300a1b2c1)  "S-98039b0300a1b2c0"[1]   # lid 5 lmc 0 "MF0;leaf01:MQM9700/U1" lid 1 4xNDR
+//
+// A CA's description "HOST DEVICE" names the host and NIC (dgx01/mlx5_0), which is how this
+// merges with per-node nvidia-smi and NCCL inputs. Switch tiers are not in the dump: switches
+// with adapters attached are leaves, and the rest take their distance from the nearest leaf.
+
+#include "topology/format_registry.hpp"
+#include "topology/input_error.hpp"
+#include "topology/text_scan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <set>
+
+namespace fb::topo {
+namespace {
+
+struct NodeBlock {
+  std::size_t line = 0;
+  bool is_switch = false;
+  std::string id;  // "S-<guid>" or "H-<guid>"
+  std::string description;
+};
+
+struct PortLine {
+  std::size_t line = 0;
+  std::string node_id;
+  long long port = 0;
+  std::string peer_id;
+  long long peer_port = 0;
+  LinkSpec spec;
+};
+
+class Cursor {
+ public:
+  Cursor(const SourceText& source, std::size_t line_number, std::string_view text)
+      : source_(source), line_number_(line_number), rest_(text) {}
+
+  void skip_space() { rest_ = rest_.substr(std::min(rest_.size(), rest_.find_first_not_of(" \t"))); }
+  bool at(char c) const { return !rest_.empty() && rest_.front() == c; }
+
+  void expect(char c, std::string_view what) {
+    skip_space();
+    if (!at(c)) fail(what);
+    rest_.remove_prefix(1);
+  }
+
+  long long number(std::string_view what) {
+    skip_space();
+    const std::size_t end = std::min(rest_.size(), rest_.find_first_not_of("0123456789"));
+    long long value = 0;
+    if (!parse_non_negative(rest_.substr(0, end), value) || value > 1'000'000) fail(what);
+    rest_.remove_prefix(end);
+    return value;
+  }
+
+  std::string quoted(std::string_view what) {
+    expect('"', what);
+    const std::size_t end = rest_.find('"');
+    if (end == std::string_view::npos) fail(what);
+    std::string text(rest_.substr(0, end));
+    rest_.remove_prefix(end + 1);
+    return text;
+  }
+
+  // "(hexguid)" after a port number is optional.
+  void skip_guid() {
+    if (!at('(')) return;
+    const std::size_t end = rest_.find(')');
+    if (end == std::string_view::npos) fail("')' closing the port GUID");
+    rest_.remove_prefix(end + 1);
+  }
+
+  std::string node_id(std::string_view what) {
+    std::string id = quoted(what);
+    const bool well_formed = id.size() > 2 && (id[0] == 'S' || id[0] == 'H' || id[0] == 'R') && id[1] == '-' &&
+                             id.find_first_not_of("0123456789abcdefABCDEF", 2) == std::string::npos;
+    if (!well_formed) throw_input_error(source_.path, line_number_, "a node id like \"S-<hex guid>\"", quote_input(id));
+    return id;
+  }
+
+  std::string_view rest() const { return rest_; }
+
+  [[noreturn]] void fail(std::string_view what) const {
+    throw_input_error(source_.path, line_number_, what, rest_.empty() ? std::string("the end of the line") : quote_input(rest_));
+  }
+
+ private:
+  const SourceText& source_;
+  std::size_t line_number_;
+  std::string_view rest_;
+};
+
+// The description is the first quoted string after '#'.
+std::string comment_description(std::string_view rest) {
+  const std::size_t hash = rest.find('#');
+  if (hash == std::string_view::npos) return {};
+  const std::size_t open = rest.find('"', hash);
+  const std::size_t close = open == std::string_view::npos ? open : rest.find('"', open + 1);
+  return close == std::string_view::npos ? std::string() : std::string(rest.substr(open + 1, close - open - 1));
+}
+
+LinkSpec link_speed(const SourceText& source, const NumberedLine& line, std::string_view rest) {
+  const std::size_t hash = rest.find('#');
+  const std::vector<std::string_view> tokens =
+      split_whitespace(hash == std::string_view::npos ? std::string_view() : rest.substr(hash + 1));
+  const std::string_view last = tokens.empty() ? std::string_view() : tokens.back();
+  const std::optional<LinkSpec> spec = infiniband_by_name(last);
+  if (!spec) {
+    throw_input_error(source.path, line.number, "a link width and speed like 4xNDR at the end of the port line",
+                      last.empty() ? std::string("none") : quote_input(last));
+  }
+  return *spec;
+}
+
+Graph parse_ibnetdiscover(const SourceText& source) {
+  std::map<std::string, NodeBlock> nodes;
+  std::vector<PortLine> ports;
+  const NodeBlock* current = nullptr;
+  for (const NumberedLine& line : split_lines(source.text)) {
+    const std::string_view text = trim(line.text);
+    if (text.empty() || text.front() == '#') continue;
+    const std::size_t equals = text.find('=');
+    if (equals != std::string_view::npos && text.find_first_of(" \t") > equals) continue;  // vendid=, caguid=, ...
+    Cursor cursor(source, line.number, text);
+    if (text.front() == '[') {
+      if (current == nullptr) {
+        throw_input_error(source.path, line.number, "a Switch or Ca line before its port lines", quote_input(text));
+      }
+      PortLine port;
+      port.line = line.number;
+      port.node_id = current->id;
+      cursor.expect('[', "'[PORT]'");
+      port.port = cursor.number("a port number");
+      cursor.expect(']', "']' after the port number");
+      cursor.skip_guid();
+      port.peer_id = cursor.node_id("the peer's quoted node id");
+      cursor.expect('[', "'[PORT]' after the peer id");
+      port.peer_port = cursor.number("the peer's port number");
+      cursor.expect(']', "']' after the peer's port number");
+      cursor.skip_guid();
+      port.spec = link_speed(source, line, cursor.rest());
+      ports.push_back(std::move(port));
+      continue;
+    }
+    const std::vector<std::string_view> tokens = split_whitespace(text);
+    const std::string_view kind = tokens.front();
+    if (kind != "Switch" && kind != "Ca" && kind != "Rt") {
+      throw_input_error(source.path, line.number, "a Switch, Ca or port line", quote_input(text));
+    }
+    NodeBlock block;
+    block.line = line.number;
+    block.is_switch = kind != "Ca";
+    Cursor header(source, line.number, text.substr(kind.size()));
+    header.number("the node's port count");
+    block.id = header.node_id("the node's quoted id");
+    block.description = comment_description(header.rest());
+    if (block.is_switch != (block.id[0] != 'H')) {
+      throw_input_error(source.path, line.number, fmt::format("an id starting {} for a {}", block.is_switch ? "S-" : "H-", kind),
+                        quote_input(block.id));
+    }
+    const auto [it, inserted] = nodes.try_emplace(block.id, block);
+    if (!inserted) throw_input_error(source.path, line.number, "each node listed once", quote_input(block.id));
+    current = &it->second;
+  }
+  if (nodes.empty()) throw_input_error(source.path, 1, "at least one Switch or Ca block", "none");
+
+  Graph graph;
+  std::map<std::string, VertexId> vertex_of_id;
+  std::set<std::string> switch_names;
+  // A name the dump uses for two kinds of thing (a host called like a switch) is an input error.
+  const auto add_vertex = [&](const NodeBlock& node, VertexKind kind, const std::string& name, VertexId host) {
+    const VertexId existing = graph.find(name);
+    if (existing != no_vertex && graph.vertex(existing).kind != kind) {
+      throw_input_error(source.path, node.line, fmt::format("a {} name not used for a {}", to_string(kind),
+                                                            to_string(graph.vertex(existing).kind)),
+                        quote_input(name));
+    }
+    return graph.add_vertex(kind, name, host);
+  };
+  for (const auto& [id, node] : nodes) {
+    if (node.is_switch) {
+      // "MF0;leaf01:MQM9700/U1" -> "leaf01"; an undescribed switch keeps its id.
+      std::string name = node.description;
+      const std::size_t semicolon = name.find(';');
+      if (semicolon != std::string::npos) name = name.substr(semicolon + 1);
+      name = name.substr(0, name.find(':'));
+      if (trim(name).empty() || name.find('/') != std::string::npos) name = id;
+      if (!switch_names.insert(name).second) name += "-" + id.substr(2);
+      vertex_of_id[id] = add_vertex(node, VertexKind::fabric_switch, name, no_vertex);
+    } else {
+      const std::vector<std::string_view> words = split_whitespace(node.description);
+      const std::string host_name = words.empty() ? id : std::string(words[0]);
+      const std::string nic_name = words.size() > 1 ? std::string(words[1]) : id;
+      if (host_name.find('/') != std::string::npos || nic_name.find('/') != std::string::npos) {
+        throw_input_error(source.path, node.line, "a CA description \"HOST DEVICE\" without '/'", quote_input(node.description));
+      }
+      const VertexId host = add_vertex(node, VertexKind::host, host_name, no_vertex);
+      vertex_of_id[id] = add_vertex(node, VertexKind::nic, host_name + "/" + nic_name, host);
+    }
+  }
+  // Every cable is listed from both ends; the first mention makes the link.
+  std::set<std::pair<std::pair<std::string, long long>, std::pair<std::string, long long>>> cables;
+  for (const PortLine& port : ports) {
+    const auto peer = vertex_of_id.find(port.peer_id);
+    if (peer == vertex_of_id.end()) {
+      throw_input_error(source.path, port.line, "a peer GUID that has its own Switch or Ca block", quote_input(port.peer_id));
+    }
+    const auto near_end = std::make_pair(port.node_id, port.port);
+    const auto far_end = std::make_pair(port.peer_id, port.peer_port);
+    const auto cable = near_end < far_end ? std::make_pair(near_end, far_end) : std::make_pair(far_end, near_end);
+    if (cables.insert(cable).second) graph.add_link(vertex_of_id[port.node_id], peer->second, port.spec);
+  }
+  // Tiers by distance from the leaves.
+  std::deque<VertexId> frontier;
+  std::map<VertexId, int> tier;
+  for (VertexId v = 0; v < graph.vertex_count(); ++v) {
+    if (graph.vertex(v).kind != VertexKind::fabric_switch) continue;
+    for (const LinkId l : graph.links_of(v)) {
+      if (graph.vertex(graph.link(l).other_end(v)).kind == VertexKind::nic && !tier.contains(v)) {
+        tier[v] = 1;
+        frontier.push_back(v);
+      }
+    }
+  }
+  while (!frontier.empty()) {
+    const VertexId v = frontier.front();
+    frontier.pop_front();
+    for (const LinkId l : graph.links_of(v)) {
+      const VertexId w = graph.link(l).other_end(v);
+      if (graph.vertex(w).kind == VertexKind::fabric_switch && !tier.contains(w)) {
+        tier[w] = std::min(tier[v] + 1, static_cast<int>(SwitchTier::core));
+        frontier.push_back(w);
+      }
+    }
+  }
+  for (VertexId v = 0; v < graph.vertex_count(); ++v) {
+    if (graph.vertex(v).kind == VertexKind::fabric_switch) {
+      graph.set_tier(v, static_cast<SwitchTier>(tier.contains(v) ? tier[v] : 1));
+    }
+  }
+  return graph;
+}
+
+int sniff_ibnetdiscover(std::string_view text) {
+  const std::string_view head = text.substr(0, 8192);
+  const bool has_guid_keys = head.find("switchguid=") != std::string_view::npos || head.find("caguid=") != std::string_view::npos;
+  const bool has_blocks = head.find("Switch\t") != std::string_view::npos || head.find("\nCa\t") != std::string_view::npos ||
+                          head.find("Switch ") != std::string_view::npos;
+  return has_guid_keys ? 90 : (has_blocks && head.find("\"S-") != std::string_view::npos ? 70 : 0);
+}
+
+const bool registered = register_topology_format(
+    {"ibnetdiscover", "ibnetdiscover output (Switch and Ca blocks, ports with peer GUIDs and width/speed)",
+     sniff_ibnetdiscover, parse_ibnetdiscover});
+
+}  // namespace
+}  // namespace fb::topo

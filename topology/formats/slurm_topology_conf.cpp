@@ -1,0 +1,130 @@
+// Slurm topology.conf for the tree plugin:
+//
+//   SwitchName=leaf01 Nodes=node[01-16]
+//   SwitchName=spine01 Switches=leaf[01-02] LinkSpeed=100
+//
+// The file names switches and what hangs below them but states no capacities: links take the
+// nominal 4xNDR InfiniBand rate, marked nominal so that a merged ibnetdiscover dump overrides it.
+
+#include "topology/format_registry.hpp"
+#include "topology/hostlist.hpp"
+#include "topology/input_error.hpp"
+#include "topology/text_scan.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace fb::topo {
+namespace {
+
+struct SwitchLine {
+  std::size_t line = 0;
+  std::string name;
+  std::vector<std::string> hosts;
+  std::vector<std::string> child_switches;
+};
+
+std::vector<SwitchLine> read_switch_lines(const SourceText& source) {
+  std::vector<SwitchLine> switches;
+  for (const NumberedLine& line : split_lines(source.text)) {
+    std::string_view text = line.text.substr(0, line.text.find('#'));
+    if (trim(text).empty()) continue;
+    SwitchLine entry{line.number, {}, {}, {}};
+    for (const std::string_view token : split_whitespace(text)) {
+      const std::size_t equals = token.find('=');
+      if (equals == std::string_view::npos || equals == 0 || equals + 1 == token.size()) {
+        throw_input_error(source.path, line.number, "KEY=VALUE", quote_input(token));
+      }
+      const std::string_view key = token.substr(0, equals);
+      const std::string_view value = token.substr(equals + 1);
+      const auto expand = [&](std::vector<std::string>& out) {
+        HostlistResult expanded = expand_hostlist(value);
+        if (!expanded.error.empty()) throw_input_error(source.path, line.number, expanded.error, quote_input(value));
+        out.insert(out.end(), expanded.hosts.begin(), expanded.hosts.end());
+      };
+      if (starts_with_ignoring_case(key, "SwitchName") && key.size() == 10) {
+        entry.name = value;
+      } else if (starts_with_ignoring_case(key, "Nodes") && key.size() == 5) {
+        expand(entry.hosts);
+      } else if (starts_with_ignoring_case(key, "Switches") && key.size() == 8) {
+        expand(entry.child_switches);
+      } else if (!(starts_with_ignoring_case(key, "LinkSpeed") && key.size() == 9)) {
+        throw_input_error(source.path, line.number, "SwitchName, Nodes, Switches or LinkSpeed", quote_input(key));
+      }
+    }
+    if (entry.name.empty()) throw_input_error(source.path, line.number, "SwitchName=NAME on every line", "none");
+    switches.push_back(std::move(entry));
+  }
+  if (switches.empty()) throw_input_error(source.path, 1, "at least one SwitchName= line", "none");
+  return switches;
+}
+
+Graph parse_slurm_topology(const SourceText& source) {
+  const std::vector<SwitchLine> lines = read_switch_lines(source);
+  std::map<std::string, std::size_t> line_of_switch;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!line_of_switch.try_emplace(lines[i].name, i).second) {
+      throw_input_error(source.path, lines[i].line, "each switch defined once", quote_input(lines[i].name));
+    }
+  }
+  // Tier = 1 + the highest child tier; leaves have no child switches. Depth-first with a
+  // "being visited" mark, so a loop in the file is reported rather than recursed into forever.
+  std::vector<int> tier(lines.size(), 0);
+  const auto tier_of = [&](const auto& self, std::size_t i, std::size_t depth) -> int {
+    if (tier[i] > 0) return tier[i];
+    if (tier[i] < 0 || depth > lines.size()) {
+      throw_input_error(source.path, lines[i].line, "a tree of switches", "a loop through " + quote_input(lines[i].name));
+    }
+    tier[i] = -1;
+    int highest_child = 0;
+    for (const std::string& child : lines[i].child_switches) {
+      const auto it = line_of_switch.find(child);
+      if (it == line_of_switch.end()) {
+        throw_input_error(source.path, lines[i].line, "a switch defined by a SwitchName= line", quote_input(child));
+      }
+      highest_child = std::max(highest_child, self(self, it->second, depth + 1));
+    }
+    if (highest_child >= static_cast<int>(SwitchTier::core)) {
+      throw_input_error(source.path, lines[i].line, "at most 3 switch levels (leaf, spine, core)",
+                        quote_input(lines[i].name) + " at level 4");
+    }
+    tier[i] = highest_child + 1;
+    return tier[i];
+  };
+  Graph graph;
+  const LinkSpec nominal = *infiniband(4, "NDR");
+  std::vector<VertexId> vertex_of(lines.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    vertex_of[i] = graph.add_vertex(VertexKind::fabric_switch, lines[i].name);
+    graph.set_tier(vertex_of[i], static_cast<SwitchTier>(tier_of(tier_of, i, 0)));
+  }
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    for (const std::string& child : lines[i].child_switches) {
+      graph.add_link(vertex_of[line_of_switch.at(child)], vertex_of[i], nominal, true);
+    }
+    for (const std::string& host : lines[i].hosts) {
+      if (line_of_switch.contains(host)) {
+        throw_input_error(source.path, lines[i].line, "a node name in Nodes=", "the switch " + quote_input(host));
+      }
+      graph.add_link(graph.add_vertex(VertexKind::host, host), vertex_of[i], nominal, true);
+    }
+  }
+  return graph;
+}
+
+int sniff_slurm_topology(std::string_view text) {
+  for (const NumberedLine& line : split_lines(text.substr(0, 4096))) {
+    const std::string_view content = trim(line.text);
+    if (content.empty() || content.front() == '#') continue;
+    return starts_with_ignoring_case(content, "SwitchName=") ? 95 : 0;
+  }
+  return 0;
+}
+
+const bool registered = register_topology_format(
+    {"slurm", "Slurm topology.conf (tree plugin: SwitchName, Switches, Nodes)", sniff_slurm_topology,
+     parse_slurm_topology});
+
+}  // namespace
+}  // namespace fb::topo

@@ -1,0 +1,116 @@
+#include "topology/graph.hpp"
+
+#include <stdexcept>
+
+namespace fb::topo {
+
+std::string_view to_string(VertexKind kind) {
+  switch (kind) {
+    case VertexKind::host: return "host";
+    case VertexKind::cpu: return "cpu";
+    case VertexKind::pcie_switch: return "pcie_switch";
+    case VertexKind::gpu: return "gpu";
+    case VertexKind::nvswitch: return "nvswitch";
+    case VertexKind::nic: return "nic";
+    case VertexKind::fabric_switch: return "switch";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(SwitchTier tier) {
+  switch (tier) {
+    case SwitchTier::none: return "none";
+    case SwitchTier::leaf: return "leaf";
+    case SwitchTier::spine: return "spine";
+    case SwitchTier::core: return "core";
+  }
+  return "unknown";
+}
+
+VertexId Graph::add_vertex(VertexKind kind, std::string_view name, VertexId host, int index) {
+  const auto [it, inserted] =
+      by_name_.try_emplace(std::string(name), static_cast<VertexId>(vertices_.size()));
+  if (!inserted) {
+    Vertex& existing = vertices_[it->second];
+    if (existing.kind != kind) {
+      throw std::invalid_argument("vertex '" + std::string(name) + "' is a " +
+                                  std::string(to_string(existing.kind)) + " in one input and a " +
+                                  std::string(to_string(kind)) + " in another");
+    }
+    if (existing.index < 0) existing.index = index;
+    return it->second;
+  }
+  const auto id = static_cast<VertexId>(vertices_.size());
+  vertices_.push_back(Vertex{kind, SwitchTier::none, std::string(name),
+                             kind == VertexKind::host ? id : host, index});
+  adjacency_.emplace_back();
+  devices_by_host_.emplace_back();
+  if (kind != VertexKind::host && host != no_vertex) devices_by_host_[host].push_back(id);
+  return id;
+}
+
+VertexId Graph::find(std::string_view name) const {
+  const auto it = by_name_.find(std::string(name));
+  return it == by_name_.end() ? no_vertex : it->second;
+}
+
+LinkId Graph::add_link(VertexId a, VertexId b, const LinkSpec& spec, bool nominal_capacity) {
+  const auto id = static_cast<LinkId>(links_.size());
+  links_.push_back(Link{a, b, spec, nominal_capacity});
+  adjacency_[a].push_back(id);
+  adjacency_[b].push_back(id);
+  return id;
+}
+
+std::optional<LinkId> Graph::find_link(VertexId a, VertexId b) const {
+  for (const LinkId l : adjacency_[a]) {
+    if (links_[l].other_end(a) == b) return l;
+  }
+  return std::nullopt;
+}
+
+void Graph::reserve(std::size_t vertex_count, std::size_t link_count) {
+  vertices_.reserve(vertex_count);
+  adjacency_.reserve(vertex_count);
+  devices_by_host_.reserve(vertex_count);
+  by_name_.reserve(vertex_count);
+  links_.reserve(link_count);
+}
+
+void Graph::merge(const Graph& other) {
+  std::vector<VertexId> mapped(other.vertices_.size(), no_vertex);
+  // Hosts first, so that devices can point at their merged host.
+  for (VertexId v = 0; v < other.vertices_.size(); ++v) {
+    const Vertex& source = other.vertices_[v];
+    if (source.kind == VertexKind::host) mapped[v] = add_vertex(source.kind, source.name);
+  }
+  for (VertexId v = 0; v < other.vertices_.size(); ++v) {
+    const Vertex& source = other.vertices_[v];
+    if (source.kind == VertexKind::host) continue;
+    const VertexId host = source.host == no_vertex ? no_vertex : mapped[source.host];
+    mapped[v] = add_vertex(source.kind, source.name, host, source.index);
+    if (source.tier != SwitchTier::none) vertices_[mapped[v]].tier = source.tier;
+  }
+  // Only links that were here before this merge count as duplicates: parallel links within
+  // `other` (two cables between the same pair of switches) are all kept.
+  const std::size_t links_before_merge = links_.size();
+  const auto find_earlier_link = [&](VertexId a, VertexId b) -> std::optional<LinkId> {
+    for (const LinkId l : adjacency_[a]) {
+      if (l < links_before_merge && links_[l].other_end(a) == b) return l;
+    }
+    return std::nullopt;
+  };
+  for (const Link& link : other.links_) {
+    const VertexId a = mapped[link.a];
+    const VertexId b = mapped[link.b];
+    const std::optional<LinkId> existing = find_earlier_link(a, b);
+    if (!existing) {
+      add_link(a, b, link.spec, link.nominal_capacity);
+    } else if (links_[*existing].nominal_capacity && !link.nominal_capacity) {
+      links_[*existing].spec = link.spec;
+      links_[*existing].nominal_capacity = false;
+    }
+  }
+}
+
+}  // namespace fb::topo

@@ -1,0 +1,91 @@
+#pragma once
+// The topology graph: what is connected to what, with link capacities from the technology table.
+// Vertices are named uniquely ("dgx01/GPU3", "dgx01/mlx5_0", "leaf07"), which is how several
+// inputs describing the same machines merge into one graph.
+
+#include "topology/link_technology.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace fb::topo {
+
+using VertexId = std::uint32_t;
+using LinkId = std::uint32_t;
+inline constexpr VertexId no_vertex = std::numeric_limits<VertexId>::max();
+
+enum class VertexKind { host, cpu, pcie_switch, gpu, nvswitch, nic, fabric_switch };
+// Fabric switches sit in tiers; routes go up towards the core and then down (never down-up).
+enum class SwitchTier { none = 0, leaf = 1, spine = 2, core = 3 };
+
+std::string_view to_string(VertexKind kind);
+std::string_view to_string(SwitchTier tier);
+
+struct Vertex {
+  VertexKind kind = VertexKind::host;
+  SwitchTier tier = SwitchTier::none;
+  std::string name;
+  VertexId host = no_vertex;  // the host vertex a device belongs to; a host is its own host
+  int index = -1;             // GPU ordinal, NUMA node id, NIC ordinal; -1 when not applicable
+};
+
+struct Link {
+  VertexId a = no_vertex;
+  VertexId b = no_vertex;
+  LinkSpec spec;
+  // True when the input did not state the capacity (topo -m has no PCIe widths, topology.conf
+  // has no speeds) and the table's nominal value stands in; a merge prefers stated capacities.
+  bool nominal_capacity = false;
+
+  VertexId other_end(VertexId v) const { return v == a ? b : a; }
+};
+
+class Graph {
+ public:
+  // Returns the vertex with this name, creating it when absent. A name that exists with another
+  // kind is a contradiction between inputs and throws std::invalid_argument.
+  VertexId add_vertex(VertexKind kind, std::string_view name, VertexId host = no_vertex,
+                      int index = -1);
+  VertexId find(std::string_view name) const;
+
+  LinkId add_link(VertexId a, VertexId b, const LinkSpec& spec, bool nominal_capacity = false);
+  // The first link between a and b, or none.
+  std::optional<LinkId> find_link(VertexId a, VertexId b) const;
+
+  void set_tier(VertexId v, SwitchTier tier) { vertices_[v].tier = tier; }
+  void reserve(std::size_t vertex_count, std::size_t link_count);
+
+  const Vertex& vertex(VertexId v) const { return vertices_[v]; }
+  const Link& link(LinkId l) const { return links_[l]; }
+  std::span<const Vertex> vertices() const { return vertices_; }
+  std::span<const Link> links() const { return links_; }
+  std::span<const LinkId> links_of(VertexId v) const { return adjacency_[v]; }
+  std::size_t vertex_count() const { return vertices_.size(); }
+  std::size_t link_count() const { return links_.size(); }
+
+  // The devices of one host (not the host itself), in creation order.
+  std::span<const VertexId> devices_of(VertexId host) const { return devices_by_host_[host]; }
+
+  // Adds every vertex and link of `other`; vertices with the same name are the same vertex. A link
+  // that both graphs have between the same two vertices is kept once, with the stated capacity
+  // winning over a nominal one.
+  void merge(const Graph& other);
+
+ private:
+  std::vector<Vertex> vertices_;
+  std::vector<Link> links_;
+  std::vector<std::vector<LinkId>> adjacency_;
+  std::vector<std::vector<VertexId>> devices_by_host_;  // indexed by host vertex; empty otherwise
+  std::unordered_map<std::string, VertexId> by_name_;
+};
+
+// The rank a vertex has in up-down routing: fabric switch tier, 0 for everything else.
+inline int routing_rank(const Vertex& v) { return static_cast<int>(v.tier); }
+
+}  // namespace fb::topo

@@ -1,0 +1,175 @@
+#include "topology/link_technology.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cctype>
+#include <cmath>
+#include <string>
+
+namespace fb::topo {
+namespace {
+
+struct TechnologyRow {
+  std::string_view name;
+  LinkType type;
+  double lane_capacity_gbps;  // one NVLink, one PCIe lane, one IB lane; per direction
+  double latency_us;          // nominal one hop: device-to-switch or switch-to-switch
+};
+
+// Sources: NVIDIA NVLink generations (raw per-link rate per direction); NCCL src/graph/topo.h
+// (per-SM NVLink constants, PCIe "GT/s" codes / 80, QPI/UPI/xGMI constants); InfiniBand Trade
+// Association data rates per lane after encoding. Latencies are nominal per-hop figures used only
+// for the alpha term of the alpha-beta model.
+constexpr std::array technology_table{
+    TechnologyRow{"NVLink1", LinkType::nvlink, 20.0, 0.3},
+    TechnologyRow{"NVLink2", LinkType::nvlink, 25.0, 0.3},
+    TechnologyRow{"NVLink3", LinkType::nvlink, 25.0, 0.3},
+    TechnologyRow{"NVLink4", LinkType::nvlink, 25.0, 0.3},
+    TechnologyRow{"NVLink5", LinkType::nvlink, 50.0, 0.3},
+    TechnologyRow{"NVLink sm_60", LinkType::nvlink, 18.0, 0.3},
+    TechnologyRow{"NVLink sm_70", LinkType::nvlink, 20.0, 0.3},
+    TechnologyRow{"NVLink sm_80", LinkType::nvlink, 20.0, 0.3},
+    TechnologyRow{"NVLink sm_86", LinkType::nvlink, 12.0, 0.3},
+    TechnologyRow{"NVLink sm_90", LinkType::nvlink, 20.6, 0.3},
+    TechnologyRow{"NVLink sm_100", LinkType::nvlink, 40.1, 0.3},
+    TechnologyRow{"PCIe Gen1", LinkType::pcie, 15.0 / 80, 0.5},
+    TechnologyRow{"PCIe Gen2", LinkType::pcie, 30.0 / 80, 0.5},
+    TechnologyRow{"PCIe Gen3", LinkType::pcie, 60.0 / 80, 0.5},
+    TechnologyRow{"PCIe Gen4", LinkType::pcie, 120.0 / 80, 0.5},
+    TechnologyRow{"PCIe Gen5", LinkType::pcie, 240.0 / 80, 0.5},
+    TechnologyRow{"PCIe Gen6", LinkType::pcie, 480.0 / 80, 0.5},
+    TechnologyRow{"IB SDR", LinkType::infiniband, 2.0 / 8, 0.3},
+    TechnologyRow{"IB DDR", LinkType::infiniband, 4.0 / 8, 0.3},
+    TechnologyRow{"IB QDR", LinkType::infiniband, 8.0 / 8, 0.3},
+    TechnologyRow{"IB FDR10", LinkType::infiniband, 10.0 / 8, 0.3},
+    TechnologyRow{"IB FDR", LinkType::infiniband, 13.64 / 8, 0.3},
+    TechnologyRow{"IB EDR", LinkType::infiniband, 25.0 / 8, 0.3},
+    TechnologyRow{"IB HDR", LinkType::infiniband, 50.0 / 8, 0.3},
+    TechnologyRow{"IB NDR", LinkType::infiniband, 100.0 / 8, 0.3},
+    TechnologyRow{"IB XDR", LinkType::infiniband, 200.0 / 8, 0.3},
+    // Rate-defined ports: the lane capacity is 1 GB/s, lane_count carries nothing; the bond
+    // capacity is Mb/s / 8000 (NCCL's arithmetic).
+    TechnologyRow{"InfiniBand", LinkType::infiniband, 1.0, 0.3},
+    TechnologyRow{"RoCE", LinkType::roce, 1.0, 0.8},
+    TechnologyRow{"Ethernet", LinkType::ethernet, 1.0, 5.0},
+    TechnologyRow{"SMP Intel Broadwell", LinkType::smp, 6.0, 0.2},
+    TechnologyRow{"SMP Intel Skylake", LinkType::smp, 10.0, 0.2},
+    TechnologyRow{"SMP Intel Sapphire Rapids", LinkType::smp, 22.0, 0.2},
+    TechnologyRow{"SMP Intel Emerald Rapids", LinkType::smp, 40.0, 0.2},
+    TechnologyRow{"SMP AMD", LinkType::smp, 16.0, 0.2},
+    TechnologyRow{"SMP POWER9", LinkType::smp, 32.0, 0.2},
+    TechnologyRow{"SMP ARM", LinkType::smp, 6.0, 0.2},
+};
+
+const TechnologyRow* find_row(std::string_view name) {
+  const auto* row = std::find_if(technology_table.begin(), technology_table.end(),
+                                 [&](const TechnologyRow& r) { return r.name == name; });
+  return row == technology_table.end() ? nullptr : row;
+}
+
+LinkSpec bond(const TechnologyRow& row, int lane_count) {
+  return LinkSpec{row.type, row.name, lane_count, row.lane_capacity_gbps * lane_count,
+                  row.latency_us};
+}
+
+std::optional<LinkSpec> bond_by_name(std::string_view name, int lane_count) {
+  if (lane_count <= 0) return std::nullopt;
+  const TechnologyRow* row = find_row(name);
+  if (row == nullptr) return std::nullopt;
+  return bond(*row, lane_count);
+}
+
+}  // namespace
+
+std::string_view to_string(LinkType type) {
+  switch (type) {
+    case LinkType::nvlink: return "NVLink";
+    case LinkType::pcie: return "PCIe";
+    case LinkType::smp: return "SMP";
+    case LinkType::infiniband: return "InfiniBand";
+    case LinkType::roce: return "RoCE";
+    case LinkType::ethernet: return "Ethernet";
+  }
+  return "unknown";
+}
+
+std::optional<LinkType> link_type_from_string(std::string_view name) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lower == "nvlink") return LinkType::nvlink;
+  if (lower == "pcie") return LinkType::pcie;
+  if (lower == "smp") return LinkType::smp;
+  if (lower == "infiniband" || lower == "ib") return LinkType::infiniband;
+  if (lower == "roce") return LinkType::roce;
+  if (lower == "ethernet" || lower == "eth") return LinkType::ethernet;
+  return std::nullopt;
+}
+
+std::optional<LinkSpec> nvlink_by_generation(int generation, int link_count) {
+  return bond_by_name("NVLink" + std::to_string(generation), link_count);
+}
+
+std::optional<LinkSpec> nvlink_by_sm(int sm, int link_count) {
+  return bond_by_name("NVLink sm_" + std::to_string(sm), link_count);
+}
+
+std::optional<LinkSpec> pcie_by_generation(int generation, int width) {
+  return bond_by_name("PCIe Gen" + std::to_string(generation), width);
+}
+
+std::optional<int> pcie_generation_from_gts(double gigatransfers_per_s) {
+  constexpr std::array<double, 6> gts_by_generation{2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+  for (std::size_t i = 0; i < gts_by_generation.size(); ++i) {
+    if (std::abs(gigatransfers_per_s - gts_by_generation[i]) < 0.01) return static_cast<int>(i) + 1;
+  }
+  return std::nullopt;
+}
+
+std::optional<LinkSpec> infiniband(int width, std::string_view speed_name) {
+  if (width != 1 && width != 2 && width != 4 && width != 8 && width != 12) return std::nullopt;
+  return bond_by_name("IB " + std::string(speed_name), width);
+}
+
+std::optional<LinkSpec> infiniband_by_name(std::string_view width_speed) {
+  const std::size_t x = width_speed.find('x');
+  if (x == std::string_view::npos || x == 0) return std::nullopt;
+  int width = 0;
+  const auto [end, ec] = std::from_chars(width_speed.data(), width_speed.data() + x, width);
+  if (ec != std::errc{} || end != width_speed.data() + x) return std::nullopt;
+  return infiniband(width, width_speed.substr(x + 1));
+}
+
+std::optional<LinkSpec> network_by_rate(LinkType type, double rate_mbps) {
+  if (!(rate_mbps > 0) || !std::isfinite(rate_mbps)) return std::nullopt;
+  std::string_view row_name;
+  switch (type) {
+    case LinkType::infiniband: row_name = "InfiniBand"; break;
+    case LinkType::roce: row_name = "RoCE"; break;
+    case LinkType::ethernet: row_name = "Ethernet"; break;
+    default: return std::nullopt;
+  }
+  LinkSpec spec = bond(*find_row(row_name), 1);
+  spec.capacity_gbps = rate_mbps / 8000.0;
+  return spec;
+}
+
+LinkSpec smp_link(std::string_view cpu_vendor, int cpu_model) {
+  std::string_view row_name = "SMP Intel Skylake";
+  if (cpu_vendor == "AuthenticAMD") {
+    row_name = "SMP AMD";
+  } else if (cpu_vendor == "GenuineIntel") {
+    // Intel family 6 model numbers, as NCCL distinguishes them.
+    if (cpu_model == 0x4f) row_name = "SMP Intel Broadwell";
+    if (cpu_model == 0x8f) row_name = "SMP Intel Sapphire Rapids";
+    if (cpu_model == 0xcf) row_name = "SMP Intel Emerald Rapids";
+  } else if (cpu_vendor == "POWER" || cpu_vendor == "ppc64") {
+    row_name = "SMP POWER9";
+  } else if (cpu_vendor == "ARM" || cpu_vendor == "aarch64") {
+    row_name = "SMP ARM";
+  }
+  return bond(*find_row(row_name), 1);
+}
+
+}  // namespace fb::topo
