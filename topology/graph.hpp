@@ -59,6 +59,8 @@ class Graph {
   std::optional<LinkId> find_link(VertexId a, VertexId b) const;
 
   void set_tier(VertexId v, SwitchTier tier) { vertices_[v].tier = tier; }
+  // What-if analyses and simulations: the same fabric with one link degraded.
+  void set_link_capacity(LinkId l, double capacity_gbps) { links_[l].spec.capacity_gbps = capacity_gbps; }
   void reserve(std::size_t vertex_count, std::size_t link_count);
 
   const Vertex& vertex(VertexId v) const { return vertices_[v]; }

@@ -179,4 +179,14 @@ std::optional<VertexId> nearest_nic(const Graph& graph, VertexId gpu) {
   return nearest[ordinal % nearest.size()];
 }
 
+std::optional<VertexId> first_nic_of_host(const Graph& graph, std::string_view host_name) {
+  const VertexId host = graph.find(host_name);
+  if (host == no_vertex || graph.vertex(host).kind != VertexKind::host) return std::nullopt;
+  std::optional<VertexId> nic;
+  for (const VertexId device : graph.devices_of(host))
+    if (graph.vertex(device).kind == VertexKind::nic && (!nic || graph.vertex(device).index < graph.vertex(*nic).index))
+      nic = device;
+  return nic;
+}
+
 }  // namespace fb::topo

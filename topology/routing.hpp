@@ -30,6 +30,10 @@ std::optional<Route> find_route(const Graph& graph, VertexId src, VertexId dst);
 // NICs take them in ordinal order.
 std::optional<VertexId> nearest_nic(const Graph& graph, VertexId gpu);
 
+// The NIC host-memory traffic of `host` leaves through: its lowest-numbered NIC, as MPI's TCP and
+// verbs transports pick by default. Empty when the name is not a host or the host has no NIC.
+std::optional<VertexId> first_nic_of_host(const Graph& graph, std::string_view host_name);
+
 // Directed-link resource index used by the flow model: 2 * link + (from_a ? 0 : 1).
 inline std::size_t directed_link_index(const LinkUse& use) {
   return 2 * static_cast<std::size_t>(use.link) + (use.from_a ? 0 : 1);

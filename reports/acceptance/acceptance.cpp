@@ -1,6 +1,6 @@
 #include "acceptance/acceptance.hpp"
 
-#include "analysis/robust_statistics.hpp"
+#include "core/robust_statistics.hpp"
 #include "core/sizes.hpp"
 
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
 #include "html/pairwise_matrix.hpp"
 
-#include "analysis/robust_statistics.hpp"
+#include "core/robust_statistics.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "analysis/robust_statistics.hpp"
+#include "core/robust_statistics.hpp"
 
 #include <algorithm>
 #include <cmath>

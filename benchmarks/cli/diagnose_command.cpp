@@ -1,0 +1,89 @@
+// `fabricbench diagnose --results PATH... --topology FILE...`: measured pair bandwidths joined to
+// the model's routes, to name the degraded link, the blocking link or the slow node.
+
+#include "analysis/finding.hpp"
+#include "analysis/result_loading.hpp"
+#include "cli/command.hpp"
+#include "core/errors.hpp"
+#include "results/results_io.hpp"
+#include "topology/diagnosis.hpp"
+#include "topology/format_registry.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+namespace fb::cli {
+namespace {
+
+struct DiagnoseOptions {
+  std::vector<std::string> results;
+  std::vector<std::string> topology;
+  std::string topology_format = "auto";
+  std::string json_path;
+};
+
+void print_diagnosis(std::ostream& out, const topo::Diagnosis& diagnosis, std::span<const Finding> wrong_results) {
+  out << fmt::format("# {} pair measurements examined (each run's largest size); scale {:.4g} measured GB/s per "
+                     "modelled GB/s; {} slow, {} explained by the findings\n",
+                     diagnosis.flows_examined, diagnosis.calibration, diagnosis.slow_flows,
+                     diagnosis.slow_flows_explained);
+  if (diagnosis.findings.empty() && wrong_results.empty()) {
+    out << "# no findings\n";
+    return;
+  }
+  out << fmt::format("# {:<14} {:<56} {:>12} {:>12} {:>7} {:>10}\n", "kind", "subject", "expected GB/s",
+                     "measured GB/s", "ratio", "confidence");
+  for (const topo::DiagnosisFinding& finding : diagnosis.findings) {
+    out << fmt::format("  {:<14} {:<56} {:>12.4g} {:>12.4g} {:>7.3f} {:>10.2f}\n", finding.kind, finding.subject,
+                       finding.expected_gbps, finding.measured_gbps, finding.ratio(), finding.confidence);
+    for (const std::string& line : finding.evidence) out << fmt::format("      {}\n", line);
+  }
+  for (const Finding& finding : wrong_results)
+    out << fmt::format("  {:<14} {:<56} {}\n", finding.kind, finding.subject, finding.evidence);
+}
+
+int run_diagnose(const DiagnoseOptions& options) {
+  try {
+    const topo::Graph graph = topo::load_topology(options.topology, options.topology_format);
+    const std::vector<ResultRow> rows =
+        all_rows(load_results(std::vector<std::filesystem::path>(options.results.begin(), options.results.end())));
+    const topo::Diagnosis diagnosis = topo::diagnose(graph, rows);
+    const std::vector<Finding> wrong_results = find_wrong_results(rows);
+    print_diagnosis(std::cout, diagnosis, wrong_results);
+    if (!options.json_path.empty()) {
+      nlohmann::json json = topo::to_json(graph, diagnosis);
+      for (const Finding& finding : wrong_results)
+        json["findings"].push_back({{"kind", finding.kind},
+                                    {"subject", finding.subject},
+                                    {"measured_gbps", finding.measured.value_or(0)},
+                                    {"evidence", {finding.evidence}}});
+      write_file_atomically(options.json_path, json.dump(1) + "\n");
+    }
+    return static_cast<int>(ExitCode::ok);
+  } catch (const InputError& e) {
+    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
+    return static_cast<int>(ExitCode::input);
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
+    return static_cast<int>(ExitCode::runtime);
+  }
+}
+
+const CommandRegistrar registrar{
+    "diagnose", "join pair measurements to the topology: degraded links, blocking links, slow nodes, wrong results",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto options = std::make_shared<DiagnoseOptions>();
+      sub.add_option("--results", options->results, "results files or directories (pairwise, concurrent runs)")
+          ->required();
+      sub.add_option("--topology", options->topology, "topology files, merged (YAML spec, topo -m, NCCL XML, ...)")
+          ->required();
+      sub.add_option("--format", options->topology_format, "topology format, or auto to detect it")
+          ->capture_default_str();
+      sub.add_option("--json", options->json_path, "write the findings here as JSON");
+      return [options] { return run_diagnose(*options); };
+    }};
+
+}  // namespace
+}  // namespace fb::cli
