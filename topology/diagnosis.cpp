@@ -161,6 +161,7 @@ class Diagnoser {
     };
 
     std::map<LinkId, std::vector<std::uint32_t>> chosen_by_link;
+    std::map<LinkId, std::vector<LinkId>> parallel_of_link;
     while (!open.empty()) {
       std::uint32_t best = 0;
       std::size_t best_cover = 0;
@@ -177,6 +178,10 @@ class Diagnoser {
         }
       }
       if (best_cover == 0) break;
+      for (const auto& [resource, slow_flows] : slow_through)
+        if (resource != best && resource / 2 != best / 2 && slow_flows == slow_through[best] &&
+            confidence_of(resource) == best_confidence)
+          parallel_of_link[best / 2].push_back(resource / 2);
       for (const std::size_t f : slow_through[best]) {
         if (open.erase(f) > 0) explained.insert(f);
       }
@@ -191,6 +196,9 @@ class Diagnoser {
                                                 : (resources.front() % 2 == 0 ? LinkDirection::a_to_b
                                                                               : LinkDirection::b_to_a);
       finding.subject = link_subject(graph_, link, finding.direction);
+      finding.parallel_links = parallel_of_link[link];
+      if (!finding.parallel_links.empty())
+        finding.subject += fmt::format(", or one of {} parallel links", finding.parallel_links.size());
       finding.expected_gbps = diagnosis.calibration * graph_.link(link).spec.capacity_gbps;
       // What the link still carries: the most any slow flow got through it, scaled by its share.
       double confidence_sum = 0;
@@ -354,6 +362,10 @@ nlohmann::json to_json(const Graph& graph, const Diagnosis& diagnosis) {
       entry["link"] = {{"a", graph.vertex(link.a).name},
                        {"b", graph.vertex(link.b).name},
                        {"direction", to_string(finding.direction)}};
+    }
+    if (!finding.parallel_links.empty()) {
+      entry["parallel_links"] = nlohmann::json::array();
+      for (const LinkId parallel : finding.parallel_links) entry["parallel_links"].push_back(link_name(graph, parallel));
     }
     if (!finding.host.empty()) entry["host"] = finding.host;
     findings.push_back(std::move(entry));

@@ -36,6 +36,9 @@ struct DiagnosisFinding {
   std::string subject;               // readable: "h00003/eth0 <-> leaf0001 (both directions)"
   std::optional<LinkId> link;        // link findings
   LinkDirection direction = LinkDirection::both;
+  // Links the measurements cannot tell apart from `link`: parallel cables that every measured flow
+  // spreads over alike (ECMP), so the fault is in one of them.
+  std::vector<LinkId> parallel_links;
   std::string host;                  // slow_node findings
   double expected_gbps = 0;          // in the measurements' scale
   double measured_gbps = 0;
