@@ -33,22 +33,14 @@ void print_verdict(std::ostream& out, const AcceptanceVerdict& verdict) {
 }
 
 int run_accept(const AcceptOptions& options) {
-  try {
-    const Thresholds thresholds = read_thresholds(options.thresholds_path);
-    std::vector<std::filesystem::path> inputs(options.inputs.begin(), options.inputs.end());
-    const std::vector<ResultRow> rows = all_rows(load_results(inputs));
-    const AcceptanceVerdict verdict = evaluate_acceptance(thresholds, rows);
-    print_verdict(std::cout, verdict);
-    if (!options.junit_path.empty())
-      write_file_atomically(options.junit_path, acceptance_to_junit_xml(verdict, options.thresholds_path));
-    return static_cast<int>(verdict.passed() ? ExitCode::ok : ExitCode::acceptance_failed);
-  } catch (const InputError& e) {
-    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::input);
-  } catch (const std::exception& e) {
-    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::runtime);
-  }
+  const Thresholds thresholds = read_thresholds(options.thresholds_path);
+  std::vector<std::filesystem::path> inputs(options.inputs.begin(), options.inputs.end());
+  const std::vector<ResultRow> rows = all_rows(load_results(inputs));
+  const AcceptanceVerdict verdict = evaluate_acceptance(thresholds, rows);
+  print_verdict(std::cout, verdict);
+  if (!options.junit_path.empty())
+    write_file_atomically(options.junit_path, acceptance_to_junit_xml(verdict, options.thresholds_path));
+  return static_cast<int>(verdict.passed() ? ExitCode::ok : ExitCode::acceptance_failed);
 }
 
 const CommandRegistrar registrar{

@@ -21,23 +21,15 @@ struct CompareOptions {
 };
 
 int run_compare(const CompareOptions& options) {
-  try {
-    const std::vector<ResultRow> a = all_rows(load_results({options.a}));
-    const std::vector<ResultRow> b = all_rows(load_results({options.b}));
-    const Comparison comparison = compare_results(a, b);
-    if (comparison.ops.empty())
-      throw InputError(fmt::format("{} and {} have no rows in common (op, type, placement, ranks, size)", options.a,
-                                   options.b));
-    print_comparison(std::cout, comparison, options.a, options.b);
-    if (!options.csv_path.empty()) write_file_atomically(options.csv_path, comparison_to_csv(comparison));
-    return static_cast<int>(ExitCode::ok);
-  } catch (const InputError& e) {
-    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::input);
-  } catch (const std::exception& e) {
-    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::runtime);
-  }
+  const std::vector<ResultRow> a = all_rows(load_results({options.a}));
+  const std::vector<ResultRow> b = all_rows(load_results({options.b}));
+  const Comparison comparison = compare_results(a, b);
+  if (comparison.ops.empty())
+    throw InputError(fmt::format("{} and {} have no rows in common (op, type, placement, ranks, size)", options.a,
+                                 options.b));
+  print_comparison(std::cout, comparison, options.a, options.b);
+  if (!options.csv_path.empty()) write_file_atomically(options.csv_path, comparison_to_csv(comparison));
+  return static_cast<int>(ExitCode::ok);
 }
 
 const CommandRegistrar registrar{

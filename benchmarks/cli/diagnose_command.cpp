@@ -45,30 +45,22 @@ void print_diagnosis(std::ostream& out, const topo::Diagnosis& diagnosis, std::s
 }
 
 int run_diagnose(const DiagnoseOptions& options) {
-  try {
-    const topo::Graph graph = topo::load_topology(options.topology, options.topology_format);
-    const std::vector<ResultRow> rows =
-        all_rows(load_results(std::vector<std::filesystem::path>(options.results.begin(), options.results.end())));
-    const topo::Diagnosis diagnosis = topo::diagnose(graph, rows);
-    const std::vector<Finding> wrong_results = find_wrong_results(rows);
-    print_diagnosis(std::cout, diagnosis, wrong_results);
-    if (!options.json_path.empty()) {
-      nlohmann::json json = topo::to_json(graph, diagnosis);
-      for (const Finding& finding : wrong_results)
-        json["findings"].push_back({{"kind", finding.kind},
-                                    {"subject", finding.subject},
-                                    {"measured_gbps", finding.measured.value_or(0)},
-                                    {"evidence", {finding.evidence}}});
-      write_file_atomically(options.json_path, json.dump(1) + "\n");
-    }
-    return static_cast<int>(ExitCode::ok);
-  } catch (const InputError& e) {
-    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::input);
-  } catch (const std::exception& e) {
-    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::runtime);
+  const topo::Graph graph = topo::load_topology(options.topology, options.topology_format);
+  const std::vector<ResultRow> rows =
+      all_rows(load_results(std::vector<std::filesystem::path>(options.results.begin(), options.results.end())));
+  const topo::Diagnosis diagnosis = topo::diagnose(graph, rows);
+  const std::vector<Finding> wrong_results = find_wrong_results(rows);
+  print_diagnosis(std::cout, diagnosis, wrong_results);
+  if (!options.json_path.empty()) {
+    nlohmann::json json = topo::to_json(graph, diagnosis);
+    for (const Finding& finding : wrong_results)
+      json["findings"].push_back({{"kind", finding.kind},
+                                  {"subject", finding.subject},
+                                  {"measured_gbps", finding.measured.value_or(0)},
+                                  {"evidence", {finding.evidence}}});
+    write_file_atomically(options.json_path, json.dump(1) + "\n");
   }
+  return static_cast<int>(ExitCode::ok);
 }
 
 const CommandRegistrar registrar{

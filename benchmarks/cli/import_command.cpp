@@ -21,30 +21,19 @@ struct ImportCommandOptions {
 };
 
 int run_import(const ImportCommandOptions& options) {
-  try {
-    if (options.nranks && *options.nranks < 1) throw UsageError(fmt::format("--ranks {} must be at least 1", *options.nranks));
-    // Parse every log before writing anything: one bad log leaves the output directory untouched.
-    std::vector<std::pair<std::filesystem::path, ResultSet>> imported;
-    for (const std::string& log : options.logs) imported.emplace_back(log, import_log(log, {options.nranks}));
-    std::filesystem::create_directories(options.output_dir);
-    for (const auto& [log, results] : imported) {
-      const std::filesystem::path base = std::filesystem::path(options.output_dir) / results.provenance.run_id;
-      write_file_atomically(base.string() + ".json", results_to_json(results));
-      write_file_atomically(base.string() + ".csv", results_to_csv(results));
-      std::cout << fmt::format("# {}: {} rows ({}) -> {}.json\n", log.string(), results.rows.size(),
-                               results.provenance.backend, base.string());
-    }
-    return static_cast<int>(ExitCode::ok);
-  } catch (const UsageError& e) {
-    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::usage);
-  } catch (const InputError& e) {
-    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::input);
-  } catch (const std::exception& e) {
-    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::runtime);
+  if (options.nranks && *options.nranks < 1) throw UsageError(fmt::format("--ranks {} must be at least 1", *options.nranks));
+  // Parse every log before writing anything: one bad log leaves the output directory untouched.
+  std::vector<std::pair<std::filesystem::path, ResultSet>> imported;
+  for (const std::string& log : options.logs) imported.emplace_back(log, import_log(log, {options.nranks}));
+  std::filesystem::create_directories(options.output_dir);
+  for (const auto& [log, results] : imported) {
+    const std::filesystem::path base = std::filesystem::path(options.output_dir) / results.provenance.run_id;
+    write_file_atomically(base.string() + ".json", results_to_json(results));
+    write_file_atomically(base.string() + ".csv", results_to_csv(results));
+    std::cout << fmt::format("# {}: {} rows ({}) -> {}.json\n", log.string(), results.rows.size(),
+                             results.provenance.backend, base.string());
   }
+  return static_cast<int>(ExitCode::ok);
 }
 
 const CommandRegistrar registrar{

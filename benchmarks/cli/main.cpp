@@ -33,7 +33,23 @@ int main(int argc, char** argv) {
     if (prints) std::cerr << fmt::format("fabricbench: error: {} (see fabricbench --help)\n", e.what());
     return static_cast<int>(fb::ExitCode::usage);
   }
-  for (auto& [sub, action] : actions)
-    if (sub->parsed()) return action();
+  // Commands report failure by throwing; the error's category decides the exit code, and the
+  // message is one line.
+  const auto fail = [](const std::exception& error, fb::ExitCode code) {
+    std::cerr << fmt::format("fabricbench: error: {}\n", error.what());
+    return static_cast<int>(code);
+  };
+  for (auto& [sub, action] : actions) {
+    if (!sub->parsed()) continue;
+    try {
+      return action();
+    } catch (const fb::UsageError& error) {
+      return fail(error, fb::ExitCode::usage);
+    } catch (const fb::InputError& error) {
+      return fail(error, fb::ExitCode::input);
+    } catch (const std::exception& error) {
+      return fail(error, fb::ExitCode::runtime);
+    }
+  }
   return static_cast<int>(fb::ExitCode::usage);
 }

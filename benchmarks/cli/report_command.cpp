@@ -27,37 +27,26 @@ std::vector<std::filesystem::path> paths_of(const std::vector<std::string>& text
 }
 
 int run_report(const ReportOptions& options) {
-  try {
-    ReportInput input;
-    std::vector<std::string> inputs = options.inputs;
-    std::vector<std::string> compared = options.compare;
-    // Two directories and nothing else asked for: compare them (A first).
-    if (compared.empty() && inputs.size() == 2 && std::filesystem::is_directory(inputs[0]) &&
-        std::filesystem::is_directory(inputs[1]))
-      compared = inputs;
-    if (inputs.empty()) inputs = compared;
-    if (inputs.empty()) throw UsageError("name the results to report on (files or directories), or --compare A B");
-    input.sets = load_results(paths_of(inputs));
-    if (!options.thresholds_path.empty())
-      input.acceptance = evaluate_acceptance(read_thresholds(options.thresholds_path), all_rows(input.sets));
-    if (!compared.empty()) {
-      const std::vector<ResultRow> a = all_rows(load_results(paths_of({compared[0]})));
-      const std::vector<ResultRow> b = all_rows(load_results(paths_of({compared[1]})));
-      input.comparison = ReportComparison{compared[0], compared[1], compare_results(a, b)};
-    }
-    write_file_atomically(options.output_path, render_html_report(input));
-    std::cout << fmt::format("# report: {} ({} result sets)\n", options.output_path, input.sets.size());
-    return static_cast<int>(ExitCode::ok);
-  } catch (const UsageError& e) {
-    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::usage);
-  } catch (const InputError& e) {
-    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::input);
-  } catch (const std::exception& e) {
-    std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
-    return static_cast<int>(ExitCode::runtime);
+  ReportInput input;
+  std::vector<std::string> inputs = options.inputs;
+  std::vector<std::string> compared = options.compare;
+  // Two directories and nothing else asked for: compare them (A first).
+  if (compared.empty() && inputs.size() == 2 && std::filesystem::is_directory(inputs[0]) &&
+      std::filesystem::is_directory(inputs[1]))
+    compared = inputs;
+  if (inputs.empty()) inputs = compared;
+  if (inputs.empty()) throw UsageError("name the results to report on (files or directories), or --compare A B");
+  input.sets = load_results(paths_of(inputs));
+  if (!options.thresholds_path.empty())
+    input.acceptance = evaluate_acceptance(read_thresholds(options.thresholds_path), all_rows(input.sets));
+  if (!compared.empty()) {
+    const std::vector<ResultRow> a = all_rows(load_results(paths_of({compared[0]})));
+    const std::vector<ResultRow> b = all_rows(load_results(paths_of({compared[1]})));
+    input.comparison = ReportComparison{compared[0], compared[1], compare_results(a, b)};
   }
+  write_file_atomically(options.output_path, render_html_report(input));
+  std::cout << fmt::format("# report: {} ({} result sets)\n", options.output_path, input.sets.size());
+  return static_cast<int>(ExitCode::ok);
 }
 
 const CommandRegistrar registrar{

@@ -210,23 +210,13 @@ int dot(const TopoOptions& options) {
   return static_cast<int>(ExitCode::ok);
 }
 
-// One line on stderr and the exit code the error category maps to.
-int run_reporting_errors(const std::function<int()>& action) {
+// The model refuses some topologies itself (an untiered switch, a placement it cannot hold): to
+// the user that is bad input, like a parse error.
+int run_with_model_errors_as_input_errors(const std::function<int()>& action) {
   try {
     return action();
-  } catch (const UsageError& error) {
-    fmt::print(stderr, "fabricbench topo: {}\n", error.what());
-    return static_cast<int>(ExitCode::usage);
-  } catch (const InputError& error) {
-    fmt::print(stderr, "fabricbench topo: {}\n", error.what());
-    return static_cast<int>(ExitCode::input);
   } catch (const std::invalid_argument& error) {
-    // The model refused the topology itself (an untiered switch, a placement it cannot hold).
-    fmt::print(stderr, "fabricbench topo: {}\n", error.what());
-    return static_cast<int>(ExitCode::input);
-  } catch (const std::exception& error) {
-    fmt::print(stderr, "fabricbench topo: {}\n", error.what());
-    return static_cast<int>(ExitCode::runtime);
+    throw InputError(error.what());
   }
 }
 
@@ -276,7 +266,7 @@ const CommandRegistrar registrar{
       dot_command->add_option("-o,--output", options->output_path, "write to FILE instead of stdout");
 
       return [options, show_command, analyze_command, predict_command, dot_command]() {
-        return run_reporting_errors([&]() {
+        return run_with_model_errors_as_input_errors([&]() {
           if (show_command->parsed()) return show(*options);
           if (analyze_command->parsed()) return analyze(*options);
           if (predict_command->parsed()) return predict(*options);

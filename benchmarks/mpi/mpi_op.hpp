@@ -61,10 +61,4 @@ std::unique_ptr<MpiOpCase> make_typed_case(const BenchmarkCase& benchmark_case, 
 MPI_Datatype mpi_datatype_of(DataType type);
 MPI_Op mpi_op_of(ReduceOp op);
 
-// The buffer pointer MPI wants for the send side of an in-place call.
-template <class T>
-const void* send_buffer_or_in_place(const BenchmarkCase& benchmark_case, const T* send) {
-  return benchmark_case.placement == Placement::in_place ? MPI_IN_PLACE : send;
-}
-
 }  // namespace fb

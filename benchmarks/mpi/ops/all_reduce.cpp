@@ -1,40 +1,25 @@
-#include "core/host_buffer.hpp"
-#include "core/pattern.hpp"
 #include "mpi/mpi_check.hpp"
-#include "mpi/mpi_op.hpp"
+#include "mpi/send_recv_case.hpp"
 
 namespace fb {
 namespace {
 
 template <class T>
-class AllReduceCase final : public MpiOpCase {
+class AllReduceCase final : public SendRecvCase<T> {
  public:
   AllReduceCase(const BenchmarkCase& benchmark_case, const MpiOpContext& context)
-      : case_(benchmark_case), context_(context), send_(case_.count), recv_(case_.count) {}
-
-  void fill_inputs() override {
-    // In place, the input is the receive buffer.
-    auto& input = case_.placement == Placement::in_place ? recv_ : send_;
-    fill_pattern(input.span(), context_.rank, 0, case_.redop);
-  }
+      : SendRecvCase<T>(benchmark_case, context, benchmark_case.count, benchmark_case.count) {}
 
   void run_iteration() override {
-    FB_MPI_CHECK(MPI_Allreduce(send_buffer_or_in_place(case_, send_.data()), recv_.data(),
-                               static_cast<int>(case_.count), mpi_datatype_of(case_.dtype), mpi_op_of(case_.redop),
-                               context_.comm));
+    FB_MPI_CHECK(MPI_Allreduce(this->send_argument(), this->recv_.data(), this->count(), this->datatype(),
+                               mpi_op_of(this->case_.redop), this->context_.comm));
   }
 
   std::uint64_t count_wrong() const override {
-    return fb::count_wrong(recv_.span(), [&](std::uint64_t i) {
-      return expected_reduction<T>(context_.nranks, i, case_.redop);
+    return fb::count_wrong(this->recv_.span(), [&](std::uint64_t i) {
+      return expected_reduction<T>(this->context_.nranks, i, this->case_.redop);
     });
   }
-
- private:
-  BenchmarkCase case_;
-  MpiOpContext context_;
-  HostBuffer<T> send_;
-  HostBuffer<T> recv_;
 };
 
 const MpiOpRegistrar registrar{

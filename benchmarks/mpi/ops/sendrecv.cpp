@@ -1,7 +1,5 @@
-#include "core/host_buffer.hpp"
-#include "core/pattern.hpp"
 #include "mpi/mpi_check.hpp"
-#include "mpi/mpi_op.hpp"
+#include "mpi/send_recv_case.hpp"
 
 namespace fb {
 namespace {
@@ -9,45 +7,32 @@ namespace {
 constexpr int ring_tag = 7;
 
 template <class T>
-class SendrecvCase final : public MpiOpCase {
+class SendrecvCase final : public SendRecvCase<T> {
  public:
   SendrecvCase(const BenchmarkCase& benchmark_case, const MpiOpContext& context)
-      : case_(benchmark_case),
-        context_(context),
+      : SendRecvCase<T>(benchmark_case, context, benchmark_case.count, benchmark_case.count),
         next_((context.rank + 1) % context.nranks),
-        previous_((context.rank + context.nranks - 1) % context.nranks),
-        send_(case_.count),
-        recv_(case_.count) {}
-
-  void fill_inputs() override {
-    auto& input = case_.placement == Placement::in_place ? recv_ : send_;
-    fill_pattern(input.span(), context_.rank, 0, ReduceOp::sum);
-  }
+        previous_((context.rank + context.nranks - 1) % context.nranks) {}
 
   void run_iteration() override {
-    const int count = static_cast<int>(case_.count);
-    const MPI_Datatype type = mpi_datatype_of(case_.dtype);
-    if (case_.placement == Placement::in_place) {
-      FB_MPI_CHECK(MPI_Sendrecv_replace(recv_.data(), count, type, next_, ring_tag, previous_, ring_tag,
-                                        context_.comm, MPI_STATUS_IGNORE));
+    if (this->case_.placement == Placement::in_place) {
+      FB_MPI_CHECK(MPI_Sendrecv_replace(this->recv_.data(), this->count(), this->datatype(), next_, ring_tag,
+                                        previous_, ring_tag, this->context_.comm, MPI_STATUS_IGNORE));
     } else {
-      FB_MPI_CHECK(MPI_Sendrecv(send_.data(), count, type, next_, ring_tag, recv_.data(), count, type, previous_,
-                                ring_tag, context_.comm, MPI_STATUS_IGNORE));
+      FB_MPI_CHECK(MPI_Sendrecv(this->send_.data(), this->count(), this->datatype(), next_, ring_tag,
+                                this->recv_.data(), this->count(), this->datatype(), previous_, ring_tag,
+                                this->context_.comm, MPI_STATUS_IGNORE));
     }
   }
 
   std::uint64_t count_wrong() const override {
-    return fb::count_wrong(recv_.span(),
+    return fb::count_wrong(this->recv_.span(),
                            [&](std::uint64_t i) { return pattern_value<T>(previous_, i, ReduceOp::sum); });
   }
 
  private:
-  BenchmarkCase case_;
-  MpiOpContext context_;
   int next_;
   int previous_;
-  HostBuffer<T> send_;
-  HostBuffer<T> recv_;
 };
 
 const MpiOpRegistrar registrar{
