@@ -8,9 +8,10 @@ build_dir="$repo_root/build-sanitize"
 
 cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Debug -DFABRICBENCH_SANITIZE=ON \
   -DFABRICBENCH_BUILD_BENCHMARKS=OFF -DFABRICBENCH_WITH_CUDA=OFF
-cmake --build "$build_dir" -j "$(nproc)"
+cmake --build "$build_dir" -j "$(nproc)" \
+  --target fabricbench fabricbench_fault_injected fabricbench_unit_tests fabricbench_mpi_tests
 
 # Open MPI keeps allocations alive until exit by design; leak reports there would drown ours.
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
-ctest --test-dir "$build_dir" --output-on-failure
+ctest --test-dir "$build_dir" --output-on-failure -L "unit|mpi"
