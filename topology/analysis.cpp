@@ -177,6 +177,8 @@ PatternAnalysis analyze_pattern(FabricHierarchy& fabric, TrafficPattern pattern)
       const VertexId upper = link.other_end(owner);
       const bool up = fabric.resource_is_up(r);
       const double expected = offered[r] / static_cast<double>(links.size());
+      // Filled exactly, a link carries all it is offered: it limits nothing, so it is not blocking.
+      if (expected <= link.spec.capacity_gbps * (1 + capacity_tolerance)) continue;
       analysis.blocking.push_back({l, up ? owner : upper, up ? upper : owner, link.spec.capacity_gbps,
                                    expected, expected / link.spec.capacity_gbps});
     }

@@ -2,6 +2,7 @@
 
 #include "results/results_io.hpp"
 
+#include <sstream>
 #include <thread>
 
 namespace fb::testing {
@@ -17,6 +18,13 @@ std::vector<std::string> directly(const std::vector<std::string>& args) {
   std::vector<std::string> argv{FABRICBENCH_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
 }
 
 std::string describe(const ProcessResult& result) {

@@ -18,6 +18,9 @@ inline const std::vector<std::string> allow_root{"OMPI_ALLOW_RUN_AS_ROOT=1", "OM
 std::vector<std::string> under_mpirun(int nranks, const std::string& binary, const std::vector<std::string>& args);
 std::vector<std::string> directly(const std::vector<std::string>& args);
 
+// The lines of a command's output.
+std::vector<std::string> lines_of(const std::string& text);
+
 // Exit status and both outputs, for assertion messages.
 std::string describe(const ProcessResult& result);
 

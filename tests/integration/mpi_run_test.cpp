@@ -24,19 +24,13 @@ using ::testing::StartsWith;
 using testing::allow_root;
 using testing::ChildProcess;
 using testing::describe;
+using testing::lines_of;
 using testing::directly;
 using testing::under_mpirun;
 using testing::wait_for_rows;
 using testing::ProcessResult;
 using testing::TempDir;
 using testing::run_process;
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
 
 std::vector<std::string> fields_of(const std::string& line) {
   std::vector<std::string> fields;

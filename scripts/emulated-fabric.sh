@@ -1,0 +1,296 @@
+#!/usr/bin/env bash
+# An emulated two-tier cluster fabric on one Linux machine, for running fabricbench across
+# "hosts" without a cluster (see docs/emulated-fabric.md).
+#
+#   host   = a network namespace PREFIX-h00001 holding eth0, an address in one IPv4 subnet
+#   switch = a Linux bridge br0 in a namespace of its own: PREFIX-leaf0001, PREFIX-spine0001
+#   link   = a veth pair, shaped by a tbf qdisc on BOTH ends so that both directions have the
+#            link's rate (a qdisc shapes only what leaves through its end)
+#
+# Every leaf has ONE cable to the spine whose rate is the sum of the uplinks it models: two
+# cables between the same two bridges would be a loop, and bridges without STP would flood it.
+# Names follow the topology model's cluster spec (hosts h00001.. in leaf order, leaf0001..,
+# spine0001), so diagnose findings name the emulated parts directly.
+#
+# Usage:
+#   emulated-fabric.sh up [--prefix P] [--leaves L] [--hosts-per-leaf H] [--subnet CIDR]
+#                         [--host-mbit R] [--uplink-mbit R] [--throttle HOST:MBIT]...
+#   emulated-fabric.sh down [--prefix P]        # safe to repeat, and after a partial up
+#   emulated-fabric.sh status [--prefix P]
+#   emulated-fabric.sh mpirun [--prefix P] MPIRUN_ARGS...   # runs mpirun across the hosts
+#   emulated-fabric.sh mpirun-prefix [--prefix P]           # prints that command line
+set -Eeuo pipefail # -E: the ERR trap of `up` must also fire inside the functions it calls
+
+script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+prefix=fb
+leaves=2
+hosts_per_leaf=4
+subnet=10.77.0.0/24
+host_mbit=40
+uplink_mbit=""  # default: hosts_per_leaf * host_mbit, a non-blocking leaf
+throttles=()
+
+# tbf parameters, measured in docs/emulated-fabric.md. The burst is what passes at line rate after
+# an idle moment: small against the 1 MiB a bandwidth iteration sends (256 KiB x window 4), so
+# that it inflates the measured rate by under 2%, yet ten 1500-byte packets so that the token
+# bucket does not stall between timer ticks. The latency bounds the queue: long enough that TCP is not dropped
+# below the rate, short enough that a sender does not build seconds of backlog.
+tbf_burst=16kb
+tbf_latency=100ms
+
+usage() {
+  # The "Usage:" block of the header comment.
+  sed -n '/^# Usage:/,/^[^#]/p' "${BASH_SOURCE[0]}" | grep '^#' | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+die() {
+  echo "emulated-fabric: $*" >&2
+  exit 1
+}
+
+# The prefix becomes part of namespace names and is matched exactly by `down`; letters and digits
+# only, so that the prefix "fb" can never match the namespaces of a fabric called "fb-2".
+check_prefix() {
+  [[ $prefix =~ ^[A-Za-z0-9]{1,32}$ ]] || die "--prefix must be 1 to 32 letters or digits, got '$prefix'"
+}
+
+state_dir() { echo "/run/fabricbench-emulated-fabric/$prefix"; }
+
+host_name() { printf 'h%05d' "$1"; }
+leaf_name() { printf 'leaf%04d' "$1"; }
+
+parse_options() {
+  while (($#)); do
+    case $1 in
+      --prefix) prefix=${2:?--prefix needs a value}; shift 2 ;;
+      --leaves) leaves=${2:?--leaves needs a value}; shift 2 ;;
+      --hosts-per-leaf) hosts_per_leaf=${2:?--hosts-per-leaf needs a value}; shift 2 ;;
+      --subnet) subnet=${2:?--subnet needs a value}; shift 2 ;;
+      --host-mbit) host_mbit=${2:?--host-mbit needs a value}; shift 2 ;;
+      --uplink-mbit) uplink_mbit=${2:?--uplink-mbit needs a value}; shift 2 ;;
+      --throttle) throttles+=("${2:?--throttle needs HOST:MBIT}"); shift 2 ;;
+      -h | --help) usage ;;
+      *) die "unknown option '$1' (try --help)" ;;
+    esac
+  done
+  check_prefix
+}
+
+is_count() { [[ $1 =~ ^[1-9][0-9]*$ ]]; }
+
+# Prints the dotted address `offset` addresses after the network address of $subnet.
+address_in_subnet() {
+  local network=${subnet%/*} a b c d
+  IFS=. read -r a b c d <<<"$network"
+  local value=$(((a << 24 | b << 16 | c << 8 | d) + $1))
+  echo "$((value >> 24 & 255)).$((value >> 16 & 255)).$((value >> 8 & 255)).$((value & 255))"
+}
+
+# Records a namespace in the state directory BEFORE creating it, so that `down` finds it even
+# when `up` is killed between the two steps.
+add_namespace() {
+  echo "$1" >>"$(state_dir)/namespaces"
+  ip netns add "$1"
+  ip -n "$1" link set lo up
+}
+
+# Shapes the egress of one veth end to `mbit`.
+shape() {
+  tc -n "$1" qdisc add dev "$2" root tbf rate "${3}mbit" burst "$tbf_burst" latency "$tbf_latency"
+}
+
+# A cable: veth end `dev_a` in namespace `ns_a`, `dev_b` in `ns_b`, both shaped to `mbit`. The
+# pair is created directly inside the namespaces, so nothing is ever left in the root namespace.
+cable() {
+  local ns_a=$1 dev_a=$2 ns_b=$3 dev_b=$4 mbit=$5
+  ip -n "$ns_a" link add name "$dev_a" type veth peer name "$dev_b" netns "$ns_b"
+  shape "$ns_a" "$dev_a" "$mbit"
+  shape "$ns_b" "$dev_b" "$mbit"
+}
+
+add_bridge() {
+  ip -n "$1" link add br0 type bridge stp_state 0
+  ip -n "$1" link set br0 up
+}
+
+attach_to_bridge() {
+  ip -n "$1" link set "$2" master br0
+  ip -n "$1" link set "$2" up
+}
+
+cmd_up() {
+  parse_options "$@"
+  if ! is_count "$leaves" || ! is_count "$hosts_per_leaf" || ! is_count "$host_mbit"; then
+    die "--leaves, --hosts-per-leaf and --host-mbit must be positive integers"
+  fi
+  [[ -n $uplink_mbit ]] || uplink_mbit=$((hosts_per_leaf * host_mbit))
+  is_count "$uplink_mbit" || die "--uplink-mbit must be a positive integer"
+  [[ $subnet =~ ^([0-9]{1,3}\.){3}[0-9]{1,3}/([0-9]{1,2})$ ]] || die "--subnet must be a CIDR like 10.77.0.0/24"
+  local prefix_length=${BASH_REMATCH[2]}
+  local host_count=$((leaves * hosts_per_leaf))
+  ((prefix_length <= 30 && host_count < (1 << (32 - prefix_length)) - 1)) ||
+    die "$host_count hosts do not fit in $subnet"
+
+  # The throttles, checked before anything is created: HOST:MBIT with HOST in this fabric.
+  declare -A host_rate=()
+  local spec name rate n
+  for spec in "${throttles[@]}"; do
+    [[ $spec =~ ^(h[0-9]{5}):([1-9][0-9]*)$ ]] || die "--throttle wants HOST:MBIT like h00003:10, got '$spec'"
+    name=${BASH_REMATCH[1]} rate=${BASH_REMATCH[2]}
+    n=$((10#${name#h}))
+    ((n >= 1 && n <= host_count)) || die "--throttle names $name, but the hosts are h00001..$(host_name "$host_count")"
+    host_rate[$name]=$rate
+  done
+
+  [[ ! -e "$(state_dir)" && -z "$(fabric_namespaces)" ]] ||
+    die "a fabric with prefix '$prefix' exists; run: $0 down --prefix $prefix"
+  mkdir -p "$(state_dir)"
+  : >"$(state_dir)/namespaces"
+
+  # The first namespace tells whether this machine lets us create any (root, CAP_SYS_ADMIN, a
+  # kernel with network namespaces). If not, exit 77, the conventional "skipped" status, so that
+  # tests skip instead of failing.
+  local spine_ns="$prefix-spine0001"
+  echo "$spine_ns" >>"$(state_dir)/namespaces"
+  if ! ip netns add "$spine_ns"; then
+    rm -rf "$(state_dir)"
+    echo "emulated-fabric: cannot create network namespaces here (root and CAP_SYS_ADMIN needed)" >&2
+    exit 77
+  fi
+  # A failure from here on leaves a half-built fabric; take it down rather than leave it behind.
+  trap 'echo "emulated-fabric: up failed, removing what it created" >&2; cmd_down --prefix "$prefix"' ERR
+  ip -n "$spine_ns" link set lo up
+  add_bridge "$spine_ns"
+
+  local leaf leaf_ns host host_ns
+  : >"$(state_dir)/hostfile"
+  for ((leaf = 1; leaf <= leaves; ++leaf)); do
+    leaf_ns="$prefix-$(leaf_name "$leaf")"
+    add_namespace "$leaf_ns"
+    add_bridge "$leaf_ns"
+    cable "$leaf_ns" uplink "$spine_ns" "$(leaf_name "$leaf")" "$uplink_mbit"
+    attach_to_bridge "$leaf_ns" uplink
+    attach_to_bridge "$spine_ns" "$(leaf_name "$leaf")"
+    for ((n = (leaf - 1) * hosts_per_leaf + 1; n <= leaf * hosts_per_leaf; ++n)); do
+      host=$(host_name "$n")
+      host_ns="$prefix-$host"
+      add_namespace "$host_ns"
+      cable "$host_ns" eth0 "$leaf_ns" "$host" "${host_rate[$host]:-$host_mbit}"
+      ip -n "$host_ns" addr add "$(address_in_subnet "$n")/$prefix_length" dev eth0
+      ip -n "$host_ns" link set eth0 up
+      attach_to_bridge "$leaf_ns" "$host"
+      echo "$host slots=1" >>"$(state_dir)/hostfile"
+    done
+  done
+  echo "$subnet" >"$(state_dir)/subnet"
+  trap - ERR
+  echo "emulated-fabric: $leaves leaves x $hosts_per_leaf hosts, hosts ${host_mbit} Mbit/s," \
+    "uplinks ${uplink_mbit} Mbit/s${throttles[*]:+, throttled ${throttles[*]}}, prefix $prefix, subnet $subnet"
+}
+
+# The fabric's namespaces: those `up` recorded, plus any that match the naming scheme exactly
+# (a fabric whose state directory was removed by hand, e.g. by a reboot-less /run cleanup).
+fabric_namespaces() {
+  {
+    [[ ! -f "$(state_dir)/namespaces" ]] || cat "$(state_dir)/namespaces"
+    ip netns list | awk '{print $1}' | grep -E "^$prefix-(h[0-9]{5,}|leaf[0-9]{4,}|spine[0-9]{4,})\$" || true
+  } | sort -u
+}
+
+cmd_down() {
+  parse_options "$@"
+  local ns pid
+  # What still runs on the fabric goes first: a deleted namespace does not end its processes, and
+  # the ranks of a killed run (mpirun runs in h00001) would hang on the vanished links for ever.
+  # Deleting a namespace then deletes the veth ends in it, and with them their peers and qdiscs.
+  for ns in $(fabric_namespaces); do
+    [[ -e "/run/netns/$ns" ]] || continue
+    for pid in $(ip netns pids "$ns"); do
+      kill -KILL "$pid" 2>/dev/null || true # it may have ended since the listing
+    done
+    ip netns delete "$ns"
+  done
+  rm -rf "$(state_dir)"
+}
+
+cmd_status() {
+  parse_options "$@"
+  local namespaces
+  namespaces=$(fabric_namespaces)
+  if [[ -z $namespaces ]]; then
+    echo "no fabric with prefix '$prefix'"
+    return
+  fi
+  [[ -f "$(state_dir)/subnet" ]] || echo "incomplete fabric (up did not finish): run down --prefix $prefix"
+  local ns dev
+  for ns in $namespaces; do
+    [[ -e "/run/netns/$ns" ]] || continue
+    echo "$ns"
+    # One line per shaped port: device, state, address, rate.
+    for dev in $(ip -n "$ns" -o link show type veth | awk -F': ' '{sub(/@.*/, "", $2); print $2}'); do
+      printf '  %-10s %-5s %-18s %s\n' "$dev" \
+        "$(ip -n "$ns" -o link show dev "$dev" | grep -o 'state [A-Z]*' | cut -d' ' -f2)" \
+        "$(ip -n "$ns" -o -4 addr show dev "$dev" | awk '{print $4}')" \
+        "$(tc -n "$ns" qdisc show dev "$dev" | grep -o 'rate [^ ]*' || echo unshaped)"
+    done
+  done
+}
+
+# The mpirun command line for the fabric, one word per array element. mpirun runs inside the first
+# host with hostname h00001, so Open MPI sees itself on that host and starts the daemons of the
+# others through the launch agent. The MCA flags (docs/emulated-fabric.md says why each):
+#   rtc ^hwloc          every "host" shares one machine's cores: binding would collide and crash
+#   routed direct       daemons talk to mpirun directly; the default tree routing cannot route here
+#   btl tcp,self        shared memory would bypass the emulated links between hosts
+#   *_if_include        only the fabric's subnet, never loopback or the machine's real network
+#   mpi_yield_when_idle eight busy-polling ranks on two cores would starve the ones sending
+mpirun_command() {
+  [[ -f "$(state_dir)/subnet" ]] || die "no fabric with prefix '$prefix' is up; run: $0 up --prefix $prefix"
+  local first_host fabric_subnet
+  # shellcheck disable=SC2016 # $0 and $@ belong to the inner shell
+  local set_hostname_and_exec='hostname "$0" && exec "$@"'
+  first_host=$(head -n1 "$(state_dir)/hostfile" | cut -d' ' -f1)
+  fabric_subnet=$(cat "$(state_dir)/subnet")
+  command_words=(
+    ip netns exec "$prefix-$first_host" unshare --uts
+    env FABRICBENCH_FABRIC_PREFIX="$prefix" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    sh -c "$set_hostname_and_exec" "$first_host"
+    mpirun --hostfile "$(state_dir)/hostfile" --mca plm_rsh_agent "$script_dir/netns-launch-agent"
+    --mca rtc ^hwloc --mca routed direct --mca btl "tcp,self"
+    --mca btl_tcp_if_include "$fabric_subnet" --mca oob_tcp_if_include "$fabric_subnet"
+    --mca mpi_yield_when_idle 1
+  )
+}
+
+cmd_mpirun() {
+  local options=()
+  while (($#)) && [[ $1 == --prefix ]]; do
+    options+=("$1" "${2:?--prefix needs a value}")
+    shift 2
+  done
+  parse_options "${options[@]}"
+  mpirun_command
+  exec "${command_words[@]}" "$@"
+}
+
+cmd_mpirun_prefix() {
+  parse_options "$@"
+  mpirun_command
+  printf '%q ' "${command_words[@]}"
+  echo
+}
+
+(($#)) || usage
+command=$1
+shift
+case $command in
+  up) cmd_up "$@" ;;
+  down) cmd_down "$@" ;;
+  status) cmd_status "$@" ;;
+  mpirun) cmd_mpirun "$@" ;;
+  mpirun-prefix) cmd_mpirun_prefix "$@" ;;
+  -h | --help) usage ;;
+  *) die "unknown command '$command' (try --help)" ;;
+esac

@@ -1,0 +1,370 @@
+// The diagnosis end to end: an emulated fabric with a known fault (scripts/emulated-fabric.sh),
+// the real fabricbench measuring across it under the real mpirun, and `fabricbench diagnose`
+// naming the fault from the measurements and the topology model (tests/fabric/specs/).
+//
+// Each case first checks that the emulation did what it was told (throttled rows are slow by the
+// throttle's ratio, blocked rows by the oversubscription), so that a failure in the diagnosis
+// cannot be an emulation fault in disguise. Assertions compare bandwidths with each other, never
+// with wall-clock expectations.
+
+#include "fabricbench_runs.hpp"
+#include "process_runner.hpp"
+#include "results/results_io.hpp"
+#include "support/temp_dir.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fb {
+namespace {
+
+using testing::describe;
+using testing::lines_of;
+using testing::ProcessResult;
+using testing::run_process;
+using testing::TempDir;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr int host_count = 8;  // the script's default 2 leaves x 4 hosts, as in the specs
+constexpr int host_mbit = 40;  // the script's default host link rate
+const std::string specs_dir = FABRIC_SPECS_DIR;
+// The emulated fabric's exit status for "cannot create network namespaces here".
+constexpr int fabric_unavailable = 77;
+
+// Fabrics of this test program are named fbt<pid>: unique among concurrent runs, and a leftover
+// of a killed run is recognisable by its dead pid.
+const std::string fabric_prefix_head = "fbt";
+// Where emulated-fabric.sh records each fabric it creates (one directory per prefix).
+const fs::path fabric_state_dir = "/run/fabricbench-emulated-fabric";
+
+std::vector<std::string> namespaces_with_prefix(const std::string& prefix) {
+  const ProcessResult listed = run_process({IP_BINARY, "netns", "list"});
+  std::vector<std::string> found;
+  for (const std::string& line : lines_of(listed.out)) {
+    const std::string name = line.substr(0, line.find(' '));
+    if (name.starts_with(prefix + "-")) found.push_back(name);
+  }
+  return found;
+}
+
+ProcessResult fabric_script(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{EMULATED_FABRIC_SCRIPT};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_process(argv, {}, std::chrono::seconds(120));
+}
+
+// Whether `pid` is a running process. A killed run that its parent has not reaped yet is a zombie:
+// dead for this purpose, although kill(pid, 0) still finds it.
+bool process_alive(long pid) {
+  std::ifstream stat_file("/proc/" + std::to_string(pid) + "/stat");
+  const std::string stat((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
+  // "pid (comm) state ...": comm may hold spaces, so the state follows the last ')'.
+  const auto close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+}
+
+// Removes the fabrics of earlier runs of this program that were killed before their TearDown
+// (a ctest timeout sends SIGKILL): every fbt<pid> fabric whose process is gone, found by its
+// namespaces or by the state the script keeps for it.
+void remove_fabrics_of_dead_runs() {
+  std::vector<std::string> names;
+  for (const std::string& line : lines_of(run_process({IP_BINARY, "netns", "list"}).out)) names.push_back(line);
+  std::error_code no_state;
+  for (const auto& entry : fs::directory_iterator(fabric_state_dir, no_state)) {
+    names.push_back(entry.path().filename().string());
+  }
+  const std::regex ours("^" + fabric_prefix_head + "([0-9]+)(-|$)");
+  std::set<std::string> stale;
+  for (const std::string& name : names) {
+    std::smatch match;
+    if (!std::regex_search(name, match, ours)) continue;
+    if (!process_alive(std::stol(match[1]))) stale.insert(fabric_prefix_head + match[1].str());
+  }
+  for (const std::string& prefix : stale) fabric_script({"down", "--prefix", prefix});
+}
+
+// Rates in Mbit/s, the unit the fabric is set in.
+double mbit_of(const ResultRow& row) { return row.algbw_gbps * 8000; }
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values.at(values.size() / 2);
+}
+
+bool involves(const ResultRow& row, const std::string& host) { return row.src_host == host || row.dst_host == host; }
+
+std::string host_name(int n) {
+  char name[16];
+  std::snprintf(name, sizeof name, "h%05d", n);
+  return name;
+}
+
+// Whether a diagnose link joins a vertex named with `x` to one named with `y` (either way round).
+bool link_joins(const json& link, const std::string& x, const std::string& y) {
+  const std::string a = link.at("a").get<std::string>();
+  const std::string b = link.at("b").get<std::string>();
+  return (a.find(x) != std::string::npos && b.find(y) != std::string::npos) ||
+         (a.find(y) != std::string::npos && b.find(x) != std::string::npos);
+}
+
+std::vector<json> findings_of_kind(const json& diagnosis, const std::string& kind) {
+  std::vector<json> found;
+  for (const json& finding : diagnosis.at("findings")) {
+    if (finding.at("kind") == kind) found.push_back(finding);
+  }
+  return found;
+}
+
+// A fabric brought up per case under a prefix of this process, always taken down again: in
+// TearDown (which also runs after a failed assertion) and, for a killed run, by the next run.
+class EmulatedFabric : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "the emulated fabric needs root (network namespaces, tc)";
+    remove_fabrics_of_dead_runs();
+    owns_prefix_ = true;
+    fabric_script({"down", "--prefix", prefix_});
+  }
+
+  void TearDown() override {
+    if (!owns_prefix_) return;
+    const ProcessResult down = fabric_script({"down", "--prefix", prefix_});
+    EXPECT_EQ(down.exit_code, 0) << describe(down);
+    EXPECT_THAT(namespaces_with_prefix(prefix_), ::testing::IsEmpty()) << "namespaces left behind";
+  }
+
+  // Brings the fabric up with the script's options; skips the case where namespaces cannot be made.
+  void up(const std::vector<std::string>& options) {
+    std::vector<std::string> args{"up", "--prefix", prefix_};
+    args.insert(args.end(), options.begin(), options.end());
+    const ProcessResult result = fabric_script(args);
+    if (result.exit_code == fabric_unavailable) GTEST_SKIP() << result.err;
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+    ASSERT_EQ(namespaces_with_prefix(prefix_).size(), host_count + 3u) << "8 hosts, 2 leaves, 1 spine";
+  }
+
+  // One `fabricbench run PATTERN` over every host, with small, few iterations: at 40 Mbit/s a 256 KiB
+  // message takes about 55 ms, and a window of 4 makes 1 MiB per iteration, so the tbf burst is
+  // negligible against it (docs/emulated-fabric.md has the measured accuracy).
+  ResultSet measure(const std::string& pattern, const std::string& name) {
+    const fs::path csv = results_dir_ / (name + ".csv");
+    const fs::path json_path = results_dir_ / (name + ".json");
+    const ProcessResult result = run_process(
+        {EMULATED_FABRIC_SCRIPT, "mpirun", "--prefix", prefix_, "-np", std::to_string(host_count), FABRICBENCH_BINARY,
+         "run", pattern, "-b", "256K", "-e", "256K", "-n", "3", "-w", "1", "-W", "4", "--csv", csv.string(), "--json",
+         json_path.string()},
+        {}, std::chrono::seconds(300));
+    EXPECT_EQ(result.exit_code, 0) << describe(result);
+    if (!fs::exists(csv)) {
+      ADD_FAILURE() << pattern << " wrote no results";
+      return {};
+    }
+    ResultSet results = read_results_csv(csv);
+    for (const ResultRow& row : results.rows) EXPECT_EQ(row.op, pattern);
+    results_files_[name] = csv;
+    return results;
+  }
+
+  // `fabricbench diagnose` on the named results files against a spec; nullopt, with the failure
+  // recorded, when the command fails, is missing, or writes no JSON.
+  std::optional<json> diagnose(const std::vector<std::string>& names, const std::string& spec) {
+    const ProcessResult help = run_process(testing::directly({"diagnose", "--help"}));
+    if (help.exit_code != 0) {
+      ADD_FAILURE() << "fabricbench has no `diagnose` command: the diagnosis assertions of this case cannot run\n"
+                    << describe(help);
+      return std::nullopt;
+    }
+    const fs::path out = results_dir_ / ("diagnosis-" + spec + ".json");
+    fs::remove(out);
+    std::vector<std::string> args{"diagnose", "--results"};
+    for (const std::string& name : names) args.push_back(results_files_.at(name).string());
+    for (const std::string& extra : {std::string("--topology"), specs_dir + "/" + spec + ".yaml", std::string("--json"),
+                                     out.string()}) {
+      args.push_back(extra);
+    }
+    const ProcessResult result = run_process(testing::directly(args));
+    if (result.signal != 0 || !fs::exists(out)) {
+      ADD_FAILURE() << "diagnose wrote no JSON\n" << describe(result);
+      return std::nullopt;
+    }
+    std::ifstream in(out);
+    json diagnosis = json::parse(in);
+    // Printed so that a failing assertion comes with everything diagnose concluded.
+    std::cout << "diagnose " << spec << ": " << diagnosis.dump(1) << "\n";
+    return diagnosis;
+  }
+
+  const std::string prefix_ = fabric_prefix_head + std::to_string(::getpid());
+  TempDir results_dir_;
+  std::map<std::string, fs::path> results_files_;
+  bool owns_prefix_ = false;
+};
+
+// The topology model of the emulation, without the emulation: the healthy spec has no link that
+// leaf-to-leaf traffic overloads, the 2:1 spec overloads exactly its leaf-spine links twice over.
+// (`topo analyze` also lists links filled to exactly 1.00x; only an overload is blocking.)
+std::vector<json> analyze_leaf_to_leaf(const std::string& spec) {
+  const TempDir dir;
+  const fs::path out = dir / "analysis.json";
+  const ProcessResult result = run_process(testing::directly(
+      {"topo", "analyze", specs_dir + "/" + spec + ".yaml", "--pattern", "leaf_to_leaf", "--json", out.string()}));
+  EXPECT_EQ(result.exit_code, 0) << describe(result);
+  std::ifstream in(out);
+  return json::parse(in).at("findings").get<std::vector<json>>();
+}
+
+TEST(EmulatedFabricSpecs, HealthySpecOverloadsNoLink) {
+  const std::vector<json> findings = analyze_leaf_to_leaf("healthy");
+  for (const json& finding : findings) EXPECT_LE(finding.at("load_ratio").get<double>(), 1.0 + 1e-9) << finding;
+}
+
+TEST(EmulatedFabricSpecs, BlockingSpecOverloadsEveryLeafSpineLinkTwice) {
+  const std::vector<json> findings = analyze_leaf_to_leaf("blocking_2to1");
+  // Both leaves, both directions, 2 spines each: 8 link directions, each loaded 2:1.
+  ASSERT_EQ(findings.size(), 8u);
+  std::set<std::string> leaves;
+  for (const json& finding : findings) {
+    const std::string from = finding.at("from");
+    const std::string to = finding.at("to");
+    const std::string& leaf = from.starts_with("leaf") ? from : to;
+    const std::string& other = from.starts_with("leaf") ? to : from;
+    EXPECT_TRUE(leaf.starts_with("leaf") && other.starts_with("spine")) << finding;
+    EXPECT_NEAR(finding.at("load_ratio").get<double>(), 2.0, 1e-6) << finding;
+    leaves.insert(leaf);
+  }
+  EXPECT_EQ(leaves, (std::set<std::string>{"leaf0001", "leaf0002"}));
+}
+
+TEST_F(EmulatedFabric, HealthyFabricHasNoFindings) {
+  up({});
+  if (IsSkipped() || HasFatalFailure()) return;
+
+  const ResultSet pairwise = measure("pairwise", "pairwise");
+  // Every ordered pair of the 8 hosts once, named by the hostnames the launch agent gave them.
+  std::set<std::pair<std::string, std::string>> pairs;
+  std::vector<double> rates;
+  for (const ResultRow& row : pairwise.rows) {
+    pairs.emplace(row.src_host, row.dst_host);
+    rates.push_back(mbit_of(row));
+  }
+  ASSERT_EQ(pairs.size(), host_count * (host_count - 1u));
+  for (int n = 1; n <= host_count; ++n) {
+    EXPECT_TRUE(pairs.contains({host_name(n), host_name(n % host_count + 1)})) << host_name(n);
+  }
+  // A uniform fabric: every pair within 10% of the median.
+  const double typical = median(rates);
+  for (const ResultRow& row : pairwise.rows) {
+    EXPECT_NEAR(mbit_of(row) / typical, 1.0, 0.1) << row.src_host << " -> " << row.dst_host;
+  }
+
+  const ResultSet concurrent = measure("concurrent", "concurrent");
+  // Non-blocking uplinks: the cut pairs together as fast as alone.
+  std::map<std::string, double> alone;
+  for (const ResultRow& row : concurrent.rows) {
+    if (row.concurrent_flows == 1) alone[row.src_host] = mbit_of(row);
+  }
+  ASSERT_EQ(alone.size(), host_count / 2u);
+  for (const ResultRow& row : concurrent.rows) {
+    if (row.concurrent_flows > 1) {
+      EXPECT_GT(mbit_of(row) / alone.at(row.src_host), 0.9) << row.src_host;
+    }
+  }
+
+  const std::optional<json> diagnosis = diagnose({"pairwise", "concurrent"}, "healthy");
+  if (!diagnosis) return;
+  EXPECT_THAT(diagnosis->at("findings"), ::testing::IsEmpty());
+}
+
+TEST_F(EmulatedFabric, ThrottledHostLinkIsTheOneDegradedLink) {
+  up({"--throttle", "h00003:" + std::to_string(host_mbit / 4)});
+  if (IsSkipped() || HasFatalFailure()) return;
+
+  const ResultSet pairwise = measure("pairwise", "pairwise");
+  measure("concurrent", "concurrent");
+  // The emulation: both directions of h00003's cable run at a quarter of the others.
+  std::vector<double> others;
+  for (const ResultRow& row : pairwise.rows) {
+    if (!involves(row, "h00003")) others.push_back(mbit_of(row));
+  }
+  ASSERT_FALSE(others.empty());
+  const double typical = median(others);
+  std::set<std::string> throttled_directions;
+  for (const ResultRow& row : pairwise.rows) {
+    if (!involves(row, "h00003")) continue;
+    EXPECT_NEAR(mbit_of(row) / typical, 0.25, 0.05) << row.src_host << " -> " << row.dst_host;
+    throttled_directions.insert(row.src_host == "h00003" ? "out" : "in");
+  }
+  EXPECT_EQ(throttled_directions, (std::set<std::string>{"in", "out"}));
+
+  const std::optional<json> diagnosis = diagnose({"pairwise", "concurrent"}, "healthy");
+  if (!diagnosis) return;
+  const std::vector<json> degraded = findings_of_kind(*diagnosis, "degraded_link");
+  ASSERT_EQ(degraded.size(), 1u);
+  EXPECT_TRUE(link_joins(degraded[0].at("link"), "h00003", "leaf0001")) << degraded[0];
+  EXPECT_NEAR(degraded[0].at("ratio").get<double>(), 0.25, 0.05) << degraded[0];
+  EXPECT_THAT(findings_of_kind(*diagnosis, "blocking_link"), ::testing::IsEmpty());
+  EXPECT_THAT(findings_of_kind(*diagnosis, "wrong_results"), ::testing::IsEmpty());
+  // The healthy hosts are not accused: the one slow host is the throttled one.
+  for (const json& slow : findings_of_kind(*diagnosis, "slow_node")) EXPECT_EQ(slow.at("host"), "h00003") << slow;
+}
+
+TEST_F(EmulatedFabric, OversubscribedUplinksBlockOnlyUnderConcurrentLoad) {
+  up({"--uplink-mbit", std::to_string(host_count / 2 * host_mbit / 2)});
+  if (IsSkipped() || HasFatalFailure()) return;
+
+  // Two separate runs with their own files, so that each can be diagnosed alone.
+  measure("pairwise", "pairwise");
+  const ResultSet concurrent = measure("concurrent", "concurrent");
+  // The emulation: the 4 cut pairs together share the uplink at half their own rate.
+  std::map<std::string, double> alone;
+  std::vector<double> together_over_alone;
+  for (const ResultRow& row : concurrent.rows) {
+    if (row.concurrent_flows == 1) alone[row.src_host] = mbit_of(row);
+  }
+  ASSERT_EQ(alone.size(), host_count / 2u);
+  for (const ResultRow& row : concurrent.rows) {
+    if (row.concurrent_flows > 1) together_over_alone.push_back(mbit_of(row) / alone.at(row.src_host));
+  }
+  ASSERT_EQ(together_over_alone.size(), host_count / 2u);
+  // TCP shares the uplink fairly on average, not flow by flow: the median, not each flow.
+  EXPECT_NEAR(median(together_over_alone), 0.5, 0.1);
+
+  const std::optional<json> blocking = diagnose({"concurrent"}, "blocking_2to1");
+  if (blocking) {
+    const std::vector<json> blocked = findings_of_kind(*blocking, "blocking_link");
+    EXPECT_FALSE(blocked.empty()) << "no blocking_link finding on the concurrent rows";
+    bool names_first_leaf = false;
+    for (const json& finding : blocked) {
+      EXPECT_TRUE(link_joins(finding.at("link"), "leaf", "spine")) << finding;
+      names_first_leaf = names_first_leaf || link_joins(finding.at("link"), "leaf0001", "spine");
+    }
+    EXPECT_TRUE(names_first_leaf) << "the sending leaf's uplinks carry the cut";
+    EXPECT_THAT(findings_of_kind(*blocking, "degraded_link"), ::testing::IsEmpty());
+    EXPECT_THAT(findings_of_kind(*blocking, "slow_node"), ::testing::IsEmpty());
+  }
+
+  // Pairwise rounds carry at most what the model expects of them: no link is to blame.
+  const std::optional<json> pairwise_only = diagnose({"pairwise"}, "blocking_2to1");
+  if (pairwise_only) {
+    EXPECT_THAT(findings_of_kind(*pairwise_only, "degraded_link"), ::testing::IsEmpty());
+    EXPECT_THAT(findings_of_kind(*pairwise_only, "blocking_link"), ::testing::IsEmpty());
+  }
+}
+
+}  // namespace
+}  // namespace fb
