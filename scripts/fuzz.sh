@@ -1,43 +1,49 @@
 #!/usr/bin/env bash
-# Builds the topology parsers' libFuzzer targets with clang in build-fuzz/ and runs each for a
-# short while (FUZZ_SECONDS, default 20) from a seed corpus of the test samples. Exits non-zero
-# when a target crashes, leaks, trips a sanitizer or times out on an input; the reproducer is
-# left in build-fuzz/artifacts/.
+# Builds the libFuzzer targets (fuzz/) with clang in build-fuzz/ and runs each for a short while
+# (FUZZ_SECONDS, default 20) from a seed corpus of the project's own samples. Exits non-zero when
+# a target crashes, leaks, trips a sanitizer or times out on an input; the reproducer is left in
+# build-fuzz/artifacts/.
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${repo_root}/build-fuzz"
 seconds="${FUZZ_SECONDS:-20}"
-samples="${repo_root}/tests/topology/samples"
-fixtures="${repo_root}/tests/topology/fixtures"
+topology_samples="${repo_root}/tests/topology/samples"
 
-CC=clang CXX=clang++ cmake -S "${repo_root}/fuzz" -B "${build_dir}" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "${build_dir}" -j"${FUZZ_JOBS:-2}"
+# Only what the parsers need: no MPI, no CUDA, no tests or benchmarks.
+CC=clang CXX=clang++ cmake -S "${repo_root}" -B "${build_dir}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DFABRICBENCH_BUILD_FUZZERS=ON -DFABRICBENCH_WITH_MPI=OFF -DFABRICBENCH_WITH_CUDA=OFF \
+  -DFABRICBENCH_BUILD_TESTS=OFF -DFABRICBENCH_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build "${build_dir}" -j"${FUZZ_JOBS:-$(nproc)}" --target fuzzers
 
 declare -A seeds=(
-  [nvidia_smi]="${samples}/dgx01.topo ${samples}/pcie8.topo"
-  [nccl_xml]="${fixtures}/nccl_topo_h100_1gpu.xml"
-  [ibnetdiscover]="${samples}/fabric.ibnet"
-  [slurm]="${samples}/topology.conf"
-  [cluster_yaml]="${samples}/dgx_h100_pod.yaml ${samples}/pcie_box.yaml"
+  [topology_nvidia_smi]="${topology_samples}/dgx01.topo ${topology_samples}/pcie8.topo"
+  [topology_nccl_xml]="${repo_root}/tests/topology/fixtures/nccl_topo_h100_1gpu.xml"
+  [topology_ibnetdiscover]="${topology_samples}/fabric.ibnet"
+  [topology_slurm]="${topology_samples}/topology.conf"
+  [topology_cluster_yaml]="${topology_samples}/dgx_h100_pod.yaml ${topology_samples}/pcie_box.yaml"
+  [results_json]="${repo_root}/fuzz/seeds/results.json"
+  [results_csv]="${repo_root}/fuzz/seeds/results.csv"
+  [imported_logs]="$(echo "${repo_root}"/tests/reports/samples/*)"
+  [thresholds]="$(echo "${repo_root}"/reports/thresholds/*.yaml)"
 )
 
 mkdir -p "${build_dir}/artifacts"
 status=0
-for format in "${!seeds[@]}"; do
-  corpus="${build_dir}/corpus/${format}"
+for target in "${!seeds[@]}"; do
+  corpus="${build_dir}/corpus/${target}"
   mkdir -p "${corpus}"
   # shellcheck disable=SC2086  # the seed list is a space-separated list of paths
-  cp ${seeds[${format}]} "${corpus}/"
-  echo "== fuzz_topology_${format}: ${seconds} s"
-  if ! "${build_dir}/fuzz_topology_${format}" "${corpus}" -max_total_time="${seconds}" -max_len=65536 \
-      -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
-      -artifact_prefix="${build_dir}/artifacts/${format}-" 2>"${build_dir}/fuzz_${format}.log"; then
-    echo "fuzz_topology_${format} FAILED; see ${build_dir}/fuzz_${format}.log and ${build_dir}/artifacts/" >&2
-    tail -n 30 "${build_dir}/fuzz_${format}.log" >&2
+  cp ${seeds[${target}]} "${corpus}/"
+  echo "== fuzz_${target}: ${seconds} s"
+  if ! "${build_dir}/fuzz/fuzz_${target}" "${corpus}" -max_total_time="${seconds}" -max_len=65536 \
+      -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
+      -artifact_prefix="${build_dir}/artifacts/${target}-" 2>"${build_dir}/fuzz_${target}.log"; then
+    echo "fuzz_${target} FAILED; see ${build_dir}/fuzz_${target}.log and ${build_dir}/artifacts/" >&2
+    tail -n 30 "${build_dir}/fuzz_${target}.log" >&2
     status=1
   else
-    grep -E '^stat::number_of_executed_units' "${build_dir}/fuzz_${format}.log" || true
+    grep -E '^stat::number_of_executed_units' "${build_dir}/fuzz_${target}.log" || true
   fi
 done
 exit "${status}"

@@ -3,18 +3,15 @@
 #include "core/errors.hpp"
 #include "core/sizes.hpp"
 #include "results/result_row.hpp"
+#include "results/results_io.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 namespace fb {
 namespace {
@@ -175,39 +172,32 @@ std::optional<double> metric_value(const ResultRow& row, std::string_view metric
 bool metric_higher_is_better(std::string_view metric) { return metric.ends_with("_gbps"); }
 
 Thresholds parse_thresholds(std::string_view yaml_text, const std::string& origin) {
-  YAML::Node root;
+  // yaml-cpp reports what it cannot load or convert (a key that is not text, a list where a number
+  // belongs) by throwing; every such place is bad input, with the line its mark gives.
   try {
-    root = YAML::Load(std::string(yaml_text));
-  } catch (const YAML::Exception& e) {
-    throw InputError(fmt::format("{}:{}: {}", origin, e.mark.line + 1, e.msg));
-  }
-  if (!root.IsMap() || !root["checks"])
-    throw InputError(fmt::format("{}:{}: expected a mapping with a 'checks' list", origin, root.Mark().line + 1));
-  for (const auto& entry : root) {
-    const std::string key = entry.first.as<std::string>();
-    if (key != "checks")
-      throw InputError(fmt::format("{}:{}: unknown top-level key '{}' (only 'checks')", origin,
-                                   entry.first.Mark().line + 1, key));
-  }
-  const YAML::Node checks = root["checks"];
-  if (!checks.IsSequence() || checks.size() == 0)
-    throw InputError(fmt::format("{}:{}: 'checks' must be a non-empty list", origin, checks.Mark().line + 1));
-  Thresholds thresholds;
-  thresholds.source = origin;
-  try {
+    const YAML::Node root = YAML::Load(std::string(yaml_text));
+    if (!root.IsMap() || !root["checks"])
+      throw InputError(fmt::format("{}:{}: expected a mapping with a 'checks' list", origin, root.Mark().line + 1));
+    for (const auto& entry : root) {
+      const std::string key = entry.first.as<std::string>();
+      if (key != "checks")
+        throw InputError(fmt::format("{}:{}: unknown top-level key '{}' (only 'checks')", origin,
+                                     entry.first.Mark().line + 1, key));
+    }
+    const YAML::Node checks = root["checks"];
+    if (!checks.IsSequence() || checks.size() == 0)
+      throw InputError(fmt::format("{}:{}: 'checks' must be a non-empty list", origin, checks.Mark().line + 1));
+    Thresholds thresholds;
+    thresholds.source = origin;
     for (const auto& node : checks) thresholds.checks.push_back(read_check(node, origin));
+    return thresholds;
   } catch (const YAML::Exception& e) {
     throw InputError(fmt::format("{}:{}: {}", origin, e.mark.line + 1, e.msg));
   }
-  return thresholds;
 }
 
 Thresholds read_thresholds(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_thresholds(text.str(), path.string());
+  return parse_thresholds(read_text_file(path), path.string());
 }
 
 }  // namespace fb

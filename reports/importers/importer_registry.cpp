@@ -4,10 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace fb {
 
@@ -17,17 +13,16 @@ std::vector<Importer>& importer_registry() {
 }
 
 ResultSet import_log(const std::filesystem::path& path, const ImportOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  return import_log_text(read_text_file(path), path, options);
+}
+
+ResultSet import_log_text(std::string_view text, const std::filesystem::path& origin, const ImportOptions& options) {
   std::string tried;
   for (const Importer& importer : importer_registry()) {
-    if (importer.recognizes(text)) return importer.parse(text, path, options);
+    if (importer.recognizes(text)) return importer.parse(text, origin, options);
     tried += (tried.empty() ? "" : ", ") + importer.name;
   }
-  throw InputError(fmt::format("{}:1: not a log format fabricbench can import (tried {})", path.string(), tried));
+  throw InputError(fmt::format("{}:1: not a log format fabricbench can import (tried {})", origin.string(), tried));
 }
 
 }  // namespace fb

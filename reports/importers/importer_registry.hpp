@@ -37,4 +37,7 @@ struct ImporterRegistrar {
 // importer recognises the file (naming the formats it tried) or when parsing fails.
 ResultSet import_log(const std::filesystem::path& path, const ImportOptions& options);
 
+// The same for text already in memory; `origin` names it in messages.
+ResultSet import_log_text(std::string_view text, const std::filesystem::path& origin, const ImportOptions& options);
+
 }  // namespace fb

@@ -1,5 +1,7 @@
 #include "importers/text_lines.hpp"
 
+#include <cmath>
+
 #include <charconv>
 
 namespace fb {
@@ -41,6 +43,12 @@ std::optional<double> to_double(std::string_view token) {
   const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
   if (ec != std::errc{} || end != token.data() + token.size() || token.empty()) return std::nullopt;
   return value;
+}
+
+std::optional<std::uint64_t> whole_number(double value) {
+  constexpr double two_to_63 = 9223372036854775808.0;
+  if (!(value >= 0) || value >= two_to_63 || value != std::floor(value)) return std::nullopt;
+  return static_cast<std::uint64_t>(value);
 }
 
 std::optional<std::int64_t> to_integer(std::string_view token) {

@@ -24,6 +24,10 @@ std::string_view trim(std::string_view text);
 std::optional<double> to_double(std::string_view token);
 std::optional<std::int64_t> to_integer(std::string_view token);
 
+// A number from a log used as a size or a count: empty unless whole, not negative and below 2^63,
+// so converting it to an integer is defined.
+std::optional<std::uint64_t> whole_number(double value);
+
 // Decimal GB/s from a size and a time: bytes / (time_us * 1e-6) / 1e9.
 double gbps_from(std::uint64_t bytes, double time_us);
 

@@ -22,6 +22,12 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// Strings from inputs (host names, environment values) need not be valid UTF-8; JSON text must be.
+// Invalid bytes become U+FFFD rather than an exception halfway through writing a results file.
+std::string json_text(const Json& value, int indent = -1) {
+  return value.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
 // Conversions between a field's C++ type, its JSON value and its CSV cell text.
 template <class T>
 struct FieldCodec;
@@ -58,7 +64,7 @@ template <class Number>
 struct FieldCodec<Number> {
   static Json to_json(Number value) { return value; }
   static Number from_json(const Json& json) {
-    if (!json.is_number()) throw std::invalid_argument(fmt::format("expected a number, got {}", json.dump()));
+    if (!json.is_number()) throw std::invalid_argument(fmt::format("expected a number, got {}", json_text(json)));
     return json.get<Number>();
   }
   static Json parse_cell(std::string_view cell) { return parse_number<Number>(cell); }
@@ -131,7 +137,7 @@ Json row_to_json(const ResultRow& row) {
 
 void require_schema(const Json& schema, const std::string& where) {
   if (!schema.is_string() || schema.get<std::string>() != results_schema)
-    throw InputError(fmt::format("{}: schema is {}, expected \"{}\"", where, schema.dump(), results_schema));
+    throw InputError(fmt::format("{}: schema is {}, expected \"{}\"", where, json_text(schema), results_schema));
 }
 
 Json provenance_to_json(const Provenance& p) {
@@ -163,7 +169,7 @@ Provenance provenance_from_json(const Json& json) {
 std::string csv_cell(const Json& value) {
   if (value.is_null()) return {};
   if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
-  if (value.is_number()) return value.dump();
+  if (value.is_number()) return json_text(value);
   std::string text = value.get<std::string>();
   if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
   std::string quoted = "\"";
@@ -184,7 +190,7 @@ std::string results_to_csv(const ResultSet& results) {
   std::string csv = fmt::format("# fabricbench results, schema {}\n", results_schema);
   const Json provenance = provenance_to_json(results.provenance);
   for (const auto& [key, value] : provenance.items())
-    csv += fmt::format("# {}: {}\n", key, single_line(value.is_string() ? value.get<std::string>() : value.dump()));
+    csv += fmt::format("# {}: {}\n", key, single_line(value.is_string() ? value.get<std::string>() : json_text(value)));
   csv += "schema";
   for (const Field& f : fields) csv += fmt::format(",{}", f.name);
   csv += '\n';
@@ -202,14 +208,14 @@ std::string results_to_json(const ResultSet& results) {
   json["provenance"] = provenance_to_json(results.provenance);
   json["rows"] = Json::array();
   for (const ResultRow& row : results.rows) json["rows"].push_back(row_to_json(row));
-  return json.dump(1) + "\n";
+  return json_text(json, 1) + "\n";
 }
 
 ResultSet parse_results_json(std::string_view text, const std::string& origin) {
   Json json;
   try {
     json = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, and out_of_range for numbers beyond double
     throw InputError(fmt::format("{}: not valid JSON: {}", origin, e.what()));
   }
   if (!json.is_object()) throw InputError(fmt::format("{}: expected a JSON object with schema, provenance, rows", origin));
@@ -239,15 +245,23 @@ ResultSet parse_results_json(std::string_view text, const std::string& origin) {
   return results;
 }
 
-ResultSet read_results_json(const std::filesystem::path& path) {
+std::string read_text_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_results_json(text.str(), path.string());
+  return text.str();
+}
+
+ResultSet read_results_json(const std::filesystem::path& path) {
+  return parse_results_json(read_text_file(path), path.string());
 }
 
 ResultSet read_results_csv(const std::filesystem::path& path) {
+  return parse_results_csv(read_text_file(path), path.string());
+}
+
+ResultSet parse_results_csv(std::string_view text, const std::string& origin) {
   ResultSet results;
   std::array<std::string, column_count> names;
   names[0] = "schema";
@@ -256,10 +270,10 @@ ResultSet read_results_csv(const std::filesystem::path& path) {
   try {
     io::CSVReader<column_count, io::trim_chars<>, io::double_quote_escape<',', '"'>, io::throw_on_overflow,
                   io::single_line_comment<'#'>>
-        reader(path.string());
+        reader(origin, text.data(), text.data() + text.size());
     std::apply([&](auto&... name) { reader.read_header(io::ignore_extra_column, name...); }, names);
     while (std::apply([&](auto&... cell) { return reader.read_row(cell...); }, cells)) {
-      const std::string where = fmt::format("{}:{}", path.string(), reader.get_file_line());
+      const std::string where = fmt::format("{}:{}", origin, reader.get_file_line());
       require_schema(Json(cells[0]), where);
       ResultRow row;
       for (std::size_t i = 0; i < fields.size(); ++i) {
@@ -272,7 +286,7 @@ ResultSet read_results_csv(const std::filesystem::path& path) {
       results.rows.push_back(std::move(row));
     }
   } catch (const io::error::base& e) {
-    throw InputError(fmt::format("{}: {}", path.string(), e.what()));
+    throw InputError(fmt::format("{}: {}", origin, e.what()));
   }
   return results;
 }

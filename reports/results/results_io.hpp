@@ -24,6 +24,10 @@ std::string results_to_json(const ResultSet& results);
 ResultSet read_results_csv(const std::filesystem::path& path);
 ResultSet read_results_json(const std::filesystem::path& path);
 ResultSet parse_results_json(std::string_view text, const std::string& origin);
+ResultSet parse_results_csv(std::string_view text, const std::string& origin);
+
+// The whole file; throws InputError naming the path when it cannot be read.
+std::string read_text_file(const std::filesystem::path& path);
 
 // Replaces `path` with `contents` so that at every instant the file holds either the old or the
 // new contents in full. Throws std::runtime_error naming the path and the system error.

@@ -48,6 +48,8 @@ ResultSet parse(std::string_view text, const std::filesystem::path& origin, cons
     const std::size_t offset = std::min<std::size_t>(e.byte, text.size());
     const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
     throw InputError(fmt::format("{}:{}: not valid Google Benchmark JSON (truncated?): {}", file, line, e.what()));
+  } catch (const Json::exception& e) {  // a number beyond double, which the parser reports without a place
+    throw InputError(fmt::format("{}: not valid Google Benchmark JSON: {}", file, e.what()));
   }
   ResultSet results;
   Provenance& provenance = results.provenance;
@@ -72,8 +74,12 @@ ResultSet parse(std::string_view text, const std::filesystem::path& origin, cons
       if (b.contains("error_occurred") && b.at("error_occurred").get<bool>()) continue;
       const std::string where = fmt::format("{}: benchmarks[{}]", file, i);
       const double time_us = b.at("real_time").get<double>() * microseconds_per(b.at("time_unit").get<std::string>(), where);
+      // A float here (1e51) would not fit an integer; converting it anyway is undefined behaviour.
+      const Json& iterations = b.at("iterations");
+      if (!iterations.is_number_integer())
+        throw InputError(fmt::format("{}: iterations must be a whole number, got {}", where, iterations.dump()));
       runs[b.value("run_name", b.at("name").get<std::string>())].push_back(
-          {time_us, b.value("bytes_per_second", 0.0), b.at("iterations").get<std::int64_t>()});
+          {time_us, b.value("bytes_per_second", 0.0), iterations.get<std::int64_t>()});
     }
   } catch (const Json::exception& e) {
     throw InputError(fmt::format("{}: not a Google Benchmark JSON file: {}", file, e.what()));

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -84,7 +85,14 @@ ResultSet parse(std::string_view text, const std::filesystem::path& origin, cons
           const auto it = std::find(tokens.begin(), tokens.end(), key);
           return it != tokens.end() && it + 1 != tokens.end() ? to_integer(*(it + 1)).value_or(1) : 1;
         };
-        threads_times_gpus = static_cast<int>(after("nThread") * after("nGpus"));
+        const std::int64_t threads = after("nThread");
+        const std::int64_t gpus = after("nGpus");
+        // Bounded before multiplying: the product of two arbitrary integers can overflow.
+        constexpr std::int64_t most_per_process = 4096;
+        if (threads < 1 || gpus < 1 || threads > most_per_process || gpus > most_per_process)
+          throw fail(line.number, fmt::format("nThread {} and nGpus {} must be between 1 and {}", threads, gpus,
+                                              most_per_process));
+        threads_times_gpus = static_cast<int>(threads * gpus);
       } else if (tokens.size() >= 9 && tokens[1] == "Rank" && tokens[7] == "on") {
         // "#  Rank  3 Group  0 Pid  4242 on node02 device  3 [0x9a] NVIDIA H100 80GB HBM3"
         const std::optional<std::int64_t> rank = to_integer(tokens[2]);
@@ -143,12 +151,20 @@ ResultSet parse(std::string_view text, const std::filesystem::path& origin, cons
       if (!value) throw fail(line.number, fmt::format("column {} is '{}', not a number", i + 1, t[i]));
       return *value;
     };
+    // Sizes, counts and #wrong: converting a negative or fractional value would be undefined.
+    const auto whole_number_column = [&](std::size_t i) {
+      if (const std::optional<std::uint64_t> value = whole_number(number(i))) return *value;
+      throw fail(line.number, fmt::format("column {} is '{}', not a whole number", i + 1, t[i]));
+    };
     const auto group = [&](std::size_t first) {
       ParsedGroup g{number(first), number(first + 1), number(first + 2), std::nullopt};
-      if (t[first + 3] != "N/A") g.wrong = static_cast<std::uint64_t>(number(first + 3));
+      if (t[first + 3] != "N/A") g.wrong = whole_number_column(first + 3);
       return g;
     };
-    const std::int64_t root = static_cast<std::int64_t>(number(4));
+    const double root_column = number(4);
+    if (root_column < -1 || root_column != std::floor(root_column) || root_column > 1e9)
+      throw fail(line.number, fmt::format("root '{}' is neither -1 nor a rank", t[4]));
+    const auto root = static_cast<std::int64_t>(root_column);
     for (const bool in_place : {false, true}) {
       const ParsedGroup g = group(size_columns + (in_place ? group_columns : 0));
       ResultRow row;
@@ -162,8 +178,8 @@ ResultSet parse(std::string_view text, const std::filesystem::path& origin, cons
       row.nranks = nranks;
       row.nodes = provenance.nodes;
       row.ranks_per_node = provenance.ranks_per_node;
-      row.bytes = static_cast<std::uint64_t>(number(0));
-      row.count = static_cast<std::uint64_t>(number(1));
+      row.bytes = whole_number_column(0);
+      row.count = whole_number_column(1);
       row.iterations = iterations;
       // nccl-tests prints one time per size (the mean over iterations, by default): there is no
       // spread to record, so every statistic carries it and the CV is 0.

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <limits>
 #include <map>
 
 namespace fb {
@@ -141,7 +142,9 @@ ResultSet parse(std::string_view text, const std::filesystem::path& origin, cons
     // OSU's defaults: osu_allreduce reduced floats before OSU 7 added '# Datatype'; the rest send bytes.
     const auto [dtype, element_bytes] =
         dtype_of(mpi_datatype.value_or(test->op == "all_reduce" ? "MPI_FLOAT" : "MPI_CHAR"));
-    const auto message_bytes = static_cast<std::uint64_t>(values[Column::size]);
+    const std::optional<std::uint64_t> size = whole_number(values[Column::size]);
+    if (!size) throw fail(line.number, fmt::format("size {} is not a whole number of bytes", values[Column::size]));
+    const std::uint64_t message_bytes = *size;
 
     ResultRow row;
     row.run_id = provenance.run_id;
@@ -157,7 +160,12 @@ ResultSet parse(std::string_view text, const std::filesystem::path& origin, cons
       row.src_rank = 0;
       row.dst_rank = 1;
     }
-    row.iterations = static_cast<int>(values.contains(Column::iterations) ? values[Column::iterations] : 0);
+    if (values.contains(Column::iterations)) {
+      const std::optional<std::uint64_t> iterations = whole_number(values[Column::iterations]);
+      if (!iterations || *iterations > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+        throw fail(line.number, fmt::format("iterations {} is not a count", values[Column::iterations]));
+      row.iterations = static_cast<int>(*iterations);
+    }
     if (test->bandwidth) {
       const double mbps = values[Column::value];
       row.algbw_gbps = mbps / 1e3;
