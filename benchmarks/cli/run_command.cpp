@@ -189,7 +189,9 @@ class RunCommand {
           rows.push_back(make_result_row(benchmark_case, measurement, context));
           writer->append(rows.back());
         }
-        if (writer) table.print_size(rows);
+        if (!writer) continue;
+        writer->flush();
+        table.print_size(rows);
       }
     }
     if (writer) {
@@ -218,6 +220,7 @@ class RunCommand {
         }
       }
       if (!writer) continue;
+      writer->flush();
       if (planned.op->pair_schedule == PairSchedule::cut_alone_then_together) print_alone_against_together(std::cout, rows);
       else print_pair_matrix(std::cout, rows, metric);
       std::cout.flush();

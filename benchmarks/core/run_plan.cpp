@@ -91,7 +91,7 @@ std::vector<PlannedOp> plan_run(const RunOptions& options, const Backend& backen
     // "both" means every placement the backend has for the op; naming one it lacks is an error.
     const std::vector<Placement> available = backend.placements_of(op);
     if (available.empty())
-      throw UsageError(fmt::format("op {} is not implemented by the {} backend", op.name, backend.name()));
+      throw UsageError(fmt::format("the {} backend has no op {}", backend.name(), op.name));
     const std::vector<Placement> requested = requested_placements(options.placement);
     for (Placement placement : requested) {
       if (std::find(available.begin(), available.end(), placement) != available.end())

@@ -13,7 +13,11 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <fstream>
+// The parser copies a file name into a fixed buffer with strncpy, which GCC flags in its header.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-truncation"
 #include <libfccp/csv.h>
+#pragma GCC diagnostic pop
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -351,12 +355,16 @@ ResultsWriter::ResultsWriter(ResultsPaths paths, Provenance provenance, std::siz
 
 void ResultsWriter::append(ResultRow row) {
   results_.rows.push_back(std::move(row));
-  flush();
+  constexpr auto min_interval = std::chrono::seconds(1);
+  if (Clock::now() - last_flush_end_ >= std::max<Clock::duration>(min_interval, 10 * last_flush_duration_)) flush();
 }
 
-void ResultsWriter::flush() const {
+void ResultsWriter::flush() {
+  const auto start = Clock::now();
   write_file_atomically(paths_.csv, results_to_csv(results_));
   write_file_atomically(paths_.json, results_to_json(results_));
+  last_flush_end_ = Clock::now();
+  last_flush_duration_ = last_flush_end_ - start;
 }
 
 }  // namespace fb

@@ -143,7 +143,7 @@ TEST(ResultsIo, CsvAndJsonRoundTripEveryField) {
   EXPECT_EQ(from_json.provenance, written.provenance);
 }
 
-TEST(ResultsIo, WriterKeepsBothFilesCompleteAfterEveryAppend) {
+TEST(ResultsIo, WriterKeepsBothFilesCompleteAfterEveryFlush) {
   const TempDir dir;
   const ResultSet sample = sample_results();
   // Missing parent directories are created.
@@ -152,6 +152,7 @@ TEST(ResultsIo, WriterKeepsBothFilesCompleteAfterEveryAppend) {
   EXPECT_EQ(read_results_json(dir / "a/b/r.json").provenance, sample.provenance);
   for (std::size_t n = 1; n <= sample.rows.size(); ++n) {
     writer.append(sample.rows[n - 1]);
+    writer.flush();
     EXPECT_EQ(read_results_csv(dir / "a/b/r.csv").rows.size(), n);
     EXPECT_EQ(read_results_json(dir / "a/b/r.json").rows.size(), n);
   }
