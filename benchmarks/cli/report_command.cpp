@@ -6,11 +6,15 @@
 #include "core/errors.hpp"
 #include "html/html_report.hpp"
 #include "results/results_io.hpp"
+#include "topology/diagnosis.hpp"
+#include "topology/dot_export.hpp"
+#include "topology/format_registry.hpp"
 
 #include <fmt/format.h>
 
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 namespace fb::cli {
 namespace {
@@ -20,7 +24,27 @@ struct ReportOptions {
   std::string output_path = "fabricbench-report.html";
   std::string thresholds_path;
   std::vector<std::string> compare;
+  std::vector<std::string> topology;
 };
+
+// The topology drawn with the links that the diagnosis of the pair measurements names in red, and
+// those findings beside the others in the report.
+void add_topology(ReportInput& input, const std::vector<std::string>& topology_files) {
+  const topo::Graph graph = topo::load_topology(topology_files);
+  const topo::Diagnosis diagnosis = topo::diagnose(graph, all_rows(input.sets));
+  std::vector<topo::LinkId> flagged;
+  for (const topo::DiagnosisFinding& finding : diagnosis.findings) {
+    if (finding.link) flagged.push_back(*finding.link);
+    flagged.insert(flagged.end(), finding.parallel_links.begin(), finding.parallel_links.end());
+    std::string evidence;
+    for (const std::string& line : finding.evidence) evidence += (evidence.empty() ? "" : "; ") + line;
+    input.model_findings.push_back(
+        {finding.kind, finding.subject, finding.expected_gbps, finding.measured_gbps, "GB/s", evidence});
+  }
+  std::ostringstream dot;
+  topo::write_dot(dot, graph, flagged);
+  input.topology_dot = dot.str();
+}
 
 std::vector<std::filesystem::path> paths_of(const std::vector<std::string>& texts) {
   return {texts.begin(), texts.end()};
@@ -44,6 +68,7 @@ int run_report(const ReportOptions& options) {
     const std::vector<ResultRow> b = all_rows(load_results(paths_of({compared[1]})));
     input.comparison = ReportComparison{compared[0], compared[1], compare_results(a, b)};
   }
+  if (!options.topology.empty()) add_topology(input, options.topology);
   write_file_atomically(options.output_path, render_html_report(input));
   std::cout << fmt::format("# report: {} ({} result sets)\n", options.output_path, input.sets.size());
   return static_cast<int>(ExitCode::ok);
@@ -57,6 +82,8 @@ const CommandRegistrar registrar{
       sub.add_option("-o,--output", options->output_path, "the HTML file to write")->capture_default_str();
       sub.add_option("--thresholds", options->thresholds_path, "acceptance thresholds (YAML) to judge the results by");
       sub.add_option("--compare", options->compare, "result sets A and B to compare in the report")->expected(2);
+      sub.add_option("--topology", options->topology,
+                     "topology files: drawn with Graphviz, the links diagnosis names in red");
       return [options] { return run_report(*options); };
     }};
 

@@ -2,6 +2,7 @@
 
 #include "core/sizes.hpp"
 #include "html/gnuplot.hpp"
+#include "html/svg_program.hpp"
 #include "html/html_escape.hpp"
 #include "html/pairwise_matrix.hpp"
 #include "results/provenance.hpp"
@@ -32,6 +33,7 @@ td.status-skip { color: #666; }
 td.slow { outline: 3px solid #c00000; outline-offset: -3px; font-weight: bold; }
 .plots { display: flex; flex-wrap: wrap; gap: 1em; }
 .plot svg { width: 560px; height: auto; }
+.topology svg { max-width: 100%; height: auto; }
 code { white-space: pre-wrap; word-break: break-all; }
 )";
 
@@ -239,7 +241,8 @@ std::string provenance_section(const std::vector<LoadedResults>& sets) {
 }  // namespace
 
 std::size_t expected_plot_count(const ReportInput& input) {
-  return 2 * ops_in(input.sets).size() + (input.comparison ? input.comparison->comparison.ops.size() : 0);
+  return 2 * ops_in(input.sets).size() + (input.comparison ? input.comparison->comparison.ops.size() : 0) +
+         (input.topology_dot ? 1 : 0);
 }
 
 std::string render_html_report(const ReportInput& input) {
@@ -266,6 +269,9 @@ std::string render_html_report(const ReportInput& input) {
   html += verdict_section(input, findings);
   html += plots_section(input);
   html += heatmap_section(rows);
+  if (input.topology_dot)
+    html += "<section id=\"topology\"><h2>Topology</h2>\n<p>Links the findings name are drawn red.</p>\n"
+            "<div class=\"topology\">" + render_dot_svg(*input.topology_dot, "the topology") + "</div>\n</section>\n";
   if (input.comparison) html += comparison_section(*input.comparison);
   html += provenance_section(input.sets);
   return html + "</body>\n</html>\n";

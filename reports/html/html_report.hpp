@@ -25,10 +25,11 @@ struct ReportInput {
   std::optional<AcceptanceVerdict> acceptance;
   std::vector<Finding> model_findings;          // from other analyses (the topology model)
   std::optional<ReportComparison> comparison;
+  std::optional<std::string> topology_dot;      // Graphviz DOT of the fabric, flagged links red
 };
 
-// The number of <svg> plots the report holds for `input`: two per op (bandwidth and time), one per
-// compared op. Exposed so tests can check that every expected plot is rendered.
+// The number of <svg> figures the report holds for `input`: two per op (bandwidth and time), one per
+// compared op, one for the topology. Exposed so tests can check that every figure is rendered.
 std::size_t expected_plot_count(const ReportInput& input);
 
 // Throws std::runtime_error when gnuplot cannot draw a plot.

@@ -45,7 +45,8 @@ std::size_t count_of(const std::string& text, const std::string& needle) {
 
 TEST(Browser, ReportRendersEveryPlotWithoutConsoleErrorsAndShowsHostileNamesAsText) {
   if (::access(chromium, X_OK) != 0) GTEST_SKIP() << chromium << " is missing (scripts/setup.sh installs chromium)";
-  if (::access("/usr/bin/gnuplot", X_OK) != 0) GTEST_SKIP() << "gnuplot is missing (scripts/setup.sh installs it)";
+  if (::access("/usr/bin/gnuplot", X_OK) != 0 || ::access("/usr/bin/dot", X_OK) != 0)
+    GTEST_SKIP() << "gnuplot or dot is missing (scripts/setup.sh installs gnuplot-nox and graphviz)";
   const Scratch scratch;
   const ReportInput input = testing::hostile_report_input();
   const std::filesystem::path report = scratch.path / "report.html";

@@ -14,10 +14,15 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-bool gnuplot_installed() {
-  for (const char* dir : {"/usr/bin", "/usr/local/bin"})
-    if (::access((std::string(dir) + "/gnuplot").c_str(), X_OK) == 0) return true;
-  return false;
+// The report draws with gnuplot and Graphviz.
+bool drawing_programs_installed() {
+  for (const char* program : {"gnuplot", "dot"}) {
+    bool found = false;
+    for (const char* dir : {"/usr/bin", "/usr/local/bin"})
+      found = found || ::access((std::string(dir) + "/" + program).c_str(), X_OK) == 0;
+    if (!found) return false;
+  }
+  return true;
 }
 
 std::size_t count_of(const std::string& text, const std::string& needle) {
@@ -53,10 +58,11 @@ TEST(PairwiseMatrix, SlowCellsAgainstTheMatrixMedian) {
 }
 
 TEST(HtmlReport, SelfContainedWithEveryPlotAndEveryInputStringEscaped) {
-  if (!gnuplot_installed()) GTEST_SKIP() << "gnuplot is not installed (scripts/setup.sh installs gnuplot-nox)";
+  if (!drawing_programs_installed()) GTEST_SKIP() << "gnuplot or dot is not installed (scripts/setup.sh installs gnuplot-nox and graphviz)";
   const ReportInput input = testing::hostile_report_input();
   const std::string html = render_html_report(input);
-  EXPECT_EQ(expected_plot_count(input), 6u);  // all_gather, all_reduce, bw: bandwidth and time each
+  // all_gather, all_reduce, bw: bandwidth and time each; and the topology.
+  EXPECT_EQ(expected_plot_count(input), 7u);
   EXPECT_EQ(count_of(html, "<svg"), expected_plot_count(input));
   EXPECT_THAT(html, Not(HasSubstr("<script")));
   EXPECT_THAT(html, Not(HasSubstr("<img")));
@@ -67,15 +73,17 @@ TEST(HtmlReport, SelfContainedWithEveryPlotAndEveryInputStringEscaped) {
   EXPECT_THAT(html, HasSubstr("<p class=\"verdict fail\">"));
   EXPECT_THAT(html, HasSubstr("<td>wrong_result</td>"));
   EXPECT_EQ(count_of(html, "class=\"num slow\""), 1u);
+  EXPECT_THAT(html, HasSubstr("<section id=\"topology\">"));
+  EXPECT_THAT(html, HasSubstr("stroke=\"red\""));  // the flagged link
 }
 
 TEST(HtmlReport, ComparisonAddsOneOverlaidPlotPerComparedOp) {
-  if (!gnuplot_installed()) GTEST_SKIP() << "gnuplot is not installed (scripts/setup.sh installs gnuplot-nox)";
+  if (!drawing_programs_installed()) GTEST_SKIP() << "gnuplot or dot is not installed (scripts/setup.sh installs gnuplot-nox and graphviz)";
   ReportInput input = testing::hostile_report_input();
   const std::vector<ResultRow>& rows = input.sets[0].results.rows;
   input.comparison = ReportComparison{"A", "B", compare_results(rows, rows)};
   const std::string html = render_html_report(input);
-  EXPECT_EQ(expected_plot_count(input), 6u + 3u);
+  EXPECT_EQ(expected_plot_count(input), 7u + 3u);
   EXPECT_EQ(count_of(html, "<svg"), expected_plot_count(input));
   EXPECT_THAT(html, HasSubstr("geometric mean time ratio B/A 1.000"));
 }

@@ -33,6 +33,10 @@ inline ReportInput hostile_report_input() {
   set.results.rows[0].wrong = 5;
   ReportInput input;
   input.sets.push_back(std::move(set));
+  // A fabric drawing whose host name is hostile too, with the flagged link drawn as the DOT writer
+  // of the topology stage draws it.
+  input.topology_dot = std::string("graph fabric {\n  \"") + hostile_host +
+                       "\" -- \"leaf0001\" [label=\"Ethernet 1 GB/s\", color=red, penwidth=3];\n}\n";
   return input;
 }
 

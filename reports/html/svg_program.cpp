@@ -1,0 +1,95 @@
+#include "html/svg_program.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace fb {
+namespace {
+
+// A private temporary directory for one drawing, removed with its files.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "fabricbench-plot-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw std::runtime_error(fmt::format("cannot create a temporary directory: {}", std::strerror(errno)));
+    path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  std::filesystem::path operator/(const char* name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+std::string draw_svg(const std::string& program, const std::vector<std::string>& arguments, std::string_view script,
+                     std::string_view what, std::string_view package) {
+  const ScratchDir scratch;
+  const std::filesystem::path script_path = scratch / "figure.in";
+  const std::filesystem::path svg_path = scratch / "figure.svg";
+  const std::filesystem::path error_path = scratch / "stderr.txt";
+  std::ofstream(script_path, std::ios::binary) << script;
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, svg_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, error_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  std::vector<std::string> words{program};
+  words.insert(words.end(), arguments.begin(), arguments.end());
+  words.push_back(script_path.string());
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawn_error = ::posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawn_error != 0)
+    throw std::runtime_error(
+        fmt::format("cannot run {} ({}); install the {} package", program, std::strerror(spawn_error), package));
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const std::string svg = read_text(svg_path);
+  // What precedes <svg> (an XML prolog, a DOCTYPE with external references) stays out of the page.
+  const std::size_t start = svg.find("<svg");
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || start == std::string::npos) {
+    std::string message = read_text(error_path);
+    while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+    throw std::runtime_error(fmt::format("{} failed drawing {}: {}", program, what, message));
+  }
+  return svg.substr(start);
+}
+
+std::string render_dot_svg(std::string_view dot, std::string_view what) {
+  return draw_svg("dot", {"-Tsvg"}, dot, what, "graphviz");
+}
+
+}  // namespace fb

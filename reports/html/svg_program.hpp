@@ -1,0 +1,20 @@
+#pragma once
+// Figures in the report come from real drawing programs (gnuplot, Graphviz dot) run as child
+// processes on a script file: never through a shell, so no input text is interpreted by /bin/sh.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fb {
+
+// Writes `script` to a private scratch file, runs `program` with `arguments` and the file's path,
+// and returns the <svg> element it printed on standard output. `what` and `package` go into the
+// errors: std::runtime_error when the program is missing or fails, with its own message.
+std::string draw_svg(const std::string& program, const std::vector<std::string>& arguments, std::string_view script,
+                     std::string_view what, std::string_view package);
+
+// A Graphviz DOT graph drawn by `dot -Tsvg`.
+std::string render_dot_svg(std::string_view dot, std::string_view what);
+
+}  // namespace fb
