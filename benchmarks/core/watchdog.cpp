@@ -254,6 +254,11 @@ void Watchdog::step(CasePhase phase, std::uint32_t iteration) noexcept {
 
 void Watchdog::end_case() { deadline_s_.store(0); }
 
+std::string Watchdog::current_label() {
+  const std::lock_guard lock(label_mutex_);
+  return label_;
+}
+
 double Watchdog::stalled_seconds() {
   const auto now = SteadyClock::now();
   const std::uint64_t progress = packed_progress_.load(std::memory_order_relaxed);
@@ -292,14 +297,9 @@ void Watchdog::run_member() {
     const double deadline_s = deadline_s_.load();
     const double stalled_s = stalled_seconds();
     if (deadline_s > 0 && stalled_s > deadline_s + settings_.coordinator_grace_s) {
-      std::string label;
-      {
-        const std::lock_guard lock(label_mutex_);
-        label = label_;
-      }
       on_timeout_(fmt::format("timeout: {} made no progress on rank {} ({}) for {:.1f} s at {}, and rank 0 did "
                               "not end the job",
-                              label, rank_, rank_hosts_.at(static_cast<std::size_t>(rank_)), stalled_s,
+                              current_label(), rank_, rank_hosts_.at(static_cast<std::size_t>(rank_)), stalled_s,
                               describe(unpack(packed_progress_.load()))));
     }
   }
@@ -352,14 +352,9 @@ std::string Watchdog::build_timeout_message(double stalled_s) {
     else if (least < furthest && answer->second == least)
       missing.push_back(fmt::format("{} on {} (still at {})", member, host, describe(answer->second)));
   }
-  std::string label;
-  {
-    const std::lock_guard lock(label_mutex_);
-    label = label_;
-  }
   std::string who;
   for (const auto& entry : missing) who += (who.empty() ? "" : ", ") + entry;
-  return fmt::format("timeout: {} made no progress for {:.1f} s (rank 0 at {}); {}", label, stalled_s,
+  return fmt::format("timeout: {} made no progress for {:.1f} s (rank 0 at {}); {}", current_label(), stalled_s,
                      describe(answers[0]),
                      missing.empty() ? "every rank arrived at the same step, so the transport did not complete it"
                                      : "ranks that did not arrive: " + who);

@@ -76,6 +76,7 @@ class Watchdog {
   void run_coordinator();
   void run_member();
   std::string build_timeout_message(double stalled_s);
+  std::string current_label();
   // Seconds since the measuring thread last stepped, while a case is armed; 0 when disarmed.
   double stalled_seconds();
 

@@ -68,22 +68,33 @@ std::string host_name() {
   return name;
 }
 
+// Starts a sweep on `nranks` ranks with a step deadline, waits until two sizes are on disk, sends
+// `signal_number` to rank `rank`, and waits for the run to end.
+ProcessResult signal_rank_mid_sweep(int nranks, const char* timeout_s, int rank, int signal_number,
+                                    const std::filesystem::path& csv, const std::filesystem::path& json) {
+  ChildProcess run(under_mpirun(nranks, FABRICBENCH_BINARY,
+                                {"run", "all_reduce", "-b", "64K", "-e", "256M", "-n", "50", "-T", timeout_s, "--csv",
+                                 csv, "--json", json}),
+                   allow_root);
+  if (!wait_for_rows(csv, 2, std::chrono::seconds(120))) {
+    ADD_FAILURE() << "no results reached the disk: " << describe(run.wait(std::chrono::seconds(0)));
+    return {};
+  }
+  const pid_t target = find_fabricbench(csv.string(), rank);
+  EXPECT_GT(target, 0);
+  if (target > 0) {
+    EXPECT_EQ(::kill(target, signal_number), 0);
+  }
+  return run.wait(std::chrono::seconds(90));
+}
+
 // A rank stopped in the middle of a sweep (as by a hung driver or a node that stops scheduling):
 // the watchdog ends the job within the deadline and names that rank and its host, and only it.
 TEST(Watchdog, NamesTheRankThatStoppedAnswering) {
   const TempDir dir;
   const auto csv = dir / "r.csv";
   const auto json = dir / "r.json";
-  ChildProcess run(under_mpirun(4, FABRICBENCH_BINARY,
-                                {"run", "all_reduce", "-b", "64K", "-e", "256M", "-n", "50", "-T", "3", "--csv", csv,
-                                 "--json", json}),
-                   allow_root);
-  ASSERT_TRUE(wait_for_rows(csv, 2, std::chrono::seconds(120))) << describe(run.wait(std::chrono::seconds(0)));
-  const pid_t rank_two = find_fabricbench(csv.string(), 2);
-  ASSERT_GT(rank_two, 0);
-  ASSERT_EQ(::kill(rank_two, SIGSTOP), 0);
-
-  const ProcessResult result = run.wait(std::chrono::seconds(90));
+  const ProcessResult result = signal_rank_mid_sweep(4, "3", 2, SIGSTOP, csv, json);
   EXPECT_FALSE(result.timed_out) << describe(result);
   EXPECT_EQ(result.exit_code, 5) << describe(result);
   EXPECT_THAT(result.err, HasSubstr("fabricbench: timeout: all_reduce"));
@@ -98,16 +109,7 @@ TEST(Watchdog, RunEndsWhenARankIsKilled) {
   const TempDir dir;
   const auto csv = dir / "r.csv";
   const auto json = dir / "r.json";
-  ChildProcess run(under_mpirun(2, FABRICBENCH_BINARY,
-                                {"run", "all_reduce", "-b", "64K", "-e", "256M", "-n", "50", "-T", "5", "--csv", csv,
-                                 "--json", json}),
-                   allow_root);
-  ASSERT_TRUE(wait_for_rows(csv, 2, std::chrono::seconds(120))) << describe(run.wait(std::chrono::seconds(0)));
-  const pid_t rank_one = find_fabricbench(csv.string(), 1);
-  ASSERT_GT(rank_one, 0);
-  ASSERT_EQ(::kill(rank_one, SIGKILL), 0);
-
-  const ProcessResult result = run.wait(std::chrono::seconds(90));
+  const ProcessResult result = signal_rank_mid_sweep(2, "5", 1, SIGKILL, csv, json);
   EXPECT_FALSE(result.timed_out) << describe(result);
   EXPECT_NE(result.exit_code, 0) << describe(result);
   expect_complete_results(csv, json, 2);
