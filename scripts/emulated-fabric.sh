@@ -6,6 +6,9 @@
 #   switch = a Linux bridge br0 in a namespace of its own: PREFIX-leaf0001, PREFIX-spine0001
 #   link   = a veth pair, shaped by a tbf qdisc on BOTH ends so that both directions have the
 #            link's rate (a qdisc shapes only what leaves through its end)
+#   management network = a bridge of its own (PREFIX-mgmt) with an unshaped mgmt0 on every host,
+#            in its own subnet: mpirun's control traffic, as a cluster's Ethernet management
+#            network carries it, so that a fabric link that goes down does not cut off the launcher
 #
 # Every leaf has ONE cable to the spine whose rate is the sum of the uplinks it models: two
 # cables between the same two bridges would be a loop, and bridges without STP would flood it.
@@ -14,9 +17,11 @@
 #
 # Usage:
 #   emulated-fabric.sh up [--prefix P] [--leaves L] [--hosts-per-leaf H] [--subnet CIDR]
-#                         [--host-mbit R] [--uplink-mbit R] [--throttle HOST:MBIT]...
+#                         [--management-subnet CIDR] [--host-mbit R] [--uplink-mbit R]
+#                         [--throttle HOST:MBIT]...
 #   emulated-fabric.sh down [--prefix P]        # safe to repeat, and after a partial up
 #   emulated-fabric.sh status [--prefix P]
+#   emulated-fabric.sh link-down [--prefix P] HOST  # HOST's cable goes down at its leaf port
 #   emulated-fabric.sh mpirun [--prefix P] MPIRUN_ARGS...   # runs mpirun across the hosts
 #   emulated-fabric.sh mpirun-prefix [--prefix P]           # prints that command line
 set -Eeuo pipefail # -E: the ERR trap of `up` must also fire inside the functions it calls
@@ -27,6 +32,7 @@ prefix=fb
 leaves=2
 hosts_per_leaf=4
 subnet=10.77.0.0/24
+management_subnet=10.78.0.0/24
 host_mbit=40
 uplink_mbit=""  # default: hosts_per_leaf * host_mbit, a non-blocking leaf
 throttles=()
@@ -68,6 +74,7 @@ parse_options() {
       --leaves) leaves=${2:?--leaves needs a value}; shift 2 ;;
       --hosts-per-leaf) hosts_per_leaf=${2:?--hosts-per-leaf needs a value}; shift 2 ;;
       --subnet) subnet=${2:?--subnet needs a value}; shift 2 ;;
+      --management-subnet) management_subnet=${2:?--management-subnet needs a value}; shift 2 ;;
       --host-mbit) host_mbit=${2:?--host-mbit needs a value}; shift 2 ;;
       --uplink-mbit) uplink_mbit=${2:?--uplink-mbit needs a value}; shift 2 ;;
       --throttle) throttles+=("${2:?--throttle needs HOST:MBIT}"); shift 2 ;;
@@ -80,9 +87,11 @@ parse_options() {
 
 is_count() { [[ $1 =~ ^[1-9][0-9]*$ ]]; }
 
-# Prints the dotted address `offset` addresses after the network address of $subnet.
+# Prints the dotted address `offset` addresses after the network address of subnet $2 (default
+# $subnet).
 address_in_subnet() {
-  local network=${subnet%/*} a b c d
+  local network=${2:-$subnet} a b c d
+  network=${network%/*}
   IFS=. read -r a b c d <<<"$network"
   local value=$(((a << 24 | b << 16 | c << 8 | d) + $1))
   echo "$((value >> 24 & 255)).$((value >> 16 & 255)).$((value >> 8 & 255)).$((value & 255))"
@@ -127,11 +136,17 @@ cmd_up() {
   fi
   [[ -n $uplink_mbit ]] || uplink_mbit=$((hosts_per_leaf * host_mbit))
   is_count "$uplink_mbit" || die "--uplink-mbit must be a positive integer"
+  [[ $management_subnet =~ ^([0-9]{1,3}\.){3}[0-9]{1,3}/([0-9]{1,2})$ ]] ||
+    die "--management-subnet must be a CIDR like 10.78.0.0/24"
+  local management_prefix_length=${BASH_REMATCH[2]}
   [[ $subnet =~ ^([0-9]{1,3}\.){3}[0-9]{1,3}/([0-9]{1,2})$ ]] || die "--subnet must be a CIDR like 10.77.0.0/24"
   local prefix_length=${BASH_REMATCH[2]}
   local host_count=$((leaves * hosts_per_leaf))
   ((prefix_length <= 30 && host_count < (1 << (32 - prefix_length)) - 1)) ||
     die "$host_count hosts do not fit in $subnet"
+  ((management_prefix_length <= 30 && host_count < (1 << (32 - management_prefix_length)) - 1)) ||
+    die "$host_count hosts do not fit in $management_subnet"
+  [[ ${subnet%/*} != "${management_subnet%/*}" ]] || die "--subnet and --management-subnet must differ"
 
   # The throttles, checked before anything is created: HOST:MBIT with HOST in this fabric.
   declare -A host_rate=()
@@ -163,6 +178,9 @@ cmd_up() {
   trap 'echo "emulated-fabric: up failed, removing what it created" >&2; cmd_down --prefix "$prefix"' ERR
   ip -n "$spine_ns" link set lo up
   add_bridge "$spine_ns"
+  local management_ns="$prefix-mgmt"
+  add_namespace "$management_ns"
+  add_bridge "$management_ns"
 
   local leaf leaf_ns host host_ns
   : >"$(state_dir)/hostfile"
@@ -177,6 +195,12 @@ cmd_up() {
       host=$(host_name "$n")
       host_ns="$prefix-$host"
       add_namespace "$host_ns"
+      # The management port first, as a server's onboard Ethernet comes before its fabric NIC: it
+      # is the address a host lists first, and so the one the watchdog's side channel takes.
+      ip -n "$host_ns" link add name mgmt0 type veth peer name "$host" netns "$management_ns"
+      ip -n "$host_ns" addr add "$(address_in_subnet "$n" "$management_subnet")/$management_prefix_length" dev mgmt0
+      ip -n "$host_ns" link set mgmt0 up
+      attach_to_bridge "$management_ns" "$host"
       cable "$host_ns" eth0 "$leaf_ns" "$host" "${host_rate[$host]:-$host_mbit}"
       ip -n "$host_ns" addr add "$(address_in_subnet "$n")/$prefix_length" dev eth0
       ip -n "$host_ns" link set eth0 up
@@ -185,9 +209,11 @@ cmd_up() {
     done
   done
   echo "$subnet" >"$(state_dir)/subnet"
+  echo "$management_subnet" >"$(state_dir)/management_subnet"
   trap - ERR
   echo "emulated-fabric: $leaves leaves x $hosts_per_leaf hosts, hosts ${host_mbit} Mbit/s," \
-    "uplinks ${uplink_mbit} Mbit/s${throttles[*]:+, throttled ${throttles[*]}}, prefix $prefix, subnet $subnet"
+    "uplinks ${uplink_mbit} Mbit/s${throttles[*]:+, throttled ${throttles[*]}}, prefix $prefix, subnet $subnet," \
+    "management subnet $management_subnet"
 }
 
 # The fabric's namespaces: those `up` recorded, plus any that match the naming scheme exactly
@@ -195,7 +221,7 @@ cmd_up() {
 fabric_namespaces() {
   {
     [[ ! -f "$(state_dir)/namespaces" ]] || cat "$(state_dir)/namespaces"
-    ip netns list | awk '{print $1}' | grep -E "^$prefix-(h[0-9]{5,}|leaf[0-9]{4,}|spine[0-9]{4,})\$" || true
+    ip netns list | awk '{print $1}' | grep -E "^$prefix-(h[0-9]{5,}|leaf[0-9]{4,}|spine[0-9]{4,}|mgmt)\$" || true
   } | sort -u
 }
 
@@ -244,24 +270,52 @@ cmd_status() {
 #   rtc ^hwloc          every "host" shares one machine's cores: binding would collide and crash
 #   routed direct       daemons talk to mpirun directly; the default tree routing cannot route here
 #   btl tcp,self        shared memory would bypass the emulated links between hosts
-#   *_if_include        only the fabric's subnet, never loopback or the machine's real network
+#   btl_tcp_if_include  MPI's traffic on the fabric's subnet, never loopback or the real network
+#   oob_tcp_if_include  mpirun's control traffic on the management subnet: a fabric link that goes
+#                       down must not cut mpirun off from a daemon, or it waits for it for ever
 #   mpi_yield_when_idle eight busy-polling ranks on two cores would starve the ones sending
 mpirun_command() {
   [[ -f "$(state_dir)/subnet" ]] || die "no fabric with prefix '$prefix' is up; run: $0 up --prefix $prefix"
-  local first_host fabric_subnet
+  local first_host fabric_subnet management_subnet
   # shellcheck disable=SC2016 # $0 and $@ belong to the inner shell
   local set_hostname_and_exec='hostname "$0" && exec "$@"'
   first_host=$(head -n1 "$(state_dir)/hostfile" | cut -d' ' -f1)
   fabric_subnet=$(cat "$(state_dir)/subnet")
+  management_subnet=$(cat "$(state_dir)/management_subnet")
   command_words=(
     ip netns exec "$prefix-$first_host" unshare --uts
     env FABRICBENCH_FABRIC_PREFIX="$prefix" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     sh -c "$set_hostname_and_exec" "$first_host"
     mpirun --hostfile "$(state_dir)/hostfile" --mca plm_rsh_agent "$script_dir/netns-launch-agent"
     --mca rtc ^hwloc --mca routed direct --mca btl "tcp,self"
-    --mca btl_tcp_if_include "$fabric_subnet" --mca oob_tcp_if_include "$fabric_subnet"
+    --mca btl_tcp_if_include "$fabric_subnet" --mca oob_tcp_if_include "$management_subnet"
     --mca mpi_yield_when_idle 1
   )
+}
+
+# Takes HOST's cable down at its leaf port, as a pulled cable, a dead transceiver or a port shut
+# on the switch does: both ends lose carrier, and what either sends is lost.
+cmd_link_down() {
+  local options=() host=""
+  while (($#)); do
+    case $1 in
+      --prefix) options+=("$1" "${2:?--prefix needs a value}"); shift 2 ;;
+      -*) die "unknown option '$1' (try --help)" ;;
+      *) [[ -z $host ]] || die "link-down takes one host"; host=$1; shift ;;
+    esac
+  done
+  parse_options "${options[@]}"
+  [[ $host =~ ^h[0-9]{5}$ ]] || die "link-down wants a host like h00003, got '$host'"
+  local ns
+  for ns in $(fabric_namespaces); do
+    [[ $ns == "$prefix"-leaf* && -e "/run/netns/$ns" ]] || continue
+    if ip -n "$ns" link show dev "$host" >/dev/null 2>&1; then
+      ip -n "$ns" link set dev "$host" down
+      echo "emulated-fabric: the cable of $host is down at ${ns#"$prefix"-}"
+      return
+    fi
+  done
+  die "no host $host in the fabric with prefix '$prefix'"
 }
 
 cmd_mpirun() {
@@ -289,6 +343,7 @@ case $command in
   up) cmd_up "$@" ;;
   down) cmd_down "$@" ;;
   status) cmd_status "$@" ;;
+  link-down) cmd_link_down "$@" ;;
   mpirun) cmd_mpirun "$@" ;;
   mpirun-prefix) cmd_mpirun_prefix "$@" ;;
   -h | --help) usage ;;

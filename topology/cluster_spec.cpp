@@ -16,6 +16,8 @@ void require(bool condition, const std::string& message) {
 void validate(const ClusterSpec& spec) {
   const NodeSpec& node = spec.node;
   require(node.count >= 1, fmt::format("node.count must be at least 1, got {}", node.count));
+  require(node.host_names.empty() || node.host_names.size() == static_cast<std::size_t>(node.count),
+          fmt::format("node.hosts names {} hosts, node.count is {}", node.host_names.size(), node.count));
   require(node.cpu_sockets >= 1, fmt::format("node.cpus must be at least 1, got {}", node.cpu_sockets));
   require(node.gpus >= 0, fmt::format("node.gpus must not be negative, got {}", node.gpus));
   require(node.nics >= 0, fmt::format("node.nics.count must not be negative, got {}", node.nics));
@@ -148,7 +150,9 @@ Graph build_cluster(const ClusterSpec& spec) {
   std::vector<std::vector<VertexId>> nics_by_node;
   nics_by_node.reserve(node.count);
   for (int n = 0; n < node.count; ++n) {
-    const std::string host_name = fmt::format("{}{:0{}}", node.name_prefix, n + 1, name_width);
+    const std::string host_name = node.host_names.empty()
+                                      ? fmt::format("{}{:0{}}", node.name_prefix, n + 1, name_width)
+                                      : node.host_names[static_cast<std::size_t>(n)];
     nics_by_node.push_back(build_node(graph, node, host_name));
   }
   const auto& tiers = spec.fabric.tiers;

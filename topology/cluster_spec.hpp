@@ -13,6 +13,8 @@ namespace fb::topo {
 struct NodeSpec {
   std::string name_prefix = "node";  // hosts are node00001, node00002, ...
   int count = 1;
+  // The hosts' real names, `count` of them, instead of numbered ones: what the results name them.
+  std::vector<std::string> host_names;
   int cpu_sockets = 2;
   std::string cpu_vendor = "GenuineIntel";
   int cpu_model = 0x8f;  // Sapphire Rapids

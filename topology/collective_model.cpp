@@ -82,7 +82,9 @@ class RingFlows {
 
   const LocalPath& local_path(VertexId from, VertexId to) {
     const auto [it, inserted] = local_paths_.try_emplace({from, to});
-    if (inserted) {
+    // A rank placed on a NIC (host memory on a host the topology knows only by its NIC) is
+    // already where its fabric hop starts.
+    if (inserted && from != to) {
       const std::optional<Route> route = find_route(graph_, from, to);
       if (!route) {
         throw std::invalid_argument(fmt::format("no route from {} to {}", graph_.vertex(from).name,

@@ -59,14 +59,14 @@ Graph parse_with(const TopologyFormat& format, const SourceText& source) {
 
 }  // namespace
 
-Graph parse_topology(const SourceText& source, std::string_view format_name) {
+const TopologyFormat& resolve_topology_format(const SourceText& source, std::string_view format_name) {
   if (format_name != "auto") {
     const TopologyFormat* format = find_topology_format(format_name);
     if (format == nullptr) {
       throw UsageError(fmt::format("unknown topology format '{}' (known: {})", format_name,
                                    format_names()));
     }
-    return parse_with(*format, source);
+    return *format;
   }
   const TopologyFormat* best = nullptr;
   int best_confidence = 0;
@@ -82,17 +82,25 @@ Graph parse_topology(const SourceText& source, std::string_view format_name) {
                                  "matches; name one with --format",
                                  source.path, format_names()));
   }
-  return parse_with(*best, source);
+  return *best;
+}
+
+Graph parse_topology(const SourceText& source, std::string_view format_name) {
+  return parse_with(resolve_topology_format(source, format_name), source);
+}
+
+SourceText read_topology_source(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open the file", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return SourceText{path, text.str()};
 }
 
 Graph load_topology(const std::vector<std::string>& paths, std::string_view format_name) {
   Graph merged;
   for (const std::string& path : paths) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(fmt::format("{}: cannot open the file", path));
-    std::ostringstream text;
-    text << in.rdbuf();
-    const Graph parsed = parse_topology(SourceText{path, text.str()}, format_name);
+    const Graph parsed = parse_topology(read_topology_source(path), format_name);
     try {
       merged.merge(parsed);
     } catch (const std::invalid_argument& contradiction) {

@@ -33,8 +33,14 @@ bool register_topology_format(TopologyFormat format);
 const std::vector<TopologyFormat>& topology_formats();
 const TopologyFormat* find_topology_format(std::string_view name);
 
+// The named format, or ("auto") the format whose sniff is most certain of `source`.
+const TopologyFormat& resolve_topology_format(const SourceText& source, std::string_view format_name = "auto");
+
 // Parses with the named format, or ("auto") with the format whose sniff is most certain.
 Graph parse_topology(const SourceText& source, std::string_view format_name = "auto");
+
+// The text of a topology file; InputError when it cannot be read.
+SourceText read_topology_source(const std::string& path);
 
 // Reads and parses each file and merges them into one graph, in order.
 Graph load_topology(const std::vector<std::string>& paths, std::string_view format_name = "auto");

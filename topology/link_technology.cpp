@@ -119,10 +119,20 @@ std::optional<LinkSpec> pcie_by_generation(int generation, int width) {
   return bond_by_name("PCIe Gen" + std::to_string(generation), width);
 }
 
+namespace {
+constexpr std::array<double, 6> pcie_gts_by_generation{2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+}  // namespace
+
 std::optional<int> pcie_generation_from_gts(double gigatransfers_per_s) {
-  constexpr std::array<double, 6> gts_by_generation{2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
-  for (std::size_t i = 0; i < gts_by_generation.size(); ++i) {
-    if (std::abs(gigatransfers_per_s - gts_by_generation[i]) < 0.01) return static_cast<int>(i) + 1;
+  for (std::size_t i = 0; i < pcie_gts_by_generation.size(); ++i) {
+    if (std::abs(gigatransfers_per_s - pcie_gts_by_generation[i]) < 0.01) return static_cast<int>(i) + 1;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> pcie_gts_of(std::string_view technology) {
+  for (std::size_t i = 0; i < pcie_gts_by_generation.size(); ++i) {
+    if (technology == "PCIe Gen" + std::to_string(i + 1)) return pcie_gts_by_generation[i];
   }
   return std::nullopt;
 }

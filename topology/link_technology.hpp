@@ -31,6 +31,9 @@ std::optional<LinkSpec> nvlink_by_sm(int sm, int link_count);
 // PCIe as NCCL computes it: width x GT/s code / 80 (Gen3 x16 = 12 GB/s, Gen5 x16 = 48 GB/s).
 std::optional<LinkSpec> pcie_by_generation(int generation, int width);
 std::optional<int> pcie_generation_from_gts(double gigatransfers_per_s);
+// The per-lane rate of a PCIe row ("PCIe Gen5" -> 32 GT/s), as lspci and NCCL state it; none for
+// a technology that is not PCIe.
+std::optional<double> pcie_gts_of(std::string_view technology);
 
 // InfiniBand by its `WIDTHxSPEED` name as ibnetdiscover prints it: "4xNDR", "2xHDR", "4xFDR10".
 std::optional<LinkSpec> infiniband_by_name(std::string_view width_speed);

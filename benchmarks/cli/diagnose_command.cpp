@@ -1,9 +1,11 @@
 // `fabricbench diagnose --results PATH... --topology FILE...`: measured pair bandwidths joined to
 // the model's routes, to name the degraded link, the blocking link or the slow node.
 
+#include "analysis/efficiency.hpp"
 #include "analysis/finding.hpp"
 #include "analysis/result_loading.hpp"
 #include "cli/command.hpp"
+#include "cli/expectation_columns.hpp"
 #include "core/errors.hpp"
 #include "results/results_io.hpp"
 #include "topology/diagnosis.hpp"
@@ -44,15 +46,49 @@ void print_diagnosis(std::ostream& out, const topo::Diagnosis& diagnosis, std::s
     out << fmt::format("  {:<14} {:<56} {}\n", finding.kind, finding.subject, finding.evidence);
 }
 
+// Every measured row against the model's expectation of it, one line per op, size and placement.
+void print_efficiency(std::ostream& out, std::span<const EfficiencySummary> summaries) {
+  if (summaries.empty()) return;
+  out << "# measured against the model's expectation (pairs: each alone on its route)\n";
+  out << fmt::format("# {:<16} {:>10} {:>6} {:>12} {:>12} {:>8} {:>8}  {}\n", "op", "size", "rows", "expected",
+                     "measured", "median%", "lowest%", "lowest row");
+  for (const EfficiencySummary& s : summaries)
+    out << fmt::format("  {:<16} {:>10} {:>6} {:>12} {:>12} {:>8.1f} {:>8.1f}  {}\n", s.op + (s.in_place ? " in" : ""),
+                       s.bytes, s.rows, fmt::format("{:.4g} {}", s.median_expected, s.unit),
+                       fmt::format("{:.4g} {}", s.median_measured, s.unit), s.median_efficiency_pct,
+                       s.lowest_efficiency_pct, s.lowest_row);
+}
+
+nlohmann::json efficiency_json(std::span<const EfficiencySummary> summaries) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const EfficiencySummary& s : summaries)
+    json.push_back({{"op", s.op},
+                    {"bytes", s.bytes},
+                    {"in_place", s.in_place},
+                    {"rows", s.rows},
+                    {"unit", s.unit},
+                    {"median_expected", s.median_expected},
+                    {"median_measured", s.median_measured},
+                    {"median_efficiency_pct", s.median_efficiency_pct},
+                    {"lowest_efficiency_pct", s.lowest_efficiency_pct},
+                    {"lowest_row", s.lowest_row}});
+  return json;
+}
+
 int run_diagnose(const DiagnoseOptions& options) {
   const topo::Graph graph = topo::load_topology(options.topology, options.topology_format);
-  const std::vector<ResultRow> rows =
-      all_rows(load_results(std::vector<std::filesystem::path>(options.results.begin(), options.results.end())));
+  std::vector<LoadedResults> sets =
+      load_results(std::vector<std::filesystem::path>(options.results.begin(), options.results.end()));
+  ExpectationColumns(graph, std::cerr).add(sets);
+  const std::vector<ResultRow> rows = all_rows(sets);
   const topo::Diagnosis diagnosis = topo::diagnose(graph, rows);
   const std::vector<Finding> wrong_results = find_wrong_results(rows);
+  const std::vector<EfficiencySummary> efficiency = summarize_efficiency(rows);
   print_diagnosis(std::cout, diagnosis, wrong_results);
+  print_efficiency(std::cout, efficiency);
   if (!options.json_path.empty()) {
     nlohmann::json json = topo::to_json(graph, diagnosis);
+    json["efficiency"] = efficiency_json(efficiency);
     for (const Finding& finding : wrong_results)
       json["findings"].push_back({{"kind", finding.kind},
                                   {"subject", finding.subject},

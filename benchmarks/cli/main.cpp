@@ -47,6 +47,12 @@ int main(int argc, char** argv) {
       return fail(error, fb::ExitCode::usage);
     } catch (const fb::InputError& error) {
       return fail(error, fb::ExitCode::input);
+    } catch (const fb::TimeoutError& error) {
+      return fail(error, fb::ExitCode::timeout);
+    } catch (const fb::NoDeviceError& error) {
+      // Every rank finds the same machine; one line per job says the backend was skipped.
+      if (prints) std::cerr << fmt::format("fabricbench: skipped: {}\n", error.what());
+      return static_cast<int>(fb::ExitCode::no_device);
     } catch (const std::exception& error) {
       return fail(error, fb::ExitCode::runtime);
     }

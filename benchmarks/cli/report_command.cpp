@@ -3,6 +3,7 @@
 #include "acceptance/acceptance.hpp"
 #include "analysis/result_loading.hpp"
 #include "cli/command.hpp"
+#include "cli/expectation_columns.hpp"
 #include "core/errors.hpp"
 #include "html/html_report.hpp"
 #include "results/results_io.hpp"
@@ -28,9 +29,10 @@ struct ReportOptions {
 };
 
 // The topology drawn with the links that the diagnosis of the pair measurements names in red, and
-// those findings beside the others in the report.
+// those findings beside the others in the report; rows without the model's expectation get it.
 void add_topology(ReportInput& input, const std::vector<std::string>& topology_files) {
   const topo::Graph graph = topo::load_topology(topology_files);
+  ExpectationColumns(graph, std::cerr).add(input.sets);
   const topo::Diagnosis diagnosis = topo::diagnose(graph, all_rows(input.sets));
   std::vector<topo::LinkId> flagged;
   for (const topo::DiagnosisFinding& finding : diagnosis.findings) {
@@ -83,7 +85,8 @@ const CommandRegistrar registrar{
       sub.add_option("--thresholds", options->thresholds_path, "acceptance thresholds (YAML) to judge the results by");
       sub.add_option("--compare", options->compare, "result sets A and B to compare in the report")->expected(2);
       sub.add_option("--topology", options->topology,
-                     "topology files: drawn with Graphviz, the links diagnosis names in red");
+                     "topology files: drawn with Graphviz, the links diagnosis names in red; rows get the "
+                     "model's expectation");
       return [options] { return run_report(*options); };
     }};
 

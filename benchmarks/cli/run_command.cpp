@@ -1,15 +1,19 @@
 // `fabricbench run OP...`: sweep sizes on a backend, print the table, keep the results on disk.
 
+#include "analysis/efficiency.hpp"
 #include "cli/command.hpp"
+#include "cli/expectation_columns.hpp"
 #include "cli/launcher.hpp"
 #include "console/console_table.hpp"
 #include "core/backend.hpp"
 #include "core/errors.hpp"
+#include "core/incident_builder.hpp"
 #include "core/result_builder.hpp"
 #include "core/run_plan.hpp"
 #include "core/run_provenance.hpp"
 #include "core/termination_signals.hpp"
 #include "results/results_io.hpp"
+#include "topology/format_registry.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -55,6 +59,7 @@ struct RunCommandOptions {
   std::string results_dir = "fabricbench-results";
   std::string csv_path;
   std::string json_path;
+  std::vector<std::string> topology_files;
 };
 
 void add_flags(CLI::App& sub, RunCommandOptions& o) {
@@ -87,9 +92,17 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
       ->capture_default_str();
   sub.add_option("--cut", o.run.cut, "concurrent: halves (endpoint i with i + N/2) or random")->capture_default_str();
   sub.add_option("--seed", o.run.seed, "concurrent --cut random: seed of the matching")->capture_default_str();
+  sub.add_option("-g,--ngpus", o.run.launch.gpus_per_process, "GPUs each process drives (nccl backend)")
+      ->capture_default_str();
+  sub.add_option("-G,--cudagraph", o.run.launch.graph_launches,
+                 "nccl backend: capture -n iterations in a CUDA graph and time this many replays of it (0: no graphs)")
+      ->capture_default_str();
   sub.add_option("-D,--results-dir", o.results_dir, "directory for RUN_ID.csv and RUN_ID.json")->capture_default_str();
   sub.add_option("--csv", o.csv_path, "write the CSV results here instead");
   sub.add_option("--json", o.json_path, "write the JSON results here instead");
+  sub.add_option("--topology", o.topology_files,
+                 "topology files (YAML spec, topo -m, NCCL XML, ...): every row carries the model's expectation "
+                 "and the table a %exp column");
 }
 
 class RunCommand {
@@ -100,7 +113,7 @@ class RunCommand {
     // Errors every rank finds alike: each rank stops, the first one says why.
     try {
       validate_run_options(options_.run);
-      backend_by_name(options_.backend);
+      backend_by_name(options_.backend).require_supported(options_.run.launch);
     } catch (const UsageError& e) {
       return fail_everywhere(e.what(), launcher_rank() == 0, ExitCode::usage);
     }
@@ -111,7 +124,7 @@ class RunCommand {
     // MPI_Init may strip launcher arguments; provenance keeps the command line as typed.
     int backend_argc = arguments.argc;
     char** backend_argv = arguments.argv;
-    backend_ = backend_by_name(options_.backend).factory(backend_argc, backend_argv);
+    backend_ = backend_by_name(options_.backend).factory(backend_argc, backend_argv, options_.run.launch);
     const RankPlacement& placement = backend_->placement();
     const bool reporting_rank = placement.rank == 0;
 
@@ -125,8 +138,13 @@ class RunCommand {
     // Only the reporting rank writes; the others learn whether it can before anything is measured.
     std::optional<ResultsWriter> writer;
     std::string writer_error;
+    ExitCode writer_error_code = ExitCode::usage;
     if (reporting_rank) {
       try {
+        if (!options_.topology_files.empty()) {
+          topology_.emplace(topo::load_topology(options_.topology_files));
+          expectations_.emplace(*topology_, std::cerr);
+        }
         const std::string run_id = new_run_id();
         std::size_t expected_rows = 0;
         for (const PlannedOp& planned : plan) expected_rows += planned.cases_by_size.size() * planned.placements.size();
@@ -134,6 +152,9 @@ class RunCommand {
                        collect_provenance(*backend_, run_id, shell_command_line(arguments.argc, arguments.argv)),
                        expected_rows);
         end_cleanly_on_termination_signals(writer->paths());
+      } catch (const InputError& e) {
+        writer_error = e.what();
+        writer_error_code = ExitCode::input;
       } catch (const std::exception& e) {
         writer_error = e.what();
       }
@@ -141,7 +162,7 @@ class RunCommand {
     signals_held_during_startup.reset();
     if (!backend_->all_agree(writer_error.empty()))
       return fail_everywhere(writer_error.empty() ? "the reporting rank cannot write results" : writer_error,
-                             reporting_rank, ExitCode::usage);
+                             reporting_rank, writer_error_code);
 
     try {
       measure_plan(plan, writer ? &*writer : nullptr);
@@ -171,22 +192,25 @@ class RunCommand {
     if (writer) print_provenance(std::cout, writer->results().provenance);
     const RunContext context{writer ? writer->results().provenance.run_id : "", std::string(backend_->name()),
                              backend_->placement()};
+    if (writer)
+      backend_->set_stall_handler([this, context, writer](const StallReport& stall) { record_timeout(stall, context, *writer); });
     for (const PlannedOp& planned : plan) {
-      if (planned.op->op_class == OpClass::pair_pattern) {
+      if (planned.op->op_class == OpClass::pair_pattern || planned.op->op_class == OpClass::device_copy) {
         measure_pair_pattern(planned, context, writer);
         continue;
       }
       std::vector<bool> groups;
       for (Placement placement : planned.placements) groups.push_back(placement == Placement::in_place);
-      const ConsoleTable table(std::cout, groups);
+      const ConsoleTable table(std::cout, groups, expectations_.has_value());
       if (writer) table.print_header(planned.op->name);
       for (const auto& cases : planned.cases_by_size) {
         std::vector<ResultRow> rows;
         for (const BenchmarkCase& benchmark_case : cases) {
+          in_flight_.set(benchmark_case);
           const Measurement measurement = backend_->measure(benchmark_case);
           any_wrong_ = any_wrong_ || measurement.wrong.value_or(0) > 0;
           if (!writer) continue;
-          rows.push_back(make_result_row(benchmark_case, measurement, context));
+          rows.push_back(with_expectation(make_result_row(benchmark_case, measurement, context), *writer));
           writer->append(rows.back());
         }
         if (!writer) continue;
@@ -201,8 +225,12 @@ class RunCommand {
   }
 
   // Every size runs the planned rounds of pairs in turn; a round's pairs are measured together.
+  // Device copies run the same way, one route per round, the op being its own primitive.
   void measure_pair_pattern(const PlannedOp& planned, const RunContext& context, ResultsWriter* writer) {
-    const OpTraits& primitive = op_by_name(planned.op->pair_primitive);
+    const OpTraits& primitive = planned.op->pair_primitive.empty() ? *planned.op : op_by_name(planned.op->pair_primitive);
+    if (writer)
+      for (const DeviceRoute& route : planned.unavailable_routes)
+        std::cout << fmt::format("# {}: {}; not measured\n", planned.op->name, route.unavailable_reason);
     const PairMetric metric = primitive.name == "latency" ? PairMetric::latency : PairMetric::bandwidth;
     for (const auto& cases : planned.cases_by_size) {
       const BenchmarkCase& pattern_case = cases.front();
@@ -210,12 +238,13 @@ class RunCommand {
       primitive_case.op = &primitive;
       std::vector<ResultRow> rows;
       for (const PairRound& round : planned.pair_rounds) {
+        in_flight_.set(pattern_case, planned.op->op_class == OpClass::pair_pattern ? &round : nullptr);
         for (Measurement& measurement : backend_->measure_pairs(primitive_case, round.pairs)) {
           any_wrong_ = any_wrong_ || measurement.wrong.value_or(0) > 0;
           if (!writer) continue;
           measurement.round = round.round;
           measurement.concurrent_flows = static_cast<int>(round.pairs.size());
-          rows.push_back(make_result_row(pattern_case, measurement, context));
+          rows.push_back(with_expectation(make_result_row(pattern_case, measurement, context), *writer));
           writer->append(rows.back());
         }
       }
@@ -223,13 +252,38 @@ class RunCommand {
       writer->flush();
       if (planned.op->pair_schedule == PairSchedule::cut_alone_then_together) print_alone_against_together(std::cout, rows);
       else print_pair_matrix(std::cout, rows, metric);
+      for (const EfficiencySummary& summary : summarize_efficiency(rows))
+        std::cout << fmt::format("# %exp: median {:.1f}%, lowest {:.1f}% ({})\n", summary.median_efficiency_pct,
+                                 summary.lowest_efficiency_pct, summary.lowest_row);
       std::cout.flush();
     }
+  }
+
+  // On the watchdog's thread, before the backend ends the job: the incident joins the rows on disk.
+  void record_timeout(const StallReport& stall, const RunContext& context, ResultsWriter& writer) {
+    std::string line;
+    try {
+      const Incident incident = in_flight_.timeout_incident(stall, context);
+      writer.record_incident(incident);
+      line = fmt::format("fabricbench: {}; recorded in {} beside every completed size\n", describe_incident(incident),
+                         writer.paths().json.string());
+    } catch (const std::exception& e) {
+      line = fmt::format("fabricbench: the timeout could not be recorded: {}\n", e.what());
+    }
+    std::cerr << line << std::flush;
+  }
+
+  ResultRow with_expectation(ResultRow row, const ResultsWriter& writer) {
+    if (expectations_) expectations_->add(row, writer.results().provenance.rank_hosts);
+    return row;
   }
 
   RunCommandOptions options_;
   std::unique_ptr<Backend> backend_;
   bool any_wrong_ = false;
+  CaseInFlight in_flight_;  // for the incident when the watchdog ends the run
+  std::optional<topo::Graph> topology_;  // reporting rank, with --topology
+  std::optional<ExpectationColumns> expectations_;
 };
 
 const CommandRegistrar registrar{

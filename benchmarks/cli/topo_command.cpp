@@ -4,6 +4,7 @@
 //   topo analyze FILE... --pattern P    oversubscription, bisection, blocking links (table, JSON)
 //   topo predict --spec cluster.yaml --op all_reduce -b 8 -e 1G   a predicted sweep as results
 //   topo dot FILE... [--pattern P]      Graphviz DOT, the pattern's blocking links in red
+//   topo diff FILE...                   per-node dumps against the fleet's majority (exit 7 on deviations)
 
 #include "cli/command.hpp"
 
@@ -14,6 +15,7 @@
 #include "topology/analysis.hpp"
 #include "topology/collective_model.hpp"
 #include "topology/dot_export.hpp"
+#include "topology/fleet_diff.hpp"
 #include "topology/format_registry.hpp"
 
 #include <fmt/chrono.h>
@@ -37,7 +39,7 @@ struct TopoOptions {
   std::vector<std::string> files;
   std::string format = "auto";
   std::string pattern = "all_to_all";
-  std::string json_path;  // analyze: findings as JSON ("-" for stdout)
+  std::string json_path;  // analyze, diff: findings as JSON ("-" for stdout)
   std::size_t max_rows = 20;
   std::string output_path;  // dot
   // predict
@@ -210,6 +212,29 @@ int dot(const TopoOptions& options) {
   return static_cast<int>(ExitCode::ok);
 }
 
+// Exit status doctor_flags, as doctor's own comparison of hosts: the dumps were read and some node
+// differs from the fleet.
+int diff(const TopoOptions& options) {
+  if (options.files.size() < 2) {
+    throw UsageError(fmt::format("topo diff compares nodes: give at least 2 dumps, one per node, got {}",
+                                 options.files.size()));
+  }
+  const topo::FleetDiff fleet_diff = topo::diff_fleet(topo::load_fleet(options.files, options.format));
+  fmt::print("# topo diff: {} nodes ({}), {}\n", fleet_diff.nodes.size(), fleet_diff.format,
+             fleet_diff.deviations.empty() ? std::string("uniform")
+                                           : fmt::format("{} deviation(s)", fleet_diff.deviations.size()));
+  for (const topo::Deviation& deviation : fleet_diff.deviations) fmt::print("{}\n", topo::describe(deviation));
+  if (!options.json_path.empty()) {
+    const std::string json = topo::to_json(fleet_diff).dump(2) + "\n";
+    if (options.json_path == "-") {
+      std::cout << json;
+    } else {
+      write_file_atomically(options.json_path, json);
+    }
+  }
+  return static_cast<int>(fleet_diff.deviations.empty() ? ExitCode::ok : ExitCode::doctor_flags);
+}
+
 // The model refuses some topologies itself (an untiered switch, a placement it cannot hold): to
 // the user that is bad input, like a parse error.
 int run_with_model_errors_as_input_errors(const std::function<int()>& action) {
@@ -220,8 +245,9 @@ int run_with_model_errors_as_input_errors(const std::function<int()>& action) {
   }
 }
 
-void add_input_flags(CLI::App& command, TopoOptions& options) {
-  command.add_option("files", options.files, "topology inputs, merged in order (hosts match by name)")
+void add_input_flags(CLI::App& command, TopoOptions& options,
+                     const std::string& files_help = "topology inputs, merged in order (hosts match by name)") {
+  command.add_option("files", options.files, files_help)
       ->required()
       ->check(CLI::ExistingFile);
   std::string formats;
@@ -230,7 +256,7 @@ void add_input_flags(CLI::App& command, TopoOptions& options) {
 }
 
 const CommandRegistrar registrar{
-    "topo", "the fabric model: show, analyze, predict and draw a topology",
+    "topo", "the fabric model: show, analyze, predict and draw a topology; diff a fleet's dumps",
     [](CLI::App& sub) -> std::function<int()> {
       auto options = std::make_shared<TopoOptions>();
       sub.require_subcommand(1);
@@ -265,11 +291,17 @@ const CommandRegistrar registrar{
           ->capture_default_str();
       dot_command->add_option("-o,--output", options->output_path, "write to FILE instead of stdout");
 
-      return [options, show_command, analyze_command, predict_command, dot_command]() {
+      CLI::App* diff_command =
+          sub.add_subcommand("diff", "per-node dumps (topo -m, NCCL XML) against the fleet's majority");
+      add_input_flags(*diff_command, *options, "one dump per node, each named after its node (dgx01.txt, dgx01.xml)");
+      diff_command->add_option("--json", options->json_path, "write the deviations as JSON to FILE ('-': stdout)");
+
+      return [options, show_command, analyze_command, predict_command, dot_command, diff_command]() {
         return run_with_model_errors_as_input_errors([&]() {
           if (show_command->parsed()) return show(*options);
           if (analyze_command->parsed()) return analyze(*options);
           if (predict_command->parsed()) return predict(*options);
+          if (diff_command->parsed()) return diff(*options);
           return dot(*options);
         });
       };

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <unordered_map>
+
 namespace fb {
 namespace {
 
@@ -14,8 +17,32 @@ std::vector<BackendRegistration>& registry() {
 
 }  // namespace
 
-BackendRegistrar::BackendRegistrar(std::string name, std::string summary, BackendFactory factory) {
-  registry().push_back({std::move(name), std::move(summary), std::move(factory)});
+RankPlacement placement_of(std::vector<std::string> rank_hosts, int rank) {
+  RankPlacement placement;
+  placement.rank = rank;
+  placement.nranks = static_cast<int>(rank_hosts.size());
+  std::unordered_map<std::string, int> ranks_on_host;
+  for (const std::string& host : rank_hosts) placement.ranks_per_node = std::max(placement.ranks_per_node, ++ranks_on_host[host]);
+  placement.nodes = static_cast<int>(ranks_on_host.size());
+  placement.rank_hosts = std::move(rank_hosts);
+  return placement;
+}
+
+BackendRegistrar::BackendRegistrar(std::string name, std::string summary, BackendFactory factory,
+                                   BackendCapabilities capabilities) {
+  registry().push_back({std::move(name), std::move(summary), std::move(factory), capabilities});
+}
+
+void BackendRegistration::require_supported(const LaunchOptions& launch) const {
+  if (launch.gpus_per_process < 1) throw UsageError(fmt::format("-g {} must be at least 1", launch.gpus_per_process));
+  if (launch.graph_launches < 0) throw UsageError(fmt::format("-G {} must not be negative", launch.graph_launches));
+  if (launch.gpus_per_process > 1 && !capabilities.several_gpus_per_process)
+    throw UsageError(fmt::format("-g {}: the {} backend drives one GPU (or none) per process; -g is for the nccl "
+                                 "backend",
+                                 launch.gpus_per_process, name));
+  if (launch.graph_launches > 0 && !capabilities.cuda_graphs)
+    throw UsageError(fmt::format("-G {}: the {} backend does not launch CUDA graphs; -G is for the nccl backend",
+                                 launch.graph_launches, name));
 }
 
 const std::vector<BackendRegistration>& registered_backends() { return registry(); }

@@ -4,6 +4,7 @@
 // by name; `fabricbench run --backend NAME` picks one.
 
 #include "core/benchmark_case.hpp"
+#include "core/stall_report.hpp"
 
 #include <functional>
 #include <map>
@@ -22,6 +23,31 @@ struct RankPlacement {
   int ranks_per_node = 1;               // the most ranks on any one node
 };
 
+// Device copies (op class device_copy): which memory is read and which is written. Endpoints are
+// GPU ordinals of this process, or host_memory for pinned host memory on the GPU's NUMA node.
+inline constexpr int host_memory = -1;
+
+struct DeviceRoute {
+  RankPair endpoints;
+  // Why the route cannot be measured ("no peer access from GPU0 to GPU1"); empty when it can.
+  std::string unavailable_reason;
+};
+
+// How the processes of a run drive GPUs (nccl-tests' -g and -G); backends without GPUs take the
+// defaults only, which run_command checks before the backend starts.
+struct LaunchOptions {
+  int gpus_per_process = 1;
+  int graph_launches = 0;  // 0: ops are launched one by one; N: each timed sample replays a CUDA graph
+};
+
+struct BackendCapabilities {
+  bool several_gpus_per_process = false;
+  bool cuda_graphs = false;
+};
+
+// The placement of `rank` among ranks that run on `rank_hosts` (one host name per rank).
+RankPlacement placement_of(std::vector<std::string> rank_hosts, int rank);
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -39,6 +65,9 @@ class Backend {
   // identically, so no communication is needed.
   virtual void require_supported(DataType dtype) const = 0;
 
+  // Device copy ops: every route the op measures on this machine, in the order to run them.
+  virtual std::vector<DeviceRoute> device_routes(const OpTraits& /*op*/) const { return {}; }
+
   // Measures one case. Collective over all ranks of the backend.
   virtual Measurement measure(const BenchmarkCase& benchmark_case) = 0;
 
@@ -54,18 +83,28 @@ class Backend {
 
   // Ends every rank of the job at once, for failures seen by some ranks only.
   [[noreturn]] virtual void abort_all(int exit_code) = 0;
+
+  // A backend whose watchdog ends the job when a step passes its deadline hands the watchdog's
+  // report to `handler` first (on the watchdog's thread), so that the run can record the incident.
+  // Backends without a watchdog never stall that way and ignore it.
+  virtual void set_stall_handler(StallHandler /*handler*/) {}
 };
 
-using BackendFactory = std::function<std::unique_ptr<Backend>(int& argc, char**& argv)>;
+using BackendFactory = std::function<std::unique_ptr<Backend>(int& argc, char**& argv, const LaunchOptions&)>;
 
 struct BackendRegistrar {
-  BackendRegistrar(std::string name, std::string summary, BackendFactory factory);
+  BackendRegistrar(std::string name, std::string summary, BackendFactory factory,
+                   BackendCapabilities capabilities = {});
 };
 
 struct BackendRegistration {
   std::string name;
   std::string summary;
   BackendFactory factory;
+  BackendCapabilities capabilities;
+
+  // Throws UsageError when `launch` asks for what this backend cannot do.
+  void require_supported(const LaunchOptions& launch) const;
 };
 
 const std::vector<BackendRegistration>& registered_backends();

@@ -22,8 +22,9 @@ struct BenchmarkCase {
   int iterations = 20;
   bool check = true;
   int window = 64;                 // messages in flight for bw and bibw
-  int src_rank = 0;                // point-to-point endpoints
-  int dst_rank = 1;
+  int src_rank = 0;                // point-to-point endpoints; for device copies GPU ordinals or
+  int dst_rank = 1;                // host_memory (core/backend.hpp)
+  int graph_launches = 0;          // >0: each timed sample is one CUDA graph of `iterations` ops
   double step_deadline_s = 30;     // the watchdog ends the job when one step takes longer
 };
 

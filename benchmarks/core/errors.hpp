@@ -15,12 +15,28 @@ enum class ExitCode : int {
   input = 4,          // a malformed input file (results, topology, thresholds)
   timeout = 5,        // an operation made no progress within its deadline; the job was ended
   acceptance_failed = 6,  // `fabricbench accept`: the results were read and at least one check failed
-  doctor_flags = 7,       // `fabricbench doctor`: a host was inspected and at least one error-severity flag was raised
+  doctor_flags = 7,       // `fabricbench doctor`: a host was inspected and at least one error-severity flag was raised;
+                          // `topo diff`: the dumps were read and a node differs from the fleet
+  no_device = 8,          // a GPU backend found no GPU to run on: nothing was measured
   // Ended by SIGINT or SIGTERM: the shell convention 128 + signal number (130, 143).
 };
 
 // Bad command-line input. Every rank detects it identically, so no rank needs to abort others.
 class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A GPU backend on a machine without a usable GPU (no driver, no device, or fewer than needed).
+// Distinct from a failure so that CI on CPU-only machines can tell "skipped" from "broken".
+class NoDeviceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// An operation that did not complete within its deadline; the message names the op, the size and
+// where it was stuck. Maps to ExitCode::timeout.
+class TimeoutError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

@@ -13,6 +13,15 @@ double all_reduce_factor(int n) { return 2.0 * (n - 1) / n; }
 double gather_scatter_factor(int n) { return static_cast<double>(n - 1) / n; }
 double unit_factor(int) { return 1.0; }
 
+constexpr OpTraits copy_op(std::string_view name, std::string_view summary, CopyRoute route, CopyEngine engine,
+                           double algbw_bytes_factor = 1.0, bool bidirectional = false) {
+  OpTraits op{name, summary, OpClass::device_copy, false, false, false, false, 1, unit_factor, algbw_bytes_factor};
+  op.copy_route = route;
+  op.copy_engine = engine;
+  op.bidirectional = bidirectional;
+  return op;
+}
+
 // name, summary, class, whole buffer, redop, root, in-place, min ranks, busbw factor, algbw bytes factor
 constexpr std::array ops{
     OpTraits{"all_reduce", "every rank gets the reduction of all ranks' buffers", OpClass::collective, false,
@@ -40,6 +49,29 @@ constexpr std::array ops{
     OpTraits{"concurrent", "bw of pairs across a cut, each alone and then all at once: the test for blocking",
              OpClass::pair_pattern, false, false, false, false, 2, unit_factor, 1.0, "bw",
              PairSchedule::cut_alone_then_together},
+    // Device copies in the spirit of nvbandwidth: _ce through the copy engines (cudaMemcpyAsync),
+    // _sm through a copy kernel. A local copy reads and writes every byte in device memory, so it
+    // counts both, as device-memory bandwidth is quoted.
+    copy_op("h2d_ce", "pinned host memory (the GPU's NUMA node) to each GPU, copy engine", CopyRoute::host_to_device,
+            CopyEngine::copy_engine),
+    copy_op("h2d_sm", "pinned host memory (the GPU's NUMA node) to each GPU, copy kernel", CopyRoute::host_to_device,
+            CopyEngine::sm_kernel),
+    copy_op("d2h_ce", "each GPU to pinned host memory on its NUMA node, copy engine", CopyRoute::device_to_host,
+            CopyEngine::copy_engine),
+    copy_op("d2h_sm", "each GPU to pinned host memory on its NUMA node, copy kernel", CopyRoute::device_to_host,
+            CopyEngine::sm_kernel),
+    copy_op("local_ce", "within each GPU's memory, copy engine (read + write bytes)", CopyRoute::device_local,
+            CopyEngine::copy_engine, 2.0),
+    copy_op("local_sm", "within each GPU's memory, copy kernel (read + write bytes)", CopyRoute::device_local,
+            CopyEngine::sm_kernel, 2.0),
+    copy_op("d2d_ce", "every GPU to every other GPU (peer matrix), copy engine", CopyRoute::device_to_device,
+            CopyEngine::copy_engine),
+    copy_op("d2d_sm", "every GPU to every other GPU (peer matrix), kernel on the source GPU writing to the peer",
+            CopyRoute::device_to_device, CopyEngine::sm_kernel),
+    copy_op("d2d_bidir_ce", "every pair of GPUs copying both ways at once, copy engines", CopyRoute::device_to_device,
+            CopyEngine::copy_engine, 2.0, true),
+    copy_op("d2d_bidir_sm", "every pair of GPUs copying both ways at once, copy kernels", CopyRoute::device_to_device,
+            CopyEngine::sm_kernel, 2.0, true),
 };
 
 }  // namespace

@@ -14,8 +14,13 @@ enum class PairSchedule { none, round_robin, cut_alone_then_together };
 
 // collective: every rank takes part. point_to_point: two ranks, the others idle. pair_pattern:
 // many pairs of hosts, scheduled by the core (core/pair_patterns.hpp), each pair running the op's
-// point-to-point primitive.
-enum class OpClass { collective, point_to_point, pair_pattern };
+// point-to-point primitive. device_copy: one process copies between the memories it sees (host,
+// its GPUs), one route at a time, over every route the backend lists (Backend::device_routes).
+enum class OpClass { collective, point_to_point, pair_pattern, device_copy };
+
+// device_copy ops: which memories a route joins, and what moves the bytes.
+enum class CopyRoute { none, host_to_device, device_to_host, device_local, device_to_device };
+enum class CopyEngine { none, copy_engine, sm_kernel };  // cudaMemcpyAsync, or a copy kernel
 
 enum class Placement { out_of_place, in_place };
 std::string_view name_of(Placement placement);
@@ -39,6 +44,9 @@ struct OpTraits {
   // pair_pattern ops: the point-to-point op every pair runs, and how the pairs are chosen.
   std::string_view pair_primitive = {};
   PairSchedule pair_schedule = PairSchedule::none;
+  CopyRoute copy_route = CopyRoute::none;
+  CopyEngine copy_engine = CopyEngine::none;
+  bool bidirectional = false;  // device copies both ways at once (algbw_bytes_factor 2)
 };
 
 std::span<const OpTraits> all_ops();

@@ -7,6 +7,10 @@
 
 namespace fb {
 
+std::string device_label(int endpoint) {
+  return endpoint == host_memory ? std::string("host") : fmt::format("GPU{}", endpoint);
+}
+
 double gigabytes_per_second(double bytes, double seconds) { return seconds > 0 ? bytes / seconds / 1e9 : 0.0; }
 
 std::string utc_timestamp_now() {
@@ -35,8 +39,15 @@ ResultRow make_result_row(const BenchmarkCase& benchmark_case, const Measurement
     const RankPair pair = measurement.pair.value_or(RankPair{benchmark_case.src_rank, benchmark_case.dst_rank});
     row.src_rank = pair.src;
     row.dst_rank = pair.dst;
-    row.src_host = context.placement.rank_hosts.at(static_cast<std::size_t>(pair.src));
-    row.dst_host = context.placement.rank_hosts.at(static_cast<std::size_t>(pair.dst));
+    if (op.op_class == OpClass::device_copy) {
+      // Both ends are memories of the measuring process's own host.
+      row.src_host = row.dst_host = context.placement.rank_hosts.at(static_cast<std::size_t>(context.placement.rank));
+      row.src_device = device_label(pair.src);
+      row.dst_device = device_label(pair.dst);
+    } else {
+      row.src_host = context.placement.rank_hosts.at(static_cast<std::size_t>(pair.src));
+      row.dst_host = context.placement.rank_hosts.at(static_cast<std::size_t>(pair.dst));
+    }
   }
   row.round = measurement.round;
   row.concurrent_flows = measurement.concurrent_flows;

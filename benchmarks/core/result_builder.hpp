@@ -18,6 +18,9 @@ struct RunContext {
 ResultRow make_result_row(const BenchmarkCase& benchmark_case, const Measurement& measurement,
                           const RunContext& context);
 
+// "host" for host_memory, "GPU3" for GPU ordinal 3.
+std::string device_label(int endpoint);
+
 // GB/s (decimal, as nccl-tests and OSU print) for `bytes` moved in `seconds`.
 double gigabytes_per_second(double bytes, double seconds);
 

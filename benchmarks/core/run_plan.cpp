@@ -88,6 +88,16 @@ std::vector<PlannedOp> plan_run(const RunOptions& options, const Backend& backen
                                 : pairwise_rounds(endpoint_ranks);
     }
 
+    if (op.op_class == OpClass::device_copy) {
+      for (DeviceRoute& route : backend.device_routes(op)) {
+        if (!route.unavailable_reason.empty()) planned.unavailable_routes.push_back(std::move(route));
+        else planned.pair_rounds.push_back({{route.endpoints}, static_cast<int>(planned.pair_rounds.size()) + 1});
+      }
+      if (planned.pair_rounds.empty() && planned.unavailable_routes.empty())
+        throw UsageError(fmt::format("{} has no route on this machine (the {} backend sees too few GPUs for it)",
+                                     op.name, backend.name()));
+    }
+
     // "both" means every placement the backend has for the op; naming one it lacks is an error.
     const std::vector<Placement> available = backend.placements_of(op);
     if (available.empty())
@@ -128,10 +138,17 @@ std::vector<PlannedOp> plan_run(const RunOptions& options, const Backend& backen
         benchmark_case.window = options.window;
         benchmark_case.src_rank = options.src_rank;
         benchmark_case.dst_rank = options.dst_rank;
+        benchmark_case.graph_launches = options.launch.graph_launches;
         // A step of bw and bibw (and of the pair patterns built on them) is a whole window of messages.
         const std::uint64_t step_bytes =
-            op.op_class == OpClass::collective ? bytes : bytes * static_cast<std::uint64_t>(options.window);
-        benchmark_case.step_deadline_s = step_deadline_s({.fixed_timeout_s = options.timeout_s}, step_bytes);
+            op.op_class == OpClass::point_to_point || op.op_class == OpClass::pair_pattern
+                ? bytes * static_cast<std::uint64_t>(options.window)
+                : bytes;
+        // With CUDA graphs a step is one replay of all the iterations.
+        const std::uint64_t ops_per_step =
+            options.launch.graph_launches > 0 ? static_cast<std::uint64_t>(options.iterations) : 1;
+        benchmark_case.step_deadline_s = step_deadline_s({.fixed_timeout_s = options.timeout_s}, step_bytes) *
+                                         static_cast<double>(ops_per_step);
         cases.push_back(benchmark_case);
       }
       planned.cases_by_size.push_back(std::move(cases));

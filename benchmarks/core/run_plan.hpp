@@ -2,6 +2,7 @@
 // What `fabricbench run` will measure: the flags, checked, expanded into cases. Building the plan
 // needs only the rank count, so every bad flag is reported before any traffic.
 
+#include "core/backend.hpp"
 #include "core/benchmark_case.hpp"
 #include "core/pair_patterns.hpp"
 #include "core/sizes.hpp"
@@ -34,6 +35,7 @@ struct RunOptions {
   std::string pair_endpoints = "hosts";  // pair patterns: one rank per host, or every rank
   std::string cut = "halves";            // concurrent: which pairs cross the cut
   std::uint64_t seed = 1;                // concurrent --cut random: the matching drawn
+  LaunchOptions launch;                  // GPUs per process (-g), CUDA graph replays (-G)
 };
 
 // Checks what can be checked without knowing the rank count. Throws UsageError.
@@ -44,8 +46,11 @@ struct PlannedOp {
   std::vector<Placement> placements;
   // One entry per size; each holds a case per placement, in `placements` order.
   std::vector<std::vector<BenchmarkCase>> cases_by_size;
-  // Pair patterns: the sets of pairs measured together, in order, for every size.
+  // Pair patterns: the sets of pairs measured together, in order, for every size. Device copies:
+  // one route per round.
   std::vector<PairRound> pair_rounds;
+  // Device copies: the routes this machine cannot run (no peer access), reported, not measured.
+  std::vector<DeviceRoute> unavailable_routes;
 };
 
 // Throws UsageError for anything the backend cannot run on its ranks.

@@ -1,5 +1,6 @@
 #include "core/watchdog.hpp"
 
+#include "core/link_state.hpp"
 #include "core/termination_signals.hpp"
 
 #include <arpa/inet.h>
@@ -45,6 +46,32 @@ struct Hello {
   std::uint64_t token = 0;
   std::int32_t rank = -1;
 };
+
+// A member's answer to rank 0's query: where it is, and the first few links its host lost since
+// the job started (a host has few; the count says when there were more).
+struct Answer {
+  std::uint64_t progress = 0;
+  std::uint32_t links_lost_count = 0;
+  std::array<std::array<char, 24>, 4> links_lost{};  // NUL-terminated, truncated names
+};
+
+Answer answer_of(std::uint64_t progress, const std::vector<std::string>& links_lost) {
+  Answer answer;
+  answer.progress = progress;
+  answer.links_lost_count = static_cast<std::uint32_t>(links_lost.size());
+  for (std::size_t i = 0; i < std::min(links_lost.size(), answer.links_lost.size()); ++i)
+    links_lost[i].copy(answer.links_lost[i].data(), answer.links_lost[i].size() - 1);
+  return answer;
+}
+
+std::vector<std::string> links_lost_of(const Answer& answer) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < std::min<std::size_t>(answer.links_lost_count, answer.links_lost.size()); ++i)
+    names.emplace_back(answer.links_lost[i].data(), strnlen(answer.links_lost[i].data(), answer.links_lost[i].size()));
+  if (answer.links_lost_count > answer.links_lost.size())
+    names.push_back(fmt::format("{} more", answer.links_lost_count - answer.links_lost.size()));
+  return names;
+}
 
 std::uint64_t pack(const RankProgress& p) {
   return (std::uint64_t{p.case_number} << 32) | (std::uint64_t{static_cast<std::uint8_t>(p.phase)} << 24) |
@@ -154,7 +181,11 @@ double step_deadline_s(const WatchdogSettings& settings, std::uint64_t bytes_per
 
 Watchdog::Watchdog(int rank, std::vector<std::string> rank_hosts, WatchdogSettings settings,
                    const BroadcastFromRankZero& broadcast, std::function<void(const std::string&)> on_timeout)
-    : rank_(rank), rank_hosts_(std::move(rank_hosts)), settings_(settings), on_timeout_(std::move(on_timeout)) {
+    : rank_(rank),
+      rank_hosts_(std::move(rank_hosts)),
+      settings_(settings),
+      on_timeout_(std::move(on_timeout)),
+      links_up_at_start_(links_up()) {
   const int nranks = static_cast<int>(rank_hosts_.size());
   Rendezvous rendezvous;
   int listener = -1;
@@ -254,6 +285,13 @@ void Watchdog::step(CasePhase phase, std::uint32_t iteration) noexcept {
 
 void Watchdog::end_case() { deadline_s_.store(0); }
 
+void Watchdog::set_stall_handler(StallHandler handler) { stall_handler_ = std::move(handler); }
+
+void Watchdog::end_job(const StallReport& report) {
+  if (stall_handler_) stall_handler_(report);
+  on_timeout_(report.message);
+}
+
 std::string Watchdog::current_label() {
   const std::lock_guard lock(label_mutex_);
   return label_;
@@ -275,7 +313,7 @@ void Watchdog::run_coordinator() {
     ::poll(&pfd, 1, static_cast<int>(sample_period.count()));
     const double deadline_s = deadline_s_.load();
     const double stalled_s = stalled_seconds();
-    if (deadline_s > 0 && stalled_s > deadline_s) on_timeout_(build_timeout_message(stalled_s));
+    if (deadline_s > 0 && stalled_s > deadline_s) end_job(examine_stall(stalled_s));
   }
 }
 
@@ -288,8 +326,9 @@ void Watchdog::run_member() {
       if (::recv(coordinator_socket_, &request, 1, 0) != 1) {
         close_quietly(coordinator_socket_);  // rank 0 is gone; the launcher ends the job
       } else if (request == query_byte) {
-        const std::uint64_t progress = packed_progress_.load(std::memory_order_relaxed);
-        send_fully(coordinator_socket_, &progress, sizeof progress);
+        const Answer answer =
+            answer_of(packed_progress_.load(std::memory_order_relaxed), links_lost(links_up_at_start_, links_up()));
+        send_fully(coordinator_socket_, &answer, sizeof answer);
       }
     }
     // Rank 0 ends the job when a deadline passes; if it has not after a grace period, it is
@@ -297,18 +336,23 @@ void Watchdog::run_member() {
     const double deadline_s = deadline_s_.load();
     const double stalled_s = stalled_seconds();
     if (deadline_s > 0 && stalled_s > deadline_s + settings_.coordinator_grace_s) {
-      on_timeout_(fmt::format("timeout: {} made no progress on rank {} ({}) for {:.1f} s at {}, and rank 0 did "
-                              "not end the job",
-                              current_label(), rank_, rank_hosts_.at(static_cast<std::size_t>(rank_)), stalled_s,
-                              describe(unpack(packed_progress_.load()))));
+      StallReport report{current_label(), deadline_s, stalled_s, "", {}, ""};
+      const std::string position = describe(unpack(packed_progress_.load()));
+      report.ranks.push_back({rank_, rank_hosts_.at(static_cast<std::size_t>(rank_)), true, position, false,
+                              links_lost(links_up_at_start_, links_up())});
+      report.message = fmt::format("timeout: {} made no progress on rank {} ({}) for {:.1f} s at {}, and rank 0 did "
+                                   "not end the job",
+                                   report.case_label, rank_, rank_hosts_.at(static_cast<std::size_t>(rank_)), stalled_s,
+                                   position);
+      end_job(report);
     }
   }
 }
 
-std::string Watchdog::build_timeout_message(double stalled_s) {
+StallReport Watchdog::examine_stall(double stalled_s) {
   const int nranks = static_cast<int>(rank_hosts_.size());
-  std::map<int, RankProgress> answers;
-  answers[0] = unpack(packed_progress_.load());
+  std::map<int, Answer> answers;
+  answers[0] = answer_of(packed_progress_.load(), links_lost(links_up_at_start_, links_up()));
   for (int member = 1; member < nranks; ++member) {
     int& fd = member_sockets_[static_cast<std::size_t>(member)];
     if (fd >= 0 && !send_fully(fd, &query_byte, 1)) close_quietly(fd);
@@ -328,36 +372,50 @@ std::string Watchdog::build_timeout_message(double stalled_s) {
         continue;
       }
       const auto member = std::find(member_sockets_.begin(), member_sockets_.end(), it->fd) - member_sockets_.begin();
-      std::uint64_t progress = 0;
-      // An answer is 8 bytes sent at once; once its first byte is here the rest follows at once.
-      if (read_fully(it->fd, &progress, sizeof progress, SteadyClock::now() + std::chrono::milliseconds(100)))
-        answers[static_cast<int>(member)] = unpack(progress);
+      Answer answer;
+      // An answer is sent at once; once its first byte is here the rest follows at once.
+      if (read_fully(it->fd, &answer, sizeof answer, SteadyClock::now() + std::chrono::milliseconds(100)))
+        answers[static_cast<int>(member)] = answer;
       it = pending.erase(it);
     }
   }
 
   // The ranks that hold the job back: those that did not answer, and, when some ranks are
   // further along than others, those furthest behind.
-  RankProgress furthest = answers[0];
-  RankProgress least = answers[0];
-  for (const auto& [member, progress] : answers) {
-    furthest = std::max(furthest, progress);
-    least = std::min(least, progress);
+  RankProgress furthest = unpack(answers[0].progress);
+  RankProgress least = furthest;
+  for (const auto& [member, answer] : answers) {
+    furthest = std::max(furthest, unpack(answer.progress));
+    least = std::min(least, unpack(answer.progress));
   }
-  std::vector<std::string> missing;
+  StallReport report{current_label(), deadline_s_.load(), stalled_s, describe(unpack(answers[0].progress)), {}, ""};
+  std::string missing;
+  std::string lost_elsewhere;
   for (int member = 0; member < nranks; ++member) {
     const std::string& host = rank_hosts_.at(static_cast<std::size_t>(member));
-    const auto answer = answers.find(member);
-    if (answer == answers.end()) missing.push_back(fmt::format("{} on {} (no answer)", member, host));
-    else if (least < furthest && answer->second == least)
-      missing.push_back(fmt::format("{} on {} (still at {})", member, host, describe(answer->second)));
+    RankStall stall{member, host, false, "", false, {}};
+    if (const auto answer = answers.find(member); answer != answers.end()) {
+      const RankProgress progress = unpack(answer->second.progress);
+      stall = {member, host, true, describe(progress), !(least < furthest && progress == least),
+               links_lost_of(answer->second)};
+    }
+    std::string links;
+    for (const std::string& link : stall.links_lost) links += (links.empty() ? "" : ", ") + link;
+    if (!stall.arrived)
+      missing += fmt::format("{}{} on {} ({}{})", missing.empty() ? "" : ", ", member, host,
+                             stall.answered ? "still at " + stall.position : "no answer",
+                             links.empty() ? "" : "; " + links + " went down during the run");
+    else if (!links.empty())
+      lost_elsewhere += fmt::format("{}{} on {} ({})", lost_elsewhere.empty() ? "" : ", ", member, host, links);
+    report.ranks.push_back(std::move(stall));
   }
-  std::string who;
-  for (const auto& entry : missing) who += (who.empty() ? "" : ", ") + entry;
-  return fmt::format("timeout: {} made no progress for {:.1f} s (rank 0 at {}); {}", current_label(), stalled_s,
-                     describe(answers[0]),
-                     missing.empty() ? "every rank arrived at the same step, so the transport did not complete it"
-                                     : "ranks that did not arrive: " + who);
+  report.message = fmt::format(
+      "timeout: {} made no progress for {:.1f} s (rank 0 at {}); {}{}", report.case_label, stalled_s,
+      report.coordinator_position,
+      missing.empty() ? "every rank arrived at the same step, so the transport did not complete it"
+                      : "ranks that did not arrive: " + missing,
+      lost_elsewhere.empty() ? "" : "; links that went down during the run on ranks that arrived: " + lost_elsewhere);
+  return report;
 }
 
 }  // namespace fb

@@ -5,7 +5,11 @@
 //
 // The ranks' watchdog threads talk over their own TCP connections (every rank to rank 0), not over
 // the transport under test: when MPI or NCCL is wedged, or a link is down, rank 0 can still ask
-// every rank where it is, and a rank that does not answer is named as the one missing.
+// every rank where it is, and a rank that does not answer is named as the one missing. A rank that
+// answers also says which of its host's network links went down since the job started, so the
+// host whose cable failed is named also when the side channel does not cross that cable.
+
+#include "core/stall_report.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -70,12 +74,18 @@ class Watchdog {
   void step(CasePhase phase, std::uint32_t iteration = 0) noexcept;
   // Disarms until the next case.
   void end_case();
+  // `handler` sees the report of a passed deadline before `on_timeout` ends the job. Set it before
+  // the first case; it must not throw.
+  void set_stall_handler(StallHandler handler);
 
  private:
   struct Connection;
   void run_coordinator();
   void run_member();
-  std::string build_timeout_message(double stalled_s);
+  // Asks every rank where it is and composes the report of a deadline that passed.
+  StallReport examine_stall(double stalled_s);
+  // Hands the report to the stall handler, then to on_timeout, which ends the job.
+  void end_job(const StallReport& report);
   std::string current_label();
   // Seconds since the measuring thread last stepped, while a case is armed; 0 when disarmed.
   double stalled_seconds();
@@ -84,6 +94,8 @@ class Watchdog {
   std::vector<std::string> rank_hosts_;
   WatchdogSettings settings_;
   std::function<void(const std::string&)> on_timeout_;
+  StallHandler stall_handler_;
+  std::vector<std::string> links_up_at_start_;  // this host's, to tell which went down since
 
   // Written by the measuring thread, read by the watchdog thread.
   std::atomic<std::uint64_t> packed_progress_{0};

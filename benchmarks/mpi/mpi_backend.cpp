@@ -6,40 +6,16 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <fmt/format.h>
 #include <unistd.h>
-#include <unordered_map>
 
 namespace fb {
 
-MpiBackend::MpiBackend(int& argc, char**& argv) {
-  FB_MPI_CHECK(MPI_Init(&argc, &argv));
-  // Failed calls must come back to FB_MPI_CHECK, not kill the job without a word.
-  FB_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-  context_.comm = MPI_COMM_WORLD;
-  FB_MPI_CHECK(MPI_Comm_rank(context_.comm, &context_.rank));
-  FB_MPI_CHECK(MPI_Comm_size(context_.comm, &context_.nranks));
-
-  char host[MPI_MAX_PROCESSOR_NAME] = {};
-  int host_length = 0;
-  FB_MPI_CHECK(MPI_Get_processor_name(host, &host_length));
-  std::vector<char> all_hosts(static_cast<std::size_t>(context_.nranks) * MPI_MAX_PROCESSOR_NAME);
-  FB_MPI_CHECK(MPI_Allgather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all_hosts.data(), MPI_MAX_PROCESSOR_NAME,
-                             MPI_CHAR, context_.comm));
-
-  placement_.rank = context_.rank;
-  placement_.nranks = context_.nranks;
-  std::unordered_map<std::string, int> ranks_on_host;
-  for (int rank = 0; rank < context_.nranks; ++rank) {
-    const char* name = all_hosts.data() + static_cast<std::size_t>(rank) * MPI_MAX_PROCESSOR_NAME;
-    placement_.rank_hosts.emplace_back(name, strnlen(name, MPI_MAX_PROCESSOR_NAME));
-    ++ranks_on_host[placement_.rank_hosts.back()];
-  }
-  placement_.nodes = static_cast<int>(ranks_on_host.size());
-  placement_.ranks_per_node =
-      std::max_element(ranks_on_host.begin(), ranks_on_host.end(), [](auto& a, auto& b) { return a.second < b.second; })
-          ->second;
+MpiBackend::MpiBackend(int& argc, char**& argv)
+    : mpi_(argc, argv), placement_(placement_of(mpi_.process_hosts(), mpi_.rank())) {
+  context_.comm = mpi_.comm();
+  context_.rank = mpi_.rank();
+  context_.nranks = mpi_.size();
 
   watchdog_ = std::make_unique<Watchdog>(
       context_.rank, placement_.rank_hosts, WatchdogSettings{},
@@ -55,25 +31,9 @@ MpiBackend::MpiBackend(int& argc, char**& argv) {
       });
 }
 
-MpiBackend::~MpiBackend() {
-  watchdog_.reset();
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (!finalized) MPI_Finalize();
-}
+MpiBackend::~MpiBackend() { watchdog_.reset(); }
 
-std::map<std::string, std::string> MpiBackend::library_versions() const {
-  char library[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int length = 0;
-  FB_MPI_CHECK(MPI_Get_library_version(library, &length));
-  // The reported length counts a terminating NUL in Open MPI; later lines are build details.
-  std::string text(library, strnlen(library, static_cast<std::size_t>(length)));
-  text = text.substr(0, text.find_first_of("\r\n"));
-  int major = 0;
-  int minor = 0;
-  FB_MPI_CHECK(MPI_Get_version(&major, &minor));
-  return {{"mpi_library", text}, {"mpi_standard", fmt::format("{}.{}", major, minor)}};
-}
+std::map<std::string, std::string> MpiBackend::library_versions() const { return mpi_.library_versions(); }
 
 std::vector<Placement> MpiBackend::placements_of(const OpTraits& op) const {
   // A pair pattern runs wherever its point-to-point primitive does.
@@ -199,7 +159,7 @@ void MpiBackend::abort_all(int exit_code) {
 
 namespace {
 const BackendRegistrar registrar{"mpi", "host buffers over MPI, one process per rank",
-                                 [](int& argc, char**& argv) -> std::unique_ptr<Backend> {
+                                 [](int& argc, char**& argv, const LaunchOptions&) -> std::unique_ptr<Backend> {
                                    return std::make_unique<MpiBackend>(argc, argv);
                                  }};
 }  // namespace

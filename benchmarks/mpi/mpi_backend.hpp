@@ -4,6 +4,7 @@
 #include "core/backend.hpp"
 #include "core/watchdog.hpp"
 #include "mpi/mpi_op.hpp"
+#include "mpi/mpi_session.hpp"
 
 #include <memory>
 
@@ -11,7 +12,7 @@ namespace fb {
 
 class MpiBackend final : public Backend {
  public:
-  // Initializes MPI (it is finalized in the destructor) and learns where every rank runs.
+  // Initializes MPI (finalized with the backend) and learns where every rank runs.
   MpiBackend(int& argc, char**& argv);
   ~MpiBackend() override;
   MpiBackend(const MpiBackend&) = delete;
@@ -26,6 +27,7 @@ class MpiBackend final : public Backend {
   std::vector<Measurement> measure_pairs(const BenchmarkCase& benchmark_case, std::span<const RankPair> pairs) override;
   bool all_agree(bool local_ok) override;
   [[noreturn]] void abort_all(int exit_code) override;
+  void set_stall_handler(StallHandler handler) override { watchdog_->set_stall_handler(std::move(handler)); }
 
  private:
   // What this rank measured of a case: its own times per unit and its own wrong elements.
@@ -35,6 +37,7 @@ class MpiBackend final : public Backend {
   };
   LocalRun run_locally(const BenchmarkCase& benchmark_case);
 
+  MpiSession mpi_;  // first: MPI is finalized after everything else is gone
   MpiOpContext context_;
   RankPlacement placement_;
   std::unique_ptr<Watchdog> watchdog_;

@@ -10,6 +10,8 @@ namespace {
 constexpr std::string_view group_columns = "{:>9} {:>9} {:>6} {:>8} {:>8} {:>7}";
 constexpr std::size_t group_width = 9 + 1 + 9 + 1 + 6 + 1 + 8 + 1 + 8 + 1 + 7;
 constexpr std::string_view key_columns = "{:>12} {:>12} {:>8} {:>6} {:>5}";
+constexpr std::string_view expectation_column = " {:>6}";
+constexpr std::size_t expectation_width = 1 + 6;
 
 std::string center(std::string_view text, std::size_t width) {
   const std::size_t pad = width > text.size() ? width - text.size() : 0;
@@ -24,6 +26,10 @@ std::string format_busbw_cell(const ResultRow& row) {
 
 std::string format_wrong_cell(const ResultRow& row) { return row.wrong ? fmt::format("{}", *row.wrong) : "N/A"; }
 
+std::string format_efficiency_cell(const ResultRow& row) {
+  return row.efficiency_pct ? fmt::format("{:.1f}", *row.efficiency_pct) : "-";
+}
+
 void print_provenance(std::ostream& out, const Provenance& p) {
   out << fmt::format("# fabricbench {} (git {}), run {} started {}\n", p.tool_version, p.git_revision, p.run_id,
                      p.start_time);
@@ -36,8 +42,8 @@ void print_provenance(std::ostream& out, const Provenance& p) {
   for (const auto& [name, value] : p.environment) out << fmt::format("# env {}={}\n", name, value);
 }
 
-ConsoleTable::ConsoleTable(std::ostream& out, std::vector<bool> in_place_groups)
-    : out_(out), in_place_groups_(std::move(in_place_groups)) {}
+ConsoleTable::ConsoleTable(std::ostream& out, std::vector<bool> in_place_groups, bool with_expectation)
+    : out_(out), in_place_groups_(std::move(in_place_groups)), with_expectation_(with_expectation) {}
 
 void ConsoleTable::print_header(std::string_view op) const {
   std::string titles = fmt::format("#\n# {:<{}}", op, 12 + 1 + 12 + 1 + 8 + 1 + 6 + 1 + 5 - 2);
@@ -47,9 +53,14 @@ void ConsoleTable::print_header(std::string_view op) const {
   names.front() = '#';
   units.front() = '#';
   for (bool in_place : in_place_groups_) {
-    titles += "   " + center(in_place ? "in-place" : "out-of-place", group_width);
+    titles += "   " + center(in_place ? "in-place" : "out-of-place",
+                             group_width + (with_expectation_ ? expectation_width : 0));
     names += "   " + fmt::format(fmt::runtime(group_columns), "time", "p99", "cv%", "algbw", "busbw", "#wrong");
     units += "   " + fmt::format(fmt::runtime(group_columns), "(us)", "(us)", "", "(GB/s)", "(GB/s)", "");
+    if (with_expectation_) {
+      names += fmt::format(fmt::runtime(expectation_column), "%exp");
+      units += fmt::format(fmt::runtime(expectation_column), "");
+    }
   }
   out_ << titles << '\n' << names << '\n' << units << '\n';
   out_.flush();
@@ -63,12 +74,13 @@ void ConsoleTable::print_size(std::span<const ResultRow> rows) const {
   for (bool in_place : in_place_groups_) {
     const auto row = std::find_if(rows.begin(), rows.end(), [&](const ResultRow& r) { return r.in_place == in_place; });
     if (row == rows.end()) {
-      line += "   " + std::string(group_width, ' ');
+      line += "   " + std::string(group_width + (with_expectation_ ? expectation_width : 0), ' ');
       continue;
     }
     line += "   " + fmt::format(fmt::runtime(group_columns), fmt::format("{:.2f}", row->time_median_us),
                                 fmt::format("{:.2f}", row->time_p99_us), fmt::format("{:.1f}", row->time_cv * 100),
                                 fmt::format("{:.2f}", row->algbw_gbps), format_busbw_cell(*row), format_wrong_cell(*row));
+    if (with_expectation_) line += fmt::format(fmt::runtime(expectation_column), format_efficiency_cell(*row));
   }
   out_ << line << '\n';
   out_.flush();
@@ -78,6 +90,14 @@ namespace {
 
 std::string endpoint_label(const std::string& host, std::optional<int> rank) {
   return fmt::format("{}:{}", host, rank.value_or(-1));
+}
+
+// Device-copy rows name memories ("host", "GPU1"), all on one host; the others name ranks.
+std::string src_label(const ResultRow& row) {
+  return row.src_device.empty() ? endpoint_label(row.src_host, row.src_rank) : row.src_device;
+}
+std::string dst_label(const ResultRow& row) {
+  return row.dst_device.empty() ? endpoint_label(row.dst_host, row.dst_rank) : row.dst_device;
 }
 
 std::string pattern_heading(std::span<const ResultRow> rows) {
@@ -90,8 +110,8 @@ void print_pair_matrix(std::ostream& out, std::span<const ResultRow> rows, PairM
   std::map<int, std::string> labels_by_rank;  // rows and columns in rank order
   std::map<std::pair<std::string, std::string>, const ResultRow*> cells;
   for (const ResultRow& row : rows) {
-    const std::string src = endpoint_label(row.src_host, row.src_rank);
-    const std::string dst = endpoint_label(row.dst_host, row.dst_rank);
+    const std::string src = src_label(row);
+    const std::string dst = dst_label(row);
     labels_by_rank[row.src_rank.value_or(-1)] = src;
     labels_by_rank[row.dst_rank.value_or(-1)] = dst;
     cells[{src, dst}] = &row;
@@ -126,7 +146,7 @@ void print_alone_against_together(std::ostream& out, std::span<const ResultRow> 
   std::map<std::pair<std::string, std::string>, std::pair<const ResultRow*, const ResultRow*>> by_pair;
   std::vector<std::pair<std::string, std::string>> order;
   for (const ResultRow& row : rows) {
-    const auto key = std::make_pair(endpoint_label(row.src_host, row.src_rank), endpoint_label(row.dst_host, row.dst_rank));
+    const auto key = std::make_pair(src_label(row), dst_label(row));
     if (!by_pair.contains(key)) order.push_back(key);
     auto& [alone, together] = by_pair[key];
     (row.concurrent_flows.value_or(1) == 1 ? alone : together) = &row;

@@ -17,7 +17,9 @@ void print_provenance(std::ostream& out, const Provenance& provenance);
 class ConsoleTable {
  public:
   // One column group per placement, in the order given (false: out-of-place, true: in-place).
-  ConsoleTable(std::ostream& out, std::vector<bool> in_place_groups);
+  // `with_expectation` adds a %exp column to each group (efficiency against the topology model);
+  // without it the layout is nccl-tests' own.
+  ConsoleTable(std::ostream& out, std::vector<bool> in_place_groups, bool with_expectation = false);
 
   void print_header(std::string_view op) const;
   // The rows measured for one size, one per placement group (a missing group prints blank).
@@ -26,6 +28,7 @@ class ConsoleTable {
  private:
   std::ostream& out_;
   std::vector<bool> in_place_groups_;
+  bool with_expectation_ = false;
 };
 
 enum class PairMetric { bandwidth, latency };
@@ -42,5 +45,6 @@ void print_summary(std::ostream& out, std::span<const ResultRow> rows);
 // The cell texts used by the table, exposed so their rules (n/a, N/A) are tested directly.
 std::string format_busbw_cell(const ResultRow& row);
 std::string format_wrong_cell(const ResultRow& row);
+std::string format_efficiency_cell(const ResultRow& row);
 
 }  // namespace fb

@@ -1,5 +1,6 @@
 #include "html/html_report.hpp"
 
+#include "analysis/efficiency.hpp"
 #include "core/sizes.hpp"
 #include "html/gnuplot.hpp"
 #include "html/svg_program.hpp"
@@ -171,6 +172,26 @@ std::string heatmap_section(const std::vector<ResultRow>& rows) {
   return html + "</section>\n";
 }
 
+// Rows that carry the topology model's expectation (run or report with --topology).
+std::string expectation_section(const std::vector<ResultRow>& rows) {
+  const std::vector<EfficiencySummary> summaries = summarize_efficiency(rows);
+  if (summaries.empty()) return {};
+  std::string html = "<section id=\"expectation\"><h2>Against the topology model</h2>\n"
+                     "<p>Efficiency: measured bus bandwidth over the model's, or the model's latency over the "
+                     "measured one, in percent; pairs are judged alone on their route. Pair rows fold into their "
+                     "median per size.</p>\n<table class=\"expectation\"><tr><th>op</th><th>size</th><th>placement</th>"
+                     "<th>rows</th><th>expected</th><th>measured</th><th>unit</th><th>%exp</th><th>lowest %exp</th>"
+                     "<th>lowest row</th></tr>\n";
+  for (const EfficiencySummary& s : summaries)
+    html += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td>"
+                        "<td class=\"num\">{:.4g}</td><td class=\"num\">{:.4g}</td><td>{}</td>"
+                        "<td class=\"num\">{:.1f}</td><td class=\"num\">{:.1f}</td><td>{}</td></tr>\n",
+                        h(s.op), format_size_bytes(s.bytes), s.in_place ? "in-place" : "out-of-place", s.rows,
+                        s.median_expected, s.median_measured, s.unit, s.median_efficiency_pct, s.lowest_efficiency_pct,
+                        h(s.lowest_row));
+  return html + "</table>\n</section>\n";
+}
+
 std::optional<double> busbw_or_algbw(const ResultRow& row) {
   return row.busbw_gbps ? row.busbw_gbps : std::optional<double>(row.algbw_gbps);
 }
@@ -269,6 +290,7 @@ std::string render_html_report(const ReportInput& input) {
   html += verdict_section(input, findings);
   html += plots_section(input);
   html += heatmap_section(rows);
+  html += expectation_section(rows);
   if (input.topology_dot)
     html += "<section id=\"topology\"><h2>Topology</h2>\n<p>Links the findings name are drawn red.</p>\n"
             "<div class=\"topology\">" + render_dot_svg(*input.topology_dot, "the topology") + "</div>\n</section>\n";

@@ -22,10 +22,12 @@ struct ResultRow {
   int nranks = 0;
   int nodes = 0;
   int ranks_per_node = 0;        // the largest number of ranks on one node
-  std::optional<int> src_rank;   // point-to-point and pairwise rows only
+  std::optional<int> src_rank;   // point-to-point and pairwise rows; device copies: GPU ordinal, -1 host
   std::optional<int> dst_rank;
   std::string src_host;
   std::string dst_host;
+  std::string src_device;        // device copies: "host" or "GPU3", the memory read
+  std::string dst_device;        // and the memory written; empty for rank-to-rank rows
   std::optional<int> round;             // pairwise rows: the round of disjoint pairs it ran in
   std::optional<int> concurrent_flows;  // pair rows: how many pairs were in flight at once (1: alone)
   std::uint64_t bytes = 0;       // nccl-tests size semantics (whole buffer for all_gather etc.)
@@ -40,6 +42,11 @@ struct ResultRow {
   std::optional<double> busbw_gbps;  // undefined for a single rank
   std::optional<std::uint64_t> wrong;  // elements that failed validation; empty when not checked
   std::string timestamp;         // ISO 8601 UTC, when the row was measured
+  // What the topology model expects (topology/row_expectation.hpp); empty without a topology or
+  // when the model has no answer for the row. Files written before these columns read as empty.
+  std::optional<double> expected_busbw_gbps;  // collectives: busbw; pair ops: the pair's bandwidth
+  std::optional<double> expected_time_us;     // latency ops: the one-way time of this size
+  std::optional<double> efficiency_pct;       // measured / expected busbw x 100; latency: expected / measured time
 
   bool operator==(const ResultRow&) const = default;
 };

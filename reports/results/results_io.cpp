@@ -2,6 +2,7 @@
 
 #include "core/errors.hpp"
 #include "core/termination_signals.hpp"
+#include "results/incident_json.hpp"
 
 #include <fcntl.h>
 #include <sys/statvfs.h>
@@ -89,6 +90,9 @@ struct Field {
   Json (*get)(const ResultRow&);
   void (*set)(ResultRow&, const Json&);
   Json (*parse_cell)(std::string_view);
+  // Columns added to the schema after files without them were written: such a file still reads,
+  // with the field empty. Only optional fields can be absent.
+  bool may_be_absent = false;
 };
 
 template <auto Member>
@@ -97,6 +101,13 @@ constexpr Field field(std::string_view name) {
   return {name, [](const ResultRow& row) { return FieldCodec<T>::to_json(row.*Member); },
           [](ResultRow& row, const Json& json) { row.*Member = FieldCodec<T>::from_json(json); },
           &FieldCodec<T>::parse_cell};
+}
+
+template <auto Member>
+constexpr Field added_field(std::string_view name) {
+  Field added = field<Member>(name);
+  added.may_be_absent = true;
+  return added;
 }
 
 // The results schema, in column order. "schema" itself precedes these in every row.
@@ -115,6 +126,8 @@ constexpr std::array fields{
     field<&ResultRow::dst_rank>("dst_rank"),
     field<&ResultRow::src_host>("src_host"),
     field<&ResultRow::dst_host>("dst_host"),
+    field<&ResultRow::src_device>("src_device"),
+    field<&ResultRow::dst_device>("dst_device"),
     field<&ResultRow::round>("round"),
     field<&ResultRow::concurrent_flows>("concurrent_flows"),
     field<&ResultRow::bytes>("bytes"),
@@ -129,6 +142,9 @@ constexpr std::array fields{
     field<&ResultRow::busbw_gbps>("busbw_gbps"),
     field<&ResultRow::wrong>("wrong"),
     field<&ResultRow::timestamp>("timestamp"),
+    added_field<&ResultRow::expected_busbw_gbps>("expected_busbw_gbps"),
+    added_field<&ResultRow::expected_time_us>("expected_time_us"),
+    added_field<&ResultRow::efficiency_pct>("efficiency_pct"),
 };
 constexpr std::size_t column_count = fields.size() + 1;  // + schema
 
@@ -195,6 +211,9 @@ std::string results_to_csv(const ResultSet& results) {
   const Json provenance = provenance_to_json(results.provenance);
   for (const auto& [key, value] : provenance.items())
     csv += fmt::format("# {}: {}\n", key, single_line(value.is_string() ? value.get<std::string>() : json_text(value)));
+  // The full record of an incident is in the JSON file; here it is a line for a person.
+  for (const Incident& incident : results.incidents)
+    csv += fmt::format("# incident: {}\n", single_line(describe_incident(incident)));
   csv += "schema";
   for (const Field& f : fields) csv += fmt::format(",{}", f.name);
   csv += '\n';
@@ -212,6 +231,8 @@ std::string results_to_json(const ResultSet& results) {
   json["provenance"] = provenance_to_json(results.provenance);
   json["rows"] = Json::array();
   for (const ResultRow& row : results.rows) json["rows"].push_back(row_to_json(row));
+  json["incidents"] = Json::array();
+  for (const Incident& incident : results.incidents) json["incidents"].push_back(incident_to_json(incident));
   return json_text(json, 1) + "\n";
 }
 
@@ -237,7 +258,10 @@ ResultSet parse_results_json(std::string_view text, const std::string& origin) {
     require_schema(rows[i].value("schema", Json()), where);
     ResultRow row;
     for (const Field& f : fields) {
-      if (!rows[i].contains(f.name)) throw InputError(fmt::format("{}: missing field {}", where, f.name));
+      if (!rows[i].contains(f.name)) {
+        if (f.may_be_absent) continue;
+        throw InputError(fmt::format("{}: missing field {}", where, f.name));
+      }
       try {
         f.set(row, rows[i].at(std::string(f.name)));
       } catch (const std::exception& e) {
@@ -245,6 +269,15 @@ ResultSet parse_results_json(std::string_view text, const std::string& origin) {
       }
     }
     results.rows.push_back(std::move(row));
+  }
+  const Json& incidents = json.value("incidents", Json::array());
+  if (!incidents.is_array()) throw InputError(fmt::format("{}: expected an array \"incidents\"", origin));
+  for (std::size_t i = 0; i < incidents.size(); ++i) {
+    try {
+      results.incidents.push_back(incident_from_json(incidents[i]));
+    } catch (const std::exception& e) {
+      throw InputError(fmt::format("{}: incidents[{}]: {}", origin, i, e.what()));
+    }
   }
   return results;
 }
@@ -275,7 +308,12 @@ ResultSet parse_results_csv(std::string_view text, const std::string& origin) {
     io::CSVReader<column_count, io::trim_chars<>, io::double_quote_escape<',', '"'>, io::throw_on_overflow,
                   io::single_line_comment<'#'>>
         reader(origin, text.data(), text.data() + text.size());
-    std::apply([&](auto&... name) { reader.read_header(io::ignore_extra_column, name...); }, names);
+    std::apply([&](auto&... name) { reader.read_header(io::ignore_extra_column | io::ignore_missing_column, name...); },
+               names);
+    if (!reader.has_column(names[0])) throw InputError(fmt::format("{}: the header has no column schema", origin));
+    for (const Field& f : fields)
+      if (!f.may_be_absent && !reader.has_column(std::string(f.name)))
+        throw InputError(fmt::format("{}: the header has no column {}", origin, f.name));
     while (std::apply([&](auto&... cell) { return reader.read_row(cell...); }, cells)) {
       const std::string where = fmt::format("{}:{}", origin, reader.get_file_line());
       require_schema(Json(cells[0]), where);
@@ -354,12 +392,24 @@ ResultsWriter::ResultsWriter(ResultsPaths paths, Provenance provenance, std::siz
 }
 
 void ResultsWriter::append(ResultRow row) {
+  const std::lock_guard lock(mutex_);
   results_.rows.push_back(std::move(row));
   constexpr auto min_interval = std::chrono::seconds(1);
-  if (Clock::now() - last_flush_end_ >= std::max<Clock::duration>(min_interval, 10 * last_flush_duration_)) flush();
+  if (Clock::now() - last_flush_end_ >= std::max<Clock::duration>(min_interval, 10 * last_flush_duration_)) write_files();
 }
 
 void ResultsWriter::flush() {
+  const std::lock_guard lock(mutex_);
+  write_files();
+}
+
+void ResultsWriter::record_incident(Incident incident) {
+  const std::lock_guard lock(mutex_);
+  results_.incidents.push_back(std::move(incident));
+  write_files();
+}
+
+void ResultsWriter::write_files() {
   const auto start = Clock::now();
   write_file_atomically(paths_.csv, results_to_csv(results_));
   write_file_atomically(paths_.json, results_to_json(results_));

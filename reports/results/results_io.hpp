@@ -3,11 +3,13 @@
 // measurement. Written atomically (temporary file, fsync, rename) so a reader, or a run killed
 // mid-write, never sees half a file.
 
+#include "results/incident.hpp"
 #include "results/provenance.hpp"
 #include "results/result_row.hpp"
 
 #include <chrono>
 #include <filesystem>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@ namespace fb {
 struct ResultSet {
   Provenance provenance;
   std::vector<ResultRow> rows;
+  std::vector<Incident> incidents;  // JSON only ("incidents"); files without it have none
 };
 
 std::string results_to_csv(const ResultSet& results);
@@ -60,16 +63,22 @@ class ResultsWriter {
   void append(ResultRow row);
   // Rewrites both files with every row appended so far.
   void flush();
+  // Adds the incident and rewrites both files at once. Safe to call from another thread than the
+  // one that appends (the watchdog's, while the measuring thread is blocked).
+  void record_incident(Incident incident);
   const ResultSet& results() const { return results_; }
   const ResultsPaths& paths() const { return paths_; }
 
  private:
   using Clock = std::chrono::steady_clock;
 
+  void write_files();  // with mutex_ held
+
   ResultsPaths paths_;
   ResultSet results_;
   Clock::time_point last_flush_end_;
   Clock::duration last_flush_duration_{};
+  std::mutex mutex_;
 };
 
 }  // namespace fb

@@ -77,6 +77,22 @@ TEST(HtmlReport, SelfContainedWithEveryPlotAndEveryInputStringEscaped) {
   EXPECT_THAT(html, HasSubstr("stroke=\"red\""));  // the flagged link
 }
 
+TEST(HtmlReport, RowsWithTheModelsExpectationGetATableOfEfficiency) {
+  if (!drawing_programs_installed()) GTEST_SKIP() << "gnuplot or dot is not installed (scripts/setup.sh installs gnuplot-nox and graphviz)";
+  ReportInput input = testing::hostile_report_input();
+  EXPECT_THAT(render_html_report(input), Not(HasSubstr("<section id=\"expectation\">")));
+  for (ResultRow& row : input.sets[0].results.rows) {
+    if (row.op != "bw") continue;
+    row.expected_busbw_gbps = 50.0;
+    row.efficiency_pct = 100 * row.algbw_gbps / 50.0;
+  }
+  const std::string html = render_html_report(input);
+  EXPECT_THAT(html, HasSubstr("<section id=\"expectation\">"));
+  // Six pairs: five at 48 GB/s (96%), the slow one from the hostile host's peer at 12 (24%).
+  EXPECT_THAT(html, HasSubstr("<td class=\"num\">96.0</td><td class=\"num\">24.0</td>"));
+  EXPECT_THAT(html, HasSubstr("rank 2 (node-3) -&gt; rank 0 (&lt;img src=x onerror=alert(1)&gt;)"));
+}
+
 TEST(HtmlReport, ComparisonAddsOneOverlaidPlotPerComparedOp) {
   if (!drawing_programs_installed()) GTEST_SKIP() << "gnuplot or dot is not installed (scripts/setup.sh installs gnuplot-nox and graphviz)";
   ReportInput input = testing::hostile_report_input();

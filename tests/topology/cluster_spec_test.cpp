@@ -82,6 +82,22 @@ TEST(ClusterSpecYaml, NegativeRadixNamesFileAndLine) {
   }
 }
 
+TEST(ClusterSpecYaml, HostsNameTheNodesAsTheResultsDo) {
+  const Graph graph = test::parse_sample("ethernet_pair.yaml");
+  EXPECT_EQ(count_kind(graph, VertexKind::host), 2u);
+  EXPECT_EQ(graph.vertex(graph.find("node1")).kind, VertexKind::host);
+  EXPECT_NE(graph.find("node2/CPU1"), no_vertex);
+  EXPECT_EQ(graph.find("node00001"), no_vertex);
+  try {
+    parse_topology(SourceText{"count.yaml", "node:\n  hosts: \"a,b\"\n  count: 3\n"}, "cluster-yaml");
+    FAIL() << "3 nodes with 2 names were accepted";
+  } catch (const InputError& error) {
+    EXPECT_STREQ(error.what(), "count.yaml:2: expected a cluster that can be built, got node.hosts names 2 hosts, "
+                               "node.count is 3");
+  }
+  EXPECT_THROW(parse_topology(SourceText{"range.yaml", "node:\n  hosts: \"n[3-\"\n"}, "cluster-yaml"), InputError);
+}
+
 TEST(ClusterSpecYaml, UnknownKeyAndUnknownLinkAreInputErrors) {
   EXPECT_THROW(parse_topology(SourceText{"a.yaml", "node:\n  count: 2\n  gpu: 8\n"}, "cluster-yaml"), InputError);
   EXPECT_THROW(parse_topology(SourceText{"b.yaml", "node:\n  nics: {count: 1, link: 4xWARP}\n"}, "cluster-yaml"),

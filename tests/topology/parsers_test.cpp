@@ -90,6 +90,33 @@ TEST(NvidiaSmiTopo, DirectNvlinkPairsAreNotAnNvswitch) {
   EXPECT_TRUE(graph.find_link(graph.find("bridged/GPU0"), graph.find("bridged/GPU1")));
 }
 
+TEST(NvidiaSmiTopo, GpuWithNvlinksDownStaysOffTheNvswitch) {
+  const std::string text = "\tGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\tNUMA Affinity\n"
+                           "GPU0\t X \tNV18\tNV18\tNODE\t0-7\t0\n"
+                           "GPU1\tNV18\t X \tNV18\tNODE\t0-7\t0\n"
+                           "GPU2\tNV18\tNV18\t X \tNODE\t0-7\t0\n"
+                           "GPU3\tNODE\tNODE\tNODE\t X \t0-7\t0\n";
+  const Graph graph = parse_topology(SourceText{"down.txt", text}, "nvidia-smi");
+  EXPECT_EQ(count_kind(graph, VertexKind::nvswitch), 1u);
+  EXPECT_EQ(count_links(graph, LinkType::nvlink), 3u);  // GPU0-2 to the switch, none between GPUs
+  EXPECT_TRUE(graph.find_link(graph.find("down/GPU2"), graph.find("down/NVSwitch")));
+  EXPECT_FALSE(graph.find_link(graph.find("down/GPU3"), graph.find("down/NVSwitch")));
+}
+
+TEST(NvidiaSmiTopo, GpuWithFewerNvlinksAttachesToTheNvswitchByThem) {
+  const std::string text = "\tGPU0\tGPU1\tGPU2\tCPU Affinity\tNUMA Affinity\n"
+                           "GPU0\t X \tNV18\tNV17\t0-7\t0\n"
+                           "GPU1\tNV18\t X \tNV17\t0-7\t0\n"
+                           "GPU2\tNV17\tNV17\t X \t0-7\t0\n";
+  const Graph graph = parse_topology(SourceText{"slow.txt", text}, "nvidia-smi");
+  ASSERT_EQ(count_kind(graph, VertexKind::nvswitch), 1u);
+  const auto gpu2 = graph.find_link(graph.find("slow/GPU2"), graph.find("slow/NVSwitch"));
+  const auto gpu0 = graph.find_link(graph.find("slow/GPU0"), graph.find("slow/NVSwitch"));
+  ASSERT_TRUE(gpu2 && gpu0);
+  EXPECT_EQ(graph.link(*gpu2).spec.lane_count, 17);
+  EXPECT_EQ(graph.link(*gpu0).spec.lane_count, 18);
+}
+
 TEST(NvidiaSmiTopo, MalformedMatricesNameLineAndToken) {
   const std::string header = "\tGPU0\tGPU1\n";
   EXPECT_EQ(parse_error("m.txt", header + "GPU0\t X \tNV4\nGPU1\tNVX\t X \n", "nvidia-smi"),

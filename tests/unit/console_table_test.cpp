@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -76,6 +77,30 @@ TEST(ConsoleTable, OneLinePerSizeWithBothGroups) {
                                                "8.49", "12.74", "0", "123.46", "150.00", "5.0", "8.49", "12.74", "0"));
 }
 
+TEST(ConsoleTable, ExpectationAddsAnEfficiencyColumnToEachGroupOnlyWhenAsked) {
+  std::ostringstream plain;
+  ConsoleTable(plain, {false, true}).print_header("all_reduce");
+  EXPECT_THAT(plain.str(), Not(HasSubstr("%exp")));
+
+  std::ostringstream out;
+  const ConsoleTable table(out, {false, true}, true);
+  table.print_header("all_reduce");
+  ResultRow judged = measured_row(false);
+  judged.expected_busbw_gbps = 16.0;
+  judged.efficiency_pct = 79.625;
+  const std::vector<ResultRow> rows{judged, measured_row(true)};  // in-place: no expectation
+  table.print_size(rows);
+  const auto lines = lines_of(out.str());
+  ASSERT_EQ(lines.size(), 5u);  // blank comment, titles, names, units, one size
+  const auto names = fields_of(lines[2]);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "%exp"), 2);
+  EXPECT_THAT(fields_of(lines[4]), ElementsAre("1048576", "262144", "float", "sum", "-1", "123.46", "150.00", "5.0",
+                                               "8.49", "12.74", "0", "79.6", "123.46", "150.00", "5.0", "8.49", "12.74",
+                                               "0", "-"));
+  // The data columns stay under their names: each line is as wide as the names line.
+  EXPECT_EQ(lines[4].size(), lines[2].size());
+}
+
 TEST(ConsoleTable, SingleRankBusbwIsNotApplicable) {
   ResultRow row = measured_row(false);
   row.nranks = 1;
@@ -105,6 +130,38 @@ TEST(ConsoleSummary, SaysFailedWhenAnyElementIsWrong) {
   std::ostringstream failed;
   print_summary(failed, rows);
   EXPECT_THAT(failed.str(), HasSubstr("wrong elements: 2 FAILED"));
+}
+
+ResultRow copy_row(int src, int dst, double algbw_gbps) {
+  ResultRow row;
+  row.op = "d2d_ce";
+  row.bytes = 1 << 20;
+  row.src_rank = src;
+  row.dst_rank = dst;
+  row.src_host = row.dst_host = "gpuhost";
+  row.src_device = src < 0 ? "host" : "GPU" + std::to_string(src);
+  row.dst_device = dst < 0 ? "host" : "GPU" + std::to_string(dst);
+  row.algbw_gbps = algbw_gbps;
+  return row;
+}
+
+// A GPU x GPU matrix reads like nvbandwidth's: memories, not host:rank, name the rows and columns,
+// and a route that was not measured (no peer access) shows as "-", never as 0.
+TEST(PairMatrix, DeviceCopiesAreLabelledByMemory) {
+  const std::vector<ResultRow> rows{copy_row(0, 1, 400.5), copy_row(1, 0, 401.25), copy_row(2, 0, 55.0)};
+  std::ostringstream out;
+  print_pair_matrix(out, rows, PairMetric::bandwidth);
+  const std::string text = out.str();
+  EXPECT_THAT(text, HasSubstr("d2d_ce 1048576 bytes"));
+  EXPECT_THAT(text, Not(HasSubstr("gpuhost:")));
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_THAT(lines[lines.size() - 4], HasSubstr("GPU0"));
+  EXPECT_THAT(lines[lines.size() - 3], testing::MatchesRegex(" *GPU0 +- +400.50 +- *"));
+  EXPECT_THAT(lines[lines.size() - 2], testing::MatchesRegex(" *GPU1 +401.25 +- +- *"));
+  EXPECT_THAT(lines[lines.size() - 1], testing::MatchesRegex(" *GPU2 +55.00 +- +- *"));
 }
 
 }  // namespace

@@ -133,5 +133,50 @@ TEST_F(ResultRowTest, UncheckedMeasurementLeavesWrongEmpty) {
   EXPECT_FALSE(make_result_row(case_of("bw", 64), measurement, context).wrong.has_value());
 }
 
+TEST_F(ResultRowTest, DeviceCopyNamesTheMemoriesOnTheMeasuringHost) {
+  context.placement = placement_of({"gpuhost"}, 0);
+  Measurement copy = measurement;
+  copy.pair = RankPair{host_memory, 1};
+  const ResultRow to_gpu = make_result_row(case_of("h2d_ce", 1'000'000), copy, context);
+  EXPECT_EQ(to_gpu.src_device, "host");
+  EXPECT_EQ(to_gpu.dst_device, "GPU1");
+  EXPECT_EQ(to_gpu.src_rank, std::optional<int>(host_memory));
+  EXPECT_EQ(to_gpu.dst_rank, std::optional<int>(1));
+  EXPECT_EQ(to_gpu.src_host, "gpuhost");
+  EXPECT_EQ(to_gpu.dst_host, "gpuhost");
+  EXPECT_FALSE(to_gpu.busbw_gbps.has_value());
+  EXPECT_DOUBLE_EQ(to_gpu.algbw_gbps, 1e6 / 2e-3 / 1e9);
+
+  copy.pair = RankPair{0, 0};
+  // A local copy reads and writes every byte: device-memory bandwidth counts both.
+  EXPECT_DOUBLE_EQ(make_result_row(case_of("local_sm", 1'000'000), copy, context).algbw_gbps, 2 * 1e6 / 2e-3 / 1e9);
+}
+
+TEST(OpCatalog, DeviceCopiesDescribeRouteEngineAndDirection) {
+  for (const OpTraits& op : all_ops()) {
+    if (op.op_class != OpClass::device_copy) {
+      EXPECT_EQ(op.copy_route, CopyRoute::none) << op.name;
+      continue;
+    }
+    SCOPED_TRACE(op.name);
+    EXPECT_NE(op.copy_route, CopyRoute::none);
+    EXPECT_EQ(op.copy_engine, op.name.ends_with("_ce") ? CopyEngine::copy_engine : CopyEngine::sm_kernel);
+    EXPECT_EQ(op.bidirectional, op.name.find("bidir") != std::string_view::npos);
+    const bool counts_two_transfers = op.bidirectional || op.copy_route == CopyRoute::device_local;
+    EXPECT_EQ(op.algbw_bytes_factor, counts_two_transfers ? 2.0 : 1.0);
+    EXPECT_EQ(op.min_ranks, 1);
+  }
+  EXPECT_EQ(op_by_name("d2d_ce").copy_route, CopyRoute::device_to_device);
+  EXPECT_EQ(op_by_name("d2h_sm").copy_route, CopyRoute::device_to_host);
+}
+
+TEST(Placement, CountsNodesAndTheBusiestNode) {
+  const RankPlacement placement = placement_of({"a", "a", "b", "a", "c"}, 3);
+  EXPECT_EQ(placement.rank, 3);
+  EXPECT_EQ(placement.nranks, 5);
+  EXPECT_EQ(placement.nodes, 3);
+  EXPECT_EQ(placement.ranks_per_node, 3);
+}
+
 }  // namespace
 }  // namespace fb

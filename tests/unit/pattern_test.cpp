@@ -135,3 +135,61 @@ TEST(Validator, AlltoallCountsExactlyTheFlippedElement) {
 
 }  // namespace
 }  // namespace fb
+
+namespace fb {
+namespace {
+
+// The device check kernel takes an ExpectedPattern; on the host it must describe exactly what the
+// MPI ops' own checks expect for the same layouts.
+TEST(ExpectedPatternOnHost, AllGatherAndAlltoallBlocks) {
+  constexpr int nranks = 4;
+  constexpr std::uint64_t count = 50;
+  constexpr int rank = 2;
+  const ExpectedPattern gathered{.nranks = nranks, .source_rank = -1, .block_count = count};
+  const ExpectedPattern exchanged{.nranks = nranks, .source_rank = -1, .block_count = count, .first_index = rank * count};
+  for (std::uint64_t i = 0; i < count * nranks; ++i) {
+    ASSERT_EQ(gathered.value_at<std::int32_t>(i),
+              pattern_value<std::int32_t>(static_cast<int>(i / count), i % count, ReduceOp::sum));
+    ASSERT_EQ(exchanged.value_at<std::int32_t>(i),
+              pattern_value<std::int32_t>(static_cast<int>(i / count), rank * count + i % count, ReduceOp::sum));
+  }
+}
+
+TEST(ExpectedPatternOnHost, ReduceScatterBlockAndSingleSource) {
+  constexpr int nranks = 3;
+  constexpr std::uint64_t count = 40;
+  const ExpectedPattern scattered{.nranks = nranks, .redop = ReduceOp::max, .reduced_over_ranks = true,
+                                  .first_index = 2 * count};
+  const ExpectedPattern from_root{.nranks = nranks, .source_rank = 1};
+  for (std::uint64_t i = 0; i < count; ++i) {
+    ASSERT_EQ(scattered.value_at<double>(i), expected_reduction<double>(nranks, 2 * count + i, ReduceOp::max));
+    ASSERT_EQ(from_root.value_at<std::int64_t>(i), pattern_value<std::int64_t>(1, i, ReduceOp::sum));
+  }
+  // A different source rank is a different pattern, so a broadcast from the wrong root is caught.
+  const ExpectedPattern from_other{.nranks = nranks, .source_rank = 2};
+  int differing = 0;
+  for (std::uint64_t i = 0; i < count; ++i)
+    differing += from_root.value_at<std::int64_t>(i) != from_other.value_at<std::int64_t>(i) ? 1 : 0;
+  EXPECT_GT(differing, static_cast<int>(count) / 2);
+}
+
+TEST(ValidationTolerance, ExactWhereEveryPartialSumIsRepresentable) {
+  // |sum| <= 15 n: half holds integers to 2048 (n <= 136), bfloat16 to 256 (n <= 17).
+  EXPECT_EQ(validation_tolerance(DataType::half, ReduceOp::sum, 136), 0.0);
+  EXPECT_GT(validation_tolerance(DataType::half, ReduceOp::sum, 137), 0.0);
+  EXPECT_EQ(validation_tolerance(DataType::bfloat16, ReduceOp::sum, 17), 0.0);
+  EXPECT_GT(validation_tolerance(DataType::bfloat16, ReduceOp::sum, 18), 0.0);
+  // Other types and other reductions never round.
+  EXPECT_EQ(validation_tolerance(DataType::float32, ReduceOp::sum, 100000), 0.0);
+  EXPECT_EQ(validation_tolerance(DataType::int8, ReduceOp::sum, 100000), 0.0);
+  EXPECT_EQ(validation_tolerance(DataType::bfloat16, ReduceOp::max, 100000), 0.0);
+}
+
+TEST(ValidationTolerance, GrowsWithRanksButStaysBelowTheValuesRange) {
+  // 64 ranks in bfloat16: sums up to 960, ulp 4 there, 64 roundings of half an ulp.
+  EXPECT_DOUBLE_EQ(validation_tolerance(DataType::bfloat16, ReduceOp::sum, 64), 64 * 4.0 / 2);
+  EXPECT_LT(validation_tolerance(DataType::half, ReduceOp::sum, 512), 15.0 * 512);
+}
+
+}  // namespace
+}  // namespace fb

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -75,6 +76,8 @@ ResultSet sample_results() {
   broadcast.count = 1ull << 38;
   broadcast.busbw_gbps = 2.0 / 3.0;
   broadcast.wrong = 0;
+  broadcast.expected_busbw_gbps = 45.123456789012345;
+  broadcast.efficiency_pct = 1.4774306437378355;
 
   ResultRow bibw = broadcast;
   bibw.op = "bibw";
@@ -85,6 +88,9 @@ ResultSet sample_results() {
   bibw.src_host = "rack 1, \"node01\"";
   bibw.dst_host = "node02";
   bibw.wrong = 18446744073709551615ull;
+  bibw.expected_busbw_gbps.reset();
+  bibw.efficiency_pct.reset();
+  bibw.expected_time_us = 0.30000000000000004;
 
   results.rows = {all_reduce, broadcast, bibw};
   return results;
@@ -141,6 +147,43 @@ TEST(ResultsIo, CsvAndJsonRoundTripEveryField) {
     EXPECT_EQ(from_json.rows[i], written.rows[i]) << "JSON row " << i;
   }
   EXPECT_EQ(from_json.provenance, written.provenance);
+}
+
+// Files written before the expectation columns existed: the same rows, with those columns empty.
+TEST(ResultsIo, FilesWithoutTheExpectationColumnsStillRead) {
+  const TempDir dir;
+  const ResultSet written = sample_results();
+  std::string csv;
+  std::istringstream lines(results_to_csv(written));
+  for (std::string line; std::getline(lines, line);) {
+    // The three expectation columns are the last ones and hold numbers or nothing.
+    if (!line.starts_with("#"))
+      for (int column = 0; column < 3; ++column) line.erase(line.rfind(','));
+    csv += line + "\n";
+  }
+  ASSERT_THAT(csv, ::testing::Not(HasSubstr("efficiency_pct")));
+  write_text(dir / "old.csv", csv);
+  const std::regex expectation_key(R"re(,\n *"(expected_busbw_gbps|expected_time_us|efficiency_pct)": [^,\n]*)re");
+  const std::string json = std::regex_replace(results_to_json(written), expectation_key, "");
+  ASSERT_THAT(json, ::testing::Not(HasSubstr("expected_time_us")));
+  write_text(dir / "old.json", json);
+
+  std::vector<ResultRow> expected = written.rows;
+  for (ResultRow& row : expected) {
+    row.expected_busbw_gbps.reset();
+    row.expected_time_us.reset();
+    row.efficiency_pct.reset();
+  }
+  EXPECT_EQ(read_results_csv(dir / "old.csv").rows, expected);
+  EXPECT_EQ(read_results_json(dir / "old.json").rows, expected);
+}
+
+TEST(ResultsIo, CsvWithoutARequiredColumnNamesIt) {
+  const TempDir dir;
+  write_text(dir / "no-bytes.csv", replace_first(results_to_csv(sample_results()), ",bytes,", ",size,"));
+  const std::string message = input_error_message([&] { read_results_csv(dir / "no-bytes.csv"); });
+  EXPECT_THAT(message, HasSubstr((dir / "no-bytes.csv").string()));
+  EXPECT_THAT(message, HasSubstr("no column bytes"));
 }
 
 TEST(ResultsIo, WriterKeepsBothFilesCompleteAfterEveryFlush) {

@@ -47,6 +47,9 @@ class PlanningBackend final : public Backend {
   }
   bool all_agree(bool local_ok) override { return local_ok; }
   [[noreturn]] void abort_all(int) override { std::abort(); }
+  std::vector<DeviceRoute> device_routes(const OpTraits&) const override { return routes; }
+
+  std::vector<DeviceRoute> routes;  // what a GPU backend would list for device copies
 
  private:
   RankPlacement placement_;
@@ -213,6 +216,60 @@ TEST(PlanRun, UnknownCutIsRefused) {
   RunOptions options = options_for({"concurrent"});
   options.cut = "diagonal";
   EXPECT_THAT(usage_error_of(options, 4), HasSubstr("--cut 'diagonal'"));
+}
+
+TEST(DeviceCopyPlan, OneRoundPerRouteAndUnavailableRoutesSetAside) {
+  PlanningBackend backend(1);
+  backend.routes = {{{0, 1}, {}}, {{0, 2}, "no peer access from GPU0 to GPU2"}, {{1, 0}, {}}};
+  RunOptions options = options_for({"d2d_ce"});
+  options.max_bytes = "1K";
+  const auto plan = plan_run(options, backend);
+  ASSERT_EQ(plan.size(), 1u);
+  ASSERT_EQ(plan[0].pair_rounds.size(), 2u);
+  EXPECT_EQ(plan[0].pair_rounds[0].pairs, (std::vector<RankPair>{{0, 1}}));
+  EXPECT_EQ(plan[0].pair_rounds[1].pairs, (std::vector<RankPair>{{1, 0}}));
+  EXPECT_EQ(plan[0].pair_rounds[1].round, 2);
+  ASSERT_EQ(plan[0].unavailable_routes.size(), 1u);
+  EXPECT_EQ(plan[0].unavailable_routes[0].endpoints, (RankPair{0, 2}));
+  EXPECT_EQ(plan[0].placements, std::vector<Placement>{Placement::out_of_place});
+}
+
+TEST(DeviceCopyPlan, NoRouteAtAllIsAUsageError) {
+  // A peer matrix on a one-GPU machine has nothing to measure.
+  EXPECT_THAT(usage_error_of(options_for({"d2d_sm"}), PlanningBackend(1)), HasSubstr("has no route on this machine"));
+}
+
+TEST(DeviceCopyPlan, GraphReplaysLengthenTheStepDeadline) {
+  PlanningBackend backend(2);
+  RunOptions options = options_for({"all_reduce"});
+  options.max_bytes = "8";
+  options.timeout_s = 2;
+  options.iterations = 10;
+  const double eager_deadline_s = plan_run(options, backend)[0].cases_by_size[0][0].step_deadline_s;
+  options.launch.graph_launches = 3;
+  const BenchmarkCase graphed = plan_run(options, backend)[0].cases_by_size[0][0];
+  EXPECT_EQ(graphed.graph_launches, 3);
+  // One step replays a graph of all 10 iterations.
+  EXPECT_DOUBLE_EQ(graphed.step_deadline_s, 10 * eager_deadline_s);
+}
+
+TEST(BackendCapabilities, GpuLaunchOptionsNeedABackendThatHasThem) {
+  const BackendRegistration host_only{"host", "", {}, {}};
+  const BackendRegistration gpus{"gpus", "", {}, {.several_gpus_per_process = true, .cuda_graphs = true}};
+  const auto error_of = [](const BackendRegistration& backend, LaunchOptions launch) -> std::string {
+    try {
+      backend.require_supported(launch);
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+    return {};
+  };
+  EXPECT_EQ(error_of(host_only, {}), "");
+  EXPECT_THAT(error_of(host_only, {.gpus_per_process = 2}), HasSubstr("-g 2: the host backend"));
+  EXPECT_THAT(error_of(host_only, {.graph_launches = 5}), HasSubstr("-G 5: the host backend"));
+  EXPECT_EQ(error_of(gpus, {.gpus_per_process = 8, .graph_launches = 5}), "");
+  EXPECT_THAT(error_of(gpus, {.gpus_per_process = 0}), HasSubstr("-g 0 must be at least 1"));
+  EXPECT_THAT(error_of(gpus, {.graph_launches = -1}), HasSubstr("-G -1 must not be negative"));
 }
 
 }  // namespace

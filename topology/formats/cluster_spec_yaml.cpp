@@ -2,7 +2,7 @@
 //
 //   name: h100-pod
 //   node:
-//     count: 32
+//     count: 32                              # or hosts: "dgx[01-32]" (a Slurm hostlist): real names
 //     cpus: 2
 //     gpus: 8
 //     nvlink: {generation: 4, links_per_gpu: 18, nvswitches: 4}
@@ -16,6 +16,7 @@
 
 #include "topology/cluster_spec.hpp"
 #include "topology/format_registry.hpp"
+#include "topology/hostlist.hpp"
 #include "topology/input_error.hpp"
 
 #include <fmt/format.h>
@@ -133,11 +134,17 @@ class SpecReader {
 };
 
 NodeSpec read_node(const SpecReader& reader, const YAML::Node& node) {
-  reader.require_map(node, "node", {"type", "count", "name_prefix", "cpus", "cpu_vendor", "gpus",
+  reader.require_map(node, "node", {"type", "count", "name_prefix", "hosts", "cpus", "cpu_vendor", "gpus",
                                     "nvlink", "pcie", "nics"});
   NodeSpec spec;
-  spec.count = reader.integer(node, "count", 1, 1);
   spec.name_prefix = reader.text(node, "name_prefix", spec.name_prefix);
+  if (node["hosts"].IsDefined()) {
+    HostlistResult hosts = expand_hostlist(reader.text(node, "hosts", ""));
+    if (!hosts.error.empty()) reader.fail(node["hosts"], hosts.error, SpecReader::describe(node["hosts"]));
+    spec.host_names = std::move(hosts.hosts);
+  }
+  const int named_hosts = static_cast<int>(spec.host_names.size());
+  spec.count = reader.integer(node, "count", named_hosts > 0 ? named_hosts : 1, 1);
   spec.cpu_sockets = reader.integer(node, "cpus", spec.cpu_sockets, 1);
   spec.cpu_vendor = reader.text(node, "cpu_vendor", spec.cpu_vendor);
   spec.gpus = reader.integer(node, "gpus", spec.gpus, 0);

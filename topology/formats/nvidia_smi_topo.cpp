@@ -11,7 +11,7 @@
 // The matrix states relations, not wiring, so the graph is the simplest wiring that produces
 // them: devices related by PIX or PXB share a PCIe switch; a switch (or a lone device) hangs off
 // the CPU of its NUMA node; NUMA nodes are joined by SMP links; NV# is a bond of # NVLink4 links,
-// and GPUs that are all NV#-connected to each other alike sit on an NVSwitch. The matrix gives no
+// and GPUs that are all NV#-connected to each other sit on an NVSwitch. The matrix gives no
 // PCIe widths: PCIe links are nominal Gen4 x16. The host is named after the file.
 
 #include "topology/format_registry.hpp"
@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -248,22 +249,32 @@ Graph parse_nvidia_smi_topo(const SourceText& source) {
     }
     graph.add_link(device[d], it->second, pcie, true);
   }
-  // NVLink: an all-to-all of equal bonds among three or more GPUs is an NVSwitch system (no GPU
-  // has enough links for a full mesh of them); anything else is direct GPU-to-GPU bonds.
+  // NVLink: three or more GPUs that all reach each other, each pair by the narrower of the two
+  // GPUs' widest bonds, are an NVSwitch system (no GPU has enough links for a full mesh of them);
+  // each attaches to the switch by its widest bond. A GPU with no NV# at all (its links down)
+  // stays off the switch rather than turning the others into a mesh. Anything else is direct
+  // GPU-to-GPU bonds.
   std::vector<std::size_t> gpus;
   for (std::size_t d = 0; d < n; ++d) {
     if (is_gpu[d]) gpus.push_back(d);
   }
-  const int first_bond = gpus.size() > 1 ? matrix.cells[gpus[0]][gpus[1]].nvlink_count : 0;
-  bool uniform_all_to_all = gpus.size() >= 3 && first_bond > 0;
-  for (const std::size_t a : gpus) {
-    for (const std::size_t b : gpus) {
-      if (a != b && matrix.cells[a][b].nvlink_count != first_bond) uniform_all_to_all = false;
+  std::vector<int> widest_bond(n, 0);
+  std::vector<std::size_t> nvlinked_gpus;
+  for (const std::size_t g : gpus) {
+    for (const std::size_t peer : gpus) widest_bond[g] = std::max(widest_bond[g], matrix.cells[g][peer].nvlink_count);
+    if (widest_bond[g] > 0) nvlinked_gpus.push_back(g);
+  }
+  bool on_nvswitch = nvlinked_gpus.size() >= 3;
+  for (const std::size_t a : nvlinked_gpus) {
+    for (const std::size_t b : nvlinked_gpus) {
+      if (a != b && matrix.cells[a][b].nvlink_count != std::min(widest_bond[a], widest_bond[b])) on_nvswitch = false;
     }
   }
-  if (uniform_all_to_all) {
+  if (on_nvswitch) {
     const VertexId nvswitch = graph.add_vertex(VertexKind::nvswitch, host_name + "/NVSwitch", host, 0);
-    for (const std::size_t g : gpus) graph.add_link(device[g], nvswitch, *nvlink_by_generation(4, first_bond));
+    for (const std::size_t g : nvlinked_gpus) {
+      graph.add_link(device[g], nvswitch, *nvlink_by_generation(4, widest_bond[g]));
+    }
   } else {
     for (std::size_t i = 0; i < gpus.size(); ++i) {
       for (std::size_t j = i + 1; j < gpus.size(); ++j) {

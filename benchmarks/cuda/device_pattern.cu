@@ -1,0 +1,122 @@
+#include "core/errors.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/device_pattern.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+namespace fb {
+namespace {
+
+// Elements are computed in Value and stored as T: the 16-bit floats have no exact integer
+// arithmetic of their own, so their expected values are formed in float, where the pattern's
+// sums and products are exact.
+template <class T>
+struct DeviceElement {
+  using Value = T;
+  __device__ static T store(Value v) { return v; }
+  __device__ static Value load(T v) { return v; }
+};
+template <>
+struct DeviceElement<__half> {
+  using Value = float;
+  __device__ static __half store(float v) { return __float2half_rn(v); }
+  __device__ static float load(__half v) { return __half2float(v); }
+};
+template <>
+struct DeviceElement<__nv_bfloat16> {
+  using Value = float;
+  __device__ static __nv_bfloat16 store(float v) { return __float2bfloat16_rn(v); }
+  __device__ static float load(__nv_bfloat16 v) { return __bfloat162float(v); }
+};
+
+constexpr int threads_per_block = 256;
+constexpr unsigned max_blocks = 4096;
+
+unsigned blocks_for(std::uint64_t count) {
+  const std::uint64_t blocks = (count + threads_per_block - 1) / threads_per_block;
+  return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > max_blocks ? max_blocks : blocks));
+}
+
+template <class T>
+__global__ void fill_kernel(T* buffer, std::uint64_t count, int rank, std::uint64_t first_index, ReduceOp redop) {
+  using Element = DeviceElement<T>;
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride)
+    buffer[i] = Element::store(pattern_value<typename Element::Value>(rank, first_index + i, redop));
+}
+
+template <class T>
+__global__ void count_wrong_kernel(const T* buffer, std::uint64_t count, ExpectedPattern expected, double tolerance,
+                                   unsigned long long* wrong) {
+  using Element = DeviceElement<T>;
+  using Value = typename Element::Value;
+  unsigned long long local_wrong = 0;
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+    const Value actual = Element::load(buffer[i]);
+    const Value wanted = expected.value_at<Value>(i);
+    if constexpr (std::is_same_v<Value, T>) {
+      local_wrong += actual != wanted ? 1 : 0;
+    } else {
+      // NaN compares false both ways: a NaN where a number belongs is wrong.
+      const double difference = static_cast<double>(actual) - static_cast<double>(wanted);
+      local_wrong += (difference <= tolerance && -difference <= tolerance) ? 0 : 1;
+    }
+  }
+  if (local_wrong > 0) atomicAdd(wrong, local_wrong);
+}
+
+// Calls `visit.template operator()<T>()` with the device type of `type`.
+template <class Visitor>
+void visit_device_type(DataType type, Visitor&& visit) {
+  switch (type) {
+    case DataType::int8: return visit.template operator()<std::int8_t>();
+    case DataType::uint8: return visit.template operator()<std::uint8_t>();
+    case DataType::int32: return visit.template operator()<std::int32_t>();
+    case DataType::uint32: return visit.template operator()<std::uint32_t>();
+    case DataType::int64: return visit.template operator()<std::int64_t>();
+    case DataType::uint64: return visit.template operator()<std::uint64_t>();
+    case DataType::half: return visit.template operator()<__half>();
+    case DataType::bfloat16: return visit.template operator()<__nv_bfloat16>();
+    case DataType::float32: return visit.template operator()<float>();
+    case DataType::float64: return visit.template operator()<double>();
+  }
+  throw std::logic_error("unknown DataType");
+}
+
+}  // namespace
+
+void fill_pattern_on_device(void* buffer, DataType type, std::uint64_t count, int rank, std::uint64_t first_index,
+                            ReduceOp redop, cudaStream_t stream) {
+  if (count == 0) return;
+  visit_device_type(type, [&]<class T>() {
+    fill_kernel<T><<<blocks_for(count), threads_per_block, 0, stream>>>(static_cast<T*>(buffer), count, rank,
+                                                                       first_index, redop);
+  });
+  FB_CUDA_CHECK(cudaGetLastError());
+}
+
+std::uint64_t count_wrong_on_device(const void* buffer, DataType type, std::uint64_t count,
+                                    const ExpectedPattern& expected, cudaStream_t stream) {
+  unsigned long long* wrong_on_device = nullptr;
+  FB_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&wrong_on_device), sizeof *wrong_on_device, stream));
+  FB_CUDA_CHECK(cudaMemsetAsync(wrong_on_device, 0, sizeof *wrong_on_device, stream));
+  const double tolerance = validation_tolerance(type, expected.redop, expected.nranks);
+  if (count > 0) {
+    visit_device_type(type, [&]<class T>() {
+      count_wrong_kernel<T><<<blocks_for(count), threads_per_block, 0, stream>>>(static_cast<const T*>(buffer), count,
+                                                                                expected, tolerance, wrong_on_device);
+    });
+    FB_CUDA_CHECK(cudaGetLastError());
+  }
+  unsigned long long wrong = 0;
+  FB_CUDA_CHECK(cudaMemcpyAsync(&wrong, wrong_on_device, sizeof wrong, cudaMemcpyDeviceToHost, stream));
+  FB_CUDA_CHECK(cudaFreeAsync(wrong_on_device, stream));
+  FB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return wrong;
+}
+
+}  // namespace fb

@@ -1,0 +1,25 @@
+#pragma once
+// The validation pattern (core/pattern.hpp) on device buffers: a kernel writes it and a kernel
+// counts the elements that differ from what an op must produce, so checking a 1 GiB buffer costs
+// one 8-byte copy back to the host, not a host pass over every element.
+
+#include "core/dtype.hpp"
+#include "core/pattern.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace fb {
+
+// Writes rank `rank`'s pattern for `redop` into `count` elements at `buffer` (device memory, or
+// mapped pinned host memory), starting at pattern index `first_index`. Asynchronous on `stream`.
+void fill_pattern_on_device(void* buffer, DataType type, std::uint64_t count, int rank, std::uint64_t first_index,
+                            ReduceOp redop, cudaStream_t stream);
+
+// Counts the elements of `buffer` that differ from `expected` by more than the type's tolerance
+// (validation_tolerance), on the device of `stream`; waits for `stream`.
+std::uint64_t count_wrong_on_device(const void* buffer, DataType type, std::uint64_t count,
+                                    const ExpectedPattern& expected, cudaStream_t stream);
+
+}  // namespace fb

@@ -1,0 +1,337 @@
+// `--backend nccl`: collectives and point-to-point ops on device buffers through NCCL, one or
+// more GPUs per process (-g), bootstrapped over MPI, optionally replayed as CUDA graphs (-G).
+// Communicators are non-blocking, so no NCCL call can hold the host: every wait polls, and a
+// wait that passes its deadline aborts the communicators and names the op, size and rank.
+
+#include "core/backend.hpp"
+#include "core/errors.hpp"
+#include "core/watchdog.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/device_memory.hpp"
+#include "cuda/gpu_discovery.hpp"
+#include "cuda/stream_timing.hpp"
+#include "mpi/mpi_check.hpp"
+#include "mpi/mpi_session.hpp"
+#include "nccl/nccl_check.hpp"
+#include "nccl/nccl_op.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+namespace fb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Creating communicators talks to every rank; at thousands of ranks it takes tens of seconds.
+constexpr std::chrono::seconds communicator_setup_deadline{300};
+// A stuck process is named by the watchdog (which knows who did not arrive); each rank's own
+// deadline is later by this much, so the watchdog's message comes first when it can.
+constexpr double own_deadline_extra_s = 10;
+
+class NcclBackend final : public Backend {
+ public:
+  NcclBackend(int& argc, char**& argv, const LaunchOptions& launch) : mpi_(argc, argv) {
+    const int gpus_per_process = launch.gpus_per_process;
+    const int first_device = agree_on_first_device(gpus_per_process);
+
+    std::vector<std::string> rank_hosts;
+    for (const std::string& host : mpi_.process_hosts()) rank_hosts.insert(rank_hosts.end(), gpus_per_process, host);
+    placement_ = placement_of(std::move(rank_hosts), mpi_.rank() * gpus_per_process);
+
+    for (int j = 0; j < gpus_per_process; ++j) streams_.emplace_back(first_device + j);
+    for (int j = 0; j < gpus_per_process; ++j)
+      gpus_.push_back({first_device + j, placement_.rank + j, nullptr, streams_[static_cast<std::size_t>(j)].get()});
+    create_communicators();
+
+    watchdog_ = std::make_unique<Watchdog>(
+        mpi_.rank(), mpi_.process_hosts(), WatchdogSettings{},
+        [this](std::span<std::byte> blob) {
+          FB_MPI_CHECK(MPI_Bcast(blob.data(), static_cast<int>(blob.size()), MPI_BYTE, 0, mpi_.comm()));
+        },
+        [this](const std::string& message) {
+          // The measuring thread is polling a stuck stream; the communicators must go before the
+          // process, or NCCL's proxy threads keep the job alive. Every completed size is on disk.
+          abort_communicators();
+          const std::string line = "fabricbench: " + message + "; NCCL communicators aborted\n";
+          [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, line.data(), line.size());
+          std::_Exit(static_cast<int>(ExitCode::timeout));
+        });
+  }
+
+  ~NcclBackend() override {
+    watchdog_.reset();
+    for (NcclGpu& gpu : gpus_)
+      if (gpu.comm) ncclCommDestroy(gpu.comm);
+  }
+  NcclBackend(const NcclBackend&) = delete;
+  NcclBackend& operator=(const NcclBackend&) = delete;
+
+  std::string_view name() const override { return "nccl"; }
+  const RankPlacement& placement() const override { return placement_; }
+
+  std::map<std::string, std::string> library_versions() const override {
+    std::map<std::string, std::string> versions = mpi_.library_versions();
+    int version = 0;
+    FB_NCCL_CHECK(ncclGetVersion(&version));
+    versions["nccl"] = fmt::format("{}.{}.{}", version / 10000, version / 100 % 100, version % 100);
+    versions["cuda"] = cuda_versions();
+    for (const NcclGpu& gpu : gpus_) {
+      const GpuDescription description = describe_gpu(gpu.device);
+      versions[fmt::format("gpu{}", gpu.device)] =
+          fmt::format("{} ({}, NUMA node {})", description.name, description.pci_bus_id, description.numa_node);
+    }
+    return versions;
+  }
+
+  std::vector<Placement> placements_of(const OpTraits& op) const override {
+    // Pair patterns measure many pairs at once, which this backend does not schedule yet.
+    if (op.op_class == OpClass::pair_pattern || op.op_class == OpClass::device_copy) return {};
+    const NcclOpImplementation* implementation = find_nccl_op(op.name);
+    return implementation ? implementation->placements : std::vector<Placement>{};
+  }
+
+  // NCCL moves every type the catalog has, the 16-bit floats included.
+  void require_supported(DataType) const override {}
+
+  Measurement measure(const BenchmarkCase& benchmark_case) override {
+    const NcclOpImplementation* implementation = find_nccl_op(benchmark_case.op->name);
+    if (!implementation) throw std::logic_error("measure() called for an op the plan should have refused");
+    label_ = fmt::format("{} {} B {} ({})", benchmark_case.op->name, benchmark_case.bytes,
+                         name_of(benchmark_case.placement), name_of(benchmark_case.dtype));
+    step_deadline_s_ = benchmark_case.step_deadline_s;
+    const int warmups = benchmark_case.warmup_iterations;
+    const bool graphs = benchmark_case.graph_launches > 0;
+    const int samples = graphs ? benchmark_case.graph_launches : benchmark_case.iterations;
+    const int ops_per_sample = graphs ? benchmark_case.iterations : 1;
+    watchdog_->begin_case(label_, step_deadline_s_ * std::max({warmups, samples * ops_per_sample, 1}));
+
+    const NcclOpContext context{gpus_, placement_.nranks, [this] { settle(); }};
+    const std::unique_ptr<NcclOpCase> op_case = implementation->factory(benchmark_case, context);
+
+    watchdog_->step(CasePhase::warmup);
+    op_case->fill_inputs();
+    for (int i = 0; i < warmups; ++i) op_case->enqueue_iteration();
+    wait(warmups + 1);
+    FB_MPI_CHECK(MPI_Barrier(mpi_.comm()));
+
+    watchdog_->step(CasePhase::timed);
+    IterationTimer timer(streams_, samples);
+    if (graphs) {
+      const std::vector<CudaGraphExec> captured = capture(*op_case, benchmark_case.iterations);
+      for (int i = 0; i < samples; ++i) {
+        timer.record_start(i);
+        for (std::size_t g = 0; g < gpus_.size(); ++g) captured[g].launch(gpus_[g].stream);
+        timer.record_stop(i);
+      }
+    } else {
+      for (int i = 0; i < samples; ++i) {
+        timer.record_start(i);
+        op_case->enqueue_iteration();
+        timer.record_stop(i);
+      }
+    }
+    wait(samples * ops_per_sample);
+    std::vector<double> local_seconds = timer.seconds();
+    const double units = static_cast<double>(op_case->units_per_iteration()) * ops_per_sample;
+    for (double& seconds : local_seconds) seconds /= units;
+
+    std::optional<std::uint64_t> local_wrong;
+    if (benchmark_case.check) {
+      watchdog_->step(CasePhase::check);
+      op_case->fill_inputs();
+      op_case->enqueue_iteration();
+      wait(1);
+      local_wrong = op_case->count_wrong();
+    }
+    watchdog_->step(CasePhase::gather);
+
+    // The time of an iteration is the time of its slowest process (and GPU).
+    Measurement measurement;
+    if (mpi_.rank() == 0) measurement.unit_seconds.resize(local_seconds.size());
+    FB_MPI_CHECK(MPI_Reduce(local_seconds.data(), measurement.unit_seconds.data(), static_cast<int>(local_seconds.size()),
+                            MPI_DOUBLE, MPI_MAX, 0, mpi_.comm()));
+    if (local_wrong) {
+      std::uint64_t total_wrong = 0;
+      FB_MPI_CHECK(MPI_Allreduce(&*local_wrong, &total_wrong, 1, MPI_UINT64_T, MPI_SUM, mpi_.comm()));
+      measurement.wrong = total_wrong;
+    }
+    watchdog_->end_case();
+    return measurement;
+  }
+
+  std::vector<Measurement> measure_pairs(const BenchmarkCase&, std::span<const RankPair>) override {
+    throw std::logic_error("measure_pairs() called on the nccl backend, whose plan has no pair patterns");
+  }
+
+  bool all_agree(bool local_ok) override {
+    int ok = local_ok ? 1 : 0;
+    int all_ok = 0;
+    FB_MPI_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, mpi_.comm()));
+    return all_ok != 0;
+  }
+
+  [[noreturn]] void abort_all(int exit_code) override {
+    abort_communicators();
+    MPI_Abort(mpi_.comm(), exit_code);
+    std::abort();  // MPI_Abort does not return; this satisfies [[noreturn]] if it ever did.
+  }
+
+ private:
+  // Every process checks its GPUs and all learn the outcome together, so a host without GPUs
+  // ends the whole job with its name instead of leaving the others waiting for it.
+  int agree_on_first_device(int gpus_per_process) {
+    std::string problem;
+    int first_device = 0;
+    try {
+      const int visible = require_visible_gpus("nccl", gpus_per_process);
+      // Either every process sees the host's GPUs and takes its own share (nccl-tests' rule), or
+      // the launcher gave each process exactly its own (CUDA_VISIBLE_DEVICES per process).
+      if (visible >= mpi_.local_size() * gpus_per_process) first_device = mpi_.local_rank() * gpus_per_process;
+      else if (visible != gpus_per_process)
+        problem = fmt::format("{} processes on this host at -g {} need {} GPUs and it has {}", mpi_.local_size(),
+                              gpus_per_process, mpi_.local_size() * gpus_per_process, visible);
+    } catch (const NoDeviceError& e) {
+      problem = e.what();
+    }
+    const int local_ok = problem.empty() ? 1 : 0;
+    std::vector<int> ok_by_rank(static_cast<std::size_t>(mpi_.size()));
+    FB_MPI_CHECK(MPI_Allgather(&local_ok, 1, MPI_INT, ok_by_rank.data(), 1, MPI_INT, mpi_.comm()));
+    if (!problem.empty()) throw NoDeviceError(fmt::format("rank {} on {}: {}", mpi_.rank(), host_of(mpi_.rank()), problem));
+    const auto failed = std::find(ok_by_rank.begin(), ok_by_rank.end(), 0);
+    if (failed != ok_by_rank.end()) {
+      const int rank = static_cast<int>(failed - ok_by_rank.begin());
+      throw NoDeviceError(fmt::format("rank {} on {} has no usable GPU for the nccl backend", rank, host_of(rank)));
+    }
+    return first_device;
+  }
+
+  const std::string& host_of(int process_rank) const {
+    return mpi_.process_hosts().at(static_cast<std::size_t>(process_rank));
+  }
+
+  void create_communicators() {
+    ncclUniqueId id{};
+    if (mpi_.rank() == 0) FB_NCCL_CHECK(ncclGetUniqueId(&id));
+    FB_MPI_CHECK(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, mpi_.comm()));
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 0;
+    FB_NCCL_CHECK(ncclGroupStart());
+    for (NcclGpu& gpu : gpus_) {
+      const ScopedDevice on(gpu.device);
+      FB_NCCL_CHECK(ncclCommInitRankConfig(&gpu.comm, placement_.nranks, id, gpu.rank, &config));
+    }
+    FB_NCCL_CHECK(ncclGroupEnd());
+    label_ = "creating the NCCL communicators";
+    settle_until(Clock::now() + communicator_setup_deadline);
+  }
+
+  // Non-blocking communicators report ncclInProgress until a call has been taken up.
+  void settle() {
+    settle_until(Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(step_deadline_s_ + own_deadline_extra_s)));
+  }
+
+  void settle_until(Clock::time_point give_up_at) {
+    for (const NcclGpu& gpu : gpus_) {
+      while (true) {
+        ncclResult_t state = ncclSuccess;
+        FB_NCCL_CHECK(ncclCommGetAsyncError(gpu.comm, &state));
+        if (state == ncclSuccess) break;
+        if (state != ncclInProgress) throw_async_error(gpu, state);
+        if (Clock::now() > give_up_at) {
+          abort_communicators();
+          throw TimeoutError(fmt::format("{}: NCCL did not take the call within the deadline on rank {} (GPU {} of {}); "
+                                         "communicators aborted",
+                                         label_, gpu.rank, gpu.device, host_of(mpi_.rank())));
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
+    }
+  }
+
+  [[noreturn]] void throw_async_error(const NcclGpu& gpu, ncclResult_t state) {
+    const std::string detail = ncclGetLastError(gpu.comm);
+    abort_communicators();
+    throw NcclError(fmt::format("{}: NCCL reported {} on rank {} (GPU {} of {}){}{}; communicators aborted", label_,
+                                ncclGetErrorString(state), gpu.rank, gpu.device, host_of(mpi_.rank()),
+                                detail.empty() ? "" : ": ", detail));
+  }
+
+  // Waits for `steps` enqueued steps of the current case, checking NCCL for asynchronous errors.
+  void wait(int steps) {
+    const double deadline_s = step_deadline_s_ * std::max(steps, 1) + own_deadline_extra_s;
+    wait_for_streams(
+        streams_, std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(deadline_s)),
+        [this] {
+          for (const NcclGpu& gpu : gpus_) {
+            ncclResult_t state = ncclSuccess;
+            FB_NCCL_CHECK(ncclCommGetAsyncError(gpu.comm, &state));
+            if (state != ncclSuccess && state != ncclInProgress) throw_async_error(gpu, state);
+          }
+        },
+        [this] { abort_communicators(); },
+        [&] {
+          return fmt::format("{}: did not complete within {:.1f} s on rank {} ({} GPU{} of {}); communicators aborted",
+                             label_, deadline_s, placement_.rank, gpus_.size(), gpus_.size() == 1 ? "" : "s",
+                             host_of(mpi_.rank()));
+        });
+  }
+
+  std::vector<CudaGraphExec> capture(NcclOpCase& op_case, int iterations) {
+    for (const NcclGpu& gpu : gpus_) {
+      const ScopedDevice on(gpu.device);
+      FB_CUDA_CHECK(cudaStreamBeginCapture(gpu.stream, cudaStreamCaptureModeThreadLocal));
+    }
+    std::vector<cudaGraph_t> graphs(gpus_.size(), nullptr);
+    const auto end_captures = [&] {
+      for (std::size_t g = 0; g < gpus_.size(); ++g) {
+        const ScopedDevice on(gpus_[g].device);
+        FB_CUDA_CHECK(cudaStreamEndCapture(gpus_[g].stream, &graphs[g]));
+      }
+    };
+    try {
+      for (int i = 0; i < iterations; ++i) op_case.enqueue_iteration();
+    } catch (...) {
+      for (std::size_t g = 0; g < gpus_.size(); ++g) cudaStreamEndCapture(gpus_[g].stream, &graphs[g]);
+      throw;
+    }
+    end_captures();
+    std::vector<CudaGraphExec> executables;
+    for (std::size_t g = 0; g < gpus_.size(); ++g) {
+      const ScopedDevice on(gpus_[g].device);
+      executables.emplace_back(graphs[g]);
+    }
+    return executables;
+  }
+
+  void abort_communicators() {
+    for (NcclGpu& gpu : gpus_) {
+      if (!gpu.comm) continue;
+      ncclCommAbort(gpu.comm);
+      gpu.comm = nullptr;
+    }
+  }
+
+  MpiSession mpi_;
+  RankPlacement placement_;
+  std::vector<CudaStream> streams_;
+  std::vector<NcclGpu> gpus_;
+  std::unique_ptr<Watchdog> watchdog_;
+  std::string label_;
+  double step_deadline_s_ = 30;
+};
+
+const BackendRegistrar registrar{"nccl", "device buffers through NCCL, one process per GPU (or -g GPUs per process)",
+                                 [](int& argc, char**& argv, const LaunchOptions& launch) -> std::unique_ptr<Backend> {
+                                   return std::make_unique<NcclBackend>(argc, argv, launch);
+                                 },
+                                 {.several_gpus_per_process = true, .cuda_graphs = true}};
+
+}  // namespace
+}  // namespace fb

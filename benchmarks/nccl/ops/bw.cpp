@@ -1,0 +1,19 @@
+#include "nccl/point_to_point.hpp"
+
+namespace fb {
+namespace {
+
+// A window of messages one way, then the receiver's acknowledgement, as OSU's osu_bw.
+std::unique_ptr<NcclOpCase> make_bw(const BenchmarkCase& c, const NcclOpContext& context) {
+  return std::make_unique<NcclPointToPointCase>(
+      c, context,
+      std::vector<NcclPointToPointCase::Step>{
+          {{.from = c.src_rank, .to = c.dst_rank, .messages = c.window}},
+          {{.from = c.dst_rank, .to = c.src_rank, .acknowledgement = true}}},
+      c.window);
+}
+
+const NcclOpRegistrar registrar{{"bw", {Placement::out_of_place}, make_bw}};
+
+}  // namespace
+}  // namespace fb

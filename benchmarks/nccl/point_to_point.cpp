@@ -1,0 +1,78 @@
+#include "nccl/point_to_point.hpp"
+
+#include "cuda/device_pattern.hpp"
+#include "nccl/nccl_check.hpp"
+
+namespace fb {
+
+NcclPointToPointCase::NcclPointToPointCase(const BenchmarkCase& benchmark_case, const NcclOpContext& context,
+                                           std::vector<Step> steps, int units_per_iteration)
+    : case_(benchmark_case), context_(context), steps_(std::move(steps)), units_per_iteration_(units_per_iteration) {
+  const std::size_t bytes = case_.count * size_in_bytes(case_.dtype);
+  for (const NcclGpu& gpu : context_.gpus) {
+    GpuBuffers buffers;
+    if (takes_part(gpu.rank)) {
+      buffers.send = DeviceBuffer(gpu.device, bytes);
+      buffers.recv = DeviceBuffer(gpu.device, bytes);
+      buffers.acknowledgement_send = DeviceBuffer(gpu.device, 1);
+      buffers.acknowledgement_recv = DeviceBuffer(gpu.device, 1);
+    }
+    buffers_.push_back(std::move(buffers));
+  }
+}
+
+void NcclPointToPointCase::fill_inputs() {
+  // The receive buffer starts with the receiver's own pattern, which no correct message carries.
+  for (std::size_t g = 0; g < context_.gpus.size(); ++g) {
+    const NcclGpu& gpu = context_.gpus[g];
+    if (!takes_part(gpu.rank)) continue;
+    const ScopedDevice on(gpu.device);
+    fill_pattern_on_device(buffers_[g].send.data(), case_.dtype, case_.count, gpu.rank, 0, ReduceOp::sum, gpu.stream);
+    fill_pattern_on_device(buffers_[g].recv.data(), case_.dtype, case_.count, gpu.rank, 0, ReduceOp::sum, gpu.stream);
+  }
+}
+
+void NcclPointToPointCase::enqueue_iteration() {
+  const ncclDataType_t type = nccl_datatype_of(case_.dtype);
+  for (const Step& step : steps_) {
+    FB_NCCL_CHECK(ncclGroupStart());
+    for (std::size_t g = 0; g < context_.gpus.size(); ++g) {
+      const NcclGpu& gpu = context_.gpus[g];
+      GpuBuffers& buffers = buffers_[g];
+      for (const Transfer& transfer : step) {
+        const std::size_t count = transfer.acknowledgement ? 1 : case_.count;
+        const ncclDataType_t message_type = transfer.acknowledgement ? ncclUint8 : type;
+        void* send = transfer.acknowledgement ? buffers.acknowledgement_send.data() : buffers.send.data();
+        void* recv = transfer.acknowledgement ? buffers.acknowledgement_recv.data() : buffers.recv.data();
+        for (int m = 0; m < transfer.messages; ++m) {
+          if (gpu.rank == transfer.from)
+            FB_NCCL_CHECK(ncclSend(send, count, message_type, transfer.to, gpu.comm, gpu.stream));
+          if (gpu.rank == transfer.to)
+            FB_NCCL_CHECK(ncclRecv(recv, count, message_type, transfer.from, gpu.comm, gpu.stream));
+        }
+      }
+    }
+    FB_NCCL_CHECK(ncclGroupEnd());
+    context_.settle();
+  }
+}
+
+std::uint64_t NcclPointToPointCase::count_wrong() {
+  std::uint64_t wrong = 0;
+  for (std::size_t g = 0; g < context_.gpus.size(); ++g) {
+    const NcclGpu& gpu = context_.gpus[g];
+    for (const Step& step : steps_) {
+      for (const Transfer& transfer : step) {
+        if (transfer.acknowledgement || transfer.to != gpu.rank) continue;
+        const ScopedDevice on(gpu.device);
+        ExpectedPattern expected;
+        expected.nranks = context_.nranks;
+        expected.source_rank = transfer.from;
+        wrong += count_wrong_on_device(buffers_[g].recv.data(), case_.dtype, case_.count, expected, gpu.stream);
+      }
+    }
+  }
+  return wrong;
+}
+
+}  // namespace fb

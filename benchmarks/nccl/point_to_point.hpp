@@ -1,0 +1,48 @@
+#pragma once
+// Point-to-point ops between two NCCL ranks (--src, --dst), the others idle: an iteration is a
+// sequence of steps, each one NCCL group of messages, so a ping-pong stays a ping-pong even when
+// both ranks are GPUs of one process (-g 2).
+
+#include "nccl/nccl_op.hpp"
+
+#include <vector>
+
+namespace fb {
+
+class NcclPointToPointCase : public NcclOpCase {
+ public:
+  // `messages` messages of the case's size from `from` to `to`; an acknowledgement is one element,
+  // sent so the sender's time includes the receiver's completion.
+  struct Transfer {
+    int from = 0;
+    int to = 1;
+    int messages = 1;
+    bool acknowledgement = false;
+  };
+  using Step = std::vector<Transfer>;
+
+  NcclPointToPointCase(const BenchmarkCase& benchmark_case, const NcclOpContext& context, std::vector<Step> steps,
+                       int units_per_iteration);
+
+  void fill_inputs() override;
+  void enqueue_iteration() override;
+  std::uint64_t count_wrong() override;
+  int units_per_iteration() const override { return units_per_iteration_; }
+
+ private:
+  struct GpuBuffers {
+    DeviceBuffer send;
+    DeviceBuffer recv;
+    DeviceBuffer acknowledgement_send;
+    DeviceBuffer acknowledgement_recv;
+  };
+  bool takes_part(int rank) const { return rank == case_.src_rank || rank == case_.dst_rank; }
+
+  BenchmarkCase case_;
+  NcclOpContext context_;
+  std::vector<Step> steps_;
+  int units_per_iteration_;
+  std::vector<GpuBuffers> buffers_;  // by GPU of the context; empty buffers on idle GPUs
+};
+
+}  // namespace fb

@@ -1,0 +1,140 @@
+#include "results/incident.hpp"
+
+#include "results/incident_json.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <utility>
+
+namespace fb {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+const Json& member(const Json& object, const char* key) {
+  if (!object.is_object() || !object.contains(key)) throw std::invalid_argument(fmt::format("missing {}", key));
+  return object.at(key);
+}
+
+std::string text(const Json& object, const char* key) {
+  const Json& value = member(object, key);
+  if (!value.is_string()) throw std::invalid_argument(fmt::format("{} is not a string", key));
+  return value.get<std::string>();
+}
+
+bool flag(const Json& object, const char* key) {
+  const Json& value = member(object, key);
+  if (!value.is_boolean()) throw std::invalid_argument(fmt::format("{} is not true or false", key));
+  return value.get<bool>();
+}
+
+double number(const Json& object, const char* key) {
+  const Json& value = member(object, key);
+  if (!value.is_number()) throw std::invalid_argument(fmt::format("{} is not a number", key));
+  return value.get<double>();
+}
+
+// Whole numbers only, and within the type: a conversion from anything else would be undefined.
+template <class Integer>
+Integer whole_number(const Json& value, const char* key) {
+  if (value.is_number_unsigned() && std::in_range<Integer>(value.get<std::uint64_t>()))
+    return static_cast<Integer>(value.get<std::uint64_t>());
+  if (value.is_number_integer() && std::in_range<Integer>(value.get<std::int64_t>()))
+    return static_cast<Integer>(value.get<std::int64_t>());
+  throw std::invalid_argument(fmt::format("{} is not a whole number in range", key));
+}
+
+const Json& array(const Json& object, const char* key) {
+  const Json& value = member(object, key);
+  if (!value.is_array()) throw std::invalid_argument(fmt::format("{} is not an array", key));
+  return value;
+}
+
+std::vector<int> ranks_of(const Json& object, const char* key) {
+  std::vector<int> ranks;
+  for (const Json& rank : array(object, key)) ranks.push_back(whole_number<int>(rank, key));
+  return ranks;
+}
+
+std::string join_ranks(const std::vector<int>& ranks) {
+  std::string joined;
+  for (const int rank : ranks) joined += (joined.empty() ? "" : ", ") + std::to_string(rank);
+  return joined;
+}
+
+}  // namespace
+
+std::string describe_incident(const Incident& incident) {
+  std::string where = fmt::format("{} in {} {} B", incident.kind, incident.op, incident.bytes);
+  if (incident.round) where += fmt::format(" round {}", *incident.round);
+  std::string who;
+  for (const IncidentRank& rank : incident.ranks_not_arrived)
+    who += fmt::format("{}rank {} on {} {}", who.empty() ? "" : ", ", rank.rank, rank.host,
+                       rank.answered ? "still at " + rank.position : "did not answer");
+  if (who.empty()) who = "every rank arrived at the same step";
+  for (const IncidentLink& link : incident.links_lost)
+    who += fmt::format("; {} of {} went down (ranks {})", link.link, link.host, join_ranks(link.ranks));
+  return fmt::format("{} at {}: {}", where, incident.step, who);
+}
+
+Json incident_to_json(const Incident& incident) {
+  Json pairs = Json::array();
+  for (const IncidentPair& pair : incident.pairs_in_flight)
+    pairs.push_back({{"src_rank", pair.src_rank},
+                     {"dst_rank", pair.dst_rank},
+                     {"src_host", pair.src_host},
+                     {"dst_host", pair.dst_host}});
+  Json not_arrived = Json::array();
+  for (const IncidentRank& rank : incident.ranks_not_arrived)
+    not_arrived.push_back(
+        {{"rank", rank.rank}, {"host", rank.host}, {"answered", rank.answered}, {"position", rank.position}});
+  Json links = Json::array();
+  for (const IncidentLink& link : incident.links_lost)
+    links.push_back({{"host", link.host}, {"link", link.link}, {"ranks", link.ranks}});
+  return Json{{"kind", incident.kind},
+              {"op", incident.op},
+              {"case_label", incident.case_label},
+              {"bytes", incident.bytes},
+              {"dtype", incident.dtype},
+              {"in_place", incident.in_place},
+              {"step", incident.step},
+              {"round", incident.round ? Json(*incident.round) : Json(nullptr)},
+              {"pairs_in_flight", std::move(pairs)},
+              {"ranks_not_arrived", std::move(not_arrived)},
+              {"ranks_arrived", incident.ranks_arrived},
+              {"links_lost", std::move(links)},
+              {"deadline_s", incident.deadline_s},
+              {"stalled_s", incident.stalled_s},
+              {"message", incident.message},
+              {"timestamp", incident.timestamp}};
+}
+
+Incident incident_from_json(const Json& json) {
+  Incident incident;
+  incident.kind = text(json, "kind");
+  incident.op = text(json, "op");
+  incident.case_label = text(json, "case_label");
+  incident.bytes = whole_number<std::uint64_t>(member(json, "bytes"), "bytes");
+  incident.dtype = text(json, "dtype");
+  incident.in_place = flag(json, "in_place");
+  incident.step = text(json, "step");
+  if (const Json& round = member(json, "round"); !round.is_null()) incident.round = whole_number<int>(round, "round");
+  for (const Json& pair : array(json, "pairs_in_flight"))
+    incident.pairs_in_flight.push_back({whole_number<int>(member(pair, "src_rank"), "src_rank"),
+                                        whole_number<int>(member(pair, "dst_rank"), "dst_rank"),
+                                        text(pair, "src_host"), text(pair, "dst_host")});
+  for (const Json& rank : array(json, "ranks_not_arrived"))
+    incident.ranks_not_arrived.push_back({whole_number<int>(member(rank, "rank"), "rank"), text(rank, "host"),
+                                          flag(rank, "answered"), text(rank, "position")});
+  incident.ranks_arrived = ranks_of(json, "ranks_arrived");
+  for (const Json& link : array(json, "links_lost"))
+    incident.links_lost.push_back({text(link, "host"), text(link, "link"), ranks_of(link, "ranks")});
+  incident.deadline_s = number(json, "deadline_s");
+  incident.stalled_s = number(json, "stalled_s");
+  incident.message = text(json, "message");
+  incident.timestamp = text(json, "timestamp");
+  return incident;
+}
+
+}  // namespace fb

@@ -1,0 +1,383 @@
+#include "topology/fleet_diff.hpp"
+
+#include "core/errors.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace fb::topo {
+namespace {
+
+// What a property is about; ordered GPUs by ordinal, then NICs by the number in their name, then
+// PCIe switches by the lowest GPU under them.
+struct Subject {
+  int kind_rank = 0;
+  int ordinal = 0;
+  std::string label;
+  auto operator<=>(const Subject&) const = default;
+};
+
+using Properties = std::map<DeviceProperty, std::string>;
+using Signature = std::map<Subject, Properties>;
+
+std::string gpu_list(const std::vector<int>& ordinals) {
+  std::vector<std::string> names;
+  for (const int ordinal : ordinals) names.push_back(fmt::format("GPU{}", ordinal));
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+// Orders mlx5_10 after mlx5_9. Taken from the name, never from the dump's NIC numbering: with a
+// NIC missing, nvidia-smi numbers the rest differently.
+int trailing_number(std::string_view name) {
+  std::size_t digits = name.size();
+  while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9') --digits;
+  int number = -1;
+  std::from_chars(name.data() + digits, name.data() + name.size(), number);
+  return number;
+}
+
+std::string pcie_link_text(const Link& link) {
+  const std::optional<double> gts = pcie_gts_of(link.spec.technology);
+  const std::string technology =
+      gts ? fmt::format("{} ({:g} GT/s)", link.spec.technology, *gts) : std::string(link.spec.technology);
+  // NCCL in a VM states the generation but width 0. topo -m states neither, but then every node
+  // carries the same nominal value, so nothing deviates.
+  return link.nominal_capacity ? technology + ", width not stated"
+                               : fmt::format("{} x{}", technology, link.spec.lane_count);
+}
+
+// One node's graph seen from its host: its GPUs and NICs, and the PCIe tree that hangs them off
+// the CPUs.
+class NodeReduction {
+ public:
+  explicit NodeReduction(const Graph& graph) : graph_(graph) {
+    for (VertexId v = 0; v < graph.vertex_count(); ++v) {
+      if (graph.vertex(v).kind == VertexKind::host) host_ = v;
+    }
+    const std::string prefix = graph.vertex(host_).name + "/";
+    for (const VertexId d : graph.devices_of(host_)) {
+      const Vertex& device = graph.vertex(d);
+      if (device.kind == VertexKind::gpu) gpus_[device.index] = d;
+      if (device.kind == VertexKind::nic) {
+        const std::string name = device.name.starts_with(prefix) ? device.name.substr(prefix.size()) : device.name;
+        nics_[name] = d;
+      }
+    }
+    trace_pcie_tree();
+  }
+
+  std::set<int> gpu_ordinals() const {
+    std::set<int> ordinals;
+    for (const auto& [ordinal, v] : gpus_) ordinals.insert(ordinal);
+    return ordinals;
+  }
+  std::size_t gpu_count() const { return gpus_.size(); }
+  std::size_t nic_count() const { return nics_.size(); }
+
+  // Relations name only `common_gpus`, the GPUs every node of the fleet has.
+  Signature signature(const std::set<int>& common_gpus) const {
+    std::map<VertexId, std::vector<int>> gpus_under_switch;
+    for (const auto& [ordinal, gpu] : gpus_) {
+      if (!common_gpus.contains(ordinal)) continue;
+      for (VertexId v = parent_of(gpu); is_pcie_switch(v); v = parent_of(v)) gpus_under_switch[v].push_back(ordinal);
+    }
+    Signature signature;
+    for (const auto& [ordinal, gpu] : gpus_) {
+      signature[Subject{0, ordinal, fmt::format("GPU{}", ordinal)}] = {
+          {DeviceProperty::nvlink, nvlink_text(gpu, common_gpus)},
+          {DeviceProperty::pcie_link, own_link_text(gpu)},
+          {DeviceProperty::placement, placement_text(gpu, ordinal, gpus_under_switch)}};
+    }
+    for (const auto& [name, nic] : nics_) {
+      signature[Subject{1, trailing_number(name), name}] = {
+          {DeviceProperty::pcie_link, own_link_text(nic)},
+          {DeviceProperty::placement, placement_text(nic, -1, gpus_under_switch)}};
+    }
+    for (auto& [pcie_switch, ordinals] : gpus_under_switch) {
+      std::sort(ordinals.begin(), ordinals.end());
+      int depth = 0;
+      for (VertexId v = pcie_switch; is_pcie_switch(v); v = parent_of(v)) ++depth;
+      const std::string label = fmt::format("PCIe switch above {}{}", gpu_list(ordinals),
+                                            depth > 1 ? fmt::format(" (depth {})", depth) : std::string());
+      signature[Subject{2, ordinals.front(), label}] = {{DeviceProperty::uplink, own_link_text(pcie_switch)}};
+    }
+    return signature;
+  }
+
+ private:
+  // Breadth-first from the CPUs over PCIe links: every device's link towards its CPU.
+  void trace_pcie_tree() {
+    parent_link_.assign(graph_.vertex_count(), std::nullopt);
+    root_cpu_.assign(graph_.vertex_count(), no_vertex);
+    std::vector<VertexId> frontier;
+    for (const VertexId d : graph_.devices_of(host_)) {
+      if (graph_.vertex(d).kind == VertexKind::cpu) {
+        root_cpu_[d] = d;
+        frontier.push_back(d);
+      }
+    }
+    for (std::size_t i = 0; i < frontier.size(); ++i) {
+      const VertexId v = frontier[i];
+      for (const LinkId l : graph_.links_of(v)) {
+        const Link& link = graph_.link(l);
+        const VertexId next = link.other_end(v);
+        if (link.spec.type != LinkType::pcie || root_cpu_[next] != no_vertex) continue;
+        root_cpu_[next] = root_cpu_[v];
+        parent_link_[next] = l;
+        frontier.push_back(next);
+      }
+    }
+  }
+
+  VertexId parent_of(VertexId v) const {
+    return v != no_vertex && parent_link_[v] ? graph_.link(*parent_link_[v]).other_end(v) : no_vertex;
+  }
+  bool is_pcie_switch(VertexId v) const { return v != no_vertex && graph_.vertex(v).kind == VertexKind::pcie_switch; }
+
+  std::string own_link_text(VertexId v) const {
+    return parent_link_[v] ? pcie_link_text(graph_.link(*parent_link_[v])) : std::string("none");
+  }
+
+  // The NUMA node, and the nearest PCIe switch that other GPUs sit under (GPUs under a switch
+  // together talk without crossing the CPU; a NIC under a GPU's switch serves it GPUDirect RDMA).
+  std::string placement_text(VertexId device, int own_ordinal,
+                             const std::map<VertexId, std::vector<int>>& gpus_under_switch) const {
+    if (root_cpu_[device] == no_vertex) return "no PCIe path to a CPU";
+    const std::string numa = fmt::format("NUMA node {}", graph_.vertex(root_cpu_[device]).index);
+    int level = 0;
+    for (VertexId v = parent_of(device); is_pcie_switch(v); v = parent_of(v)) {
+      ++level;
+      const auto under = gpus_under_switch.find(v);
+      if (under == gpus_under_switch.end()) continue;
+      std::vector<int> others;
+      std::copy_if(under->second.begin(), under->second.end(), std::back_inserter(others),
+                   [&](int ordinal) { return ordinal != own_ordinal; });
+      std::sort(others.begin(), others.end());
+      if (others.empty()) continue;
+      return level == 1 ? fmt::format("{}, shares its PCIe switch with {}", numa, gpu_list(others))
+                        : fmt::format("{}, shares a PCIe switch {} levels up with {}", numa, level, gpu_list(others));
+    }
+    return fmt::format("{}, no {}GPU shares its PCIe switch", numa, own_ordinal >= 0 ? "other " : "");
+  }
+
+  // "18 x NVLink4 to NVSwitch", "2 x NVLink2 to GPU1, GPU3; 1 x NVLink2 to GPU2", or "none".
+  std::string nvlink_text(VertexId gpu, const std::set<int>& common_gpus) const {
+    std::map<std::string_view, int> nvswitch_lanes;
+    std::map<int, std::pair<std::string_view, int>> peer_bonds;
+    for (const LinkId l : graph_.links_of(gpu)) {
+      const Link& link = graph_.link(l);
+      if (link.spec.type != LinkType::nvlink) continue;
+      const Vertex& other = graph_.vertex(link.other_end(gpu));
+      if (other.kind == VertexKind::nvswitch) {
+        nvswitch_lanes[link.spec.technology] += link.spec.lane_count;
+      } else if (other.kind == VertexKind::gpu && common_gpus.contains(other.index)) {
+        auto& [technology, lanes] = peer_bonds[other.index];
+        technology = link.spec.technology;
+        lanes += link.spec.lane_count;
+      }
+    }
+    std::vector<std::string> parts;
+    for (const auto& [technology, lanes] : nvswitch_lanes) parts.push_back(fmt::format("{} x {} to NVSwitch", lanes, technology));
+    std::map<std::pair<std::string_view, int>, std::vector<int>> peers_by_bond;
+    for (const auto& [ordinal, bond] : peer_bonds) peers_by_bond[bond].push_back(ordinal);
+    for (auto it = peers_by_bond.rbegin(); it != peers_by_bond.rend(); ++it) {
+      parts.push_back(fmt::format("{} x {} to {}", it->first.second, it->first.first, gpu_list(it->second)));
+    }
+    return parts.empty() ? std::string("none") : fmt::format("{}", fmt::join(parts, "; "));
+  }
+
+  const Graph& graph_;
+  VertexId host_ = no_vertex;
+  std::map<int, VertexId> gpus_;
+  std::map<std::string, VertexId> nics_;
+  std::vector<std::optional<LinkId>> parent_link_;
+  std::vector<VertexId> root_cpu_;
+};
+
+// A deviation with the input position of its node, for ordering; no_node when there is no majority.
+struct PlacedDeviation {
+  std::size_t node_index;
+  Deviation deviation;
+};
+constexpr std::size_t no_node = static_cast<std::size_t>(-1);
+
+void compare(const Subject& subject, DeviceProperty property,
+             const std::vector<std::pair<std::size_t, std::string>>& values, const std::vector<NodeSummary>& nodes,
+             std::vector<PlacedDeviation>& out) {
+  std::map<std::string, std::vector<std::size_t>> nodes_by_value;
+  for (const auto& [node_index, value] : values) nodes_by_value[value].push_back(node_index);
+  if (nodes_by_value.size() <= 1) return;
+  const auto majority = std::max_element(nodes_by_value.begin(), nodes_by_value.end(),
+                                         [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+  if (majority->second.size() * 2 > values.size()) {
+    for (const auto& [value, node_indices] : nodes_by_value) {
+      if (value == majority->first) continue;
+      for (const std::size_t i : node_indices) {
+        out.push_back({i, Deviation{subject.label, property, nodes[i].node, value, majority->first,
+                                    majority->second.size(), values.size(), {}}});
+      }
+    }
+    return;
+  }
+  Deviation tie{subject.label, property, "", "", "", 0, values.size(), {}};
+  for (const auto& [value, node_indices] : nodes_by_value) {
+    ValueGroup group{value, {}};
+    for (const std::size_t i : node_indices) group.nodes.push_back(nodes[i].node);
+    tie.groups.push_back(std::move(group));
+  }
+  std::stable_sort(tie.groups.begin(), tie.groups.end(),
+                   [](const ValueGroup& a, const ValueGroup& b) { return a.nodes.size() > b.nodes.size(); });
+  out.push_back({no_node, std::move(tie)});
+}
+
+}  // namespace
+
+std::string_view to_string(DeviceProperty property) {
+  switch (property) {
+    case DeviceProperty::presence: return "presence";
+    case DeviceProperty::nvlink: return "NVLink";
+    case DeviceProperty::pcie_link: return "PCIe link";
+    case DeviceProperty::placement: return "placement";
+    case DeviceProperty::uplink: return "uplink";
+  }
+  return "unknown";
+}
+
+Fleet parse_fleet(std::span<const SourceText> sources, std::string_view format_name) {
+  Fleet fleet;
+  std::map<std::string, std::string> path_of_node;
+  for (const SourceText& source : sources) {
+    const TopologyFormat& format = resolve_topology_format(source, format_name);
+    if (fleet.format.empty()) {
+      fleet.format = format.name;
+    } else if (format.name != fleet.format) {
+      throw UsageError(fmt::format("{} is a {} dump but {} is a {} dump: topo diff compares dumps of one kind",
+                                   source.path, format.name, sources.front().path, fleet.format));
+    }
+    Graph graph = parse_topology(source, format.name);
+    std::vector<std::string> hosts;
+    for (const Vertex& v : graph.vertices()) {
+      if (v.kind == VertexKind::host) hosts.push_back(v.name);
+    }
+    if (hosts.size() != 1) {
+      throw UsageError(fmt::format("{}: describes {} hosts; topo diff takes one dump per node "
+                                   "(nvidia-smi topo -m or an NCCL topology dump)",
+                                   source.path, hosts.size()));
+    }
+    const auto [earlier, inserted] = path_of_node.try_emplace(hosts.front(), source.path);
+    if (!inserted) {
+      throw UsageError(fmt::format("{} and {} both describe host '{}' (a single-node dump is named after its "
+                                   "file, up to the first dot): name each dump after its node",
+                                   earlier->second, source.path, hosts.front()));
+    }
+    fleet.nodes.push_back(NodeTopology{hosts.front(), source.path, std::move(graph)});
+  }
+  return fleet;
+}
+
+Fleet load_fleet(const std::vector<std::string>& paths, std::string_view format_name) {
+  std::vector<SourceText> sources;
+  for (const std::string& path : paths) sources.push_back(read_topology_source(path));
+  return parse_fleet(sources, format_name);
+}
+
+FleetDiff diff_fleet(const Fleet& fleet) {
+  FleetDiff diff;
+  diff.format = fleet.format;
+  std::vector<NodeReduction> reductions;
+  std::optional<std::set<int>> common_gpus;
+  for (const NodeTopology& node : fleet.nodes) {
+    const NodeReduction& reduction = reductions.emplace_back(node.graph);
+    diff.nodes.push_back(NodeSummary{node.node, node.path, reduction.gpu_count(), reduction.nic_count()});
+    const std::set<int> ordinals = reduction.gpu_ordinals();
+    if (!common_gpus) {
+      common_gpus = ordinals;
+    } else {
+      std::erase_if(*common_gpus, [&](int ordinal) { return !ordinals.contains(ordinal); });
+    }
+  }
+  std::vector<Signature> signatures;
+  std::set<Subject> subjects;
+  for (const NodeReduction& reduction : reductions) {
+    signatures.push_back(reduction.signature(common_gpus.value_or(std::set<int>{})));
+    for (const auto& [subject, properties] : signatures.back()) subjects.insert(subject);
+  }
+
+  std::vector<PlacedDeviation> placed;
+  for (const Subject& subject : subjects) {
+    // PCIe switches are named by the GPUs under them: a switch that one node lacks shows as its
+    // GPUs' placement, so only devices are missing or extra.
+    if (subject.kind_rank < 2) {
+      std::vector<std::pair<std::size_t, std::string>> presence;
+      for (std::size_t i = 0; i < signatures.size(); ++i) {
+        presence.emplace_back(i, signatures[i].contains(subject) ? "present" : "missing");
+      }
+      compare(subject, DeviceProperty::presence, presence, diff.nodes, placed);
+    }
+    std::map<DeviceProperty, std::vector<std::pair<std::size_t, std::string>>> values;
+    for (std::size_t i = 0; i < signatures.size(); ++i) {
+      const auto found = signatures[i].find(subject);
+      if (found == signatures[i].end()) continue;
+      for (const auto& [property, value] : found->second) values[property].emplace_back(i, value);
+    }
+    for (const auto& [property, property_values] : values) compare(subject, property, property_values, diff.nodes, placed);
+  }
+  std::stable_sort(placed.begin(), placed.end(),
+                   [](const PlacedDeviation& a, const PlacedDeviation& b) { return a.node_index < b.node_index; });
+  for (PlacedDeviation& p : placed) diff.deviations.push_back(std::move(p.deviation));
+  return diff;
+}
+
+std::string describe(const Deviation& deviation) {
+  const std::string what = deviation.property == DeviceProperty::presence
+                               ? deviation.subject
+                               : fmt::format("{} {}", deviation.subject, to_string(deviation.property));
+  if (deviation.node.empty()) {
+    std::vector<std::string> groups;
+    for (const ValueGroup& group : deviation.groups) {
+      groups.push_back(fmt::format("{} on {}", group.value, fmt::join(group.nodes, ", ")));
+    }
+    return fmt::format("{}: no majority among {} nodes: {}", what, deviation.compared_nodes, fmt::join(groups, " | "));
+  }
+  return fmt::format("{}: {}: {} here, {} on {} of {} nodes", deviation.node, what, deviation.value,
+                     deviation.majority_value, deviation.majority_nodes, deviation.compared_nodes);
+}
+
+nlohmann::json to_json(const FleetDiff& diff) {
+  nlohmann::json json;
+  json["schema"] = "fabricbench.topo-diff.v1";
+  json["format"] = diff.format;
+  json["uniform"] = diff.deviations.empty();
+  json["nodes"] = nlohmann::json::array();
+  for (const NodeSummary& node : diff.nodes) {
+    json["nodes"].push_back({{"node", node.node}, {"file", node.path}, {"gpus", node.gpu_count}, {"nics", node.nic_count}});
+  }
+  json["deviations"] = nlohmann::json::array();
+  for (const Deviation& deviation : diff.deviations) {
+    nlohmann::json entry{{"subject", deviation.subject},
+                         {"property", std::string(to_string(deviation.property))},
+                         {"compared_nodes", deviation.compared_nodes}};
+    if (deviation.node.empty()) {
+      entry["node"] = nullptr;
+      entry["no_majority"] = nlohmann::json::array();
+      for (const ValueGroup& group : deviation.groups) {
+        entry["no_majority"].push_back({{"value", group.value}, {"nodes", group.nodes}});
+      }
+    } else {
+      entry["node"] = deviation.node;
+      entry["value"] = deviation.value;
+      entry["majority"] = {{"value", deviation.majority_value}, {"nodes", deviation.majority_nodes}};
+    }
+    json["deviations"].push_back(std::move(entry));
+  }
+  return json;
+}
+
+}  // namespace fb::topo

@@ -1,0 +1,95 @@
+#pragma once
+// What the topology model expects of a measured results row, for the ranks where the row's run
+// placed them: the bus bandwidth of a collective (the ring prediction of collective_model.hpp),
+// the bandwidth of a pair, or the time of a latency message. The model lives here, next to the
+// routes and the ring model it reuses; judging a run by it (efficiency, reports) is the caller's.
+//
+// Placement: a rank is on the host its run recorded (provenance `rank_hosts`, or a pair row's
+// src_host/dst_host). The k-th rank of a host measuring host memory (mpi, osu) sits on the host's
+// CPU k mod CPUs, as `mpirun --map-by numa` deals them; without CPUs in the topology, on its
+// first NIC. The k-th rank measuring GPU memory (nccl, cuda, nccl-tests) drives the host's GPU k.
+// Two ranks on one CPU share memory over no link the model knows: no expectation.
+//
+// Pairs: one flow alone on its route (rank to NIC, NIC to NIC, NIC to rank): alpha is the sum of
+// the link latencies, B the bottleneck. latency: time = alpha + bytes / B; bw, pairwise,
+// concurrent: B; bibw: B there plus B back. Flows that share links while measured (pairwise rounds,
+// concurrent pairs together) are judged against the pair alone here; diagnose models the sharing.
+
+#include "results/result_row.hpp"
+#include "topology/collective_model.hpp"
+#include "topology/graph.hpp"
+
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace fb::topo {
+
+enum class RankMemory { host, gpu };
+
+// The memory the backend's ranks measure; empty for backends the model does not place (the
+// model's own predictions, micro-benchmarks).
+std::optional<RankMemory> rank_memory_of(std::string_view backend);
+
+// One flow alone between two ranks.
+struct PairPath {
+  double alpha_us = 0;        // link latencies along the route, summed
+  double bandwidth_gbps = 0;  // the most the flow can push: its bottleneck
+  std::string bottleneck;     // the bottleneck link's technology: "SMP AMD", "Ethernet", "IB NDR"
+};
+
+struct Expectation {
+  std::optional<double> busbw_gbps;  // collectives and bandwidth pair ops
+  std::optional<double> time_us;     // latency ops
+  // Set when the model could not answer a row it should have: a host the topology does not have,
+  // ranks sharing a CPU, a placement the ring model refuses. Empty for rows it never models
+  // (broadcast, alltoall, one rank, a backend it does not place).
+  std::string problem;
+};
+
+struct PairPathResult {
+  std::optional<PairPath> path;
+  std::string problem;  // as Expectation::problem
+};
+
+// A pure function of (graph, placement, row), memoised: routes and ring models are computed once
+// per pair of endpoints and per placement, so a 1,000-host pairwise run costs one route per pair.
+class ExpectationModel {
+ public:
+  explicit ExpectationModel(const Graph& graph) : graph_(graph) {}
+
+  // `rank_hosts`: the host of every rank of the row's run (empty when the run did not record it;
+  // pair rows then rely on their src_host and dst_host).
+  Expectation expect(const ResultRow& row, std::span<const std::string> rank_hosts);
+
+  // The path between a point-to-point or pair row's two ranks, src to dst.
+  PairPathResult pair_path(const ResultRow& row, std::span<const std::string> rank_hosts);
+
+ private:
+  struct Endpoint {
+    VertexId vertex = no_vertex;
+    std::string problem;
+  };
+
+  Endpoint endpoint(const std::string& host_name, int local_index, RankMemory memory) const;
+  Endpoint rank_endpoint(std::optional<int> rank, const std::string& host_name, int fallback_local_index,
+                         RankMemory memory, std::span<const std::string> rank_hosts) const;
+  PairPathResult path_between(VertexId src, VertexId dst);
+  Expectation expect_collective(const ResultRow& row, CollectiveOp op, RankMemory memory,
+                                std::span<const std::string> rank_hosts);
+
+  const Graph& graph_;
+  std::map<std::pair<VertexId, VertexId>, PairPathResult> paths_;
+  std::map<std::vector<VertexId>, std::variant<RingModel, std::string>> rings_;
+};
+
+// Writes the expectation into the row's expected_busbw_gbps / expected_time_us and sets
+// efficiency_pct: measured busbw (algbw where busbw is undefined) over expected, or expected time
+// over measured time, in percent.
+void set_expectation(ResultRow& row, const Expectation& expectation);
+
+}  // namespace fb::topo
