@@ -6,6 +6,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 namespace fb {
 
@@ -26,10 +28,11 @@ ReduceOp parse_reduce_op(std::string_view text);
 
 [[noreturn]] void throw_no_host_type(DataType type);
 
-// Calls `visit.template operator()<T>()` with the host C++ type of `type`. The 16-bit floating
-// types have no host arithmetic type here; visiting them throws UsageError.
-template <class Visitor>
-decltype(auto) visit_host_type(DataType type, Visitor&& visit) {
+// Calls `visit.template operator()<T>()` with the C++ type of `type`. Half and BFloat16 are the
+// types that stand for the 16-bit floats (the device code has them); void where there is none,
+// and visiting such a type throws UsageError.
+template <class Half, class BFloat16, class Visitor>
+decltype(auto) visit_type(DataType type, Visitor&& visit) {
   switch (type) {
     case DataType::int8: return visit.template operator()<std::int8_t>();
     case DataType::uint8: return visit.template operator()<std::uint8_t>();
@@ -40,9 +43,19 @@ decltype(auto) visit_host_type(DataType type, Visitor&& visit) {
     case DataType::float32: return visit.template operator()<float>();
     case DataType::float64: return visit.template operator()<double>();
     case DataType::half:
-    case DataType::bfloat16: break;
+      if constexpr (!std::is_void_v<Half>) return visit.template operator()<Half>();
+      break;
+    case DataType::bfloat16:
+      if constexpr (!std::is_void_v<BFloat16>) return visit.template operator()<BFloat16>();
+      break;
   }
   throw_no_host_type(type);
+}
+
+// The host has no arithmetic type for the 16-bit floats.
+template <class Visitor>
+decltype(auto) visit_host_type(DataType type, Visitor&& visit) {
+  return visit_type<void, void>(type, std::forward<Visitor>(visit));
 }
 
 }  // namespace fb

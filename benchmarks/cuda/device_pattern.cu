@@ -69,30 +69,12 @@ __global__ void count_wrong_kernel(const T* buffer, std::uint64_t count, Expecte
   if (local_wrong > 0) atomicAdd(wrong, local_wrong);
 }
 
-// Calls `visit.template operator()<T>()` with the device type of `type`.
-template <class Visitor>
-void visit_device_type(DataType type, Visitor&& visit) {
-  switch (type) {
-    case DataType::int8: return visit.template operator()<std::int8_t>();
-    case DataType::uint8: return visit.template operator()<std::uint8_t>();
-    case DataType::int32: return visit.template operator()<std::int32_t>();
-    case DataType::uint32: return visit.template operator()<std::uint32_t>();
-    case DataType::int64: return visit.template operator()<std::int64_t>();
-    case DataType::uint64: return visit.template operator()<std::uint64_t>();
-    case DataType::half: return visit.template operator()<__half>();
-    case DataType::bfloat16: return visit.template operator()<__nv_bfloat16>();
-    case DataType::float32: return visit.template operator()<float>();
-    case DataType::float64: return visit.template operator()<double>();
-  }
-  throw std::logic_error("unknown DataType");
-}
-
 }  // namespace
 
 void fill_pattern_on_device(void* buffer, DataType type, std::uint64_t count, int rank, std::uint64_t first_index,
                             ReduceOp redop, cudaStream_t stream) {
   if (count == 0) return;
-  visit_device_type(type, [&]<class T>() {
+  visit_type<__half, __nv_bfloat16>(type, [&]<class T>() {
     fill_kernel<T><<<blocks_for(count), threads_per_block, 0, stream>>>(static_cast<T*>(buffer), count, rank,
                                                                        first_index, redop);
   });
@@ -106,7 +88,7 @@ std::uint64_t count_wrong_on_device(const void* buffer, DataType type, std::uint
   FB_CUDA_CHECK(cudaMemsetAsync(wrong_on_device, 0, sizeof *wrong_on_device, stream));
   const double tolerance = validation_tolerance(type, expected.redop, expected.nranks);
   if (count > 0) {
-    visit_device_type(type, [&]<class T>() {
+    visit_type<__half, __nv_bfloat16>(type, [&]<class T>() {
       count_wrong_kernel<T><<<blocks_for(count), threads_per_block, 0, stream>>>(static_cast<const T*>(buffer), count,
                                                                                 expected, tolerance, wrong_on_device);
     });
