@@ -115,8 +115,9 @@ class CudaCopyBackend final : public Backend {
 
  private:
   std::string peer_access_problem(int a, int b, bool both_ways) const {
-    for (const auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
-      if (!both_ways && from == b) break;
+    std::vector<std::pair<int, int>> directions{{a, b}};
+    if (both_ways) directions.emplace_back(b, a);
+    for (const auto& [from, to] : directions) {
       int can_access = 0;
       FB_CUDA_CHECK(cudaDeviceCanAccessPeer(&can_access, from, to));
       if (!can_access)

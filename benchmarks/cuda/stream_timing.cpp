@@ -32,17 +32,24 @@ void IterationTimer::record_stop(int iteration) {
                                   streams_[s].get()));
 }
 
-std::vector<double> IterationTimer::seconds() const {
-  std::vector<double> seconds(static_cast<std::size_t>(iterations_), 0.0);
-  for (std::size_t i = 0; i < seconds.size(); ++i) {
-    for (std::size_t s = 0; s < streams_.size(); ++s) {
+std::vector<std::vector<double>> IterationTimer::seconds_by_stream() const {
+  std::vector<std::vector<double>> seconds(streams_.size(), std::vector<double>(static_cast<std::size_t>(iterations_)));
+  for (std::size_t s = 0; s < streams_.size(); ++s) {
+    for (std::size_t i = 0; i < seconds[s].size(); ++i) {
       float milliseconds = 0;
       const std::size_t e = i * streams_.size() + s;
       FB_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, starts_[e].get(), stops_[e].get()));
-      seconds[i] = std::max(seconds[i], static_cast<double>(milliseconds) * 1e-3);
+      seconds[s][i] = static_cast<double>(milliseconds) * 1e-3;
     }
   }
   return seconds;
+}
+
+std::vector<double> IterationTimer::seconds() const {
+  std::vector<double> slowest(static_cast<std::size_t>(iterations_), 0.0);
+  for (const std::vector<double>& stream_seconds : seconds_by_stream())
+    for (std::size_t i = 0; i < slowest.size(); ++i) slowest[i] = std::max(slowest[i], stream_seconds[i]);
+  return slowest;
 }
 
 void wait_for_streams(std::span<const CudaStream> streams, std::chrono::steady_clock::duration deadline,

@@ -22,6 +22,8 @@ class IterationTimer {
   void record_stop(int iteration);
   // Seconds per iteration; valid once the streams have completed the recorded work.
   std::vector<double> seconds() const;
+  // Seconds per iteration of each stream, by stream.
+  std::vector<std::vector<double>> seconds_by_stream() const;
 
  private:
   std::span<const CudaStream> streams_;

@@ -90,9 +90,9 @@ class NcclBackend final : public Backend {
   }
 
   std::vector<Placement> placements_of(const OpTraits& op) const override {
-    // Pair patterns measure many pairs at once, which this backend does not schedule yet.
-    if (op.op_class == OpClass::pair_pattern || op.op_class == OpClass::device_copy) return {};
-    const NcclOpImplementation* implementation = find_nccl_op(op.name);
+    if (op.op_class == OpClass::device_copy) return {};
+    // A pair pattern runs wherever its point-to-point primitive does.
+    const NcclOpImplementation* implementation = find_nccl_op(op.pair_primitive.empty() ? op.name : op.pair_primitive);
     return implementation ? implementation->placements : std::vector<Placement>{};
   }
 
@@ -100,10 +100,91 @@ class NcclBackend final : public Backend {
   void require_supported(DataType) const override {}
 
   Measurement measure(const BenchmarkCase& benchmark_case) override {
+    const LocalRun local = run_locally(benchmark_case, {},
+                                       fmt::format("{} {} B {} ({})", benchmark_case.op->name, benchmark_case.bytes,
+                                                   name_of(benchmark_case.placement), name_of(benchmark_case.dtype)));
+    // The time of an iteration is the time of its slowest GPU, over all processes.
+    std::vector<double> local_seconds(local.unit_seconds_by_gpu.front().size(), 0.0);
+    for (const std::vector<double>& gpu_seconds : local.unit_seconds_by_gpu)
+      for (std::size_t i = 0; i < local_seconds.size(); ++i) local_seconds[i] = std::max(local_seconds[i], gpu_seconds[i]);
+    Measurement measurement;
+    if (mpi_.rank() == 0) measurement.unit_seconds.resize(local_seconds.size());
+    FB_MPI_CHECK(MPI_Reduce(local_seconds.data(), measurement.unit_seconds.data(), static_cast<int>(local_seconds.size()),
+                            MPI_DOUBLE, MPI_MAX, 0, mpi_.comm()));
+    if (benchmark_case.check) {
+      std::uint64_t local_wrong = 0;
+      for (std::uint64_t wrong : local.wrong_by_gpu) local_wrong += wrong;
+      std::uint64_t total_wrong = 0;
+      FB_MPI_CHECK(MPI_Allreduce(&local_wrong, &total_wrong, 1, MPI_UINT64_T, MPI_SUM, mpi_.comm()));
+      measurement.wrong = total_wrong;
+    }
+    watchdog_->end_case();
+    return measurement;
+  }
+
+  std::vector<Measurement> measure_pairs(const BenchmarkCase& benchmark_case, std::span<const RankPair> pairs) override {
+    const LocalRun local =
+        run_locally(benchmark_case, pairs,
+                    fmt::format("{} {} B, {} pair{} at once", benchmark_case.op->name, benchmark_case.bytes, pairs.size(),
+                                pairs.size() == 1 ? "" : "s"));
+    // Every NCCL rank's times to rank 0, every rank's wrong count to all.
+    const std::size_t samples = local.unit_seconds_by_gpu.front().size();
+    std::vector<double> own_seconds;
+    for (const std::vector<double>& gpu_seconds : local.unit_seconds_by_gpu)
+      own_seconds.insert(own_seconds.end(), gpu_seconds.begin(), gpu_seconds.end());
+    std::vector<double> all_seconds(mpi_.rank() == 0 ? samples * static_cast<std::size_t>(placement_.nranks) : 0);
+    FB_MPI_CHECK(MPI_Gather(own_seconds.data(), static_cast<int>(own_seconds.size()), MPI_DOUBLE, all_seconds.data(),
+                            static_cast<int>(own_seconds.size()), MPI_DOUBLE, 0, mpi_.comm()));
+    std::vector<std::uint64_t> own_wrong = local.wrong_by_gpu;
+    own_wrong.resize(gpus_.size(), 0);
+    std::vector<std::uint64_t> all_wrong(static_cast<std::size_t>(placement_.nranks));
+    FB_MPI_CHECK(MPI_Allgather(own_wrong.data(), static_cast<int>(own_wrong.size()), MPI_UINT64_T, all_wrong.data(),
+                               static_cast<int>(own_wrong.size()), MPI_UINT64_T, mpi_.comm()));
+
+    std::vector<Measurement> measurements;
+    for (const RankPair& pair : pairs) {
+      Measurement measurement;
+      measurement.pair = pair;
+      if (benchmark_case.check)
+        measurement.wrong = all_wrong[static_cast<std::size_t>(pair.src)] + all_wrong[static_cast<std::size_t>(pair.dst)];
+      if (mpi_.rank() == 0) {
+        // A message's time is the later of its two ends.
+        const double* src_seconds = all_seconds.data() + static_cast<std::size_t>(pair.src) * samples;
+        const double* dst_seconds = all_seconds.data() + static_cast<std::size_t>(pair.dst) * samples;
+        for (std::size_t i = 0; i < samples; ++i) measurement.unit_seconds.push_back(std::max(src_seconds[i], dst_seconds[i]));
+      }
+      measurements.push_back(std::move(measurement));
+    }
+    watchdog_->end_case();
+    return measurements;
+  }
+
+  bool all_agree(bool local_ok) override {
+    int ok = local_ok ? 1 : 0;
+    int all_ok = 0;
+    FB_MPI_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, mpi_.comm()));
+    return all_ok != 0;
+  }
+
+  [[noreturn]] void abort_all(int exit_code) override {
+    abort_communicators();
+    MPI_Abort(mpi_.comm(), exit_code);
+    std::abort();  // MPI_Abort does not return; this satisfies [[noreturn]] if it ever did.
+  }
+
+ private:
+  // What this process measured of a case: per GPU, its times per unit and its wrong elements.
+  struct LocalRun {
+    std::vector<std::vector<double>> unit_seconds_by_gpu;
+    std::vector<std::uint64_t> wrong_by_gpu;  // empty when not checked
+  };
+
+  // Runs the case on this process's GPUs (`pairs`: a pair pattern's round, measured at once).
+  // Leaves the watchdog armed; the caller ends the case after combining the processes' results.
+  LocalRun run_locally(const BenchmarkCase& benchmark_case, std::span<const RankPair> pairs, std::string label) {
     const NcclOpImplementation* implementation = find_nccl_op(benchmark_case.op->name);
     if (!implementation) throw std::logic_error("measure() called for an op the plan should have refused");
-    label_ = fmt::format("{} {} B {} ({})", benchmark_case.op->name, benchmark_case.bytes,
-                         name_of(benchmark_case.placement), name_of(benchmark_case.dtype));
+    label_ = std::move(label);
     step_deadline_s_ = benchmark_case.step_deadline_s;
     const int warmups = benchmark_case.warmup_iterations;
     const bool graphs = benchmark_case.graph_launches > 0;
@@ -111,7 +192,7 @@ class NcclBackend final : public Backend {
     const int ops_per_sample = graphs ? benchmark_case.iterations : 1;
     watchdog_->begin_case(label_, step_deadline_s_ * std::max({warmups, samples * ops_per_sample, 1}));
 
-    const NcclOpContext context{gpus_, placement_.nranks, [this] { settle(); }};
+    const NcclOpContext context{gpus_, placement_.nranks, pairs, [this] { settle(); }};
     const std::unique_ptr<NcclOpCase> op_case = implementation->factory(benchmark_case, context);
 
     watchdog_->step(CasePhase::warmup);
@@ -137,52 +218,23 @@ class NcclBackend final : public Backend {
       }
     }
     wait(samples * ops_per_sample);
-    std::vector<double> local_seconds = timer.seconds();
+    LocalRun local;
+    local.unit_seconds_by_gpu = timer.seconds_by_stream();
     const double units = static_cast<double>(op_case->units_per_iteration()) * ops_per_sample;
-    for (double& seconds : local_seconds) seconds /= units;
+    for (std::vector<double>& gpu_seconds : local.unit_seconds_by_gpu)
+      for (double& seconds : gpu_seconds) seconds /= units;
 
-    std::optional<std::uint64_t> local_wrong;
     if (benchmark_case.check) {
       watchdog_->step(CasePhase::check);
       op_case->fill_inputs();
       op_case->enqueue_iteration();
       wait(1);
-      local_wrong = op_case->count_wrong();
+      for (std::size_t g = 0; g < gpus_.size(); ++g) local.wrong_by_gpu.push_back(op_case->count_wrong(g));
     }
     watchdog_->step(CasePhase::gather);
-
-    // The time of an iteration is the time of its slowest process (and GPU).
-    Measurement measurement;
-    if (mpi_.rank() == 0) measurement.unit_seconds.resize(local_seconds.size());
-    FB_MPI_CHECK(MPI_Reduce(local_seconds.data(), measurement.unit_seconds.data(), static_cast<int>(local_seconds.size()),
-                            MPI_DOUBLE, MPI_MAX, 0, mpi_.comm()));
-    if (local_wrong) {
-      std::uint64_t total_wrong = 0;
-      FB_MPI_CHECK(MPI_Allreduce(&*local_wrong, &total_wrong, 1, MPI_UINT64_T, MPI_SUM, mpi_.comm()));
-      measurement.wrong = total_wrong;
-    }
-    watchdog_->end_case();
-    return measurement;
+    return local;
   }
 
-  std::vector<Measurement> measure_pairs(const BenchmarkCase&, std::span<const RankPair>) override {
-    throw std::logic_error("measure_pairs() called on the nccl backend, whose plan has no pair patterns");
-  }
-
-  bool all_agree(bool local_ok) override {
-    int ok = local_ok ? 1 : 0;
-    int all_ok = 0;
-    FB_MPI_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, mpi_.comm()));
-    return all_ok != 0;
-  }
-
-  [[noreturn]] void abort_all(int exit_code) override {
-    abort_communicators();
-    MPI_Abort(mpi_.comm(), exit_code);
-    std::abort();  // MPI_Abort does not return; this satisfies [[noreturn]] if it ever did.
-  }
-
- private:
   // Every process checks its GPUs and all learn the outcome together, so a host without GPUs
   // ends the whole job with its name instead of leaving the others waiting for it.
   int agree_on_first_device(int gpus_per_process) {

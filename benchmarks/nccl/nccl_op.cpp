@@ -94,17 +94,14 @@ void NcclCollectiveCase::enqueue_iteration() {
   context_.settle();
 }
 
-std::uint64_t NcclCollectiveCase::count_wrong() {
-  std::uint64_t wrong = 0;
-  for (std::size_t g = 0; g < context_.gpus.size(); ++g) {
-    const NcclGpu& gpu = context_.gpus[g];
-    const ScopedDevice on(gpu.device);
-    ExpectedPattern wanted = expected(gpu.rank);
-    wanted.nranks = context_.nranks;
-    wanted.redop = pattern_redop();
-    wrong += count_wrong_on_device(buffers_[g].recv_data, case_.dtype, layout(gpu.rank).recv_count, wanted, gpu.stream);
-  }
-  return wrong;
+std::uint64_t NcclCollectiveCase::count_wrong(std::size_t gpu_index) {
+  const NcclGpu& gpu = context_.gpus[gpu_index];
+  const ScopedDevice on(gpu.device);
+  ExpectedPattern wanted = expected(gpu.rank);
+  wanted.nranks = context_.nranks;
+  wanted.redop = pattern_redop();
+  return count_wrong_on_device(buffers_[gpu_index].recv_data, case_.dtype, layout(gpu.rank).recv_count, wanted,
+                               gpu.stream);
 }
 
 }  // namespace fb

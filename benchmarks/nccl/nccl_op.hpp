@@ -29,6 +29,9 @@ struct NcclGpu {
 struct NcclOpContext {
   std::span<const NcclGpu> gpus;
   int nranks = 1;
+  // Point-to-point ops: the pairs measured at the same time (pair patterns); empty: the case's
+  // --src and --dst.
+  std::span<const RankPair> pairs;
   // Waits until NCCL has taken every call of the last group (non-blocking communicators return
   // before it has); throws on an asynchronous error.
   std::function<void()> settle;
@@ -43,9 +46,9 @@ class NcclOpCase {
   virtual void fill_inputs() = 0;
   // Enqueues one iteration on every GPU of the process.
   virtual void enqueue_iteration() = 0;
-  // Elements of this process's outputs that differ from the expected values after one iteration
-  // that started from fill_inputs(); waits for the streams.
-  virtual std::uint64_t count_wrong() = 0;
+  // Elements of the output of GPU `gpu_index` (of the context) that differ from the expected
+  // values after one iteration that started from fill_inputs(); waits for its stream.
+  virtual std::uint64_t count_wrong(std::size_t gpu_index) = 0;
   // Timed units (one-way messages for point-to-point ops) in one iteration.
   virtual int units_per_iteration() const { return 1; }
 };
@@ -81,7 +84,7 @@ class NcclCollectiveCase : public NcclOpCase {
 
   void fill_inputs() override;
   void enqueue_iteration() override;
-  std::uint64_t count_wrong() override;
+  std::uint64_t count_wrong(std::size_t gpu_index) override;
 
  protected:
   NcclCollectiveCase(const BenchmarkCase& benchmark_case, const NcclOpContext& context);

@@ -3,11 +3,21 @@
 #include "cuda/device_pattern.hpp"
 #include "nccl/nccl_check.hpp"
 
+#include <algorithm>
+
 namespace fb {
 
 NcclPointToPointCase::NcclPointToPointCase(const BenchmarkCase& benchmark_case, const NcclOpContext& context,
-                                           std::vector<Step> steps, int units_per_iteration)
-    : case_(benchmark_case), context_(context), steps_(std::move(steps)), units_per_iteration_(units_per_iteration) {
+                                           const PairSteps& pair_steps, int units_per_iteration)
+    : case_(benchmark_case), context_(context), units_per_iteration_(units_per_iteration) {
+  const std::vector<RankPair> pairs = context.pairs.empty()
+                                          ? std::vector<RankPair>{{benchmark_case.src_rank, benchmark_case.dst_rank}}
+                                          : std::vector<RankPair>(context.pairs.begin(), context.pairs.end());
+  for (const RankPair& pair : pairs) {
+    const std::vector<Step> steps = pair_steps(pair);
+    steps_.resize(std::max(steps_.size(), steps.size()));
+    for (std::size_t s = 0; s < steps.size(); ++s) steps_[s].insert(steps_[s].end(), steps[s].begin(), steps[s].end());
+  }
   const std::size_t bytes = case_.count * size_in_bytes(case_.dtype);
   for (const NcclGpu& gpu : context_.gpus) {
     GpuBuffers buffers;
@@ -19,6 +29,13 @@ NcclPointToPointCase::NcclPointToPointCase(const BenchmarkCase& benchmark_case, 
     }
     buffers_.push_back(std::move(buffers));
   }
+}
+
+bool NcclPointToPointCase::takes_part(int rank) const {
+  for (const Step& step : steps_)
+    for (const Transfer& transfer : step)
+      if (transfer.from == rank || transfer.to == rank) return true;
+  return false;
 }
 
 void NcclPointToPointCase::fill_inputs() {
@@ -57,19 +74,17 @@ void NcclPointToPointCase::enqueue_iteration() {
   }
 }
 
-std::uint64_t NcclPointToPointCase::count_wrong() {
+std::uint64_t NcclPointToPointCase::count_wrong(std::size_t gpu_index) {
+  const NcclGpu& gpu = context_.gpus[gpu_index];
   std::uint64_t wrong = 0;
-  for (std::size_t g = 0; g < context_.gpus.size(); ++g) {
-    const NcclGpu& gpu = context_.gpus[g];
-    for (const Step& step : steps_) {
-      for (const Transfer& transfer : step) {
-        if (transfer.acknowledgement || transfer.to != gpu.rank) continue;
-        const ScopedDevice on(gpu.device);
-        ExpectedPattern expected;
-        expected.nranks = context_.nranks;
-        expected.source_rank = transfer.from;
-        wrong += count_wrong_on_device(buffers_[g].recv.data(), case_.dtype, case_.count, expected, gpu.stream);
-      }
+  for (const Step& step : steps_) {
+    for (const Transfer& transfer : step) {
+      if (transfer.acknowledgement || transfer.to != gpu.rank) continue;
+      const ScopedDevice on(gpu.device);
+      ExpectedPattern expected;
+      expected.nranks = context_.nranks;
+      expected.source_rank = transfer.from;
+      wrong += count_wrong_on_device(buffers_[gpu_index].recv.data(), case_.dtype, case_.count, expected, gpu.stream);
     }
   }
   return wrong;

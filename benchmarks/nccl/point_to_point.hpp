@@ -1,10 +1,12 @@
 #pragma once
-// Point-to-point ops between two NCCL ranks (--src, --dst), the others idle: an iteration is a
-// sequence of steps, each one NCCL group of messages, so a ping-pong stays a ping-pong even when
-// both ranks are GPUs of one process (-g 2).
+// Point-to-point ops between two NCCL ranks (--src, --dst), or between every pair of a pair
+// pattern's round at once, the others idle: an iteration is a sequence of steps, each one NCCL
+// group of messages, so a ping-pong stays a ping-pong even when both ranks are GPUs of one
+// process (-g 2).
 
 #include "nccl/nccl_op.hpp"
 
+#include <functional>
 #include <vector>
 
 namespace fb {
@@ -20,13 +22,16 @@ class NcclPointToPointCase : public NcclOpCase {
     bool acknowledgement = false;
   };
   using Step = std::vector<Transfer>;
+  // The steps of one pair's iteration.
+  using PairSteps = std::function<std::vector<Step>(RankPair)>;
 
-  NcclPointToPointCase(const BenchmarkCase& benchmark_case, const NcclOpContext& context, std::vector<Step> steps,
+  // Every pair of the context (or the case's --src/--dst) runs `pair_steps` in the same steps.
+  NcclPointToPointCase(const BenchmarkCase& benchmark_case, const NcclOpContext& context, const PairSteps& pair_steps,
                        int units_per_iteration);
 
   void fill_inputs() override;
   void enqueue_iteration() override;
-  std::uint64_t count_wrong() override;
+  std::uint64_t count_wrong(std::size_t gpu_index) override;
   int units_per_iteration() const override { return units_per_iteration_; }
 
  private:
@@ -36,7 +41,7 @@ class NcclPointToPointCase : public NcclOpCase {
     DeviceBuffer acknowledgement_send;
     DeviceBuffer acknowledgement_recv;
   };
-  bool takes_part(int rank) const { return rank == case_.src_rank || rank == case_.dst_rank; }
+  bool takes_part(int rank) const;
 
   BenchmarkCase case_;
   NcclOpContext context_;

@@ -63,9 +63,13 @@ TEST(CudaBackend, CopiesOrSkipsCleanly) {
     EXPECT_EQ(row.backend, "cuda");
     EXPECT_EQ(row.wrong, std::optional<std::uint64_t>(0));
     EXPECT_GT(row.algbw_gbps, 0);
-    if (row.op == "h2d_ce") EXPECT_EQ(row.src_device, "host");
-    if (row.op == "d2h_sm") EXPECT_EQ(row.dst_device, "host");
-    if (row.op == "local_ce") EXPECT_EQ(row.src_device, row.dst_device);
+    if (row.op == "h2d_ce") {
+      EXPECT_EQ(row.src_device, "host");
+    } else if (row.op == "d2h_sm") {
+      EXPECT_EQ(row.dst_device, "host");
+    } else {
+      EXPECT_EQ(row.src_device, row.dst_device);
+    }
   }
   EXPECT_THAT(result.out, HasSubstr("(rows send, columns receive)"));
 }

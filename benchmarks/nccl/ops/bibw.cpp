@@ -8,8 +8,10 @@ namespace {
 std::unique_ptr<NcclOpCase> make_bibw(const BenchmarkCase& c, const NcclOpContext& context) {
   return std::make_unique<NcclPointToPointCase>(
       c, context,
-      std::vector<NcclPointToPointCase::Step>{{{.from = c.src_rank, .to = c.dst_rank, .messages = c.window},
-                                               {.from = c.dst_rank, .to = c.src_rank, .messages = c.window}}},
+      [window = c.window](RankPair pair) {
+        return std::vector<NcclPointToPointCase::Step>{{{.from = pair.src, .to = pair.dst, .messages = window},
+                                                        {.from = pair.dst, .to = pair.src, .messages = window}}};
+      },
       c.window);
 }
 

@@ -7,9 +7,11 @@ namespace {
 std::unique_ptr<NcclOpCase> make_bw(const BenchmarkCase& c, const NcclOpContext& context) {
   return std::make_unique<NcclPointToPointCase>(
       c, context,
-      std::vector<NcclPointToPointCase::Step>{
-          {{.from = c.src_rank, .to = c.dst_rank, .messages = c.window}},
-          {{.from = c.dst_rank, .to = c.src_rank, .acknowledgement = true}}},
+      [window = c.window](RankPair pair) {
+        return std::vector<NcclPointToPointCase::Step>{
+            {{.from = pair.src, .to = pair.dst, .messages = window}},
+            {{.from = pair.dst, .to = pair.src, .acknowledgement = true}}};
+      },
       c.window);
 }
 

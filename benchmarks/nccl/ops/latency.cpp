@@ -7,8 +7,10 @@ namespace {
 std::unique_ptr<NcclOpCase> make_latency(const BenchmarkCase& c, const NcclOpContext& context) {
   return std::make_unique<NcclPointToPointCase>(
       c, context,
-      std::vector<NcclPointToPointCase::Step>{{{.from = c.src_rank, .to = c.dst_rank}},
-                                              {{.from = c.dst_rank, .to = c.src_rank}}},
+      [](RankPair pair) {
+        return std::vector<NcclPointToPointCase::Step>{{{.from = pair.src, .to = pair.dst}},
+                                                       {{.from = pair.dst, .to = pair.src}}};
+      },
       2);
 }
 
