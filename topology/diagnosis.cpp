@@ -34,10 +34,6 @@ struct Flow {
 using GroupKey = std::tuple<std::string, std::string, std::uint64_t, int>;
 GroupKey group_of(const ResultRow& row) { return {row.run_id, row.op, row.bytes, *row.round}; }
 
-std::string link_name(const Graph& graph, LinkId link) {
-  return fmt::format("{} <-> {}", graph.vertex(graph.link(link).a).name, graph.vertex(graph.link(link).b).name);
-}
-
 std::string link_subject(const Graph& graph, LinkId link, LinkDirection direction) {
   const std::string& a = graph.vertex(graph.link(link).a).name;
   const std::string& b = graph.vertex(graph.link(link).b).name;
@@ -342,6 +338,10 @@ std::string_view to_string(LinkDirection direction) {
 }
 
 }  // namespace
+
+std::string link_name(const Graph& graph, LinkId link) {
+  return fmt::format("{} <-> {}", graph.vertex(graph.link(link).a).name, graph.vertex(graph.link(link).b).name);
+}
 
 Diagnosis diagnose(const Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings) {
   return Diagnoser(graph, rows, settings).run();

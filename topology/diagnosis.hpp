@@ -32,7 +32,8 @@ struct DiagnosisSettings {
 enum class LinkDirection { both, a_to_b, b_to_a };
 
 struct DiagnosisFinding {
-  std::string kind;                  // degraded_link, blocking_link, slow_node
+  std::string kind;                  // degraded_link, blocking_link, slow_node; failed_link, stalled_ranks
+                                     // (topology/incident_diagnosis.hpp)
   std::string subject;               // readable: "h00003/eth0 <-> leaf0001 (both directions)"
   std::optional<LinkId> link;        // link findings
   LinkDirection direction = LinkDirection::both;
@@ -61,5 +62,8 @@ struct Diagnosis {
 Diagnosis diagnose(const Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings = {});
 
 nlohmann::json to_json(const Graph& graph, const Diagnosis& diagnosis);
+
+// "h00003/eth0 <-> leaf0001": how findings name a link.
+std::string link_name(const Graph& graph, LinkId link);
 
 }  // namespace fb::topo

@@ -10,6 +10,7 @@
 #include "results/results_io.hpp"
 #include "topology/diagnosis.hpp"
 #include "topology/format_registry.hpp"
+#include "topology/incident_diagnosis.hpp"
 
 #include <fmt/format.h>
 
@@ -26,11 +27,13 @@ struct DiagnoseOptions {
   std::string json_path;
 };
 
-void print_diagnosis(std::ostream& out, const topo::Diagnosis& diagnosis, std::span<const Finding> wrong_results) {
+void print_diagnosis(std::ostream& out, const topo::Diagnosis& diagnosis, std::size_t incidents,
+                     std::span<const Finding> wrong_results) {
   out << fmt::format("# {} pair measurements examined (each run's largest size); scale {:.4g} measured GB/s per "
                      "modelled GB/s; {} slow, {} explained by the findings\n",
                      diagnosis.flows_examined, diagnosis.calibration, diagnosis.slow_flows,
                      diagnosis.slow_flows_explained);
+  if (incidents > 0) out << fmt::format("# {} incident{} (runs the watchdog ended)\n", incidents, incidents == 1 ? "" : "s");
   if (diagnosis.findings.empty() && wrong_results.empty()) {
     out << "# no findings\n";
     return;
@@ -38,8 +41,13 @@ void print_diagnosis(std::ostream& out, const topo::Diagnosis& diagnosis, std::s
   out << fmt::format("# {:<14} {:<56} {:>12} {:>12} {:>7} {:>10}\n", "kind", "subject", "expected GB/s",
                      "measured GB/s", "ratio", "confidence");
   for (const topo::DiagnosisFinding& finding : diagnosis.findings) {
-    out << fmt::format("  {:<14} {:<56} {:>12.4g} {:>12.4g} {:>7.3f} {:>10.2f}\n", finding.kind, finding.subject,
-                       finding.expected_gbps, finding.measured_gbps, finding.ratio(), finding.confidence);
+    // Findings from incidents have no bandwidth to compare.
+    if (finding.expected_gbps > 0)
+      out << fmt::format("  {:<14} {:<56} {:>12.4g} {:>12.4g} {:>7.3f} {:>10.2f}\n", finding.kind, finding.subject,
+                         finding.expected_gbps, finding.measured_gbps, finding.ratio(), finding.confidence);
+    else
+      out << fmt::format("  {:<14} {:<56} {:>12} {:>12} {:>7} {:>10.2f}\n", finding.kind, finding.subject, "-", "-", "-",
+                         finding.confidence);
     for (const std::string& line : finding.evidence) out << fmt::format("      {}\n", line);
   }
   for (const Finding& finding : wrong_results)
@@ -81,10 +89,13 @@ int run_diagnose(const DiagnoseOptions& options) {
       load_results(std::vector<std::filesystem::path>(options.results.begin(), options.results.end()));
   ExpectationColumns(graph, std::cerr).add(sets);
   const std::vector<ResultRow> rows = all_rows(sets);
-  const topo::Diagnosis diagnosis = topo::diagnose(graph, rows);
+  topo::Diagnosis diagnosis = topo::diagnose(graph, rows);
+  const std::vector<Incident> incidents = all_incidents(sets);
+  for (topo::DiagnosisFinding& finding : topo::diagnose_incidents(graph, incidents))
+    diagnosis.findings.push_back(std::move(finding));
   const std::vector<Finding> wrong_results = find_wrong_results(rows);
   const std::vector<EfficiencySummary> efficiency = summarize_efficiency(rows);
-  print_diagnosis(std::cout, diagnosis, wrong_results);
+  print_diagnosis(std::cout, diagnosis, incidents.size(), wrong_results);
   print_efficiency(std::cout, efficiency);
   if (!options.json_path.empty()) {
     nlohmann::json json = topo::to_json(graph, diagnosis);
@@ -100,7 +111,9 @@ int run_diagnose(const DiagnoseOptions& options) {
 }
 
 const CommandRegistrar registrar{
-    "diagnose", "join pair measurements to the topology: degraded links, blocking links, slow nodes, wrong results",
+    "diagnose",
+    "join pair measurements and incidents to the topology: degraded, blocking and failed links, slow nodes, wrong "
+    "results",
     [](CLI::App& sub) -> std::function<int()> {
       auto options = std::make_shared<DiagnoseOptions>();
       sub.add_option("--results", options->results, "results files or directories (pairwise, concurrent runs)")

@@ -13,11 +13,13 @@
 #include "cli/expectation_columns.hpp"
 #include "core/errors.hpp"
 #include "core/robust_statistics.hpp"
+#include "core/sizes.hpp"
 #include "topology/format_registry.hpp"
 
 #include <fmt/format.h>
 
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -28,6 +30,9 @@ namespace {
 struct FitOptions {
   std::vector<std::string> results;
   std::vector<std::string> topology;
+  // The sizes fitted: one protocol regime (eager, rendezvous) at a time fits a line best.
+  std::string min_bytes = "0";
+  std::string max_bytes;
 };
 
 bool is_fitted_op(const std::string& op) {
@@ -55,6 +60,9 @@ std::string ratio_cell(double fitted, const std::vector<double>& model) {
 }
 
 int run_fit(const FitOptions& options) {
+  const std::uint64_t min_bytes = parse_size_bytes(options.min_bytes);
+  const std::uint64_t max_bytes =
+      options.max_bytes.empty() ? std::numeric_limits<std::uint64_t>::max() : parse_size_bytes(options.max_bytes);
   std::vector<LoadedResults> sets =
       load_results(std::vector<std::filesystem::path>(options.results.begin(), options.results.end()));
   std::optional<topo::Graph> graph;
@@ -69,7 +77,7 @@ int run_fit(const FitOptions& options) {
   std::map<std::pair<std::string, std::string>, SweepGroup> groups;
   for (const LoadedResults& set : sets) {
     for (const ResultRow& row : set.results.rows) {
-      if (!is_fitted_op(row.op)) continue;
+      if (!is_fitted_op(row.op) || row.bytes < min_bytes || row.bytes > max_bytes) continue;
       std::string link_class = host_class(row);
       std::optional<topo::PairPath> path;
       if (expectations) path = expectations->model().pair_path(row, set.results.provenance.rank_hosts).path;
@@ -83,7 +91,8 @@ int run_fit(const FitOptions& options) {
     }
   }
   if (groups.empty())
-    throw UsageError("no point-to-point rows (latency, bw, pairwise_latency, pairwise) in the results: nothing to fit");
+    throw UsageError("no point-to-point rows (latency, bw, pairwise_latency, pairwise) in the results and sizes "
+                     "selected: nothing to fit");
 
   std::vector<std::string> lines;
   std::vector<std::string> skipped;
@@ -123,6 +132,8 @@ const CommandRegistrar registrar{
           ->required();
       sub.add_option("--topology", options->topology,
                      "topology files: classes by the route's bottleneck link, with the model's alpha and bandwidth");
+      sub.add_option("-b,--minbytes", options->min_bytes, "fit only sizes from this one (8, 4K, 1M)");
+      sub.add_option("-e,--maxbytes", options->max_bytes, "fit only sizes up to this one");
       return [options] { return run_fit(*options); };
     }};
 

@@ -10,6 +10,7 @@
 #include "topology/diagnosis.hpp"
 #include "topology/dot_export.hpp"
 #include "topology/format_registry.hpp"
+#include "topology/incident_diagnosis.hpp"
 
 #include <fmt/format.h>
 
@@ -33,15 +34,21 @@ struct ReportOptions {
 void add_topology(ReportInput& input, const std::vector<std::string>& topology_files) {
   const topo::Graph graph = topo::load_topology(topology_files);
   ExpectationColumns(graph, std::cerr).add(input.sets);
-  const topo::Diagnosis diagnosis = topo::diagnose(graph, all_rows(input.sets));
+  topo::Diagnosis diagnosis = topo::diagnose(graph, all_rows(input.sets));
+  for (topo::DiagnosisFinding& finding : topo::diagnose_incidents(graph, all_incidents(input.sets)))
+    diagnosis.findings.push_back(std::move(finding));
   std::vector<topo::LinkId> flagged;
   for (const topo::DiagnosisFinding& finding : diagnosis.findings) {
     if (finding.link) flagged.push_back(*finding.link);
     flagged.insert(flagged.end(), finding.parallel_links.begin(), finding.parallel_links.end());
     std::string evidence;
     for (const std::string& line : finding.evidence) evidence += (evidence.empty() ? "" : "; ") + line;
-    input.model_findings.push_back(
-        {finding.kind, finding.subject, finding.expected_gbps, finding.measured_gbps, "GB/s", evidence});
+    // Findings from incidents have no bandwidth to compare.
+    const bool has_bandwidth = finding.expected_gbps > 0;
+    input.model_findings.push_back({finding.kind, finding.subject,
+                                    has_bandwidth ? std::optional(finding.expected_gbps) : std::nullopt,
+                                    has_bandwidth ? std::optional(finding.measured_gbps) : std::nullopt,
+                                    has_bandwidth ? "GB/s" : "", evidence});
   }
   std::ostringstream dot;
   topo::write_dot(dot, graph, flagged);

@@ -22,8 +22,8 @@ Incident make_timeout_incident(const BenchmarkCase& benchmark_case, const PairRo
   }
   std::map<std::pair<std::string, std::string>, std::vector<int>> ranks_by_lost_link;
   for (const RankStall& rank : stall.ranks) {
-    if (rank.arrived) incident.ranks_arrived.push_back(rank.rank);
-    else incident.ranks_not_arrived.push_back({rank.rank, rank.host, rank.answered, rank.position});
+    (rank.arrived ? incident.ranks_arrived : incident.ranks_not_arrived)
+        .push_back({rank.rank, rank.host, rank.answered, rank.position});
     for (const std::string& link : rank.links_lost) ranks_by_lost_link[{rank.host, link}].push_back(rank.rank);
   }
   for (auto& [host_and_link, ranks] : ranks_by_lost_link)

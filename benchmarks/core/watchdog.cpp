@@ -399,8 +399,7 @@ StallReport Watchdog::examine_stall(double stalled_s) {
       stall = {member, host, true, describe(progress), !(least < furthest && progress == least),
                links_lost_of(answer->second)};
     }
-    std::string links;
-    for (const std::string& link : stall.links_lost) links += (links.empty() ? "" : ", ") + link;
+    const std::string links = fmt::format("{}", fmt::join(stall.links_lost, ", "));
     if (!stall.arrived)
       missing += fmt::format("{}{} on {} ({}{})", missing.empty() ? "" : ", ", member, host,
                              stall.answered ? "still at " + stall.position : "no answer",

@@ -64,7 +64,8 @@ void BM_RewriteResultsFiles(benchmark::State& state) {
   row.dtype = "float";
   row.redop = "sum";
   row.timestamp = "2026-11-22T00:00:00Z";
-  const fb::ResultSet results{fb::Provenance{}, std::vector<fb::ResultRow>(static_cast<std::size_t>(state.range(0)), row)};
+  fb::ResultSet results;
+  results.rows.assign(static_cast<std::size_t>(state.range(0)), row);
   for (auto _ : state) {
     fb::write_file_atomically(dir / "r.csv", fb::results_to_csv(results));
     fb::write_file_atomically(dir / "r.json", fb::results_to_json(results));

@@ -172,6 +172,8 @@ class NcclBackend final : public Backend {
     std::abort();  // MPI_Abort does not return; this satisfies [[noreturn]] if it ever did.
   }
 
+  void set_stall_handler(StallHandler handler) override { watchdog_->set_stall_handler(std::move(handler)); }
+
  private:
   // What this process measured of a case: per GPU, its times per unit and its wrong elements.
   struct LocalRun {

@@ -69,4 +69,11 @@ std::vector<ResultRow> all_rows(const std::vector<LoadedResults>& sets) {
   return rows;
 }
 
+std::vector<Incident> all_incidents(const std::vector<LoadedResults>& sets) {
+  std::vector<Incident> incidents;
+  for (const auto& set : sets)
+    incidents.insert(incidents.end(), set.results.incidents.begin(), set.results.incidents.end());
+  return incidents;
+}
+
 }  // namespace fb

@@ -24,4 +24,7 @@ std::vector<LoadedResults> load_results(const std::vector<std::filesystem::path>
 // Every row of every set, in load order.
 std::vector<ResultRow> all_rows(const std::vector<LoadedResults>& sets);
 
+// Every incident of every set, in load order.
+std::vector<Incident> all_incidents(const std::vector<LoadedResults>& sets);
+
 }  // namespace fb

@@ -1,11 +1,11 @@
 #include "results/incident.hpp"
 
 #include "results/incident_json.hpp"
+#include "results/json_whole_number.hpp"
 
 #include <fmt/format.h>
 
 #include <stdexcept>
-#include <utility>
 
 namespace fb {
 namespace {
@@ -38,10 +38,7 @@ double number(const Json& object, const char* key) {
 // Whole numbers only, and within the type: a conversion from anything else would be undefined.
 template <class Integer>
 Integer whole_number(const Json& value, const char* key) {
-  if (value.is_number_unsigned() && std::in_range<Integer>(value.get<std::uint64_t>()))
-    return static_cast<Integer>(value.get<std::uint64_t>());
-  if (value.is_number_integer() && std::in_range<Integer>(value.get<std::int64_t>()))
-    return static_cast<Integer>(value.get<std::int64_t>());
+  if (const std::optional<Integer> whole = json_whole_number<Integer>(value)) return *whole;
   throw std::invalid_argument(fmt::format("{} is not a whole number in range", key));
 }
 
@@ -51,19 +48,32 @@ const Json& array(const Json& object, const char* key) {
   return value;
 }
 
+Json ranks_to_json(const std::vector<IncidentRank>& ranks) {
+  Json json = Json::array();
+  for (const IncidentRank& rank : ranks)
+    json.push_back({{"rank", rank.rank}, {"host", rank.host}, {"answered", rank.answered}, {"position", rank.position}});
+  return json;
+}
+
+std::vector<IncidentRank> ranks_from_json(const Json& object, const char* key) {
+  std::vector<IncidentRank> ranks;
+  for (const Json& rank : array(object, key))
+    ranks.push_back({whole_number<int>(member(rank, "rank"), "rank"), text(rank, "host"), flag(rank, "answered"),
+                     text(rank, "position")});
+  return ranks;
+}
+
 std::vector<int> ranks_of(const Json& object, const char* key) {
   std::vector<int> ranks;
   for (const Json& rank : array(object, key)) ranks.push_back(whole_number<int>(rank, key));
   return ranks;
 }
 
-std::string join_ranks(const std::vector<int>& ranks) {
-  std::string joined;
-  for (const int rank : ranks) joined += (joined.empty() ? "" : ", ") + std::to_string(rank);
-  return joined;
-}
-
 }  // namespace
+
+std::string describe_ranks(const std::vector<int>& ranks) {
+  return fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", fmt::join(ranks, ", "));
+}
 
 std::string describe_incident(const Incident& incident) {
   std::string where = fmt::format("{} in {} {} B", incident.kind, incident.op, incident.bytes);
@@ -74,7 +84,7 @@ std::string describe_incident(const Incident& incident) {
                        rank.answered ? "still at " + rank.position : "did not answer");
   if (who.empty()) who = "every rank arrived at the same step";
   for (const IncidentLink& link : incident.links_lost)
-    who += fmt::format("; {} of {} went down (ranks {})", link.link, link.host, join_ranks(link.ranks));
+    who += fmt::format("; {} of {} went down ({})", link.link, link.host, describe_ranks(link.ranks));
   return fmt::format("{} at {}: {}", where, incident.step, who);
 }
 
@@ -85,10 +95,6 @@ Json incident_to_json(const Incident& incident) {
                      {"dst_rank", pair.dst_rank},
                      {"src_host", pair.src_host},
                      {"dst_host", pair.dst_host}});
-  Json not_arrived = Json::array();
-  for (const IncidentRank& rank : incident.ranks_not_arrived)
-    not_arrived.push_back(
-        {{"rank", rank.rank}, {"host", rank.host}, {"answered", rank.answered}, {"position", rank.position}});
   Json links = Json::array();
   for (const IncidentLink& link : incident.links_lost)
     links.push_back({{"host", link.host}, {"link", link.link}, {"ranks", link.ranks}});
@@ -101,8 +107,8 @@ Json incident_to_json(const Incident& incident) {
               {"step", incident.step},
               {"round", incident.round ? Json(*incident.round) : Json(nullptr)},
               {"pairs_in_flight", std::move(pairs)},
-              {"ranks_not_arrived", std::move(not_arrived)},
-              {"ranks_arrived", incident.ranks_arrived},
+              {"ranks_not_arrived", ranks_to_json(incident.ranks_not_arrived)},
+              {"ranks_arrived", ranks_to_json(incident.ranks_arrived)},
               {"links_lost", std::move(links)},
               {"deadline_s", incident.deadline_s},
               {"stalled_s", incident.stalled_s},
@@ -124,10 +130,8 @@ Incident incident_from_json(const Json& json) {
     incident.pairs_in_flight.push_back({whole_number<int>(member(pair, "src_rank"), "src_rank"),
                                         whole_number<int>(member(pair, "dst_rank"), "dst_rank"),
                                         text(pair, "src_host"), text(pair, "dst_host")});
-  for (const Json& rank : array(json, "ranks_not_arrived"))
-    incident.ranks_not_arrived.push_back({whole_number<int>(member(rank, "rank"), "rank"), text(rank, "host"),
-                                          flag(rank, "answered"), text(rank, "position")});
-  incident.ranks_arrived = ranks_of(json, "ranks_arrived");
+  incident.ranks_not_arrived = ranks_from_json(json, "ranks_not_arrived");
+  incident.ranks_arrived = ranks_from_json(json, "ranks_arrived");
   for (const Json& link : array(json, "links_lost"))
     incident.links_lost.push_back({text(link, "host"), text(link, "link"), ranks_of(link, "ranks")});
   incident.deadline_s = number(json, "deadline_s");

@@ -48,8 +48,10 @@ struct Incident {
   std::string step;              // where rank 0 was: "timed iteration 12", "gathering times"
   std::optional<int> round;      // pair patterns: the round of pairs in flight
   std::vector<IncidentPair> pairs_in_flight;  // pair patterns: every pair of that round
+  // Every rank of the job in one of the two: those that held the job back (no answer, or behind
+  // the others) and those that had arrived where the job was.
   std::vector<IncidentRank> ranks_not_arrived;
-  std::vector<int> ranks_arrived;
+  std::vector<IncidentRank> ranks_arrived;
   std::vector<IncidentLink> links_lost;
   double deadline_s = 0;
   double stalled_s = 0;
@@ -62,5 +64,8 @@ struct Incident {
 // "timeout in pairwise 131072 B round 2: rank 2 on h00003 did not answer, rank 5 on h00006 still
 // at timed iteration 3": one line, for CSV comments and messages.
 std::string describe_incident(const Incident& incident);
+
+// "rank 2", "ranks 2, 5": how incidents and the findings drawn from them list ranks.
+std::string describe_ranks(const std::vector<int>& ranks);
 
 }  // namespace fb

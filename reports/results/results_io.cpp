@@ -3,6 +3,7 @@
 #include "core/errors.hpp"
 #include "core/termination_signals.hpp"
 #include "results/incident_json.hpp"
+#include "results/json_whole_number.hpp"
 
 #include <fcntl.h>
 #include <sys/statvfs.h>
@@ -70,6 +71,10 @@ struct FieldCodec<Number> {
   static Json to_json(Number value) { return value; }
   static Number from_json(const Json& json) {
     if (!json.is_number()) throw std::invalid_argument(fmt::format("expected a number, got {}", json_text(json)));
+    if constexpr (std::is_integral_v<Number>) {
+      if (const std::optional<Number> whole = json_whole_number<Number>(json)) return *whole;
+      throw std::invalid_argument(fmt::format("expected a whole number in range, got {}", json_text(json)));
+    }
     return json.get<Number>();
   }
   static Json parse_cell(std::string_view cell) { return parse_number<Number>(cell); }
@@ -126,8 +131,6 @@ constexpr std::array fields{
     field<&ResultRow::dst_rank>("dst_rank"),
     field<&ResultRow::src_host>("src_host"),
     field<&ResultRow::dst_host>("dst_host"),
-    field<&ResultRow::src_device>("src_device"),
-    field<&ResultRow::dst_device>("dst_device"),
     field<&ResultRow::round>("round"),
     field<&ResultRow::concurrent_flows>("concurrent_flows"),
     field<&ResultRow::bytes>("bytes"),
@@ -145,6 +148,8 @@ constexpr std::array fields{
     added_field<&ResultRow::expected_busbw_gbps>("expected_busbw_gbps"),
     added_field<&ResultRow::expected_time_us>("expected_time_us"),
     added_field<&ResultRow::efficiency_pct>("efficiency_pct"),
+    added_field<&ResultRow::src_device>("src_device"),
+    added_field<&ResultRow::dst_device>("dst_device"),
 };
 constexpr std::size_t column_count = fields.size() + 1;  // + schema
 

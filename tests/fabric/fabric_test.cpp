@@ -1,6 +1,7 @@
 // The diagnosis end to end: an emulated fabric with a known fault (scripts/emulated-fabric.sh),
 // the real fabricbench measuring across it under the real mpirun, and `fabricbench diagnose`
-// naming the fault from the measurements and the topology model (tests/fabric/specs/).
+// naming the fault from the measurements and the topology model (tests/fabric/specs/); and a host
+// cable that goes down mid-run, which the watchdog must end the run on and diagnose must name.
 //
 // Each case first checks that the emulation did what it was told (throttled rows are slow by the
 // throttle's ratio, blocked rows by the oversubscription), so that a failure in the diagnosis
@@ -12,14 +13,17 @@
 #include "results/results_io.hpp"
 #include "support/temp_dir.hpp"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -32,11 +36,14 @@
 namespace fb {
 namespace {
 
+using ::testing::HasSubstr;
+using testing::ChildProcess;
 using testing::describe;
 using testing::lines_of;
 using testing::ProcessResult;
 using testing::run_process;
 using testing::TempDir;
+using testing::wait_for_rows;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -155,7 +162,8 @@ class EmulatedFabric : public ::testing::Test {
     const ProcessResult result = fabric_script(args);
     if (result.exit_code == fabric_unavailable) GTEST_SKIP() << result.err;
     ASSERT_EQ(result.exit_code, 0) << describe(result);
-    ASSERT_EQ(namespaces_with_prefix(prefix_).size(), host_count + 3u) << "8 hosts, 2 leaves, 1 spine";
+    ASSERT_EQ(namespaces_with_prefix(prefix_).size(), host_count + 4u)
+        << "8 hosts, 2 leaves, 1 spine, 1 management switch";
   }
 
   // One `fabricbench run PATTERN` over every host, with small, few iterations: at 40 Mbit/s a 256 KiB
@@ -364,6 +372,88 @@ TEST_F(EmulatedFabric, OversubscribedUplinksBlockOnlyUnderConcurrentLoad) {
     EXPECT_THAT(findings_of_kind(*pairwise_only, "degraded_link"), ::testing::IsEmpty());
     EXPECT_THAT(findings_of_kind(*pairwise_only, "blocking_link"), ::testing::IsEmpty());
   }
+}
+
+// A host's cable goes down in the middle of a pairwise sweep. The watchdog ends the run with the
+// timeout code and names the op, the size and the host; every size measured before stays on disk
+// with the incident beside it; and diagnose names that host's cable and no other link.
+TEST_F(EmulatedFabric, HostLinkDownMidRunEndsTheRunAndDiagnoseNamesThatLink) {
+  up({});
+  if (IsSkipped() || HasFatalFailure()) return;
+
+  const std::string failed_host = "h00003";
+  constexpr int step_timeout_s = 3;
+  // The deadline, the 2 s rank 0 waits for answers, the 5 s the other ranks give rank 0 before
+  // they end the job themselves, and mpirun's teardown, many times over.
+  const auto run_end_bound = std::chrono::seconds(10 * step_timeout_s + 60);
+  constexpr std::uint64_t first_size = 64 << 10;
+  const std::size_t rows_per_size = host_count * (host_count - 1u);
+  const fs::path csv = results_dir_ / "link-down.csv";
+  const fs::path json_path = results_dir_ / "link-down.json";
+  // The sweep to 64M takes many minutes at 40 Mbit/s: the run is still measuring when the cable goes.
+  ChildProcess run({EMULATED_FABRIC_SCRIPT, "mpirun", "--prefix", prefix_, "-np", std::to_string(host_count),
+                    FABRICBENCH_BINARY, "run", "pairwise", "-b", "64K", "-e", "64M", "-n", "3", "-w", "1", "-W", "4",
+                    "-T", std::to_string(step_timeout_s), "--csv", csv.string(), "--json", json_path.string()});
+  ASSERT_TRUE(wait_for_rows(csv, rows_per_size, std::chrono::seconds(180)))
+      << "the first size never reached the disk\n"
+      << describe(run.wait(std::chrono::seconds(0)));
+  const ProcessResult down = fabric_script({"link-down", "--prefix", prefix_, failed_host});
+  ASSERT_EQ(down.exit_code, 0) << describe(down);
+  const auto link_down_at = std::chrono::steady_clock::now();
+  const ProcessResult result = run.wait(run_end_bound);
+  std::cout << "link down to exit: "
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - link_down_at).count() << " s\n";
+  EXPECT_FALSE(result.timed_out) << describe(result);
+  EXPECT_EQ(result.exit_code, 5) << describe(result);
+
+  // Both files valid; every size before the one in flight complete; the incident beside them.
+  const ResultSet from_csv = read_results_csv(csv);
+  const ResultSet from_json = read_results_json(json_path);
+  EXPECT_EQ(from_csv.rows, from_json.rows);
+  ASSERT_EQ(from_json.incidents.size(), 1u);
+  const Incident& incident = from_json.incidents.front();
+  EXPECT_EQ(incident.kind, "timeout");
+  EXPECT_EQ(incident.op, "pairwise");
+  EXPECT_GT(incident.bytes, first_size);
+  EXPECT_EQ(incident.deadline_s, step_timeout_s);
+  ASSERT_TRUE(incident.round);
+  EXPECT_EQ(incident.pairs_in_flight.size(), host_count / 2u);
+  EXPECT_TRUE(std::any_of(incident.pairs_in_flight.begin(), incident.pairs_in_flight.end(),
+                          [&](const IncidentPair& pair) { return pair.src_host == failed_host || pair.dst_host == failed_host; }));
+  EXPECT_EQ(incident.ranks_arrived.size() + incident.ranks_not_arrived.size(), static_cast<std::size_t>(host_count));
+  // The host is named whichever network the watchdog's side channel took: its rank did not
+  // answer (the channel crossed the cable), or it answered and saw its link go down.
+  const bool silent = std::any_of(incident.ranks_not_arrived.begin(), incident.ranks_not_arrived.end(),
+                                  [&](const IncidentRank& rank) { return rank.host == failed_host && !rank.answered; });
+  const bool saw_it = incident.links_lost.size() == 1 && incident.links_lost[0].host == failed_host &&
+                      incident.links_lost[0].link == "eth0";
+  EXPECT_TRUE(silent || saw_it) << incident.message;
+  std::map<std::uint64_t, std::set<int>> rounds_by_size;
+  for (const ResultRow& row : from_json.rows) {
+    EXPECT_LE(row.bytes, incident.bytes);
+    rounds_by_size[row.bytes].insert(*row.round);
+  }
+  for (std::uint64_t bytes = first_size; bytes < incident.bytes; bytes *= 2) {
+    EXPECT_EQ(std::count_if(from_json.rows.begin(), from_json.rows.end(), [&](const ResultRow& row) { return row.bytes == bytes; }),
+              static_cast<std::ptrdiff_t>(rows_per_size))
+        << bytes << " B";
+  }
+  for (const int round : rounds_by_size[incident.bytes]) EXPECT_LT(round, *incident.round);
+
+  // The message names the op, the size and the host.
+  EXPECT_THAT(result.err, HasSubstr(fmt::format("timeout in pairwise {} B round {}", incident.bytes, *incident.round)));
+  EXPECT_THAT(result.err, HasSubstr(failed_host));
+
+  results_files_["link-down"] = json_path;
+  const std::optional<json> diagnosis = diagnose({"link-down"}, "healthy");
+  if (!diagnosis) return;
+  const std::vector<json> failed = findings_of_kind(*diagnosis, "failed_link");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_TRUE(link_joins(failed[0].at("link"), failed_host, "leaf0001")) << failed[0];
+  EXPECT_EQ(failed[0].at("host"), failed_host);
+  EXPECT_THAT(findings_of_kind(*diagnosis, "degraded_link"), ::testing::IsEmpty());
+  EXPECT_THAT(findings_of_kind(*diagnosis, "blocking_link"), ::testing::IsEmpty());
+  EXPECT_THAT(findings_of_kind(*diagnosis, "stalled_ranks"), ::testing::IsEmpty());
 }
 
 }  // namespace

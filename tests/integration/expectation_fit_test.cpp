@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <sstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +22,7 @@ using ::testing::HasSubstr;
 using testing::allow_root;
 using testing::describe;
 using testing::directly;
+using testing::fields_of;
 using testing::lines_of;
 using testing::ProcessResult;
 using testing::run_process;
@@ -41,13 +42,6 @@ void write_spec(const std::filesystem::path& path) {
   std::ofstream(path) << "name: this-host\nnode:\n  hosts: \"" << this_host()
                       << "\"\n  cpus: 2\n  gpus: 0\n  pcie: {generation: 4, width: 16, switches: 0}\n"
                          "  nics: {count: 1, type: ethernet, rate_gbps: 10}\n";
-}
-
-std::vector<std::string> fields_of(const std::string& line) {
-  std::vector<std::string> fields;
-  std::istringstream in(line);
-  for (std::string field; in >> field;) fields.push_back(field);
-  return fields;
 }
 
 // The fit's table line of `op`: op points sizes alpha_us +- 1/b_GB/s R^2 model... link class.
@@ -103,6 +97,58 @@ TEST(ExpectationAndFit, PointToPointSweepCarriesTheModelAndFitsAlphaAndBeta) {
   const ProcessResult plain = run_process(directly({"fit", dir / "r.csv"}));
   ASSERT_EQ(plain.exit_code, 0) << describe(plain);
   EXPECT_EQ(fit_line(plain.out, "latency").back(), "intra-node") << plain.out;
+}
+
+// diagnose fills the rows that have no expectation, keeps those that have one, and names a host
+// the topology lacks once, however many rows name it.
+TEST(ExpectationAndFit, DiagnoseFillsMissingExpectationsAndWarnsOncePerUnknownHost) {
+  const TempDir dir;
+  std::ofstream(dir / "pair.yaml") << "node:\n  hosts: \"node[1-2]\"\n  cpus: 1\n  gpus: 0\n"
+                                      "  pcie: {generation: 4, width: 16, switches: 0}\n"
+                                      "  nics: {count: 1, type: ethernet, rate_gbps: 100}\n"
+                                      "fabric:\n  tiers:\n    - {name: leaf, radix: 4}\n";
+  ResultSet results;
+  results.provenance.rank_hosts = {"node1", "node2", "ghost"};
+  const auto bw_row = [](int dst, const std::string& dst_host, std::uint64_t bytes) {
+    ResultRow row;
+    row.run_id = "r";
+    row.backend = "mpi";
+    row.op = "bw";
+    row.nranks = 3;
+    row.src_rank = 0;
+    row.dst_rank = dst;
+    row.src_host = "node1";
+    row.dst_host = dst_host;
+    row.bytes = bytes;
+    row.time_median_us = static_cast<double>(bytes) / 10e3;  // 10 GB/s
+    row.algbw_gbps = 10;
+    row.busbw_gbps = 10;
+    return row;
+  };
+  results.rows.push_back(bw_row(1, "node2", 1 << 20));
+  ResultRow judged_before = bw_row(1, "node2", 2 << 20);
+  judged_before.expected_busbw_gbps = 40.0;
+  judged_before.efficiency_pct = 25.0;
+  results.rows.push_back(judged_before);
+  for (const std::uint64_t bytes : {1u << 20, 2u << 20}) results.rows.push_back(bw_row(2, "ghost", bytes));
+  write_file_atomically(dir / "r.json", results_to_json(results));
+
+  const ProcessResult diagnose =
+      run_process(directly({"diagnose", "--results", dir / "r.json", "--topology", dir / "pair.yaml"}));
+  ASSERT_EQ(diagnose.exit_code, 0) << describe(diagnose);
+  ASSERT_EQ(lines_of(diagnose.err).size(), 1u) << describe(diagnose);
+  EXPECT_EQ(lines_of(diagnose.err)[0],
+            "fabricbench: warning: host ghost is not in the topology: no expectation for its rows");
+  // op size rows expected unit measured unit median% lowest% ...: 100G Ethernet is 12.5 GB/s.
+  std::map<std::string, std::vector<std::string>> by_size;
+  for (const std::string& line : lines_of(diagnose.out))
+    if (const auto fields = fields_of(line); fields.size() > 8 && fields[0] == "bw") by_size[fields[1]] = fields;
+  ASSERT_EQ(by_size.size(), 2u) << diagnose.out;
+  EXPECT_EQ(by_size["1048576"][2], "1");  // the ghost's row has none
+  EXPECT_EQ(by_size["1048576"][3], "12.5");
+  EXPECT_EQ(by_size["1048576"][7], "80.0");
+  EXPECT_EQ(by_size["2097152"][3], "40");  // kept as the run recorded it
+  EXPECT_EQ(by_size["2097152"][7], "25.0");
 }
 
 TEST(ExpectationAndFit, FitWithoutPointToPointRowsIsAOneLineUsageError) {

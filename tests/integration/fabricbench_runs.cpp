@@ -27,6 +27,13 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
+std::vector<std::string> fields_of(const std::string& line) {
+  std::vector<std::string> fields;
+  std::istringstream in(line);
+  for (std::string field; in >> field;) fields.push_back(field);
+  return fields;
+}
+
 std::string describe(const ProcessResult& result) {
   return "exit " + std::to_string(result.exit_code) + (result.timed_out ? " (timed out)" : "") + "\n--- stdout\n" +
          result.out + "\n--- stderr\n" + result.err;

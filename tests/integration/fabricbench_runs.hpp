@@ -20,6 +20,8 @@ std::vector<std::string> directly(const std::vector<std::string>& args);
 
 // The lines of a command's output.
 std::vector<std::string> lines_of(const std::string& text);
+// The whitespace-separated fields of a line.
+std::vector<std::string> fields_of(const std::string& line);
 
 // Exit status and both outputs, for assertion messages.
 std::string describe(const ProcessResult& result);

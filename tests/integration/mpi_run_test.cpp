@@ -24,6 +24,7 @@ using ::testing::StartsWith;
 using testing::allow_root;
 using testing::ChildProcess;
 using testing::describe;
+using testing::fields_of;
 using testing::lines_of;
 using testing::directly;
 using testing::under_mpirun;
@@ -31,13 +32,6 @@ using testing::wait_for_rows;
 using testing::ProcessResult;
 using testing::TempDir;
 using testing::run_process;
-
-std::vector<std::string> fields_of(const std::string& line) {
-  std::vector<std::string> fields;
-  std::istringstream in(line);
-  for (std::string field; in >> field;) fields.push_back(field);
-  return fields;
-}
 
 // The default sweep from 8 bytes, rounded up to the op's unit, doubling up to `max_bytes`.
 std::vector<std::uint64_t> expected_sizes(const OpTraits& op, int nranks, std::uint64_t max_bytes) {

@@ -4,10 +4,12 @@
 
 #include "core/errors.hpp"
 #include "topology/diagnosis.hpp"
+#include "topology/incident_diagnosis.hpp"
 #include "topology/pair_simulation.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 
 namespace fb::topo {
@@ -111,6 +113,152 @@ TEST(Diagnosis, BlockingUplinksAreConfirmedByConcurrentButNotFlaggedByPairwise) 
   }
   const Diagnosis pairwise = diagnose(fabric.graph, pairwise_on(fabric.graph, fabric));
   EXPECT_TRUE(pairwise.findings.empty()) << pairwise.findings.front().subject;
+}
+
+// A timeout in round 4 of pairwise on the 8 hosts, one rank each (rank r on host r + 1), pairs
+// (0,4) (1,5) (2,6) (3,7): every rank arrived until a test holds some back.
+Incident pairwise_timeout(const TwoLeafFabric& fabric) {
+  Incident incident;
+  incident.kind = "timeout";
+  incident.op = "pairwise";
+  incident.bytes = 1 << 20;
+  incident.round = 4;
+  incident.step = "gathering times";
+  for (int src = 0; src < 4; ++src)
+    incident.pairs_in_flight.push_back({src, src + 4, fabric.hosts[static_cast<std::size_t>(src)],
+                                        fabric.hosts[static_cast<std::size_t>(src + 4)]});
+  for (int rank = 0; rank < 8; ++rank)
+    incident.ranks_arrived.push_back({rank, fabric.hosts[static_cast<std::size_t>(rank)], true, "gathering times"});
+  incident.message = "timeout: bw 1048576 B, 4 pairs at once made no progress for 3.0 s";
+  return incident;
+}
+
+// Moves `rank` to the ranks that did not arrive: silent, or still in its timed loop.
+void hold_back(Incident& incident, int rank, bool answered) {
+  const auto at = std::find_if(incident.ranks_arrived.begin(), incident.ranks_arrived.end(),
+                               [&](const IncidentRank& r) { return r.rank == rank; });
+  IncidentRank held = *at;
+  incident.ranks_arrived.erase(at);
+  held.answered = answered;
+  held.position = answered ? "timed iteration 3" : "";
+  incident.ranks_not_arrived.push_back(held);
+}
+
+std::vector<DiagnosisFinding> diagnose_one(const TwoLeafFabric& fabric, const Incident& incident) {
+  return diagnose_incidents(fabric.graph, std::span(&incident, 1));
+}
+
+// The watchdog's side channel crosses the failed cable: h00003's rank is silent, its partner waits.
+TEST(IncidentDiagnosis, SilentHostIsNamedByItsLink) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  Incident incident = pairwise_timeout(fabric);
+  hold_back(incident, 2, false);
+  hold_back(incident, 6, true);
+  const std::vector<DiagnosisFinding> findings = diagnose_one(fabric, incident);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, "failed_link");
+  EXPECT_EQ(findings[0].link, fabric.host_links[2]);
+  EXPECT_EQ(findings[0].host, "h00003");
+  EXPECT_EQ(findings[0].subject, "h00003/eth0 <-> leaf0001: down or unreachable");
+  EXPECT_EQ(findings[0].evidence.at(0),
+            "pairwise 1048576 B round 4: no rank on h00003 answered (rank 2); every stalled pair touches h00003");
+  EXPECT_EQ(findings[0].evidence.at(1), incident.message);
+}
+
+// The side channel runs over another network: both ends of the stalled pair answer, and only the
+// link state tells them apart.
+TEST(IncidentDiagnosis, HostThatSawItsLinkGoDownIsNamedWhenEveryRankAnswered) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  Incident incident = pairwise_timeout(fabric);
+  hold_back(incident, 2, true);
+  hold_back(incident, 6, true);
+  incident.links_lost = {{"h00003", "eth0", {2}}};
+  std::vector<DiagnosisFinding> findings = diagnose_one(fabric, incident);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, "failed_link");
+  EXPECT_EQ(findings[0].link, fabric.host_links[2]);
+  EXPECT_EQ(findings[0].evidence.at(0), "pairwise 1048576 B round 4: eth0 of h00003 went down during the run (seen by "
+                                        "rank 2); every stalled pair touches h00003");
+  // A link the topology has no NIC for stands for the host's NIC that MPI uses.
+  incident.links_lost = {{"h00003", "mlx5_0/1", {2}}};
+  findings = diagnose_one(fabric, incident);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].link, fabric.host_links[2]);
+}
+
+// Both ends of the one stalled pair answered and no link went down: either host may be at fault.
+TEST(IncidentDiagnosis, OneStalledPairAnsweringNamesBothHostsAndNoLink) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  Incident incident = pairwise_timeout(fabric);
+  hold_back(incident, 2, true);
+  hold_back(incident, 6, true);
+  const std::vector<DiagnosisFinding> findings = diagnose_one(fabric, incident);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, "stalled_ranks");
+  EXPECT_FALSE(findings[0].link);
+  EXPECT_EQ(findings[0].subject, "rank 2 on h00003, rank 6 on h00007");
+  EXPECT_EQ(findings[0].confidence, 0.5);
+}
+
+// Two stalled pairs and the silent rank in only one of them: no single host explains both.
+TEST(IncidentDiagnosis, StalledPairsOnDifferentHostsNameNoLink) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  Incident incident = pairwise_timeout(fabric);
+  hold_back(incident, 2, false);
+  hold_back(incident, 6, true);
+  hold_back(incident, 1, true);
+  hold_back(incident, 5, true);
+  const std::vector<DiagnosisFinding> findings = diagnose_one(fabric, incident);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, "stalled_ranks");
+  EXPECT_FALSE(findings[0].link);
+  EXPECT_EQ(findings[0].subject, "rank 1 on h00002, rank 2 on h00003, rank 5 on h00006, rank 6 on h00007");
+}
+
+// Every stalled pair shares one host, every rank answered: that host's link.
+TEST(IncidentDiagnosis, HostCommonToEveryStalledPairIsNamed) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  Incident incident = pairwise_timeout(fabric);
+  incident.pairs_in_flight = {{2, 6, "h00003", "h00007"}, {2, 5, "h00003", "h00006"}};
+  hold_back(incident, 2, true);
+  hold_back(incident, 5, true);
+  hold_back(incident, 6, true);
+  const std::vector<DiagnosisFinding> findings = diagnose_one(fabric, incident);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, "failed_link");
+  EXPECT_EQ(findings[0].link, fabric.host_links[2]);
+}
+
+// Rank 0 reaches no other host: its own host is the one cut off.
+TEST(IncidentDiagnosis, RankZerosHostIsNamedWhenNoOtherHostAnswers) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  Incident incident = pairwise_timeout(fabric);
+  for (int rank = 1; rank < 8; ++rank) hold_back(incident, rank, false);
+  const std::vector<DiagnosisFinding> findings = diagnose_one(fabric, incident);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, "failed_link");
+  EXPECT_EQ(findings[0].link, fabric.host_links[0]);
+  EXPECT_EQ(findings[0].evidence.at(0), "pairwise 1048576 B round 4: no rank outside h00001 answered rank 0, which runs there");
+}
+
+// One silent rank while another rank of its host answers over the same network: a stuck process,
+// not the host's cable.
+TEST(IncidentDiagnosis, SilentRankWhoseHostMateAnsweredIsNotALink) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  Incident incident = pairwise_timeout(fabric);
+  incident.ranks_arrived.push_back({8, "h00003", true, "gathering times"});
+  hold_back(incident, 2, false);
+  const std::vector<DiagnosisFinding> findings = diagnose_one(fabric, incident);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, "stalled_ranks");
+  EXPECT_EQ(findings[0].subject, "rank 2 on h00003");
+}
+
+TEST(IncidentDiagnosis, HostMissingFromTheTopologyIsAnInputError) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  Incident incident = pairwise_timeout(fabric);
+  incident.links_lost = {{"h00099", "eth0", {9}}};
+  EXPECT_THROW(diagnose_one(fabric, incident), InputError);
 }
 
 TEST(Diagnosis, UnknownHostIsAnInputError) {

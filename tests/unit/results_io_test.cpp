@@ -11,6 +11,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 
 namespace fb {
 namespace {
@@ -37,8 +38,8 @@ Provenance sample_provenance() {
   return p;
 }
 
-// Three rows: a collective with every optional field empty, a rooted collective with the
-// optionals set, a point-to-point row with hosts that need CSV quoting. Doubles are chosen to
+// Four rows: a collective with every optional field empty, a rooted collective with the
+// optionals set, a point-to-point row with hosts that need CSV quoting, a device copy. Doubles are chosen to
 // need all 17 significant digits.
 ResultSet sample_results() {
   ResultSet results;
@@ -92,7 +93,17 @@ ResultSet sample_results() {
   bibw.efficiency_pct.reset();
   bibw.expected_time_us = 0.30000000000000004;
 
-  results.rows = {all_reduce, broadcast, bibw};
+  ResultRow peer_copy = bibw;
+  peer_copy.backend = "cuda";
+  peer_copy.op = "d2d_ce";
+  peer_copy.src_rank = 0;
+  peer_copy.dst_rank = 3;
+  peer_copy.src_host = peer_copy.dst_host = "node01";
+  peer_copy.src_device = "GPU0";
+  peer_copy.dst_device = "GPU3";
+  peer_copy.wrong = 0;
+
+  results.rows = {all_reduce, broadcast, bibw, peer_copy};
   return results;
 }
 
@@ -140,8 +151,8 @@ TEST(ResultsIo, CsvAndJsonRoundTripEveryField) {
 
   const ResultSet from_csv = read_results_csv(dir / "r.csv");
   const ResultSet from_json = read_results_json(dir / "r.json");
-  ASSERT_EQ(from_csv.rows.size(), 3u);
-  ASSERT_EQ(from_json.rows.size(), 3u);
+  ASSERT_EQ(from_csv.rows.size(), 4u);
+  ASSERT_EQ(from_json.rows.size(), 4u);
   for (std::size_t i = 0; i < written.rows.size(); ++i) {
     EXPECT_EQ(from_csv.rows[i], written.rows[i]) << "CSV row " << i;
     EXPECT_EQ(from_json.rows[i], written.rows[i]) << "JSON row " << i;
@@ -150,22 +161,24 @@ TEST(ResultsIo, CsvAndJsonRoundTripEveryField) {
 }
 
 // Files written before the expectation columns existed: the same rows, with those columns empty.
-TEST(ResultsIo, FilesWithoutTheExpectationColumnsStillRead) {
+TEST(ResultsIo, FilesWithoutTheAddedColumnsStillRead) {
   const TempDir dir;
   const ResultSet written = sample_results();
   std::string csv;
   std::istringstream lines(results_to_csv(written));
   for (std::string line; std::getline(lines, line);) {
-    // The three expectation columns are the last ones and hold numbers or nothing.
+    // The five added columns (expectations, devices) are the last ones and hold no commas.
     if (!line.starts_with("#"))
-      for (int column = 0; column < 3; ++column) line.erase(line.rfind(','));
+      for (int column = 0; column < 5; ++column) line.erase(line.rfind(','));
     csv += line + "\n";
   }
   ASSERT_THAT(csv, ::testing::Not(HasSubstr("efficiency_pct")));
+  ASSERT_THAT(csv, ::testing::Not(HasSubstr("src_device")));
   write_text(dir / "old.csv", csv);
-  const std::regex expectation_key(R"re(,\n *"(expected_busbw_gbps|expected_time_us|efficiency_pct)": [^,\n]*)re");
+  const std::regex expectation_key(R"re(,\n *"(expected_busbw_gbps|expected_time_us|efficiency_pct|src_device|dst_device)": [^,\n]*)re");
   const std::string json = std::regex_replace(results_to_json(written), expectation_key, "");
   ASSERT_THAT(json, ::testing::Not(HasSubstr("expected_time_us")));
+  ASSERT_THAT(json, ::testing::Not(HasSubstr("dst_device")));
   write_text(dir / "old.json", json);
 
   std::vector<ResultRow> expected = written.rows;
@@ -173,6 +186,8 @@ TEST(ResultsIo, FilesWithoutTheExpectationColumnsStillRead) {
     row.expected_busbw_gbps.reset();
     row.expected_time_us.reset();
     row.efficiency_pct.reset();
+    row.src_device.clear();
+    row.dst_device.clear();
   }
   EXPECT_EQ(read_results_csv(dir / "old.csv").rows, expected);
   EXPECT_EQ(read_results_json(dir / "old.json").rows, expected);
@@ -281,6 +296,91 @@ TEST(ResultsIo, JsonWithWrongSchemaOrTextInANumberFieldNamesTheFile) {
   EXPECT_THAT(message, HasSubstr((dir / "number.json").string()));
   EXPECT_THAT(message, HasSubstr("rows[0]"));
   EXPECT_THAT(message, HasSubstr("bytes"));
+}
+
+// A pairwise timeout as the run records it: rank 2's host lost its link, rank 5 waited for it.
+Incident sample_incident() {
+  Incident incident;
+  incident.kind = "timeout";
+  incident.op = "pairwise";
+  incident.case_label = "bw 1048576 B, 2 pairs at once";
+  incident.bytes = 1 << 20;
+  incident.dtype = "float";
+  incident.step = "gathering times";
+  incident.round = 4;
+  incident.pairs_in_flight = {{0, 1, "node01", "node01"}, {2, 5, "node02", "node03"}};
+  incident.ranks_not_arrived = {{2, "node02", false, ""}, {5, "node03", true, "timed iteration 3"}};
+  incident.ranks_arrived = {{0, "node01", true, "gathering times"}, {1, "node01", true, "gathering times"}};
+  incident.links_lost = {{"node02", "mlx5_0/1", {2}}};
+  incident.deadline_s = 3;
+  incident.stalled_s = 3.0000000000000004;
+  incident.message = "timeout: bw 1048576 B, 2 pairs at once made no progress for 3.0 s\nsecond line";
+  incident.timestamp = "2026-11-22T23:15:09Z";
+  return incident;
+}
+
+TEST(ResultsIo, IncidentsRideInTheJsonFileAndShowInCsvComments) {
+  const TempDir dir;
+  ResultSet written = sample_results();
+  written.incidents = {sample_incident(), sample_incident()};
+  written.incidents[1].round.reset();
+  written.incidents[1].pairs_in_flight.clear();
+  write_file_atomically(dir / "r.json", results_to_json(written));
+  write_file_atomically(dir / "r.csv", results_to_csv(written));
+
+  const ResultSet from_json = read_results_json(dir / "r.json");
+  EXPECT_EQ(from_json.incidents, written.incidents);
+  EXPECT_EQ(from_json.rows, written.rows);
+  // CSV holds rows only; each incident is one comment line, which readers skip.
+  const std::string csv = read_text(dir / "r.csv");
+  EXPECT_THAT(csv, HasSubstr("# incident: timeout in pairwise 1048576 B round 4 at gathering times: rank 2 on node02 "
+                             "did not answer, rank 5 on node03 still at timed iteration 3; mlx5_0/1 of node02 went "
+                             "down (rank 2)\n"));
+  const ResultSet from_csv = read_results_csv(dir / "r.csv");
+  EXPECT_EQ(from_csv.rows, written.rows);
+  EXPECT_TRUE(from_csv.incidents.empty());
+}
+
+// Files written before incidents existed have no "incidents" key: they read, with none.
+TEST(ResultsIo, JsonWithoutIncidentsReadsWithNone) {
+  const TempDir dir;
+  const std::string json = results_to_json(sample_results());
+  write_text(dir / "old.json", replace_first(json, ",\n \"incidents\": []", ""));
+  ASSERT_THAT(read_text(dir / "old.json"), ::testing::Not(HasSubstr("incidents")));
+  const ResultSet old = read_results_json(dir / "old.json");
+  EXPECT_EQ(old.rows, sample_results().rows);
+  EXPECT_TRUE(old.incidents.empty());
+}
+
+TEST(ResultsIo, MalformedIncidentNamesItsIndexAndKey) {
+  const TempDir dir;
+  ResultSet written = sample_results();
+  written.incidents = {sample_incident()};
+  const std::string json = results_to_json(written);
+  write_text(dir / "round.json", replace_first(json, "\"round\": 4", "\"round\": 4.5"));
+  std::string message = input_error_message([&] { read_results_json(dir / "round.json"); });
+  EXPECT_THAT(message, HasSubstr((dir / "round.json").string() + ": incidents[0]"));
+  EXPECT_THAT(message, HasSubstr("round"));
+  write_text(dir / "rank.json", replace_first(json, "\"rank\": 2,", "\"rank\": 1e300,"));
+  EXPECT_THAT(input_error_message([&] { read_results_json(dir / "rank.json"); }), HasSubstr("rank"));
+  write_text(dir / "array.json", replace_first(json, "\"incidents\": [", "\"incidents\": {\"x\": ["));
+  EXPECT_THROW(read_results_json(dir / "array.json"), InputError);
+}
+
+// The watchdog's thread records the incident into the files that already hold the rows measured.
+TEST(ResultsIo, WriterRecordsAnIncidentBesideTheRowsOnDisk) {
+  const TempDir dir;
+  const ResultSet sample = sample_results();
+  ResultsWriter writer({dir / "r.csv", dir / "r.json"}, sample.provenance);
+  writer.append(sample.rows[0]);
+  writer.flush();
+  writer.append(sample.rows[1]);  // not flushed yet: the incident write takes it along
+  std::thread([&] { writer.record_incident(sample_incident()); }).join();
+  const ResultSet on_disk = read_results_json(dir / "r.json");
+  EXPECT_EQ(on_disk.rows, std::vector<ResultRow>(sample.rows.begin(), sample.rows.begin() + 2));
+  EXPECT_EQ(on_disk.incidents, std::vector<Incident>{sample_incident()});
+  EXPECT_EQ(read_results_csv(dir / "r.csv").rows.size(), 2u);
+  EXPECT_THAT(read_text(dir / "r.csv"), HasSubstr("# incident: timeout in pairwise"));
 }
 
 TEST(ResultsIo, MissingFileIsAnInputError) {
