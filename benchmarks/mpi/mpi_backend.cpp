@@ -2,6 +2,7 @@
 
 #include "core/errors.hpp"
 #include "core/harness.hpp"
+#include "core/pair_patterns.hpp"
 #include "mpi/mpi_check.hpp"
 
 #include <algorithm>
@@ -127,20 +128,8 @@ std::vector<Measurement> MpiBackend::measure_pairs(const BenchmarkCase& benchmar
   const std::uint64_t own_wrong = local.wrong.value_or(0);
   FB_MPI_CHECK(MPI_Allgather(&own_wrong, 1, MPI_UINT64_T, all_wrong.data(), 1, MPI_UINT64_T, context_.comm));
 
-  std::vector<Measurement> measurements;
-  for (const RankPair& pair : pairs) {
-    Measurement measurement;
-    measurement.pair = pair;
-    if (benchmark_case.check)
-      measurement.wrong = all_wrong[static_cast<std::size_t>(pair.src)] + all_wrong[static_cast<std::size_t>(pair.dst)];
-    if (context_.rank == 0) {
-      // A message's time is the later of its two ends.
-      const double* src_seconds = all_seconds.data() + static_cast<std::size_t>(pair.src) * iterations;
-      const double* dst_seconds = all_seconds.data() + static_cast<std::size_t>(pair.dst) * iterations;
-      for (std::size_t i = 0; i < iterations; ++i) measurement.unit_seconds.push_back(std::max(src_seconds[i], dst_seconds[i]));
-    }
-    measurements.push_back(std::move(measurement));
-  }
+  std::vector<Measurement> measurements = pair_measurements(
+      pairs, all_seconds, iterations, benchmark_case.check ? std::span<const std::uint64_t>(all_wrong) : std::span<const std::uint64_t>());
   watchdog_->end_case();
   return measurements;
 }

@@ -5,6 +5,7 @@
 
 #include "core/backend.hpp"
 #include "core/errors.hpp"
+#include "core/pair_patterns.hpp"
 #include "core/watchdog.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_memory.hpp"
@@ -141,20 +142,8 @@ class NcclBackend final : public Backend {
     FB_MPI_CHECK(MPI_Allgather(own_wrong.data(), static_cast<int>(own_wrong.size()), MPI_UINT64_T, all_wrong.data(),
                                static_cast<int>(own_wrong.size()), MPI_UINT64_T, mpi_.comm()));
 
-    std::vector<Measurement> measurements;
-    for (const RankPair& pair : pairs) {
-      Measurement measurement;
-      measurement.pair = pair;
-      if (benchmark_case.check)
-        measurement.wrong = all_wrong[static_cast<std::size_t>(pair.src)] + all_wrong[static_cast<std::size_t>(pair.dst)];
-      if (mpi_.rank() == 0) {
-        // A message's time is the later of its two ends.
-        const double* src_seconds = all_seconds.data() + static_cast<std::size_t>(pair.src) * samples;
-        const double* dst_seconds = all_seconds.data() + static_cast<std::size_t>(pair.dst) * samples;
-        for (std::size_t i = 0; i < samples; ++i) measurement.unit_seconds.push_back(std::max(src_seconds[i], dst_seconds[i]));
-      }
-      measurements.push_back(std::move(measurement));
-    }
+    std::vector<Measurement> measurements = pair_measurements(
+        pairs, all_seconds, samples, benchmark_case.check ? std::span<const std::uint64_t>(all_wrong) : std::span<const std::uint64_t>());
     watchdog_->end_case();
     return measurements;
   }

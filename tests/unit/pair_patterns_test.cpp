@@ -73,3 +73,28 @@ TEST(PairEndpointRanks, FirstRankPerHostOrEveryRank) {
 
 }  // namespace
 }  // namespace fb
+
+namespace fb {
+namespace {
+
+TEST(PairMeasurements, EachPairTakesTheLaterEndAndBothEndsWrongCounts) {
+  // Three ranks, two iterations each: rank r's times are r + 0.1 and r + 0.2, except rank 0's
+  // second, which is the slowest.
+  const std::vector<double> seconds{0.1, 9.0, 1.1, 1.2, 2.1, 2.2};
+  const std::vector<std::uint64_t> wrong{0, 5, 7};
+  const std::vector<RankPair> pairs{{0, 2}, {1, 0}};
+  const std::vector<Measurement> measured = pair_measurements(pairs, seconds, 2, wrong);
+  ASSERT_EQ(measured.size(), 2u);
+  EXPECT_EQ(measured[0].pair, (RankPair{0, 2}));
+  EXPECT_EQ(measured[0].unit_seconds, (std::vector<double>{2.1, 9.0}));
+  EXPECT_EQ(measured[0].wrong, std::optional<std::uint64_t>(7));
+  EXPECT_EQ(measured[1].unit_seconds, (std::vector<double>{1.1, 9.0}));
+  EXPECT_EQ(measured[1].wrong, std::optional<std::uint64_t>(5));
+  // Off the reporting rank there are no times; unchecked cases have no wrong count.
+  const std::vector<Measurement> elsewhere = pair_measurements(pairs, {}, 2, {});
+  EXPECT_TRUE(elsewhere[0].unit_seconds.empty());
+  EXPECT_FALSE(elsewhere[1].wrong.has_value());
+}
+
+}  // namespace
+}  // namespace fb
