@@ -46,6 +46,7 @@ struct CopyDirection {
   int src = 0;
   int dst = 0;
   int worker_gpu = 0;  // the GPU that runs the copy (its copy engine or its SMs)
+  unsigned kernel_blocks = 0;  // SM copies: blocks enough to fill the worker's SMs
   std::unique_ptr<RouteEnd> source;
   std::unique_ptr<RouteEnd> destination;
 };
@@ -143,6 +144,7 @@ class CudaCopyBackend final : public Backend {
     direction.dst = dst;
     // Host copies run on their GPU; a peer copy is pushed by its source GPU.
     direction.worker_gpu = src == host_memory ? dst : src;
+    direction.kernel_blocks = copy_kernel_blocks(direction.worker_gpu);
     const GpuDescription& near = gpus_.at(static_cast<std::size_t>(direction.worker_gpu));
     direction.source = std::make_unique<RouteEnd>(src, near, bytes);
     direction.destination = std::make_unique<RouteEnd>(dst, near, bytes);
@@ -155,8 +157,8 @@ class CudaCopyBackend final : public Backend {
       FB_CUDA_CHECK(cudaMemcpyAsync(direction.destination->data(), direction.source->data(), bytes, cudaMemcpyDefault,
                                     stream));
     } else {
-      launch_copy_kernel(direction.destination->data(), direction.source->data(), bytes,
-                         copy_kernel_blocks(direction.worker_gpu), stream);
+      launch_copy_kernel(direction.destination->data(), direction.source->data(), bytes, direction.kernel_blocks,
+                         stream);
     }
   }
 
