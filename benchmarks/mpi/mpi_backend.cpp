@@ -49,7 +49,7 @@ void MpiBackend::require_supported(DataType dtype) const {
                                  name_of(dtype), MPI_VERSION, MPI_SUBVERSION));
 }
 
-MpiBackend::LocalRun MpiBackend::run_locally(const BenchmarkCase& benchmark_case) {
+MpiBackend::LocalRun MpiBackend::run_locally(const BenchmarkCase& benchmark_case, IterationStart start) {
   const MpiOpImplementation* implementation = find_mpi_op(benchmark_case.op->name);
   if (!implementation) throw std::logic_error("measure() called for an op the plan should have refused");
   const std::unique_ptr<MpiOpCase> op_case = implementation->factory(benchmark_case, context_);
@@ -69,7 +69,7 @@ MpiBackend::LocalRun MpiBackend::run_locally(const BenchmarkCase& benchmark_case
   iteration = 0;
   LocalRun local;
   local.unit_seconds.resize(static_cast<std::size_t>(benchmark_case.iterations));
-  if (benchmark_case.op->op_class == OpClass::collective) time_synchronized(local.unit_seconds, barrier, iterate);
+  if (start == IterationStart::together) time_synchronized(local.unit_seconds, barrier, iterate);
   else time_back_to_back(local.unit_seconds, iterate);
   const double units = op_case->units_per_iteration();
   for (double& seconds : local.unit_seconds) seconds /= units;
@@ -89,7 +89,9 @@ Measurement MpiBackend::measure(const BenchmarkCase& benchmark_case) {
   watchdog_->begin_case(fmt::format("{} {} B {} ({})", benchmark_case.op->name, benchmark_case.bytes,
                                     name_of(benchmark_case.placement), name_of(benchmark_case.dtype)),
                         benchmark_case.step_deadline_s);
-  const LocalRun local = run_locally(benchmark_case);
+  const LocalRun local = run_locally(benchmark_case, benchmark_case.op->op_class == OpClass::collective
+                                                         ? IterationStart::together
+                                                         : IterationStart::back_to_back);
 
   // The time of an iteration is the time of its slowest rank.
   Measurement measurement;
@@ -118,7 +120,10 @@ std::vector<Measurement> MpiBackend::measure_pairs(const BenchmarkCase& benchmar
   watchdog_->begin_case(fmt::format("{} {} B, {} pair{} at once", benchmark_case.op->name, benchmark_case.bytes,
                                     pairs.size(), pairs.size() == 1 ? "" : "s"),
                         benchmark_case.step_deadline_s);
-  const LocalRun local = run_locally(own_case);
+  // Pairs left to run their iterations back to back drift apart: a pair that gets ahead finishes
+  // first and the others run their last iterations alone, faster than the shared links allow.
+  // Starting every iteration together keeps the flows overlapping for the whole measurement.
+  const LocalRun local = run_locally(own_case, IterationStart::together);
 
   const std::size_t iterations = local.unit_seconds.size();
   std::vector<double> all_seconds(context_.rank == 0 ? iterations * static_cast<std::size_t>(context_.nranks) : 0);

@@ -35,7 +35,12 @@ class MpiBackend final : public Backend {
     std::vector<double> unit_seconds;
     std::optional<std::uint64_t> wrong;
   };
-  LocalRun run_locally(const BenchmarkCase& benchmark_case);
+  // How the timed iterations of a case line up across ranks.
+  enum class IterationStart {
+    back_to_back,  // each rank runs its iterations without waiting: point-to-point alone
+    together,      // every iteration starts after a barrier: collectives, pairs measured at once
+  };
+  LocalRun run_locally(const BenchmarkCase& benchmark_case, IterationStart start);
 
   MpiSession mpi_;  // first: MPI is finalized after everything else is gone
   MpiOpContext context_;

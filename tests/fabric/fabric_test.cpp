@@ -26,6 +26,7 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <regex>
 #include <set>
@@ -274,10 +275,12 @@ TEST_F(EmulatedFabric, HealthyFabricHasNoFindings) {
   for (int n = 1; n <= host_count; ++n) {
     EXPECT_TRUE(pairs.contains({host_name(n), host_name(n % host_count + 1)})) << host_name(n);
   }
-  // A uniform fabric: every pair within 10% of the median.
+  // A uniform fabric: every pair within 15% of the median. Eight ranks and the shaping share two
+  // cores, and a pair whose processes lose the CPU for part of a round comes out up to about 15%
+  // slow (one run in ten here); a pair sharing a link with another comes out at half.
   const double typical = median(rates);
   for (const ResultRow& row : pairwise.rows) {
-    EXPECT_NEAR(mbit_of(row) / typical, 1.0, 0.1) << row.src_host << " -> " << row.dst_host;
+    EXPECT_NEAR(mbit_of(row) / typical, 1.0, 0.15) << row.src_host << " -> " << row.dst_host;
   }
 
   const ResultSet concurrent = measure("concurrent", "concurrent");
@@ -349,8 +352,14 @@ TEST_F(EmulatedFabric, OversubscribedUplinksBlockOnlyUnderConcurrentLoad) {
     if (row.concurrent_flows > 1) together_over_alone.push_back(mbit_of(row) / alone.at(row.src_host));
   }
   ASSERT_EQ(together_over_alone.size(), host_count / 2u);
-  // TCP shares the uplink fairly on average, not flow by flow: the median, not each flow.
-  EXPECT_NEAR(median(together_over_alone), 0.5, 0.1);
+  // TCP need not share an uplink fairly, but the uplink drains the bytes of both its flows at its
+  // own rate, whichever gets ahead: the later of the two ends at half its alone rate, the earlier
+  // somewhere between half and all of it. So the slowest flow is at half, and the mean at most at
+  // three quarters, where a non-blocking fabric keeps every flow at its alone rate.
+  EXPECT_NEAR(*std::min_element(together_over_alone.begin(), together_over_alone.end()), 0.5, 0.1);
+  EXPECT_LT(std::accumulate(together_over_alone.begin(), together_over_alone.end(), 0.0) /
+                static_cast<double>(together_over_alone.size()),
+            0.8);
 
   const std::optional<json> blocking = diagnose({"concurrent"}, "blocking_2to1");
   if (blocking) {
