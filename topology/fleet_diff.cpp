@@ -96,9 +96,13 @@ class NodeReduction {
           {DeviceProperty::placement, placement_text(gpu, ordinal, gpus_under_switch)}};
     }
     for (const auto& [name, nic] : nics_) {
-      signature[Subject{1, trailing_number(name), name}] = {
+      Properties& properties = signature[Subject{1, trailing_number(name), name}] = {
           {DeviceProperty::pcie_link, own_link_text(nic)},
           {DeviceProperty::placement, placement_text(nic, -1, gpus_under_switch)}};
+      if (const std::optional<NicPort>& port = graph_.vertex(nic).nic_port) {
+        properties[DeviceProperty::port_speed] = fmt::format("{:g} Gb/s", port->speed_gbps);
+        properties[DeviceProperty::gpu_direct_rdma] = port->gpu_direct_rdma ? "available" : "unavailable";
+      }
     }
     for (auto& [pcie_switch, ordinals] : gpus_under_switch) {
       std::sort(ordinals.begin(), ordinals.end());
@@ -246,6 +250,8 @@ std::string_view to_string(DeviceProperty property) {
     case DeviceProperty::pcie_link: return "PCIe link";
     case DeviceProperty::placement: return "placement";
     case DeviceProperty::uplink: return "uplink";
+    case DeviceProperty::port_speed: return "port speed";
+    case DeviceProperty::gpu_direct_rdma: return "GPUDirect RDMA";
   }
   return "unknown";
 }

@@ -40,6 +40,8 @@ enum class DeviceProperty {
   pcie_link,  // the device's own PCIe link: generation and width
   placement,  // NUMA node, and the GPUs that share its PCIe switch
   uplink,     // a PCIe switch's link towards the CPU
+  port_speed,       // the rate a NIC's network port trained at
+  gpu_direct_rdma,  // whether NCCL reaches the GPUs through a NIC without a host-memory copy
 };
 std::string_view to_string(DeviceProperty property);
 

@@ -27,12 +27,22 @@ enum class SwitchTier { none = 0, leaf = 1, spine = 2, core = 3 };
 std::string_view to_string(VertexKind kind);
 std::string_view to_string(SwitchTier tier);
 
+// A NIC's network port as its host reported it (NCCL's topology dump states it; topo -m and the
+// fabric files do not): the rate the port trained at, and whether NCCL can reach the GPUs through
+// it without a copy through host memory.
+struct NicPort {
+  double speed_gbps = 0;
+  bool gpu_direct_rdma = false;
+  bool operator==(const NicPort&) const = default;
+};
+
 struct Vertex {
   VertexKind kind = VertexKind::host;
   SwitchTier tier = SwitchTier::none;
   std::string name;
   VertexId host = no_vertex;  // the host vertex a device belongs to; a host is its own host
   int index = -1;             // GPU ordinal, NUMA node id, NIC ordinal; -1 when not applicable
+  std::optional<NicPort> nic_port;
 };
 
 struct Link {
@@ -59,6 +69,7 @@ class Graph {
   std::optional<LinkId> find_link(VertexId a, VertexId b) const;
 
   void set_tier(VertexId v, SwitchTier tier) { vertices_[v].tier = tier; }
+  void set_nic_port(VertexId v, const NicPort& port) { vertices_[v].nic_port = port; }
   // What-if analyses and simulations: the same fabric with one link degraded.
   void set_link_capacity(LinkId l, double capacity_gbps) { links_[l].spec.capacity_gbps = capacity_gbps; }
   void reserve(std::size_t vertex_count, std::size_t link_count);

@@ -37,4 +37,9 @@ struct StallReport {
 // Runs on the watchdog's thread, while the measuring thread is blocked, before the job is ended.
 using StallHandler = std::function<void(const StallReport&)>;
 
+// The watchdog watches processes, but a backend driving `ranks_per_process` GPUs from each process
+// numbers its results by GPU: process p stands for ranks p * ranks_per_process onwards, each with
+// the process's account.
+StallReport per_device_rank(const StallReport& report, int ranks_per_process);
+
 }  // namespace fb

@@ -161,7 +161,11 @@ class NcclBackend final : public Backend {
     std::abort();  // MPI_Abort does not return; this satisfies [[noreturn]] if it ever did.
   }
 
-  void set_stall_handler(StallHandler handler) override { watchdog_->set_stall_handler(std::move(handler)); }
+  void set_stall_handler(StallHandler handler) override {
+    watchdog_->set_stall_handler([handler = std::move(handler), ranks_per_process = gpus_.size()](const StallReport& report) {
+      handler(per_device_rank(report, static_cast<int>(ranks_per_process)));
+    });
+  }
 
  private:
   // What this process measured of a case: per GPU, its times per unit and its wrong elements.

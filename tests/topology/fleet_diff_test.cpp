@@ -119,7 +119,11 @@ INSTANTIATE_TEST_SUITE_P(
         Planted<NcclNode>{"MissingNic", [](NcclNode& n) { n.nic_switch[5] = -1; }, 2,
                           "dgx03: mlx5_5: missing here, present on 7 of 8 nodes"},
         Planted<NcclNode>{"ExtraNic", [](NcclNode& n) { n.nic_switch.push_back(0); }, 2,
-                          "dgx03: mlx5_8: present here, missing on 7 of 8 nodes"}),
+                          "dgx03: mlx5_8: present here, missing on 7 of 8 nodes"},
+        Planted<NcclNode>{"NicPortTrainedAtHalfRate", [](NcclNode& n) { n.nic_speed_mbps[4] = 200000; }, 1,
+                          "dgx02: mlx5_4 port speed: 200 Gb/s here, 400 Gb/s on 7 of 8 nodes"},
+        Planted<NcclNode>{"NicWithoutGpuDirectRdma", [](NcclNode& n) { n.nic_gdr[0] = 0; }, 5,
+                          "dgx06: mlx5_0 GPUDirect RDMA: unavailable here, available on 7 of 8 nodes"}),
     name_of<NcclNode>);
 
 TEST(FleetDiff, EveryDeviatingNodeIsNamedInInputOrder) {

@@ -65,6 +65,8 @@ struct NcclNode {
   std::vector<std::string> switch_uplink_speed = std::vector<std::string>(8, "32.0 GT/s PCIe");
   std::vector<std::vector<int>> gpu_nvlinks = std::vector<std::vector<int>>(8, {5, 4, 4, 5});
   std::vector<int> nic_switch{0, 1, 2, 3, 4, 5, 6, 7};  // the GPU whose PCIe switch NIC n is under; -1: no NIC n
+  std::vector<int> nic_speed_mbps = std::vector<int>(9, 400000);
+  std::vector<int> nic_gdr = std::vector<int>(9, 1);
 
   std::string text() const {
     std::string text = "<system version=\"1\">\n";
@@ -87,9 +89,9 @@ struct NcclNode {
           if (nic_switch[n] != g) continue;
           text += fmt::format(
               "      <pci busid=\"0000:{:02x}:00.0\" class=\"0x020700\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">\n"
-              "        <nic><net name=\"mlx5_{}\" dev=\"{}\" speed=\"400000\" port=\"1\" latency=\"0\" guid=\"0x{:x}\" "
-              "maxconn=\"131072\" gdr=\"1\"/></nic>\n      </pci>\n",
-              bus + 2 + n, n, n, n + 1);
+              "        <nic><net name=\"mlx5_{}\" dev=\"{}\" speed=\"{}\" port=\"1\" latency=\"0\" guid=\"0x{:x}\" "
+              "maxconn=\"131072\" gdr=\"{}\"/></nic>\n      </pci>\n",
+              bus + 2 + n, n, n, nic_speed_mbps[n], n + 1, nic_gdr[n]);
         }
         text += "    </pci>\n";
       }

@@ -139,7 +139,10 @@ TEST(NcclTopoXml, H100SingleGpuFixture) {
   const Link& pcie = graph.link(graph.links_of(gpu)[0]);
   EXPECT_DOUBLE_EQ(pcie.spec.capacity_gbps, 48.0);
   EXPECT_TRUE(pcie.nominal_capacity);
-  EXPECT_NE(graph.find("nccl_topo_h100_1gpu/eth0"), no_vertex);
+  const VertexId nic = graph.find("nccl_topo_h100_1gpu/eth0");
+  ASSERT_NE(nic, no_vertex);
+  // speed="10000" is in Mb/s; gdr="0": the VM's virtio NIC cannot reach GPU memory.
+  EXPECT_EQ(graph.vertex(nic).nic_port, (NicPort{10.0, false}));
 }
 
 constexpr const char* nccl_two_gpu_xml = R"(<system version="1">

@@ -86,6 +86,22 @@ TEST(TimeoutIncident, CaseInFlightRecordsTheCaseSetLast) {
   EXPECT_TRUE(incident.pairs_in_flight.empty());
 }
 
+// Two processes driving two GPUs each: the incident names GPU ranks, as the results rows do, so
+// process 1's silence is the silence of ranks 2 and 3, on its host.
+TEST(TimeoutIncident, ProcessesDrivingSeveralGpusStandForEachOfTheirRanks) {
+  StallReport stall = stall_of_rank_1();
+  stall.ranks.resize(2);
+  RunContext context = four_ranks_on_three_hosts();
+  context.placement.rank_hosts = {"h1", "h1", "h2", "h2"};
+  const PairRound round{{{1, 2}}, 1};
+  const Incident incident = make_timeout_incident(pairwise_case(), &round, per_device_rank(stall, 2), context);
+  EXPECT_THAT(incident.pairs_in_flight, ElementsAre(IncidentPair{1, 2, "h1", "h2"}));
+  EXPECT_THAT(incident.ranks_arrived, ElementsAre(IncidentRank{0, "h1", true, "gathering times"},
+                                                  IncidentRank{1, "h1", true, "gathering times"}));
+  EXPECT_THAT(incident.ranks_not_arrived, ElementsAre(IncidentRank{2, "h2", false, ""}, IncidentRank{3, "h2", false, ""}));
+  EXPECT_EQ(incident.message, stall.message);
+}
+
 void write_file(const std::filesystem::path& path, const std::string& text) {
   std::filesystem::create_directories(path.parent_path());
   std::ofstream(path) << text;

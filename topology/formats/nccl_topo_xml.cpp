@@ -117,12 +117,14 @@ class NcclXmlReader {
       if (name.empty() || name.find('/') != std::string::npos) {
         throw_input_error(source_.path, line_of(net), "a name attribute (a device name) on <net>", quote_input(name));
       }
-      if (integer(net, "speed", 0) <= 0) {
+      const int speed_mbps = integer(net, "speed", 0);
+      if (speed_mbps <= 0) {
         throw_input_error(source_.path, line_of(net), "a speed attribute in Mb/s on <net>",
                           quote_input(net.attribute("speed").as_string()));
       }
       const VertexId nic_vertex =
           graph_.add_vertex(VertexKind::nic, host_name_ + "/" + name, host_, integer(net, "dev", -1));
+      graph_.set_nic_port(nic_vertex, NicPort{speed_mbps / 1000.0, integer(net, "gdr", 0) == 1});
       graph_.add_link(nic_vertex, parent, link, nominal);
     }
   }
