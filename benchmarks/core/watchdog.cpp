@@ -380,8 +380,11 @@ StallReport Watchdog::examine_stall(double stalled_s) {
     }
   }
 
-  // The ranks that hold the job back: those that did not answer, and, when some ranks are
-  // further along than others, those furthest behind.
+  // The ranks that hold the job back: those that did not answer. When every rank answered and
+  // some are further along than others, those furthest behind. A rank that answers while another
+  // is silent is waiting for it, however far behind the rest it stopped (rank 0 stays in the
+  // gather of times that the silent rank never sends, while the others go on to the next case).
+  const bool some_silent = static_cast<int>(answers.size()) < nranks;
   RankProgress furthest = unpack(answers[0].progress);
   RankProgress least = furthest;
   for (const auto& [member, answer] : answers) {
@@ -396,7 +399,7 @@ StallReport Watchdog::examine_stall(double stalled_s) {
     RankStall stall{member, host, false, "", false, {}};
     if (const auto answer = answers.find(member); answer != answers.end()) {
       const RankProgress progress = unpack(answer->second.progress);
-      stall = {member, host, true, describe(progress), !(least < furthest && progress == least),
+      stall = {member, host, true, describe(progress), some_silent || !(least < furthest && progress == least),
                links_lost_of(answer->second)};
     }
     const std::string links = fmt::format("{}", fmt::join(stall.links_lost, ", "));
