@@ -352,10 +352,10 @@ TEST_F(EmulatedFabric, OversubscribedUplinksBlockOnlyUnderConcurrentLoad) {
     if (row.concurrent_flows > 1) together_over_alone.push_back(mbit_of(row) / alone.at(row.src_host));
   }
   ASSERT_EQ(together_over_alone.size(), host_count / 2u);
-  // TCP need not share an uplink fairly, but the uplink drains the bytes of both its flows at its
-  // own rate, whichever gets ahead: the later of the two ends at half its alone rate, the earlier
-  // somewhere between half and all of it. So the slowest flow is at half, and the mean at most at
-  // three quarters, where a non-blocking fabric keeps every flow at its alone rate.
+  // TCP need not share the uplink fairly, but the uplink drains the four flows' bytes at twice a
+  // host's rate whichever gets ahead: the last flow ends at half its alone rate, the others
+  // between half and all of it (at most two at all of it). So the slowest flow is at half and the
+  // mean at most at three quarters, where a non-blocking fabric keeps every flow at its alone rate.
   EXPECT_NEAR(*std::min_element(together_over_alone.begin(), together_over_alone.end()), 0.5, 0.1);
   EXPECT_LT(std::accumulate(together_over_alone.begin(), together_over_alone.end(), 0.0) /
                 static_cast<double>(together_over_alone.size()),
