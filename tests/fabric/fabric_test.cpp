@@ -353,10 +353,10 @@ TEST_F(EmulatedFabric, OversubscribedUplinksBlockOnlyUnderConcurrentLoad) {
   }
   ASSERT_EQ(together_over_alone.size(), host_count / 2u);
   // TCP need not share the uplink fairly, but the uplink drains the four flows' bytes at twice a
-  // host's rate whichever gets ahead: the last flow ends at half its alone rate, the others
-  // between half and all of it (at most two at all of it). So the slowest flow is at half and the
-  // mean at most at three quarters, where a non-blocking fabric keeps every flow at its alone rate.
-  EXPECT_NEAR(*std::min_element(together_over_alone.begin(), together_over_alone.end()), 0.5, 0.1);
+  // host's rate whichever gets ahead: by then every flow is done, so none falls below half its
+  // alone rate, and at most two run at all of it, so the mean is at most three quarters, where a
+  // non-blocking fabric keeps every flow at its alone rate.
+  for (const double ratio : together_over_alone) EXPECT_GT(ratio, 0.4);
   EXPECT_LT(std::accumulate(together_over_alone.begin(), together_over_alone.end(), 0.0) /
                 static_cast<double>(together_over_alone.size()),
             0.8);
