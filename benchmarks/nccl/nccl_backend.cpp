@@ -162,8 +162,9 @@ class NcclBackend final : public Backend {
   }
 
   void set_stall_handler(StallHandler handler) override {
-    watchdog_->set_stall_handler([handler = std::move(handler), ranks_per_process = gpus_.size()](const StallReport& report) {
-      handler(per_device_rank(report, static_cast<int>(ranks_per_process)));
+    const int ranks_per_process = static_cast<int>(gpus_.size());
+    watchdog_->set_stall_handler([handler = std::move(handler), ranks_per_process](const StallReport& report) {
+      handler(per_device_rank(report, ranks_per_process));
     });
   }
 
