@@ -199,21 +199,33 @@ class NcclBackend final : public Backend {
 
     watchdog_->step(CasePhase::timed);
     IterationTimer timer(streams_, samples);
+    // Collectives are enqueued back to back, as nccl-tests does. Pairs measured together would
+    // drift apart that way, the pair that gets ahead leaving the others to finish alone on links
+    // they should share, so each of their samples starts when every process has finished the
+    // previous one (the first one follows the barrier above).
+    const auto align_pairs = [&](int sample) {
+      if (pairs.empty() || sample == 0) return;
+      wait(ops_per_sample);
+      watchdog_->step(CasePhase::timed, static_cast<std::uint32_t>(sample));
+      FB_MPI_CHECK(MPI_Barrier(mpi_.comm()));
+    };
     if (graphs) {
       const std::vector<CudaGraphExec> captured = capture(*op_case, benchmark_case.iterations);
       for (int i = 0; i < samples; ++i) {
+        align_pairs(i);
         timer.record_start(i);
         for (std::size_t g = 0; g < gpus_.size(); ++g) captured[g].launch(gpus_[g].stream);
         timer.record_stop(i);
       }
     } else {
       for (int i = 0; i < samples; ++i) {
+        align_pairs(i);
         timer.record_start(i);
         op_case->enqueue_iteration();
         timer.record_stop(i);
       }
     }
-    wait(samples * ops_per_sample);
+    wait(pairs.empty() ? samples * ops_per_sample : ops_per_sample);
     LocalRun local;
     local.unit_seconds_by_gpu = timer.seconds_by_stream();
     const double units = static_cast<double>(op_case->units_per_iteration()) * ops_per_sample;
