@@ -5,8 +5,10 @@
 #include "core/result_builder.hpp"
 
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <array>
+#include <climits>
 #include <chrono>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -27,6 +29,12 @@ bool is_relevant_environment_variable(std::string_view name) {
   for (std::string_view prefix : prefixes)
     if (name.starts_with(prefix)) return true;
   return false;
+}
+
+std::string this_host_name() {
+  char name[HOST_NAME_MAX + 1] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
+  return name;
 }
 
 std::string new_run_id() {

@@ -18,6 +18,9 @@ std::string new_run_id();
 // argv joined with shell quoting, so the line can be pasted back into a shell.
 std::string shell_command_line(int argc, char** argv);
 
+// This machine's host name (gethostname), "localhost" when it has none.
+std::string this_host_name();
+
 // Environment variables that select transports, algorithms and tuning (NCCL_*, UCX_*, ...).
 bool is_relevant_environment_variable(std::string_view name);
 

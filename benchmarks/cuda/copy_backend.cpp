@@ -4,6 +4,8 @@
 
 #include "core/backend.hpp"
 #include "core/errors.hpp"
+#include "core/result_builder.hpp"
+#include "core/run_provenance.hpp"
 #include "cuda/copy_kernel.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/device_memory.hpp"
@@ -12,20 +14,12 @@
 #include "cuda/stream_timing.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <climits>
 #include <memory>
 #include <optional>
 
 namespace fb {
 namespace {
-
-std::string this_host_name() {
-  char name[HOST_NAME_MAX + 1] = {};
-  if (gethostname(name, sizeof name) != 0) return "localhost";
-  return name;
-}
 
 // The memory at one end of a route: a GPU's, or pinned host memory on that GPU's NUMA node.
 class RouteEnd {
@@ -192,8 +186,7 @@ class CudaCopyBackend final : public Backend {
       }
     };
     const auto label = [&] {
-      return fmt::format("{} {} -> {} {} B", op.name, route.src == host_memory ? "host" : fmt::format("GPU{}", route.src),
-                         route.dst == host_memory ? "host" : fmt::format("GPU{}", route.dst), bytes);
+      return fmt::format("{} {} -> {} {} B", op.name, device_label(route.src), device_label(route.dst), bytes);
     };
     const auto wait = [&](int steps) {
       const auto deadline = std::chrono::duration<double>(benchmark_case.step_deadline_s * std::max(steps, 1));

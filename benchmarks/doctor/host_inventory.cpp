@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <climits>
 #include <stdexcept>
 
 extern char** environ;
@@ -172,12 +171,6 @@ GpuDirectRdma gpudirect_rdma_of(const fs::path& root) {
   return support;
 }
 
-std::string host_name() {
-  char name[HOST_NAME_MAX + 1] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
-  return name;
-}
-
 std::map<std::string, std::string> tuning_environment() {
   std::map<std::string, std::string> environment;
   for (char** entry = environ; *entry; ++entry) {
@@ -245,7 +238,7 @@ HostInventory collect_host_inventory(const fs::path& sysfs_root) {
                                          devices_dir.string()));
 
   HostInventory inventory;
-  inventory.host = host_name();
+  inventory.host = this_host_name();
   for (const std::string& address : sorted_entries(devices_dir)) {
     if (!is_pci_address(address)) continue;
     const fs::path device_dir = devices_dir / address;
