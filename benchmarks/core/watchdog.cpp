@@ -1,5 +1,6 @@
 #include "core/watchdog.hpp"
 
+#include "core/errors.hpp"
 #include "core/link_state.hpp"
 #include "core/termination_signals.hpp"
 
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
 #include <map>
@@ -177,6 +179,12 @@ double step_deadline_s(const WatchdogSettings& settings, std::uint64_t bytes_per
   constexpr double floor_s = 30;
   constexpr double slowest_plausible_bytes_per_s = 50e6;
   return floor_s + static_cast<double>(bytes_per_step) / slowest_plausible_bytes_per_s;
+}
+
+void exit_on_timeout(const std::string& message) {
+  const std::string line = "fabricbench: " + message + "\n";
+  [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, line.data(), line.size());
+  std::_Exit(static_cast<int>(ExitCode::timeout));
 }
 
 Watchdog::Watchdog(int rank, std::vector<std::string> rank_hosts, WatchdogSettings settings,

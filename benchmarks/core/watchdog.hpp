@@ -55,6 +55,11 @@ double step_deadline_s(const WatchdogSettings& settings, std::uint64_t bytes_per
 // collective): `blob` holds rank 0's contribution on entry and on return on every rank.
 using BroadcastFromRankZero = std::function<void(std::span<std::byte> blob)>;
 
+// What a backend's `on_timeout` ends with: "fabricbench: MESSAGE" on stderr and the timeout exit
+// code, at once. The measuring thread is blocked inside MPI or on a stream, so nothing that could
+// wait on it runs; the launcher ends the other ranks, and every completed size is already on disk.
+[[noreturn]] void exit_on_timeout(const std::string& message);
+
 class Watchdog {
  public:
   // Collective: every rank constructs it at the same point. `on_timeout` runs on the watchdog

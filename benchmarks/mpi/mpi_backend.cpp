@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fmt/format.h>
-#include <unistd.h>
 
 namespace fb {
 
@@ -18,18 +17,8 @@ MpiBackend::MpiBackend(int& argc, char**& argv)
   context_.rank = mpi_.rank();
   context_.nranks = mpi_.size();
 
-  watchdog_ = std::make_unique<Watchdog>(
-      context_.rank, placement_.rank_hosts, WatchdogSettings{},
-      [this](std::span<std::byte> blob) {
-        FB_MPI_CHECK(MPI_Bcast(blob.data(), static_cast<int>(blob.size()), MPI_BYTE, 0, context_.comm));
-      },
-      [](const std::string& message) {
-        // The measuring thread is blocked inside MPI, so no MPI call is safe here; exiting makes the
-        // launcher end the other ranks. Every completed size is already on disk.
-        const std::string line = "fabricbench: " + message + "\n";
-        [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, line.data(), line.size());
-        std::_Exit(static_cast<int>(ExitCode::timeout));
-      });
+  watchdog_ = std::make_unique<Watchdog>(context_.rank, placement_.rank_hosts, WatchdogSettings{},
+                                         mpi_.broadcast_from_rank_zero(), exit_on_timeout);
 }
 
 MpiBackend::~MpiBackend() { watchdog_.reset(); }

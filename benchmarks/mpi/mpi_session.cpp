@@ -52,4 +52,10 @@ std::map<std::string, std::string> MpiSession::library_versions() const {
   return {{"mpi_library", text}, {"mpi_standard", fmt::format("{}.{}", major, minor)}};
 }
 
+BroadcastFromRankZero MpiSession::broadcast_from_rank_zero() const {
+  return [comm = comm()](std::span<std::byte> blob) {
+    FB_MPI_CHECK(MPI_Bcast(blob.data(), static_cast<int>(blob.size()), MPI_BYTE, 0, comm));
+  };
+}
+
 }  // namespace fb

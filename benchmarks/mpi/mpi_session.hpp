@@ -2,6 +2,8 @@
 // MPI for the life of a backend: initialized with errors returned (not fatal), and where every
 // process runs. The MPI backend measures with it; the NCCL backend bootstraps over it.
 
+#include "core/watchdog.hpp"
+
 #include <mpi.h>
 
 #include <map>
@@ -25,6 +27,9 @@ class MpiSession {
   // This process's index among the processes on its host, and how many there are.
   int local_rank() const { return local_rank_; }
   int local_size() const { return local_size_; }
+
+  // The watchdog's rendezvous, over MPI_Bcast on the session's communicator.
+  BroadcastFromRankZero broadcast_from_rank_zero() const;
 
   // "mpi_library" and "mpi_standard", for provenance.
   std::map<std::string, std::string> library_versions() const;

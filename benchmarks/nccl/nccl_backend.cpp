@@ -17,7 +17,6 @@
 #include "nccl/nccl_op.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -50,19 +49,13 @@ class NcclBackend final : public Backend {
       gpus_.push_back({first_device + j, placement_.rank + j, nullptr, streams_[static_cast<std::size_t>(j)].get()});
     create_communicators();
 
-    watchdog_ = std::make_unique<Watchdog>(
-        mpi_.rank(), mpi_.process_hosts(), WatchdogSettings{},
-        [this](std::span<std::byte> blob) {
-          FB_MPI_CHECK(MPI_Bcast(blob.data(), static_cast<int>(blob.size()), MPI_BYTE, 0, mpi_.comm()));
-        },
-        [this](const std::string& message) {
-          // The measuring thread is polling a stuck stream; the communicators must go before the
-          // process, or NCCL's proxy threads keep the job alive. Every completed size is on disk.
-          abort_communicators();
-          const std::string line = "fabricbench: " + message + "; NCCL communicators aborted\n";
-          [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, line.data(), line.size());
-          std::_Exit(static_cast<int>(ExitCode::timeout));
-        });
+    // The communicators must go before the process, or NCCL's proxy threads keep the job alive.
+    const auto abort_and_exit = [this](const std::string& message) {
+      abort_communicators();
+      exit_on_timeout(message + "; NCCL communicators aborted");
+    };
+    watchdog_ = std::make_unique<Watchdog>(mpi_.rank(), mpi_.process_hosts(), WatchdogSettings{},
+                                           mpi_.broadcast_from_rank_zero(), abort_and_exit);
   }
 
   ~NcclBackend() override {
@@ -299,11 +292,7 @@ class NcclBackend final : public Backend {
 
   void settle_until(Clock::time_point give_up_at) {
     for (const NcclGpu& gpu : gpus_) {
-      while (true) {
-        ncclResult_t state = ncclSuccess;
-        FB_NCCL_CHECK(ncclCommGetAsyncError(gpu.comm, &state));
-        if (state == ncclSuccess) break;
-        if (state != ncclInProgress) throw_async_error(gpu, state);
+      while (async_state(gpu) == ncclInProgress) {
         if (Clock::now() > give_up_at) {
           abort_communicators();
           throw TimeoutError(fmt::format("{}: NCCL did not take the call within the deadline on rank {} (GPU {} of {}); "
@@ -315,7 +304,12 @@ class NcclBackend final : public Backend {
     }
   }
 
-  [[noreturn]] void throw_async_error(const NcclGpu& gpu, ncclResult_t state) {
+  // ncclSuccess, or ncclInProgress while a non-blocking call is being taken up. Any other state is
+  // an asynchronous error: the communicators are aborted and it is thrown, naming rank and GPU.
+  ncclResult_t async_state(const NcclGpu& gpu) {
+    ncclResult_t state = ncclSuccess;
+    FB_NCCL_CHECK(ncclCommGetAsyncError(gpu.comm, &state));
+    if (state == ncclSuccess || state == ncclInProgress) return state;
     const std::string detail = ncclGetLastError(gpu.comm);
     abort_communicators();
     throw NcclError(fmt::format("{}: NCCL reported {} on rank {} (GPU {} of {}){}{}; communicators aborted", label_,
@@ -329,11 +323,7 @@ class NcclBackend final : public Backend {
     wait_for_streams(
         streams_, std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(deadline_s)),
         [this] {
-          for (const NcclGpu& gpu : gpus_) {
-            ncclResult_t state = ncclSuccess;
-            FB_NCCL_CHECK(ncclCommGetAsyncError(gpu.comm, &state));
-            if (state != ncclSuccess && state != ncclInProgress) throw_async_error(gpu, state);
-          }
+          for (const NcclGpu& gpu : gpus_) async_state(gpu);
         },
         [this] { abort_communicators(); },
         [&] {
@@ -349,19 +339,17 @@ class NcclBackend final : public Backend {
       FB_CUDA_CHECK(cudaStreamBeginCapture(gpu.stream, cudaStreamCaptureModeThreadLocal));
     }
     std::vector<cudaGraph_t> graphs(gpus_.size(), nullptr);
-    const auto end_captures = [&] {
-      for (std::size_t g = 0; g < gpus_.size(); ++g) {
-        const ScopedDevice on(gpus_[g].device);
-        FB_CUDA_CHECK(cudaStreamEndCapture(gpus_[g].stream, &graphs[g]));
-      }
-    };
     try {
       for (int i = 0; i < iterations; ++i) op_case.enqueue_iteration();
     } catch (...) {
+      // Ends the captures unchecked: the error already on its way out is the one to report.
       for (std::size_t g = 0; g < gpus_.size(); ++g) cudaStreamEndCapture(gpus_[g].stream, &graphs[g]);
       throw;
     }
-    end_captures();
+    for (std::size_t g = 0; g < gpus_.size(); ++g) {
+      const ScopedDevice on(gpus_[g].device);
+      FB_CUDA_CHECK(cudaStreamEndCapture(gpus_[g].stream, &graphs[g]));
+    }
     std::vector<CudaGraphExec> executables;
     for (std::size_t g = 0; g < gpus_.size(); ++g) {
       const ScopedDevice on(gpus_[g].device);
