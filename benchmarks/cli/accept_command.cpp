@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -29,7 +30,12 @@ void print_verdict(std::ostream& out, const AcceptanceVerdict& verdict) {
                        r.rows_checked, r.summary);
     for (const Finding& f : r.findings) out << fmt::format("      {}: {}\n", f.subject, f.evidence);
   }
-  out << fmt::format("# verdict: {}\n", verdict.passed() ? "PASS" : "FAIL");
+  const bool any_failed = std::any_of(verdict.results.begin(), verdict.results.end(),
+                                      [](const CheckResult& r) { return r.status == CheckStatus::fail; });
+  // A check whose statistic was never reported is not a pass: the verdict says so, exit code 6.
+  out << fmt::format("# verdict: {}\n", verdict.passed() ? "PASS"
+                                        : any_failed      ? "FAIL"
+                                                          : "FAIL (not available: a checked statistic was never reported)");
 }
 
 int run_accept(const AcceptOptions& options) {

@@ -1,5 +1,6 @@
-// `fabricbench import LOG... -o DIR`: nccl-tests, OSU and Google Benchmark output become results
-// files, so report, accept and compare work on logs users already have.
+// `fabricbench import LOG... -o DIR`: nccl-tests, OSU, Google Benchmark and perftest output become
+// results files, so report, accept and compare work on logs users already have. Whatever an
+// importer had to assume is printed as a warning and kept in the provenance.
 
 #include "cli/command.hpp"
 #include "core/errors.hpp"
@@ -24,9 +25,12 @@ int run_import(const ImportCommandOptions& options) {
   if (options.nranks && *options.nranks < 1) throw UsageError(fmt::format("--ranks {} must be at least 1", *options.nranks));
   // Parse every log before writing anything: one bad log leaves the output directory untouched.
   std::vector<std::pair<std::filesystem::path, ResultSet>> imported;
-  for (const std::string& log : options.logs) imported.emplace_back(log, import_log(log, {options.nranks}));
+  for (const std::string& log : options.logs)
+    for (ResultSet& results : import_log(log, {options.nranks})) imported.emplace_back(log, std::move(results));
   std::filesystem::create_directories(options.output_dir);
   for (const auto& [log, results] : imported) {
+    for (const std::string& assumption : results.provenance.assumptions)
+      std::cerr << fmt::format("warning: {}: {}: {}\n", log.string(), results.provenance.run_id, assumption);
     const std::filesystem::path base = std::filesystem::path(options.output_dir) / results.provenance.run_id;
     write_file_atomically(base.string() + ".json", results_to_json(results));
     write_file_atomically(base.string() + ".csv", results_to_csv(results));
@@ -37,13 +41,13 @@ int run_import(const ImportCommandOptions& options) {
 }
 
 const CommandRegistrar registrar{
-    "import", "convert nccl-tests, OSU micro-benchmark or Google Benchmark output into results files",
+    "import", "convert nccl-tests, OSU micro-benchmark, Google Benchmark or perftest output into results files",
     [](CLI::App& sub) -> std::function<int()> {
       auto options = std::make_shared<ImportCommandOptions>();
       sub.add_option("logs", options->logs, "log files to import (format detected from the content)")->required();
       sub.add_option("-o,--output-dir", options->output_dir, "directory for RUN_ID.json and RUN_ID.csv")
           ->capture_default_str();
-      sub.add_option("--ranks", options->nranks, "process count of OSU collective logs (they do not print it)");
+      sub.add_option("--ranks", options->nranks, "process count of OSU collective logs and of nccl-tests tables that do not print it");
       return [options] { return run_import(*options); };
     }};
 

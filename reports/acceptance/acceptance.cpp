@@ -34,7 +34,12 @@ CheckResult check_limit(const Check& check, std::span<const ResultRow> rows) {
   const bool at_least = check.kind == CheckKind::min_bandwidth;
   std::optional<double> worst;
   std::size_t undefined = 0;
+  std::size_t unreported = 0;
   for (const ResultRow* row : select_rows(check.selection, rows)) {
+    if (!reports_statistic(*row, check.metric)) {
+      ++unreported;
+      continue;
+    }
     const std::optional<double> value = metric_value(*row, check.metric);
     if (!value) {
       ++undefined;
@@ -48,6 +53,16 @@ CheckResult check_limit(const Check& check, std::span<const ResultRow> rows) {
                                            at_least ? "<" : ">", at_least ? "at least" : "at most", check.limit)});
   }
   const std::string unit = unit_of(check.metric);
+  if (unreported > 0 && result.findings.empty()) {
+    result.status = CheckStatus::not_available;
+    result.summary = fmt::format("not available: {} selected rows do not report {} (their source printed one time per "
+                                 "size){}",
+                                 unreported, check.metric,
+                                 result.rows_checked ? fmt::format("; {} rows that do are within the limit",
+                                                                   result.rows_checked)
+                                                     : "");
+    return result;
+  }
   if (result.rows_checked == 0) {
     result.status = CheckStatus::fail;
     result.summary = undefined ? fmt::format("{} selected rows have no {} (one rank?)", undefined, check.metric)
@@ -171,6 +186,7 @@ std::string_view name_of(CheckStatus status) {
     case CheckStatus::pass: return "pass";
     case CheckStatus::fail: return "FAIL";
     case CheckStatus::skip: return "skip";
+    case CheckStatus::not_available: return "n/a";
   }
   return "unknown";
 }
@@ -185,7 +201,9 @@ bool selects(const RowSelection& selection, const ResultRow& row) {
 }
 
 bool AcceptanceVerdict::passed() const {
-  return std::none_of(results.begin(), results.end(), [](const CheckResult& r) { return r.status == CheckStatus::fail; });
+  return std::none_of(results.begin(), results.end(), [](const CheckResult& r) {
+    return r.status == CheckStatus::fail || r.status == CheckStatus::not_available;
+  });
 }
 
 AcceptanceVerdict evaluate_acceptance(const Thresholds& thresholds, std::span<const ResultRow> rows) {

@@ -12,7 +12,9 @@
 
 namespace fb {
 
-enum class CheckStatus { pass, fail, skip };
+// not_available: the check's statistic is one the results' source never reported (the p99 of an
+// imported nccl-tests or OSU log). It is not a pass: the verdict does not pass with one.
+enum class CheckStatus { pass, fail, skip, not_available };
 std::string_view name_of(CheckStatus status);
 
 struct CheckResult {
@@ -29,6 +31,8 @@ struct AcceptanceVerdict {
 };
 
 // A check that selects no rows fails: acceptance cannot pass on data that was never measured.
+// A limit on a time statistic that selected rows do not report is not available, unless another
+// selected row already fails it.
 // The exception is no_host_outlier without per-host rows (src_host/dst_host): it is skipped,
 // because collective rows say nothing about single hosts.
 AcceptanceVerdict evaluate_acceptance(const Thresholds& thresholds, std::span<const ResultRow> rows);

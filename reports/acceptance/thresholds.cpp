@@ -166,6 +166,7 @@ std::optional<double> metric_value(const ResultRow& row, std::string_view metric
   if (metric == "algbw_gbps") return row.algbw_gbps;
   const auto time = time_metrics.find(metric);
   if (time == time_metrics.end()) throw std::invalid_argument(fmt::format("'{}' is not a metric", metric));
+  if (!reports_statistic(row, metric)) return std::nullopt;
   return time->second(row);
 }
 

@@ -52,7 +52,8 @@ struct Thresholds {
 Thresholds read_thresholds(const std::filesystem::path& path);
 Thresholds parse_thresholds(std::string_view yaml_text, const std::string& origin);
 
-// The value of `metric` in a row, or empty when the row has none (busbw with one rank).
+// The value of `metric` in a row, or empty when the row has none (busbw with one rank, a time
+// statistic its source did not report).
 // Throws std::invalid_argument for a name that is not a metric.
 std::optional<double> metric_value(const struct ResultRow& row, std::string_view metric);
 // Bandwidths are better high, times low.

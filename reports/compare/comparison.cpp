@@ -46,15 +46,23 @@ std::string_view name_of(Significance significance) {
   switch (significance) {
     case Significance::within_spread: return "within spread";
     case Significance::beyond_spread: return "beyond spread";
-    case Significance::spread_unknown: return "spread unknown";
+    case Significance::within_default_bound: return "spread not available, within default bound";
+    case Significance::beyond_default_bound: return "spread not available, beyond default bound";
   }
   return "unknown";
 }
 
+bool spread_recorded(Significance significance) {
+  return significance == Significance::within_spread || significance == Significance::beyond_spread;
+}
+
 std::optional<double> run_to_run_spread(const ResultRow& row) {
+  const bool cv_reported = reports_statistic(row, "time_cv");
+  const bool tail_reported = reports_statistic(row, "time_p99_us");
+  if (!cv_reported && !tail_reported) return std::nullopt;
   if (row.time_cv == 0 && row.time_min_us == row.time_max_us) return std::nullopt;
-  const double tail = row.time_median_us > 0 ? row.time_p99_us / row.time_median_us - 1 : 0;
-  return std::max(row.time_cv, std::max(tail, 0.0));
+  const double tail = tail_reported && row.time_median_us > 0 ? row.time_p99_us / row.time_median_us - 1 : 0;
+  return std::max(cv_reported ? row.time_cv : 0.0, std::max(tail, 0.0));
 }
 
 Comparison compare_results(std::span<const ResultRow> a, std::span<const ResultRow> b) {
@@ -68,17 +76,17 @@ Comparison compare_results(std::span<const ResultRow> a, std::span<const ResultR
       ++comparison.only_in_a;
       continue;
     }
-    ComparedRow compared{*row_a, *match->second, match->second->time_median_us / row_a->time_median_us, 0,
-                         Significance::spread_unknown};
+    ComparedRow compared{*row_a, *match->second, match->second->time_median_us / row_a->time_median_us,
+                         default_noise_bound_fraction, Significance::within_default_bound};
     const std::optional<double> spread_a = run_to_run_spread(compared.a);
     const std::optional<double> spread_b = run_to_run_spread(compared.b);
-    if (spread_a && spread_b) {
-      compared.spread_fraction = *spread_a + *spread_b;
-      const double bound = 1 + compared.spread_fraction;
-      const double ratio = compared.time_ratio_b_over_a;
-      compared.significance =
-          ratio > bound || ratio < 1 / bound ? Significance::beyond_spread : Significance::within_spread;
-    }
+    const bool recorded = spread_a && spread_b;
+    if (recorded) compared.spread_fraction = *spread_a + *spread_b;
+    const double bound = 1 + compared.spread_fraction;
+    const double ratio = compared.time_ratio_b_over_a;
+    const bool beyond = ratio > bound || ratio < 1 / bound;
+    compared.significance = recorded ? (beyond ? Significance::beyond_spread : Significance::within_spread)
+                                     : (beyond ? Significance::beyond_default_bound : Significance::within_default_bound);
     OpComparison& op = by_op[row_a->op];
     op.op = row_a->op;
     op.rows.push_back(std::move(compared));
@@ -114,8 +122,7 @@ std::string comparison_to_csv(const Comparison& comparison) {
                          optional_cell(row.a.dst_rank), cell(row.a.src_host), cell(row.a.dst_host), row.a.bytes,
                          row.a.time_median_us, row.b.time_median_us, optional_cell(row.a.busbw_gbps),
                          optional_cell(row.b.busbw_gbps), row.time_ratio_b_over_a,
-                         row.significance == Significance::spread_unknown ? std::string()
-                                                                          : fmt::format("{}", row.spread_fraction),
+                         spread_recorded(row.significance) ? fmt::format("{}", row.spread_fraction) : std::string(),
                          name_of(row.significance));
     }
   }
@@ -125,28 +132,41 @@ std::string comparison_to_csv(const Comparison& comparison) {
 void print_comparison(std::ostream& out, const Comparison& comparison, std::string_view label_a,
                       std::string_view label_b) {
   out << fmt::format("# A: {}\n# B: {}\n# time ratio B/A < 1: B is faster. '*': beyond the run-to-run spread of "
-                     "both sides; '?': a side recorded no spread\n",
-                     label_a, label_b);
+                     "both sides; '?': a side recorded no spread (not available), so the ratio is judged against "
+                     "the default noise bound of {:.0f}%; '?*': beyond that bound\n",
+                     label_a, label_b, 100 * default_noise_bound_fraction);
   for (const OpComparison& op : comparison.ops) {
     out << fmt::format("#\n# {}\n# {:>12} {:>12} {:>6} {:>12} {:>12} {:>10} {:>10} {:>9} {:>8}\n", op.op, "placement",
                        "size", "ranks", "time A (us)", "time B (us)", "busbw A", "busbw B", "B/A time", "spread");
     for (const ComparedRow& row : op.rows) {
-      const char mark = row.significance == Significance::beyond_spread    ? '*'
-                        : row.significance == Significance::spread_unknown ? '?'
-                                                                           : ' ';
+      const std::string_view mark = row.significance == Significance::beyond_spread          ? "* "
+                                    : row.significance == Significance::beyond_default_bound ? "?*"
+                                    : row.significance == Significance::within_default_bound ? "? "
+                                                                                             : "  ";
       out << fmt::format("  {:>12} {:>12} {:>6} {:>12.2f} {:>12.2f} {:>10} {:>10} {:>8.3f}{} {:>8}\n",
                          row.a.in_place ? "in-place" : "out-of-place", format_size_bytes(row.a.bytes), row.a.nranks,
                          row.a.time_median_us, row.b.time_median_us, format_optional(row.a.busbw_gbps, "{:.2f}"),
                          format_optional(row.b.busbw_gbps, "{:.2f}"), row.time_ratio_b_over_a, mark,
-                         row.significance == Significance::spread_unknown
-                             ? std::string("n/a")
-                             : fmt::format("{:.1f}%", 100 * row.spread_fraction));
+                         spread_recorded(row.significance) ? fmt::format("{:.1f}%", 100 * row.spread_fraction)
+                                                           : std::string("n/a"));
     }
-    const auto beyond = std::count_if(op.rows.begin(), op.rows.end(), [](const ComparedRow& r) {
-      return r.significance == Significance::beyond_spread;
-    });
-    out << fmt::format("# {}: geometric mean time ratio B/A {:.3f} over {} sizes; {} beyond the spread\n", op.op,
-                       op.geomean_time_ratio_b_over_a, op.rows.size(), beyond);
+    const auto count = [&](Significance significance) {
+      return std::count_if(op.rows.begin(), op.rows.end(),
+                           [&](const ComparedRow& r) { return r.significance == significance; });
+    };
+    const auto without_spread = count(Significance::within_default_bound) + count(Significance::beyond_default_bound);
+    // Never "0 beyond the spread" for sizes whose spread nobody recorded.
+    std::string verdict;
+    if (without_spread < static_cast<std::ptrdiff_t>(op.rows.size()))
+      verdict = fmt::format("{} of {} sizes beyond the spread", count(Significance::beyond_spread),
+                            static_cast<std::ptrdiff_t>(op.rows.size()) - without_spread);
+    if (without_spread > 0)
+      verdict += fmt::format("{}spread not available for {} sizes (a side reports one time per size): {} beyond the "
+                             "default noise bound of {:.0f}%",
+                             verdict.empty() ? "" : "; ", without_spread, count(Significance::beyond_default_bound),
+                             100 * default_noise_bound_fraction);
+    out << fmt::format("# {}: geometric mean time ratio B/A {:.3f} over {} sizes; {}\n", op.op,
+                       op.geomean_time_ratio_b_over_a, op.rows.size(), verdict);
   }
   if (comparison.only_in_a || comparison.only_in_b)
     out << fmt::format("# unmatched rows: {} only in A, {} only in B\n", comparison.only_in_a, comparison.only_in_b);

@@ -13,18 +13,28 @@
 namespace fb {
 
 enum class Significance {
-  within_spread,  // |ratio - 1| is inside the combined run-to-run spread: may be noise
-  beyond_spread,  // larger than the spread of both sides together: a real difference
-  spread_unknown, // a side recorded no spread (one time per size, as nccl-tests logs)
+  within_spread,          // |ratio - 1| is inside the combined run-to-run spread: may be noise
+  beyond_spread,          // larger than the spread of both sides together: a real difference
+  // A side recorded no spread (one time per size, as nccl-tests and OSU logs): the spread is not
+  // available and the ratio is judged against default_noise_bound_fraction instead.
+  within_default_bound,
+  beyond_default_bound,
 };
+
+// The bound a ratio is judged against when a side has no recorded spread: 10%, the margin
+// nccl-tests' own average-bandwidth check allows (-c: FAILED below 0.9 of the target), and above
+// the run-to-run variation of large messages on a healthy fabric.
+inline constexpr double default_noise_bound_fraction = 0.10;
+
+bool spread_recorded(Significance significance);
 std::string_view name_of(Significance significance);
 
 struct ComparedRow {
   ResultRow a;
   ResultRow b;
   double time_ratio_b_over_a = 0;  // median time of B / median time of A: < 1 means B is faster
-  double spread_fraction = 0;      // run_to_run_spread(a) + run_to_run_spread(b)
-  Significance significance = Significance::spread_unknown;
+  double spread_fraction = 0;      // run_to_run_spread(a) + run_to_run_spread(b), or the default bound
+  Significance significance = Significance::within_default_bound;
 };
 
 struct OpComparison {
@@ -43,7 +53,8 @@ struct Comparison {
 // The relative run-to-run spread of one row: the larger of its coefficient of variation and of
 // how far its p99 lies above its median (p99 / median - 1). The CV describes the bulk of the
 // iterations; the tail term catches rare slow iterations that a CV over 20 samples understates.
-// Empty when the row records no spread (min == max and CV 0: a single reported time).
+// Empty when the row records no spread (min == max and CV 0: a single reported time), or when
+// its source reported neither the CV nor the p99.
 std::optional<double> run_to_run_spread(const ResultRow& row);
 
 // Rows match on op, dtype, redop, placement, rank count, size and endpoints (src/dst ranks, or

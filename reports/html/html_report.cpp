@@ -113,7 +113,7 @@ std::string verdict_section(const ReportInput& input, const std::vector<Finding>
       html += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"status-{}\">{}</td><td class=\"num\">{}</td>"
                           "<td>{}</td></tr>\n",
                           h(r.check.name), name_of(r.check.kind),
-                          r.status == CheckStatus::pass ? "pass" : r.status == CheckStatus::fail ? "fail" : "skip",
+                          r.status == CheckStatus::pass ? "pass" : r.status == CheckStatus::skip ? "skip" : "fail",
                           name_of(r.status), r.rows_checked, h(r.summary));
     html += "</table>\n";
   }
@@ -225,9 +225,8 @@ std::string comparison_section(const ReportComparison& compared) {
                           "<td>{}</td></tr>\n",
                           row.a.in_place ? "in-place" : "out-of-place", format_size_bytes(row.a.bytes), row.a.nranks,
                           row.a.time_median_us, row.b.time_median_us, row.time_ratio_b_over_a,
-                          row.significance == Significance::spread_unknown
-                              ? std::string("n/a")
-                              : fmt::format("{:.1f}%", 100 * row.spread_fraction),
+                          spread_recorded(row.significance) ? fmt::format("{:.1f}%", 100 * row.spread_fraction)
+                                                            : std::string("n/a"),
                           name_of(row.significance));
     html += "</table>\n";
   }

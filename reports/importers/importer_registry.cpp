@@ -12,11 +12,11 @@ std::vector<Importer>& importer_registry() {
   return importers;
 }
 
-ResultSet import_log(const std::filesystem::path& path, const ImportOptions& options) {
+std::vector<ResultSet> import_log(const std::filesystem::path& path, const ImportOptions& options) {
   return import_log_text(read_text_file(path), path, options);
 }
 
-ResultSet import_log_text(std::string_view text, const std::filesystem::path& origin, const ImportOptions& options) {
+std::vector<ResultSet> import_log_text(std::string_view text, const std::filesystem::path& origin, const ImportOptions& options) {
   std::string tried;
   for (const Importer& importer : importer_registry()) {
     if (importer.recognizes(text)) return importer.parse(text, origin, options);

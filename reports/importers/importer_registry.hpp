@@ -1,7 +1,8 @@
 #pragma once
-// Importers turn logs users already have (nccl-tests, OSU micro-benchmarks, Google Benchmark JSON)
-// into fabricbench result sets. Each format is one file under formats/ that registers itself with
-// a sniffer (does this text look like my format?) and a parser.
+// Importers turn logs users already have (nccl-tests, OSU micro-benchmarks, Google Benchmark,
+// perftest) into fabricbench result sets. Each format is one file under formats/ that registers
+// itself with a sniffer (does this text look like my format?) and a parser. What a log does not
+// say and a parser infers is recorded in Provenance::assumptions; the caller prints it as a warning.
 
 #include "results/results_io.hpp"
 
@@ -15,7 +16,8 @@ namespace fb {
 
 // What a log may not say and the user can tell the importer.
 struct ImportOptions {
-  std::optional<int> nranks;  // OSU collective logs do not print the process count
+  // OSU collective logs do not print the process count; a pasted nccl-tests table may not either.
+  std::optional<int> nranks;
 };
 
 struct Importer {
@@ -23,8 +25,9 @@ struct Importer {
   // Cheap and specific: true only for text this importer understands (its banner or header).
   bool (*recognizes)(std::string_view text);
   // `origin` is the file's path, for messages ("FILE:LINE: ...") and what the file name tells.
+  // One result set per run in the file (a log may hold several runs one after the other).
   // Throws InputError naming the line of anything malformed, truncated or unsupported.
-  ResultSet (*parse)(std::string_view text, const std::filesystem::path& origin, const ImportOptions& options);
+  std::vector<ResultSet> (*parse)(std::string_view text, const std::filesystem::path& origin, const ImportOptions& options);
 };
 
 std::vector<Importer>& importer_registry();
@@ -35,9 +38,9 @@ struct ImporterRegistrar {
 
 // Reads `path`, picks the importer that recognises it and parses it. Throws InputError when no
 // importer recognises the file (naming the formats it tried) or when parsing fails.
-ResultSet import_log(const std::filesystem::path& path, const ImportOptions& options);
+std::vector<ResultSet> import_log(const std::filesystem::path& path, const ImportOptions& options);
 
 // The same for text already in memory; `origin` names it in messages.
-ResultSet import_log_text(std::string_view text, const std::filesystem::path& origin, const ImportOptions& options);
+std::vector<ResultSet> import_log_text(std::string_view text, const std::filesystem::path& origin, const ImportOptions& options);
 
 }  // namespace fb

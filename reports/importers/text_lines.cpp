@@ -1,5 +1,7 @@
 #include "importers/text_lines.hpp"
 
+#include "results/results_io.hpp"
+
 #include <cmath>
 
 #include <charconv>
@@ -18,6 +20,24 @@ std::vector<TextLine> split_lines(std::string_view text) {
     text.remove_prefix(end + 1);
   }
   return lines;
+}
+
+std::string_view without_launcher_tag(std::string_view line) {
+  // "[JOBID,RANK]<stdout>:" or "<stderr>:", digits only between the brackets.
+  if (!line.starts_with('[')) return line;
+  const std::size_t close = line.find(']');
+  if (close == std::string_view::npos || line.find_first_not_of("0123456789,", 1) != close) return line;
+  for (const std::string_view stream : {"<stdout>:", "<stderr>:"})
+    if (line.substr(close + 1).starts_with(stream)) return line.substr(close + 1 + stream.size());
+  return line;
+}
+
+void number_runs(std::vector<ResultSet>& runs) {
+  if (runs.size() < 2) return;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    runs[i].provenance.run_id += "-run" + std::to_string(i + 1);
+    for (ResultRow& row : runs[i].rows) row.run_id = runs[i].provenance.run_id;
+  }
 }
 
 std::vector<std::string_view> split_whitespace(std::string_view text) {

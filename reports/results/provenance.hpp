@@ -21,6 +21,9 @@ struct Provenance {
   std::string kernel;                     // uname of the reporting rank's host
   std::map<std::string, std::string> libraries;    // library -> version
   std::map<std::string, std::string> environment;  // NCCL_*, UCX_*, OMPI_MCA_*, ...
+  // What an importer inferred because the log did not say it ("8 ranks from busbw/algbw"): each
+  // was also printed as a warning when the log was imported.
+  std::vector<std::string> assumptions;
 
   bool operator==(const Provenance&) const = default;
 };

@@ -38,6 +38,11 @@ struct ResultRow {
   double time_p99_us = 0;
   double time_max_us = 0;
   double time_cv = 0;            // coefficient of variation (stddev / mean) of the iteration times
+  // Time statistics the source never reported, space-separated field names ("time_min_us
+  // time_p99_us time_max_us time_cv"): imported logs print one time per size. Such a field holds
+  // the reported time (0 for time_cv) only to keep the columns numeric; accept and compare treat
+  // it as not available. Empty for fabricbench's own measurements.
+  std::string unreported_statistics;
   double algbw_gbps = 0;         // from the median time, decimal GB/s
   std::optional<double> busbw_gbps;  // undefined for a single rank
   std::optional<std::uint64_t> wrong;  // elements that failed validation; empty when not checked
@@ -50,5 +55,8 @@ struct ResultRow {
 
   bool operator==(const ResultRow&) const = default;
 };
+
+// False when `field` (time_min_us, time_p99_us, ...) is one the row's source did not report.
+bool reports_statistic(const ResultRow& row, std::string_view field);
 
 }  // namespace fb

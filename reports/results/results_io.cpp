@@ -150,6 +150,7 @@ constexpr std::array fields{
     added_field<&ResultRow::efficiency_pct>("efficiency_pct"),
     added_field<&ResultRow::src_device>("src_device"),
     added_field<&ResultRow::dst_device>("dst_device"),
+    added_field<&ResultRow::unreported_statistics>("unreported_statistics"),
 };
 constexpr std::size_t column_count = fields.size() + 1;  // + schema
 
@@ -170,7 +171,7 @@ Json provenance_to_json(const Provenance& p) {
               {"start_time", p.start_time},   {"command_line", p.command_line}, {"backend", p.backend},
               {"nranks", p.nranks},           {"nodes", p.nodes},               {"ranks_per_node", p.ranks_per_node},
               {"rank_hosts", p.rank_hosts},   {"kernel", p.kernel},             {"libraries", p.libraries},
-              {"environment", p.environment}};
+              {"environment", p.environment}, {"assumptions", p.assumptions}};
 }
 
 Provenance provenance_from_json(const Json& json) {
@@ -188,6 +189,8 @@ Provenance provenance_from_json(const Json& json) {
   p.kernel = json.at("kernel").get<std::string>();
   p.libraries = json.at("libraries").get<std::map<std::string, std::string>>();
   p.environment = json.at("environment").get<std::map<std::string, std::string>>();
+  // Files written before importers recorded assumptions have none.
+  p.assumptions = json.value("assumptions", std::vector<std::string>{});
   return p;
 }
 

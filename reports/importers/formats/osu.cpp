@@ -1,7 +1,10 @@
 // OSU micro-benchmark logs: osu_latency, osu_bw, osu_bibw (point-to-point between ranks 0 and 1)
 // and osu_allreduce, osu_allgather (latency only). OSU semantics: latency is already one-way (half
 // the round trip); bandwidth is decimal MB/s (1 MB/s = 1e6 B/s) and counts both directions for
-// bibw; a collective's size is the per-process message.
+// bibw; a collective's size is the per-process message. Real logs also carry a `Validation`
+// column (--validation), the buffer placement of the CUDA/ROCm builds ("Send Buffer on DEVICE (D)
+// and Receive Buffer on DEVICE (D)"), several tests one after another separated by dashes, and
+// the min/max/iterations columns of -f.
 
 #include "core/errors.hpp"
 #include "core/op_catalog.hpp"
@@ -10,7 +13,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
+#include <tuple>
 #include <limits>
 #include <map>
 
@@ -32,7 +38,10 @@ constexpr std::array<OsuTest, 5> osu_tests{{
     {"Latency", "latency", false},
 }};
 
-enum class Column { size, value, min_us, max_us, p99_us, iterations, other };
+constexpr std::string_view failed_validation =
+    "OSU --validation reports Pass or Fail per size: each failed size is recorded as 1 wrong element";
+
+enum class Column { size, value, min_us, max_us, p99_us, iterations, validation, other };
 
 Column column_of(std::string_view name) {
   if (name == "Size") return Column::size;
@@ -41,6 +50,7 @@ Column column_of(std::string_view name) {
   if (name == "Max Latency(us)") return Column::max_us;
   if (name == "P99 Tail Lat(us)") return Column::p99_us;
   if (name == "Iterations") return Column::iterations;
+  if (name == "Validation") return Column::validation;
   return Column::other;
 }
 
@@ -66,9 +76,23 @@ std::pair<std::string, std::size_t> dtype_of(std::string_view mpi_type) {
   return {std::string(mpi_type), 1};
 }
 
-bool recognizes(std::string_view text) { return text.starts_with("# OSU MPI") || text.find("\n# OSU MPI") != std::string_view::npos; }
+bool recognizes(std::string_view text) { return text.find("# OSU MPI") != std::string_view::npos; }
 
-ResultSet parse(std::string_view text, const std::filesystem::path& origin, const ImportOptions& options) {
+// "Send Buffer on DEVICE (D) and Receive Buffer on HOST (H)" -> {"device", "host"}.
+std::pair<std::string, std::string> buffer_placement(std::string_view line) {
+  const auto place = [&](std::string_view side) {
+    const std::size_t at = line.find(side);
+    if (at == std::string_view::npos) return std::string();
+    const std::vector<std::string_view> words = split_whitespace(line.substr(at + side.size()));
+    if (words.empty()) return std::string();
+    std::string word(words.front());
+    for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return word;
+  };
+  return {place("Send Buffer on"), place("Receive Buffer on")};
+}
+
+std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path& origin, const ImportOptions& options) {
   const std::string file = origin.string();
   const auto fail = [&](int line, std::string_view what) {
     return InputError(fmt::format("{}:{}: {}", file, line, what));
@@ -81,8 +105,13 @@ ResultSet parse(std::string_view text, const std::filesystem::path& origin, cons
   int banner_line = 0;
   std::optional<std::string> mpi_datatype;
   std::vector<Column> columns;
-  for (const TextLine& line : split_lines(text)) {
-    const std::string_view trimmed = trim(line.text);
+  std::pair<std::string, std::string> buffers;
+  const std::vector<TextLine> lines = split_lines(text);
+  // A file that does not end with a newline was cut: its last line may be a row cut mid-number
+  // ("256   0" of "256   0.52").
+  const int cut_line = !text.empty() && text.back() != '\n' && !lines.empty() ? lines.back().number : 0;
+  for (const TextLine& line : lines) {
+    const std::string_view trimmed = trim(without_launcher_tag(line.text));
     if (trimmed.empty()) continue;
     if (trimmed.starts_with("# OSU MPI")) {
       // "# OSU MPI Latency Test v7.3", "# OSU MPI-CUDA Bi-Directional Bandwidth Test v5.9"
@@ -97,6 +126,7 @@ ResultSet parse(std::string_view text, const std::filesystem::path& origin, cons
         throw fail(line.number, fmt::format("OSU test '{}' is not imported (osu_latency, osu_bw, osu_bibw, "
                                             "osu_allreduce, osu_allgather are)", name));
       banner_line = line.number;
+      buffers = {};
       const std::vector<std::string_view> tokens = split_whitespace(trimmed);
       provenance.tool_version = fmt::format("OSU Micro-Benchmarks {}", tokens.back());
       provenance.libraries["osu-micro-benchmarks"] = std::string(tokens.back());
@@ -108,6 +138,10 @@ ResultSet parse(std::string_view text, const std::filesystem::path& origin, cons
       mpi_datatype = std::string(type);
       continue;
     }
+    if (trimmed.starts_with("# Send Buffer on")) {
+      buffers = buffer_placement(trimmed);
+      continue;
+    }
     if (trimmed.starts_with("# Size")) {
       columns.clear();
       for (std::string_view name : header_columns(trimmed.substr(1))) columns.push_back(column_of(name));
@@ -116,19 +150,35 @@ ResultSet parse(std::string_view text, const std::filesystem::path& origin, cons
     if (trimmed.starts_with("#")) continue;
     const std::vector<std::string_view> tokens = split_whitespace(trimmed);
     if (!to_integer(tokens[0])) continue;  // MPI library warnings between rows
+    if (line.number == cut_line) {
+      provenance.assumptions.push_back(
+          fmt::format("line {} ('{}') ends the file without a newline: cut mid-row, not imported", line.number, trimmed));
+      continue;
+    }
     if (!test) throw fail(line.number, "a measurement row before the '# OSU MPI ... Test' banner");
     if (columns.empty()) throw fail(line.number, "a measurement row before the '# Size ...' column header");
     if (tokens.size() != columns.size())
       throw fail(line.number, fmt::format("expected {} columns as in the '# Size' header, found {}{}", columns.size(),
                                           tokens.size(), tokens.size() < columns.size() ? " (truncated log?)" : ""));
     std::map<Column, double> values;
+    std::optional<bool> validated;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
+      if (columns[i] == Column::validation) {
+        if (tokens[i] != "Pass" && tokens[i] != "Fail")
+          throw fail(line.number, fmt::format("validation '{}' is neither Pass nor Fail", tokens[i]));
+        validated = tokens[i] == "Pass";
+        continue;
+      }
       const std::optional<double> value = to_double(tokens[i]);
       if (!value) throw fail(line.number, fmt::format("column {} is '{}', not a number", i + 1, tokens[i]));
       values[columns[i]] = *value;
     }
     if (!values.contains(Column::value))
       throw fail(line.number, "the '# Size' header names no latency or bandwidth column");
+    // OSU prints two decimals: a zero is no measurement (a cut row, or a rate below 0.005 MB/s).
+    if (!(values[Column::value] > 0))
+      throw fail(line.number, fmt::format("{} {} is not a measurement (a cut line?)",
+                                          test->bandwidth ? "bandwidth" : "latency", values[Column::value]));
 
     const OpTraits& op = op_by_name(test->op);
     const bool collective = op.op_class == OpClass::collective;
@@ -160,6 +210,12 @@ ResultSet parse(std::string_view text, const std::filesystem::path& origin, cons
       row.src_rank = 0;
       row.dst_rank = 1;
     }
+    std::tie(row.src_device, row.dst_device) = buffers;
+    // --validation: Pass or Fail per size, not a count; a failed size is recorded as 1 wrong element.
+    if (validated) row.wrong = *validated ? 0 : 1;
+    if (validated == false && std::find(provenance.assumptions.begin(), provenance.assumptions.end(),
+                                        std::string(failed_validation)) == provenance.assumptions.end())
+      provenance.assumptions.emplace_back(failed_validation);
     if (values.contains(Column::iterations)) {
       const std::optional<std::uint64_t> iterations = whole_number(values[Column::iterations]);
       if (!iterations || *iterations > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
@@ -170,23 +226,30 @@ ResultSet parse(std::string_view text, const std::filesystem::path& origin, cons
       const double mbps = values[Column::value];
       row.algbw_gbps = mbps / 1e3;
       // One message's time: bytes moved (both directions for bibw) at the reported rate.
-      row.time_median_us = mbps > 0 ? static_cast<double>(message_bytes) * op.algbw_bytes_factor / mbps : 0;
+      row.time_median_us = static_cast<double>(message_bytes) * op.algbw_bytes_factor / mbps;
     } else {
       row.time_median_us = values[Column::value];
       row.algbw_gbps = gbps_from(row.bytes, row.time_median_us);
     }
-    // Only what the log says: min and max when printed (-f), else the one value. The p99 is bounded
-    // by the max when OSU printed no tail latency.
-    row.time_min_us = values.contains(Column::min_us) ? values[Column::min_us] : row.time_median_us;
-    row.time_max_us = values.contains(Column::max_us) ? values[Column::max_us] : row.time_median_us;
-    row.time_p99_us = values.contains(Column::p99_us) ? values[Column::p99_us] : row.time_max_us;
+    // Only what the log says: min and max when printed (-f), p99 when printed; the rest is marked
+    // unreported and holds the one value.
+    std::string unreported;
+    const auto statistic = [&](Column column, std::string_view field) {
+      if (values.contains(column)) return values[column];
+      unreported += (unreported.empty() ? "" : " ") + std::string(field);
+      return row.time_median_us;
+    };
+    row.time_min_us = statistic(Column::min_us, "time_min_us");
+    row.time_p99_us = statistic(Column::p99_us, "time_p99_us");
+    row.time_max_us = statistic(Column::max_us, "time_max_us");
+    row.unreported_statistics = unreported + (unreported.empty() ? "" : " ") + "time_cv";
     if (const std::optional<double> factor = busbw_factor_for(op, nranks)) row.busbw_gbps = row.algbw_gbps * *factor;
     results.rows.push_back(std::move(row));
   }
   if (!test) throw fail(1, "no '# OSU MPI ... Test' banner");
   if (results.rows.empty()) throw fail(banner_line, "no measurement rows after the OSU banner (truncated log?)");
   provenance.nranks = results.rows.front().nranks;
-  return results;
+  return {std::move(results)};
 }
 
 const ImporterRegistrar registrar{{"osu", recognizes, parse}};
