@@ -51,6 +51,31 @@ TEST(Acceptance, MaxLatencyUsesTheChosenStatistic) {
             CheckStatus::fail);
 }
 
+TEST(Acceptance, AStatisticTheSourceNeverReportedIsNotAvailableAndNotAPass) {
+  // As imported from OSU or nccl-tests: one time per size, the p99 not reported.
+  ResultRow imported = collective_row("latency", 8, 2.0, 2);
+  imported.unreported_statistics = "time_min_us time_p99_us time_max_us time_cv";
+  const std::vector<ResultRow> rows{imported};
+  const AcceptanceVerdict p99 =
+      evaluate("checks:\n  - {kind: max_latency, op: latency, statistic: p99, at_most_us: 5}\n", rows);
+  EXPECT_EQ(p99.results[0].status, CheckStatus::not_available);
+  EXPECT_THAT(p99.results[0].summary, HasSubstr("not available: 1 selected rows do not report time_p99_us"));
+  EXPECT_FALSE(p99.passed());
+  const std::string junit = acceptance_to_junit_xml(p99, "t.yaml");
+  EXPECT_THAT(junit, HasSubstr("failures=\"1\""));
+  EXPECT_THAT(junit, HasSubstr("type=\"not_available\""));
+  // The median the log did print is judged as usual.
+  EXPECT_TRUE(evaluate("checks:\n  - {kind: max_latency, op: latency, at_most_us: 5}\n", rows).passed());
+  // A row that does report the p99 and fails it decides: a failure is a failure.
+  ResultRow measured = collective_row("latency", 8, 2.0, 2);
+  measured.time_p99_us = 9.0;
+  EXPECT_EQ(evaluate("checks:\n  - {kind: max_latency, op: latency, statistic: p99, at_most_us: 5}\n",
+                     {imported, measured})
+                .results[0]
+                .status,
+            CheckStatus::fail);
+}
+
 TEST(Acceptance, ACheckWithoutMatchingRowsFails) {
   const std::vector<ResultRow> rows{collective_row("all_gather", 1ull << 30, 5000)};
   const AcceptanceVerdict verdict = evaluate("checks:\n  - {kind: min_bandwidth, op: all_reduce, at_least_gbps: 1}\n", rows);

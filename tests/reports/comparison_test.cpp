@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
 
 namespace fb {
 namespace {
@@ -47,12 +48,31 @@ TEST(Comparison, DifferencesAreJudgedAgainstBothSidesSpread) {
   EXPECT_EQ(rows[2].significance, Significance::beyond_spread);  // 0.90 < 1 / 1.10
 }
 
-TEST(Comparison, RowsWithoutRecordedSpreadAreNotJudged) {
+TEST(Comparison, RowsWithoutRecordedSpreadAreJudgedAgainstTheDefaultBound) {
   // collective_row has min == max and CV 0, like a time imported from an nccl-tests log.
-  const std::vector<ResultRow> a{collective_row("all_reduce", 1024, 10)};
-  const std::vector<ResultRow> b{collective_row("all_reduce", 1024, 30)};
-  EXPECT_EQ(compare_results(a, b).ops.at(0).rows.at(0).significance, Significance::spread_unknown);
+  const std::vector<ResultRow> a{collective_row("all_reduce", 1024, 10), collective_row("all_reduce", 2048, 10)};
+  const std::vector<ResultRow> b{collective_row("all_reduce", 1024, 76), collective_row("all_reduce", 2048, 10.5)};
+  const Comparison comparison = compare_results(a, b);
+  const auto& rows = comparison.ops.at(0).rows;
+  EXPECT_EQ(rows.at(0).significance, Significance::beyond_default_bound);  // 7.6x slower
+  EXPECT_EQ(rows.at(1).significance, Significance::within_default_bound);  // 5% < 10%
+  EXPECT_DOUBLE_EQ(rows.at(0).spread_fraction, default_noise_bound_fraction);
   EXPECT_FALSE(run_to_run_spread(a[0]).has_value());
+  std::ostringstream printed;
+  print_comparison(printed, comparison, "A", "B");
+  EXPECT_THAT(printed.str(), ::testing::HasSubstr("spread not available for 2 sizes (a side reports one time per "
+                                                  "size): 1 beyond the default noise bound of 10%"));
+  EXPECT_THAT(printed.str(), ::testing::Not(::testing::HasSubstr("0 beyond the spread")));
+  EXPECT_THAT(comparison_to_csv(comparison), ::testing::HasSubstr("spread not available, beyond default bound"));
+}
+
+TEST(Comparison, AStatisticTheSourceDidNotReportIsNoSpread) {
+  // A p99 and CV marked unreported say nothing about the spread, whatever the fields hold.
+  ResultRow imported = noisy(collective_row("all_reduce", 1024, 10), 0.2, 0.5);
+  imported.unreported_statistics = "time_p99_us time_cv";
+  EXPECT_FALSE(run_to_run_spread(imported).has_value());
+  imported.unreported_statistics = "time_p99_us";
+  EXPECT_DOUBLE_EQ(*run_to_run_spread(imported), 0.2);  // the CV alone
 }
 
 TEST(Comparison, MatchesOnPlacementAndRanksAndCountsTheRest) {

@@ -11,6 +11,12 @@ using ::testing::HasSubstr;
 
 std::filesystem::path sample(const char* name) { return std::filesystem::path(FB_REPORTS_SAMPLES_DIR) / name; }
 
+ResultSet import_single(const std::filesystem::path& path, ImportOptions options = {}) {
+  std::vector<ResultSet> runs = import_log(path, options);
+  EXPECT_EQ(runs.size(), 1u);
+  return runs.front();
+}
+
 std::string import_error(const std::filesystem::path& path, ImportOptions options = {}) {
   try {
     import_log(path, options);
@@ -23,11 +29,12 @@ std::string import_error(const std::filesystem::path& path, ImportOptions option
 TEST(Importers, EveryFormatRegistersItself) {
   std::vector<std::string> names;
   for (const Importer& importer : importer_registry()) names.push_back(importer.name);
-  EXPECT_THAT(names, ::testing::UnorderedElementsAre("nccl-tests", "osu", "gbench"));
+  EXPECT_THAT(names, ::testing::UnorderedElementsAre("nccl-tests", "nccl-tests-json", "osu", "gbench", "gbench-console",
+                                                    "perftest"));
 }
 
 TEST(NcclTestsImporter, MultiNodeAllReduceLog) {
-  const ResultSet results = import_log(sample("all_reduce_perf_2x4.log"), {});
+  const ResultSet results = import_single(sample("all_reduce_perf_2x4.log"), {});
   EXPECT_EQ(results.provenance.backend, "nccl-tests");
   EXPECT_EQ(results.provenance.nranks, 8);
   EXPECT_EQ(results.provenance.nodes, 2);
@@ -60,7 +67,7 @@ TEST(NcclTestsImporter, TruncatedLogNamesTheLine) {
 }
 
 TEST(OsuImporter, LatencyIsOneWayAndPointToPoint) {
-  const ResultSet results = import_log(sample("osu_latency.log"), {});
+  const ResultSet results = import_single(sample("osu_latency.log"), {});
   ASSERT_EQ(results.rows.size(), 6u);
   const ResultRow& row = results.rows[2];
   EXPECT_EQ(row.op, "latency");
@@ -73,7 +80,7 @@ TEST(OsuImporter, LatencyIsOneWayAndPointToPoint) {
 }
 
 TEST(OsuImporter, BandwidthIsDecimalMegabytes) {
-  const ResultSet results = import_log(sample("osu_bw.log"), {});
+  const ResultSet results = import_single(sample("osu_bw.log"), {});
   ASSERT_EQ(results.rows.size(), 4u);
   const ResultRow& row = results.rows[3];
   EXPECT_EQ(row.op, "bw");
@@ -84,7 +91,7 @@ TEST(OsuImporter, BandwidthIsDecimalMegabytes) {
 TEST(OsuImporter, CollectivesNeedTheRankCountAndUseWholeBufferSizes) {
   EXPECT_THAT(import_error(sample("osu_allreduce.log")), HasSubstr("osu_allreduce.log:1: OSU Allreduce Latency logs "
                                                                    "do not say how many processes ran: pass --ranks N"));
-  const ResultSet results = import_log(sample("osu_allreduce.log"), {.nranks = 16});
+  const ResultSet results = import_single(sample("osu_allreduce.log"), {.nranks = 16});
   ASSERT_EQ(results.rows.size(), 3u);
   const ResultRow& row = results.rows[2];
   EXPECT_EQ(row.op, "all_reduce");
@@ -99,7 +106,7 @@ TEST(OsuImporter, CollectivesNeedTheRankCountAndUseWholeBufferSizes) {
 }
 
 TEST(GoogleBenchmarkImporter, RepetitionsBecomeStatistics) {
-  const ResultSet results = import_log(sample("gbench_copy.json"), {});
+  const ResultSet results = import_single(sample("gbench_copy.json"), {});
   ASSERT_EQ(results.rows.size(), 1u);  // three repetitions, the aggregate ignored
   const ResultRow& row = results.rows[0];
   EXPECT_EQ(row.backend, "gbench");

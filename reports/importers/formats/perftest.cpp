@@ -5,6 +5,7 @@
 // median. Each test banner ("RDMA_Write BW Test") starts a run.
 
 #include "core/errors.hpp"
+#include "core/op_catalog.hpp"
 #include "importers/importer_registry.hpp"
 #include "importers/text_lines.hpp"
 
@@ -93,7 +94,6 @@ bool recognizes(std::string_view text) {
 struct Run {
   std::string tool;  // ib_write_bw, ...
   bool bidirectional = false;
-  bool gpu_memory = false;  // --use_cuda: this side's buffer is in GPU memory
   std::optional<Header> header;
   ResultSet results;
 };
@@ -105,6 +105,8 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
   };
   std::vector<ResultSet> runs;
   Run run;
+  // --use_cuda prints which GPU it allocated on before the banner; it holds for the tests after it.
+  bool gpu_memory = false;
   const auto finish = [&] {
     if (!run.results.rows.empty()) runs.push_back(std::move(run.results));
     run = Run{};
@@ -119,10 +121,9 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
       run.bidirectional = content.find("Bidirectional") != std::string_view::npos;
       continue;
     }
-    // --use_cuda prints which GPU it allocated on before the tables.
     if (content.find("CUDA") != std::string_view::npos &&
         (content.find("device") != std::string_view::npos || content.find("Device") != std::string_view::npos))
-      run.gpu_memory = true;
+      gpu_memory = true;
     const std::vector<std::string_view> words = split_whitespace(content);
     if (words.empty()) continue;
     if (is_header(words)) {
@@ -175,7 +176,8 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     row.ranks_per_node = 1;
     row.src_rank = 0;
     row.dst_rank = 1;
-    if (run.gpu_memory) row.src_device = "device";
+    // --use_cuda: this side's buffer is in GPU memory; the peer's placement is not in this log.
+    if (gpu_memory) row.src_device = "device";
     row.bytes = *bytes;
     row.count = *bytes;
     if (values.contains(Column::iterations)) {
@@ -227,6 +229,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
       row.algbw_gbps = gbps_from(row.bytes, row.time_median_us);
     }
     row.unreported_statistics = unreported;
+    if (const std::optional<double> factor = busbw_factor_for(op_by_name(row.op), 2)) row.busbw_gbps = row.algbw_gbps * *factor;
     run.results.rows.push_back(std::move(row));
   }
   finish();
