@@ -1,0 +1,99 @@
+// `fabricbench import`, `accept` and `compare` run as a user runs them, on real logs of the corpus:
+// what the importer assumed is a warning line, a statistic the log never had is not a pass, and a
+// comparison of logs without spread says so instead of "0 beyond the spread".
+
+#include "fabricbench_runs.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <unistd.h>
+
+namespace fb::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::filesystem::path corpus_dir = FB_CORPUS_LOGS_DIR;
+
+class ImportCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("fb-import-cli-" + std::to_string(::getpid()) + "-" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  ProcessResult fabricbench(const std::vector<std::string>& args) {
+    std::vector<std::string> argv{FABRICBENCH_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_process(argv);
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(ImportCli, AssumptionsAreWarningsAndStayInTheResults) {
+  const ProcessResult result = fabricbench(
+      {"import", (corpus_dir / "nccl_test_result_a3mega_pasted_table_only.log").string(), "-o", dir_.string()});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const std::vector<std::string> warnings = lines_of(result.err);
+  ASSERT_EQ(warnings.size(), 2u) << describe(result);
+  EXPECT_THAT(warnings[0], ::testing::StartsWith("warning: "));
+  EXPECT_THAT(warnings[0], HasSubstr("16 ranks from the launcher line"));
+  EXPECT_THAT(warnings[1], HasSubstr("2 nodes of 8 ranks each"));
+  std::ifstream json(dir_ / "nccl-tests-nccl_test_result_a3mega_pasted_table_only.json");
+  const std::string text((std::istreambuf_iterator<char>(json)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, HasSubstr("\"assumptions\""));
+  EXPECT_THAT(text, HasSubstr("16 ranks from the launcher line"));
+  EXPECT_THAT(text, HasSubstr("\"nranks\": 16"));
+}
+
+TEST_F(ImportCli, SeveralRunsInOneLogBecomeSeparateResultFiles) {
+  const ProcessResult result =
+      fabricbench({"import", (corpus_dir / "all_gather_perf_mpi_3reps_one_file_rtx5090.log").string(), "-o", dir_.string()});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  for (int run = 1; run <= 3; ++run)
+    EXPECT_TRUE(std::filesystem::exists(
+        dir_ / ("nccl-tests-all_gather_perf_mpi_3reps_one_file_rtx5090-run" + std::to_string(run) + ".json")));
+}
+
+TEST_F(ImportCli, AcceptOnAStatisticTheLogNeverHadIsNotAvailableAndExits6) {
+  ASSERT_EQ(fabricbench({"import", (corpus_dir / "osu7.5_latency_validation_host_alps_cxi.txt").string(), "-o",
+                         dir_.string()})
+                .exit_code,
+            0);
+  const std::filesystem::path thresholds = dir_ / "p99.yaml";
+  std::ofstream(thresholds) << "checks:\n  - {kind: max_latency, op: latency, bytes: 8, statistic: p99, at_most_us: 5}\n"
+                               "  - {kind: max_latency, op: latency, bytes: 8, at_most_us: 5}\n";
+  const ProcessResult result = fabricbench({"accept", dir_.string(), "--thresholds", thresholds.string()});
+  EXPECT_EQ(result.exit_code, 6) << describe(result);
+  EXPECT_THAT(result.out, HasSubstr("n/a"));
+  EXPECT_THAT(result.out, HasSubstr("not available: 1 selected rows do not report time_p99_us"));
+  EXPECT_THAT(result.out, HasSubstr("# verdict: FAIL (not available"));
+  EXPECT_THAT(result.out, HasSubstr(" pass "));  // the median, 3.34 us at 8 B, is judged as usual
+}
+
+TEST_F(ImportCli, CompareOfLogsWithoutSpreadJudgesTheDefaultBound) {
+  const std::filesystem::path a = dir_ / "a", b = dir_ / "b";
+  ASSERT_EQ(fabricbench({"import", (corpus_dir / "all_gather_perf_2x_gb10_spark_switch_rsfec_normal.log").string(),
+                         "-o", a.string()})
+                .exit_code,
+            0);
+  ASSERT_EQ(fabricbench({"import", (corpus_dir / "all_gather_perf_2x_gb10_spark_directcable_nofec_degraded.log").string(),
+                         "-o", b.string()})
+                .exit_code,
+            0);
+  const ProcessResult result = fabricbench({"compare", a.string(), b.string()});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  // The direct cable without FEC is 7.1-7.9x slower at every size: all six beyond the 10% bound.
+  EXPECT_THAT(result.out, HasSubstr("spread not available for 6 sizes (a side reports one time per size): 6 beyond "
+                                    "the default noise bound of 10%"));
+  EXPECT_THAT(result.out, Not(HasSubstr("0 beyond the spread")));
+}
+
+}  // namespace
+}  // namespace fb::testing
