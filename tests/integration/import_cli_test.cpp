@@ -89,7 +89,7 @@ TEST_F(ImportCli, CompareOfLogsWithoutSpreadJudgesTheDefaultBound) {
             0);
   const ProcessResult result = fabricbench({"compare", a.string(), b.string()});
   ASSERT_EQ(result.exit_code, 0) << describe(result);
-  // The direct cable without FEC is 7.1-7.9x slower at every size: all six beyond the 10% bound.
+  // The direct cable without FEC is 7.0-7.9x slower at every size: all six beyond the 10% bound.
   EXPECT_THAT(result.out, HasSubstr("spread not available for 6 sizes (a side reports one time per size): 6 beyond "
                                     "the default noise bound of 10%"));
   EXPECT_THAT(result.out, Not(HasSubstr("0 beyond the spread")));
