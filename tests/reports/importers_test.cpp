@@ -120,6 +120,108 @@ TEST(GoogleBenchmarkImporter, RepetitionsBecomeStatistics) {
   EXPECT_EQ(results.provenance.rank_hosts, std::vector<std::string>{"devbox-7"});
 }
 
+std::vector<ResultSet> import_text(const std::string& text, ImportOptions options = {}) {
+  return import_log_text(text, "inline.log", options);
+}
+
+std::string import_text_error(const std::string& text, ImportOptions options = {}) {
+  try {
+    import_text(text, options);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// nccl-tests with -R (per-iteration columns) and -T (a timestamp after the in-place group), as
+// nccl-tests' writeResultHeader prints them.
+const std::string per_iteration_log =
+    "# Collective test starting: all_reduce_perf\n"
+    "# nThread 1 nGpus 2 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1\n"
+    "#  Rank  0 Group  0 Pid 1 on n1 device  0 [0000:01:00] GPU\n"
+    "#  Rank  1 Group  0 Pid 1 on n1 device  1 [0000:02:00] GPU\n"
+    "#       size count type redop root time algbw busbw #wrong i_min i_max i_p99 i_cv% time algbw busbw #wrong i_min "
+    "i_max i_p99 i_cv% timestamp\n"
+    "        1024   256 float sum -1 10.00 0.10 0.10 0 9.50 12.00 11.50 4.20 11.00 0.09 0.09 0 10.00 13.00 12.50 3.00 "
+    "2026-11-23 10:00:00\n"
+    "# Avg bus bandwidth    : 0.095\n";
+
+TEST(NcclTestsImporter, PerIterationColumnsBecomeStatistics) {
+  const ResultSet r = import_text(per_iteration_log).front();
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.rows[0].time_median_us, 10.0);
+  EXPECT_DOUBLE_EQ(r.rows[0].time_min_us, 9.5);
+  EXPECT_DOUBLE_EQ(r.rows[0].time_max_us, 12.0);
+  EXPECT_DOUBLE_EQ(r.rows[0].time_p99_us, 11.5);
+  EXPECT_DOUBLE_EQ(r.rows[0].time_cv, 0.042);
+  EXPECT_TRUE(r.rows[0].unreported_statistics.empty());
+  EXPECT_DOUBLE_EQ(r.rows[1].time_p99_us, 12.5);
+}
+
+TEST(NcclTestsImporter, OldErrorColumnBeyondToleranceIsOneWrongElementAssumed) {
+  const std::string log =
+      "# nThread 1 nGpus 2 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
+      "#   Rank  0 Pid 1 on h device  0 [0x01] GPU\n"
+      "#   Rank  1 Pid 1 on h device  1 [0x02] GPU\n"
+      "#       size count type redop time algbw busbw error time algbw busbw error\n"
+      "           8     2 float sum 10.0 0.00 0.00 0e+00 10.0 0.00 0.00 2e-02*\n"
+      "# Avg bus bandwidth    : 0\n";
+  const ResultSet r = import_log_text(log, "all_reduce_perf_old.log", {}).front();  // op from the file name
+  EXPECT_EQ(r.rows[0].wrong, 0u);
+  EXPECT_EQ(r.rows[1].wrong, 1u);
+  ASSERT_EQ(r.provenance.assumptions.size(), 1u);
+  EXPECT_THAT(r.provenance.assumptions[0], HasSubstr("recorded as 1 wrong element"));
+}
+
+TEST(NcclTestsImporter, TheRankCountComesFromRanksOrSrunWhenTheLogHasNone) {
+  std::string table = per_iteration_log;
+  table.erase(table.find("#  Rank"), table.find("#       size") - table.find("#  Rank"));
+  table.erase(0, table.find('\n', table.find("# nThread")) + 1);  // no parameter line either
+  const std::string log = "srun -N 4 --ntasks=32 ./all_reduce_perf -b 1K -e 1K\n" + table;
+  const ResultSet from_srun = import_text(log).front();
+  EXPECT_EQ(from_srun.provenance.nranks, 32);
+  EXPECT_EQ(from_srun.provenance.nodes, 4);
+  const ResultSet given = import_text(log, {.nranks = 2}).front();
+  EXPECT_EQ(given.provenance.nranks, 2);  // --ranks wins over the launcher line, and is no assumption
+  EXPECT_THAT(given.provenance.assumptions, ::testing::Not(::testing::Contains(HasSubstr("ranks from the launcher"))));
+}
+
+TEST(NcclTestsImporter, RankLinesThatSkipRanksWithoutAnEllipsisAreRefused) {
+  std::string log = per_iteration_log;
+  log.replace(log.find("Rank  1"), 7, "Rank  2");
+  EXPECT_THAT(import_text_error(log), HasSubstr("inline.log:1: the '#  Rank' lines skip ranks (last one 2) without '...'"));
+}
+
+TEST(NcclTestsImporter, ASecondRunThatStopsEarlyIsRefusedNamingTheLine) {
+  const std::string log = per_iteration_log + per_iteration_log.substr(0, per_iteration_log.find("# Avg"));
+  EXPECT_THAT(import_text_error(log), HasSubstr("inline.log:13: the log ends before '# Avg bus bandwidth'"));
+}
+
+TEST(PerftestImporter, BidirectionalBandwidthCountsBothDirections) {
+  const std::string log =
+      "                    RDMA_Write Bidirectional BW Test\n"
+      " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n"
+      " 65536      5000             0.00               20000.00             0.320000\n";
+  const ResultSet r = import_text(log).front();
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.rows[0].op, "bibw");
+  EXPECT_DOUBLE_EQ(r.rows[0].algbw_gbps, 20000.0 * 1048576 / 1e9);
+  EXPECT_NEAR(r.rows[0].time_median_us, 2 * 65536 / (20000.0 * 1048576) * 1e6, 1e-12);
+}
+
+TEST(PerftestImporter, DurationLatencyHasOnlyTheAverage) {
+  const std::string log =
+      "                    Send Latency Test\n"
+      " #bytes #iterations    t_avg[usec]    tps average\n"
+      " 2       2905862        1.72           290586.20\n";
+  const ResultSet r = import_text(log).front();
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.provenance.tool_version, "perftest ib_send_lat");
+  EXPECT_DOUBLE_EQ(r.rows[0].time_median_us, 1.72);
+  EXPECT_EQ(r.rows[0].unreported_statistics, "time_min_us time_p99_us time_max_us time_cv");
+  EXPECT_THAT(r.provenance.assumptions.at(0), HasSubstr("the average t_avg is recorded as the median"));
+}
+
 TEST(Importers, UnknownContentIsRefusedNamingTheFormatsTried) {
   const std::string message = import_error(sample("../CMakeLists.txt"));
   EXPECT_THAT(message, HasSubstr("CMakeLists.txt:1: not a log format fabricbench can import"));
