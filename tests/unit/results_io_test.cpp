@@ -35,6 +35,7 @@ Provenance sample_provenance() {
   p.kernel = "Linux 6.1.0 x86_64";
   p.libraries = {{"mpi_library", "Open MPI v4.1.4"}, {"mpi_standard", "3.1"}};
   p.environment = {{"NCCL_ALGO", "Ring,Tree"}, {"OMPI_MCA_btl", "self,vader"}};
+  p.assumptions = {"16 ranks from the launcher line 'mpirun -np 16, -N 8' (the log lists no ranks)"};
   return p;
 }
 
@@ -58,6 +59,7 @@ ResultSet sample_results() {
   all_reduce.bytes = 8;
   all_reduce.count = 2;
   all_reduce.iterations = 20;
+  all_reduce.unreported_statistics = "time_min_us time_p99_us time_max_us time_cv";
   all_reduce.time_min_us = 0.1;
   all_reduce.time_median_us = 1.0 / 3.0;
   all_reduce.time_p99_us = 12.248000000000001;
@@ -167,15 +169,17 @@ TEST(ResultsIo, FilesWithoutTheAddedColumnsStillRead) {
   std::string csv;
   std::istringstream lines(results_to_csv(written));
   for (std::string line; std::getline(lines, line);) {
-    // The five added columns (expectations, devices) are the last ones and hold no commas.
+    // The six added columns (expectations, devices, unreported statistics) are the last ones and
+    // hold no commas.
     if (!line.starts_with("#"))
-      for (int column = 0; column < 5; ++column) line.erase(line.rfind(','));
+      for (int column = 0; column < 6; ++column) line.erase(line.rfind(','));
     csv += line + "\n";
   }
   ASSERT_THAT(csv, ::testing::Not(HasSubstr("efficiency_pct")));
   ASSERT_THAT(csv, ::testing::Not(HasSubstr("src_device")));
+  ASSERT_THAT(csv, ::testing::Not(HasSubstr("unreported_statistics")));
   write_text(dir / "old.csv", csv);
-  const std::regex expectation_key(R"re(,\n *"(expected_busbw_gbps|expected_time_us|efficiency_pct|src_device|dst_device)": [^,\n]*)re");
+  const std::regex expectation_key(R"re(,\n *"(expected_busbw_gbps|expected_time_us|efficiency_pct|src_device|dst_device|unreported_statistics)": [^,\n]*)re");
   const std::string json = std::regex_replace(results_to_json(written), expectation_key, "");
   ASSERT_THAT(json, ::testing::Not(HasSubstr("expected_time_us")));
   ASSERT_THAT(json, ::testing::Not(HasSubstr("dst_device")));
@@ -188,6 +192,7 @@ TEST(ResultsIo, FilesWithoutTheAddedColumnsStillRead) {
     row.efficiency_pct.reset();
     row.src_device.clear();
     row.dst_device.clear();
+    row.unreported_statistics.clear();
   }
   EXPECT_EQ(read_results_csv(dir / "old.csv").rows, expected);
   EXPECT_EQ(read_results_json(dir / "old.json").rows, expected);
