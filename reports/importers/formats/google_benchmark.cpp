@@ -130,7 +130,10 @@ std::vector<ResultSet> results_of(std::map<std::string, Measurements>& runs, Pro
     results.rows.push_back(to_row(name, measurements, provenance));
   }
   results.provenance = std::move(provenance);
-  return {std::move(results)};
+  // Not a braced list: its elements are const and would be copied, rows and all.
+  std::vector<ResultSet> sets;
+  sets.push_back(std::move(results));
+  return sets;
 }
 
 Provenance gbench_provenance(const std::filesystem::path& origin) {

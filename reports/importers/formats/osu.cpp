@@ -18,7 +18,6 @@
 #include <cctype>
 #include <tuple>
 #include <limits>
-#include <map>
 
 namespace fb {
 namespace {
@@ -41,7 +40,22 @@ constexpr std::array<OsuTest, 5> osu_tests{{
 constexpr std::string_view failed_validation =
     "OSU --validation reports Pass or Fail per size: each failed size is recorded as 1 wrong element";
 
-enum class Column { size, value, min_us, max_us, p99_us, iterations, validation, other };
+enum class Column { size, value, min_us, max_us, p99_us, iterations, validation, other, count };
+
+// The numbers of one row by column; a flat array, as a map per row would allocate for every line.
+class RowValues {
+ public:
+  bool contains(Column column) const { return values_[index(column)].has_value(); }
+  double& operator[](Column column) {
+    std::optional<double>& value = values_[index(column)];
+    if (!value) value = 0;
+    return *value;
+  }
+
+ private:
+  static std::size_t index(Column column) { return static_cast<std::size_t>(column); }
+  std::array<std::optional<double>, static_cast<std::size_t>(Column::count)> values_{};
+};
 
 Column column_of(std::string_view name) {
   if (name == "Size") return Column::size;
@@ -110,6 +124,12 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
   // A file that does not end with a newline was cut: its last line may be a row cut mid-number
   // ("256   0" of "256   0.52").
   const int cut_line = !text.empty() && text.back() != '\n' && !lines.empty() ? lines.back().number : 0;
+  // Every row starts with a digit: reserving for those lines avoids holding the rows up to three
+  // times while the vector grows.
+  results.rows.reserve(static_cast<std::size_t>(std::count_if(lines.begin(), lines.end(), [](const TextLine& line) {
+    const std::string_view text = trim(line.text);
+    return !text.empty() && text.front() >= '0' && text.front() <= '9';
+  })));
   for (const TextLine& line : lines) {
     const std::string_view trimmed = trim(without_launcher_tag(line.text));
     if (trimmed.empty()) continue;
@@ -160,7 +180,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     if (tokens.size() != columns.size())
       throw fail(line.number, fmt::format("expected {} columns as in the '# Size' header, found {}{}", columns.size(),
                                           tokens.size(), tokens.size() < columns.size() ? " (truncated log?)" : ""));
-    std::map<Column, double> values;
+    RowValues values;
     std::optional<bool> validated;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
       if (columns[i] == Column::validation) {
@@ -249,7 +269,10 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
   if (!test) throw fail(1, "no '# OSU MPI ... Test' banner");
   if (results.rows.empty()) throw fail(banner_line, "no measurement rows after the OSU banner (truncated log?)");
   provenance.nranks = results.rows.front().nranks;
-  return {std::move(results)};
+  // Not a braced list: its elements are const and would be copied, rows and all.
+  std::vector<ResultSet> runs;
+  runs.push_back(std::move(results));
+  return runs;
 }
 
 const ImporterRegistrar registrar{{"osu", recognizes, parse}};
