@@ -21,7 +21,7 @@ struct ImportOptions {
 };
 
 struct Importer {
-  std::string name;  // also the backend name of the rows it produces
+  std::string name;  // the format, as messages name it; the rows' backend is the tool (nccl-tests, gbench, ...)
   // Cheap and specific: true only for text this importer understands (its banner or header).
   bool (*recognizes)(std::string_view text);
   // `origin` is the file's path, for messages ("FILE:LINE: ...") and what the file name tells.
