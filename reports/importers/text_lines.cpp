@@ -32,6 +32,12 @@ std::string_view without_launcher_tag(std::string_view line) {
   return line;
 }
 
+std::vector<ResultSet> one_run(ResultSet results) {
+  std::vector<ResultSet> runs;
+  runs.push_back(std::move(results));
+  return runs;
+}
+
 void number_runs(std::vector<ResultSet>& runs) {
   if (runs.size() < 2) return;
   for (std::size_t i = 0; i < runs.size(); ++i) {

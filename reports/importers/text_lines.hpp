@@ -33,6 +33,10 @@ std::optional<std::int64_t> to_integer(std::string_view token);
 // so converting it to an integer is defined.
 std::optional<std::uint64_t> whole_number(double value);
 
+// The result of a file that holds one run. Not `return {results}`: a braced list's elements are
+// const and would be copied, rows and all.
+std::vector<ResultSet> one_run(ResultSet results);
+
 // Sets the run ids of several runs read from one file apart: "ID-run1", "ID-run2", ...; a single
 // run keeps ID.
 void number_runs(std::vector<ResultSet>& runs);

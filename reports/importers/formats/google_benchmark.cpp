@@ -130,10 +130,7 @@ std::vector<ResultSet> results_of(std::map<std::string, Measurements>& runs, Pro
     results.rows.push_back(to_row(name, measurements, provenance));
   }
   results.provenance = std::move(provenance);
-  // Not a braced list: its elements are const and would be copied, rows and all.
-  std::vector<ResultSet> sets;
-  sets.push_back(std::move(results));
-  return sets;
+  return one_run(std::move(results));
 }
 
 Provenance gbench_provenance(const std::filesystem::path& origin) {

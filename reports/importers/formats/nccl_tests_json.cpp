@@ -151,10 +151,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     throw InputError(fmt::format("{}: not an nccl-tests JSON file: {}", file, e.what()));
   }
   if (results.rows.empty()) throw InputError(fmt::format("{}: no results in this nccl-tests JSON file", file));
-  // Not a braced list: its elements are const and would be copied, rows and all.
-  std::vector<ResultSet> runs;
-  runs.push_back(std::move(results));
-  return runs;
+  return one_run(std::move(results));
 }
 
 const ImporterRegistrar registrar{{"nccl-tests-json", recognizes, parse}};

@@ -269,10 +269,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
   if (!test) throw fail(1, "no '# OSU MPI ... Test' banner");
   if (results.rows.empty()) throw fail(banner_line, "no measurement rows after the OSU banner (truncated log?)");
   provenance.nranks = results.rows.front().nranks;
-  // Not a braced list: its elements are const and would be copied, rows and all.
-  std::vector<ResultSet> runs;
-  runs.push_back(std::move(results));
-  return runs;
+  return one_run(std::move(results));
 }
 
 const ImporterRegistrar registrar{{"osu", recognizes, parse}};
