@@ -253,6 +253,8 @@ std::string provenance_section(const std::vector<LoadedResults>& sets) {
     row("kernel", p.kernel);
     for (const auto& [library, version] : p.libraries) row("library " + h(library), version);
     for (const auto& [name, value] : p.environment) row("env " + h(name), value);
+    // What an importer inferred because the log did not say it: shown beside what it did say.
+    for (const std::string& assumption : p.assumptions) row("assumed", assumption);
     html += "</table>\n";
   }
   return html + "</section>\n";

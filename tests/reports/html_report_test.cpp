@@ -70,6 +70,8 @@ TEST(HtmlReport, SelfContainedWithEveryPlotAndEveryInputStringEscaped) {
   EXPECT_THAT(html, HasSubstr("&lt;img src=x onerror=alert(1)&gt;"));
   EXPECT_THAT(html, HasSubstr("&lt;script&gt;alert(2)&lt;/script&gt;"));
   EXPECT_THAT(html, HasSubstr("results/&lt;b&gt;bold&lt;/b&gt;.json"));
+  EXPECT_THAT(html, HasSubstr("<th>assumed</th><td><code>8 ranks inferred from busbw/algbw (the log lists no "
+                              "&lt;ranks&gt;)</code>"));
   EXPECT_THAT(html, HasSubstr("<p class=\"verdict fail\">"));
   EXPECT_THAT(html, HasSubstr("<td>wrong_result</td>"));
   EXPECT_EQ(count_of(html, "class=\"num slow\""), 1u);

@@ -16,6 +16,7 @@ inline ReportInput hostile_report_input() {
   set.results.provenance.rank_hosts = {hostile_host, "node'2\""};
   set.results.provenance.environment = {{"NCCL_IB_HCA", "<script>alert(2)</script>"}};
   set.results.provenance.command_line = "fabricbench run all_reduce & echo 'done'";
+  set.results.provenance.assumptions = {"8 ranks inferred from busbw/algbw (the log lists no <ranks>)"};
   for (std::uint64_t bytes : {1024ull, 1ull << 20, 64ull << 20}) {
     set.results.rows.push_back(collective_row("all_reduce", bytes, static_cast<double>(bytes) / 2e4));
     ResultRow in_place = set.results.rows.back();
