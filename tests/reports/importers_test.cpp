@@ -1,5 +1,6 @@
 #include "core/errors.hpp"
 #include "importers/importer_registry.hpp"
+#include "results/results_io.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -195,6 +196,16 @@ TEST(NcclTestsImporter, RankLinesThatSkipRanksWithoutAnEllipsisAreRefused) {
 TEST(NcclTestsImporter, ASecondRunThatStopsEarlyIsRefusedNamingTheLine) {
   const std::string log = per_iteration_log + per_iteration_log.substr(0, per_iteration_log.find("# Avg"));
   EXPECT_THAT(import_text_error(log), HasSubstr("inline.log:13: the log ends before '# Avg bus bandwidth'"));
+}
+
+TEST(OsuImporter, ATestRepeatedInOneFileIsASecondRun) {
+  const std::string log = read_text_file(sample("osu_latency.log"));
+  const std::vector<ResultSet> runs = import_log_text(log + log, "osu_latency_twice.log", {});
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].rows.size(), 6u);
+  EXPECT_EQ(runs[1].rows.size(), 6u);
+  EXPECT_EQ(runs[1].provenance.run_id, "osu-osu_latency_twice-run2");
+  EXPECT_EQ(runs[1].rows[0].run_id, "osu-osu_latency_twice-run2");
 }
 
 TEST(PerftestImporter, BidirectionalBandwidthCountsBothDirections) {

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <set>
 #include <tuple>
 #include <limits>
 
@@ -111,10 +112,18 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
   const auto fail = [&](int line, std::string_view what) {
     return InputError(fmt::format("{}:{}: {}", file, line, what));
   };
+  // A test whose banner comes again starts another run (a script that repeated it into one file).
+  std::vector<ResultSet> runs;
+  std::set<std::string_view> ops_in_run;
   ResultSet results;
   Provenance& provenance = results.provenance;
-  provenance.backend = "osu";
-  provenance.run_id = "osu-" + origin.stem().string();
+  const auto start_run = [&] {
+    results = ResultSet{};
+    provenance.backend = "osu";
+    provenance.run_id = "osu-" + origin.stem().string();
+    ops_in_run.clear();
+  };
+  start_run();
   const OsuTest* test = nullptr;
   int banner_line = 0;
   std::optional<std::string> mpi_datatype;
@@ -140,11 +149,18 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
       if (test_word == std::string_view::npos || name_start == 0 || test_word < name_start)
         throw fail(line.number, "an OSU banner without '... Test vX.Y'");
       const std::string_view name = trimmed.substr(name_start, test_word - name_start);
+      test = nullptr;
       for (const OsuTest& candidate : osu_tests)
         if (name == candidate.banner) test = &candidate;
       if (!test)
         throw fail(line.number, fmt::format("OSU test '{}' is not imported (osu_latency, osu_bw, osu_bibw, "
                                             "osu_allreduce, osu_allgather are)", name));
+      if (ops_in_run.contains(test->op) && !results.rows.empty()) {
+        provenance.nranks = results.rows.front().nranks;
+        runs.push_back(std::move(results));
+        start_run();
+      }
+      ops_in_run.insert(test->op);
       banner_line = line.number;
       buffers = {};
       const std::vector<std::string_view> tokens = split_whitespace(trimmed);
@@ -269,7 +285,9 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
   if (!test) throw fail(1, "no '# OSU MPI ... Test' banner");
   if (results.rows.empty()) throw fail(banner_line, "no measurement rows after the OSU banner (truncated log?)");
   provenance.nranks = results.rows.front().nranks;
-  return one_run(std::move(results));
+  runs.push_back(std::move(results));
+  number_runs(runs);
+  return runs;
 }
 
 const ImporterRegistrar registrar{{"osu", recognizes, parse}};
