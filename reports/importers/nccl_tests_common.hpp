@@ -29,6 +29,10 @@ struct PrintedBandwidth {
 // any count; tiny bandwidths print as 0.00): empty.
 std::optional<int> ranks_from_bus_ratio(std::string_view op, const std::vector<PrintedBandwidth>& sizes);
 
+// Whether `nranks` reproduces the printed busbw of the largest sizes; true when no size carries
+// a bandwidth to tell (all 0.00).
+bool bus_ratio_fits(std::string_view op, int nranks, const std::vector<PrintedBandwidth>& sizes);
+
 // Half a unit of the last digit of a printed number: "22.14" -> 0.005, "191408" -> 0.5.
 double printed_rounding(std::string_view token);
 

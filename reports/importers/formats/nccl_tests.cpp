@@ -349,7 +349,11 @@ class LogReader {
   // The rank count and the host of every rank, from the best source the log has.
   void place_ranks(Run& run) {
     Provenance& p = run.provenance;
-    const std::optional<int> from_ratio = ranks_from_bus_ratio(*run.op, printed_bandwidths(run));
+    const std::vector<PrintedBandwidth> bandwidths = printed_bandwidths(run);
+    // Scanning every rank count is the costly path: only where the log leaves the count open.
+    const bool count_open = run.ranks_elided || (run.host_by_rank.empty() && !options_.nranks &&
+                                                 !(run.launcher && run.launcher->processes));
+    const std::optional<int> from_ratio = count_open ? ranks_from_bus_ratio(*run.op, bandwidths) : std::nullopt;
     int nranks = 0;
     if (!run.host_by_rank.empty()) {
       const int listed = run.host_by_rank.rbegin()->first + 1;
@@ -379,9 +383,11 @@ class LogReader {
       throw fail(run.first_line, "the log says neither how many ranks ran (no '#  Rank' lines, no launcher line) nor "
                                  "lets busbw/algbw tell: pass --ranks N");
     }
-    if (from_ratio && *from_ratio != nranks)
-      assume(run, fmt::format("busbw/algbw implies {} ranks, not {}: the log may be edited or mislabelled",
-                              *from_ratio, nranks));
+    if (!bus_ratio_fits(*run.op, nranks, bandwidths)) {
+      const std::optional<int> implied = from_ratio ? from_ratio : ranks_from_bus_ratio(*run.op, bandwidths);
+      assume(run, fmt::format("busbw/algbw does not fit {} ranks{}: the log may be edited or mislabelled", nranks,
+                              implied ? fmt::format(" (it implies {})", *implied) : std::string()));
+    }
     p.nranks = nranks;
     for (int rank = 0; rank < nranks; ++rank) {
       const auto host = run.host_by_rank.find(rank);
