@@ -24,7 +24,7 @@ declare -A seeds=(
   [topology_cluster_yaml]="${topology_samples}/dgx_h100_pod.yaml ${topology_samples}/pcie_box.yaml"
   [results_json]="${repo_root}/fuzz/seeds/results.json"
   [results_csv]="${repo_root}/fuzz/seeds/results.csv"
-  [imported_logs]="$(echo "${repo_root}"/tests/reports/samples/*)"
+  [imported_logs]="$(echo "${repo_root}"/tests/reports/samples/* "${repo_root}"/tests/corpus/logs/*)"
   [thresholds]="$(echo "${repo_root}"/reports/thresholds/*.yaml)"
 )
 
