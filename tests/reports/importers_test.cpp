@@ -159,6 +159,16 @@ TEST(NcclTestsImporter, PerIterationColumnsBecomeStatistics) {
   EXPECT_DOUBLE_EQ(r.rows[1].time_p99_us, 12.5);
 }
 
+TEST(NcclTestsImporter, TablesPastedBackToBackUnderOneHeaderAreSeparateRuns) {
+  const std::size_t row = per_iteration_log.find("        1024");
+  const std::string second_table = per_iteration_log.substr(row);  // its rows and trailer, no header
+  const std::vector<ResultSet> runs = import_text(per_iteration_log + second_table);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].rows.size(), 2u);
+  EXPECT_EQ(runs[1].rows[0].op, "all_reduce");
+  EXPECT_EQ(runs[1].provenance.run_id, "nccl-tests-inline-run2");
+}
+
 TEST(NcclTestsImporter, OldErrorColumnBeyondToleranceIsOneWrongElementAssumed) {
   const std::string log =
       "# nThread 1 nGpus 2 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
