@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 
 namespace fb {
 namespace {
