@@ -22,7 +22,7 @@ enum class Significance {
 };
 
 // The bound a ratio is judged against when a side has no recorded spread: 10%, the margin
-// nccl-tests' own average-bandwidth check allows (-c: FAILED below 0.9 of the target), and above
+// nccl-tests' own average-bandwidth check allows (FAILED below 0.9 of its target), and above
 // the run-to-run variation of large messages on a healthy fabric.
 inline constexpr double default_noise_bound_fraction = 0.10;
 
