@@ -35,11 +35,13 @@ std::size_t interrupted_message_length = 0;
 
 extern "C" void end_on_termination_signal(int signal_number) {
   [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, interrupted_message.data(), interrupted_message_length);
+  remove_shadow_files_from_signal_handler();
   ::_exit(128 + signal_number);
 }
 
 // Results reach the disk after every size, so ending at once loses only the size in flight.
-// The files are never half-written: write_file_atomically holds these signals back meanwhile.
+// The files are never half-written, nor one a size behind the other: ResultsWriter holds these
+// signals back while it publishes them.
 void end_cleanly_on_termination_signals(const ResultsPaths& paths) {
   const std::string message = fmt::format("fabricbench: interrupted; every completed size is in {} and {}\n",
                                           paths.csv.string(), paths.json.string());

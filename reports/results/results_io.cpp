@@ -209,9 +209,9 @@ std::string single_line(std::string text) {
   return text;
 }
 
-}  // namespace
-
-std::string results_to_csv(const ResultSet& results) {
+// Both renderers are a head (everything but the rows), one piece per row and a tail, so that the
+// results writer can append a size's rows to the files instead of writing them again.
+std::string csv_head(const ResultSet& results) {
   std::string csv = fmt::format("# fabricbench results, schema {}\n", results_schema);
   const Json provenance = provenance_to_json(results.provenance);
   for (const auto& [key, value] : provenance.items())
@@ -222,23 +222,49 @@ std::string results_to_csv(const ResultSet& results) {
   csv += "schema";
   for (const Field& f : fields) csv += fmt::format(",{}", f.name);
   csv += '\n';
-  for (const ResultRow& row : results.rows) {
-    csv += results_schema;
-    for (const Field& f : fields) csv += "," + csv_cell(f.get(row));
-    csv += '\n';
-  }
+  return csv;
+}
+
+std::string csv_row(const ResultRow& row) {
+  std::string csv(results_schema);
+  for (const Field& f : fields) csv += "," + csv_cell(f.get(row));
+  csv += '\n';
+  return csv;
+}
+
+// The rows come last, so that the file grows at its end.
+std::string json_head(const ResultSet& results) {
+  Json json;
+  json["schema"] = results_schema;
+  json["provenance"] = provenance_to_json(results.provenance);
+  json["incidents"] = Json::array();
+  for (const Incident& incident : results.incidents) json["incidents"].push_back(incident_to_json(incident));
+  std::string text = json_text(json, 1);
+  text.resize(text.size() - 2);  // the closing "\n}"
+  return text + ",\n \"rows\": [";
+}
+
+// Indented as a whole-document dump would indent it (JSON text holds no raw newline in strings).
+std::string json_row(const ResultRow& row, bool first) {
+  std::string text(first ? "\n  " : ",\n  ");
+  for (char c : json_text(row_to_json(row), 1)) c == '\n' ? text += "\n  " : text += c;
+  return text;
+}
+
+constexpr std::string_view json_tail = "\n ]\n}\n";
+
+}  // namespace
+
+std::string results_to_csv(const ResultSet& results) {
+  std::string csv = csv_head(results);
+  for (const ResultRow& row : results.rows) csv += csv_row(row);
   return csv;
 }
 
 std::string results_to_json(const ResultSet& results) {
-  Json json;
-  json["schema"] = results_schema;
-  json["provenance"] = provenance_to_json(results.provenance);
-  json["rows"] = Json::array();
-  for (const ResultRow& row : results.rows) json["rows"].push_back(row_to_json(row));
-  json["incidents"] = Json::array();
-  for (const Incident& incident : results.incidents) json["incidents"].push_back(incident_to_json(incident));
-  return json_text(json, 1) + "\n";
+  std::string json = json_head(results);
+  for (std::size_t i = 0; i < results.rows.size(); ++i) json += json_row(results.rows[i], i == 0);
+  return json += json_tail;
 }
 
 ResultSet parse_results_json(std::string_view text, const std::string& origin) {
@@ -354,37 +380,8 @@ std::uint64_t results_space_needed_bytes(std::size_t rows) {
   return 2 * 2 * (provenance_bytes + rows * bytes_per_row_upper_bound);
 }
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
-  // An interrupted run must not leave a temporary file behind: the signal waits for the rename.
-  const TerminationSignalsHeld signals_held;
-  const std::filesystem::path temporary = path.string() + fmt::format(".tmp.{}", ::getpid());
-  const auto fail = [&](std::string_view what) {
-    const int error = errno;
-    ::unlink(temporary.c_str());
-    throw std::runtime_error(fmt::format("cannot write {}: {}: {}", path.string(), what, std::strerror(error)));
-  };
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail("open");
-  for (std::size_t written = 0; written < contents.size();) {
-    const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(fd);
-      fail("write");
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  // Without fsync before rename, a power loss can leave the new name pointing at empty data.
-  if (::fsync(fd) != 0) {
-    ::close(fd);
-    fail("fsync");
-  }
-  if (::close(fd) != 0) fail("close");
-  if (::rename(temporary.c_str(), path.c_str()) != 0) fail("rename");
-}
-
 ResultsWriter::ResultsWriter(ResultsPaths paths, Provenance provenance, std::size_t expected_rows)
-    : paths_(std::move(paths)) {
+    : paths_(std::move(paths)), csv_(paths_.csv), json_(paths_.json) {
   results_.provenance = std::move(provenance);
   for (const auto& file : {paths_.csv, paths_.json}) {
     const std::filesystem::path dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
@@ -393,11 +390,15 @@ ResultsWriter::ResultsWriter(ResultsPaths paths, Provenance provenance, std::siz
     if (error) throw std::runtime_error(fmt::format("cannot create results directory {}: {}", dir.string(), error.message()));
     require_free_space(dir, results_space_needed_bytes(expected_rows));
   }
-  flush();
+  const std::lock_guard lock(mutex_);
+  render_files_anew();
+  write_files();
 }
 
 void ResultsWriter::append(ResultRow row) {
   const std::lock_guard lock(mutex_);
+  json_.append(json_row(row, results_.rows.empty()));
+  csv_.append(csv_row(row));
   results_.rows.push_back(std::move(row));
   constexpr auto min_interval = std::chrono::seconds(1);
   if (Clock::now() - last_flush_end_ >= std::max<Clock::duration>(min_interval, 10 * last_flush_duration_)) write_files();
@@ -411,13 +412,28 @@ void ResultsWriter::flush() {
 void ResultsWriter::record_incident(Incident incident) {
   const std::lock_guard lock(mutex_);
   results_.incidents.push_back(std::move(incident));
+  render_files_anew();
   write_files();
+}
+
+void ResultsWriter::render_files_anew() {
+  std::string json = json_head(results_);
+  std::string csv = csv_head(results_);
+  for (std::size_t i = 0; i < results_.rows.size(); ++i) {
+    json += json_row(results_.rows[i], i == 0);
+    csv += csv_row(results_.rows[i]);
+  }
+  json_.reset(std::move(json));
+  csv_.reset(std::move(csv));
 }
 
 void ResultsWriter::write_files() {
   const auto start = Clock::now();
-  write_file_atomically(paths_.csv, results_to_csv(results_));
-  write_file_atomically(paths_.json, results_to_json(results_));
+  // The JSON is the record and goes first; a termination signal waits until the CSV has the same
+  // rows, so only a kill -9 or a power loss between the two renames leaves the CSV a size behind.
+  const TerminationSignalsHeld signals_held;
+  json_.publish(json_tail);
+  csv_.publish({});
   last_flush_end_ = Clock::now();
   last_flush_duration_ = last_flush_end_ - start;
 }

@@ -2,12 +2,15 @@
 #include "results/results_io.hpp"
 #include "support/temp_dir.hpp"
 
+#include <unistd.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -225,14 +228,46 @@ TEST(ResultsIo, WriterOnAnUnwritablePathThrowsBeforeAnyRow) {
   EXPECT_EQ(read_text(dir / "plain-file"), "not a directory\n");
 }
 
+std::vector<std::string> names_in(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 TEST(ResultsIo, WriteFileAtomicallyReplacesAndLeavesNoTemporaryFiles) {
   const TempDir dir;
   write_file_atomically(dir / "out.txt", "first\n");
   write_file_atomically(dir / "out.txt", "second\n");
   EXPECT_EQ(read_text(dir / "out.txt"), "second\n");
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) names.push_back(entry.path().filename());
-  EXPECT_EQ(names, std::vector<std::string>{"out.txt"});
+  EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"out.txt"});
+}
+
+// A root run must not write through a link someone planted at a name it could predict (the old
+// "<path>.tmp.<pid>"), nor through a link at the target itself: the link is replaced, its target kept.
+TEST(ResultsIo, OutputsNeverFollowALinkPlantedInTheDirectory) {
+  const TempDir dir;
+  write_text(dir / "victim", "precious\n");
+  for (const std::string name : {"out.txt", "r.csv", "r.json"})
+    std::filesystem::create_symlink(dir / "victim", dir / fmt::format("{}.tmp.{}", name, ::getpid()));
+  std::filesystem::create_symlink(dir / "victim", dir / "out.txt");
+  write_file_atomically(dir / "out.txt", "new\n");
+  EXPECT_EQ(read_text(dir / "victim"), "precious\n");
+  EXPECT_FALSE(std::filesystem::is_symlink(dir / "out.txt"));
+  EXPECT_EQ(read_text(dir / "out.txt"), "new\n");
+
+  std::filesystem::create_symlink(dir / "victim", dir / "r.json");
+  const ResultSet sample = sample_results();
+  {
+    ResultsWriter writer({dir / "r.csv", dir / "r.json"}, sample.provenance);
+    for (const ResultRow& row : sample.rows) {
+      writer.append(row);
+      writer.flush();
+    }
+  }
+  EXPECT_EQ(read_text(dir / "victim"), "precious\n");
+  EXPECT_FALSE(std::filesystem::is_symlink(dir / "r.json"));
+  EXPECT_EQ(read_results_json(dir / "r.json").rows, sample.rows);
 }
 
 TEST(ResultsIo, WriteFileAtomicallyNamesThePathOnFailure) {
@@ -365,6 +400,34 @@ TEST(ResultsIo, MalformedIncidentNamesItsIndexAndKey) {
   EXPECT_THAT(input_error_message([&] { read_results_json(dir / "rank.json"); }), HasSubstr("rank"));
   write_text(dir / "array.json", replace_first(json, "\"incidents\": [", "\"incidents\": {\"x\": ["));
   EXPECT_THROW(read_results_json(dir / "array.json"), InputError);
+}
+
+// The writer appends to the files rather than rendering them again, and the files it publishes
+// are exactly what rendering the whole set gives, before and after an incident rewrites them.
+TEST(ResultsIo, GrowingFilesEqualTheWholeRenderingAfterEveryFlush) {
+  const TempDir dir;
+  const ResultSet sample = sample_results();
+  ResultSet expected;
+  expected.provenance = sample.provenance;
+  std::optional<ResultsWriter> writer(std::in_place, ResultsPaths{dir / "r.csv", dir / "r.json"}, sample.provenance);
+  for (int pass = 0; pass < 3; ++pass) {
+    if (pass == 2) {
+      writer->record_incident(sample_incident());
+      expected.incidents.push_back(sample_incident());
+    }
+    for (const ResultRow& row : sample.rows) {
+      writer->append(row);
+      writer->flush();
+      expected.rows.push_back(row);
+      ASSERT_EQ(read_text(dir / "r.json"), results_to_json(expected));
+      ASSERT_EQ(read_text(dir / "r.csv"), results_to_csv(expected));
+      // Besides the two files, at most the previous version of each, kept to be appended to.
+      EXPECT_LE(names_in(dir.path()).size(), 4u);
+    }
+  }
+  writer.reset();
+  EXPECT_EQ(names_in(dir.path()), (std::vector<std::string>{"r.csv", "r.json"}));
+  EXPECT_EQ(read_results_json(dir / "r.json").rows.size(), 3 * sample.rows.size());
 }
 
 // The watchdog's thread records the incident into the files that already hold the rows measured.
