@@ -159,7 +159,7 @@ void AtomicallyGrowingFile::reset(std::string body) {
   published_fd_ = -1;
 }
 
-void AtomicallyGrowingFile::publish(std::string_view tail) {
+void AtomicallyGrowingFile::publish(std::string_view tail, bool durable) {
   const TerminationSignalsHeld signals_held;
   if (shadow_fd_ < 0) {
     ExclusiveFile fresh = create_exclusively(path_);
@@ -177,8 +177,7 @@ void AtomicallyGrowingFile::publish(std::string_view tail) {
     forget_shadow();
     fail(path_, "write", error);
   }
-  // Without fsync before rename, a power loss can leave the new name pointing at empty data.
-  if (::fsync(shadow_fd_) != 0) {
+  if (durable && ::fsync(shadow_fd_) != 0) {
     error = errno;
     forget_shadow();
     fail(path_, "fsync", error);
@@ -216,6 +215,10 @@ void AtomicallyGrowingFile::publish(std::string_view tail) {
   shadow_path_ = std::move(kept_name);
   shadow_body_bytes_ = replaced_body_bytes;
   set_shadow_name(shadow_slot_, shadow_path_);
+}
+
+void AtomicallyGrowingFile::sync() {
+  if (published_fd_ >= 0 && ::fsync(published_fd_) != 0) fail(path_, "fsync", errno);
 }
 
 void remove_shadow_files_from_signal_handler() noexcept {

@@ -29,8 +29,13 @@ class AtomicallyGrowingFile {
   void append(std::string_view bytes) { body_ += bytes; }
   // Starts over with `body`: the next publication writes the whole file.
   void reset(std::string body);
-  // Makes the target hold body + tail.
-  void publish(std::string_view tail);
+  // Makes the target hold body + tail. `durable`: fsynced before the rename, so that after a power
+  // loss the target holds this version or the one before in full. Without it the version is as
+  // safe against a killed process, and against a power loss only on file systems that write a
+  // renamed file's data before the rename (ext4's default auto_da_alloc, btrfs).
+  void publish(std::string_view tail, bool durable = true);
+  // fsyncs the version last published.
+  void sync();
   const std::filesystem::path& path() const { return path_; }
 
  private:

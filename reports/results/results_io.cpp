@@ -392,7 +392,7 @@ ResultsWriter::ResultsWriter(ResultsPaths paths, Provenance provenance, std::siz
   }
   const std::lock_guard lock(mutex_);
   render_files_anew();
-  write_files();
+  write_files(true);
 }
 
 void ResultsWriter::append(ResultRow row) {
@@ -401,19 +401,19 @@ void ResultsWriter::append(ResultRow row) {
   csv_.append(csv_row(row));
   results_.rows.push_back(std::move(row));
   constexpr auto min_interval = std::chrono::seconds(1);
-  if (Clock::now() - last_flush_end_ >= std::max<Clock::duration>(min_interval, 10 * last_flush_duration_)) write_files();
+  if (Clock::now() - last_flush_end_ >= std::max<Clock::duration>(min_interval, 10 * last_flush_duration_)) write_files(false);
 }
 
 void ResultsWriter::flush() {
   const std::lock_guard lock(mutex_);
-  write_files();
+  write_files(false);
 }
 
 void ResultsWriter::record_incident(Incident incident) {
   const std::lock_guard lock(mutex_);
   results_.incidents.push_back(std::move(incident));
   render_files_anew();
-  write_files();
+  write_files(true);
 }
 
 void ResultsWriter::render_files_anew() {
@@ -427,15 +427,34 @@ void ResultsWriter::render_files_anew() {
   csv_.reset(std::move(csv));
 }
 
-void ResultsWriter::write_files() {
+ResultsWriter::~ResultsWriter() {
+  if (!synced_) try {
+      json_.sync();
+      csv_.sync();
+    } catch (const std::runtime_error&) {  // the files are complete; only their durability is lost
+    }
+}
+
+void ResultsWriter::write_files(bool durable) {
   const auto start = Clock::now();
-  // The JSON is the record and goes first; a termination signal waits until the CSV has the same
-  // rows, so only a kill -9 or a power loss between the two renames leaves the CSV a size behind.
-  const TerminationSignalsHeld signals_held;
-  json_.publish(json_tail);
-  csv_.publish({});
+  // An fsync costs milliseconds: sizes that complete faster than that are published as they
+  // complete but fsynced no more often than would take a tenth of the time.
+  durable = durable || start - last_sync_end_ >= 10 * last_sync_duration_;
+  {
+    // The JSON is the record and goes first; a termination signal waits until the CSV has the
+    // same rows, so only a kill -9 or a power loss between the two renames leaves the CSV a size
+    // behind the JSON (never ahead of it).
+    const TerminationSignalsHeld signals_held;
+    json_.publish(json_tail, durable);
+    csv_.publish({}, durable);
+  }
   last_flush_end_ = Clock::now();
   last_flush_duration_ = last_flush_end_ - start;
+  synced_ = durable;
+  if (durable) {
+    last_sync_end_ = last_flush_end_;
+    last_sync_duration_ = last_flush_duration_;
+  }
 }
 
 }  // namespace fb

@@ -52,12 +52,17 @@ struct ResultsPaths {
 // 1,000-host pairwise run) appends flush on their own, but never more often than ten times the
 // last flush took. A flush writes the rows appended since the last one (the files grow by
 // appending, see AtomicallyGrowingFile), so a sweep costs time linear in its rows; an incident
-// rewrites both files once.
+// rewrites both files once. Flushes are fsynced unless the last fsync ended less than ten times
+// its duration ago (sizes completing within milliseconds), and always the last one.
 class ResultsWriter {
  public:
   // Creates missing directories, checks they have room for `expected_rows`, and writes both files
   // with no rows yet, so a destination that cannot be written fails before anything is measured.
   ResultsWriter(ResultsPaths paths, Provenance provenance, std::size_t expected_rows = 0);
+  // fsyncs the files if the last flush was not.
+  ~ResultsWriter();
+  ResultsWriter(const ResultsWriter&) = delete;
+  ResultsWriter& operator=(const ResultsWriter&) = delete;
 
   void append(ResultRow row);
   // Publishes both files with every row appended so far: the JSON first, then the CSV.
@@ -71,9 +76,9 @@ class ResultsWriter {
  private:
   using Clock = std::chrono::steady_clock;
 
-  // Both with mutex_ held.
+  // Both with mutex_ held. `durable`: fsync whatever the schedule says.
   void render_files_anew();
-  void write_files();
+  void write_files(bool durable);
 
   ResultsPaths paths_;
   ResultSet results_;
@@ -81,6 +86,9 @@ class ResultsWriter {
   AtomicallyGrowingFile json_;
   Clock::time_point last_flush_end_;
   Clock::duration last_flush_duration_{};
+  Clock::time_point last_sync_end_;
+  Clock::duration last_sync_duration_{};
+  bool synced_ = true;
   std::mutex mutex_;
 };
 
