@@ -8,6 +8,7 @@
 #include "core/backend.hpp"
 #include "core/errors.hpp"
 #include "core/incident_builder.hpp"
+#include "core/memory_budget.hpp"
 #include "core/result_builder.hpp"
 #include "core/run_plan.hpp"
 #include "core/run_provenance.hpp"
@@ -136,6 +137,25 @@ class RunCommand {
     } catch (const UsageError& e) {
       return fail_everywhere(e.what(), reporting_rank, ExitCode::usage);
     }
+
+    // Before any buffer exists, every rank checks that the ranks of its node fit in its memory;
+    // the first rank of a node that lacks it says why.
+    std::string memory_error;
+    const std::string& host = placement.rank_hosts.at(static_cast<std::size_t>(placement.rank));
+    std::vector<int> ranks_on_host;
+    for (int rank = 0; rank < placement.nranks; ++rank)
+      if (placement.rank_hosts.at(static_cast<std::size_t>(rank)) == host) ranks_on_host.push_back(rank);
+    if (const std::optional<AvailableMemory> available = available_memory()) {
+      try {
+        require_memory_for(plan, placement.rank, placement.nranks, host, ranks_on_host,
+                           backend_->buffers_in_host_memory(), *available);
+      } catch (const UsageError& e) {
+        memory_error = e.what();
+      }
+    }
+    if (!backend_->all_agree(memory_error.empty()))
+      return fail_everywhere(memory_error, !memory_error.empty() && ranks_on_host.front() == placement.rank,
+                             ExitCode::usage);
 
     // Only the reporting rank writes; the others learn whether it can before anything is measured.
     std::optional<ResultsWriter> writer;

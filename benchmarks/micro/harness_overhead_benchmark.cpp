@@ -97,11 +97,17 @@ void BM_ResultsSweep(benchmark::State& state) {
   const auto sizes = static_cast<std::size_t>(state.range(0));
   const fb::ResultRow row = sample_row();
   for (auto _ : state) {
-    fb::ResultsWriter writer({dir / "r.csv", dir / "r.json"}, fb::Provenance{});
-    for (std::size_t size = 0; size < sizes; ++size) {
-      writer.append(row);
-      writer.flush();
+    {
+      fb::ResultsWriter writer({dir / "r.csv", dir / "r.json"}, fb::Provenance{});
+      for (std::size_t size = 0; size < sizes; ++size) {
+        writer.append(row);
+        writer.flush();
+      }
     }
+    state.PauseTiming();
+    std::filesystem::remove(dir / "r.csv");
+    std::filesystem::remove(dir / "r.json");
+    state.ResumeTiming();
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * sizes));
   std::filesystem::remove_all(dir);

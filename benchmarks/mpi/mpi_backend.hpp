@@ -22,6 +22,7 @@ class MpiBackend final : public Backend {
   const RankPlacement& placement() const override { return placement_; }
   std::map<std::string, std::string> library_versions() const override;
   std::vector<Placement> placements_of(const OpTraits& op) const override;
+  bool buffers_in_host_memory() const override { return true; }
   void require_supported(DataType dtype) const override;
   Measurement measure(const BenchmarkCase& benchmark_case) override;
   std::vector<Measurement> measure_pairs(const BenchmarkCase& benchmark_case, std::span<const RankPair> pairs) override;

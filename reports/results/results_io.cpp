@@ -12,6 +12,7 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <fmt/format.h>
 #include <fstream>
@@ -21,6 +22,7 @@
 #include <libfccp/csv.h>
 #pragma GCC diagnostic pop
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 namespace fb {
@@ -160,6 +162,41 @@ Json row_to_json(const ResultRow& row) {
   return json;
 }
 
+// Times, bandwidths and their expectations are finite and not negative in any real measurement:
+// an infinity or a negative time passes no threshold honestly and breaks every plot.
+void require_plausible_measurements(const ResultRow& row) {
+  const auto check = [](std::string_view name, std::optional<double> value) {
+    if (value && !(std::isfinite(*value) && *value >= 0))
+      throw std::invalid_argument(fmt::format("{} is {}, expected a finite number >= 0", name, *value));
+  };
+  check("time_min_us", row.time_min_us);
+  check("time_median_us", row.time_median_us);
+  check("time_p99_us", row.time_p99_us);
+  check("time_max_us", row.time_max_us);
+  check("time_cv", row.time_cv);
+  check("algbw_gbps", row.algbw_gbps);
+  check("busbw_gbps", row.busbw_gbps);
+  check("expected_busbw_gbps", row.expected_busbw_gbps);
+  check("expected_time_us", row.expected_time_us);
+  check("efficiency_pct", row.efficiency_pct);
+}
+
+// nlohmann keeps the last of two equal keys silently; a results file with two values for one
+// field is bad input. Returns the first key seen twice within one object, or nothing.
+std::optional<std::string> parse_rejecting_duplicate_keys(std::string_view text, Json& json) {
+  std::vector<std::set<std::string>> open_objects;
+  std::optional<std::string> duplicate;
+  json = Json::parse(text, [&](int, Json::parse_event_t event, Json& parsed) {
+    if (event == Json::parse_event_t::object_start) open_objects.emplace_back();
+    if (event == Json::parse_event_t::object_end) open_objects.pop_back();
+    if (event == Json::parse_event_t::key && !open_objects.back().insert(parsed.get<std::string>()).second &&
+        !duplicate)
+      duplicate = parsed.get<std::string>();
+    return true;
+  });
+  return duplicate;
+}
+
 void require_schema(const Json& schema, const std::string& where) {
   if (!schema.is_string() || schema.get<std::string>() != results_schema)
     throw InputError(fmt::format("{}: schema is {}, expected \"{}\"", where, json_text(schema), results_schema));
@@ -269,11 +306,13 @@ std::string results_to_json(const ResultSet& results) {
 
 ResultSet parse_results_json(std::string_view text, const std::string& origin) {
   Json json;
+  std::optional<std::string> duplicate_key;
   try {
-    json = Json::parse(text);
+    duplicate_key = parse_rejecting_duplicate_keys(text, json);
   } catch (const Json::exception& e) {  // parse_error, and out_of_range for numbers beyond double
     throw InputError(fmt::format("{}: not valid JSON: {}", origin, e.what()));
   }
+  if (duplicate_key) throw InputError(fmt::format("{}: key \"{}\" appears twice in one object", origin, *duplicate_key));
   if (!json.is_object()) throw InputError(fmt::format("{}: expected a JSON object with schema, provenance, rows", origin));
   require_schema(json.value("schema", Json()), origin);
   ResultSet results;
@@ -298,6 +337,11 @@ ResultSet parse_results_json(std::string_view text, const std::string& origin) {
       } catch (const std::exception& e) {
         throw InputError(fmt::format("{}: field {}: {}", where, f.name, e.what()));
       }
+    }
+    try {
+      require_plausible_measurements(row);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(fmt::format("{}: {}", where, e.what()));
     }
     results.rows.push_back(std::move(row));
   }
@@ -356,6 +400,11 @@ ResultSet parse_results_csv(std::string_view text, const std::string& origin) {
           throw InputError(fmt::format("{}: column {}: {}", where, fields[i].name, e.what()));
         }
       }
+      try {
+        require_plausible_measurements(row);
+      } catch (const std::invalid_argument& e) {
+        throw InputError(fmt::format("{}: {}", where, e.what()));
+      }
       results.rows.push_back(std::move(row));
     }
   } catch (const io::error::base& e) {
@@ -380,6 +429,22 @@ std::uint64_t results_space_needed_bytes(std::size_t rows) {
   return 2 * 2 * (provenance_bytes + rows * bytes_per_row_upper_bound);
 }
 
+// Results are never overwritten: the file is created here, exclusively, before anything is
+// measured, so a second run given the same path (at once or later) is refused instead of
+// replacing the first one's rows.
+void claim_new_results_file(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    ::close(fd);
+    return;
+  }
+  if (errno == EEXIST)
+    throw std::runtime_error(fmt::format("{} exists already: results are never overwritten; remove it or give "
+                                         "another path",
+                                         path.string()));
+  throw std::runtime_error(fmt::format("cannot create {}: {}", path.string(), std::strerror(errno)));
+}
+
 ResultsWriter::ResultsWriter(ResultsPaths paths, Provenance provenance, std::size_t expected_rows)
     : paths_(std::move(paths)), csv_(paths_.csv), json_(paths_.json) {
   results_.provenance = std::move(provenance);
@@ -389,6 +454,15 @@ ResultsWriter::ResultsWriter(ResultsPaths paths, Provenance provenance, std::siz
     std::filesystem::create_directories(dir, error);
     if (error) throw std::runtime_error(fmt::format("cannot create results directory {}: {}", dir.string(), error.message()));
     require_free_space(dir, results_space_needed_bytes(expected_rows));
+  }
+  if (std::filesystem::weakly_canonical(paths_.csv) == std::filesystem::weakly_canonical(paths_.json))
+    throw std::runtime_error(fmt::format("the CSV and the JSON results would both be {}", paths_.csv.string()));
+  claim_new_results_file(paths_.json);
+  try {
+    claim_new_results_file(paths_.csv);
+  } catch (const std::runtime_error&) {
+    ::unlink(paths_.json.c_str());
+    throw;
   }
   const std::lock_guard lock(mutex_);
   render_files_anew();

@@ -58,6 +58,8 @@ class ResultsWriter {
  public:
   // Creates missing directories, checks they have room for `expected_rows`, and writes both files
   // with no rows yet, so a destination that cannot be written fails before anything is measured.
+  // Throws std::runtime_error when either file exists already (results are never overwritten, so
+  // two runs given one path cannot lose each other's rows) or both paths name one file.
   ResultsWriter(ResultsPaths paths, Provenance provenance, std::size_t expected_rows = 0);
   // fsyncs the files if the last flush was not.
   ~ResultsWriter();

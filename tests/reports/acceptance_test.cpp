@@ -129,6 +129,31 @@ TEST(Thresholds, MalformedFilesNameTheLine) {
             "accept.yaml:3: ");
 }
 
+// A NaN limit fails no comparison and an infinite one every comparison; a key given twice has
+// two values of which yaml-cpp silently takes the first.
+TEST(Thresholds, NonFiniteLimitsAndRepeatedKeysNameTheLine) {
+  const auto message_of = [](std::string_view yaml) {
+    try {
+      parse_thresholds(yaml, "accept.yaml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message_of("checks:\n  - kind: min_bandwidth\n    at_least_gbps: .nan\n"),
+            "accept.yaml:3: 'at_least_gbps': .nan is not a finite number");
+  EXPECT_EQ(message_of("checks:\n  - kind: max_latency\n    at_most_us: .inf\n"),
+            "accept.yaml:3: 'at_most_us': .inf is not a finite number");
+  EXPECT_EQ(message_of("checks:\n  - kind: pairwise_bandwidth\n    expected_gbps: 50\n    min_fraction: .NaN\n"),
+            "accept.yaml:4: 'min_fraction': .NaN is not a finite number");
+  EXPECT_EQ(message_of("checks:\n  - kind: max_latency\n    at_most_us: -3\n"),
+            "accept.yaml:3: 'at_most_us' must be positive");
+  EXPECT_EQ(message_of("checks:\n  - kind: min_bandwidth\n    at_least_gbps: 360\n    at_least_gbps: 3\n"),
+            "accept.yaml:4: key 'at_least_gbps' appears twice in this check");
+  EXPECT_EQ(message_of("checks:\n  - kind: zero_wrong\nchecks:\n  - kind: zero_wrong\n"),
+            "accept.yaml:3: 'checks' appears twice");
+}
+
 TEST(Thresholds, ShippedExamplesParse) {
   for (const char* name : {"dgx_h100_8gpu.yaml", "ib_ndr_2node.yaml"}) {
     const Thresholds thresholds = read_thresholds(std::filesystem::path(FB_THRESHOLDS_DIR) / name);

@@ -256,7 +256,6 @@ TEST(ResultsIo, OutputsNeverFollowALinkPlantedInTheDirectory) {
   EXPECT_FALSE(std::filesystem::is_symlink(dir / "out.txt"));
   EXPECT_EQ(read_text(dir / "out.txt"), "new\n");
 
-  std::filesystem::create_symlink(dir / "victim", dir / "r.json");
   const ResultSet sample = sample_results();
   {
     ResultsWriter writer({dir / "r.csv", dir / "r.json"}, sample.provenance);
@@ -266,8 +265,33 @@ TEST(ResultsIo, OutputsNeverFollowALinkPlantedInTheDirectory) {
     }
   }
   EXPECT_EQ(read_text(dir / "victim"), "precious\n");
-  EXPECT_FALSE(std::filesystem::is_symlink(dir / "r.json"));
   EXPECT_EQ(read_results_json(dir / "r.json").rows, sample.rows);
+  // A run's results files are new files: a link where one should go is refused like any file.
+  std::filesystem::create_symlink(dir / "victim", dir / "s.json");
+  EXPECT_THROW(ResultsWriter({dir / "s.csv", dir / "s.json"}, sample.provenance), std::runtime_error);
+  EXPECT_EQ(read_text(dir / "victim"), "precious\n");
+  EXPECT_FALSE(std::filesystem::exists(dir / "s.csv"));
+}
+
+TEST(ResultsIo, WriterRefusesExistingFilesAndOnePathForBoth) {
+  const TempDir dir;
+  write_text(dir / "r.csv", "earlier results\n");
+  try {
+    ResultsWriter({dir / "r.csv", dir / "r.json"}, sample_provenance());
+    FAIL() << "overwrote " << (dir / "r.csv");
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), (dir / "r.csv").string() +
+                                         " exists already: results are never overwritten; remove it or give another path");
+  }
+  EXPECT_EQ(read_text(dir / "r.csv"), "earlier results\n");
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
+  try {
+    ResultsWriter({dir / "both", dir / "sub/../both"}, sample_provenance());
+    FAIL() << "one file for both";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "the CSV and the JSON results would both be " + (dir / "both").string());
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "both"));
 }
 
 TEST(ResultsIo, WriteFileAtomicallyNamesThePathOnFailure) {
@@ -280,6 +304,37 @@ TEST(ResultsIo, WriteFileAtomicallyNamesThePathOnFailure) {
     EXPECT_THAT(e.what(), HasSubstr(target.string()));
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "missing-dir"));
+}
+
+// Infinite or negative times and bandwidths come from broken tools or edited files: bad input,
+// named with file and line, never a row that passes a threshold or breaks a plot.
+TEST(ResultsIo, NonFiniteOrNegativeMeasurementsAreInputErrorsWithTheLine) {
+  const TempDir dir;
+  const std::string csv = results_to_csv(sample_results());
+  const std::string median = fmt::format(",{},", fmt::format("{}", 1.0 / 3.0));
+  ASSERT_NE(csv.find(median), std::string::npos);
+  for (const auto& [cell, shown] : std::vector<std::pair<std::string, std::string>>{
+           {"-inf", "time_median_us is -inf"}, {"inf", "time_median_us is inf"}, {"nan", "time_median_us is nan"},
+           {"-0.5", "time_median_us is -0.5"}}) {
+    const std::string bad = replace_first(csv, median, "," + cell + ",");
+    write_text(dir / "bad.csv", bad);
+    const std::string message = input_error_message([&] { read_results_csv(dir / "bad.csv"); });
+    EXPECT_THAT(message, HasSubstr(fmt::format("{}:{}: {}", (dir / "bad.csv").string(),
+                                               line_containing(bad, "," + cell + ","), shown)));
+  }
+  const std::string json = results_to_json(sample_results());
+  write_text(dir / "bad.json", replace_first(json, "\"busbw_gbps\": 0.6666666666666666", "\"busbw_gbps\": -1"));
+  EXPECT_EQ(input_error_message([&] { read_results_json(dir / "bad.json"); }),
+            (dir / "bad.json").string() + ": rows[1]: busbw_gbps is -1, expected a finite number >= 0");
+}
+
+// nlohmann keeps the last of two equal keys; the loader refuses the file instead.
+TEST(ResultsIo, JsonWithAKeyTwiceInOneObjectIsAnInputError) {
+  const TempDir dir;
+  const std::string json = results_to_json(sample_results());
+  write_text(dir / "twice.json", replace_first(json, "\"bytes\": 8,", "\"bytes\": 8,\n   \"bytes\": 9,"));
+  EXPECT_EQ(input_error_message([&] { read_results_json(dir / "twice.json"); }),
+            (dir / "twice.json").string() + ": key \"bytes\" appears twice in one object");
 }
 
 TEST(ResultsIo, CsvWithWrongSchemaNamesFileAndLine) {
