@@ -100,6 +100,9 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
   sub.add_option("-G,--cudagraph", o.run.launch.graph_launches,
                  "nccl backend: capture -n iterations in a CUDA graph and time this many replays of it (0: no graphs)")
       ->capture_default_str();
+  sub.add_option("--watchdog-interface", o.run.launch.watchdog_interface,
+                 "network interface (or IPv4 subnet a.b.c.d/n) for the watchdog's side channel; default: loopback "
+                 "on one host, else the interface of Open MPI's oob/btl_tcp_if_include");
   sub.add_option("-D,--results-dir", o.results_dir, "directory for RUN_ID.csv and RUN_ID.json")->capture_default_str();
   sub.add_option("--csv", o.csv_path, "write the CSV results here instead");
   sub.add_option("--json", o.json_path, "write the JSON results here instead");

@@ -159,8 +159,7 @@ void AtomicallyGrowingFile::reset(std::string body) {
   published_fd_ = -1;
 }
 
-void AtomicallyGrowingFile::publish(std::string_view tail, bool durable) {
-  const TerminationSignalsHeld signals_held;
+void AtomicallyGrowingFile::bring_shadow_up_to_date(std::string_view tail, bool durable) {
   if (shadow_fd_ < 0) {
     ExclusiveFile fresh = create_exclusively(path_);
     shadow_fd_ = fresh.fd;
@@ -173,15 +172,33 @@ void AtomicallyGrowingFile::publish(std::string_view tail, bool durable) {
   int error = write_all_at(shadow_fd_, missing, shadow_body_bytes_);
   if (error == 0) error = write_all_at(shadow_fd_, tail, body_.size());
   if (error == 0 && ::ftruncate(shadow_fd_, static_cast<off_t>(body_.size() + tail.size())) != 0) error = errno;
+  // Without fsync before rename, a power loss can leave the new name pointing at empty data.
+  if (error == 0 && durable && ::fsync(shadow_fd_) != 0) error = errno;
   if (error != 0) {
     forget_shadow();
     fail(path_, "write", error);
   }
-  if (durable && ::fsync(shadow_fd_) != 0) {
-    error = errno;
-    forget_shadow();
-    fail(path_, "fsync", error);
+}
+
+void AtomicallyGrowingFile::shadow_published(int replaced_fd, std::size_t replaced_body_bytes,
+                                             std::filesystem::path kept_name) {
+  published_fd_ = shadow_fd_;
+  published_body_bytes_ = body_.size();
+  shadow_fd_ = -1;
+  set_shadow_name(shadow_slot_, {});
+  if (kept_name.empty()) {
+    if (replaced_fd >= 0) ::close(replaced_fd);
+    return;
   }
+  shadow_fd_ = replaced_fd;
+  shadow_path_ = std::move(kept_name);
+  shadow_body_bytes_ = replaced_body_bytes;
+  set_shadow_name(shadow_slot_, shadow_path_);
+}
+
+void AtomicallyGrowingFile::publish(std::string_view tail, bool durable) {
+  const TerminationSignalsHeld signals_held;
+  bring_shadow_up_to_date(tail, durable);
   // The version about to be replaced gets a name of its own, to become the next shadow. Through
   // /proc the link names exactly the inode this process wrote, whatever the directory holds now.
   std::filesystem::path kept_name;
@@ -196,25 +213,28 @@ void AtomicallyGrowingFile::publish(std::string_view tail, bool durable) {
     }
   }
   if (::rename(shadow_path_.c_str(), path_.c_str()) != 0) {
-    error = errno;
+    const int error = errno;
     if (!kept_name.empty()) ::unlink(kept_name.c_str());
     forget_shadow();
     fail(path_, "rename", error);
   }
-  const int replaced_fd = published_fd_;
-  const std::size_t replaced_body_bytes = published_body_bytes_;
-  published_fd_ = shadow_fd_;
-  published_body_bytes_ = body_.size();
-  shadow_fd_ = -1;
-  set_shadow_name(shadow_slot_, {});
-  if (kept_name.empty()) {
-    if (replaced_fd >= 0) ::close(replaced_fd);
-    return;
+  shadow_published(published_fd_, published_body_bytes_, std::move(kept_name));
+}
+
+void AtomicallyGrowingFile::publish_new(std::string_view tail) {
+  const TerminationSignalsHeld signals_held;
+  bring_shadow_up_to_date(tail, true);
+  if (::link(shadow_path_.c_str(), path_.c_str()) != 0) {
+    const int error = errno;
+    forget_shadow();
+    if (error == EEXIST)
+      throw std::runtime_error(
+          fmt::format("{} exists already: results are never overwritten; remove it or give another path", path_.string()));
+    fail(path_, "link", error);
   }
-  shadow_fd_ = replaced_fd;
-  shadow_path_ = std::move(kept_name);
-  shadow_body_bytes_ = replaced_body_bytes;
-  set_shadow_name(shadow_slot_, shadow_path_);
+  ::unlink(shadow_path_.c_str());
+  if (published_fd_ >= 0) ::close(published_fd_);
+  shadow_published(-1, 0, {});
 }
 
 void AtomicallyGrowingFile::sync() {

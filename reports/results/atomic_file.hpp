@@ -34,12 +34,19 @@ class AtomicallyGrowingFile {
   // safe against a killed process, and against a power loss only on file systems that write a
   // renamed file's data before the rename (ext4's default auto_da_alloc, btrfs).
   void publish(std::string_view tail, bool durable = true);
+  // The first publication, when the target must not exist yet: linked into place (which never
+  // replaces nor follows anything) instead of renamed. Throws std::runtime_error when it exists.
+  void publish_new(std::string_view tail);
   // fsyncs the version last published.
   void sync();
   const std::filesystem::path& path() const { return path_; }
 
  private:
   void forget_shadow();
+  // Writes body + tail into the shadow (a fresh file when there is none) and fsyncs it if asked.
+  void bring_shadow_up_to_date(std::string_view tail, bool durable);
+  // The shadow is now the published version; the replaced one, if kept, the next shadow.
+  void shadow_published(int replaced_fd, std::size_t replaced_body_bytes, std::filesystem::path kept_name);
 
   std::filesystem::path path_;
   std::string body_;

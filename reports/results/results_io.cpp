@@ -429,22 +429,6 @@ std::uint64_t results_space_needed_bytes(std::size_t rows) {
   return 2 * 2 * (provenance_bytes + rows * bytes_per_row_upper_bound);
 }
 
-// Results are never overwritten: the file is created here, exclusively, before anything is
-// measured, so a second run given the same path (at once or later) is refused instead of
-// replacing the first one's rows.
-void claim_new_results_file(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd >= 0) {
-    ::close(fd);
-    return;
-  }
-  if (errno == EEXIST)
-    throw std::runtime_error(fmt::format("{} exists already: results are never overwritten; remove it or give "
-                                         "another path",
-                                         path.string()));
-  throw std::runtime_error(fmt::format("cannot create {}: {}", path.string(), std::strerror(errno)));
-}
-
 ResultsWriter::ResultsWriter(ResultsPaths paths, Provenance provenance, std::size_t expected_rows)
     : paths_(std::move(paths)), csv_(paths_.csv), json_(paths_.json) {
   results_.provenance = std::move(provenance);
@@ -457,16 +441,17 @@ ResultsWriter::ResultsWriter(ResultsPaths paths, Provenance provenance, std::siz
   }
   if (std::filesystem::weakly_canonical(paths_.csv) == std::filesystem::weakly_canonical(paths_.json))
     throw std::runtime_error(fmt::format("the CSV and the JSON results would both be {}", paths_.csv.string()));
-  claim_new_results_file(paths_.json);
+  // Results are never overwritten: both files are new, so a second run given the same paths (at
+  // once or later) is refused before it measures instead of replacing the first one's rows.
+  const std::lock_guard lock(mutex_);
+  render_files_anew();
+  json_.publish_new(json_tail);
   try {
-    claim_new_results_file(paths_.csv);
+    csv_.publish_new({});
   } catch (const std::runtime_error&) {
     ::unlink(paths_.json.c_str());
     throw;
   }
-  const std::lock_guard lock(mutex_);
-  render_files_anew();
-  write_files(true);
 }
 
 void ResultsWriter::append(ResultRow row) {
