@@ -38,7 +38,7 @@ struct DeviceRoute {
 struct LaunchOptions {
   int gpus_per_process = 1;
   int graph_launches = 0;  // 0: ops are launched one by one; N: each timed sample replays a CUDA graph
-  std::string watchdog_interface;  // WatchdogSettings::interface_name
+  std::string watchdog_interface{};  // WatchdogSettings::interface_name
 };
 
 struct BackendCapabilities {

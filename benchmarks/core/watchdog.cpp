@@ -230,14 +230,8 @@ std::optional<std::uint32_t> listen_address(const WatchdogSettings& settings, co
 std::vector<std::uint32_t> local_ipv4_addresses() {
   std::vector<std::uint32_t> routable;
   std::vector<std::uint32_t> loopback;
-  ifaddrs* list = nullptr;
-  if (::getifaddrs(&list) != 0) throw_system_error("getifaddrs");
-  for (ifaddrs* entry = list; entry; entry = entry->ifa_next) {
-    if (!entry->ifa_addr || entry->ifa_addr->sa_family != AF_INET) continue;
-    const std::uint32_t address = reinterpret_cast<sockaddr_in*>(entry->ifa_addr)->sin_addr.s_addr;
-    (ntohl(address) >> 24 == 127 ? loopback : routable).push_back(address);
-  }
-  ::freeifaddrs(list);
+  for (const InterfaceAddress& entry : interface_addresses())
+    (ntohl(entry.address) >> 24 == 127 ? loopback : routable).push_back(entry.address);
   // Other hosts reach rank 0 on a routable address; loopback serves ranks on rank 0's host last.
   routable.insert(routable.end(), loopback.begin(), loopback.end());
   return routable;

@@ -7,7 +7,9 @@
 // the transport under test: when MPI or NCCL is wedged, or a link is down, rank 0 can still ask
 // every rank where it is, and a rank that does not answer is named as the one missing. A rank that
 // answers also says which of its host's network links went down since the job started, so the
-// host whose cable failed is named also when the side channel does not cross that cable.
+// host whose cable failed is named also when the side channel does not cross that cable. Every
+// message on it is authenticated with HMAC-SHA256 under a key that rank 0 hands out over the
+// backend's broadcast, never over the side channel (docs/reliability.md, "The side channel").
 
 #include "core/stall_report.hpp"
 

@@ -5,7 +5,6 @@
 #include "results/incident_json.hpp"
 #include "results/json_whole_number.hpp"
 
-#include <fcntl.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -164,10 +163,10 @@ Json row_to_json(const ResultRow& row) {
 
 // Times, bandwidths and their expectations are finite and not negative in any real measurement:
 // an infinity or a negative time passes no threshold honestly and breaks every plot.
-void require_plausible_measurements(const ResultRow& row) {
-  const auto check = [](std::string_view name, std::optional<double> value) {
+void require_plausible_measurements(const ResultRow& row, const std::string& where) {
+  const auto check = [&](std::string_view name, std::optional<double> value) {
     if (value && !(std::isfinite(*value) && *value >= 0))
-      throw std::invalid_argument(fmt::format("{} is {}, expected a finite number >= 0", name, *value));
+      throw InputError(fmt::format("{}: {} is {}, expected a finite number >= 0", where, name, *value));
   };
   check("time_min_us", row.time_min_us);
   check("time_median_us", row.time_median_us);
@@ -338,11 +337,7 @@ ResultSet parse_results_json(std::string_view text, const std::string& origin) {
         throw InputError(fmt::format("{}: field {}: {}", where, f.name, e.what()));
       }
     }
-    try {
-      require_plausible_measurements(row);
-    } catch (const std::invalid_argument& e) {
-      throw InputError(fmt::format("{}: {}", where, e.what()));
-    }
+    require_plausible_measurements(row, where);
     results.rows.push_back(std::move(row));
   }
   const Json& incidents = json.value("incidents", Json::array());
@@ -400,11 +395,7 @@ ResultSet parse_results_csv(std::string_view text, const std::string& origin) {
           throw InputError(fmt::format("{}: column {}: {}", where, fields[i].name, e.what()));
         }
       }
-      try {
-        require_plausible_measurements(row);
-      } catch (const std::invalid_argument& e) {
-        throw InputError(fmt::format("{}: {}", where, e.what()));
-      }
+      require_plausible_measurements(row, where);
       results.rows.push_back(std::move(row));
     }
   } catch (const io::error::base& e) {
