@@ -108,15 +108,17 @@ TEST(Acceptance, PairwiseComparesEveryPairAtTheLargestSizeWithTheExpectedBandwid
   EXPECT_DOUBLE_EQ(*result.findings[0].expected, 50);
 }
 
+// The InputError parsing `yaml` as accept.yaml gives, or "no error".
+std::string message_of(std::string_view yaml) {
+  try {
+    parse_thresholds(yaml, "accept.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 TEST(Thresholds, MalformedFilesNameTheLine) {
-  const auto message_of = [](std::string_view yaml) {
-    try {
-      parse_thresholds(yaml, "accept.yaml");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   EXPECT_EQ(message_of("checks:\n  - kind: min_bandwidth\n    at_least_gbps: fast\n"),
             "accept.yaml:3: 'at_least_gbps': cannot read 'fast' as a number");
   EXPECT_EQ(message_of("checks:\n  - kind: min_bandwith\n"),
@@ -132,14 +134,6 @@ TEST(Thresholds, MalformedFilesNameTheLine) {
 // A NaN limit fails no comparison and an infinite one every comparison; a key given twice has
 // two values of which yaml-cpp silently takes the first.
 TEST(Thresholds, NonFiniteLimitsAndRepeatedKeysNameTheLine) {
-  const auto message_of = [](std::string_view yaml) {
-    try {
-      parse_thresholds(yaml, "accept.yaml");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   EXPECT_EQ(message_of("checks:\n  - kind: min_bandwidth\n    at_least_gbps: .nan\n"),
             "accept.yaml:3: 'at_least_gbps': .nan is not a finite number");
   EXPECT_EQ(message_of("checks:\n  - kind: max_latency\n    at_most_us: .inf\n"),
