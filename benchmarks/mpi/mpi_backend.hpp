@@ -13,7 +13,7 @@ namespace fb {
 class MpiBackend final : public Backend {
  public:
   // Initializes MPI (finalized with the backend) and learns where every rank runs.
-  MpiBackend(int& argc, char**& argv, const LaunchOptions& launch);
+  MpiBackend(int& argc, char**& argv, const LaunchOptions& launch = {});
   ~MpiBackend() override;
   MpiBackend(const MpiBackend&) = delete;
   MpiBackend& operator=(const MpiBackend&) = delete;
