@@ -12,6 +12,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev  # command line, JSON results, formatting
   libfccp-dev                                 # Fast C++ CSV Parser: reading results CSV
   libyaml-cpp-dev libpugixml-dev              # topology inputs: YAML cluster specs, NCCL XML
+  libssl-dev                                  # HMAC-SHA256 of the watchdog's side channel
   libgtest-dev googletest libbenchmark-dev    # unit tests and micro-benchmarks
   clang libclang-rt-14-dev                    # libFuzzer targets with ASan and UBSan
   iproute2 procps                             # emulated fabrics (ip netns) and process control in tests

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <map>
 #include <memory>
 
 namespace fb::cli {
@@ -21,12 +22,34 @@ struct ImportCommandOptions {
   std::optional<int> nranks;
 };
 
+// The run id (the output file name) comes from the log's file name, and logs gathered one
+// directory per node share their names: a log whose id another one took gets its directory's
+// name appended (then a number), said in a warning, instead of overwriting the other's results.
+void give_each_its_own_run_id(std::vector<std::pair<std::filesystem::path, ResultSet>>& imported) {
+  std::map<std::string, std::filesystem::path> taken_by;
+  for (auto& [log, results] : imported) {
+    const std::string id = results.provenance.run_id;
+    std::string unique = id;
+    const std::string directory = std::filesystem::absolute(log).parent_path().filename().string();
+    for (int n = 1; taken_by.contains(unique); ++n)
+      unique = n == 1 && !directory.empty() ? fmt::format("{}-{}", id, directory) : fmt::format("{}-{}", id, n);
+    if (unique != id) {
+      std::cerr << fmt::format("warning: {}: run id {} is taken by {}; written as {}\n", log.string(), id,
+                               taken_by.at(id).string(), unique);
+      results.provenance.run_id = unique;
+      for (ResultRow& row : results.rows) row.run_id = unique;
+    }
+    taken_by.emplace(unique, log);
+  }
+}
+
 int run_import(const ImportCommandOptions& options) {
   if (options.nranks && *options.nranks < 1) throw UsageError(fmt::format("--ranks {} must be at least 1", *options.nranks));
   // Parse every log before writing anything: one bad log leaves the output directory untouched.
   std::vector<std::pair<std::filesystem::path, ResultSet>> imported;
   for (const std::string& log : options.logs)
     for (ResultSet& results : import_log(log, {options.nranks})) imported.emplace_back(log, std::move(results));
+  give_each_its_own_run_id(imported);
   std::filesystem::create_directories(options.output_dir);
   for (const auto& [log, results] : imported) {
     for (const std::string& assumption : results.provenance.assumptions)

@@ -8,6 +8,7 @@
 #include "core/backend.hpp"
 #include "core/errors.hpp"
 #include "core/incident_builder.hpp"
+#include "core/memory_budget.hpp"
 #include "core/result_builder.hpp"
 #include "core/run_plan.hpp"
 #include "core/run_provenance.hpp"
@@ -35,11 +36,13 @@ std::size_t interrupted_message_length = 0;
 
 extern "C" void end_on_termination_signal(int signal_number) {
   [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, interrupted_message.data(), interrupted_message_length);
+  remove_shadow_files_from_signal_handler();
   ::_exit(128 + signal_number);
 }
 
 // Results reach the disk after every size, so ending at once loses only the size in flight.
-// The files are never half-written: write_file_atomically holds these signals back meanwhile.
+// The files are never half-written, nor one a size behind the other: ResultsWriter holds these
+// signals back while it publishes them.
 void end_cleanly_on_termination_signals(const ResultsPaths& paths) {
   const std::string message = fmt::format("fabricbench: interrupted; every completed size is in {} and {}\n",
                                           paths.csv.string(), paths.json.string());
@@ -97,6 +100,9 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
   sub.add_option("-G,--cudagraph", o.run.launch.graph_launches,
                  "nccl backend: capture -n iterations in a CUDA graph and time this many replays of it (0: no graphs)")
       ->capture_default_str();
+  sub.add_option("--watchdog-interface", o.run.launch.watchdog_interface,
+                 "network interface (or IPv4 subnet a.b.c.d/n) for the watchdog's side channel; default: loopback "
+                 "on one host, else the interface of Open MPI's oob/btl_tcp_if_include");
   sub.add_option("-D,--results-dir", o.results_dir, "directory for RUN_ID.csv and RUN_ID.json")->capture_default_str();
   sub.add_option("--csv", o.csv_path, "write the CSV results here instead");
   sub.add_option("--json", o.json_path, "write the JSON results here instead");
@@ -134,6 +140,25 @@ class RunCommand {
     } catch (const UsageError& e) {
       return fail_everywhere(e.what(), reporting_rank, ExitCode::usage);
     }
+
+    // Before any buffer exists, every rank checks that the ranks of its node fit in its memory;
+    // the first rank of a node that lacks it says why.
+    std::string memory_error;
+    const std::string& host = placement.rank_hosts.at(static_cast<std::size_t>(placement.rank));
+    std::vector<int> ranks_on_host;
+    for (int rank = 0; rank < placement.nranks; ++rank)
+      if (placement.rank_hosts.at(static_cast<std::size_t>(rank)) == host) ranks_on_host.push_back(rank);
+    if (const std::optional<AvailableMemory> available = available_memory()) {
+      try {
+        require_memory_for(plan, placement.rank, placement.nranks, host, ranks_on_host,
+                           backend_->buffers_in_host_memory(), *available);
+      } catch (const UsageError& e) {
+        memory_error = e.what();
+      }
+    }
+    if (!backend_->all_agree(memory_error.empty()))
+      return fail_everywhere(memory_error, !memory_error.empty() && ranks_on_host.front() == placement.rank,
+                             ExitCode::usage);
 
     // Only the reporting rank writes; the others learn whether it can before anything is measured.
     std::optional<ResultsWriter> writer;

@@ -38,6 +38,7 @@ struct DeviceRoute {
 struct LaunchOptions {
   int gpus_per_process = 1;
   int graph_launches = 0;  // 0: ops are launched one by one; N: each timed sample replays a CUDA graph
+  std::string watchdog_interface{};  // WatchdogSettings::interface_name
 };
 
 struct BackendCapabilities {
@@ -64,6 +65,10 @@ class Backend {
   // Throws UsageError saying why when this backend cannot move `dtype`. Every rank decides
   // identically, so no communication is needed.
   virtual void require_supported(DataType dtype) const = 0;
+
+  // Whether the send and receive buffers of a case are host memory (checked against each node's
+  // available memory before the run) rather than device memory.
+  virtual bool buffers_in_host_memory() const { return false; }
 
   // Device copy ops: every route the op measures on this machine, in the order to run them.
   virtual std::vector<DeviceRoute> device_routes(const OpTraits& /*op*/) const { return {}; }

@@ -7,10 +7,13 @@
 // the transport under test: when MPI or NCCL is wedged, or a link is down, rank 0 can still ask
 // every rank where it is, and a rank that does not answer is named as the one missing. A rank that
 // answers also says which of its host's network links went down since the job started, so the
-// host whose cable failed is named also when the side channel does not cross that cable.
+// host whose cable failed is named also when the side channel does not cross that cable. Every
+// message on it is authenticated with HMAC-SHA256 under a key that rank 0 hands out over the
+// backend's broadcast, never over the side channel (docs/reliability.md, "The side channel").
 
 #include "core/stall_report.hpp"
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -44,6 +47,11 @@ struct WatchdogSettings {
   double coordinator_grace_s = 5;
   // How long rank 0 waits for the answers of the other ranks once a deadline passed.
   double answer_wait_s = 2;
+  // The interface (name, or an IPv4 subnet a.b.c.d/n) whose address rank 0's side channel listens
+  // on. Empty: loopback when every rank is on rank 0's host, else the first entry of Open MPI's
+  // oob_tcp_if_include or btl_tcp_if_include that is an interface here (the network MPI uses),
+  // else every address.
+  std::string interface_name{};
 };
 
 // The deadline for one step (an iteration, a barrier, the gather of times) that moves
@@ -85,6 +93,8 @@ class Watchdog {
 
  private:
   struct Connection;
+  // Rank 0: registers the other ranks' connections, each proving its rank with the job's key.
+  void accept_members(int listener);
   void run_coordinator();
   void run_member();
   // Asks every rank where it is and composes the report of a deadline that passed.
@@ -113,8 +123,14 @@ class Watchdog {
   std::uint64_t observed_progress_ = 0;
   std::chrono::steady_clock::time_point observed_since_{};
 
+  // The side channel's HMAC key, from rank 0 over the backend's broadcast; never on the socket.
+  std::unique_ptr<std::array<unsigned char, 32>> key_;
   std::vector<int> member_sockets_;  // rank 0: one per other rank, by rank (index 0 unused)
+  std::vector<std::array<unsigned char, 16>> member_nonces_;  // rank 0: each connection's challenge
+  std::vector<bool> joined_at_start_;  // rank 0: which ranks registered (index 0 unused)
   int coordinator_socket_ = -1;      // other ranks: the connection to rank 0
+  std::array<unsigned char, 16> coordinator_nonce_{};
+  std::uint64_t last_query_sequence_ = 0;  // queries are numbered, so none can be replayed
   int wake_pipe_[2] = {-1, -1};      // wakes the watchdog thread for shutdown
   std::thread thread_;
 };

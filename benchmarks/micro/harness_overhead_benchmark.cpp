@@ -52,26 +52,66 @@ void BM_SummarizeTimes(benchmark::State& state) {
 }
 BENCHMARK(BM_SummarizeTimes)->Arg(20)->Arg(1000)->Arg(100000);
 
-// After every size both results files are rewritten (temp file, fsync, rename): the price of
-// losing nothing on a crash, paid between sizes, never inside a timed loop.
-void BM_RewriteResultsFiles(benchmark::State& state) {
-  const auto dir = std::filesystem::temp_directory_path() / ("fabricbench-bench-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+fb::ResultRow sample_row() {
   fb::ResultRow row;
   row.run_id = "bench";
   row.backend = "mpi";
   row.op = "all_reduce";
   row.dtype = "float";
   row.redop = "sum";
+  row.nranks = 4;
+  row.bytes = 1 << 20;
+  row.count = 1 << 18;
+  row.iterations = 20;
+  row.time_min_us = row.time_median_us = row.time_p99_us = row.time_max_us = 123.456;
+  row.algbw_gbps = 8.5;
+  row.busbw_gbps = 12.75;
   row.timestamp = "2026-11-22T00:00:00Z";
+  return row;
+}
+
+std::filesystem::path bench_dir() {
+  const auto dir = std::filesystem::temp_directory_path() / ("fabricbench-bench-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// Both results files written whole (temp file, fsync, rename): what every other output costs, and
+// what keeping the results current would cost per size if the files were not grown by appending.
+void BM_RewriteResultsFiles(benchmark::State& state) {
+  const auto dir = bench_dir();
   fb::ResultSet results;
-  results.rows.assign(static_cast<std::size_t>(state.range(0)), row);
+  results.rows.assign(static_cast<std::size_t>(state.range(0)), sample_row());
   for (auto _ : state) {
     fb::write_file_atomically(dir / "r.csv", fb::results_to_csv(results));
     fb::write_file_atomically(dir / "r.json", fb::results_to_json(results));
   }
   std::filesystem::remove_all(dir);
 }
-BENCHMARK(BM_RewriteResultsFiles)->Arg(30)->Arg(300)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_RewriteResultsFiles)->Arg(30)->Arg(300)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
+// A whole sweep of N sizes, one row each, as `fabricbench run` keeps it on disk: append, then
+// publish both files after every size. Linear in N: the time per size (1 / items_per_second) stays flat as N grows.
+void BM_ResultsSweep(benchmark::State& state) {
+  const auto dir = bench_dir();
+  const auto sizes = static_cast<std::size_t>(state.range(0));
+  const fb::ResultRow row = sample_row();
+  for (auto _ : state) {
+    {
+      fb::ResultsWriter writer({dir / "r.csv", dir / "r.json"}, fb::Provenance{});
+      for (std::size_t size = 0; size < sizes; ++size) {
+        writer.append(row);
+        writer.flush();
+      }
+    }
+    state.PauseTiming();
+    std::filesystem::remove(dir / "r.csv");
+    std::filesystem::remove(dir / "r.json");
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * sizes));
+  std::filesystem::remove_all(dir);
+}
+BENCHMARK(BM_ResultsSweep)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace

@@ -11,13 +11,14 @@
 
 namespace fb {
 
-MpiBackend::MpiBackend(int& argc, char**& argv)
+MpiBackend::MpiBackend(int& argc, char**& argv, const LaunchOptions& launch)
     : mpi_(argc, argv), placement_(placement_of(mpi_.process_hosts(), mpi_.rank())) {
   context_.comm = mpi_.comm();
   context_.rank = mpi_.rank();
   context_.nranks = mpi_.size();
 
-  watchdog_ = std::make_unique<Watchdog>(context_.rank, placement_.rank_hosts, WatchdogSettings{},
+  watchdog_ = std::make_unique<Watchdog>(context_.rank, placement_.rank_hosts,
+                                         WatchdogSettings{.interface_name = launch.watchdog_interface},
                                          mpi_.broadcast_from_rank_zero(), exit_on_timeout);
 }
 
@@ -142,8 +143,8 @@ void MpiBackend::abort_all(int exit_code) {
 
 namespace {
 const BackendRegistrar registrar{"mpi", "host buffers over MPI, one process per rank",
-                                 [](int& argc, char**& argv, const LaunchOptions&) -> std::unique_ptr<Backend> {
-                                   return std::make_unique<MpiBackend>(argc, argv);
+                                 [](int& argc, char**& argv, const LaunchOptions& launch) -> std::unique_ptr<Backend> {
+                                   return std::make_unique<MpiBackend>(argc, argv, launch);
                                  }};
 }  // namespace
 

@@ -13,7 +13,7 @@ namespace fb {
 class MpiBackend final : public Backend {
  public:
   // Initializes MPI (finalized with the backend) and learns where every rank runs.
-  MpiBackend(int& argc, char**& argv);
+  MpiBackend(int& argc, char**& argv, const LaunchOptions& launch = {});
   ~MpiBackend() override;
   MpiBackend(const MpiBackend&) = delete;
   MpiBackend& operator=(const MpiBackend&) = delete;
@@ -22,6 +22,7 @@ class MpiBackend final : public Backend {
   const RankPlacement& placement() const override { return placement_; }
   std::map<std::string, std::string> library_versions() const override;
   std::vector<Placement> placements_of(const OpTraits& op) const override;
+  bool buffers_in_host_memory() const override { return true; }
   void require_supported(DataType dtype) const override;
   Measurement measure(const BenchmarkCase& benchmark_case) override;
   std::vector<Measurement> measure_pairs(const BenchmarkCase& benchmark_case, std::span<const RankPair> pairs) override;

@@ -10,8 +10,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <set>
+#include <utility>
 
 namespace fb {
 namespace {
@@ -46,11 +48,16 @@ class CheckReader {
     const YAML::Node value = node_[key];
     if (!value) return std::nullopt;
     if (!value.IsScalar()) fail(value, fmt::format("'{}' must be a single value", key));
+    T parsed;
     try {
-      return value.as<T>();
+      parsed = value.as<T>();
     } catch (const YAML::Exception&) {
       fail(value, fmt::format("'{}': cannot read '{}' as {}", key, value.Scalar(), type_name<T>()));
     }
+    // YAML spells infinities and NaN (.inf, .nan); no limit is either, and NaN fails no comparison.
+    if constexpr (std::is_same_v<T, double>)
+      if (!std::isfinite(parsed)) fail(value, fmt::format("'{}': {} is not a finite number", key, value.Scalar()));
+    return parsed;
   }
 
   template <class T>
@@ -70,10 +77,13 @@ class CheckReader {
     }
   }
 
-  void reject_unknown_keys() const {
+  void reject_unknown_and_repeated_keys() const {
+    std::set<std::string> seen;
     for (const auto& entry : node_) {
       const std::string key = entry.first.as<std::string>();
       if (!used_.contains(key)) fail(entry.first, fmt::format("unknown key '{}' for this check", key));
+      // yaml-cpp keeps both and looks up the first: the value the author meant may be the other.
+      if (!seen.insert(key).second) fail(entry.first, fmt::format("key '{}' appears twice in this check", key));
     }
   }
 
@@ -122,6 +132,7 @@ Check read_check(const YAML::Node& node, const std::string& origin) {
     case CheckKind::min_bandwidth:
       require_metric("busbw_gbps", true);
       check.limit = reader.required_scalar<double>("at_least_gbps", kind);
+      if (check.limit < 0) reader.fail(node["at_least_gbps"], "'at_least_gbps' must not be negative");
       break;
     case CheckKind::max_latency: {
       const std::string statistic = reader.optional_scalar<std::string>("statistic").value_or("median");
@@ -129,6 +140,7 @@ Check read_check(const YAML::Node& node, const std::string& origin) {
       if (!time_metrics.contains(check.metric))
         reader.fail(node["statistic"], fmt::format("statistic '{}' is not one of min, median, p99, max", statistic));
       check.limit = reader.required_scalar<double>("at_most_us", kind);
+      if (check.limit <= 0) reader.fail(node["at_most_us"], "'at_most_us' must be positive");
       break;
     }
     case CheckKind::zero_wrong:
@@ -149,7 +161,7 @@ Check read_check(const YAML::Node& node, const std::string& origin) {
   }
   check.name = reader.optional_scalar<std::string>("name").value_or(
       fmt::format("{}{}", kind, check.selection.op.empty() ? "" : " " + check.selection.op));
-  reader.reject_unknown_keys();
+  reader.reject_unknown_and_repeated_keys();
   return check;
 }
 
@@ -179,11 +191,14 @@ Thresholds parse_thresholds(std::string_view yaml_text, const std::string& origi
     const YAML::Node root = YAML::Load(std::string(yaml_text));
     if (!root.IsMap() || !root["checks"])
       throw InputError(fmt::format("{}:{}: expected a mapping with a 'checks' list", origin, root.Mark().line + 1));
+    bool checks_seen = false;
     for (const auto& entry : root) {
       const std::string key = entry.first.as<std::string>();
       if (key != "checks")
         throw InputError(fmt::format("{}:{}: unknown top-level key '{}' (only 'checks')", origin,
                                      entry.first.Mark().line + 1, key));
+      if (std::exchange(checks_seen, true))
+        throw InputError(fmt::format("{}:{}: 'checks' appears twice", origin, entry.first.Mark().line + 1));
     }
     const YAML::Node checks = root["checks"];
     if (!checks.IsSequence() || checks.size() == 0)

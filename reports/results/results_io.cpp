@@ -5,13 +5,13 @@
 #include "results/incident_json.hpp"
 #include "results/json_whole_number.hpp"
 
-#include <fcntl.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <fmt/format.h>
 #include <fstream>
@@ -21,6 +21,7 @@
 #include <libfccp/csv.h>
 #pragma GCC diagnostic pop
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 namespace fb {
@@ -161,6 +162,41 @@ Json row_to_json(const ResultRow& row) {
   return json;
 }
 
+// Times, bandwidths and their expectations are finite and not negative in any real measurement:
+// an infinity or a negative time passes no threshold honestly and breaks every plot.
+void require_plausible_measurements(const ResultRow& row, const std::string& where) {
+  const auto check = [&](std::string_view name, std::optional<double> value) {
+    if (value && !(std::isfinite(*value) && *value >= 0))
+      throw InputError(fmt::format("{}: {} is {}, expected a finite number >= 0", where, name, *value));
+  };
+  check("time_min_us", row.time_min_us);
+  check("time_median_us", row.time_median_us);
+  check("time_p99_us", row.time_p99_us);
+  check("time_max_us", row.time_max_us);
+  check("time_cv", row.time_cv);
+  check("algbw_gbps", row.algbw_gbps);
+  check("busbw_gbps", row.busbw_gbps);
+  check("expected_busbw_gbps", row.expected_busbw_gbps);
+  check("expected_time_us", row.expected_time_us);
+  check("efficiency_pct", row.efficiency_pct);
+}
+
+// nlohmann keeps the last of two equal keys silently; a results file with two values for one
+// field is bad input. Returns the first key seen twice within one object, or nothing.
+std::optional<std::string> parse_rejecting_duplicate_keys(std::string_view text, Json& json) {
+  std::vector<std::set<std::string>> open_objects;
+  std::optional<std::string> duplicate;
+  json = Json::parse(text, [&](int, Json::parse_event_t event, Json& parsed) {
+    if (event == Json::parse_event_t::object_start) open_objects.emplace_back();
+    if (event == Json::parse_event_t::object_end) open_objects.pop_back();
+    if (event == Json::parse_event_t::key && !open_objects.back().insert(parsed.get<std::string>()).second &&
+        !duplicate)
+      duplicate = parsed.get<std::string>();
+    return true;
+  });
+  return duplicate;
+}
+
 void require_schema(const Json& schema, const std::string& where) {
   if (!schema.is_string() || schema.get<std::string>() != results_schema)
     throw InputError(fmt::format("{}: schema is {}, expected \"{}\"", where, json_text(schema), results_schema));
@@ -212,9 +248,9 @@ std::string single_line(std::string text) {
   return text;
 }
 
-}  // namespace
-
-std::string results_to_csv(const ResultSet& results) {
+// Both renderers are a head (everything but the rows), one piece per row and a tail, so that the
+// results writer can append a size's rows to the files instead of writing them again.
+std::string csv_head(const ResultSet& results) {
   std::string csv = fmt::format("# fabricbench results, schema {}\n", results_schema);
   const Json provenance = provenance_to_json(results.provenance);
   for (const auto& [key, value] : provenance.items())
@@ -225,48 +261,60 @@ std::string results_to_csv(const ResultSet& results) {
   csv += "schema";
   for (const Field& f : fields) csv += fmt::format(",{}", f.name);
   csv += '\n';
-  for (const ResultRow& row : results.rows) {
-    csv += results_schema;
-    for (const Field& f : fields) csv += "," + csv_cell(f.get(row));
-    csv += '\n';
-  }
+  return csv;
+}
+
+std::string csv_row(const ResultRow& row) {
+  std::string csv(results_schema);
+  for (const Field& f : fields) csv += "," + csv_cell(f.get(row));
+  csv += '\n';
+  return csv;
+}
+
+// The rows come last, so that the file grows at its end.
+std::string json_head(const ResultSet& results) {
+  Json json;
+  json["schema"] = results_schema;
+  json["provenance"] = provenance_to_json(results.provenance);
+  json["incidents"] = Json::array();
+  for (const Incident& incident : results.incidents) json["incidents"].push_back(incident_to_json(incident));
+  std::string text = json_text(json, 1);
+  text.resize(text.size() - 2);  // the closing "\n}"
+  return text + ",\n \"rows\": [";
+}
+
+// Indented as a whole-document dump would indent it (JSON text holds no raw newline in strings).
+std::string json_row(const ResultRow& row, bool first) {
+  std::string text(first ? "\n  " : ",\n  ");
+  for (char c : json_text(row_to_json(row), 1)) c == '\n' ? text += "\n  " : text += c;
+  return text;
+}
+
+constexpr std::string_view json_tail = "\n ]\n}\n";
+
+}  // namespace
+
+std::string results_to_csv(const ResultSet& results) {
+  std::string csv = csv_head(results);
+  for (const ResultRow& row : results.rows) csv += csv_row(row);
   return csv;
 }
 
 std::string results_to_json(const ResultSet& results) {
-  // Written item by item, the same text as one indent-1 dump of the whole document: a document
-  // tree of every row would hold many times the text it becomes (a 20 MB import needed 1.9 GB).
-  const auto nested = [](const Json& value, std::size_t depth) {
-    std::string shifted;
-    for (const char c : json_text(value, 1)) {
-      shifted += c;
-      if (c == '\n') shifted.append(depth, ' ');
-    }
-    return shifted;
-  };
-  std::string text = "{\n \"schema\": " + json_text(Json(std::string(results_schema))) +
-                     ",\n \"provenance\": " + nested(provenance_to_json(results.provenance), 1);
-  const auto append_array = [&](std::string_view key, const auto& items, const auto& to_json) {
-    text += fmt::format(",\n \"{}\": ", key);
-    if (items.empty()) {
-      text += "[]";
-      return;
-    }
-    for (std::size_t i = 0; i < items.size(); ++i) text += (i ? ",\n  " : "[\n  ") + nested(to_json(items[i]), 2);
-    text += "\n ]";
-  };
-  append_array("rows", results.rows, row_to_json);
-  append_array("incidents", results.incidents, incident_to_json);
-  return text + "\n}\n";
+  std::string json = json_head(results);
+  for (std::size_t i = 0; i < results.rows.size(); ++i) json += json_row(results.rows[i], i == 0);
+  return json += json_tail;
 }
 
 ResultSet parse_results_json(std::string_view text, const std::string& origin) {
   Json json;
+  std::optional<std::string> duplicate_key;
   try {
-    json = Json::parse(text);
+    duplicate_key = parse_rejecting_duplicate_keys(text, json);
   } catch (const Json::exception& e) {  // parse_error, and out_of_range for numbers beyond double
     throw InputError(fmt::format("{}: not valid JSON: {}", origin, e.what()));
   }
+  if (duplicate_key) throw InputError(fmt::format("{}: key \"{}\" appears twice in one object", origin, *duplicate_key));
   if (!json.is_object()) throw InputError(fmt::format("{}: expected a JSON object with schema, provenance, rows", origin));
   require_schema(json.value("schema", Json()), origin);
   ResultSet results;
@@ -292,6 +340,7 @@ ResultSet parse_results_json(std::string_view text, const std::string& origin) {
         throw InputError(fmt::format("{}: field {}: {}", where, f.name, e.what()));
       }
     }
+    require_plausible_measurements(row, where);
     results.rows.push_back(std::move(row));
   }
   const Json& incidents = json.value("incidents", Json::array());
@@ -349,6 +398,7 @@ ResultSet parse_results_csv(std::string_view text, const std::string& origin) {
           throw InputError(fmt::format("{}: column {}: {}", where, fields[i].name, e.what()));
         }
       }
+      require_plausible_measurements(row, where);
       results.rows.push_back(std::move(row));
     }
   } catch (const io::error::base& e) {
@@ -373,37 +423,8 @@ std::uint64_t results_space_needed_bytes(std::size_t rows) {
   return 2 * 2 * (provenance_bytes + rows * bytes_per_row_upper_bound);
 }
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
-  // An interrupted run must not leave a temporary file behind: the signal waits for the rename.
-  const TerminationSignalsHeld signals_held;
-  const std::filesystem::path temporary = path.string() + fmt::format(".tmp.{}", ::getpid());
-  const auto fail = [&](std::string_view what) {
-    const int error = errno;
-    ::unlink(temporary.c_str());
-    throw std::runtime_error(fmt::format("cannot write {}: {}: {}", path.string(), what, std::strerror(error)));
-  };
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail("open");
-  for (std::size_t written = 0; written < contents.size();) {
-    const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(fd);
-      fail("write");
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  // Without fsync before rename, a power loss can leave the new name pointing at empty data.
-  if (::fsync(fd) != 0) {
-    ::close(fd);
-    fail("fsync");
-  }
-  if (::close(fd) != 0) fail("close");
-  if (::rename(temporary.c_str(), path.c_str()) != 0) fail("rename");
-}
-
 ResultsWriter::ResultsWriter(ResultsPaths paths, Provenance provenance, std::size_t expected_rows)
-    : paths_(std::move(paths)) {
+    : paths_(std::move(paths)), csv_(paths_.csv), json_(paths_.json) {
   results_.provenance = std::move(provenance);
   for (const auto& file : {paths_.csv, paths_.json}) {
     const std::filesystem::path dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
@@ -412,33 +433,81 @@ ResultsWriter::ResultsWriter(ResultsPaths paths, Provenance provenance, std::siz
     if (error) throw std::runtime_error(fmt::format("cannot create results directory {}: {}", dir.string(), error.message()));
     require_free_space(dir, results_space_needed_bytes(expected_rows));
   }
-  flush();
+  if (std::filesystem::weakly_canonical(paths_.csv) == std::filesystem::weakly_canonical(paths_.json))
+    throw std::runtime_error(fmt::format("the CSV and the JSON results would both be {}", paths_.csv.string()));
+  // Results are never overwritten: both files are new, so a second run given the same paths (at
+  // once or later) is refused before it measures instead of replacing the first one's rows.
+  const std::lock_guard lock(mutex_);
+  render_files_anew();
+  json_.publish_new(json_tail);
+  try {
+    csv_.publish_new({});
+  } catch (const std::runtime_error&) {
+    ::unlink(paths_.json.c_str());
+    throw;
+  }
 }
 
 void ResultsWriter::append(ResultRow row) {
   const std::lock_guard lock(mutex_);
+  json_.append(json_row(row, results_.rows.empty()));
+  csv_.append(csv_row(row));
   results_.rows.push_back(std::move(row));
   constexpr auto min_interval = std::chrono::seconds(1);
-  if (Clock::now() - last_flush_end_ >= std::max<Clock::duration>(min_interval, 10 * last_flush_duration_)) write_files();
+  if (Clock::now() - last_flush_end_ >= std::max<Clock::duration>(min_interval, 10 * last_flush_duration_)) write_files(false);
 }
 
 void ResultsWriter::flush() {
   const std::lock_guard lock(mutex_);
-  write_files();
+  write_files(false);
 }
 
 void ResultsWriter::record_incident(Incident incident) {
   const std::lock_guard lock(mutex_);
   results_.incidents.push_back(std::move(incident));
-  write_files();
+  render_files_anew();
+  write_files(true);
 }
 
-void ResultsWriter::write_files() {
+void ResultsWriter::render_files_anew() {
+  std::string json = json_head(results_);
+  std::string csv = csv_head(results_);
+  for (std::size_t i = 0; i < results_.rows.size(); ++i) {
+    json += json_row(results_.rows[i], i == 0);
+    csv += csv_row(results_.rows[i]);
+  }
+  json_.reset(std::move(json));
+  csv_.reset(std::move(csv));
+}
+
+ResultsWriter::~ResultsWriter() {
+  if (!synced_) try {
+      json_.sync();
+      csv_.sync();
+    } catch (const std::runtime_error&) {  // the files are complete; only their durability is lost
+    }
+}
+
+void ResultsWriter::write_files(bool durable) {
   const auto start = Clock::now();
-  write_file_atomically(paths_.csv, results_to_csv(results_));
-  write_file_atomically(paths_.json, results_to_json(results_));
+  // An fsync costs milliseconds: sizes that complete faster than that are published as they
+  // complete but fsynced no more often than would take a tenth of the time.
+  durable = durable || start - last_sync_end_ >= 10 * last_sync_duration_;
+  {
+    // The JSON is the record and goes first; a termination signal waits until the CSV has the
+    // same rows, so only a kill -9 or a power loss between the two renames leaves the CSV a size
+    // behind the JSON (never ahead of it).
+    const TerminationSignalsHeld signals_held;
+    json_.publish(json_tail, durable);
+    csv_.publish({}, durable);
+  }
   last_flush_end_ = Clock::now();
   last_flush_duration_ = last_flush_end_ - start;
+  synced_ = durable;
+  if (durable) {
+    last_sync_end_ = last_flush_end_;
+    last_sync_duration_ = last_flush_duration_;
+  }
 }
 
 }  // namespace fb

@@ -1,8 +1,9 @@
 #pragma once
 // The results files: CSV and JSON carrying the same schema-versioned fields, one row per
-// measurement. Written atomically (temporary file, fsync, rename) so a reader, or a run killed
+// measurement. Written atomically (results/atomic_file.hpp) so a reader, or a run killed
 // mid-write, never sees half a file.
 
+#include "results/atomic_file.hpp"
 #include "results/incident.hpp"
 #include "results/provenance.hpp"
 #include "results/result_row.hpp"
@@ -33,10 +34,6 @@ ResultSet parse_results_csv(std::string_view text, const std::string& origin);
 // The whole file; throws InputError naming the path when it cannot be read.
 std::string read_text_file(const std::filesystem::path& path);
 
-// Replaces `path` with `contents` so that at every instant the file holds either the old or the
-// new contents in full. Throws std::runtime_error naming the path and the system error.
-void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
-
 // Throws std::runtime_error when the filesystem holding `dir` has less than `bytes_needed` free,
 // so a run that could not keep its results fails before measuring instead of after hours.
 void require_free_space(const std::filesystem::path& dir, std::uint64_t bytes_needed);
@@ -53,15 +50,24 @@ struct ResultsPaths {
 // Keeps the results of a run on disk as they are measured. The caller flushes after every size,
 // so a crash or a kill loses at most the size in flight; within a long size (the rounds of a
 // 1,000-host pairwise run) appends flush on their own, but never more often than ten times the
-// last flush took, so rewriting a growing file costs at most a tenth of the run.
+// last flush took. A flush writes the rows appended since the last one (the files grow by
+// appending, see AtomicallyGrowingFile), so a sweep costs time linear in its rows; an incident
+// rewrites both files once. Flushes are fsynced unless the last fsync ended less than ten times
+// its duration ago (sizes completing within milliseconds), and always the last one.
 class ResultsWriter {
  public:
   // Creates missing directories, checks they have room for `expected_rows`, and writes both files
   // with no rows yet, so a destination that cannot be written fails before anything is measured.
+  // Throws std::runtime_error when either file exists already (results are never overwritten, so
+  // two runs given one path cannot lose each other's rows) or both paths name one file.
   ResultsWriter(ResultsPaths paths, Provenance provenance, std::size_t expected_rows = 0);
+  // fsyncs the files if the last flush was not.
+  ~ResultsWriter();
+  ResultsWriter(const ResultsWriter&) = delete;
+  ResultsWriter& operator=(const ResultsWriter&) = delete;
 
   void append(ResultRow row);
-  // Rewrites both files with every row appended so far.
+  // Publishes both files with every row appended so far: the JSON first, then the CSV.
   void flush();
   // Adds the incident and rewrites both files at once. Safe to call from another thread than the
   // one that appends (the watchdog's, while the measuring thread is blocked).
@@ -72,12 +78,19 @@ class ResultsWriter {
  private:
   using Clock = std::chrono::steady_clock;
 
-  void write_files();  // with mutex_ held
+  // Both with mutex_ held. `durable`: fsync whatever the schedule says.
+  void render_files_anew();
+  void write_files(bool durable);
 
   ResultsPaths paths_;
   ResultSet results_;
+  AtomicallyGrowingFile csv_;
+  AtomicallyGrowingFile json_;
   Clock::time_point last_flush_end_;
   Clock::duration last_flush_duration_{};
+  Clock::time_point last_sync_end_;
+  Clock::duration last_sync_duration_{};
+  bool synced_ = true;
   std::mutex mutex_;
 };
 

@@ -76,4 +76,26 @@ command=(mpirun "${root_flags[@]}" --hostfile "$hostfile" -np "$((host_count * r
   "${placement[@]}" --report-bindings "${environment[@]}" "$binary" run "$@")
 printf '%q ' "${command[@]}" >&2
 echo >&2
-exec "${command[@]}"
+
+# Open MPI 4.1's mpirun, when it is itself sent SIGINT or SIGTERM, passes SIGTERM to the ranks
+# (which keep every completed size and exit 130 or 143) but exits 1 itself, the "wrong results"
+# code. So mpirun runs in a session of its own, where a Ctrl-C on the terminal does not reach it
+# twice (a second SIGINT makes it abandon the ranks), this script passes the signal on, and exits
+# 128 + the signal's number as `fabricbench run` does.
+signalled=""
+forward() {
+  signalled=$((128 + $(kill -l "$1")))
+  kill -s "$1" "$mpirun_pid" 2>/dev/null || true
+}
+setsid "${command[@]}" &
+mpirun_pid=$!
+trap 'forward INT' INT
+trap 'forward TERM' TERM
+trap 'forward HUP' HUP
+status=0
+# wait returns early (with 128 + the signal) when a trapped signal arrives: wait again.
+while kill -0 "$mpirun_pid" 2>/dev/null; do
+  wait "$mpirun_pid" && status=0 || status=$?
+done
+[[ -z $signalled ]] || exit "$signalled"
+exit "$status"

@@ -225,7 +225,15 @@ INSTANTIATE_TEST_SUITE_P(
                                true},
                       BadInput{"ResultsDirUnderARegularFile", 2, {"all_reduce", "-e", "64", "-D", "TMP/plain-file/results"},
                                "plain-file/results: Not a directory", true},
-                      BadInput{"LatencyOnOneRank", 1, {"latency"}, "at least 2 ranks", true}),
+                      BadInput{"LatencyOnOneRank", 1, {"latency"}, "at least 2 ranks", true},
+                      // 30 GiB of buffers per rank, on 4 ranks of this node: refused before any
+                      // allocation instead of ended by the OOM killer.
+                      BadInput{"BuffersBeyondTheNodesMemory", 4, {"all_reduce", "-b", "15G", "-e", "15G", "-d", "double"},
+                               "all_reduce at 16106127360 B (double, -n 20) needs 32212255680 B of memory per rank", false},
+                      BadInput{"IterationTimesBeyondTheNodesMemory", 2, {"all_reduce", "-e", "8", "-n", "2000000000"},
+                               "(float, -n 2000000000) needs 64000000016 B of memory per rank (80000000032 B for the 2 "
+                               "ranks on ",
+                               false}),
     [](const auto& info) { return info.param.name; });
 
 // The results files after the run is killed: a run is cut short by SIGKILL of mpirun and every

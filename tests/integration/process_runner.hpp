@@ -40,6 +40,9 @@ class ChildProcess {
   // SIGKILLs every live process of the command's session and returns once none is left.
   void kill_session();
 
+  // The process started (argv[0]), to signal it.
+  pid_t pid() const { return pid_; }
+
  private:
   struct FileCloser {
     void operator()(std::FILE* file) const { std::fclose(file); }

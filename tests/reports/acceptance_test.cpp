@@ -133,15 +133,17 @@ TEST(Acceptance, PairwiseComparesEveryPairAtTheLargestSizeWithTheExpectedBandwid
   EXPECT_DOUBLE_EQ(*result.findings[0].expected, 50);
 }
 
+// The InputError parsing `yaml` as accept.yaml gives, or "no error".
+std::string message_of(std::string_view yaml) {
+  try {
+    parse_thresholds(yaml, "accept.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 TEST(Thresholds, MalformedFilesNameTheLine) {
-  const auto message_of = [](std::string_view yaml) {
-    try {
-      parse_thresholds(yaml, "accept.yaml");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   EXPECT_EQ(message_of("checks:\n  - kind: min_bandwidth\n    at_least_gbps: fast\n"),
             "accept.yaml:3: 'at_least_gbps': cannot read 'fast' as a number");
   EXPECT_EQ(message_of("checks:\n  - kind: min_bandwith\n"),
@@ -152,6 +154,23 @@ TEST(Thresholds, MalformedFilesNameTheLine) {
   EXPECT_THAT(message_of("checks:\n  - kind: [zero_wrong\n"), HasSubstr("accept.yaml:3:"));
   EXPECT_EQ(message_of("checks:\n  - kind: min_bandwidth\n    min_bytes: 1Q\n    at_least_gbps: 1\n").substr(0, 15),
             "accept.yaml:3: ");
+}
+
+// A NaN limit fails no comparison and an infinite one every comparison; a key given twice has
+// two values of which yaml-cpp silently takes the first.
+TEST(Thresholds, NonFiniteLimitsAndRepeatedKeysNameTheLine) {
+  EXPECT_EQ(message_of("checks:\n  - kind: min_bandwidth\n    at_least_gbps: .nan\n"),
+            "accept.yaml:3: 'at_least_gbps': .nan is not a finite number");
+  EXPECT_EQ(message_of("checks:\n  - kind: max_latency\n    at_most_us: .inf\n"),
+            "accept.yaml:3: 'at_most_us': .inf is not a finite number");
+  EXPECT_EQ(message_of("checks:\n  - kind: pairwise_bandwidth\n    expected_gbps: 50\n    min_fraction: .NaN\n"),
+            "accept.yaml:4: 'min_fraction': .NaN is not a finite number");
+  EXPECT_EQ(message_of("checks:\n  - kind: max_latency\n    at_most_us: -3\n"),
+            "accept.yaml:3: 'at_most_us' must be positive");
+  EXPECT_EQ(message_of("checks:\n  - kind: min_bandwidth\n    at_least_gbps: 360\n    at_least_gbps: 3\n"),
+            "accept.yaml:4: key 'at_least_gbps' appears twice in this check");
+  EXPECT_EQ(message_of("checks:\n  - kind: zero_wrong\nchecks:\n  - kind: zero_wrong\n"),
+            "accept.yaml:3: 'checks' appears twice");
 }
 
 TEST(Thresholds, ShippedExamplesParse) {

@@ -2,12 +2,15 @@
 #include "results/results_io.hpp"
 #include "support/temp_dir.hpp"
 
+#include <unistd.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -230,14 +233,70 @@ TEST(ResultsIo, WriterOnAnUnwritablePathThrowsBeforeAnyRow) {
   EXPECT_EQ(read_text(dir / "plain-file"), "not a directory\n");
 }
 
+std::vector<std::string> names_in(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 TEST(ResultsIo, WriteFileAtomicallyReplacesAndLeavesNoTemporaryFiles) {
   const TempDir dir;
   write_file_atomically(dir / "out.txt", "first\n");
   write_file_atomically(dir / "out.txt", "second\n");
   EXPECT_EQ(read_text(dir / "out.txt"), "second\n");
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) names.push_back(entry.path().filename());
-  EXPECT_EQ(names, std::vector<std::string>{"out.txt"});
+  EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"out.txt"});
+}
+
+// A root run must not write through a link someone planted at a name it could predict (the old
+// "<path>.tmp.<pid>"), nor through a link at the target itself: the link is replaced, its target kept.
+TEST(ResultsIo, OutputsNeverFollowALinkPlantedInTheDirectory) {
+  const TempDir dir;
+  write_text(dir / "victim", "precious\n");
+  for (const std::string name : {"out.txt", "r.csv", "r.json"})
+    std::filesystem::create_symlink(dir / "victim", dir / fmt::format("{}.tmp.{}", name, ::getpid()));
+  std::filesystem::create_symlink(dir / "victim", dir / "out.txt");
+  write_file_atomically(dir / "out.txt", "new\n");
+  EXPECT_EQ(read_text(dir / "victim"), "precious\n");
+  EXPECT_FALSE(std::filesystem::is_symlink(dir / "out.txt"));
+  EXPECT_EQ(read_text(dir / "out.txt"), "new\n");
+
+  const ResultSet sample = sample_results();
+  {
+    ResultsWriter writer({dir / "r.csv", dir / "r.json"}, sample.provenance);
+    for (const ResultRow& row : sample.rows) {
+      writer.append(row);
+      writer.flush();
+    }
+  }
+  EXPECT_EQ(read_text(dir / "victim"), "precious\n");
+  EXPECT_EQ(read_results_json(dir / "r.json").rows, sample.rows);
+  // A run's results files are new files: a link where one should go is refused like any file.
+  std::filesystem::create_symlink(dir / "victim", dir / "s.json");
+  EXPECT_THROW(ResultsWriter({dir / "s.csv", dir / "s.json"}, sample.provenance), std::runtime_error);
+  EXPECT_EQ(read_text(dir / "victim"), "precious\n");
+  EXPECT_FALSE(std::filesystem::exists(dir / "s.csv"));
+}
+
+TEST(ResultsIo, WriterRefusesExistingFilesAndOnePathForBoth) {
+  const TempDir dir;
+  write_text(dir / "r.csv", "earlier results\n");
+  try {
+    ResultsWriter({dir / "r.csv", dir / "r.json"}, sample_provenance());
+    FAIL() << "overwrote " << (dir / "r.csv");
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), (dir / "r.csv").string() +
+                                         " exists already: results are never overwritten; remove it or give another path");
+  }
+  EXPECT_EQ(read_text(dir / "r.csv"), "earlier results\n");
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
+  try {
+    ResultsWriter({dir / "both", dir / "sub/../both"}, sample_provenance());
+    FAIL() << "one file for both";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "the CSV and the JSON results would both be " + (dir / "both").string());
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "both"));
 }
 
 TEST(ResultsIo, WriteFileAtomicallyNamesThePathOnFailure) {
@@ -250,6 +309,37 @@ TEST(ResultsIo, WriteFileAtomicallyNamesThePathOnFailure) {
     EXPECT_THAT(e.what(), HasSubstr(target.string()));
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "missing-dir"));
+}
+
+// Infinite or negative times and bandwidths come from broken tools or edited files: bad input,
+// named with file and line, never a row that passes a threshold or breaks a plot.
+TEST(ResultsIo, NonFiniteOrNegativeMeasurementsAreInputErrorsWithTheLine) {
+  const TempDir dir;
+  const std::string csv = results_to_csv(sample_results());
+  const std::string median = fmt::format(",{},", fmt::format("{}", 1.0 / 3.0));
+  ASSERT_NE(csv.find(median), std::string::npos);
+  for (const auto& [cell, shown] : std::vector<std::pair<std::string, std::string>>{
+           {"-inf", "time_median_us is -inf"}, {"inf", "time_median_us is inf"}, {"nan", "time_median_us is nan"},
+           {"-0.5", "time_median_us is -0.5"}}) {
+    const std::string bad = replace_first(csv, median, "," + cell + ",");
+    write_text(dir / "bad.csv", bad);
+    const std::string message = input_error_message([&] { read_results_csv(dir / "bad.csv"); });
+    EXPECT_THAT(message, HasSubstr(fmt::format("{}:{}: {}", (dir / "bad.csv").string(),
+                                               line_containing(bad, "," + cell + ","), shown)));
+  }
+  const std::string json = results_to_json(sample_results());
+  write_text(dir / "bad.json", replace_first(json, "\"busbw_gbps\": 0.6666666666666666", "\"busbw_gbps\": -1"));
+  EXPECT_EQ(input_error_message([&] { read_results_json(dir / "bad.json"); }),
+            (dir / "bad.json").string() + ": rows[1]: busbw_gbps is -1, expected a finite number >= 0");
+}
+
+// nlohmann keeps the last of two equal keys; the loader refuses the file instead.
+TEST(ResultsIo, JsonWithAKeyTwiceInOneObjectIsAnInputError) {
+  const TempDir dir;
+  const std::string json = results_to_json(sample_results());
+  write_text(dir / "twice.json", replace_first(json, "\"bytes\": 8,", "\"bytes\": 8,\n   \"bytes\": 9,"));
+  EXPECT_EQ(input_error_message([&] { read_results_json(dir / "twice.json"); }),
+            (dir / "twice.json").string() + ": key \"bytes\" appears twice in one object");
 }
 
 TEST(ResultsIo, CsvWithWrongSchemaNamesFileAndLine) {
@@ -370,6 +460,34 @@ TEST(ResultsIo, MalformedIncidentNamesItsIndexAndKey) {
   EXPECT_THAT(input_error_message([&] { read_results_json(dir / "rank.json"); }), HasSubstr("rank"));
   write_text(dir / "array.json", replace_first(json, "\"incidents\": [", "\"incidents\": {\"x\": ["));
   EXPECT_THROW(read_results_json(dir / "array.json"), InputError);
+}
+
+// The writer appends to the files rather than rendering them again, and the files it publishes
+// are exactly what rendering the whole set gives, before and after an incident rewrites them.
+TEST(ResultsIo, GrowingFilesEqualTheWholeRenderingAfterEveryFlush) {
+  const TempDir dir;
+  const ResultSet sample = sample_results();
+  ResultSet expected;
+  expected.provenance = sample.provenance;
+  std::optional<ResultsWriter> writer(std::in_place, ResultsPaths{dir / "r.csv", dir / "r.json"}, sample.provenance);
+  for (int pass = 0; pass < 3; ++pass) {
+    if (pass == 2) {
+      writer->record_incident(sample_incident());
+      expected.incidents.push_back(sample_incident());
+    }
+    for (const ResultRow& row : sample.rows) {
+      writer->append(row);
+      writer->flush();
+      expected.rows.push_back(row);
+      ASSERT_EQ(read_text(dir / "r.json"), results_to_json(expected));
+      ASSERT_EQ(read_text(dir / "r.csv"), results_to_csv(expected));
+      // Besides the two files, at most the previous version of each, kept to be appended to.
+      EXPECT_LE(names_in(dir.path()).size(), 4u);
+    }
+  }
+  writer.reset();
+  EXPECT_EQ(names_in(dir.path()), (std::vector<std::string>{"r.csv", "r.json"}));
+  EXPECT_EQ(read_results_json(dir / "r.json").rows.size(), 3 * sample.rows.size());
 }
 
 // The watchdog's thread records the incident into the files that already hold the rows measured.

@@ -1,0 +1,41 @@
+#pragma once
+// Whether a run's buffers fit in the memory of each node before any is allocated: a size that
+// cannot fit is refused with a line naming the size and the memory (exit 2), instead of the OOM
+// killer ending the job (exit 137) with nothing said.
+
+#include "core/run_plan.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fb {
+
+// The memory this process can still take: the smaller of the kernel's MemAvailable and what its
+// cgroup (v2 memory.max, v1 memory.limit_in_bytes, the tightest of its ancestors) leaves.
+struct AvailableMemory {
+  std::uint64_t bytes = 0;
+  std::string source;  // what bounds it: "MemAvailable" or "cgroup /job.slice memory.max 1073741824"
+};
+
+// `root` is "/" except in tests, which lay out proc/ and sys/fs/cgroup/ files under it.
+// Empty when /proc/meminfo cannot be read.
+std::optional<AvailableMemory> available_memory(const std::filesystem::path& root = "/");
+
+// The host memory one rank of the run needs at its largest case: the send and receive buffers
+// (host-memory backends only) and the per-iteration times, with rank 0's gathers of every rank's.
+struct RankMemoryNeed {
+  std::uint64_t bytes = 0;
+  std::string largest_case;  // "all_reduce at 8589934592 B (double)"
+};
+RankMemoryNeed rank_memory_need(const std::vector<PlannedOp>& plan, int rank, int nranks, bool buffers_in_host_memory);
+
+// Throws UsageError naming the case, the need of `ranks_on_node` ranks and the memory available
+// when they cannot all fit.
+void require_memory_for(const std::vector<PlannedOp>& plan, int rank, int nranks, const std::string& host,
+                        const std::vector<int>& ranks_on_host, bool buffers_in_host_memory,
+                        const AvailableMemory& available);
+
+}  // namespace fb
