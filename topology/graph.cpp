@@ -1,5 +1,6 @@
 #include "topology/graph.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace fb::topo {
@@ -77,7 +78,14 @@ void Graph::reserve(std::size_t vertex_count, std::size_t link_count) {
   links_.reserve(link_count);
 }
 
+void Graph::add_assumption(std::string text) {
+  if (std::find(assumptions_.begin(), assumptions_.end(), text) == assumptions_.end()) {
+    assumptions_.push_back(std::move(text));
+  }
+}
+
 void Graph::merge(const Graph& other) {
+  for (const std::string& assumption : other.assumptions_) add_assumption(assumption);
   std::vector<VertexId> mapped(other.vertices_.size(), no_vertex);
   // Hosts first, so that devices can point at their merged host.
   for (VertexId v = 0; v < other.vertices_.size(); ++v) {

@@ -85,6 +85,12 @@ class Graph {
   // The devices of one host (not the host itself), in creation order.
   std::span<const VertexId> devices_of(VertexId host) const { return devices_by_host_[host]; }
 
+  // What a reader assumed because its input did not state it (a link rate, an NVLink generation,
+  // a NUMA node), one sentence each naming the file: the CLI prints them as warnings and `topo
+  // show` lists them, so a guessed number is never mistaken for a read one. Repeats are kept once.
+  void add_assumption(std::string text);
+  std::span<const std::string> assumptions() const { return assumptions_; }
+
   // Adds every vertex and link of `other`; vertices with the same name are the same vertex. A link
   // that both graphs have between the same two vertices is kept once, with the stated capacity
   // winning over a nominal one.
@@ -96,6 +102,7 @@ class Graph {
   std::vector<std::vector<LinkId>> adjacency_;
   std::vector<std::vector<VertexId>> devices_by_host_;  // indexed by host vertex; empty otherwise
   std::unordered_map<std::string, VertexId> by_name_;
+  std::vector<std::string> assumptions_;
 };
 
 // The rank a vertex has in up-down routing: fabric switch tier, 0 for everything else.

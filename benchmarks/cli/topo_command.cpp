@@ -75,8 +75,15 @@ void print_oversubscription(const topo::OversubscriptionReport& report) {
   }
 }
 
+// Loads the inputs and prints what the readers assumed, so that no guessed number passes as read.
+Graph load_reporting_assumptions(const std::vector<std::string>& files, const std::string& format) {
+  Graph graph = topo::load_topology(files, format);
+  for (const std::string& assumption : graph.assumptions()) fmt::print(stderr, "fabricbench: warning: {}\n", assumption);
+  return graph;
+}
+
 int show(const TopoOptions& options) {
-  const Graph graph = topo::load_topology(options.files, options.format);
+  const Graph graph = load_reporting_assumptions(options.files, options.format);
   std::map<std::string_view, std::size_t> vertices;
   std::map<std::string_view, std::size_t> tiers;
   for (const topo::Vertex& v : graph.vertices()) {
@@ -103,12 +110,16 @@ int show(const TopoOptions& options) {
     fmt::print("{:<28} {:>8} {:>16.1f} {:>8}\n", technology, summary.count, summary.capacity_gbps, summary.nominal);
   }
   print_oversubscription(topo::analyze_oversubscription(graph));
+  if (!graph.assumptions().empty()) {
+    fmt::print("\n# {} assumption(s): what the inputs did not state\n", graph.assumptions().size());
+    for (const std::string& assumption : graph.assumptions()) fmt::print("assumed: {}\n", assumption);
+  }
   return static_cast<int>(ExitCode::ok);
 }
 
 int analyze(const TopoOptions& options) {
   const topo::TrafficPattern pattern = parse_pattern(options.pattern);
-  const Graph graph = topo::load_topology(options.files, options.format);
+  const Graph graph = load_reporting_assumptions(options.files, options.format);
   FabricHierarchy fabric(graph);
   const topo::OversubscriptionReport oversubscription = topo::analyze_oversubscription(graph);
   print_oversubscription(oversubscription);
@@ -162,7 +173,7 @@ int predict(const TopoOptions& options) {
   sweep.step_factor = options.step_factor;
   validate_sweep(sweep);
 
-  const Graph graph = topo::load_topology({options.spec_path}, options.format);
+  const Graph graph = load_reporting_assumptions({options.spec_path}, options.format);
   const std::vector<topo::VertexId> ranks = topo::place_ranks(graph, options.nodes, options.gpus_per_node);
   const topo::RingModel model = topo::model_rings(graph, ranks);
   const std::uint64_t unit_bytes = *op == topo::CollectiveOp::all_reduce ? 4 : 4 * static_cast<std::uint64_t>(model.ranks);
@@ -194,7 +205,7 @@ int predict(const TopoOptions& options) {
 }
 
 int dot(const TopoOptions& options) {
-  const Graph graph = topo::load_topology(options.files, options.format);
+  const Graph graph = load_reporting_assumptions(options.files, options.format);
   std::vector<topo::LinkId> flagged;
   if (options.pattern != "none") {
     FabricHierarchy fabric(graph);
@@ -219,7 +230,11 @@ int diff(const TopoOptions& options) {
     throw UsageError(fmt::format("topo diff compares nodes: give at least 2 dumps, one per node, got {}",
                                  options.files.size()));
   }
-  const topo::FleetDiff fleet_diff = topo::diff_fleet(topo::load_fleet(options.files, options.format));
+  const topo::Fleet fleet = topo::load_fleet(options.files, options.format);
+  for (const topo::NodeTopology& node : fleet.nodes) {
+    for (const std::string& assumption : node.graph.assumptions()) fmt::print(stderr, "fabricbench: warning: {}\n", assumption);
+  }
+  const topo::FleetDiff fleet_diff = topo::diff_fleet(fleet);
   fmt::print("# topo diff: {} nodes ({}), {}\n", fleet_diff.nodes.size(), fleet_diff.format,
              fleet_diff.deviations.empty() ? std::string("uniform")
                                            : fmt::format("{} deviation(s)", fleet_diff.deviations.size()));
