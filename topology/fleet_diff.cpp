@@ -288,9 +288,9 @@ Fleet parse_fleet(std::span<const SourceText> sources, std::string_view format_n
   return fleet;
 }
 
-Fleet load_fleet(const std::vector<std::string>& paths, std::string_view format_name) {
+Fleet load_fleet(const std::vector<std::string>& paths, std::string_view format_name, const ReaderHints& hints) {
   std::vector<SourceText> sources;
-  for (const std::string& path : paths) sources.push_back(read_topology_source(path));
+  for (const std::string& path : paths) sources.push_back(read_topology_source(path, hints));
   return parse_fleet(sources, format_name);
 }
 

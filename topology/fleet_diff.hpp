@@ -32,7 +32,8 @@ struct Fleet {
 // host, when two dumps name the same host, or when the dumps are not all of one format (the
 // formats model different detail, so a mixed fleet would differ everywhere).
 Fleet parse_fleet(std::span<const SourceText> sources, std::string_view format_name = "auto");
-Fleet load_fleet(const std::vector<std::string>& paths, std::string_view format_name = "auto");
+Fleet load_fleet(const std::vector<std::string>& paths, std::string_view format_name = "auto",
+                 const ReaderHints& hints = {});
 
 enum class DeviceProperty {
   presence,   // the device exists on the node

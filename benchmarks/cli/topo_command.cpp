@@ -38,6 +38,7 @@ using topo::Graph;
 struct TopoOptions {
   std::vector<std::string> files;
   std::string format = "auto";
+  topo::ReaderHints hints;
   std::string pattern = "all_to_all";
   std::string json_path;  // analyze, diff: findings as JSON ("-" for stdout)
   std::size_t max_rows = 20;
@@ -76,14 +77,14 @@ void print_oversubscription(const topo::OversubscriptionReport& report) {
 }
 
 // Loads the inputs and prints what the readers assumed, so that no guessed number passes as read.
-Graph load_reporting_assumptions(const std::vector<std::string>& files, const std::string& format) {
-  Graph graph = topo::load_topology(files, format);
+Graph load_reporting_assumptions(const std::vector<std::string>& files, const TopoOptions& options) {
+  Graph graph = topo::load_topology(files, options.format, options.hints);
   for (const std::string& assumption : graph.assumptions()) fmt::print(stderr, "fabricbench: warning: {}\n", assumption);
   return graph;
 }
 
 int show(const TopoOptions& options) {
-  const Graph graph = load_reporting_assumptions(options.files, options.format);
+  const Graph graph = load_reporting_assumptions(options.files, options);
   std::map<std::string_view, std::size_t> vertices;
   std::map<std::string_view, std::size_t> tiers;
   for (const topo::Vertex& v : graph.vertices()) {
@@ -119,7 +120,7 @@ int show(const TopoOptions& options) {
 
 int analyze(const TopoOptions& options) {
   const topo::TrafficPattern pattern = parse_pattern(options.pattern);
-  const Graph graph = load_reporting_assumptions(options.files, options.format);
+  const Graph graph = load_reporting_assumptions(options.files, options);
   FabricHierarchy fabric(graph);
   const topo::OversubscriptionReport oversubscription = topo::analyze_oversubscription(graph);
   print_oversubscription(oversubscription);
@@ -173,7 +174,7 @@ int predict(const TopoOptions& options) {
   sweep.step_factor = options.step_factor;
   validate_sweep(sweep);
 
-  const Graph graph = load_reporting_assumptions({options.spec_path}, options.format);
+  const Graph graph = load_reporting_assumptions({options.spec_path}, options);
   const std::vector<topo::VertexId> ranks = topo::place_ranks(graph, options.nodes, options.gpus_per_node);
   const topo::RingModel model = topo::model_rings(graph, ranks);
   const std::uint64_t unit_bytes = *op == topo::CollectiveOp::all_reduce ? 4 : 4 * static_cast<std::uint64_t>(model.ranks);
@@ -205,7 +206,7 @@ int predict(const TopoOptions& options) {
 }
 
 int dot(const TopoOptions& options) {
-  const Graph graph = load_reporting_assumptions(options.files, options.format);
+  const Graph graph = load_reporting_assumptions(options.files, options);
   std::vector<topo::LinkId> flagged;
   if (options.pattern != "none") {
     FabricHierarchy fabric(graph);
@@ -230,7 +231,7 @@ int diff(const TopoOptions& options) {
     throw UsageError(fmt::format("topo diff compares nodes: give at least 2 dumps, one per node, got {}",
                                  options.files.size()));
   }
-  const topo::Fleet fleet = topo::load_fleet(options.files, options.format);
+  const topo::Fleet fleet = topo::load_fleet(options.files, options.format, options.hints);
   for (const topo::NodeTopology& node : fleet.nodes) {
     for (const std::string& assumption : node.graph.assumptions()) fmt::print(stderr, "fabricbench: warning: {}\n", assumption);
   }
@@ -260,6 +261,14 @@ int run_with_model_errors_as_input_errors(const std::function<int()>& action) {
   }
 }
 
+void add_nvlink_generation_flag(CLI::App& command, TopoOptions& options) {
+  command
+      .add_option_function<int>("--nvlink-gen", [&options](int generation) { options.hints.nvlink_generation = generation; },
+                                "NVLink generation of the GPUs in nvidia-smi topo -m inputs (NV18: 4 on H100, 5 on B200); "
+                                "default: from a GPU model named in the file, else assumed from the link count")
+      ->check(CLI::Range(1, 5));
+}
+
 void add_input_flags(CLI::App& command, TopoOptions& options,
                      const std::string& files_help = "topology inputs, merged in order (hosts match by name)") {
   command.add_option("files", options.files, files_help)
@@ -268,6 +277,7 @@ void add_input_flags(CLI::App& command, TopoOptions& options,
   std::string formats;
   for (const auto& format : topo::topology_formats()) formats += (formats.empty() ? "" : ", ") + format.name;
   command.add_option("--format", options.format, "input format: auto (sniffed) or one of " + formats);
+  add_nvlink_generation_flag(command, options);
 }
 
 const CommandRegistrar registrar{
@@ -290,6 +300,7 @@ const CommandRegistrar registrar{
           ->required()
           ->check(CLI::ExistingFile);
       predict_command->add_option("--format", options->format, "input format (default: sniffed)");
+      add_nvlink_generation_flag(*predict_command, *options);
       predict_command->add_option("--op", options->op, "all_reduce, all_gather or reduce_scatter")->capture_default_str();
       predict_command->add_option("--algo", options->algorithm, "ring or tree")->capture_default_str();
       predict_command->add_option("-b,--minbytes", options->min_bytes, "smallest size")->capture_default_str();
