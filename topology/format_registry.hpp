@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fb::topo {
@@ -20,6 +21,10 @@ struct ReaderHints {
 // An input file's text and the path it came from (for messages, and as the host name for
 // single-machine formats that do not name their host).
 struct SourceText {
+  SourceText() = default;
+  SourceText(std::string path_, std::string text_, ReaderHints hints_ = {})
+      : path(std::move(path_)), text(std::move(text_)), hints(hints_) {}
+
   std::string path;
   std::string text;
   ReaderHints hints;

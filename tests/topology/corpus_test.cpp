@@ -1,0 +1,317 @@
+// The real files of tests/corpus/topology/ read as SOURCES.md there says they must.
+
+#include "topology/format_registry.hpp"
+
+#include "test_support.hpp"
+
+#include "core/errors.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace fb::topo {
+namespace {
+
+using test::count_kind;
+
+std::string corpus_path(const std::string& name) { return std::string(TOPOLOGY_CORPUS_DIR) + "/" + name; }
+
+Graph parse_corpus(const std::string& name, ReaderHints hints = {}) {
+  const std::string path = corpus_path(name);
+  return parse_topology(SourceText{path, test::read_text(path), hints});
+}
+
+std::string corpus_error(const std::string& name) {
+  try {
+    parse_corpus(name);
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+// The vertex a device's PCIe link goes up to: its PCIe switch, or its CPU.
+VertexId pcie_parent(const Graph& graph, VertexId device) {
+  for (const LinkId l : graph.links_of(device)) {
+    const Link& link = graph.link(l);
+    const VertexKind other = graph.vertex(link.other_end(device)).kind;
+    if (link.spec.type == LinkType::pcie && (other == VertexKind::pcie_switch || other == VertexKind::cpu)) {
+      return link.other_end(device);
+    }
+  }
+  return no_vertex;
+}
+
+// The CPU above a device (through its PCIe switches).
+const Vertex& cpu_of(const Graph& graph, const std::string& name) {
+  VertexId v = graph.find(name);
+  EXPECT_NE(v, no_vertex) << name;
+  while (v != no_vertex && graph.vertex(v).kind != VertexKind::cpu) v = pcie_parent(graph, v);
+  EXPECT_NE(v, no_vertex) << name << " reaches no CPU";
+  return graph.vertex(v);
+}
+
+bool share_pcie_switch(const Graph& graph, const std::string& a, const std::string& b) {
+  const VertexId parent = pcie_parent(graph, graph.find(a));
+  return parent != no_vertex && graph.vertex(parent).kind == VertexKind::pcie_switch &&
+         parent == pcie_parent(graph, graph.find(b));
+}
+
+std::vector<LinkSpec> links_between_kinds(const Graph& graph, const std::string& device, VertexKind other_kind) {
+  std::vector<LinkSpec> specs;
+  const VertexId v = graph.find(device);
+  for (const LinkId l : graph.links_of(v)) {
+    if (graph.vertex(graph.link(l).other_end(v)).kind == other_kind) specs.push_back(graph.link(l).spec);
+  }
+  return specs;
+}
+
+bool assumes(const Graph& graph, std::string_view words) {
+  return std::any_of(graph.assumptions().begin(), graph.assumptions().end(),
+                     [&](const std::string& text) { return text.find(words) != std::string::npos; });
+}
+
+TEST(CorpusNcclXml, AzureNdv2HintByPciClassOnly) {
+  const Graph graph = parse_corpus("nccl_xml/azure_ndv2-topo.xml");
+  EXPECT_EQ(count_kind(graph, VertexKind::cpu), 2u);
+  EXPECT_EQ(count_kind(graph, VertexKind::gpu), 8u);
+  EXPECT_EQ(count_kind(graph, VertexKind::nic), 1u);
+  EXPECT_EQ(count_kind(graph, VertexKind::pcie_switch), 0u);
+  for (int gpu = 0; gpu < 8; ++gpu) EXPECT_EQ(cpu_of(graph, fmt::format("azure_ndv2-topo/GPU{}", gpu)).index, gpu / 4);
+  EXPECT_EQ(cpu_of(graph, "azure_ndv2-topo/NIC0").index, 0);
+  const auto gpu_link = links_between_kinds(graph, "azure_ndv2-topo/GPU0", VertexKind::cpu);
+  ASSERT_EQ(gpu_link.size(), 1u);
+  EXPECT_EQ(gpu_link[0].technology, "PCIe Gen4");
+  EXPECT_EQ(gpu_link[0].lane_count, 16);
+  EXPECT_FALSE(graph.vertex(graph.find("azure_ndv2-topo/NIC0")).nic_port);  // the hint states no port rate
+  EXPECT_TRUE(assumes(graph, "8 GPU(s) and 1 NIC(s) known by PCI class only"));
+}
+
+TEST(CorpusNcclXml, AwsP4dSwitchesWithTwoA100AndOneEfaEach) {
+  const Graph graph = parse_corpus("nccl_xml/aws_p4d-24xl-topo.xml");
+  EXPECT_EQ(count_kind(graph, VertexKind::gpu), 8u);
+  EXPECT_EQ(count_kind(graph, VertexKind::nic), 4u);
+  EXPECT_EQ(count_kind(graph, VertexKind::pcie_switch), 4u);
+  // Bus id order: GPU0/1 and NIC0 under switch 0 ... GPU6/7 and NIC3 under switch 3.
+  for (int sw = 0; sw < 4; ++sw) {
+    const std::string nic = fmt::format("aws_p4d-24xl-topo/NIC{}", sw);
+    EXPECT_TRUE(share_pcie_switch(graph, fmt::format("aws_p4d-24xl-topo/GPU{}", 2 * sw), nic)) << sw;
+    EXPECT_TRUE(share_pcie_switch(graph, fmt::format("aws_p4d-24xl-topo/GPU{}", 2 * sw + 1), nic)) << sw;
+    EXPECT_EQ(cpu_of(graph, nic).index, sw / 2);
+  }
+  for (const Link& link : graph.links()) {
+    if (link.spec.type != LinkType::pcie) continue;
+    EXPECT_EQ(link.spec.technology, "PCIe Gen3");
+    EXPECT_EQ(link.spec.lane_count, 16);
+    EXPECT_FALSE(link.nominal_capacity);
+  }
+}
+
+TEST(CorpusNcclXml, BusIdOnlyHintIsRefusedAsAHint) {
+  const std::string error = corpus_error("nccl_xml/aws_g5.48xl-topo.xml");
+  EXPECT_NE(error.find("aws_g5.48xl-topo.xml:12: expected GPUs or NICs"), std::string::npos) << error;
+  EXPECT_NE(error.find("9 <pci> listed by bus id only"), std::string::npos) << error;
+}
+
+TEST(CorpusNcclXml, GraphFileIsRefusedAsAGraphFile) {
+  const std::string error = corpus_error("nccl_xml/azure_ncv4-graph.xml");
+  EXPECT_NE(error.find("azure_ncv4-graph.xml:1:"), std::string::npos) << error;
+  EXPECT_NE(error.find("an NCCL graph file (<graphs>"), std::string::npos) << error;
+}
+
+TEST(CorpusNcclXml, AzureNcv4WithoutLinkSpeedAndSelfNvlinks) {
+  const Graph graph = parse_corpus("nccl_xml/azure_ncv4-topo.xml");
+  EXPECT_EQ(count_kind(graph, VertexKind::gpu), 4u);
+  EXPECT_EQ(count_kind(graph, VertexKind::cpu), 4u);
+  for (int gpu = 0; gpu < 4; ++gpu) EXPECT_EQ(cpu_of(graph, fmt::format("azure_ncv4-topo/GPU{}", gpu)).index, gpu);
+  EXPECT_EQ(test::count_links(graph, LinkType::nvlink), 0u);
+  EXPECT_EQ(cpu_of(graph, "azure_ncv4-topo/eth0").index, 0);
+  EXPECT_DOUBLE_EQ(graph.vertex(graph.find("azure_ncv4-topo/eth0")).nic_port->speed_gbps, 100.0);
+  const auto gpu_link = links_between_kinds(graph, "azure_ncv4-topo/GPU0", VertexKind::cpu);
+  ASSERT_EQ(gpu_link.size(), 1u);
+  EXPECT_EQ(gpu_link[0].technology, "PCIe Gen4");
+  EXPECT_TRUE(assumes(graph, "4 PCIe link(s) state no link_speed"));
+  EXPECT_TRUE(assumes(graph, "4 PCIe link(s) state no link_width or width 0"));
+  EXPECT_TRUE(assumes(graph, "4 <nvlink> target their own GPU"));
+}
+
+TEST(CorpusNcclXml, IbmCloudVsiEmulatedBridgesDoNotThrottleTheGpus) {
+  const Graph graph = parse_corpus("nccl_xml/ibmcloud_h100_vsi_topo_dump_2.5GTx1_bridges_width0.xml");
+  const std::string host = "ibmcloud_h100_vsi_topo_dump_2/";
+  EXPECT_EQ(count_kind(graph, VertexKind::gpu), 8u);
+  EXPECT_EQ(count_kind(graph, VertexKind::nic), 8u);
+  const std::vector<std::string> nic_of_gpu{"mlx5_7", "mlx5_6", "mlx5_5", "mlx5_4",
+                                            "mlx5_3", "mlx5_2", "mlx5_1", "mlx5_0"};
+  for (int gpu = 0; gpu < 8; ++gpu) {
+    const std::string gpu_name = fmt::format("{}GPU{}", host, gpu);
+    EXPECT_EQ(cpu_of(graph, gpu_name).index, gpu / 4) << gpu;
+    EXPECT_TRUE(share_pcie_switch(graph, gpu_name, host + nic_of_gpu[gpu])) << gpu;
+    int lanes = 0;
+    for (const LinkSpec& spec : links_between_kinds(graph, gpu_name, VertexKind::nvswitch)) lanes += spec.lane_count;
+    EXPECT_EQ(lanes, 18) << gpu;
+    const NicPort port = *graph.vertex(graph.find(host + nic_of_gpu[gpu])).nic_port;
+    EXPECT_DOUBLE_EQ(port.speed_gbps, 200.0);
+    EXPECT_TRUE(port.gpu_direct_rdma);
+  }
+  for (const Link& link : graph.links()) {
+    if (link.spec.type != LinkType::pcie) continue;
+    EXPECT_EQ(link.spec.technology, "PCIe Gen5");
+    EXPECT_EQ(link.spec.lane_count, 16);
+    EXPECT_TRUE(link.nominal_capacity);  // width 0 everywhere: the capacity is assumed
+  }
+  EXPECT_TRUE(assumes(graph, "8 PCIe bridge(s) state PCIe Gen1 x1 above faster devices"));
+}
+
+TEST(CorpusNcclXml, TwentyThousandCpusAreRefusedNotMeshed) {
+  std::string text = "<system version=\"1\">\n";
+  for (int cpu = 0; cpu < 20000; ++cpu) text += fmt::format("<cpu numaid=\"{}\" vendor=\"AuthenticAMD\"/>\n", cpu);
+  text += "</system>\n";
+  try {
+    parse_topology(SourceText{"many.xml", text});
+    FAIL() << "20,000 <cpu> accepted";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("many.xml:258: expected at most 256 <cpu>"), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(CorpusTopoM, DellaBlankCpuAffinityKeepsTheNumaColumn) {
+  for (const bool spaces : {false, true}) {
+    std::string text = test::read_text(corpus_path("topo_m/della-k17g3_h100_sparse_cpu_affinity.txt"));
+    if (spaces) {
+      // A terminal paste: tabs expanded to 8-column stops, blank cells leave no token.
+      std::string expanded;
+      for (const char c : text) {
+        if (c == '\t') {
+          const std::size_t column = expanded.size() - (expanded.rfind('\n') == std::string::npos ? 0 : expanded.rfind('\n') + 1);
+          expanded.append(8 - column % 8, ' ');
+        } else {
+          expanded += c;
+        }
+      }
+      text = expanded;
+    }
+    const Graph graph = parse_topology(SourceText{"della.txt", text});
+    EXPECT_EQ(count_kind(graph, VertexKind::gpu), 8u);
+    EXPECT_EQ(count_kind(graph, VertexKind::nic), 6u);
+    for (int gpu = 0; gpu < 8; ++gpu) EXPECT_EQ(cpu_of(graph, fmt::format("della/GPU{}", gpu)).index, gpu / 4) << spaces;
+    EXPECT_TRUE(share_pcie_switch(graph, "della/GPU0", "della/mlx5_0"));
+    EXPECT_TRUE(share_pcie_switch(graph, "della/GPU0", "della/mlx5_1"));
+    EXPECT_TRUE(share_pcie_switch(graph, "della/GPU3", "della/mlx5_2"));
+    EXPECT_TRUE(share_pcie_switch(graph, "della/GPU4", "della/mlx5_3"));
+    EXPECT_TRUE(share_pcie_switch(graph, "della/GPU4", "della/mlx5_4"));
+    EXPECT_TRUE(share_pcie_switch(graph, "della/GPU6", "della/mlx5_5"));
+    for (const int lonely : {1, 2, 5, 7}) {
+      EXPECT_EQ(graph.vertex(pcie_parent(graph, graph.find(fmt::format("della/GPU{}", lonely)))).kind, VertexKind::cpu);
+    }
+  }
+}
+
+TEST(CorpusTopoM, Nv18IsNvlink4UnlessStatedAndTheAssumptionIsRecorded) {
+  const Graph assumed = parse_corpus("topo_m/tpgds-aihub0007.txt");
+  const auto h100 = links_between_kinds(assumed, "tpgds-aihub0007/GPU0", VertexKind::nvswitch);
+  ASSERT_EQ(h100.size(), 1u);
+  EXPECT_EQ(h100[0].technology, "NVLink4");
+  EXPECT_EQ(h100[0].lane_count, 18);
+  EXPECT_DOUBLE_EQ(h100[0].capacity_gbps, 450.0);
+  EXPECT_TRUE(assumes(assumed, "NV# read as NVLink4 links"));
+  EXPECT_TRUE(assumes(assumed, "Blackwell's NVLink5 18 as well"));
+
+  ReaderHints blackwell;
+  blackwell.nvlink_generation = 5;
+  const Graph stated = parse_corpus("topo_m/tpgds-aihub0007.txt", blackwell);
+  const auto b200 = links_between_kinds(stated, "tpgds-aihub0007/GPU0", VertexKind::nvswitch);
+  ASSERT_EQ(b200.size(), 1u);
+  EXPECT_EQ(b200[0].technology, "NVLink5");
+  EXPECT_DOUBLE_EQ(b200[0].capacity_gbps, 900.0);
+  EXPECT_FALSE(assumes(stated, "NV# read as"));
+
+  // A GPU model named above the matrix (nvidia-smi -L) decides without the flag.
+  const std::string text = "GPU 0: NVIDIA B200 (UUID: GPU-0)\n" + test::read_text(corpus_path("topo_m/tpgds-aihub0007.txt"));
+  const Graph named = parse_topology(SourceText{"b200.txt", text});
+  EXPECT_EQ(links_between_kinds(named, "b200/GPU0", VertexKind::nvswitch)[0].technology, "NVLink5");
+  EXPECT_TRUE(assumes(named, "NV# read as NVLink5 links, from the GPU model named in the file"));
+}
+
+TEST(CorpusTopoM, AihubNumaOffTwelveNicsTenSwitches) {
+  const Graph graph = parse_corpus("topo_m/tpgds-aihub0007.txt");
+  EXPECT_EQ(count_kind(graph, VertexKind::nic), 12u);
+  EXPECT_EQ(count_kind(graph, VertexKind::pcie_switch), 10u);
+  EXPECT_EQ(count_kind(graph, VertexKind::cpu), 1u);
+  const std::vector<int> pix_nic{0, 1, 2, 5, 6, 7, 8, 11};
+  for (int gpu = 0; gpu < 8; ++gpu) {
+    EXPECT_TRUE(share_pcie_switch(graph, fmt::format("tpgds-aihub0007/GPU{}", gpu),
+                                  fmt::format("tpgds-aihub0007/mlx5_{}", pix_nic[gpu])))
+        << gpu;
+    EXPECT_EQ(cpu_of(graph, fmt::format("tpgds-aihub0007/GPU{}", gpu)).index, 0);
+  }
+  EXPECT_TRUE(share_pcie_switch(graph, "tpgds-aihub0007/mlx5_3", "tpgds-aihub0007/mlx5_4"));
+  EXPECT_TRUE(share_pcie_switch(graph, "tpgds-aihub0007/mlx5_9", "tpgds-aihub0007/mlx5_10"));
+}
+
+TEST(CorpusTopoM, DgxA100OldHeaderNumaAndNicsWithNoGpuNearby) {
+  const Graph graph = parse_corpus("topo_m/dgx_a100_8gpu_12mlx5_numa3175.txt");
+  const std::string host = "dgx_a100_8gpu_12mlx5_numa3175/";
+  EXPECT_EQ(count_kind(graph, VertexKind::nic), 12u);
+  const std::vector<int> numa{3, 3, 1, 1, 7, 7, 5, 5};
+  for (int gpu = 0; gpu < 8; ++gpu) EXPECT_EQ(cpu_of(graph, fmt::format("{}GPU{}", host, gpu)).index, numa[gpu]);
+  for (const auto& [gpu, nic] : std::vector<std::pair<int, int>>{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 6}, {5, 7}, {6, 8}, {7, 9}}) {
+    EXPECT_TRUE(share_pcie_switch(graph, fmt::format("{}GPU{}", host, gpu), fmt::format("{}mlx5_{}", host, nic)));
+  }
+  // SYS to every GPU: not on any GPU's CPU, and not on a CPU that claims a NUMA id.
+  for (const int nic : {4, 5, 10, 11}) EXPECT_EQ(cpu_of(graph, fmt::format("{}mlx5_{}", host, nic)).index, -1) << nic;
+  EXPECT_TRUE(share_pcie_switch(graph, host + "mlx5_4", host + "mlx5_5"));
+  EXPECT_TRUE(assumes(graph, "mlx5_4, mlx5_5, mlx5_10, mlx5_11 SYS to every GPU"));
+  for (const Link& link : graph.links()) {
+    if (link.spec.type == LinkType::smp) {
+      EXPECT_EQ(link.spec.technology, "SMP vendor not stated");
+    }
+  }
+  const auto nvlink = links_between_kinds(graph, host + "GPU0", VertexKind::nvswitch);
+  ASSERT_EQ(nvlink.size(), 1u);
+  EXPECT_EQ(nvlink[0].technology, "NVLink3");
+  EXPECT_EQ(nvlink[0].lane_count, 12);
+}
+
+TEST(CorpusTopoM, A100RoceNicSysToEveryGpuIsNotOnTheirSocket) {
+  const Graph graph = parse_corpus("topo_m/a100_sxm4_4gpu_roce_nic_legend.txt");
+  const std::string host = "a100_sxm4_4gpu_roce_nic_legend/";
+  for (int gpu = 0; gpu < 4; ++gpu) EXPECT_EQ(cpu_of(graph, fmt::format("{}GPU{}", host, gpu)).index, 1);
+  EXPECT_EQ(cpu_of(graph, host + "rocep49s0").index, -1);
+  EXPECT_EQ(count_kind(graph, VertexKind::nvswitch), 1u);
+}
+
+TEST(CorpusTopoM, V100MeshWithoutNumaColumnTellsSocketsApartBySys) {
+  const Graph graph = parse_corpus("topo_m/v100_4gpu_mixed_nv1_nv2_mesh.txt");
+  const std::string host = "v100_4gpu_mixed_nv1_nv2_mesh/";
+  EXPECT_EQ(count_kind(graph, VertexKind::nvswitch), 0u);
+  for (int gpu = 0; gpu < 4; ++gpu) EXPECT_EQ(cpu_of(graph, fmt::format("{}GPU{}", host, gpu)).index, 0);
+  EXPECT_EQ(cpu_of(graph, host + "mlx5_0").index, 1);
+  const auto lanes = [&](int a, int b) {
+    const auto link = graph.find_link(graph.find(fmt::format("{}GPU{}", host, a)), graph.find(fmt::format("{}GPU{}", host, b)));
+    return link ? graph.link(*link).spec.lane_count : 0;
+  };
+  EXPECT_EQ(lanes(0, 1), 1);
+  EXPECT_EQ(lanes(0, 2), 1);
+  EXPECT_EQ(lanes(1, 3), 1);
+  EXPECT_EQ(lanes(0, 3), 2);
+  EXPECT_EQ(lanes(1, 2), 2);
+  EXPECT_EQ(lanes(2, 3), 2);
+  EXPECT_EQ(graph.link(*graph.find_link(graph.find(host + "GPU0"), graph.find(host + "GPU3"))).spec.technology, "NVLink2");
+  EXPECT_TRUE(assumes(graph, "no NUMA node stated"));
+}
+
+TEST(CorpusTopoM, OldDriverTwoGpusOneNicOneSocket) {
+  const Graph graph = parse_corpus("topo_m/old_driver_2gpu_nv1_mlx5_old_legend.txt");
+  const std::string host = "old_driver_2gpu_nv1_mlx5_old_legend/";
+  EXPECT_EQ(count_kind(graph, VertexKind::cpu), 1u);
+  EXPECT_EQ(cpu_of(graph, host + "mlx5_0").index, 0);
+  const auto link = graph.find_link(graph.find(host + "GPU0"), graph.find(host + "GPU1"));
+  ASSERT_TRUE(link);
+  EXPECT_EQ(graph.link(*link).spec.lane_count, 1);
+}
+
+}  // namespace
+}  // namespace fb::topo
