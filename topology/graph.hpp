@@ -72,6 +72,7 @@ class Graph {
   void set_nic_port(VertexId v, const NicPort& port) { vertices_[v].nic_port = port; }
   // What-if analyses and simulations: the same fabric with one link degraded.
   void set_link_capacity(LinkId l, double capacity_gbps) { links_[l].spec.capacity_gbps = capacity_gbps; }
+  void set_link_spec(LinkId l, const LinkSpec& spec) { links_[l].spec = spec; }
   void reserve(std::size_t vertex_count, std::size_t link_count);
 
   const Vertex& vertex(VertexId v) const { return vertices_[v]; }

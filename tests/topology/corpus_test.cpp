@@ -313,5 +313,61 @@ TEST(CorpusTopoM, OldDriverTwoGpusOneNicOneSocket) {
   EXPECT_EQ(graph.link(*link).spec.lane_count, 1);
 }
 
+TEST(CorpusIbnetdiscover, ManPageNonChassisDefaultDescriptionsAndDownTrainedLinks) {
+  const Graph graph = parse_corpus("ibnetdiscover/ibnetdiscover_manpage_voltaire_sdr_nonchassis_1x_mismatch.txt");
+  EXPECT_EQ(count_kind(graph, VertexKind::fabric_switch), 2u);
+  EXPECT_EQ(count_kind(graph, VertexKind::host), 4u);  // one per GUID, not one per shared description
+  EXPECT_EQ(count_kind(graph, VertexKind::nic), 4u);
+  EXPECT_EQ(graph.link_count(), 7u);  // 2 ISLs + 5 CA ports (one CA dual-ported)
+  const VertexId dual = graph.find("ca-0008f10403960558/MT23108");
+  ASSERT_NE(dual, no_vertex);
+  EXPECT_EQ(graph.links_of(dual).size(), 2u);
+  std::size_t one_x = 0;
+  for (const Link& link : graph.links()) one_x += link.spec.lane_count == 1 ? 1 : 0;
+  EXPECT_EQ(one_x, 2u);  // each mismatched link at its lower end's 1xSDR
+  EXPECT_TRUE(assumes(graph, "4 CAs share the description \"MT23108 InfiniHost Mellanox Technologies\""));
+  EXPECT_TRUE(assumes(graph, "ISR9024 Voltaire[10] reports 4xSDR, SW-6IB4 Voltaire[1] reports 1xSDR; taken at the lower, 1xSDR"));
+  EXPECT_TRUE(assumes(graph, "ISR9024 Voltaire[12] reports 4xSDR, ca-0008f10403960558/MT23108[1] reports 1xSDR"));
+}
+
+TEST(CorpusIbnetdiscover, IbsimWithStderrLineAndParallelIsls) {
+  const Graph graph = parse_corpus("ibnetdiscover/ibnetdiscover_ibsim_2sw_dual_isl_with_ibwarn_line.txt");
+  const VertexId switch1 = graph.find("Switch1");
+  const VertexId switch2 = graph.find("Switch2");
+  ASSERT_NE(switch1, no_vertex);
+  ASSERT_NE(switch2, no_vertex);
+  EXPECT_EQ(graph.vertex(switch1).tier, SwitchTier::leaf);
+  EXPECT_EQ(graph.vertex(switch2).tier, SwitchTier::spine);
+  std::size_t isls = 0;
+  for (const LinkId l : graph.links_of(switch2)) isls += graph.link(l).other_end(switch2) == switch1 ? 1 : 0;
+  EXPECT_EQ(isls, 2u);
+  EXPECT_EQ(count_kind(graph, VertexKind::nic), 2u);
+  for (const Link& link : graph.links()) EXPECT_EQ(link.spec.technology, "IB SDR");
+}
+
+TEST(CorpusIbnetdiscover, EdrFatTreeSwitchesNamedByGuidAndOneDdrIsl) {
+  const Graph graph = parse_corpus("ibnetdiscover/ibnetdiscover_edr_6switch_96hca_fattree_one_4xDDR_isl.txt");
+  EXPECT_EQ(count_kind(graph, VertexKind::host), 96u);
+  EXPECT_EQ(graph.link_count(), 144u);
+  std::size_t leaves = 0;
+  std::size_t spines = 0;
+  for (const Vertex& v : graph.vertices()) {
+    if (v.kind != VertexKind::fabric_switch) continue;
+    // Six switches share "SwitchIB Mellanox Technologies": every one carries its GUID.
+    EXPECT_TRUE(v.name.starts_with("SwitchIB Mellanox Technologies-ec0d9a0300")) << v.name;
+    leaves += v.tier == SwitchTier::leaf ? 1 : 0;
+    spines += v.tier == SwitchTier::spine ? 1 : 0;
+  }
+  EXPECT_EQ(leaves, 4u);
+  EXPECT_EQ(spines, 2u);
+  const auto ddr = graph.find_link(graph.find("SwitchIB Mellanox Technologies-ec0d9a0300ec8480"),
+                                   graph.find("SwitchIB Mellanox Technologies-ec0d9a0300ec8200"));
+  ASSERT_TRUE(ddr);
+  std::size_t ddr_links = 0;
+  for (const Link& link : graph.links()) ddr_links += link.spec.technology == "IB DDR" ? 1 : 0;
+  EXPECT_EQ(ddr_links, 1u);
+  EXPECT_NE(graph.find("node019"), no_vertex);
+}
+
 }  // namespace
 }  // namespace fb::topo
