@@ -118,6 +118,14 @@ int show(const TopoOptions& options) {
   return static_cast<int>(ExitCode::ok);
 }
 
+void write_json(const std::string& path, const nlohmann::json& json) {
+  if (path == "-") {
+    std::cout << json.dump(2) << '\n';
+  } else {
+    write_file_atomically(path, json.dump(2) + "\n");
+  }
+}
+
 int analyze(const TopoOptions& options) {
   const topo::TrafficPattern pattern = parse_pattern(options.pattern);
   const Graph graph = load_reporting_assumptions(options.files, options);
@@ -126,6 +134,39 @@ int analyze(const TopoOptions& options) {
   print_oversubscription(oversubscription);
   if (!fabric.has_fabric()) {
     fmt::print("# no fabric links: nothing to route between hosts\n");
+    return static_cast<int>(ExitCode::ok);
+  }
+  const std::vector<std::vector<topo::VertexId>> partitions = topo::fabric_partitions(fabric);
+  if (partitions.size() > 1) {
+    // Some pairs of hosts have no route at all: a bisection or a pattern's share would be a
+    // number about traffic that cannot flow.
+    const bool linked = topo::parts_are_linked(graph, partitions);
+    if (linked) {
+      fmt::print("\n# the fabric has {} parts with no common upper-tier switch, joined only by links between switches "
+                 "of one tier (leaf to leaf): up-down routing has no path between them, so no bisection bandwidth "
+                 "and no fabric-wide pattern\n", partitions.size());
+    } else {
+      fmt::print("\n# the fabric is disconnected: {} parts that no link joins, so no bisection bandwidth and no "
+                 "fabric-wide pattern\n", partitions.size());
+    }
+    for (const auto& part : partitions) {
+      fmt::print("#   {} host(s): {}{}\n", part.size(), graph.vertex(part.front()).name,
+                 part.size() > 1 ? fmt::format(" ... {}", graph.vertex(part.back()).name) : std::string());
+    }
+    if (!options.json_path.empty()) {
+      nlohmann::json json{{"disconnected", !linked}, {"partitions", nlohmann::json::array()},
+                          {"oversubscription", topo::to_json(graph, oversubscription)}};
+      for (const auto& part : partitions) {
+        nlohmann::json names = nlohmann::json::array();
+        for (const topo::VertexId host : part) names.push_back(graph.vertex(host).name);
+        json["partitions"].push_back(names);
+      }
+      write_json(options.json_path, json);
+    }
+    return static_cast<int>(ExitCode::ok);
+  }
+  if (fabric.hosts().size() < 2) {
+    fmt::print("# one host on the fabric: no traffic between hosts to analyze\n");
     return static_cast<int>(ExitCode::ok);
   }
   const double bisection_gbps = topo::bisection_bandwidth_gbps(fabric);
@@ -150,11 +191,7 @@ int analyze(const TopoOptions& options) {
     nlohmann::json json = topo::to_json(graph, analysis);
     json["oversubscription"] = topo::to_json(graph, oversubscription);
     json["bisection_bandwidth_gbps"] = bisection_gbps;
-    if (options.json_path == "-") {
-      std::cout << json.dump(2) << '\n';
-    } else {
-      write_file_atomically(options.json_path, json.dump(2) + "\n");
-    }
+    write_json(options.json_path, json);
   }
   return static_cast<int>(ExitCode::ok);
 }

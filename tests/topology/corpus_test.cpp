@@ -1,5 +1,6 @@
 // The real files of tests/corpus/topology/ read as SOURCES.md there says they must.
 
+#include "topology/analysis.hpp"
 #include "topology/format_registry.hpp"
 
 #include "test_support.hpp"
@@ -367,6 +368,62 @@ TEST(CorpusIbnetdiscover, EdrFatTreeSwitchesNamedByGuidAndOneDdrIsl) {
   for (const Link& link : graph.links()) ddr_links += link.spec.technology == "IB DDR" ? 1 : 0;
   EXPECT_EQ(ddr_links, 1u);
   EXPECT_NE(graph.find("node019"), no_vertex);
+}
+
+// Two leaves under one spine; one host of four trained at 1xSDR (0.25 GB/s), the rest 4xEDR.
+std::string two_leaf_fabric_with_one_slow_host() {
+  std::string text;
+  const auto ca = [&](const std::string& guid, const std::string& host, const std::string& leaf, int port,
+                      const std::string& rate) {
+    text += fmt::format("Ca 1 \"H-{}\" # \"{} mlx5_0\"\n[1]({}) \"S-{}\"[{}] # lid 1 lmc 0 \"leaf\" lid 2 {}\n\n",
+                        guid, host, guid, leaf, port, rate);
+  };
+  text += "Switch 36 \"S-0a\" # \"MF0;leaf1:X/U1\" enhanced port 0 lid 1\n"
+          "[1] \"H-01\"[1](01) # \"a mlx5_0\" lid 3 4xEDR\n[2] \"H-02\"[1](02) # \"b mlx5_0\" lid 4 1xSDR\n"
+          "[9] \"S-0c\"[1] # \"MF0;spine:X/U1\" lid 9 4xEDR\n\n";
+  text += "Switch 36 \"S-0b\" # \"MF0;leaf2:X/U1\" enhanced port 0 lid 2\n"
+          "[1] \"H-03\"[1](03) # \"c mlx5_0\" lid 5 4xEDR\n[2] \"H-04\"[1](04) # \"d mlx5_0\" lid 6 4xEDR\n"
+          "[9] \"S-0c\"[2] # \"MF0;spine:X/U1\" lid 9 4xEDR\n\n";
+  text += "Switch 36 \"S-0c\" # \"MF0;spine:X/U1\" enhanced port 0 lid 9\n"
+          "[1] \"S-0a\"[9] # \"MF0;leaf1:X/U1\" lid 1 4xEDR\n[2] \"S-0b\"[9] # \"MF0;leaf2:X/U1\" lid 2 4xEDR\n\n";
+  ca("01", "a", "0a", 1, "4xEDR");
+  ca("02", "b", "0a", 2, "1xSDR");
+  ca("03", "c", "0b", 1, "4xEDR");
+  ca("04", "d", "0b", 2, "4xEDR");
+  return text;
+}
+
+TEST(CorpusAnalysis, UnequalHostsNeverAchieveMoreThanOffered) {
+  const Graph graph = parse_topology(SourceText{"fabric.ibnet", two_leaf_fabric_with_one_slow_host()});
+  FabricHierarchy fabric(graph);
+  ASSERT_EQ(fabric_partitions(fabric).size(), 1u);
+  for (const TrafficPattern pattern : {TrafficPattern::all_to_all, TrafficPattern::ring, TrafficPattern::bisection}) {
+    const PatternAnalysis analysis = analyze_pattern(fabric, pattern);
+    // Each host offers its own link: 3 x 12.5 + 0.25 GB/s.
+    EXPECT_DOUBLE_EQ(analysis.offered_gbps, 3 * 12.5 + 0.25) << to_string(pattern);
+    EXPECT_LE(analysis.achieved_gbps, analysis.offered_gbps * (1 + 1e-9)) << to_string(pattern);
+    EXPECT_GT(analysis.achieved_gbps, 0.0);
+  }
+}
+
+TEST(CorpusAnalysis, LeavesWithoutACommonSpineArePartsNotABisectionOfZero) {
+  const Graph disconnected = parse_corpus("slurm/puppet_4leaf_disconnected_switches.conf");
+  FabricHierarchy fabric(disconnected);
+  const auto parts = fabric_partitions(fabric);
+  ASSERT_EQ(parts.size(), 4u);
+  std::vector<std::size_t> sizes;
+  for (const auto& part : parts) sizes.push_back(part.size());
+  std::sort(sizes.begin(), sizes.end());
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{1, 1, 1, 36}));
+  EXPECT_FALSE(parts_are_linked(disconnected, parts));
+
+  // The man page's two switches both carry CAs and are cabled to each other: linked, yet without
+  // a common upper tier.
+  const Graph leaf_to_leaf = parse_corpus("ibnetdiscover/ibnetdiscover_manpage_voltaire_sdr_nonchassis_1x_mismatch.txt");
+  FabricHierarchy leaves(leaf_to_leaf);
+  const auto leaf_parts = fabric_partitions(leaves);
+  EXPECT_EQ(leaf_parts.size(), 2u);
+  EXPECT_TRUE(parts_are_linked(leaf_to_leaf, leaf_parts));
 }
 
 }  // namespace
