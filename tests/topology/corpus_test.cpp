@@ -370,6 +370,37 @@ TEST(CorpusIbnetdiscover, EdrFatTreeSwitchesNamedByGuidAndOneDdrIsl) {
   EXPECT_NE(graph.find("node019"), no_vertex);
 }
 
+TEST(CorpusSlurm, BlockRingAndYamlAreRefusedSayingWhatTheyAre) {
+  const std::string ring = corpus_error("slurm/slurm_manpage_ring_plugin_example.conf");
+  EXPECT_NE(ring.find("slurm_manpage_ring_plugin_example.conf:5: expected a topology/tree topology.conf"), std::string::npos)
+      << ring;
+  EXPECT_NE(ring.find("a topology/ring file (RingName=)"), std::string::npos) << ring;
+  const std::string yaml = corpus_error("slurm/slurm_topology.yaml_manpage_example.yaml");
+  EXPECT_NE(yaml.find("slurm_topology.yaml_manpage_example.yaml:1:"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("a Slurm topology.yaml"), std::string::npos) << yaml;
+  const std::string block = [] {
+    try {
+      parse_topology(SourceText{"block.conf", "BlockName=b1 Nodes=n[1-4]\nBlockSizes=4,16\n"});
+    } catch (const InputError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  }();
+  EXPECT_NE(block.find("block.conf:1: expected a topology/tree topology.conf (SwitchName=), got a topology/block file"),
+            std::string::npos)
+      << block;
+}
+
+TEST(CorpusSlurm, AssumedRatesAndANodeUnderTwoLeavesAreRecorded) {
+  const Graph puppet = parse_corpus("slurm/puppet_4leaf_disconnected_switches.conf");
+  EXPECT_EQ(count_kind(puppet, VertexKind::host), 39u);
+  EXPECT_EQ(count_kind(puppet, VertexKind::fabric_switch), 4u);
+  EXPECT_TRUE(assumes(puppet, "topology.conf states no link rates: every link is taken as 4xNDR"));
+  const Graph twice =
+      parse_topology(SourceText{"two.conf", "SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n[2-3]\nSwitchName=top Switches=s[1-2]\n"});
+  EXPECT_TRUE(assumes(twice, "node n2 is under 2 leaf switches (s1, ...)"));
+}
+
 // Two leaves under one spine; one host of four trained at 1xSDR (0.25 GB/s), the rest 4xEDR.
 std::string two_leaf_fabric_with_one_slow_host() {
   std::string text;
