@@ -43,7 +43,7 @@ VertexId Graph::add_vertex(VertexKind kind, std::string_view name, VertexId host
   }
   const auto id = static_cast<VertexId>(vertices_.size());
   vertices_.push_back(Vertex{kind, SwitchTier::none, std::string(name),
-                             kind == VertexKind::host ? id : host, index, std::nullopt});
+                             kind == VertexKind::host ? id : host, index, std::nullopt, {}});
   adjacency_.emplace_back();
   devices_by_host_.emplace_back();
   if (kind != VertexKind::host && host != no_vertex) devices_by_host_[host].push_back(id);
@@ -99,6 +99,7 @@ void Graph::merge(const Graph& other) {
     mapped[v] = add_vertex(source.kind, source.name, host, source.index);
     if (source.tier != SwitchTier::none) vertices_[mapped[v]].tier = source.tier;
     if (source.nic_port) vertices_[mapped[v]].nic_port = source.nic_port;
+    if (!source.pci_bus_id.empty()) vertices_[mapped[v]].pci_bus_id = source.pci_bus_id;
   }
   // Only links that were here before this merge count as duplicates: parallel links within
   // `other` (two cables between the same pair of switches) are all kept.

@@ -43,6 +43,9 @@ struct Vertex {
   VertexId host = no_vertex;  // the host vertex a device belongs to; a host is its own host
   int index = -1;             // GPU ordinal, NUMA node id, NIC ordinal; -1 when not applicable
   std::optional<NicPort> nic_port;
+  // "0000:1b:00.0" where the input states it (NCCL XML): what identifies a GPU when the driver
+  // renumbers the others after one falls off the bus.
+  std::string pci_bus_id;
 };
 
 struct Link {
@@ -70,6 +73,7 @@ class Graph {
 
   void set_tier(VertexId v, SwitchTier tier) { vertices_[v].tier = tier; }
   void set_nic_port(VertexId v, const NicPort& port) { vertices_[v].nic_port = port; }
+  void set_pci_bus_id(VertexId v, std::string bus_id) { vertices_[v].pci_bus_id = std::move(bus_id); }
   // What-if analyses and simulations: the same fabric with one link degraded.
   void set_link_capacity(LinkId l, double capacity_gbps) { links_[l].spec.capacity_gbps = capacity_gbps; }
   void set_link_spec(LinkId l, const LinkSpec& spec) { links_[l].spec = spec; }

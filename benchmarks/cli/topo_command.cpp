@@ -276,6 +276,9 @@ int diff(const TopoOptions& options) {
   fmt::print("# topo diff: {} nodes ({}), {}\n", fleet_diff.nodes.size(), fleet_diff.format,
              fleet_diff.deviations.empty() ? std::string("uniform")
                                            : fmt::format("{} deviation(s)", fleet_diff.deviations.size()));
+  for (const topo::GpuRenumbering& renumbering : fleet_diff.renumberings) {
+    fmt::print("# {}\n", topo::describe(renumbering));
+  }
   for (const topo::Deviation& deviation : fleet_diff.deviations) fmt::print("{}\n", topo::describe(deviation));
   if (!options.json_path.empty()) {
     const std::string json = topo::to_json(fleet_diff).dump(2) + "\n";

@@ -1,6 +1,7 @@
 // The real files of tests/corpus/topology/ read as SOURCES.md there says they must.
 
 #include "topology/analysis.hpp"
+#include "topology/fleet_diff.hpp"
 #include "topology/format_registry.hpp"
 
 #include "test_support.hpp"
@@ -8,9 +9,11 @@
 #include "core/errors.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <regex>
 
 namespace fb::topo {
 namespace {
@@ -399,6 +402,56 @@ TEST(CorpusSlurm, AssumedRatesAndANodeUnderTwoLeavesAreRecorded) {
   const Graph twice =
       parse_topology(SourceText{"two.conf", "SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n[2-3]\nSwitchName=top Switches=s[1-2]\n"});
   EXPECT_TRUE(assumes(twice, "node n2 is under 2 leaf switches (s1, ...)"));
+}
+
+std::vector<std::string> described(const FleetDiff& diff) {
+  std::vector<std::string> lines;
+  for (const GpuRenumbering& renumbering : diff.renumberings) lines.push_back("# " + describe(renumbering));
+  for (const Deviation& deviation : diff.deviations) lines.push_back(describe(deviation));
+  return lines;
+}
+
+FleetDiff diff_corpus_fleet(const std::string& folder) {
+  std::vector<std::string> paths;
+  for (const std::string node : {"dgx01", "dgx02", "dgx03", "dgx04"}) paths.push_back(corpus_path(folder + "/" + node + ".txt"));
+  return diff_fleet(load_fleet(paths));
+}
+
+TEST(CorpusFleet, GpuOffTheBusIsNamedNotTheLastOne) {
+  const FleetDiff diff = diff_corpus_fleet("fleet/della_gpu3_off_the_bus");
+  EXPECT_EQ(described(diff),
+            (std::vector<std::string>{"# dgx03: GPUs matched to the fleet's by NUMA node, nearby NICs and NVLinks: GPU3 is the "
+                                      "fleet's GPU4, GPU4 is the fleet's GPU5, GPU5 is the fleet's GPU6, GPU6 is the "
+                                      "fleet's GPU7",
+                                      "dgx03: GPU3: missing here, present on 3 of 4 nodes"}));
+}
+
+TEST(CorpusFleet, NicMissingIsTheOnlyDeviation) {
+  EXPECT_EQ(described(diff_corpus_fleet("fleet/della_nic_missing")),
+            (std::vector<std::string>{"dgx03: mlx5_2: missing here, present on 3 of 4 nodes"}));
+}
+
+TEST(CorpusFleet, NcclDumpsMatchGpusByBusId) {
+  const std::string dump = test::read_text(corpus_path("nccl_xml/ibmcloud_h100_vsi_topo_dump_2.5GTx1_bridges_width0.xml"));
+  // GPU dev 2 (bus 0000:b8:00.0) gone, as CUDA then numbers the rest: dev 3..7 become 2..6.
+  const std::size_t gpu2 = dump.find("<pci busid=\"0000:b8:00.0\"");
+  ASSERT_NE(gpu2, std::string::npos);
+  const std::size_t gpu2_end = dump.find("</pci>", gpu2) + std::string("</pci>").size();
+  std::string edited = dump.substr(0, gpu2) + dump.substr(gpu2_end);
+  for (int dev = 3; dev <= 7; ++dev) {
+    edited = std::regex_replace(edited, std::regex(fmt::format("<gpu dev=\"{}\" sm=\"90\" rank=\"{}\"", dev, dev)),
+                                fmt::format("<gpu dev=\"{}\" sm=\"90\" rank=\"{}\"", dev - 1, dev - 1));
+  }
+  std::vector<SourceText> sources;
+  for (const std::string node : {"vsi1", "vsi2", "vsi3"}) sources.emplace_back(node + ".xml", dump);
+  sources.emplace_back("vsi4.xml", edited);
+  const FleetDiff diff = diff_fleet(parse_fleet(sources));
+  const std::vector<std::string> lines = described(diff);
+  ASSERT_EQ(lines.size(), 2u) << fmt::format("{}", fmt::join(lines, "\n"));
+  EXPECT_EQ(lines[0],
+            "# vsi4: GPUs matched to the fleet's by PCI bus id: GPU2 is the fleet's GPU3, GPU3 is the fleet's GPU4, "
+            "GPU4 is the fleet's GPU5, GPU5 is the fleet's GPU6, GPU6 is the fleet's GPU7");
+  EXPECT_EQ(lines[1], "vsi4: GPU2: missing here, present on 3 of 4 nodes");
 }
 
 // Two leaves under one spine; one host of four trained at 1xSDR (0.25 GB/s), the rest 4xEDR.

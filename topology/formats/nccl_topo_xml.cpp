@@ -216,6 +216,7 @@ class NcclXmlReader {
   VertexId add_gpu(const std::string& busid, int dev, VertexId parent, const PciLink& link) {
     const VertexId gpu_vertex = graph_.add_vertex(VertexKind::gpu, fmt::format("{}/GPU{}", host_name_, dev), host_, dev);
     graph_.add_link(gpu_vertex, parent, link.spec, link.nominal);
+    graph_.set_pci_bus_id(gpu_vertex, busid);
     gpu_of_busid_[busid] = gpu_vertex;
     return gpu_vertex;
   }
