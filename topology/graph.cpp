@@ -1,6 +1,5 @@
 #include "topology/graph.hpp"
 
-#include <algorithm>
 #include <stdexcept>
 
 namespace fb::topo {
@@ -79,9 +78,7 @@ void Graph::reserve(std::size_t vertex_count, std::size_t link_count) {
 }
 
 void Graph::add_assumption(std::string text) {
-  if (std::find(assumptions_.begin(), assumptions_.end(), text) == assumptions_.end()) {
-    assumptions_.push_back(std::move(text));
-  }
+  if (assumption_set_.insert(text).second) assumptions_.push_back(std::move(text));
 }
 
 void Graph::merge(const Graph& other) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace fb::topo {
@@ -108,6 +109,7 @@ class Graph {
   std::vector<std::vector<VertexId>> devices_by_host_;  // indexed by host vertex; empty otherwise
   std::unordered_map<std::string, VertexId> by_name_;
   std::vector<std::string> assumptions_;
+  std::unordered_set<std::string> assumption_set_;
 };
 
 // The rank a vertex has in up-down routing: fabric switch tier, 0 for everything else.

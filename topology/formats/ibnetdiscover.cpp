@@ -244,6 +244,8 @@ Graph parse_ibnetdiscover(const SourceText& source) {
   // Every cable is listed from both ends: the first mention makes the link, the second checks it.
   std::map<std::pair<std::pair<std::string, long long>, std::pair<std::string, long long>>, std::pair<LinkId, const PortLine*>>
       cables;
+  constexpr std::size_t max_named_mismatches = 32;
+  std::size_t mismatched_links = 0;
   const auto end_name = [&](const std::string& id, long long port) {
     return fmt::format("{}[{}]", graph.vertex(vertex_of_id.at(id)).name, port);
   };
@@ -264,11 +266,17 @@ Graph parse_ibnetdiscover(const SourceText& source) {
     if (other.width_speed == port.width_speed) continue;
     const PortLine& lower = port.spec.capacity_gbps < other.spec.capacity_gbps ? port : other;
     graph.set_link_spec(it->second.first, lower.spec);
+    // A fabric-wide problem (a whole switch down-trained) is named link by link up to a limit.
+    if (++mismatched_links > max_named_mismatches) continue;
     graph.add_assumption(fmt::format(
         "{}: lines {} and {}: the ends of one link disagree: {} reports {}, {} reports {}; taken at the lower, {} "
         "(a link trained below its rate)",
         source.path, other.line, port.line, end_name(other.node_id, other.port), other.width_speed,
         end_name(port.node_id, port.port), port.width_speed, lower.width_speed));
+  }
+  if (mismatched_links > max_named_mismatches) {
+    graph.add_assumption(fmt::format("{}: {} more links whose ends disagree, each taken at the lower rate", source.path,
+                                     mismatched_links - max_named_mismatches));
   }
   // Tiers by distance from the leaves.
   std::deque<VertexId> frontier;
