@@ -192,6 +192,7 @@ Graph parse_ibnetdiscover(const SourceText& source) {
   if (nodes.empty()) throw_input_error(source.path, 1, "at least one Switch or Ca block", "none");
 
   Graph graph;
+  graph.reserve(2 * nodes.size(), ports.size());  // a CA is a host and a NIC; each cable is listed twice
   std::map<std::string, VertexId> vertex_of_id;
   std::set<std::string> switch_names;
   // A name the dump uses for two kinds of thing (a host called like a switch) is an input error.

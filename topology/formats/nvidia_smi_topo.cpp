@@ -25,6 +25,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <set>
 
 namespace fb::topo {
 namespace {
@@ -74,7 +75,6 @@ struct Matrix {
   std::vector<std::vector<Cell>> cells;             // [row][column]
   std::vector<std::optional<int>> numa_node;        // GPU rows with a NUMA Affinity value
   std::vector<std::string> cpu_affinity;            // GPU rows: the CPU list, empty when blank
-  bool has_numa_column = false;
   std::map<std::string, std::string> nic_names;
 };
 
@@ -84,7 +84,7 @@ std::vector<std::string> affinity_labels(const std::vector<std::string_view>& to
   for (std::size_t t = first; t < tokens.size(); ++t) {
     if (tokens[t] == "Affinity" || tokens[t] == "ID") {
       if (!labels.empty()) labels.back() += " " + std::string(tokens[t]);
-    } else if (!labels.empty() && labels.back() == "GPU" ) {
+    } else if (!labels.empty() && labels.back() == "GPU") {
       labels.back() += " " + std::string(tokens[t]);  // "GPU NUMA ID"
     } else {
       labels.emplace_back(tokens[t]);
@@ -117,8 +117,12 @@ Matrix read_matrix(const SourceText& source, const std::string& text) {
   Matrix matrix;
   const std::vector<NumberedLine> lines = split_lines(text);
   // Pastes often carry the prompt or `nvidia-smi -L` lines above the matrix.
+  const auto starts_with_gpu0 = [](std::string_view line) {
+    const std::vector<std::string_view> tokens = split_whitespace(line);
+    return !tokens.empty() && tokens.front() == "GPU0";
+  };
   std::size_t i = 0;
-  while (i < lines.size() && (split_whitespace(lines[i].text).empty() || split_whitespace(lines[i].text).front() != "GPU0")) ++i;
+  while (i < lines.size() && !starts_with_gpu0(lines[i].text)) ++i;
   if (i == lines.size()) {
     throw_input_error(source.path, lines.empty() ? 1 : lines.back().number, "a header row naming GPU0, GPU1, ...",
                       "none");
@@ -126,11 +130,11 @@ Matrix read_matrix(const SourceText& source, const std::string& text) {
   const NumberedLine& header = lines[i];
   const bool tab_separated = header.text.find('\t') != std::string_view::npos;
   const std::vector<std::string_view> header_tokens = split_whitespace(header.text);
+  std::set<std::string_view> device_names;
   std::size_t t = 0;
   for (; t < header_tokens.size() && !is_affinity_label(header_tokens[t]); ++t) {
     const std::string_view name = header_tokens[t];
-    if (name.find('/') != std::string_view::npos ||
-        std::find(matrix.devices.begin(), matrix.devices.end(), name) != matrix.devices.end()) {
+    if (name.find('/') != std::string_view::npos || !device_names.insert(name).second) {
       throw_input_error(source.path, header.number, "distinct device names in the header", quote_input(name));
     }
     matrix.devices.emplace_back(name);
@@ -142,7 +146,6 @@ Matrix read_matrix(const SourceText& source, const std::string& text) {
   };
   const std::optional<std::size_t> cpu_column = label_index("CPU Affinity");
   const std::optional<std::size_t> numa_column = label_index("NUMA Affinity");
-  matrix.has_numa_column = numa_column.has_value();
   const std::size_t device_count = matrix.devices.size();
   for (++i; i < lines.size(); ++i) {
     const std::string_view row_text = lines[i].text;
@@ -204,7 +207,7 @@ Matrix read_matrix(const SourceText& source, const std::string& text) {
     const std::size_t colon = legend.find(':');
     if (colon == std::string_view::npos) continue;
     const std::string label(legend.substr(0, colon));
-    if (!label.starts_with("NIC") || std::find(matrix.devices.begin(), matrix.devices.end(), label) == matrix.devices.end()) {
+    if (!label.starts_with("NIC") || !device_names.contains(label)) {
       continue;
     }
     const std::string_view name = trim(legend.substr(colon + 1));

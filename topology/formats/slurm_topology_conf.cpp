@@ -118,6 +118,14 @@ Graph parse_slurm_topology(const SourceText& source) {
     return tier[i];
   };
   Graph graph;
+  // Sized up front: growing the name table of a million hosts step by step costs more than parsing.
+  std::size_t host_mentions = 0;
+  std::size_t child_mentions = 0;
+  for (const SwitchLine& line : lines) {
+    host_mentions += line.hosts.size();
+    child_mentions += line.child_switches.size();
+  }
+  graph.reserve(lines.size() + host_mentions, host_mentions + child_mentions);
   const LinkSpec nominal = *infiniband(4, "NDR");
   std::vector<VertexId> vertex_of(lines.size());
   for (std::size_t i = 0; i < lines.size(); ++i) {
