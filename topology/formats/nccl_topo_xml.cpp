@@ -102,7 +102,7 @@ class NcclXmlReader {
           graph_.add_vertex(VertexKind::cpu, fmt::format("{}/CPU{}", host_name_, ordinal), host_, ordinal);
       const std::string_view vendor = cpu.attribute("vendor").as_string();
       if (vendor.empty() && !cpus.empty()) {
-        assume("the CPUs state no vendor: the link between sockets is the table's default (Intel Skylake UPI)");
+        assume("the CPUs state no vendor: the links between NUMA nodes are nominal");
       }
       const LinkSpec smp = smp_link(vendor, integer(cpu, "modelid", 0));
       for (const VertexId earlier : cpus) graph_.add_link(earlier, cpu_vertex, smp, vendor.empty());
@@ -122,6 +122,7 @@ class NcclXmlReader {
       assume(fmt::format("{} <pci> state no class ({}, ...): left out of the model", unclassified_busids_.size(),
                          unclassified_busids_.front()));
     }
+    if (gpu_of_busid_.empty()) assume("the file names no GPU (no <gpu>, no GPU PCI class): the host has none here");
     return std::move(graph_);
   }
 
