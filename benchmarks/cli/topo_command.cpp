@@ -7,6 +7,7 @@
 //   topo diff FILE...                   per-node dumps against the fleet's majority (exit 7 on deviations)
 
 #include "cli/command.hpp"
+#include "cli/topology_input.hpp"
 
 #include "core/build_info.hpp"
 #include "core/errors.hpp"
@@ -76,11 +77,8 @@ void print_oversubscription(const topo::OversubscriptionReport& report) {
   }
 }
 
-// Loads the inputs and prints what the readers assumed, so that no guessed number passes as read.
 Graph load_reporting_assumptions(const std::vector<std::string>& files, const TopoOptions& options) {
-  Graph graph = topo::load_topology(files, options.format, options.hints);
-  for (const std::string& assumption : graph.assumptions()) fmt::print(stderr, "fabricbench: warning: {}\n", assumption);
-  return graph;
+  return load_topology_with_warnings(files, options.format, options.hints);
 }
 
 int show(const TopoOptions& options) {
@@ -269,9 +267,7 @@ int diff(const TopoOptions& options) {
                                  options.files.size()));
   }
   const topo::Fleet fleet = topo::load_fleet(options.files, options.format, options.hints);
-  for (const topo::NodeTopology& node : fleet.nodes) {
-    for (const std::string& assumption : node.graph.assumptions()) fmt::print(stderr, "fabricbench: warning: {}\n", assumption);
-  }
+  for (const topo::NodeTopology& node : fleet.nodes) print_assumption_warnings(node.graph);
   const topo::FleetDiff fleet_diff = topo::diff_fleet(fleet);
   fmt::print("# topo diff: {} nodes ({}), {}\n", fleet_diff.nodes.size(), fleet_diff.format,
              fleet_diff.deviations.empty() ? std::string("uniform")
