@@ -168,6 +168,23 @@ TEST(CorpusNcclXml, IbmCloudVsiEmulatedBridgesDoNotThrottleTheGpus) {
   EXPECT_TRUE(assumes(graph, "8 PCIe bridge(s) state PCIe Gen1 x1 above faster devices"));
 }
 
+TEST(CorpusNcclXml, DisplayControllerIsAGpuOnlyFromAGpuVendor) {
+  const std::string hint =
+      "<system version=\"1\"><cpu numaid=\"0\" vendor=\"AuthenticAMD\">\n"
+      "<pci busid=\"0000:03:00.0\" class=\"0x030000\" vendor=\"0x1a03\" device=\"0x2000\"/>\n"  // BMC VGA
+      "<pci busid=\"0000:41:00.0\" class=\"0x030000\" vendor=\"0x10de\" device=\"0x2236\" link_speed=\"16 GT/s\" "
+      "link_width=\"16\"/>\n"
+      "</cpu></system>\n";
+  const Graph graph = parse_topology(SourceText{"a10.xml", hint});
+  EXPECT_EQ(count_kind(graph, VertexKind::gpu), 1u);
+  EXPECT_NE(graph.find("a10/GPU0"), no_vertex);
+
+  const std::string no_gpu = "<system version=\"1\"><cpu numaid=\"0\"><nic><net name=\"eth0\" speed=\"10000\"/></nic></cpu></system>";
+  const Graph cpu_only = parse_topology(SourceText{"cpu.xml", no_gpu});
+  EXPECT_EQ(count_kind(cpu_only, VertexKind::gpu), 0u);
+  EXPECT_TRUE(assumes(cpu_only, "the file names no GPU"));
+}
+
 TEST(CorpusNcclXml, TwentyThousandCpusAreRefusedNotMeshed) {
   std::string text = "<system version=\"1\">\n";
   for (int cpu = 0; cpu < 20000; ++cpu) text += fmt::format("<cpu numaid=\"{}\" vendor=\"AuthenticAMD\"/>\n", cpu);
