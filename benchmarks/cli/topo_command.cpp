@@ -77,12 +77,8 @@ void print_oversubscription(const topo::OversubscriptionReport& report) {
   }
 }
 
-Graph load_reporting_assumptions(const std::vector<std::string>& files, const TopoOptions& options) {
-  return load_topology_with_warnings(files, options.format, options.hints);
-}
-
 int show(const TopoOptions& options) {
-  const Graph graph = load_reporting_assumptions(options.files, options);
+  const Graph graph = load_topology_with_warnings(options.files, options.format, options.hints);
   std::map<std::string_view, std::size_t> vertices;
   std::map<std::string_view, std::size_t> tiers;
   for (const topo::Vertex& v : graph.vertices()) {
@@ -126,7 +122,7 @@ void write_json(const std::string& path, const nlohmann::json& json) {
 
 int analyze(const TopoOptions& options) {
   const topo::TrafficPattern pattern = parse_pattern(options.pattern);
-  const Graph graph = load_reporting_assumptions(options.files, options);
+  const Graph graph = load_topology_with_warnings(options.files, options.format, options.hints);
   FabricHierarchy fabric(graph);
   const topo::OversubscriptionReport oversubscription = topo::analyze_oversubscription(graph);
   print_oversubscription(oversubscription);
@@ -209,7 +205,7 @@ int predict(const TopoOptions& options) {
   sweep.step_factor = options.step_factor;
   validate_sweep(sweep);
 
-  const Graph graph = load_reporting_assumptions({options.spec_path}, options);
+  const Graph graph = load_topology_with_warnings({options.spec_path}, options.format, options.hints);
   const std::vector<topo::VertexId> ranks = topo::place_ranks(graph, options.nodes, options.gpus_per_node);
   const topo::RingModel model = topo::model_rings(graph, ranks);
   const std::uint64_t unit_bytes = *op == topo::CollectiveOp::all_reduce ? 4 : 4 * static_cast<std::uint64_t>(model.ranks);
@@ -241,7 +237,7 @@ int predict(const TopoOptions& options) {
 }
 
 int dot(const TopoOptions& options) {
-  const Graph graph = load_reporting_assumptions(options.files, options);
+  const Graph graph = load_topology_with_warnings(options.files, options.format, options.hints);
   std::vector<topo::LinkId> flagged;
   if (options.pattern != "none") {
     FabricHierarchy fabric(graph);
@@ -277,12 +273,7 @@ int diff(const TopoOptions& options) {
   }
   for (const topo::Deviation& deviation : fleet_diff.deviations) fmt::print("{}\n", topo::describe(deviation));
   if (!options.json_path.empty()) {
-    const std::string json = topo::to_json(fleet_diff).dump(2) + "\n";
-    if (options.json_path == "-") {
-      std::cout << json;
-    } else {
-      write_file_atomically(options.json_path, json);
-    }
+    write_json(options.json_path, topo::to_json(fleet_diff));
   }
   return static_cast<int>(fleet_diff.deviations.empty() ? ExitCode::ok : ExitCode::doctor_flags);
 }
