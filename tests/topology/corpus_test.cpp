@@ -390,14 +390,37 @@ TEST(CorpusIbnetdiscover, EdrFatTreeSwitchesNamedByGuidAndOneDdrIsl) {
   EXPECT_NE(graph.find("node019"), no_vertex);
 }
 
-TEST(CorpusSlurm, BlockRingAndYamlAreRefusedSayingWhatTheyAre) {
+TEST(CorpusSlurm, TopologyYamlTreeIsModelledAndTheOthersNamed) {
+  const Graph graph = parse_corpus("slurm/slurm_topology.yaml_manpage_example.yaml");
+  EXPECT_EQ(count_kind(graph, VertexKind::fabric_switch), 1u);
+  EXPECT_EQ(count_kind(graph, VertexKind::host), 4u);
+  EXPECT_NE(graph.find("sw_root"), no_vertex);
+  EXPECT_NE(graph.find("node04"), no_vertex);
+  EXPECT_TRUE(assumes(graph, "modelled tree 'topo1' (the cluster default); not modelled: block 'topo2', flat 'topo3'"));
+
+  const std::string two_tier =
+      "- topology: fabric\n  cluster_default: true\n  tree:\n    switches:\n    - switch: spine\n      children: leaf[1-2]\n"
+      "    - switch: leaf1\n      nodes: n[1-4]\n    - switch: leaf2\n      nodes: n[5-8]\n";
+  const Graph tree = parse_topology(SourceText{"topology.yaml", two_tier});
+  EXPECT_EQ(tree.vertex(tree.find("spine")).tier, SwitchTier::spine);
+  EXPECT_EQ(tree.vertex(tree.find("leaf2")).tier, SwitchTier::leaf);
+  EXPECT_EQ(count_kind(tree, VertexKind::host), 8u);
+
+  try {
+    parse_topology(SourceText{"blocks.yaml", "- topology: b\n  block:\n    block_sizes: [4]\n    blocks:\n    - block: b1\n      nodes: n[1-4]\n"});
+    FAIL() << "a block-only topology.yaml accepted";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("blocks.yaml:1: expected a tree topology (tree: switches:) to model, got only block 'b'"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(CorpusSlurm, BlockAndRingAreRefusedSayingWhatTheyAre) {
   const std::string ring = corpus_error("slurm/slurm_manpage_ring_plugin_example.conf");
   EXPECT_NE(ring.find("slurm_manpage_ring_plugin_example.conf:5: expected a topology/tree topology.conf"), std::string::npos)
       << ring;
   EXPECT_NE(ring.find("a topology/ring file (RingName=)"), std::string::npos) << ring;
-  const std::string yaml = corpus_error("slurm/slurm_topology.yaml_manpage_example.yaml");
-  EXPECT_NE(yaml.find("slurm_topology.yaml_manpage_example.yaml:1:"), std::string::npos) << yaml;
-  EXPECT_NE(yaml.find("a Slurm topology.yaml"), std::string::npos) << yaml;
   const std::string block = [] {
     try {
       parse_topology(SourceText{"block.conf", "BlockName=b1 Nodes=n[1-4]\nBlockSizes=4,16\n"});
@@ -415,7 +438,7 @@ TEST(CorpusSlurm, AssumedRatesAndANodeUnderTwoLeavesAreRecorded) {
   const Graph puppet = parse_corpus("slurm/puppet_4leaf_disconnected_switches.conf");
   EXPECT_EQ(count_kind(puppet, VertexKind::host), 39u);
   EXPECT_EQ(count_kind(puppet, VertexKind::fabric_switch), 4u);
-  EXPECT_TRUE(assumes(puppet, "topology.conf states no link rates: every link is taken as 4xNDR"));
+  EXPECT_TRUE(assumes(puppet, "states no link rates: every link is taken as 4xNDR"));
   const Graph twice =
       parse_topology(SourceText{"two.conf", "SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n[2-3]\nSwitchName=top Switches=s[1-2]\n"});
   EXPECT_TRUE(assumes(twice, "node n2 is under 2 leaf switches (s1, ...)"));

@@ -6,10 +6,10 @@
 // The file names switches and what hangs below them but states no capacities: links take the
 // nominal 4xNDR InfiniBand rate, marked nominal so that a merged ibnetdiscover dump overrides it,
 // and recorded as an assumption. The other plugins' files (topology/block: BlockName=,
-// topology/ring: RingName=, and topology.yaml) group nodes for the scheduler without naming
-// switches or links: they are recognised and refused with a line saying so.
+// topology/ring: RingName=) group nodes for the scheduler without naming switches or links: they
+// are recognised and refused with a line saying so. topology.yaml has its own reader.
 
-#include "topology/format_registry.hpp"
+#include "topology/formats/slurm_tree.hpp"
 #include "topology/hostlist.hpp"
 #include "topology/input_error.hpp"
 #include "topology/text_scan.hpp"
@@ -22,13 +22,6 @@
 namespace fb::topo {
 namespace {
 
-struct SwitchLine {
-  std::size_t line = 0;
-  std::string name;
-  std::vector<std::string> hosts;
-  std::vector<std::string> child_switches;
-};
-
 // What the topology/block and topology/ring plugins' lines and topology.yaml start with, and why
 // they are not read.
 std::optional<std::string_view> other_plugin(std::string_view content) {
@@ -40,14 +33,11 @@ std::optional<std::string_view> other_plugin(std::string_view content) {
     return "a topology/ring file (RingName=): it orders nodes for the scheduler without naming switches or links, "
            "so there is no fabric to model";
   }
-  if (content.starts_with("- topology:")) {
-    return "a Slurm topology.yaml, which is not read: write its tree section as topology.conf SwitchName= lines";
-  }
   return std::nullopt;
 }
 
-std::vector<SwitchLine> read_switch_lines(const SourceText& source) {
-  std::vector<SwitchLine> switches;
+std::vector<SlurmSwitch> read_switch_lines(const SourceText& source) {
+  std::vector<SlurmSwitch> switches;
   for (const NumberedLine& line : split_lines(source.text)) {
     std::string_view text = line.text.substr(0, line.text.find('#'));
     if (trim(text).empty()) continue;
@@ -55,7 +45,7 @@ std::vector<SwitchLine> read_switch_lines(const SourceText& source) {
       throw_input_error(source.path, line.number, "a topology/tree topology.conf (SwitchName=)",
                         fmt::format("{}; or give an ibnetdiscover dump or a cluster spec YAML", *plugin));
     }
-    SwitchLine entry{line.number, {}, {}, {}};
+    SlurmSwitch entry{line.number, {}, {}, {}};
     for (const std::string_view token : split_whitespace(text)) {
       const std::size_t equals = token.find('=');
       if (equals == std::string_view::npos || equals == 0 || equals + 1 == token.size()) {
@@ -85,8 +75,9 @@ std::vector<SwitchLine> read_switch_lines(const SourceText& source) {
   return switches;
 }
 
-Graph parse_slurm_topology(const SourceText& source) {
-  const std::vector<SwitchLine> lines = read_switch_lines(source);
+}  // namespace
+
+Graph build_slurm_tree(const SourceText& source, const std::vector<SlurmSwitch>& lines) {
   std::map<std::string, std::size_t> line_of_switch;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (!line_of_switch.try_emplace(lines[i].name, i).second) {
@@ -121,7 +112,7 @@ Graph parse_slurm_topology(const SourceText& source) {
   // Sized up front: growing the name table of a million hosts step by step costs more than parsing.
   std::size_t host_mentions = 0;
   std::size_t child_mentions = 0;
-  for (const SwitchLine& line : lines) {
+  for (const SlurmSwitch& line : lines) {
     host_mentions += line.hosts.size();
     child_mentions += line.child_switches.size();
   }
@@ -151,11 +142,16 @@ Graph parse_slurm_topology(const SourceText& source) {
     graph.add_assumption(fmt::format("{}: node {} is under {} leaf switches ({}, ...): modelled as cabled to each",
                                      source.path, host, switches.size(), switches.front()));
   }
-  graph.add_assumption(fmt::format("{}: topology.conf states no link rates: every link is taken as 4xNDR "
+  graph.add_assumption(fmt::format("{}: Slurm's topology file states no link rates: every link is taken as 4xNDR "
                                    "InfiniBand (nominal; a merged ibnetdiscover dump replaces it)",
                                    source.path));
   return graph;
 }
+
+namespace {
+
+Graph parse_slurm_topology(const SourceText& source) { return build_slurm_tree(source, read_switch_lines(source)); }
+
 
 int sniff_slurm_topology(std::string_view text) {
   for (const NumberedLine& line : split_lines(text.substr(0, 4096))) {
