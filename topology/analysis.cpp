@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <stdexcept>
 
 namespace fb::topo {
@@ -158,9 +159,13 @@ PatternAnalysis analyze_pattern(FabricHierarchy& fabric, TrafficPattern pattern)
   const std::vector<double> offered = offered_load(capacity.size(), flows.classes, offered_rates);
   const MaxMinAllocation allocation = solve_max_min(capacity, flows.classes);
 
+  // Offered: each sending host at its own access capacity. A feasible allocation never sends more
+  // than that from any host, so the achieved share is at most 100% however unequal the hosts.
+  for (std::uint32_t h = 0; h < fabric.hosts().size(); ++h) {
+    if (offered[h] > 0) analysis.offered_gbps += capacity[h];
+  }
   analysis.min_flow_rate_gbps = std::numeric_limits<double>::infinity();
   for (std::size_t c = 0; c < flows.classes.size(); ++c) {
-    analysis.offered_gbps += offered_per_flow * flows.classes[c].flow_count;
     analysis.achieved_gbps += allocation.rate_gbps[c] * flows.classes[c].flow_count;
     analysis.min_flow_rate_gbps = std::min(analysis.min_flow_rate_gbps, allocation.rate_gbps[c]);
   }
@@ -186,6 +191,34 @@ PatternAnalysis analyze_pattern(FabricHierarchy& fabric, TrafficPattern pattern)
   std::stable_sort(analysis.blocking.begin(), analysis.blocking.end(),
                    [](const BlockingFinding& a, const BlockingFinding& b) { return a.load_ratio > b.load_ratio; });
   return analysis;
+}
+
+std::vector<std::vector<VertexId>> fabric_partitions(const FabricHierarchy& fabric) {
+  std::vector<std::vector<VertexId>> partitions;
+  for (const FabricHierarchy::Group& group : fabric.groups()) {
+    if (group.parent || group.hosts.empty()) continue;
+    std::vector<VertexId>& hosts = partitions.emplace_back();
+    for (const std::uint32_t h : group.hosts) hosts.push_back(fabric.hosts()[h]);
+  }
+  return partitions;
+}
+
+bool parts_are_linked(const Graph& graph, const std::vector<std::vector<VertexId>>& parts) {
+  std::vector<VertexId> component(graph.vertex_count());
+  std::iota(component.begin(), component.end(), VertexId{0});
+  const auto root = [&](VertexId v) {
+    while (component[v] != v) v = component[v] = component[component[v]];
+    return v;
+  };
+  for (const Link& link : graph.links()) component[root(link.a)] = root(link.b);
+  // A host reaches the fabric through its devices, which belong to it without a link.
+  for (VertexId v = 0; v < graph.vertex_count(); ++v) {
+    if (graph.vertex(v).host != no_vertex) component[root(v)] = root(graph.vertex(v).host);
+  }
+  for (const auto& part : parts) {
+    if (root(part.front()) != root(parts.front().front())) return false;
+  }
+  return true;
 }
 
 double bisection_bandwidth_gbps(FabricHierarchy& fabric) {

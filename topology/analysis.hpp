@@ -71,6 +71,13 @@ struct PatternAnalysis {
 // switch). A graph without a fabric gives an analysis with no hosts.
 PatternAnalysis analyze_pattern(FabricHierarchy& fabric, TrafficPattern pattern);
 
+// The hosts of each part of a fabric that no switch joins (leaves without a common spine), in
+// host order; one part for a connected fabric.
+std::vector<std::vector<VertexId>> fabric_partitions(const FabricHierarchy& fabric);
+// Whether links join the parts after all: switches of one tier cabled to each other (leaf to
+// leaf) join them, but up-down routing has no path over such links.
+bool parts_are_linked(const Graph& graph, const std::vector<std::vector<VertexId>>& parts);
+
 // Bisection bandwidth (one direction) as the max-min throughput of the bisection pattern: what
 // up-down ECMP routing can carry between the halves, not a graph-theoretic cut.
 double bisection_bandwidth_gbps(FabricHierarchy& fabric);

@@ -53,6 +53,61 @@ std::string pcie_link_text(const Link& link) {
                                : fmt::format("{} x{}", technology, link.spec.lane_count);
 }
 
+struct GpuIdentity {
+  std::string bus_id;  // empty where the dump does not state it
+  int numa = -1;
+  std::vector<std::string> nearby_nics;  // NICs under the GPU's own PCIe switch
+  int nvlink_lanes = 0;
+};
+
+// How unlike two GPUs are: a differing bus id outweighs everything, else one per differing trait.
+int identity_distance(const GpuIdentity& a, const GpuIdentity& b) {
+  if (!a.bus_id.empty() && !b.bus_id.empty()) return a.bus_id == b.bus_id ? 0 : 100;
+  return (a.numa != b.numa ? 1 : 0) + (a.nearby_nics != b.nearby_nics ? 1 : 0) + (a.nvlink_lanes != b.nvlink_lanes ? 1 : 0);
+}
+
+// The node's GPUs (fewer than the reference's) matched to the reference's in order, each
+// reference GPU used at most once, at the least total distance; the driver numbers GPUs in bus
+// order, so a missing one shifts the rest without reordering them.
+GpuRenumbering align_gpus(const std::vector<std::pair<int, GpuIdentity>>& node,
+                          const std::vector<std::pair<int, GpuIdentity>>& reference, std::map<int, int>& fleet_ordinal) {
+  const std::size_t k = node.size();
+  const std::size_t n = reference.size();
+  constexpr int unreachable = 1 << 28;
+  // cost[i][j]: the first i node GPUs matched within the first j reference GPUs; ways counts the
+  // alignments of that cost (capped), to tell when the match is not certain.
+  std::vector<std::vector<int>> cost(k + 1, std::vector<int>(n + 1, unreachable));
+  std::vector<std::vector<int>> ways(k + 1, std::vector<int>(n + 1, 0));
+  for (std::size_t j = 0; j <= n; ++j) {
+    cost[0][j] = 0;
+    ways[0][j] = 1;
+  }
+  for (std::size_t i = 1; i <= k; ++i) {
+    for (std::size_t j = i; j <= n; ++j) {
+      const int skip = cost[i][j - 1];
+      const int match = cost[i - 1][j - 1] + identity_distance(node[i - 1].second, reference[j - 1].second);
+      cost[i][j] = std::min(skip, match);
+      ways[i][j] = std::min(2, (skip == cost[i][j] ? ways[i][j - 1] : 0) + (match == cost[i][j] ? ways[i - 1][j - 1] : 0));
+    }
+  }
+  GpuRenumbering renumbering;
+  renumbering.ambiguous = ways[k][n] > 1;
+  std::size_t i = k;
+  for (std::size_t j = n; i > 0; --j) {
+    const int match = cost[i - 1][j - 1] + identity_distance(node[i - 1].second, reference[j - 1].second);
+    if (match == cost[i][j]) {
+      fleet_ordinal[node[i - 1].first] = reference[j - 1].first;
+      --i;
+    }
+  }
+  for (const auto& [ordinal, identity] : node) {
+    if (fleet_ordinal[ordinal] != ordinal) renumbering.node_to_fleet.emplace_back(ordinal, fleet_ordinal[ordinal]);
+  }
+  const bool by_bus_id = !node.empty() && !node.front().second.bus_id.empty() && !reference.front().second.bus_id.empty();
+  renumbering.matched_by = by_bus_id ? "PCI bus id" : "NUMA node, nearby NICs and NVLinks";
+  return renumbering;
+}
+
 // One node's graph seen from its host: its GPUs and NICs, and the PCIe tree that hangs them off
 // the CPUs.
 class NodeReduction {
@@ -64,13 +119,47 @@ class NodeReduction {
     const std::string prefix = graph.vertex(host_).name + "/";
     for (const VertexId d : graph.devices_of(host_)) {
       const Vertex& device = graph.vertex(d);
-      if (device.kind == VertexKind::gpu) gpus_[device.index] = d;
+      if (device.kind == VertexKind::gpu) {
+        gpus_[device.index] = d;
+        ordinal_of_[d] = device.index;
+      }
       if (device.kind == VertexKind::nic) {
         const std::string name = device.name.starts_with(prefix) ? device.name.substr(prefix.size()) : device.name;
         nics_[name] = d;
       }
     }
     trace_pcie_tree();
+  }
+
+  // What identifies each GPU apart from its ordinal, in ordinal order.
+  std::vector<std::pair<int, GpuIdentity>> gpu_identities() const {
+    std::vector<std::pair<int, GpuIdentity>> identities;
+    for (const auto& [ordinal, gpu] : gpus_) {
+      GpuIdentity identity;
+      identity.bus_id = graph_.vertex(gpu).pci_bus_id;
+      identity.numa = root_cpu_[gpu] == no_vertex ? -1 : graph_.vertex(root_cpu_[gpu]).index;
+      const VertexId parent = parent_of(gpu);
+      if (is_pcie_switch(parent)) {
+        for (const auto& [name, nic] : nics_) {
+          if (parent_of(nic) == parent) identity.nearby_nics.push_back(name);
+        }
+      }
+      for (const LinkId l : graph_.links_of(gpu)) {
+        if (graph_.link(l).spec.type == LinkType::nvlink) identity.nvlink_lanes += graph_.link(l).spec.lane_count;
+      }
+      identities.emplace_back(ordinal, std::move(identity));
+    }
+    return identities;
+  }
+
+  void renumber_gpus(const std::map<int, int>& fleet_ordinal) {
+    std::map<int, VertexId> renumbered;
+    for (const auto& [ordinal, gpu] : gpus_) {
+      const int fleet = fleet_ordinal.at(ordinal);
+      renumbered[fleet] = gpu;
+      ordinal_of_[gpu] = fleet;
+    }
+    gpus_ = std::move(renumbered);
   }
 
   std::set<int> gpu_ordinals() const {
@@ -181,8 +270,8 @@ class NodeReduction {
       const Vertex& other = graph_.vertex(link.other_end(gpu));
       if (other.kind == VertexKind::nvswitch) {
         nvswitch_lanes[link.spec.technology] += link.spec.lane_count;
-      } else if (other.kind == VertexKind::gpu && common_gpus.contains(other.index)) {
-        auto& [technology, lanes] = peer_bonds[other.index];
+      } else if (other.kind == VertexKind::gpu && common_gpus.contains(ordinal_of_.at(link.other_end(gpu)))) {
+        auto& [technology, lanes] = peer_bonds[ordinal_of_.at(link.other_end(gpu))];
         technology = link.spec.technology;
         lanes += link.spec.lane_count;
       }
@@ -199,7 +288,8 @@ class NodeReduction {
 
   const Graph& graph_;
   VertexId host_ = no_vertex;
-  std::map<int, VertexId> gpus_;
+  std::map<int, VertexId> gpus_;  // by fleet ordinal
+  std::map<VertexId, int> ordinal_of_;
   std::map<std::string, VertexId> nics_;
   std::vector<std::optional<LinkId>> parent_link_;
   std::vector<VertexId> root_cpu_;
@@ -288,9 +378,9 @@ Fleet parse_fleet(std::span<const SourceText> sources, std::string_view format_n
   return fleet;
 }
 
-Fleet load_fleet(const std::vector<std::string>& paths, std::string_view format_name) {
+Fleet load_fleet(const std::vector<std::string>& paths, std::string_view format_name, const ReaderHints& hints) {
   std::vector<SourceText> sources;
-  for (const std::string& path : paths) sources.push_back(read_topology_source(path));
+  for (const std::string& path : paths) sources.push_back(read_topology_source(path, hints));
   return parse_fleet(sources, format_name);
 }
 
@@ -298,10 +388,33 @@ FleetDiff diff_fleet(const Fleet& fleet) {
   FleetDiff diff;
   diff.format = fleet.format;
   std::vector<NodeReduction> reductions;
-  std::optional<std::set<int>> common_gpus;
+  std::map<std::size_t, std::size_t> nodes_with_gpu_count;
   for (const NodeTopology& node : fleet.nodes) {
     const NodeReduction& reduction = reductions.emplace_back(node.graph);
     diff.nodes.push_back(NodeSummary{node.node, node.path, reduction.gpu_count(), reduction.nic_count()});
+    ++nodes_with_gpu_count[reduction.gpu_count()];
+  }
+  std::size_t reference = 0;
+  for (std::size_t i = 0; i < reductions.size(); ++i) {
+    const std::size_t count = reductions[i].gpu_count();
+    const std::size_t best = reductions[reference].gpu_count();
+    if (nodes_with_gpu_count[count] > nodes_with_gpu_count[best] ||
+        (nodes_with_gpu_count[count] == nodes_with_gpu_count[best] && count > best)) {
+      reference = i;
+    }
+  }
+  const auto reference_identities = reductions[reference].gpu_identities();
+  for (std::size_t i = 0; i < reductions.size(); ++i) {
+    if (reductions[i].gpu_count() >= reference_identities.size() || reductions[i].gpu_count() == 0) continue;
+    std::map<int, int> fleet_ordinal;
+    GpuRenumbering renumbering = align_gpus(reductions[i].gpu_identities(), reference_identities, fleet_ordinal);
+    reductions[i].renumber_gpus(fleet_ordinal);
+    if (renumbering.node_to_fleet.empty() && !renumbering.ambiguous) continue;
+    renumbering.node = diff.nodes[i].node;
+    diff.renumberings.push_back(std::move(renumbering));
+  }
+  std::optional<std::set<int>> common_gpus;
+  for (const NodeReduction& reduction : reductions) {
     const std::set<int> ordinals = reduction.gpu_ordinals();
     if (!common_gpus) {
       common_gpus = ordinals;
@@ -356,6 +469,16 @@ std::string describe(const Deviation& deviation) {
                      deviation.majority_value, deviation.majority_nodes, deviation.compared_nodes);
 }
 
+std::string describe(const GpuRenumbering& renumbering) {
+  std::vector<std::string> pairs;
+  for (const auto& [node_ordinal, fleet_ordinal] : renumbering.node_to_fleet) {
+    pairs.push_back(fmt::format("GPU{} is the fleet's GPU{}", node_ordinal, fleet_ordinal));
+  }
+  return fmt::format("{}: GPUs matched to the fleet's by {}{}{}", renumbering.node, renumbering.matched_by,
+                     pairs.empty() ? std::string() : fmt::format(": {}", fmt::join(pairs, ", ")),
+                     renumbering.ambiguous ? " (other GPUs look alike: which one is missing is not certain)" : "");
+}
+
 nlohmann::json to_json(const FleetDiff& diff) {
   nlohmann::json json;
   json["schema"] = "fabricbench.topo-diff.v1";
@@ -364,6 +487,17 @@ nlohmann::json to_json(const FleetDiff& diff) {
   json["nodes"] = nlohmann::json::array();
   for (const NodeSummary& node : diff.nodes) {
     json["nodes"].push_back({{"node", node.node}, {"file", node.path}, {"gpus", node.gpu_count}, {"nics", node.nic_count}});
+  }
+  json["renumbered"] = nlohmann::json::array();
+  for (const GpuRenumbering& renumbering : diff.renumberings) {
+    nlohmann::json pairs = nlohmann::json::array();
+    for (const auto& [node_ordinal, fleet_ordinal] : renumbering.node_to_fleet) {
+      pairs.push_back({{"node_gpu", node_ordinal}, {"fleet_gpu", fleet_ordinal}});
+    }
+    json["renumbered"].push_back({{"node", renumbering.node},
+                                  {"matched_by", renumbering.matched_by},
+                                  {"gpus", pairs},
+                                  {"ambiguous", renumbering.ambiguous}});
   }
   json["deviations"] = nlohmann::json::array();
   for (const Deviation& deviation : diff.deviations) {

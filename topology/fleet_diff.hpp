@@ -32,7 +32,8 @@ struct Fleet {
 // host, when two dumps name the same host, or when the dumps are not all of one format (the
 // formats model different detail, so a mixed fleet would differ everywhere).
 Fleet parse_fleet(std::span<const SourceText> sources, std::string_view format_name = "auto");
-Fleet load_fleet(const std::vector<std::string>& paths, std::string_view format_name = "auto");
+Fleet load_fleet(const std::vector<std::string>& paths, std::string_view format_name = "auto",
+                 const ReaderHints& hints = {});
 
 enum class DeviceProperty {
   presence,   // the device exists on the node
@@ -68,14 +69,28 @@ struct NodeSummary {
   std::size_t nic_count = 0;
 };
 
+// A node whose GPUs the driver numbered differently from the fleet (one fell off the bus and the
+// rest moved up): its GPUs are compared as the fleet GPUs they were matched to.
+struct GpuRenumbering {
+  std::string node;
+  std::string matched_by;  // "PCI bus id", or "NUMA node, nearby NICs and NVLinks"
+  std::vector<std::pair<int, int>> node_to_fleet;  // node's ordinal -> fleet ordinal, those that differ
+  bool ambiguous = false;  // another matching fits as well (GPUs that look alike)
+};
+
 struct FleetDiff {
   std::string format;
   std::vector<NodeSummary> nodes;
+  std::vector<GpuRenumbering> renumberings;
   // Node by node in input order, then subject (GPUs, NICs, PCIe switches) and property; the
   // properties without a majority come last.
   std::vector<Deviation> deviations;
 };
 
+// GPUs are compared by identity, not by the driver's numbering: a node with fewer GPUs than the
+// reference node (the first with the most common GPU count) has its GPUs matched to the
+// reference's by PCI bus id where the dumps state it, else by the order-preserving alignment that
+// best agrees on each GPU's NUMA node, nearby NICs and NVLinks; the unmatched GPU is the missing one.
 // A value deviates when a strict majority of the nodes that have the subject share another value
 // (the rule `doctor` applies across hosts); without one, every value and its nodes are listed.
 FleetDiff diff_fleet(const Fleet& fleet);
@@ -83,6 +98,8 @@ FleetDiff diff_fleet(const Fleet& fleet);
 // One line: "dgx07: GPU3 PCIe link: PCIe Gen4 (16 GT/s) x16 here, PCIe Gen5 (32 GT/s) x16 on 15
 // of 16 nodes".
 std::string describe(const Deviation& deviation);
+// "dgx03: GPU3..GPU6 here are the fleet's GPU4..GPU7 (matched by ...)".
+std::string describe(const GpuRenumbering& renumbering);
 
 nlohmann::json to_json(const FleetDiff& diff);
 

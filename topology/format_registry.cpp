@@ -89,18 +89,18 @@ Graph parse_topology(const SourceText& source, std::string_view format_name) {
   return parse_with(resolve_topology_format(source, format_name), source);
 }
 
-SourceText read_topology_source(const std::string& path) {
+SourceText read_topology_source(const std::string& path, const ReaderHints& hints) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot open the file", path));
   std::ostringstream text;
   text << in.rdbuf();
-  return SourceText{path, text.str()};
+  return SourceText{path, text.str(), hints};
 }
 
-Graph load_topology(const std::vector<std::string>& paths, std::string_view format_name) {
+Graph load_topology(const std::vector<std::string>& paths, std::string_view format_name, const ReaderHints& hints) {
   Graph merged;
   for (const std::string& path : paths) {
-    const Graph parsed = parse_topology(read_topology_source(path), format_name);
+    const Graph parsed = parse_topology(read_topology_source(path, hints), format_name);
     try {
       merged.merge(parsed);
     } catch (const std::invalid_argument& contradiction) {

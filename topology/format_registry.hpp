@@ -5,17 +5,29 @@
 #include "topology/graph.hpp"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fb::topo {
 
+// What the user states about the machines that a format cannot carry (`--nvlink-gen`).
+struct ReaderHints {
+  std::optional<int> nvlink_generation;  // NV# in nvidia-smi topo -m counts links of this generation
+};
+
 // An input file's text and the path it came from (for messages, and as the host name for
 // single-machine formats that do not name their host).
 struct SourceText {
+  SourceText() = default;
+  SourceText(std::string path_, std::string text_, ReaderHints hints_ = {})
+      : path(std::move(path_)), text(std::move(text_)), hints(hints_) {}
+
   std::string path;
   std::string text;
+  ReaderHints hints;
 };
 
 struct TopologyFormat {
@@ -40,10 +52,11 @@ const TopologyFormat& resolve_topology_format(const SourceText& source, std::str
 Graph parse_topology(const SourceText& source, std::string_view format_name = "auto");
 
 // The text of a topology file; InputError when it cannot be read.
-SourceText read_topology_source(const std::string& path);
+SourceText read_topology_source(const std::string& path, const ReaderHints& hints = {});
 
 // Reads and parses each file and merges them into one graph, in order.
-Graph load_topology(const std::vector<std::string>& paths, std::string_view format_name = "auto");
+Graph load_topology(const std::vector<std::string>& paths, std::string_view format_name = "auto",
+                    const ReaderHints& hints = {});
 
 // "/data/dgx01.topo.txt" -> "dgx01": the host name single-machine inputs take from their file.
 std::string host_name_from_path(std::string_view path);

@@ -42,7 +42,7 @@ VertexId Graph::add_vertex(VertexKind kind, std::string_view name, VertexId host
   }
   const auto id = static_cast<VertexId>(vertices_.size());
   vertices_.push_back(Vertex{kind, SwitchTier::none, std::string(name),
-                             kind == VertexKind::host ? id : host, index, std::nullopt});
+                             kind == VertexKind::host ? id : host, index, std::nullopt, {}});
   adjacency_.emplace_back();
   devices_by_host_.emplace_back();
   if (kind != VertexKind::host && host != no_vertex) devices_by_host_[host].push_back(id);
@@ -77,7 +77,12 @@ void Graph::reserve(std::size_t vertex_count, std::size_t link_count) {
   links_.reserve(link_count);
 }
 
+void Graph::add_assumption(std::string text) {
+  if (assumption_set_.insert(text).second) assumptions_.push_back(std::move(text));
+}
+
 void Graph::merge(const Graph& other) {
+  for (const std::string& assumption : other.assumptions_) add_assumption(assumption);
   std::vector<VertexId> mapped(other.vertices_.size(), no_vertex);
   // Hosts first, so that devices can point at their merged host.
   for (VertexId v = 0; v < other.vertices_.size(); ++v) {
@@ -91,6 +96,7 @@ void Graph::merge(const Graph& other) {
     mapped[v] = add_vertex(source.kind, source.name, host, source.index);
     if (source.tier != SwitchTier::none) vertices_[mapped[v]].tier = source.tier;
     if (source.nic_port) vertices_[mapped[v]].nic_port = source.nic_port;
+    if (!source.pci_bus_id.empty()) vertices_[mapped[v]].pci_bus_id = source.pci_bus_id;
   }
   // Only links that were here before this merge count as duplicates: parallel links within
   // `other` (two cables between the same pair of switches) are all kept.

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace fb::topo {
@@ -43,6 +44,9 @@ struct Vertex {
   VertexId host = no_vertex;  // the host vertex a device belongs to; a host is its own host
   int index = -1;             // GPU ordinal, NUMA node id, NIC ordinal; -1 when not applicable
   std::optional<NicPort> nic_port;
+  // "0000:1b:00.0" where the input states it (NCCL XML): what identifies a GPU when the driver
+  // renumbers the others after one falls off the bus.
+  std::string pci_bus_id;
 };
 
 struct Link {
@@ -70,8 +74,10 @@ class Graph {
 
   void set_tier(VertexId v, SwitchTier tier) { vertices_[v].tier = tier; }
   void set_nic_port(VertexId v, const NicPort& port) { vertices_[v].nic_port = port; }
+  void set_pci_bus_id(VertexId v, std::string bus_id) { vertices_[v].pci_bus_id = std::move(bus_id); }
   // What-if analyses and simulations: the same fabric with one link degraded.
   void set_link_capacity(LinkId l, double capacity_gbps) { links_[l].spec.capacity_gbps = capacity_gbps; }
+  void set_link_spec(LinkId l, const LinkSpec& spec) { links_[l].spec = spec; }
   void reserve(std::size_t vertex_count, std::size_t link_count);
 
   const Vertex& vertex(VertexId v) const { return vertices_[v]; }
@@ -85,6 +91,12 @@ class Graph {
   // The devices of one host (not the host itself), in creation order.
   std::span<const VertexId> devices_of(VertexId host) const { return devices_by_host_[host]; }
 
+  // What a reader assumed because its input did not state it (a link rate, an NVLink generation,
+  // a NUMA node), one sentence each naming the file: the CLI prints them as warnings and `topo
+  // show` lists them, so a guessed number is never mistaken for a read one. Repeats are kept once.
+  void add_assumption(std::string text);
+  std::span<const std::string> assumptions() const { return assumptions_; }
+
   // Adds every vertex and link of `other`; vertices with the same name are the same vertex. A link
   // that both graphs have between the same two vertices is kept once, with the stated capacity
   // winning over a nominal one.
@@ -96,6 +108,8 @@ class Graph {
   std::vector<std::vector<LinkId>> adjacency_;
   std::vector<std::vector<VertexId>> devices_by_host_;  // indexed by host vertex; empty otherwise
   std::unordered_map<std::string, VertexId> by_name_;
+  std::vector<std::string> assumptions_;
+  std::unordered_set<std::string> assumption_set_;
 };
 
 // The rank a vertex has in up-down routing: fabric switch tier, 0 for everything else.

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <string>
+#include <utility>
 
 namespace fb::topo {
 namespace {
@@ -55,6 +56,7 @@ constexpr std::array technology_table{
     TechnologyRow{"Ethernet", LinkType::ethernet, 1.0, 5.0},
     TechnologyRow{"SMP Intel Broadwell", LinkType::smp, 6.0, 0.2},
     TechnologyRow{"SMP Intel Skylake", LinkType::smp, 10.0, 0.2},
+    TechnologyRow{"SMP vendor not stated", LinkType::smp, 10.0, 0.2},
     TechnologyRow{"SMP Intel Sapphire Rapids", LinkType::smp, 22.0, 0.2},
     TechnologyRow{"SMP Intel Emerald Rapids", LinkType::smp, 40.0, 0.2},
     TechnologyRow{"SMP AMD", LinkType::smp, 16.0, 0.2},
@@ -109,6 +111,34 @@ std::optional<LinkType> link_type_from_string(std::string_view name) {
 
 std::optional<LinkSpec> nvlink_by_generation(int generation, int link_count) {
   return bond_by_name("NVLink" + std::to_string(generation), link_count);
+}
+
+std::optional<int> nvlink_generation_of_gpu_model(std::string_view text) {
+  struct ModelGeneration {
+    std::string_view model;
+    int generation;
+  };
+  // Matched as whole tokens, so that "GH200" does not read as "H200".
+  constexpr std::array models{
+      ModelGeneration{"GB300", 5}, ModelGeneration{"GB200", 5}, ModelGeneration{"B300", 5}, ModelGeneration{"B200", 5},
+      ModelGeneration{"B100", 5},  ModelGeneration{"GH200", 4}, ModelGeneration{"H200", 4}, ModelGeneration{"H100", 4},
+      ModelGeneration{"H800", 4},  ModelGeneration{"H20", 4},   ModelGeneration{"A100", 3}, ModelGeneration{"A800", 3},
+      ModelGeneration{"V100", 2},  ModelGeneration{"P100", 1},
+  };
+  std::optional<std::pair<std::size_t, int>> first;  // position in text, generation
+  for (const ModelGeneration& entry : models) {
+    for (std::size_t at = text.find(entry.model); at != std::string_view::npos; at = text.find(entry.model, at + 1)) {
+      const std::size_t end = at + entry.model.size();
+      const bool starts_token = at == 0 || !std::isalnum(static_cast<unsigned char>(text[at - 1]));
+      const bool ends_token = end == text.size() || !std::isalnum(static_cast<unsigned char>(text[end]));
+      if (starts_token && ends_token) {
+        if (!first || at < first->first) first = std::pair{at, entry.generation};
+        break;
+      }
+    }
+  }
+  if (!first) return std::nullopt;
+  return first->second;
 }
 
 std::optional<LinkSpec> nvlink_by_sm(int sm, int link_count) {
@@ -167,7 +197,9 @@ std::optional<LinkSpec> network_by_rate(LinkType type, double rate_mbps) {
 
 LinkSpec smp_link(std::string_view cpu_vendor, int cpu_model) {
   std::string_view row_name = "SMP Intel Skylake";
-  if (cpu_vendor == "AuthenticAMD") {
+  if (cpu_vendor.empty()) {
+    row_name = "SMP vendor not stated";
+  } else if (cpu_vendor == "AuthenticAMD") {
     row_name = "SMP AMD";
   } else if (cpu_vendor == "GenuineIntel") {
     // Intel family 6 model numbers, as NCCL distinguishes them.

@@ -25,6 +25,10 @@ struct LinkSpec {
 // NV# in `nvidia-smi topo -m`: `link_count` NVLinks of the given generation at their raw rate.
 std::optional<LinkSpec> nvlink_by_generation(int generation, int link_count);
 
+// The NVLink generation of a GPU model named in text ("NVIDIA H100 80GB HBM3" -> 4, "B200" -> 5),
+// from the first model name found; none when no known model appears.
+std::optional<int> nvlink_generation_of_gpu_model(std::string_view text);
+
 // NCCL's per-NVLink bandwidth for a GPU architecture (topo.h: sm_90 is 20.6 GB/s), for NCCL XML.
 std::optional<LinkSpec> nvlink_by_sm(int sm, int link_count);
 
@@ -42,7 +46,8 @@ std::optional<LinkSpec> infiniband(int width, std::string_view speed_name);
 // A network port given in Mb/s (NCCL XML `speed`), GB/s = Mb/s / 8000.
 std::optional<LinkSpec> network_by_rate(LinkType type, double rate_mbps);
 
-// The CPU interconnect between sockets, by vendor and model (NCCL's QPI/UPI/xGMI constants).
+// The CPU interconnect between sockets, by vendor and model (NCCL's QPI/UPI/xGMI constants); an
+// empty vendor (the input did not say) gives a row named for that, at NCCL's default rate.
 LinkSpec smp_link(std::string_view cpu_vendor, int cpu_model);
 
 }  // namespace fb::topo

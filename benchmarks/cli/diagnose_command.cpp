@@ -6,6 +6,7 @@
 #include "analysis/result_loading.hpp"
 #include "cli/command.hpp"
 #include "cli/expectation_columns.hpp"
+#include "cli/topology_input.hpp"
 #include "core/errors.hpp"
 #include "results/results_io.hpp"
 #include "topology/diagnosis.hpp"
@@ -84,7 +85,7 @@ nlohmann::json efficiency_json(std::span<const EfficiencySummary> summaries) {
 }
 
 int run_diagnose(const DiagnoseOptions& options) {
-  const topo::Graph graph = topo::load_topology(options.topology, options.topology_format);
+  const topo::Graph graph = load_topology_with_warnings(options.topology, options.topology_format);
   std::vector<LoadedResults> sets =
       load_results(std::vector<std::filesystem::path>(options.results.begin(), options.results.end()));
   ExpectationColumns(graph, std::cerr).add(sets);

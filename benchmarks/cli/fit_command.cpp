@@ -11,6 +11,7 @@
 #include "analysis/result_loading.hpp"
 #include "cli/command.hpp"
 #include "cli/expectation_columns.hpp"
+#include "cli/topology_input.hpp"
 #include "core/errors.hpp"
 #include "core/robust_statistics.hpp"
 #include "core/sizes.hpp"
@@ -68,7 +69,7 @@ int run_fit(const FitOptions& options) {
   std::optional<topo::Graph> graph;
   std::optional<ExpectationColumns> expectations;
   if (!options.topology.empty()) {
-    graph.emplace(topo::load_topology(options.topology));
+    graph.emplace(load_topology_with_warnings(options.topology));
     expectations.emplace(*graph, std::cerr);
     expectations->add(sets);  // says once why a host's rows have no route in the model
   }

@@ -4,6 +4,7 @@
 #include "analysis/result_loading.hpp"
 #include "cli/command.hpp"
 #include "cli/expectation_columns.hpp"
+#include "cli/topology_input.hpp"
 #include "core/errors.hpp"
 #include "html/html_report.hpp"
 #include "results/results_io.hpp"
@@ -32,7 +33,7 @@ struct ReportOptions {
 // The topology drawn with the links that the diagnosis of the pair measurements names in red, and
 // those findings beside the others in the report; rows without the model's expectation get it.
 void add_topology(ReportInput& input, const std::vector<std::string>& topology_files) {
-  const topo::Graph graph = topo::load_topology(topology_files);
+  const topo::Graph graph = load_topology_with_warnings(topology_files);
   ExpectationColumns(graph, std::cerr).add(input.sets);
   topo::Diagnosis diagnosis = topo::diagnose(graph, all_rows(input.sets));
   for (topo::DiagnosisFinding& finding : topo::diagnose_incidents(graph, all_incidents(input.sets)))

@@ -4,6 +4,7 @@
 #include "cli/command.hpp"
 #include "cli/expectation_columns.hpp"
 #include "cli/launcher.hpp"
+#include "cli/topology_input.hpp"
 #include "console/console_table.hpp"
 #include "core/backend.hpp"
 #include "core/errors.hpp"
@@ -167,7 +168,7 @@ class RunCommand {
     if (reporting_rank) {
       try {
         if (!options_.topology_files.empty()) {
-          topology_.emplace(topo::load_topology(options_.topology_files));
+          topology_.emplace(load_topology_with_warnings(options_.topology_files));
           expectations_.emplace(*topology_, std::cerr);
         }
         const std::string run_id = new_run_id();

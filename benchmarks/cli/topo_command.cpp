@@ -7,6 +7,7 @@
 //   topo diff FILE...                   per-node dumps against the fleet's majority (exit 7 on deviations)
 
 #include "cli/command.hpp"
+#include "cli/topology_input.hpp"
 
 #include "core/build_info.hpp"
 #include "core/errors.hpp"
@@ -38,6 +39,7 @@ using topo::Graph;
 struct TopoOptions {
   std::vector<std::string> files;
   std::string format = "auto";
+  topo::ReaderHints hints;
   std::string pattern = "all_to_all";
   std::string json_path;  // analyze, diff: findings as JSON ("-" for stdout)
   std::size_t max_rows = 20;
@@ -76,7 +78,7 @@ void print_oversubscription(const topo::OversubscriptionReport& report) {
 }
 
 int show(const TopoOptions& options) {
-  const Graph graph = topo::load_topology(options.files, options.format);
+  const Graph graph = load_topology_with_warnings(options.files, options.format, options.hints);
   std::map<std::string_view, std::size_t> vertices;
   std::map<std::string_view, std::size_t> tiers;
   for (const topo::Vertex& v : graph.vertices()) {
@@ -103,17 +105,62 @@ int show(const TopoOptions& options) {
     fmt::print("{:<28} {:>8} {:>16.1f} {:>8}\n", technology, summary.count, summary.capacity_gbps, summary.nominal);
   }
   print_oversubscription(topo::analyze_oversubscription(graph));
+  if (!graph.assumptions().empty()) {
+    fmt::print("\n# {} assumption(s): what the inputs did not state\n", graph.assumptions().size());
+    for (const std::string& assumption : graph.assumptions()) fmt::print("assumed: {}\n", assumption);
+  }
   return static_cast<int>(ExitCode::ok);
+}
+
+void write_json(const std::string& path, const nlohmann::json& json) {
+  if (path == "-") {
+    std::cout << json.dump(2) << '\n';
+  } else {
+    write_file_atomically(path, json.dump(2) + "\n");
+  }
 }
 
 int analyze(const TopoOptions& options) {
   const topo::TrafficPattern pattern = parse_pattern(options.pattern);
-  const Graph graph = topo::load_topology(options.files, options.format);
+  const Graph graph = load_topology_with_warnings(options.files, options.format, options.hints);
   FabricHierarchy fabric(graph);
   const topo::OversubscriptionReport oversubscription = topo::analyze_oversubscription(graph);
   print_oversubscription(oversubscription);
   if (!fabric.has_fabric()) {
     fmt::print("# no fabric links: nothing to route between hosts\n");
+    return static_cast<int>(ExitCode::ok);
+  }
+  const std::vector<std::vector<topo::VertexId>> partitions = topo::fabric_partitions(fabric);
+  if (partitions.size() > 1) {
+    // Some pairs of hosts have no route at all: a bisection or a pattern's share would be a
+    // number about traffic that cannot flow.
+    const bool linked = topo::parts_are_linked(graph, partitions);
+    if (linked) {
+      fmt::print("\n# the fabric has {} parts with no common upper-tier switch, joined only by links between switches "
+                 "of one tier (leaf to leaf): up-down routing has no path between them, so no bisection bandwidth "
+                 "and no fabric-wide pattern\n", partitions.size());
+    } else {
+      fmt::print("\n# the fabric is disconnected: {} parts that no link joins, so no bisection bandwidth and no "
+                 "fabric-wide pattern\n", partitions.size());
+    }
+    for (const auto& part : partitions) {
+      fmt::print("#   {} host(s): {}{}\n", part.size(), graph.vertex(part.front()).name,
+                 part.size() > 1 ? fmt::format(" ... {}", graph.vertex(part.back()).name) : std::string());
+    }
+    if (!options.json_path.empty()) {
+      nlohmann::json json{{"disconnected", !linked}, {"partitions", nlohmann::json::array()},
+                          {"oversubscription", topo::to_json(graph, oversubscription)}};
+      for (const auto& part : partitions) {
+        nlohmann::json names = nlohmann::json::array();
+        for (const topo::VertexId host : part) names.push_back(graph.vertex(host).name);
+        json["partitions"].push_back(names);
+      }
+      write_json(options.json_path, json);
+    }
+    return static_cast<int>(ExitCode::ok);
+  }
+  if (fabric.hosts().size() < 2) {
+    fmt::print("# one host on the fabric: no traffic between hosts to analyze\n");
     return static_cast<int>(ExitCode::ok);
   }
   const double bisection_gbps = topo::bisection_bandwidth_gbps(fabric);
@@ -138,11 +185,7 @@ int analyze(const TopoOptions& options) {
     nlohmann::json json = topo::to_json(graph, analysis);
     json["oversubscription"] = topo::to_json(graph, oversubscription);
     json["bisection_bandwidth_gbps"] = bisection_gbps;
-    if (options.json_path == "-") {
-      std::cout << json.dump(2) << '\n';
-    } else {
-      write_file_atomically(options.json_path, json.dump(2) + "\n");
-    }
+    write_json(options.json_path, json);
   }
   return static_cast<int>(ExitCode::ok);
 }
@@ -162,7 +205,7 @@ int predict(const TopoOptions& options) {
   sweep.step_factor = options.step_factor;
   validate_sweep(sweep);
 
-  const Graph graph = topo::load_topology({options.spec_path}, options.format);
+  const Graph graph = load_topology_with_warnings({options.spec_path}, options.format, options.hints);
   const std::vector<topo::VertexId> ranks = topo::place_ranks(graph, options.nodes, options.gpus_per_node);
   const topo::RingModel model = topo::model_rings(graph, ranks);
   const std::uint64_t unit_bytes = *op == topo::CollectiveOp::all_reduce ? 4 : 4 * static_cast<std::uint64_t>(model.ranks);
@@ -194,7 +237,7 @@ int predict(const TopoOptions& options) {
 }
 
 int dot(const TopoOptions& options) {
-  const Graph graph = topo::load_topology(options.files, options.format);
+  const Graph graph = load_topology_with_warnings(options.files, options.format, options.hints);
   std::vector<topo::LinkId> flagged;
   if (options.pattern != "none") {
     FabricHierarchy fabric(graph);
@@ -219,18 +262,18 @@ int diff(const TopoOptions& options) {
     throw UsageError(fmt::format("topo diff compares nodes: give at least 2 dumps, one per node, got {}",
                                  options.files.size()));
   }
-  const topo::FleetDiff fleet_diff = topo::diff_fleet(topo::load_fleet(options.files, options.format));
+  const topo::Fleet fleet = topo::load_fleet(options.files, options.format, options.hints);
+  for (const topo::NodeTopology& node : fleet.nodes) print_assumption_warnings(node.graph);
+  const topo::FleetDiff fleet_diff = topo::diff_fleet(fleet);
   fmt::print("# topo diff: {} nodes ({}), {}\n", fleet_diff.nodes.size(), fleet_diff.format,
              fleet_diff.deviations.empty() ? std::string("uniform")
                                            : fmt::format("{} deviation(s)", fleet_diff.deviations.size()));
+  for (const topo::GpuRenumbering& renumbering : fleet_diff.renumberings) {
+    fmt::print("# {}\n", topo::describe(renumbering));
+  }
   for (const topo::Deviation& deviation : fleet_diff.deviations) fmt::print("{}\n", topo::describe(deviation));
   if (!options.json_path.empty()) {
-    const std::string json = topo::to_json(fleet_diff).dump(2) + "\n";
-    if (options.json_path == "-") {
-      std::cout << json;
-    } else {
-      write_file_atomically(options.json_path, json);
-    }
+    write_json(options.json_path, topo::to_json(fleet_diff));
   }
   return static_cast<int>(fleet_diff.deviations.empty() ? ExitCode::ok : ExitCode::doctor_flags);
 }
@@ -245,6 +288,14 @@ int run_with_model_errors_as_input_errors(const std::function<int()>& action) {
   }
 }
 
+void add_nvlink_generation_flag(CLI::App& command, TopoOptions& options) {
+  command
+      .add_option_function<int>("--nvlink-gen", [&options](int generation) { options.hints.nvlink_generation = generation; },
+                                "NVLink generation of the GPUs in nvidia-smi topo -m inputs (NV18: 4 on H100, 5 on B200); "
+                                "default: from a GPU model named in the file, else assumed from the link count")
+      ->check(CLI::Range(1, 5));
+}
+
 void add_input_flags(CLI::App& command, TopoOptions& options,
                      const std::string& files_help = "topology inputs, merged in order (hosts match by name)") {
   command.add_option("files", options.files, files_help)
@@ -253,6 +304,7 @@ void add_input_flags(CLI::App& command, TopoOptions& options,
   std::string formats;
   for (const auto& format : topo::topology_formats()) formats += (formats.empty() ? "" : ", ") + format.name;
   command.add_option("--format", options.format, "input format: auto (sniffed) or one of " + formats);
+  add_nvlink_generation_flag(command, options);
 }
 
 const CommandRegistrar registrar{
@@ -275,6 +327,7 @@ const CommandRegistrar registrar{
           ->required()
           ->check(CLI::ExistingFile);
       predict_command->add_option("--format", options->format, "input format (default: sniffed)");
+      add_nvlink_generation_flag(*predict_command, *options);
       predict_command->add_option("--op", options->op, "all_reduce, all_gather or reduce_scatter")->capture_default_str();
       predict_command->add_option("--algo", options->algorithm, "ring or tree")->capture_default_str();
       predict_command->add_option("-b,--minbytes", options->min_bytes, "smallest size")->capture_default_str();

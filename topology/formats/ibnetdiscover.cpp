@@ -10,8 +10,13 @@
 //   [1](b8cef60300a1b2c1)  "S-98039b0300a1b2c0"[1]   # lid 5 lmc 0 "MF0;leaf01:MQM9700/U1" lid 1 4xNDR
 //
 // A CA's description "HOST DEVICE" names the host and NIC (dgx01/mlx5_0), which is how this
-// merges with per-node nvidia-smi and NCCL inputs. Switch tiers are not in the dump: switches
-// with adapters attached are leaves, and the rest take their distance from the nearest leaf.
+// merges with per-node nvidia-smi and NCCL inputs; CAs that share a description (the driver's
+// default, "MT23108 InfiniHost Mellanox Technologies") are told apart by GUID, and so are switches
+// that share one. Switch tiers are not in the dump: switches with adapters attached are leaves,
+// and the rest take their distance from the nearest leaf. Each cable is listed from both ends;
+// when the ends report different widths or speeds the link is taken at the lower, and the
+// mismatch (a link trained down) is recorded on the graph. Old dumps' "Non-Chassis Nodes" and
+// "Chassis N" headings and the `ibwarn:` lines ibnetdiscover writes to stderr are skipped.
 
 #include "topology/format_registry.hpp"
 #include "topology/input_error.hpp"
@@ -23,6 +28,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace fb::topo {
 namespace {
@@ -41,6 +47,7 @@ struct PortLine {
   std::string peer_id;
   long long peer_port = 0;
   LinkSpec spec;
+  std::string width_speed;  // as printed: "4xSDR"
 };
 
 class Cursor {
@@ -112,7 +119,7 @@ std::string comment_description(std::string_view rest) {
   return close == std::string_view::npos ? std::string() : std::string(rest.substr(open + 1, close - open - 1));
 }
 
-LinkSpec link_speed(const SourceText& source, const NumberedLine& line, std::string_view rest) {
+std::pair<LinkSpec, std::string> link_speed(const SourceText& source, const NumberedLine& line, std::string_view rest) {
   const std::size_t hash = rest.find('#');
   const std::vector<std::string_view> tokens =
       split_whitespace(hash == std::string_view::npos ? std::string_view() : rest.substr(hash + 1));
@@ -122,7 +129,14 @@ LinkSpec link_speed(const SourceText& source, const NumberedLine& line, std::str
     throw_input_error(source.path, line.number, "a link width and speed like 4xNDR at the end of the port line",
                       last.empty() ? std::string("none") : quote_input(last));
   }
-  return *spec;
+  return {*spec, std::string(last)};
+}
+
+// Lines that are not part of the topology: headings of older dumps, and stderr mixed into a
+// captured file.
+bool is_heading_or_diagnostic(std::string_view text) {
+  return text.starts_with("Non-Chassis Nodes") || text.starts_with("Chassis ") || text.starts_with("ibwarn:") ||
+         text.starts_with("iberror:");
 }
 
 Graph parse_ibnetdiscover(const SourceText& source) {
@@ -131,7 +145,7 @@ Graph parse_ibnetdiscover(const SourceText& source) {
   const NodeBlock* current = nullptr;
   for (const NumberedLine& line : split_lines(source.text)) {
     const std::string_view text = trim(line.text);
-    if (text.empty() || text.front() == '#') continue;
+    if (text.empty() || text.front() == '#' || is_heading_or_diagnostic(text)) continue;
     const std::size_t equals = text.find('=');
     if (equals != std::string_view::npos && text.find_first_of(" \t") > equals) continue;  // vendid=, caguid=, ...
     Cursor cursor(source, line.number, text);
@@ -151,7 +165,7 @@ Graph parse_ibnetdiscover(const SourceText& source) {
       port.peer_port = cursor.number("the peer's port number");
       cursor.expect(']', "']' after the peer's port number");
       cursor.skip_guid();
-      port.spec = link_speed(source, line, cursor.rest());
+      std::tie(port.spec, port.width_speed) = link_speed(source, line, cursor.rest());
       ports.push_back(std::move(port));
       continue;
     }
@@ -178,6 +192,7 @@ Graph parse_ibnetdiscover(const SourceText& source) {
   if (nodes.empty()) throw_input_error(source.path, 1, "at least one Switch or Ca block", "none");
 
   Graph graph;
+  graph.reserve(2 * nodes.size(), ports.size());  // a CA is a host and a NIC; each cable is listed twice
   std::map<std::string, VertexId> vertex_of_id;
   std::set<std::string> switch_names;
   // A name the dump uses for two kinds of thing (a host called like a switch) is an input error.
@@ -190,7 +205,13 @@ Graph parse_ibnetdiscover(const SourceText& source) {
     }
     return graph.add_vertex(kind, name, host);
   };
+  // Descriptions shared by several nodes name none of them: those nodes are told apart by GUID.
+  std::map<std::string, std::size_t> description_uses;
+  for (const auto& [id, node] : nodes) ++description_uses[std::string(node.is_switch ? "S" : "H") + node.description];
+  std::map<std::string, std::size_t> shared_ca_descriptions;
   for (const auto& [id, node] : nodes) {
+    const bool shared = description_uses[std::string(node.is_switch ? "S" : "H") + node.description] > 1;
+    const std::string guid = id.substr(2);
     if (node.is_switch) {
       // "MF0;leaf01:MQM9700/U1" -> "leaf01"; an undescribed switch keeps its id.
       std::string name = node.description;
@@ -198,12 +219,17 @@ Graph parse_ibnetdiscover(const SourceText& source) {
       if (semicolon != std::string::npos) name = name.substr(semicolon + 1);
       name = name.substr(0, name.find(':'));
       if (trim(name).empty() || name.find('/') != std::string::npos) name = id;
-      if (!switch_names.insert(name).second) name += "-" + id.substr(2);
+      if (shared || !switch_names.insert(name).second) name += "-" + guid;
       vertex_of_id[id] = add_vertex(node, VertexKind::fabric_switch, name, no_vertex);
     } else {
       const std::vector<std::string_view> words = split_whitespace(node.description);
-      const std::string host_name = words.empty() ? id : std::string(words[0]);
-      const std::string nic_name = words.size() > 1 ? std::string(words[1]) : id;
+      std::string host_name = words.empty() ? id : std::string(words[0]);
+      std::string nic_name = words.size() > 1 ? std::string(words[1]) : id;
+      if (shared && !node.description.empty()) {
+        ++shared_ca_descriptions[node.description];
+        host_name = "ca-" + guid;
+        nic_name = words.empty() ? id : std::string(words[0]);
+      }
       if (host_name.find('/') != std::string::npos || nic_name.find('/') != std::string::npos) {
         throw_input_error(source.path, node.line, "a CA description \"HOST DEVICE\" without '/'", quote_input(node.description));
       }
@@ -211,8 +237,19 @@ Graph parse_ibnetdiscover(const SourceText& source) {
       vertex_of_id[id] = add_vertex(node, VertexKind::nic, host_name + "/" + nic_name, host);
     }
   }
-  // Every cable is listed from both ends; the first mention makes the link.
-  std::set<std::pair<std::pair<std::string, long long>, std::pair<std::string, long long>>> cables;
+  for (const auto& [description, count] : shared_ca_descriptions) {
+    graph.add_assumption(fmt::format("{}: {} CAs share the description \"{}\" (a driver default, not a host name): "
+                                     "each is its own host, named ca-<GUID>",
+                                     source.path, count, description));
+  }
+  // Every cable is listed from both ends: the first mention makes the link, the second checks it.
+  std::map<std::pair<std::pair<std::string, long long>, std::pair<std::string, long long>>, std::pair<LinkId, const PortLine*>>
+      cables;
+  constexpr std::size_t max_named_mismatches = 32;
+  std::size_t mismatched_links = 0;
+  const auto end_name = [&](const std::string& id, long long port) {
+    return fmt::format("{}[{}]", graph.vertex(vertex_of_id.at(id)).name, port);
+  };
   for (const PortLine& port : ports) {
     const auto peer = vertex_of_id.find(port.peer_id);
     if (peer == vertex_of_id.end()) {
@@ -221,7 +258,26 @@ Graph parse_ibnetdiscover(const SourceText& source) {
     const auto near_end = std::make_pair(port.node_id, port.port);
     const auto far_end = std::make_pair(port.peer_id, port.peer_port);
     const auto cable = near_end < far_end ? std::make_pair(near_end, far_end) : std::make_pair(far_end, near_end);
-    if (cables.insert(cable).second) graph.add_link(vertex_of_id[port.node_id], peer->second, port.spec);
+    const auto [it, first_mention] = cables.try_emplace(cable, LinkId{0}, &port);
+    if (first_mention) {
+      it->second.first = graph.add_link(vertex_of_id[port.node_id], peer->second, port.spec);
+      continue;
+    }
+    const PortLine& other = *it->second.second;
+    if (other.width_speed == port.width_speed) continue;
+    const PortLine& lower = port.spec.capacity_gbps < other.spec.capacity_gbps ? port : other;
+    graph.set_link_spec(it->second.first, lower.spec);
+    // A fabric-wide problem (a whole switch down-trained) is named link by link up to a limit.
+    if (++mismatched_links > max_named_mismatches) continue;
+    graph.add_assumption(fmt::format(
+        "{}: lines {} and {}: the ends of one link disagree: {} reports {}, {} reports {}; taken at the lower, {} "
+        "(a link trained below its rate)",
+        source.path, other.line, port.line, end_name(other.node_id, other.port), other.width_speed,
+        end_name(port.node_id, port.port), port.width_speed, lower.width_speed));
+  }
+  if (mismatched_links > max_named_mismatches) {
+    graph.add_assumption(fmt::format("{}: {} more links whose ends disagree, each taken at the lower rate", source.path,
+                                     mismatched_links - max_named_mismatches));
   }
   // Tiers by distance from the leaves.
   std::deque<VertexId> frontier;

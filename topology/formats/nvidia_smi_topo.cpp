@@ -10,9 +10,10 @@
 //
 // The matrix states relations, not wiring, so the graph is the simplest wiring that produces
 // them: devices related by PIX or PXB share a PCIe switch; a switch (or a lone device) hangs off
-// the CPU of its NUMA node; NUMA nodes are joined by SMP links; NV# is a bond of # NVLink4 links,
-// and GPUs that are all NV#-connected to each other sit on an NVSwitch. The matrix gives no
-// PCIe widths: PCIe links are nominal Gen4 x16. The host is named after the file.
+// the CPU of its NUMA node; NUMA nodes are joined by SMP links; NV# is a bond of # NVLinks, and
+// GPUs that are all NV#-connected to each other sit on an NVSwitch. The matrix gives no PCIe
+// widths, no CPU model and no NVLink generation: what is assumed for them (and for a NUMA node the
+// file does not state) is recorded on the graph. The host is named after the file.
 
 #include "topology/format_registry.hpp"
 #include "topology/input_error.hpp"
@@ -24,6 +25,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <set>
 
 namespace fb::topo {
 namespace {
@@ -64,48 +66,91 @@ std::string strip_ansi(std::string_view text) {
   return out;
 }
 
-bool is_device_name(std::string_view name) {
-  long long ordinal = 0;
-  return (name.starts_with("GPU") && parse_non_negative(name.substr(3), ordinal)) ||
-         (name.starts_with("NIC") && parse_non_negative(name.substr(3), ordinal)) || name.starts_with("mlx5_");
-}
+// The header names the devices (GPU#, NIC# with a legend below, or, from older drivers, the NIC
+// device itself: mlx5_0) and then the affinity columns, which start with "CPU Affinity".
+bool is_affinity_label(std::string_view token) { return token == "CPU"; }
 
 struct Matrix {
-  std::vector<std::string> devices;           // column order
-  std::vector<std::vector<Cell>> cells;       // [row][column]
-  std::vector<std::optional<int>> numa_node;  // GPU rows with a NUMA Affinity value
+  std::vector<std::string> devices;                 // column order
+  std::vector<std::vector<Cell>> cells;             // [row][column]
+  std::vector<std::optional<int>> numa_node;        // GPU rows with a NUMA Affinity value
+  std::vector<std::string> cpu_affinity;            // GPU rows: the CPU list, empty when blank
   std::map<std::string, std::string> nic_names;
 };
+
+// The header's affinity labels, in order: "CPU Affinity", "NUMA Affinity", "GPU NUMA ID".
+std::vector<std::string> affinity_labels(const std::vector<std::string_view>& tokens, std::size_t first) {
+  std::vector<std::string> labels;
+  for (std::size_t t = first; t < tokens.size(); ++t) {
+    if (tokens[t] == "Affinity" || tokens[t] == "ID") {
+      if (!labels.empty()) labels.back() += " " + std::string(tokens[t]);
+    } else if (!labels.empty() && labels.back() == "GPU") {
+      labels.back() += " " + std::string(tokens[t]);  // "GPU NUMA ID"
+    } else {
+      labels.emplace_back(tokens[t]);
+    }
+  }
+  return labels;
+}
+
+// Each row's affinity cells. nvidia-smi writes tab-separated columns with a blank cell where a GPU
+// has no CPU affinity, so with tabs the cells are positional. A paste from a terminal has spaces
+// instead, and a blank cell leaves no token: the values present are then the last columns (the
+// CPU list is the one nvidia-smi leaves blank; the NUMA columns always hold a value or N/A).
+std::vector<std::string_view> affinity_cells(std::string_view row_text, bool tab_separated, std::size_t device_count,
+                                             std::size_t label_count) {
+  std::vector<std::string_view> cells;
+  if (tab_separated) {
+    const std::vector<std::string_view> fields = split_fields(row_text, '\t');
+    for (std::size_t f = 1 + device_count; f < fields.size() && cells.size() < label_count; ++f) cells.push_back(fields[f]);
+  } else {
+    const std::vector<std::string_view> tokens = split_whitespace(row_text);
+    for (std::size_t t = 1 + device_count; t < tokens.size(); ++t) cells.push_back(tokens[t]);
+    if (cells.size() > label_count) cells.resize(label_count);
+    cells.insert(cells.begin(), label_count - cells.size(), std::string_view{});
+  }
+  cells.resize(label_count);
+  return cells;
+}
 
 Matrix read_matrix(const SourceText& source, const std::string& text) {
   Matrix matrix;
   const std::vector<NumberedLine> lines = split_lines(text);
+  // Pastes often carry the prompt or `nvidia-smi -L` lines above the matrix.
+  const auto starts_with_gpu0 = [](std::string_view line) {
+    const std::vector<std::string_view> tokens = split_whitespace(line);
+    return !tokens.empty() && tokens.front() == "GPU0";
+  };
   std::size_t i = 0;
-  while (i < lines.size() && trim(lines[i].text).empty()) ++i;
-  if (i == lines.size()) throw_input_error(source.path, 1, "a header row starting with GPU0", "an empty file");
+  while (i < lines.size() && !starts_with_gpu0(lines[i].text)) ++i;
+  if (i == lines.size()) {
+    throw_input_error(source.path, lines.empty() ? 1 : lines.back().number, "a header row naming GPU0, GPU1, ...",
+                      "none");
+  }
   const NumberedLine& header = lines[i];
-  std::optional<std::size_t> numa_column;
-  std::size_t column = 0;
-  for (const std::string_view field : split_fields(header.text, '\t')) {
-    if (field.empty()) continue;
-    if (is_device_name(field)) {
-      matrix.devices.emplace_back(field);
-    } else if (field == "NUMA Affinity") {
-      numa_column = column;
+  const bool tab_separated = header.text.find('\t') != std::string_view::npos;
+  const std::vector<std::string_view> header_tokens = split_whitespace(header.text);
+  std::set<std::string_view> device_names;
+  std::size_t t = 0;
+  for (; t < header_tokens.size() && !is_affinity_label(header_tokens[t]); ++t) {
+    const std::string_view name = header_tokens[t];
+    if (name.find('/') != std::string_view::npos || !device_names.insert(name).second) {
+      throw_input_error(source.path, header.number, "distinct device names in the header", quote_input(name));
     }
-    ++column;
+    matrix.devices.emplace_back(name);
   }
-  if (matrix.devices.empty() || !matrix.devices.front().starts_with("GPU")) {
-    throw_input_error(source.path, header.number, "a header row starting with GPU0", quote_input(header.text));
-  }
+  const std::vector<std::string> labels = affinity_labels(header_tokens, t);
+  const auto label_index = [&](std::string_view label) -> std::optional<std::size_t> {
+    const auto found = std::find(labels.begin(), labels.end(), label);
+    return found == labels.end() ? std::nullopt : std::optional<std::size_t>(found - labels.begin());
+  };
+  const std::optional<std::size_t> cpu_column = label_index("CPU Affinity");
+  const std::optional<std::size_t> numa_column = label_index("NUMA Affinity");
   const std::size_t device_count = matrix.devices.size();
   for (++i; i < lines.size(); ++i) {
     const std::string_view row_text = lines[i].text;
     if (trim(row_text).empty() || trim(row_text).starts_with("Legend")) break;
-    std::vector<std::string_view> fields;
-    for (const std::string_view field : split_fields(row_text, '\t')) {
-      if (!field.empty()) fields.push_back(field);
-    }
+    const std::vector<std::string_view> fields = split_whitespace(row_text);
     const std::size_t row = matrix.cells.size();
     if (row >= device_count || fields.empty() || fields[0] != matrix.devices[row]) {
       throw_input_error(source.path, lines[i].number,
@@ -127,19 +172,20 @@ Matrix read_matrix(const SourceText& source, const std::string& text) {
       }
       cells.push_back(*cell);
     }
+    const std::vector<std::string_view> affinity = affinity_cells(row_text, tab_separated, device_count, labels.size());
     std::optional<int> numa;
-    // Affinity columns follow the relations; the NUMA one holds a node id or N/A.
-    if (numa_column && fields.size() > 1 + device_count + 1 && matrix.devices[row].starts_with("GPU")) {
+    if (numa_column && matrix.devices[row].starts_with("GPU")) {
       long long value = 0;
-      const std::string_view numa_text = fields[1 + device_count + 1];
+      const std::string_view numa_text = affinity[*numa_column];
       if (parse_non_negative(numa_text, value) && value < 1024) {
         numa = static_cast<int>(value);
-      } else if (numa_text != "N/A") {
+      } else if (numa_text != "N/A" && !numa_text.empty()) {
         throw_input_error(source.path, lines[i].number, "a NUMA node id or N/A", quote_input(numa_text));
       }
     }
     matrix.cells.push_back(std::move(cells));
     matrix.numa_node.push_back(numa);
+    matrix.cpu_affinity.emplace_back(cpu_column && matrix.devices[row].starts_with("GPU") ? affinity[*cpu_column] : "");
   }
   if (matrix.cells.size() != device_count) {
     throw_input_error(source.path, i < lines.size() ? lines[i].number : lines.back().number,
@@ -159,13 +205,16 @@ Matrix read_matrix(const SourceText& source, const std::string& text) {
   for (; i < lines.size(); ++i) {
     const std::string_view legend = trim(lines[i].text);
     const std::size_t colon = legend.find(':');
-    if (legend.starts_with("NIC") && colon != std::string_view::npos && is_device_name(legend.substr(0, colon))) {
-      const std::string_view name = trim(legend.substr(colon + 1));
-      if (name.empty() || name.find('/') != std::string_view::npos) {
-        throw_input_error(source.path, lines[i].number, "a NIC device name", quote_input(name));
-      }
-      matrix.nic_names[std::string(legend.substr(0, colon))] = name;
+    if (colon == std::string_view::npos) continue;
+    const std::string label(legend.substr(0, colon));
+    if (!label.starts_with("NIC") || !device_names.contains(label)) {
+      continue;
     }
+    const std::string_view name = trim(legend.substr(colon + 1));
+    if (name.empty() || name.find('/') != std::string_view::npos) {
+      throw_input_error(source.path, lines[i].number, "a NIC device name", quote_input(name));
+    }
+    matrix.nic_names[label] = name;
   }
   return matrix;
 }
@@ -175,8 +224,127 @@ std::size_t find_root(std::vector<std::size_t>& parent, std::size_t x) {
   return x;
 }
 
+bool same_numa_relation(Relation relation) {
+  return relation == Relation::node || relation == Relation::phb || relation == Relation::pxb || relation == Relation::pix;
+}
+
+// Where each device's CPU is: a NUMA node id, or (for a group of devices SYS to every GPU whose
+// NUMA node is known) an ordinal among such remote groups, whose NUMA node the file does not give.
+struct Placement {
+  std::vector<int> numa;              // per device; -1 for remote groups
+  std::vector<int> remote_group;      // per device; -1 unless remote
+  int remote_group_count = 0;
+  std::vector<std::string> assumptions;
+};
+
+Placement place_devices(const Matrix& matrix, const std::vector<bool>& is_gpu) {
+  const std::size_t n = matrix.devices.size();
+  // Devices related by NODE/PHB/PXB/PIX share a NUMA node, and so do GPUs with one CPU list.
+  std::vector<std::size_t> parent(n);
+  std::iota(parent.begin(), parent.end(), std::size_t{0});
+  for (std::size_t r = 0; r < n; ++r) {
+    for (std::size_t c = r + 1; c < n; ++c) {
+      const bool same_cpus = is_gpu[r] && is_gpu[c] && !matrix.cpu_affinity[r].empty() &&
+                             matrix.cpu_affinity[r] == matrix.cpu_affinity[c];
+      if (same_numa_relation(matrix.cells[r][c].relation) || same_cpus) parent[find_root(parent, c)] = find_root(parent, r);
+    }
+  }
+  Placement placement{std::vector<int>(n, -1), std::vector<int>(n, -1), 0, {}};
+  std::map<std::size_t, int> stated_of_root;
+  for (std::size_t d = 0; d < n; ++d) {
+    if (matrix.numa_node[d]) {
+      placement.numa[d] = *matrix.numa_node[d];
+      stated_of_root.try_emplace(find_root(parent, d), *matrix.numa_node[d]);
+    }
+  }
+  if (!stated_of_root.empty()) {
+    std::vector<std::string> remote_names;
+    std::map<std::size_t, int> remote_of_root;
+    for (std::size_t d = 0; d < n; ++d) {
+      if (placement.numa[d] >= 0) continue;
+      const std::size_t root = find_root(parent, d);
+      if (const auto stated = stated_of_root.find(root); stated != stated_of_root.end()) {
+        placement.numa[d] = stated->second;
+        continue;
+      }
+      const auto [group, inserted] = remote_of_root.try_emplace(root, static_cast<int>(remote_of_root.size()));
+      placement.remote_group[d] = group->second;
+      remote_names.push_back(matrix.devices[d]);
+    }
+    placement.remote_group_count = static_cast<int>(remote_of_root.size());
+    if (!remote_names.empty()) {
+      std::string names;
+      for (const std::string& name : remote_names) names += (names.empty() ? "" : ", ") + name;
+      placement.assumptions.push_back(fmt::format(
+          "{} SYS to every GPU: their NUMA node is not in the file; placed on {} CPU(s) of unknown NUMA node",
+          names, placement.remote_group_count));
+    }
+    return placement;
+  }
+  // No NUMA column (older drivers) or N/A throughout: groups of devices become NUMA nodes, joined
+  // while nothing separates them (a SYS relation, or GPUs with different CPU lists).
+  std::vector<std::vector<std::size_t>> numa_groups;
+  std::map<std::size_t, std::size_t> group_of_root;
+  const auto separated = [&](std::size_t a, std::size_t b) {
+    const bool different_cpus = is_gpu[a] && is_gpu[b] && !matrix.cpu_affinity[a].empty() &&
+                                !matrix.cpu_affinity[b].empty() && matrix.cpu_affinity[a] != matrix.cpu_affinity[b];
+    return matrix.cells[a][b].relation == Relation::sys || different_cpus;
+  };
+  std::vector<std::vector<std::size_t>> components;
+  std::map<std::size_t, std::size_t> component_of_root;
+  for (std::size_t d = 0; d < n; ++d) {
+    const auto [it, inserted] = component_of_root.try_emplace(find_root(parent, d), components.size());
+    if (inserted) components.emplace_back();
+    components[it->second].push_back(d);
+  }
+  for (const std::vector<std::size_t>& component : components) {
+    auto fits = [&](const std::vector<std::size_t>& group) {
+      for (const std::size_t a : group) {
+        for (const std::size_t b : component) {
+          if (separated(a, b)) return false;
+        }
+      }
+      return true;
+    };
+    const auto group = std::find_if(numa_groups.begin(), numa_groups.end(), fits);
+    if (group == numa_groups.end()) {
+      numa_groups.push_back(component);
+    } else {
+      group->insert(group->end(), component.begin(), component.end());
+    }
+  }
+  for (std::size_t g = 0; g < numa_groups.size(); ++g) {
+    for (const std::size_t d : numa_groups[g]) placement.numa[d] = static_cast<int>(g);
+  }
+  placement.assumptions.push_back(fmt::format(
+      "no NUMA node stated (no NUMA Affinity column, or N/A): {} NUMA node(s) numbered from 0 in device order, "
+      "told apart by SYS relations and CPU affinity lists",
+      numa_groups.size()));
+  return placement;
+}
+
+// The generation NV# counts: as the user stated it, else from a GPU model named in the file (an
+// `nvidia-smi -L` pasted above the matrix), else from the most NVLinks one GPU has: P100 has 4,
+// V100 6, A100 12, H100 18; Blackwell also has 18 and is told apart only by its model.
+int nvlink_generation(const SourceText& source, const std::string& text, int most_links_per_gpu,
+                      std::vector<std::string>& assumptions) {
+  if (source.hints.nvlink_generation) return *source.hints.nvlink_generation;
+  if (const std::optional<int> from_model = nvlink_generation_of_gpu_model(text)) {
+    assumptions.push_back(fmt::format("NV# read as NVLink{} links, from the GPU model named in the file "
+                                      "(state another with --nvlink-gen)", *from_model));
+    return *from_model;
+  }
+  const int generation = most_links_per_gpu <= 4 ? 1 : most_links_per_gpu <= 6 ? 2 : most_links_per_gpu <= 12 ? 3 : 4;
+  assumptions.push_back(fmt::format(
+      "NV# read as NVLink{} links: the file names no GPU model, and up to {} NVLinks per GPU fits NVLink{} "
+      "(P100 has 4, V100 6, A100 12, H100 18{}); state the generation with --nvlink-gen",
+      generation, most_links_per_gpu, generation, generation == 4 ? ", and Blackwell's NVLink5 18 as well" : ""));
+  return generation;
+}
+
 Graph parse_nvidia_smi_topo(const SourceText& source) {
-  const Matrix matrix = read_matrix(source, strip_ansi(source.text));
+  const std::string text = strip_ansi(source.text);
+  const Matrix matrix = read_matrix(source, text);
   const std::size_t n = matrix.devices.size();
   const std::string host_name = host_name_from_path(source.path);
   Graph graph;
@@ -186,42 +354,43 @@ Graph parse_nvidia_smi_topo(const SourceText& source) {
   std::vector<bool> is_gpu(n);
   for (std::size_t d = 0; d < n; ++d) {
     const std::string& label = matrix.devices[d];
-    is_gpu[d] = label.starts_with("GPU");
+    long long ordinal = -1;
+    is_gpu[d] = label.starts_with("GPU") && parse_non_negative(std::string_view(label).substr(3), ordinal);
     const auto legend = matrix.nic_names.find(label);
     const std::string name = legend != matrix.nic_names.end() ? legend->second : label;
-    long long ordinal = -1;
-    parse_non_negative(std::string_view(label).substr(label.starts_with("mlx5_") ? 5 : 3), ordinal);
+    if (!is_gpu[d]) {
+      // NIC3 -> 3; an old header's mlx5_3 -> 3; a name without a trailing number has none.
+      const std::size_t digits = label.find_last_not_of("0123456789") + 1;
+      if (digits == label.size() || !parse_non_negative(std::string_view(label).substr(digits), ordinal)) ordinal = -1;
+    }
     device[d] = graph.add_vertex(is_gpu[d] ? VertexKind::gpu : VertexKind::nic, host_name + "/" + name, host,
                                  static_cast<int>(ordinal));
   }
-  // NUMA node of each device: a GPU's own column, else that of a GPU it shares a NUMA node with.
-  std::vector<int> numa(n, 0);
-  for (std::size_t d = 0; d < n; ++d) {
-    if (matrix.numa_node[d]) {
-      numa[d] = *matrix.numa_node[d];
-      continue;
-    }
-    for (std::size_t g = 0; g < n; ++g) {
-      const Relation relation = matrix.cells[d][g].relation;
-      const bool same_numa = relation == Relation::node || relation == Relation::phb || relation == Relation::pxb ||
-                             relation == Relation::pix;
-      if (is_gpu[g] && matrix.numa_node[g] && same_numa) {
-        numa[d] = *matrix.numa_node[g];
-        break;
-      }
-    }
-  }
+  const Placement placement = place_devices(matrix, is_gpu);
+  std::vector<std::string> assumptions = placement.assumptions;
   std::map<int, VertexId> cpu_of_numa;
+  std::vector<VertexId> remote_cpus;
   for (std::size_t d = 0; d < n; ++d) {
-    if (!cpu_of_numa.contains(numa[d])) {
-      cpu_of_numa[numa[d]] =
-          graph.add_vertex(VertexKind::cpu, fmt::format("{}/CPU{}", host_name, numa[d]), host, numa[d]);
+    if (placement.numa[d] >= 0 && !cpu_of_numa.contains(placement.numa[d])) {
+      cpu_of_numa[placement.numa[d]] = graph.add_vertex(VertexKind::cpu, fmt::format("{}/CPU{}", host_name, placement.numa[d]),
+                                                        host, placement.numa[d]);
     }
   }
-  const LinkSpec smp = smp_link("", 0);
-  for (auto a = cpu_of_numa.begin(); a != cpu_of_numa.end(); ++a) {
-    for (auto b = std::next(a); b != cpu_of_numa.end(); ++b) graph.add_link(a->second, b->second, smp, true);
+  for (int g = 0; g < placement.remote_group_count; ++g) {
+    remote_cpus.push_back(graph.add_vertex(VertexKind::cpu, fmt::format("{}/CPU-unknown-NUMA{}", host_name, g), host, -1));
   }
+  const auto cpu_of = [&](std::size_t d) {
+    return placement.remote_group[d] >= 0 ? remote_cpus[static_cast<std::size_t>(placement.remote_group[d])]
+                                          : cpu_of_numa.at(placement.numa[d]);
+  };
+  std::vector<VertexId> cpus;
+  for (const auto& [numa, cpu] : cpu_of_numa) cpus.push_back(cpu);
+  cpus.insert(cpus.end(), remote_cpus.begin(), remote_cpus.end());
+  const LinkSpec smp = smp_link("", 0);
+  for (std::size_t a = 0; a < cpus.size(); ++a) {
+    for (std::size_t b = a + 1; b < cpus.size(); ++b) graph.add_link(cpus[a], cpus[b], smp, true);
+  }
+  if (cpus.size() > 1) assumptions.push_back("the CPU model is not in the file: links between NUMA nodes are nominal");
   // PCIe switches: devices joined by PIX or PXB share one.
   std::vector<std::size_t> parent(n);
   std::iota(parent.begin(), parent.end(), std::size_t{0});
@@ -238,14 +407,14 @@ Graph parse_nvidia_smi_topo(const SourceText& source) {
   for (std::size_t d = 0; d < n; ++d) {
     const std::size_t root = find_root(parent, d);
     if (group_size[root] == 1) {
-      graph.add_link(device[d], cpu_of_numa[numa[d]], pcie, true);
+      graph.add_link(device[d], cpu_of(d), pcie, true);
       continue;
     }
     auto [it, inserted] = switch_of_root.try_emplace(root, no_vertex);
     if (inserted) {
       const int ordinal = static_cast<int>(switch_of_root.size()) - 1;
       it->second = graph.add_vertex(VertexKind::pcie_switch, fmt::format("{}/PCIe{}", host_name, ordinal), host, ordinal);
-      graph.add_link(it->second, cpu_of_numa[numa[root]], pcie, true);
+      graph.add_link(it->second, cpu_of(root), pcie, true);
     }
     graph.add_link(device[d], it->second, pcie, true);
   }
@@ -259,9 +428,13 @@ Graph parse_nvidia_smi_topo(const SourceText& source) {
     if (is_gpu[d]) gpus.push_back(d);
   }
   std::vector<int> widest_bond(n, 0);
+  std::vector<int> total_links(n, 0);
   std::vector<std::size_t> nvlinked_gpus;
   for (const std::size_t g : gpus) {
-    for (const std::size_t peer : gpus) widest_bond[g] = std::max(widest_bond[g], matrix.cells[g][peer].nvlink_count);
+    for (const std::size_t peer : gpus) {
+      widest_bond[g] = std::max(widest_bond[g], matrix.cells[g][peer].nvlink_count);
+      total_links[g] += matrix.cells[g][peer].nvlink_count;
+    }
     if (widest_bond[g] > 0) nvlinked_gpus.push_back(g);
   }
   bool on_nvswitch = nvlinked_gpus.size() >= 3;
@@ -270,28 +443,41 @@ Graph parse_nvidia_smi_topo(const SourceText& source) {
       if (a != b && matrix.cells[a][b].nvlink_count != std::min(widest_bond[a], widest_bond[b])) on_nvswitch = false;
     }
   }
-  if (on_nvswitch) {
-    const VertexId nvswitch = graph.add_vertex(VertexKind::nvswitch, host_name + "/NVSwitch", host, 0);
+  if (!nvlinked_gpus.empty()) {
+    int most_links_per_gpu = 0;
     for (const std::size_t g : nvlinked_gpus) {
-      graph.add_link(device[g], nvswitch, *nvlink_by_generation(4, widest_bond[g]));
+      most_links_per_gpu = std::max(most_links_per_gpu, on_nvswitch ? widest_bond[g] : total_links[g]);
     }
-  } else {
-    for (std::size_t i = 0; i < gpus.size(); ++i) {
-      for (std::size_t j = i + 1; j < gpus.size(); ++j) {
-        const int bond = matrix.cells[gpus[i]][gpus[j]].nvlink_count;
-        if (bond > 0) graph.add_link(device[gpus[i]], device[gpus[j]], *nvlink_by_generation(4, bond));
+    const int generation = nvlink_generation(source, text, most_links_per_gpu, assumptions);
+    const auto bond = [&](int links) {
+      const std::optional<LinkSpec> spec = nvlink_by_generation(generation, links);
+      if (!spec) throw_input_error(source.path, 1, "an NVLink generation from 1 to 5", fmt::format("{}", generation));
+      return *spec;
+    };
+    if (on_nvswitch) {
+      const VertexId nvswitch = graph.add_vertex(VertexKind::nvswitch, host_name + "/NVSwitch", host, 0);
+      for (const std::size_t g : nvlinked_gpus) graph.add_link(device[g], nvswitch, bond(widest_bond[g]));
+    } else {
+      for (std::size_t i = 0; i < gpus.size(); ++i) {
+        for (std::size_t j = i + 1; j < gpus.size(); ++j) {
+          const int links = matrix.cells[gpus[i]][gpus[j]].nvlink_count;
+          if (links > 0) graph.add_link(device[gpus[i]], device[gpus[j]], bond(links));
+        }
       }
     }
   }
+  assumptions.push_back("PCIe widths and rates are not in the file: PCIe links are nominal Gen4 x16");
+  for (const std::string& assumption : assumptions) graph.add_assumption(fmt::format("{}: {}", source.path, assumption));
   return graph;
 }
 
+// The header may follow a prompt or `nvidia-smi -L` lines: the first line starting GPU0 decides.
 int sniff_nvidia_smi_topo(std::string_view text) {
   const std::string head = strip_ansi(text.substr(0, 4096));
   for (const NumberedLine& line : split_lines(head)) {
-    if (trim(line.text).empty()) continue;
     const std::vector<std::string_view> tokens = split_whitespace(line.text);
-    return !tokens.empty() && tokens.front() == "GPU0" ? 90 : 0;
+    if (tokens.empty() || tokens.front() != "GPU0") continue;
+    return tokens.size() == 1 || tokens[1] != "X" ? 90 : 0;
   }
   return 0;
 }

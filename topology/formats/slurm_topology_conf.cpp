@@ -4,9 +4,12 @@
 //   SwitchName=spine01 Switches=leaf[01-02] LinkSpeed=100
 //
 // The file names switches and what hangs below them but states no capacities: links take the
-// nominal 4xNDR InfiniBand rate, marked nominal so that a merged ibnetdiscover dump overrides it.
+// nominal 4xNDR InfiniBand rate, marked nominal so that a merged ibnetdiscover dump overrides it,
+// and recorded as an assumption. The other plugins' files (topology/block: BlockName=,
+// topology/ring: RingName=) group nodes for the scheduler without naming switches or links: they
+// are recognised and refused with a line saying so. topology.yaml has its own reader.
 
-#include "topology/format_registry.hpp"
+#include "topology/formats/slurm_tree.hpp"
 #include "topology/hostlist.hpp"
 #include "topology/input_error.hpp"
 #include "topology/text_scan.hpp"
@@ -14,23 +17,35 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 
 namespace fb::topo {
 namespace {
 
-struct SwitchLine {
-  std::size_t line = 0;
-  std::string name;
-  std::vector<std::string> hosts;
-  std::vector<std::string> child_switches;
-};
+// What the topology/block and topology/ring plugins' lines and topology.yaml start with, and why
+// they are not read.
+std::optional<std::string_view> other_plugin(std::string_view content) {
+  if (starts_with_ignoring_case(content, "BlockName=") || starts_with_ignoring_case(content, "BlockSizes=")) {
+    return "a topology/block file (BlockName=): it groups nodes for the scheduler without naming switches or links, "
+           "so there is no fabric to model";
+  }
+  if (starts_with_ignoring_case(content, "RingName=")) {
+    return "a topology/ring file (RingName=): it orders nodes for the scheduler without naming switches or links, "
+           "so there is no fabric to model";
+  }
+  return std::nullopt;
+}
 
-std::vector<SwitchLine> read_switch_lines(const SourceText& source) {
-  std::vector<SwitchLine> switches;
+std::vector<SlurmSwitch> read_switch_lines(const SourceText& source) {
+  std::vector<SlurmSwitch> switches;
   for (const NumberedLine& line : split_lines(source.text)) {
     std::string_view text = line.text.substr(0, line.text.find('#'));
     if (trim(text).empty()) continue;
-    SwitchLine entry{line.number, {}, {}, {}};
+    if (const std::optional<std::string_view> plugin = other_plugin(trim(text))) {
+      throw_input_error(source.path, line.number, "a topology/tree topology.conf (SwitchName=)",
+                        fmt::format("{}; or give an ibnetdiscover dump or a cluster spec YAML", *plugin));
+    }
+    SlurmSwitch entry{line.number, {}, {}, {}};
     for (const std::string_view token : split_whitespace(text)) {
       const std::size_t equals = token.find('=');
       if (equals == std::string_view::npos || equals == 0 || equals + 1 == token.size()) {
@@ -60,8 +75,9 @@ std::vector<SwitchLine> read_switch_lines(const SourceText& source) {
   return switches;
 }
 
-Graph parse_slurm_topology(const SourceText& source) {
-  const std::vector<SwitchLine> lines = read_switch_lines(source);
+}  // namespace
+
+Graph build_slurm_tree(const SourceText& source, const std::vector<SlurmSwitch>& lines) {
   std::map<std::string, std::size_t> line_of_switch;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (!line_of_switch.try_emplace(lines[i].name, i).second) {
@@ -93,12 +109,21 @@ Graph parse_slurm_topology(const SourceText& source) {
     return tier[i];
   };
   Graph graph;
+  // Sized up front: growing the name table of a million hosts step by step costs more than parsing.
+  std::size_t host_mentions = 0;
+  std::size_t child_mentions = 0;
+  for (const SlurmSwitch& line : lines) {
+    host_mentions += line.hosts.size();
+    child_mentions += line.child_switches.size();
+  }
+  graph.reserve(lines.size() + host_mentions, host_mentions + child_mentions);
   const LinkSpec nominal = *infiniband(4, "NDR");
   std::vector<VertexId> vertex_of(lines.size());
   for (std::size_t i = 0; i < lines.size(); ++i) {
     vertex_of[i] = graph.add_vertex(VertexKind::fabric_switch, lines[i].name);
     graph.set_tier(vertex_of[i], static_cast<SwitchTier>(tier_of(tier_of, i, 0)));
   }
+  std::map<std::string, std::vector<std::string>> switches_of_host;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     for (const std::string& child : lines[i].child_switches) {
       graph.add_link(vertex_of[line_of_switch.at(child)], vertex_of[i], nominal, true);
@@ -107,17 +132,32 @@ Graph parse_slurm_topology(const SourceText& source) {
       if (line_of_switch.contains(host)) {
         throw_input_error(source.path, lines[i].line, "a node name in Nodes=", "the switch " + quote_input(host));
       }
+      switches_of_host[host].push_back(lines[i].name);
       graph.add_link(graph.add_vertex(VertexKind::host, host), vertex_of[i], nominal, true);
     }
   }
+  for (const auto& [host, switches] : switches_of_host) {
+    if (switches.size() < 2) continue;
+    // Slurm's tree plugin expects each node under one leaf; a second one is often a copy-paste slip.
+    graph.add_assumption(fmt::format("{}: node {} is under {} leaf switches ({}, ...): modelled as cabled to each",
+                                     source.path, host, switches.size(), switches.front()));
+  }
+  graph.add_assumption(fmt::format("{}: Slurm's topology file states no link rates: every link is taken as 4xNDR "
+                                   "InfiniBand (nominal; a merged ibnetdiscover dump replaces it)",
+                                   source.path));
   return graph;
 }
+
+namespace {
+
+Graph parse_slurm_topology(const SourceText& source) { return build_slurm_tree(source, read_switch_lines(source)); }
+
 
 int sniff_slurm_topology(std::string_view text) {
   for (const NumberedLine& line : split_lines(text.substr(0, 4096))) {
     const std::string_view content = trim(line.text);
     if (content.empty() || content.front() == '#') continue;
-    return starts_with_ignoring_case(content, "SwitchName=") ? 95 : 0;
+    return starts_with_ignoring_case(content, "SwitchName=") || other_plugin(content) ? 95 : 0;
   }
   return 0;
 }

@@ -1,0 +1,82 @@
+// `fabricbench topo show|analyze|diff` end to end on the real files of tests/corpus/topology:
+// what the readers assumed reaches the user as warnings and in `topo show`, and analyses of
+// fabrics that cannot be routed say so instead of printing a bisection of 0 or -nan%.
+
+#include "core/errors.hpp"
+#include "process_runner.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace fb {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::ProcessResult;
+
+std::string corpus(const std::string& name) { return std::string(TOPOLOGY_CORPUS_DIR) + "/" + name; }
+
+ProcessResult fabricbench(std::vector<std::string> args) {
+  args.insert(args.begin(), FABRICBENCH_BINARY);
+  return testing::run_process(args);
+}
+
+TEST(TopoCommandCorpus, ShowListsWhatTheReaderAssumedAndWarnsOnStderr) {
+  const ProcessResult result =
+      fabricbench({"topo", "show", corpus("nccl_xml/ibmcloud_h100_vsi_topo_dump_2.5GTx1_bridges_width0.xml")});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("# 2 assumption(s): what the inputs did not state\n"));
+  EXPECT_THAT(result.out, HasSubstr("assumed: "));
+  EXPECT_THAT(result.out, HasSubstr("8 PCIe bridge(s) state PCIe Gen1 x1 above faster devices"));
+  EXPECT_THAT(result.err, HasSubstr("fabricbench: warning: "));
+  EXPECT_THAT(result.err, HasSubstr("16 PCIe link(s) state no link_width or width 0"));
+  // The emulated bridges do not become 0.19 GB/s links: every PCIe link is Gen5.
+  EXPECT_THAT(result.out, HasSubstr("\nPCIe Gen5                          24"));
+  EXPECT_THAT(result.out, Not(HasSubstr("\nPCIe Gen1 ")));
+}
+
+TEST(TopoCommandCorpus, NvlinkGenerationFlagReplacesTheAssumption) {
+  const std::string file = corpus("topo_m/tpgds-aihub0007.txt");
+  const ProcessResult assumed = fabricbench({"topo", "show", file});
+  ASSERT_EQ(assumed.exit_code, 0) << assumed.err;
+  EXPECT_THAT(assumed.out, HasSubstr("NVLink4                             8           3600.0"));
+  EXPECT_THAT(assumed.err, HasSubstr("NV# read as NVLink4 links"));
+  const ProcessResult stated = fabricbench({"topo", "show", "--nvlink-gen", "5", file});
+  ASSERT_EQ(stated.exit_code, 0) << stated.err;
+  EXPECT_THAT(stated.out, HasSubstr("NVLink5                             8           7200.0"));
+  EXPECT_THAT(stated.err, Not(HasSubstr("NV# read as")));
+}
+
+TEST(TopoCommandCorpus, AnalyzeNamesADisconnectedFabric) {
+  const ProcessResult result = fabricbench({"topo", "analyze", corpus("slurm/puppet_4leaf_disconnected_switches.conf")});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("# the fabric is disconnected: 4 parts that no link joins"));
+  EXPECT_THAT(result.out, HasSubstr("#   36 host(s): "));
+  EXPECT_THAT(result.out, Not(HasSubstr("nan")));
+  EXPECT_THAT(result.out, Not(HasSubstr("bisection bandwidth 0")));
+}
+
+TEST(TopoCommandCorpus, DiffNamesTheGpuOffTheBus) {
+  std::vector<std::string> args{"topo", "diff"};
+  for (const std::string node : {"dgx01", "dgx02", "dgx03", "dgx04"}) {
+    args.push_back(corpus("fleet/della_gpu3_off_the_bus/" + node + ".txt"));
+  }
+  const ProcessResult result = fabricbench(args);
+  EXPECT_EQ(result.exit_code, static_cast<int>(ExitCode::doctor_flags)) << result.err;
+  EXPECT_EQ(result.out,
+            "# topo diff: 4 nodes (nvidia-smi), 1 deviation(s)\n"
+            "# dgx03: GPUs matched to the fleet's by NUMA node, nearby NICs and NVLinks: GPU3 is the fleet's GPU4, "
+            "GPU4 is the fleet's GPU5, GPU5 is the fleet's GPU6, GPU6 is the fleet's GPU7\n"
+            "dgx03: GPU3: missing here, present on 3 of 4 nodes\n");
+}
+
+TEST(TopoCommandCorpus, GraphFileIsRefusedWithTheInputExitCode) {
+  const ProcessResult result = fabricbench({"topo", "show", corpus("nccl_xml/azure_ncv4-graph.xml")});
+  EXPECT_EQ(result.exit_code, static_cast<int>(ExitCode::input));
+  EXPECT_THAT(result.err, HasSubstr("azure_ncv4-graph.xml:1: expected a topology dump"));
+  EXPECT_THAT(result.err, HasSubstr("an NCCL graph file (<graphs>"));
+}
+
+}  // namespace
+}  // namespace fb
