@@ -227,6 +227,41 @@ expect_eq "scancel: temporary files left" "$(ls "$results" | grep -c '\.tmp\.')"
 sleep 2
 expect_eq "scancel: processes left" "$(processes_of_job "$id")" 0
 
+echo "== mpirun-hostfile.sh inside an allocation: a host listed twice, slots, hosts and tasks checked"
+hostfile=$state/elsewhere/hosts.txt
+printf 'fbn1 slots=1\nfbn2  # leaf 2\nfbn1\n' >"$hostfile"
+hostfile_job() {
+  local name=$1
+  shift
+  submitted=$(cd "$state/elsewhere" && sbatch --nodes=2 -o "$name-%j.out" --wrap \
+    "$source_root/scripts/launch/mpirun-hostfile.sh $* --binary $binary -- all_reduce -b 8 -e 1K -D $name-results")
+  id=$(job_id_of "$submitted")
+  wait_for_job "$id"
+  out=$state/elsewhere/$name-$id.out
+}
+hostfile_job per-host "$hostfile" --per host
+expect_eq "hostfile per host: accounting" "$(job_accounting "$id")" "COMPLETED 0:0"
+expect_grep "hostfile per host: duplicate named" "warning: .*hosts.txt:3: host fbn1 listed again \(first on line 1\)" "$out"
+csv=$(ls "$state/elsewhere/per-host-results"/*.csv | head -n 1)
+# 8 B to 1 KiB: 8 sizes, in place and out of place, on the 2 distinct hosts.
+expect_eq "hostfile per host: rows" "$(csv_column op "$csv" | grep -c '^all_reduce$')" 16
+expect_eq "hostfile per host: ranks" "$(csv_column nranks "$csv" | sort -u)" 2
+printf 'fbn1\nfbn2\n' >"$state/elsewhere/no-slots.txt"
+hostfile_job per-gpu "$state/elsewhere/no-slots.txt" --per gpu --gpus-per-host 2
+expect_eq "hostfile more ranks than tasks: accounting" "$(job_accounting "$id")" "FAILED 2:0"
+expect_grep "hostfile more ranks than tasks: reason" \
+  "no-slots.txt:1: Slurm job $id has 1 task\(s\) on fbn1, fewer than the 2 ranks per host" "$out"
+printf 'fbn1\nfbn9\n' >"$state/elsewhere/outside.txt"
+hostfile_job outside "$state/elsewhere/outside.txt" --per host
+expect_eq "hostfile host outside the allocation: accounting" "$(job_accounting "$id")" "FAILED 2:0"
+expect_grep "hostfile host outside the allocation: reason" \
+  "outside.txt:2: host fbn9 is not in Slurm job $id's allocation \(fbn\[1-2\]\)" "$out"
+slots=$("$source_root/scripts/launch/mpirun-hostfile.sh" "$hostfile" --per gpu --gpus-per-host 2 --binary "$binary" \
+  -- all_reduce 2>&1 | tail -n 1)
+expect_eq "hostfile slots outside Slurm: exit code" "${PIPESTATUS[0]}" 2
+expect_eq "hostfile slots outside Slurm: message" "$slots" \
+  "mpirun-hostfile: $hostfile:1: host fbn1 has slots=1, fewer than the 2 ranks per host of --per gpu"
+
 echo "== outside Slurm"
 outside=$(env -u SLURM_JOB_ID -u SLURM_SUBMIT_DIR bash "$repo/scripts/launch/fabricbench.sbatch" all_reduce 2>&1)
 expect_eq "outside Slurm: exit code" "$?" 2
