@@ -87,10 +87,12 @@ expect_grep() {
 job_accounting() {
   sacct -c -j "$1" -n -P -o State,ExitCode | head -n 1 | tr '|' ' '
 }
+# Until the job is recorded as ended and has left the queue: a cancelled job is recorded at once,
+# while its script and steps are still ending (state COMPLETING).
 wait_for_job() {
   local id=$1 tries
   for tries in {1..300}; do
-    [[ -n $(job_accounting "$id") ]] && return
+    [[ -n $(job_accounting "$id") && -z $(squeue -h -j "$id" -o %t 2>/dev/null) ]] && return
     sleep 1
   done
   fail "job $id did not end within 300 s"
@@ -220,7 +222,9 @@ results=$state/elsewhere/fabricbench-results/$id
 wait_for_csv_rows "$results" 1 || fail "job $id to cancel wrote no rows"
 scancel "$id"
 wait_for_job "$id"
-expect_eq "scancel accounting" "$(job_accounting "$id" | cut -d' ' -f1)" "CANCELLED"
+expect_eq "scancel accounting" "$(job_accounting "$id")" "CANCELLED 0:0"
+expect_grep "scancel: reason in the job output" "ended: exit 143: SIGTERM from Slurm" "$state/elsewhere/fabricbench-$id.out"
+expect_grep "scancel: reason in job.txt" "^ended: exit 143: SIGTERM from Slurm" "$results/job.txt"
 rows=$(grep -vc '^#' "$(ls "$results"/*.csv | head -n 1)")
 ((rows > 2)) && echo "ok: cancelled job kept $((rows - 1)) rows" || fail "cancelled job kept $((rows - 1)) rows"
 expect_eq "scancel: temporary files left" "$(ls "$results" | grep -c '\.tmp\.')" 0

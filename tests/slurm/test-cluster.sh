@@ -130,7 +130,6 @@ ReturnToService=2
 JobCompType=jobcomp/filetxt
 JobCompLoc=$state/jobcomp.txt
 AccountingStorageType=accounting_storage/none
-KillWait=5
 MinJobAge=600
 InactiveLimit=0
 SlurmctldTimeout=30
