@@ -154,6 +154,7 @@ expect_eq "provenance: Slurm job" \
   "$id fbn[1-4] fbpart"
 expect_grep "job output in the submit directory" "ended: exit 0: every measurement completed" "$repo/fabricbench-$id.out"
 expect_grep "job.txt: binary beside the script" "^binary: $binary\$" "$results/job.txt"
+expect_grep "job.txt: the job's output file" "^output: $repo/fabricbench-$id.out\$" "$results/job.txt"
 expect_grep "job.txt: one rank per node without GPUs" "^run: srun --nodes=4 --ntasks-per-node=1 --ntasks=4 " "$results/job.txt"
 
 echo "== GPUs requested, with doctor first, submitted from elsewhere"

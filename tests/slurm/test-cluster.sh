@@ -15,6 +15,7 @@
 # `down` ends every daemon `up` started, by the PIDs it recorded in STATE_DIR/pids, and their
 # job steps. Needs root (slurmd runs jobs as their users). Exit 77 when a daemon is missing.
 set -euo pipefail
+shopt -s extglob
 
 usage() {
   sed -n '5,6p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
@@ -42,10 +43,12 @@ free_ports() {
   fail "no $count free consecutive TCP ports"
 }
 
+# Every daemon, and through the task prolog every job process, carries FABRICBENCH_TEST_CLUSTER=
+# STATE_DIR in its environment: `down` finds by it the job steps and tasks no recorded PID covers.
 start_daemon() {
   local name=$1
   shift
-  "$@" >"$state/log/$name.stdout" 2>&1 &
+  FABRICBENCH_TEST_CLUSTER=$state "$@" >"$state/log/$name.stdout" 2>&1 &
   echo "$! $name" >>"$state/pids"
 }
 
@@ -96,6 +99,7 @@ up() {
   # own, or ranks of different nodes would open each other's segments.
   cat >"$state/task-prolog.sh" <<EOF
 #!/bin/sh
+echo "export FABRICBENCH_TEST_CLUSTER=$state"
 echo "export TMPDIR=$state/tmp/\$SLURMD_NODENAME"
 echo "export OMPI_MCA_btl_vader_backing_directory=$state/tmp/\$SLURMD_NODENAME"
 EOF
@@ -159,39 +163,54 @@ EOF
   fail "the $nodes nodes did not become idle within 60 s (logs in $state/log)"
 }
 
-# The PIDs `up` recorded, and the job steps their slurmd started (slurmstepd and the tasks under
-# it are children of no recorded daemon once slurmd is gone, so they are found first).
+# Processes whose environment holds FABRICBENCH_TEST_CLUSTER=STATE_DIR (the daemons, job scripts
+# and tasks), and the slurmstepd and slurmscriptd of this cluster, which Slurm starts with an
+# environment of its own that names only the cluster's slurm.conf.
+marked_processes() {
+  local proc environment
+  for proc in /proc/[0-9]*; do
+    [[ ${proc#/proc/} != "$$" ]] || continue
+    environment=$(tr '\0' '\n' 2>/dev/null <"$proc/environ") || continue
+    if grep -qxF "FABRICBENCH_TEST_CLUSTER=$1" <<<"$environment" ||
+      { [[ $(cat "$proc/comm" 2>/dev/null) == slurm@(stepd|scriptd) ]] &&
+        grep -qxF "SLURM_CONF=$1/slurm.conf" <<<"$environment"; }; then
+      echo "${proc#/proc/}"
+    fi
+  done
+  return 0
+}
+
+alive() {
+  [[ -d /proc/$1 && $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) != Z ]]
+}
+
+# The jobs' processes first (SIGKILL: the cluster is going away), then the daemons `up` recorded,
+# asked to stop and killed if they have not within 10 s.
 down() {
   (($# == 1)) || usage
-  local state=$1
+  local state
+  state=$(cd "$1" 2>/dev/null && pwd) || return 0
   [[ -f $state/pids ]] || return 0
-  local pid name pids=() stepds=()
+  local pid name daemons=()
   while read -r pid name; do
-    pids+=("$pid")
+    daemons+=("$pid")
   done <"$state/pids"
-  # slurmstepd processes whose spool directory is one of this cluster's.
-  local proc
-  for proc in /proc/[0-9]*; do
-    [[ $(cat "$proc/comm" 2>/dev/null) == slurmstepd ]] || continue
-    grep -qs "$state" "$proc/environ" "$proc/cmdline" && stepds+=("${proc#/proc/}")
+  for pid in $(marked_processes "$state"); do
+    [[ " ${daemons[*]} " == *" $pid "* ]] || kill -KILL "$pid" 2>/dev/null || true
   done
-  for pid in "${stepds[@]}"; do
-    # The tasks of the step: every process of its session.
-    pkill -KILL -s "$pid" 2>/dev/null || true
-  done
-  for pid in "${pids[@]}"; do
+  for pid in "${daemons[@]}"; do
     kill -TERM "$pid" 2>/dev/null || true
   done
-  local tries alive
+  local tries any
   for tries in {1..50}; do
-    alive=0
-    for pid in "${pids[@]}" "${stepds[@]}"; do
-      [[ -d /proc/$pid && $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) != Z ]] && alive=1
+    any=0
+    for pid in "${daemons[@]}"; do
+      alive "$pid" && any=1
     done
-    ((alive)) || break
+    ((any)) || break
     sleep 0.2
   done
-  for pid in "${pids[@]}" "${stepds[@]}"; do
+  for pid in "${daemons[@]}" $(marked_processes "$state"); do
     kill -KILL "$pid" 2>/dev/null || true
   done
   rm -f "$state/pids"
