@@ -53,7 +53,7 @@ gpus_per_node=2
 conf=$("$cluster" up "$state/cluster" "$nodes" 4 "$gpus_per_node")
 case $? in
   0) ;;
-  77) echo "skipped: Slurm or munge is not installed (scripts/setup.sh installs them)"; exit 77 ;;
+  77) echo "skipped: the Slurm test cluster cannot run here (reason above; scripts/setup.sh installs Slurm and munge)"; exit 77 ;;
   *) echo "FAIL: the test cluster did not come up"; exit 1 ;;
 esac
 export SLURM_CONF=$conf

@@ -13,7 +13,8 @@
 # (SlurmdParameters=config_overrides), so four nodes of 4 CPUs fit on a 2-core machine.
 #
 # `down` ends every daemon `up` started, by the PIDs it recorded in STATE_DIR/pids, and their
-# job steps. Needs root (slurmd runs jobs as their users). Exit 77 when a daemon is missing.
+# job steps. Needs root (slurmd runs jobs as their users). Exit 77 when a daemon is missing or
+# device files cannot be made.
 set -euo pipefail
 shopt -s extglob
 
@@ -89,7 +90,9 @@ up() {
   if ((gpus > 0)); then
     local g
     for ((g = 0; g < gpus; g++)); do
-      [[ -e $state/dev/nvidia$g ]] || mknod "$state/dev/nvidia$g" c 195 "$g"
+      # Slurm takes only device files as GPUs.
+      mknod "$state/dev/nvidia$g" c 195 "$g" ||
+        { echo "test-cluster: cannot create device files (mknod) for emulated GPUs here" >&2; exit 77; }
     done
     echo "NodeName=$node_list Name=gpu File=$state/dev/nvidia[0-$((gpus - 1))]" >"$state/gres.conf"
   fi
