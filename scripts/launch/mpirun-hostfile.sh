@@ -10,7 +10,7 @@
 #
 # The HOSTFILE lists hosts one per line (Open MPI format, `#` comments). A host listed twice is one
 # host (a warning says so) and its `slots=` add up; slots given must allow the ranks per host.
-# mpirun gets a copy with one line per distinct host. Inside a Slurm job every host must belong
+# mpirun gets each distinct host once. Inside a Slurm job every host must belong
 # to its allocation. Errors name the hostfile and line, and exit 2 before anything runs. Every
 # NCCL_* and UCX_* variable of this shell, and PATH and LD_LIBRARY_PATH, are passed to the ranks,
 # so tuning set here reaches every host; the command line is printed before it runs, for the
@@ -129,19 +129,17 @@ if [[ -n ${SLURM_JOB_NODELIST:-} ]]; then
   done
 fi
 
-distinct_hostfile=$(mktemp)
-trap 'rm -f "$distinct_hostfile"' EXIT
+# mpirun gets each distinct host once, with its slots (`--host HOST:SLOTS,...`).
+host_slots=()
 for host in "${hosts[@]}"; do
-  echo "$host slots=${slots[$host]:-$ranks_per_host}"
-done >"$distinct_hostfile"
+  host_slots+=("$host:${slots[$host]:-$ranks_per_host}")
+done
 
 root_flags=()
 [[ $(id -u) -ne 0 ]] || root_flags=(--allow-run-as-root)
 
-command=(mpirun "${root_flags[@]}" --hostfile "$distinct_hostfile" -np "$((${#hosts[@]} * ranks_per_host))"
+command=(mpirun "${root_flags[@]}" --host "$(IFS=,; echo "${host_slots[*]}")" -np "$((${#hosts[@]} * ranks_per_host))"
   "${placement[@]}" --report-bindings "${environment[@]}" "$binary" run "$@")
 printf '%q ' "${command[@]}" >&2
-echo "  # $distinct_hostfile: ${hosts[*]}" >&2
-status=0
-"${command[@]}" || status=$?
-exit "$status"
+echo >&2
+exec "${command[@]}"
