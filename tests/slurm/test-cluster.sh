@@ -97,14 +97,17 @@ up() {
     echo "NodeName=$node_list Name=gpu File=$state/dev/nvidia[0-$((gpus - 1))]" >"$state/gres.conf"
   fi
 
-  # The emulated nodes share one host name, and Open MPI names its session directory and
-  # shared-memory segments after the host: each node's tasks get a temporary directory of their
-  # own, or ranks of different nodes would open each other's segments.
+  # The emulated nodes are one host with one host name, which Open MPI takes for one node: each
+  # node's tasks get a temporary directory (Open MPI's session directory) of their own, and ranks
+  # talk over TCP on loopback only, never through shared memory across emulated nodes nor over
+  # interfaces that other tests on this machine create and remove.
   cat >"$state/task-prolog.sh" <<EOF
 #!/bin/sh
 echo "export FABRICBENCH_TEST_CLUSTER=$state"
 echo "export TMPDIR=$state/tmp/\$SLURMD_NODENAME"
-echo "export OMPI_MCA_btl_vader_backing_directory=$state/tmp/\$SLURMD_NODENAME"
+echo "export OMPI_MCA_btl=self,tcp"
+echo "export OMPI_MCA_btl_tcp_if_include=lo"
+echo "export OMPI_MCA_oob_tcp_if_include=lo"
 EOF
   chmod +x "$state/task-prolog.sh"
 
