@@ -105,13 +105,16 @@ job_id_of() {
 csv_column() {
   grep -v '^#' "$2" | awk -F, -v name="$1" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == name) c = i; next} {print $c}'
 }
+environment_of() {
+  tr '\0' '\n' 2>/dev/null <"/proc/$1/environ" || true
+}
 # The process of rank `rank` of job `id`, found by the environment Slurm gave it.
 rank_pid() {
-  local id=$1 rank=$2 proc
+  local id=$1 rank=$2 proc environment
   for proc in /proc/[0-9]*; do
     [[ $(cat "$proc/comm" 2>/dev/null) == fabricbench ]] || continue
-    tr '\0' '\n' 2>/dev/null <"$proc/environ" | grep -qx "SLURM_JOB_ID=$id" || continue
-    tr '\0' '\n' 2>/dev/null <"$proc/environ" | grep -qx "SLURM_PROCID=$rank" || continue
+    environment=$(environment_of "${proc#/proc/}")
+    grep -qx "SLURM_JOB_ID=$id" <<<"$environment" && grep -qx "SLURM_PROCID=$rank" <<<"$environment" || continue
     echo "${proc#/proc/}"
     return
   done
@@ -119,7 +122,7 @@ rank_pid() {
 processes_of_job() {
   local id=$1 proc count=0
   for proc in /proc/[0-9]*; do
-    tr '\0' '\n' 2>/dev/null <"$proc/environ" | grep -qx "SLURM_JOB_ID=$id" && count=$((count + 1))
+    grep -qx "SLURM_JOB_ID=$id" <<<"$(environment_of "${proc#/proc/}")" && count=$((count + 1))
   done
   echo "$count"
 }

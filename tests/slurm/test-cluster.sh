@@ -36,7 +36,7 @@ free_ports() {
   listening=$(ss -Htln | awk '{n = split($4, a, ":"); print a[n]}')
   for attempt in {1..50}; do
     base=$((20000 + RANDOM % 30000))
-    if ! seq "$base" $((base + count - 1)) | grep -qxF -f <(echo "$listening"); then
+    if ! grep -qxF -f <(echo "$listening") <<<"$(seq "$base" $((base + count - 1)))"; then
       echo "$base"
       return
     fi
