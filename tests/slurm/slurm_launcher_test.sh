@@ -4,7 +4,8 @@
 # what a user and the scheduler's accounting see: the README's own command completes, results
 # and provenance land in fabricbench-results/JOB_ID/, and the exit codes Slurm records (here from
 # its job completion log, `sacct -c`) are fabricbench's, for success, bad flags, a timeout, a
-# cancelled job and launches the script refuses.
+# cancelled job and launches the script refuses; and scripts/launch/mpirun-hostfile.sh inside an
+# allocation (a host listed twice, a host outside it, more ranks than tasks).
 #
 #   tests/slurm/slurm_launcher_test.sh FABRICBENCH_BINARY REPOSITORY_ROOT
 #
