@@ -17,6 +17,7 @@ packages=(
   clang libclang-rt-14-dev                    # libFuzzer targets with ASan and UBSan
   iproute2 procps                             # emulated fabrics (ip netns) and process control in tests
   gnuplot-nox graphviz chromium               # report plots (SVG), topology drawings, report tests in a headless browser
+  slurmctld slurmd slurm-client munge jq      # the launcher test under a real Slurm (tests/slurm)
 )
 
 missing=()

@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <chrono>
@@ -28,7 +29,9 @@ bool is_relevant_environment_variable(std::string_view name) {
     if (name.starts_with(internal)) return false;
   for (std::string_view prefix : prefixes)
     if (name.starts_with(prefix)) return true;
-  return false;
+  // Under Slurm: the job the run belongs to, to find it in the scheduler's accounting.
+  constexpr std::array slurm_job{"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_PARTITION"};
+  return std::ranges::find(slurm_job, name) != slurm_job.end();
 }
 
 std::string this_host_name() {

@@ -21,7 +21,8 @@ std::string shell_command_line(int argc, char** argv);
 // This machine's host name (gethostname), "localhost" when it has none.
 std::string this_host_name();
 
-// Environment variables that select transports, algorithms and tuning (NCCL_*, UCX_*, ...).
+// Environment variables that select transports, algorithms and tuning (NCCL_*, UCX_*, ...), and
+// the Slurm job the run is part of (SLURM_JOB_ID, SLURM_JOB_NODELIST, SLURM_JOB_PARTITION).
 bool is_relevant_environment_variable(std::string_view name);
 
 }  // namespace fb

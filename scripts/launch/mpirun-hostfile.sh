@@ -8,10 +8,13 @@
 # e.g. scripts/launch/mpirun-hostfile.sh hosts.txt --per host -- pairwise concurrent -b 64M -e 64M
 #      scripts/launch/mpirun-hostfile.sh hosts.txt --per gpu -- all_reduce -b 8 -e 1G
 #
-# The HOSTFILE lists one host per line (Open MPI format; a `slots=` given must allow the ranks
-# per host). Every NCCL_* and UCX_* variable of this shell, and PATH and LD_LIBRARY_PATH, are
-# passed to the ranks, so tuning set here reaches every host; the command line is printed before
-# it runs, for the record.
+# The HOSTFILE lists hosts one per line (Open MPI format, `#` comments). A host listed twice is one
+# host (a warning says so) and its `slots=` add up; slots given must allow the ranks per host.
+# mpirun gets each distinct host once. Inside a Slurm job every host must belong
+# to its allocation. Errors name the hostfile and line, and exit 2 before anything runs. Every
+# NCCL_* and UCX_* variable of this shell, and PATH and LD_LIBRARY_PATH, are passed to the ranks,
+# so tuning set here reaches every host; the command line is printed before it runs, for the
+# record. The exit code is mpirun's, which is fabricbench's (README, "Exit codes").
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -39,10 +42,6 @@ while (($#)); do
 done
 (($#)) || usage
 
-# Hosts: first word of every line that is not blank or a comment.
-host_count=$(awk '$1 !~ /^(#|$)/ {n++} END {print n + 0}' "$hostfile")
-((host_count > 0)) || { echo "mpirun-hostfile: '$hostfile' lists no hosts" >&2; exit 2; }
-
 case $per in
   host)
     ranks_per_host=1
@@ -69,10 +68,77 @@ while IFS= read -r name; do
   environment+=(-x "$name")
 done < <(compgen -e | grep -E '^(NCCL_|UCX_|PATH$|LD_LIBRARY_PATH$)' || true)
 
+# Distinct hosts in the order first listed, with the slots each line gives (summed) and the line
+# that first names each.
+hosts=()
+declare -A first_line=() slots=()
+line_number=0
+while IFS= read -r line || [[ -n $line ]]; do
+  line_number=$((line_number + 1))
+  line=${line%%#*}
+  read -r host options <<<"$line" || true
+  [[ -n ${host:-} ]] || continue
+  if [[ -n ${first_line[$host]:-} ]]; then
+    echo "mpirun-hostfile: warning: $hostfile:$line_number: host $host listed again (first on line ${first_line[$host]}); counted once, slots added" >&2
+  else
+    hosts+=("$host")
+    first_line[$host]=$line_number
+  fi
+  if [[ $options =~ (^|[[:space:]])slots=([0-9]+) ]]; then
+    slots[$host]=$((${slots[$host]:-0} + BASH_REMATCH[2]))
+  fi
+done <"$hostfile"
+((${#hosts[@]})) || { echo "mpirun-hostfile: '$hostfile' lists no hosts" >&2; exit 2; }
+
+for host in "${hosts[@]}"; do
+  if [[ -n ${slots[$host]:-} ]] && ((slots[$host] < ranks_per_host)); then
+    echo "mpirun-hostfile: $hostfile:${first_line[$host]}: host $host has slots=${slots[$host]}, fewer than the $ranks_per_host ranks per host of --per $per" >&2
+    exit 2
+  fi
+done
+
+# Inside a Slurm job, mpirun starts its daemons through Slurm and takes each host's slots from the
+# allocation's tasks per node: a host outside it, or more ranks than its tasks, fail in mpirun
+# with exit 1 (the wrong-results code) and a message that names neither host nor hostfile.
+if [[ -n ${SLURM_JOB_NODELIST:-} ]]; then
+  allocated_hosts=$(scontrol show hostnames "$SLURM_JOB_NODELIST") ||
+    { echo "mpirun-hostfile: cannot expand SLURM_JOB_NODELIST=$SLURM_JOB_NODELIST with scontrol" >&2; exit 2; }
+  # SLURM_TASKS_PER_NODE lists the nodes' task counts in node order, runs compressed: "2(x3),1".
+  declare -A allocated_tasks=()
+  mapfile -t allocated_list <<<"$allocated_hosts"
+  node_index=0
+  IFS=, read -ra task_runs <<<"${SLURM_TASKS_PER_NODE:-}"
+  for run in "${task_runs[@]}"; do
+    [[ $run =~ ^([0-9]+)(\(x([0-9]+)\))?$ ]] || continue
+    for ((repeat = 0; repeat < ${BASH_REMATCH[3]:-1}; repeat++)); do
+      allocated_tasks[${allocated_list[node_index]:-}]=${BASH_REMATCH[1]}
+      node_index=$((node_index + 1))
+    done
+  done
+  for host in "${hosts[@]}"; do
+    node=$host
+    [[ -n ${allocated_tasks[$node]:-} ]] || node=${host%%.*}
+    [[ -n ${allocated_tasks[$node]:-} ]] || {
+      echo "mpirun-hostfile: $hostfile:${first_line[$host]}: host $host is not in Slurm job ${SLURM_JOB_ID:-?}'s allocation ($SLURM_JOB_NODELIST)" >&2
+      exit 2
+    }
+    ((allocated_tasks[$node] >= ranks_per_host)) || {
+      echo "mpirun-hostfile: $hostfile:${first_line[$host]}: Slurm job ${SLURM_JOB_ID:-?} has ${allocated_tasks[$node]} task(s) on $node, fewer than the $ranks_per_host ranks per host of --per $per (sbatch --ntasks-per-node=$ranks_per_host)" >&2
+      exit 2
+    }
+  done
+fi
+
+# mpirun gets each distinct host once, with its slots (`--host HOST:SLOTS,...`).
+host_slots=()
+for host in "${hosts[@]}"; do
+  host_slots+=("$host:${slots[$host]:-$ranks_per_host}")
+done
+
 root_flags=()
 [[ $(id -u) -ne 0 ]] || root_flags=(--allow-run-as-root)
 
-command=(mpirun "${root_flags[@]}" --hostfile "$hostfile" -np "$((host_count * ranks_per_host))"
+command=(mpirun "${root_flags[@]}" --host "$(IFS=,; echo "${host_slots[*]}")" -np "$((${#hosts[@]} * ranks_per_host))"
   "${placement[@]}" --report-bindings "${environment[@]}" "$binary" run "$@")
 printf '%q ' "${command[@]}" >&2
 echo >&2

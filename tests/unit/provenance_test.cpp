@@ -33,6 +33,12 @@ TEST(RelevantEnvironment, KeepsTuningAndDropsLauncherWiring) {
   EXPECT_FALSE(is_relevant_environment_variable("OMPI_MCA_ess_base_jobid"));
   EXPECT_FALSE(is_relevant_environment_variable("PATH"));
   EXPECT_FALSE(is_relevant_environment_variable("HOME"));
+  EXPECT_TRUE(is_relevant_environment_variable("SLURM_JOB_ID"));
+  EXPECT_TRUE(is_relevant_environment_variable("SLURM_JOB_NODELIST"));
+  EXPECT_TRUE(is_relevant_environment_variable("SLURM_JOB_PARTITION"));
+  // Per rank or per step: differs between ranks of one run.
+  EXPECT_FALSE(is_relevant_environment_variable("SLURM_PROCID"));
+  EXPECT_FALSE(is_relevant_environment_variable("SLURM_JOB_ID_EXTRA"));
 }
 
 TEST(RunId, SortableUtcPrefixAndRandomSuffix) {
