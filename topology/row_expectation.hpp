@@ -1,6 +1,6 @@
 #pragma once
 // What the topology model expects of a measured results row, for the ranks where the row's run
-// placed them: the bus bandwidth of a collective (the ring prediction of collective_model.hpp),
+// placed them: the bus bandwidth of a collective (what collective_model.hpp predicts NCCL picks),
 // the bandwidth of a pair, or the time of a latency message. The model lives here, next to the
 // routes and the ring model it reuses; judging a run by it (efficiency, reports) is the caller's.
 //
@@ -25,6 +25,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <utility>
 #include <vector>
 
 namespace fb::topo {
@@ -42,13 +43,26 @@ struct PairPath {
   std::string bottleneck;     // the bottleneck link's technology: "SMP AMD", "Ethernet", "IB NDR"
 };
 
+// How the collective model reached an expectation (row columns model_algorithm, ...).
+struct ModelChoice {
+  std::string algorithm;
+  std::string protocol;
+  std::optional<int> channels;
+  std::string limit;
+};
+
 struct Expectation {
   std::optional<double> busbw_gbps;  // collectives and bandwidth pair ops
   std::optional<double> time_us;     // latency ops
   // Set when the model could not answer a row it should have: a host the topology does not have,
-  // ranks sharing a CPU, a placement the ring model refuses. Empty for rows it never models
-  // (broadcast, alltoall, one rank, a backend it does not place).
+  // ranks sharing a CPU, a placement the collective model refuses. Empty for rows it never models
+  // (ops it does not know, one rank, a backend it does not place).
   std::string problem;
+  ModelChoice choice;  // collectives only
+
+  Expectation(std::optional<double> busbw = {}, std::optional<double> time = {}, std::string why_not = {},
+              ModelChoice how = {})
+      : busbw_gbps(busbw), time_us(time), problem(std::move(why_not)), choice(std::move(how)) {}
 };
 
 struct PairPathResult {
@@ -84,7 +98,7 @@ class ExpectationModel {
 
   const Graph& graph_;
   std::map<std::pair<VertexId, VertexId>, PairPathResult> paths_;
-  std::map<std::vector<VertexId>, std::variant<RingModel, std::string>> rings_;
+  std::map<std::vector<VertexId>, std::variant<CollectiveModel, std::string>> models_;
 };
 
 // Writes the expectation into the row's expected_busbw_gbps / expected_time_us and sets
