@@ -206,19 +206,26 @@ class Flows {
     std::string limit;  // a full resource on the slowest flow's path
   };
 
+  // The slowest flow's rate and its bottleneck: a full resource on its path where no flow runs
+  // faster than it (max-min fairness: the one that stopped it).
   Solution solve() const {
     const MaxMinAllocation allocation = solve_max_min(capacity_gbps_, classes_);
     const auto slowest = std::min_element(allocation.rate_gbps.begin(), allocation.rate_gbps.end());
     Solution solution{*slowest, ""};
+    std::vector<double> fastest_gbps(capacity_gbps_.size(), 0.0);
+    for (std::size_t c = 0; c < classes_.size(); ++c) {
+      for (const auto& segment : classes_[c].segments) {
+        for (const ResourceShare& use : segment) {
+          fastest_gbps[use.resource] = std::max(fastest_gbps[use.resource], allocation.rate_gbps[c]);
+        }
+      }
+    }
     const FlowClass& flow = classes_[static_cast<std::size_t>(slowest - allocation.rate_gbps.begin())];
-    double tightest = std::numeric_limits<double>::max();
     for (const auto& segment : flow.segments) {
       for (const ResourceShare& use : segment) {
-        if (!allocation.saturated[use.resource] || use.share <= 0) continue;
-        const double per_share = capacity_gbps_[use.resource] / use.share;
-        if (per_share < tightest) {
-          tightest = per_share;
+        if (allocation.saturated[use.resource] && use.share > 0 && fastest_gbps[use.resource] <= *slowest * (1 + 1e-9)) {
           solution.limit = describe(use.resource);
+          return solution;
         }
       }
     }
@@ -373,6 +380,20 @@ class RailPlanner {
   std::map<VertexId, int> entry_uses_;
   std::map<VertexId, int> exit_uses_;
 };
+
+// The parent of node r (1 <= r < n) in an in-order binary tree over 0..n-1 rooted under node 0:
+// r's lowest set bit b; the parent is r + b or r - b, whichever has bit 2b clear, climbing while
+// it falls outside.
+int in_order_parent(int r, int n) {
+  int bit = r & -r;
+  for (;;) {
+    const int parent = (r & (2 * bit)) != 0 ? r - bit : r + bit;
+    if (parent < n) return parent;
+    if (2 * bit >= n) return 0;
+    r = parent;
+    bit *= 2;
+  }
+}
 
 std::string solved_limit(const Flows::Solution& solution) {
   return solution.limit.empty() ? std::string("no shared link fills") : solution.limit;
@@ -592,6 +613,28 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     model.net_gbps = model.rails * solution.slowest_gbps;
     model.net_limit = solved_limit(solution);
 
+    // NCCL's double binary tree: tree 1 in order over the nodes, tree 2 its mirror image; every
+    // edge carries half the data up (reduce) and down (broadcast) at once, on every rail.
+    Flows trees(graph, fabric);
+    const int n = model.nodes;
+    for (int tree = 0; tree < 2; ++tree) {
+      for (int node = 1; node < n; ++node) {
+        const int child = tree == 0 ? node : n - 1 - node;
+        const int parent = tree == 0 ? in_order_parent(node, n) : n - 1 - in_order_parent(node, n);
+        for (const auto& rail : crossings) {
+          const RailCrossing& c = rail[static_cast<std::size_t>(child)];
+          const RailCrossing& p = rail[static_cast<std::size_t>(parent)];
+          trees.add_fabric_hop(c.entry, c.entry, c.nic, p.nic, p.entry);
+          trees.add_fabric_hop(p.entry, p.entry, p.nic, c.nic, c.entry);
+        }
+      }
+    }
+    const Flows::Solution tree_solution = trees.solve();
+    // Each flow moves S / (2 rails): busbw = 2(p-1)/p x S / T = 4 (p-1)/p x rails x rate.
+    const double p = model.ranks;
+    model.tree_net_gbps = 4 * (p - 1) / p * model.rails * tree_solution.slowest_gbps;
+    model.tree_limit = solved_limit(tree_solution);
+
     // Each rank's own path to its nearest NIC, alone (alltoall pushes every GPU's remote share
     // through it).
     model.gpu_nic_gbps = std::numeric_limits<double>::max();
@@ -669,13 +712,6 @@ bool has_nvls(const CollectiveModel& m) {
   return m.gpu_ranks && m.nvswitch && m.compute_capability >= 90 && m.ranks_per_node > 1;
 }
 
-// The network term of a tree over the nodes: a 2-node tree sends each node's data across once,
-// a deeper double binary tree twice (up and down), where a ring sends it 2(p-1)/p times.
-double tree_network_busbw(const CollectiveModel& m) {
-  const double p = m.ranks;
-  return m.net_gbps * (m.nodes == 2 ? 2 * (p - 1) / p : (p - 1) / p);
-}
-
 double nvls_all_reduce_busbw(const CollectiveModel& m) {
   const double g = m.ranks_per_node;
   return 2 * (g - 1) / (g + 1) * m.gpu_nvlink_gbps * nvls_efficiency[generation_index(m.compute_capability)];
@@ -742,9 +778,9 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, CollectiveOp op) {
     case CollectiveOp::all_reduce: {
       add_ring_family(Algorithm::ring, m.ring_gbps, m.ring_limit);
       // Tree: a chain inside each node, a double binary tree across nodes.
-      const bool network_bound = multi_node && tree_network_busbw(m) < m.intra_gbps;
-      const double tree_gbps = tree_efficiency * (multi_node ? std::min(m.intra_gbps, tree_network_busbw(m)) : m.intra_gbps);
-      const std::string tree_limit = network_bound ? m.net_limit : m.intra_limit;
+      const bool network_bound = multi_node && m.tree_net_gbps < m.intra_gbps;
+      const double tree_gbps = tree_efficiency * (multi_node ? std::min(m.intra_gbps, m.tree_net_gbps) : m.intra_gbps);
+      const std::string tree_limit = network_bound ? m.tree_limit : m.intra_limit;
       for (const Protocol pr : protocols) {
         if (!m.gpu_ranks && pr != Protocol::simple) continue;
         if (pr == Protocol::ll128 && !ll128_enabled) continue;
@@ -767,10 +803,10 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, CollectiveOp op) {
                          multi_node && sharp_gbps < nvls_all_reduce_busbw(m) ? m.net_limit : nvls_limit});
         }
         if (multi_node) {
-          const double network = tree_network_busbw(m);
+          const double network = m.tree_net_gbps;
           const double latency = intra + 2 * depth * inter_hop(Algorithm::nvls_tree, Protocol::simple);
           out.push_back({Algorithm::nvls_tree, Protocol::simple, std::min(nvls_all_reduce_busbw(m), network), latency,
-                         network < nvls_all_reduce_busbw(m) ? m.net_limit : nvls_limit});
+                         network < nvls_all_reduce_busbw(m) ? m.tree_limit : nvls_limit});
         }
       }
       if (m.in_network_reduction && m.gpu_ranks) {

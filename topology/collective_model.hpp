@@ -19,8 +19,9 @@
 //
 // Bus bandwidth per algorithm (busbw = algbw x nccl-tests' factor; p ranks, N nodes, g per node):
 //   ring       the ring rate B (all rails at once)
-//   tree       0.92 x min(intra ring, network x (N = 2 ? 2(p-1)/p : (p-1)/p)): a 2-node tree sends
-//              each node's data across once, a deeper one twice, a ring 2(p-1)/p times
+//   tree       0.92 x min(intra ring, tree network): the double binary tree's edges as flows on
+//              every rail at once (a 2-node tree sends each node's data across once, a deeper one
+//              twice, a ring 2(p-1)/p times; edges between leaves feel a tapered fabric)
 //   NVLS       2(g-1)/(g+1) x GPU NVLink x NVLS efficiency (each GPU sends S + S/g to the switch)
 //   NVLS-tree  min(NVLS, tree network term)
 //   CollNet    min(intra, network x 2(p-1)/p): the switch reduces, each node sends its data once
@@ -78,6 +79,8 @@ struct CollectiveModel {
   double gpu_nvlink_gbps = 0;  // the slowest rank's NVLink to its switches
   double net_gbps = 0;         // one node's network, all rails at once, after transport efficiency
   std::string net_limit;
+  double tree_net_gbps = 0;  // busbw of NCCL's double binary tree over the nodes, network part
+  std::string tree_limit;
   double sendrecv_gbps = 0;  // rank i to i+1, all at once
   std::string sendrecv_limit;
   double alltoall_node_gbps = 0;  // what one node sends when every node sends to every other
