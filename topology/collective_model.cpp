@@ -463,30 +463,51 @@ std::optional<Protocol> protocol_from_string(std::string_view name) {
   return std::nullopt;
 }
 
-std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_node) {
-  std::vector<VertexId> ranks;
-  int placed_nodes = 0;
-  for (VertexId host = 0; host < graph.vertex_count(); ++host) {
-    if (graph.vertex(host).kind != VertexKind::host) continue;
-    if (nodes > 0 && placed_nodes == nodes) break;
+std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_node, const Placement& placement) {
+  const auto gpus_of = [&](VertexId host) {
     std::vector<VertexId> gpus;
     for (const VertexId device : graph.devices_of(host)) {
       if (graph.vertex(device).kind == VertexKind::gpu) gpus.push_back(device);
     }
-    std::sort(gpus.begin(), gpus.end(),
-              [&](VertexId a, VertexId b) { return graph.vertex(a).index < graph.vertex(b).index; });
-    if (gpus.empty()) continue;
+    std::sort(gpus.begin(), gpus.end(), [&](VertexId a, VertexId b) { return graph.vertex(a).index < graph.vertex(b).index; });
+    return gpus;
+  };
+  std::vector<VertexId> hosts;
+  if (placement.kind == Placement::Kind::hosts) {
+    for (const std::string& name : placement.hosts) {
+      const VertexId host = graph.find(name);
+      if (host == no_vertex || graph.vertex(host).kind != VertexKind::host) {
+        throw std::invalid_argument(fmt::format("placement: host {} is not in the topology", name));
+      }
+      if (gpus_of(host).empty()) throw std::invalid_argument(fmt::format("placement: host {} has no GPU", name));
+      hosts.push_back(host);
+    }
+    if (nodes > 0 && nodes != static_cast<int>(hosts.size())) {
+      throw std::invalid_argument(fmt::format("placement names {} hosts, --nodes asks for {}", hosts.size(), nodes));
+    }
+  } else {
+    std::vector<VertexId> candidates;
+    for (VertexId host = 0; host < graph.vertex_count(); ++host) {
+      if (graph.vertex(host).kind == VertexKind::host && !gpus_of(host).empty()) candidates.push_back(host);
+    }
+    const std::size_t wanted = nodes > 0 ? static_cast<std::size_t>(nodes) : candidates.size();
+    if (wanted > candidates.size()) {
+      throw std::invalid_argument(fmt::format("the topology has {} hosts with GPUs, fewer than the {} nodes asked for",
+                                              candidates.size(), nodes));
+    }
+    for (std::size_t k = 0; k < wanted; ++k) {
+      hosts.push_back(candidates[placement.kind == Placement::Kind::spread ? k * candidates.size() / wanted : k]);
+    }
+  }
+  std::vector<VertexId> ranks;
+  for (const VertexId host : hosts) {
+    const std::vector<VertexId> gpus = gpus_of(host);
     if (gpus_per_node > static_cast<int>(gpus.size())) {
       throw std::invalid_argument(fmt::format("host {} has {} GPUs, fewer than the {} per node asked for",
                                               graph.vertex(host).name, gpus.size(), gpus_per_node));
     }
     const std::size_t take = gpus_per_node > 0 ? static_cast<std::size_t>(gpus_per_node) : gpus.size();
     ranks.insert(ranks.end(), gpus.begin(), gpus.begin() + static_cast<std::ptrdiff_t>(take));
-    ++placed_nodes;
-  }
-  if (nodes > 0 && placed_nodes < nodes) {
-    throw std::invalid_argument(fmt::format("the topology has {} hosts with GPUs, fewer than the {} nodes asked for",
-                                            placed_nodes, nodes));
   }
   return ranks;
 }

@@ -90,9 +90,18 @@ struct CollectiveModel {
   std::vector<std::string> assumptions;
 };
 
-// GPUs in rank order: the first `gpus_per_node` GPUs of each of the first `nodes` hosts that
-// have GPUs (0 means all). Throws std::invalid_argument when the graph has fewer.
-std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_node);
+// Which hosts a job gets: packed (the first N hosts in the topology's order, so neighbours share
+// leaves), spread (N hosts evenly spaced over all of them, so they do not), or named hosts.
+struct Placement {
+  enum class Kind { packed, spread, hosts };
+  Kind kind = Kind::packed;
+  std::vector<std::string> hosts;  // Kind::hosts, in rank order
+};
+
+// GPUs in rank order: the first `gpus_per_node` GPUs (0: all) of each of `nodes` hosts with GPUs
+// (0: all, or as many as named) chosen by the placement. Throws std::invalid_argument when the
+// graph has fewer, or a named host is not in it or has no GPU.
+std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_node, const Placement& placement = {});
 
 // Throws std::invalid_argument with fewer than 2 ranks or a multi-node placement on a host
 // without a NIC or fabric route.

@@ -18,6 +18,7 @@
 #include "topology/dot_export.hpp"
 #include "topology/fleet_diff.hpp"
 #include "topology/format_registry.hpp"
+#include "topology/hostlist.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -56,6 +57,7 @@ struct TopoOptions {
   std::uint64_t step_factor = 2;
   int nodes = 0;
   int gpus_per_node = 0;
+  std::string placement = "packed";
   std::string csv_path;
 };
 
@@ -156,6 +158,17 @@ std::string utc_now_iso8601() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
 }
 
+topo::Placement parse_placement(const std::string& text) {
+  if (text == "packed") return {};
+  if (text == "spread") return {topo::Placement::Kind::spread, {}};
+  topo::HostlistResult hosts = topo::expand_hostlist(text);
+  if (!hosts.error.empty() || hosts.hosts.empty()) {
+    throw UsageError("--placement must be packed, spread or a host list like node[01-16], got '" + text + "': " +
+                     hosts.error);
+  }
+  return {topo::Placement::Kind::hosts, std::move(hosts.hosts)};
+}
+
 void print_explanation(const topo::CollectiveModel& model, const std::vector<ResultRow>& rows,
                        const std::vector<std::string>& warnings) {
   fmt::print(stderr, "# model: {} ranks on {} nodes ({} per node), sm_{}{}{}\n", model.ranks, model.nodes,
@@ -204,7 +217,8 @@ int predict(const TopoOptions& options) {
   validate_sweep(sweep);
 
   const Graph graph = topo::load_topology(options.spec_paths, options.format);
-  const std::vector<topo::VertexId> ranks = topo::place_ranks(graph, options.nodes, options.gpus_per_node);
+  const std::vector<topo::VertexId> ranks =
+      topo::place_ranks(graph, options.nodes, options.gpus_per_node, parse_placement(options.placement));
   const topo::CollectiveModel model =
       topo::model_collectives(graph, ranks, topo::ModelOptions{options.in_network_reduction});
   const bool per_rank_share =
@@ -221,8 +235,10 @@ int predict(const TopoOptions& options) {
   provenance.tool_version = FABRICBENCH_VERSION;
   provenance.git_revision = git_revision();
   provenance.start_time = utc_now_iso8601();
-  provenance.command_line = fmt::format("fabricbench topo predict --spec {} --op {} --algo {} --proto {}{} -b {} -e {} -f {}",
-                                        inputs, options.op, options.algorithm, options.protocol,
+  provenance.command_line = fmt::format(
+      "fabricbench topo predict --spec {} --nodes {} --gpus-per-node {} --placement {} --op {} --algo {} --proto {}{} "
+      "-b {} -e {} -f {}",
+      inputs, options.nodes, options.gpus_per_node, options.placement, options.op, options.algorithm, options.protocol,
                                         options.in_network_reduction ? " --sharp" : "", options.min_bytes,
                                         options.max_bytes, options.step_factor);
   provenance.backend = "model";
@@ -354,6 +370,10 @@ const CommandRegistrar registrar{
       predict_command->add_option("-f,--stepfactor", options->step_factor, "size multiplier")->capture_default_str();
       predict_command->add_option("--nodes", options->nodes, "nodes to place ranks on (0: all)");
       predict_command->add_option("--gpus-per-node", options->gpus_per_node, "ranks per node (0: every GPU)");
+      predict_command
+          ->add_option("--placement", options->placement,
+                       "which hosts: packed (the first --nodes), spread (evenly over all), or a host list node[01-16]")
+          ->capture_default_str();
       predict_command->add_option("--csv", options->csv_path, "write the rows as CSV (default: CSV on stdout)");
       predict_command->add_option("--json", options->json_path, "write the rows as JSON");
 

@@ -191,6 +191,24 @@ TEST(CollectiveModel, ARingAcrossThousandsOfNodesWarns) {
   EXPECT_TRUE(chosen.warning.empty());
 }
 
+TEST(CollectiveModel, SpreadJobsCrossTheTaperThatPackedJobsDoNotSee) {
+  // 32 DGX H100 on 2:1 leaves of 4 nodes: 4 packed nodes share one leaf, 4 spread ones do not.
+  const Graph graph = test::parse_sample("dgx_h100_pod.yaml");
+  const CollectiveModel packed = model_collectives(graph, place_ranks(graph, 4, 8));
+  const CollectiveModel spread = model_collectives(graph, place_ranks(graph, 4, 8, {Placement::Kind::spread, {}}));
+  const Prediction packed_alltoall = predict(packed, CollectiveOp::alltoall, GiB);
+  const Prediction spread_alltoall = predict(spread, CollectiveOp::alltoall, GiB);
+  EXPECT_LT(spread_alltoall.busbw_gbps, 0.75 * packed_alltoall.busbw_gbps);
+  EXPECT_NE(spread_alltoall.limit.find("uplinks"), std::string::npos) << spread_alltoall.limit;
+  EXPECT_EQ(packed_alltoall.limit.find("uplinks"), std::string::npos) << packed_alltoall.limit;
+  // Named hosts, in rank order.
+  const std::vector<VertexId> named =
+      place_ranks(graph, 0, 2, {Placement::Kind::hosts, {"node00007", "node00003"}});
+  ASSERT_EQ(named.size(), 4u);
+  EXPECT_EQ(graph.vertex(graph.vertex(named.front()).host).name, "node00007");
+  EXPECT_THROW(place_ranks(graph, 0, 8, {Placement::Kind::hosts, {"node99999"}}), std::invalid_argument);
+}
+
 TEST(CollectiveModel, PredictedRowHasNcclTestsSemanticsAndSaysHow) {
   const CollectiveModel model = model_of(dgx_h100(1));
   const std::uint64_t bytes = GiB;
