@@ -191,16 +191,18 @@ TEST(CollectiveModel, ARingAcrossThousandsOfNodesWarns) {
   EXPECT_TRUE(chosen.warning.empty());
 }
 
-TEST(CollectiveModel, SpreadJobsCrossTheTaperThatPackedJobsDoNotSee) {
-  // 32 DGX H100 on 2:1 leaves of 4 nodes: 4 packed nodes share one leaf, 4 spread ones do not.
+TEST(CollectiveModel, PlacementDecidesWhetherAlltoallMeetsTheTaper) {
+  // 32 DGX H100 on 2:1 leaves of 4 nodes (760 GB/s of uplinks for 1,520 GB/s of NIC ports). 8
+  // packed nodes fill two leaves and send 4/7 of their alltoall traffic up; 8 spread nodes have a
+  // leaf each, whose uplinks outrun the node.
   const Graph graph = test::parse_sample("dgx_h100_pod.yaml");
-  const CollectiveModel packed = model_collectives(graph, place_ranks(graph, 4, 8));
-  const CollectiveModel spread = model_collectives(graph, place_ranks(graph, 4, 8, {Placement::Kind::spread, {}}));
+  const CollectiveModel packed = model_collectives(graph, place_ranks(graph, 8, 8));
+  const CollectiveModel spread = model_collectives(graph, place_ranks(graph, 8, 8, {Placement::Kind::spread, {}}));
   const Prediction packed_alltoall = predict(packed, CollectiveOp::alltoall, GiB);
   const Prediction spread_alltoall = predict(spread, CollectiveOp::alltoall, GiB);
-  EXPECT_LT(spread_alltoall.busbw_gbps, 0.75 * packed_alltoall.busbw_gbps);
-  EXPECT_NE(spread_alltoall.limit.find("uplinks"), std::string::npos) << spread_alltoall.limit;
-  EXPECT_EQ(packed_alltoall.limit.find("uplinks"), std::string::npos) << packed_alltoall.limit;
+  EXPECT_LT(packed_alltoall.busbw_gbps, 0.9 * spread_alltoall.busbw_gbps);
+  EXPECT_NE(packed_alltoall.limit.find("uplinks"), std::string::npos) << packed_alltoall.limit;
+  EXPECT_EQ(spread_alltoall.limit.find("uplinks"), std::string::npos) << spread_alltoall.limit;
   // Named hosts, in rank order.
   const std::vector<VertexId> named =
       place_ranks(graph, 0, 2, {Placement::Kind::hosts, {"node00007", "node00003"}});
