@@ -312,6 +312,14 @@ std::vector<VertexId> nics_of(const Graph& graph, VertexId host) {
   return nics;
 }
 
+// The NIC a rank's own point-to-point traffic leaves through (a rank placed on a NIC is its own).
+VertexId nic_of_rank(const Graph& graph, VertexId rank) {
+  if (graph.vertex(rank).kind == VertexKind::nic) return rank;
+  const std::optional<VertexId> nic = nearest_nic(graph, rank);
+  if (!nic) throw std::invalid_argument(fmt::format("{} has no NIC to reach other nodes", graph.vertex(rank).name));
+  return *nic;
+}
+
 // How one rail crosses a node: data arrives through the NIC at `entry`, visits the node's other
 // ranks and leaves from `exit`, which sends through `via` (itself, or the entry GPU over NVLink
 // when no second rank sits as near the NIC: PXN).
@@ -660,10 +668,8 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     // through it).
     model.gpu_nic_gbps = std::numeric_limits<double>::max();
     for (const VertexId rank : rank_vertices) {
-      const std::optional<VertexId> nic = graph.vertex(rank).kind == VertexKind::nic ? std::optional(rank) : nearest_nic(graph, rank);
-      if (!nic) throw std::invalid_argument(fmt::format("{} has no NIC to reach other nodes", graph.vertex(rank).name));
-      if (*nic == rank) continue;
-      model.gpu_nic_gbps = std::min(model.gpu_nic_gbps, find_route(graph, rank, *nic)->bottleneck_gbps);
+      const VertexId nic = nic_of_rank(graph, rank);
+      if (nic != rank) model.gpu_nic_gbps = std::min(model.gpu_nic_gbps, find_route(graph, rank, nic)->bottleneck_gbps);
     }
 
     // alltoall: every node to every other, spread over its NICs. Beyond a few hundred nodes the
@@ -673,8 +679,8 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     for (const auto& local : local_ranks) hosts.push_back(graph.vertex(local.front()).host);
     const std::size_t peers = std::min<std::size_t>(hosts.size() - 1, alltoall_sampled_peers);
     if (peers < hosts.size() - 1) {
-      model.assumptions.push_back(fmt::format("alltoall: each node's flows to {} evenly spaced peers stand for its "
-                                              "flows to all {}", peers, hosts.size() - 1));
+      model.alltoall_assumption = fmt::format("alltoall: each node's flows to {} evenly spaced peers stand for its "
+                                              "flows to all {}", peers, hosts.size() - 1);
     }
     for (std::size_t from = 0; from < hosts.size(); ++from) {
       for (std::size_t k = 1; k <= peers; ++k) {
@@ -697,12 +703,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
         flows.add({&flows.local_path(from, to)});
         continue;
       }
-      const auto nic = [&](VertexId v) {
-        const std::optional<VertexId> near = graph.vertex(v).kind == VertexKind::nic ? std::optional(v) : nearest_nic(graph, v);
-        if (!near) throw std::invalid_argument(fmt::format("{} has no NIC to reach other nodes", graph.vertex(v).name));
-        return *near;
-      };
-      flows.add_fabric_hop(from, from, nic(from), nic(to), to);
+      flows.add_fabric_hop(from, from, nic_of_rank(graph, from), nic_of_rank(graph, to), to);
     }
     const Flows::Solution solution = flows.solve();
     model.sendrecv_gbps = solution.slowest_gbps;

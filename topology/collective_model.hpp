@@ -88,6 +88,7 @@ struct CollectiveModel {
   double gpu_nic_gbps = 0;  // the slowest rank's path to its nearest NIC
   double net_latency_us = 0;  // one fabric crossing, NIC to NIC
   std::vector<std::string> assumptions;
+  std::string alltoall_assumption;  // beyond 128 nodes: the sampled peers standing for all
 };
 
 // Which hosts a job gets: packed (the first N hosts in the topology's order, so neighbours share

@@ -181,7 +181,6 @@ void print_explanation(const topo::CollectiveModel& model, const std::vector<Res
     if (model.ranks_per_node > 1) fmt::print(stderr, "#   intra-node ring {:.1f} GB/s, limited by {}\n", model.intra_gbps, model.intra_limit);
   }
   if (model.gpu_nvlink_gbps > 0) fmt::print(stderr, "#   one GPU's NVLink {:.1f} GB/s\n", model.gpu_nvlink_gbps);
-  for (const std::string& assumption : model.assumptions) fmt::print(stderr, "# assumption: {}\n", assumption);
   fmt::print(stderr, "# {:>14} {:>12} {:>10} {:>14} {:>7} {:>8}  {}\n", "bytes", "time us", "busbw", "algorithm",
              "proto", "channels", "limiting link");
   for (const ResultRow& row : rows) {
@@ -253,6 +252,11 @@ int predict(const TopoOptions& options) {
       warnings.push_back(prediction.warning);
     }
     results.rows.push_back(topo::predicted_row(model, prediction, *op, bytes, provenance.run_id, provenance.start_time));
+  }
+  // The model's guesses are warnings: a prediction that rests on them says so.
+  for (const std::string& assumption : model.assumptions) warnings.push_back("assumed: " + assumption);
+  if (*op == topo::CollectiveOp::alltoall && !model.alltoall_assumption.empty()) {
+    warnings.push_back("assumed: " + model.alltoall_assumption);
   }
   if (options.explain) {
     print_explanation(model, results.rows, warnings);
