@@ -800,9 +800,12 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, CollectiveOp op) {
     case CollectiveOp::all_reduce: {
       add_ring_family(Algorithm::ring, m.ring_gbps, m.ring_limit);
       // Tree: a chain inside each node, a double binary tree across nodes.
-      const bool network_bound = multi_node && m.tree_net_gbps < m.intra_gbps;
-      const double tree_gbps = tree_efficiency * (multi_node ? std::min(m.intra_gbps, m.tree_net_gbps) : m.intra_gbps);
-      const std::string tree_limit = network_bound ? m.tree_limit : m.intra_limit;
+      // NCCL credits a 2-node tree's single crossing to NVLS-tree only: a plain tree is held to
+      // the NICs' rate (2-node A100, nccl#1048: 86 GB/s over 96 of NICs, never above).
+      const double tree_network = std::min(m.tree_net_gbps, m.net_gbps);
+      const bool network_bound = multi_node && tree_network < m.intra_gbps;
+      const double tree_gbps = tree_efficiency * (multi_node ? std::min(m.intra_gbps, tree_network) : m.intra_gbps);
+      const std::string tree_limit = !network_bound ? m.intra_limit : m.tree_net_gbps < m.net_gbps ? m.tree_limit : m.net_limit;
       for (const Protocol pr : protocols) {
         if (!m.gpu_ranks && pr != Protocol::simple) continue;
         if (pr == Protocol::ll128 && !ll128_enabled) continue;

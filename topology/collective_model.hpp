@@ -19,9 +19,11 @@
 //
 // Bus bandwidth per algorithm (busbw = algbw x nccl-tests' factor; p ranks, N nodes, g per node):
 //   ring       the ring rate B (all rails at once)
-//   tree       0.92 x min(intra ring, tree network): the double binary tree's edges as flows on
-//              every rail at once (a 2-node tree sends each node's data across once, a deeper one
-//              twice, a ring 2(p-1)/p times; edges between leaves feel a tapered fabric)
+//   tree       0.92 x min(intra ring, tree network, the node's network): the double binary tree's
+//              edges as flows on every rail at once (a 2-node tree sends each node's data across
+//              once, a deeper one twice, a ring 2(p-1)/p times; edges between leaves feel a
+//              tapered fabric). Only NVLS-tree is credited with the 2-node single crossing, as in
+//              NCCL's tuner.
 //   NVLS       2(g-1)/(g+1) x GPU NVLink x NVLS efficiency (each GPU sends S + S/g to the switch)
 //   NVLS-tree  min(NVLS, tree network term)
 //   CollNet    min(intra, network x 2(p-1)/p): the switch reduces, each node sends its data once
