@@ -403,6 +403,48 @@ int in_order_parent(int r, int n) {
   }
 }
 
+// One node's ranks in a ring, alone.
+Flows::Solution solve_local_ring(const Graph& graph, std::optional<FabricHierarchy>& fabric,
+                                 std::span<const VertexId> local) {
+  Flows flows(graph, fabric);
+  for (std::size_t k = 0; k < local.size(); ++k) flows.add({&flows.local_path(local[k], local[(k + 1) % local.size()])});
+  return flows.solve();
+}
+
+// NCCL's double binary tree: tree 1 in order over the nodes, tree 2 its mirror image; every edge
+// carries half the data up (reduce) and down (broadcast) at once, on every rail.
+Flows::Solution solve_trees(const Graph& graph, std::optional<FabricHierarchy>& fabric,
+                            const std::vector<std::vector<RailCrossing>>& crossings, int nodes) {
+  Flows trees(graph, fabric);
+  for (int tree = 0; tree < 2; ++tree) {
+    for (int node = 1; node < nodes; ++node) {
+      const int child = tree == 0 ? node : nodes - 1 - node;
+      const int parent = tree == 0 ? in_order_parent(node, nodes) : nodes - 1 - in_order_parent(node, nodes);
+      for (const auto& rail : crossings) {
+        const RailCrossing& c = rail[static_cast<std::size_t>(child)];
+        const RailCrossing& p = rail[static_cast<std::size_t>(parent)];
+        trees.add_fabric_hop(c.entry, c.entry, c.nic, p.nic, p.entry);
+        trees.add_fabric_hop(p.entry, p.entry, p.nic, c.nic, c.entry);
+      }
+    }
+  }
+  return trees.solve();
+}
+
+// alltoall: every node to `peers` others (all of them, or evenly spaced ones standing for all),
+// each flow spread over both nodes' NICs.
+Flows::Solution solve_alltoall(const Graph& graph, std::optional<FabricHierarchy>& fabric,
+                               std::span<const VertexId> hosts, std::size_t peers) {
+  Flows pairs(graph, fabric);
+  for (std::size_t from = 0; from < hosts.size(); ++from) {
+    for (std::size_t k = 1; k <= peers; ++k) {
+      const std::size_t offset = peers == hosts.size() - 1 ? k : 1 + (k - 1) * (hosts.size() - 1) / peers;
+      pairs.add_host_pair(hosts[from], hosts[(from + offset) % hosts.size()]);
+    }
+  }
+  return pairs.solve();
+}
+
 std::string solved_limit(const Flows::Solution& solution) {
   return solution.limit.empty() ? std::string("no shared link fills") : solution.limit;
 }
@@ -604,21 +646,16 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     model.ring_gbps = model.rails * solution.slowest_gbps;
     model.ring_limit = solved_limit(solution);
   } else {
-    Flows flows(graph, fabric);
-    const auto& local = local_ranks.front();
-    for (std::size_t k = 0; k < local.size(); ++k) flows.add({&flows.local_path(local[k], local[(k + 1) % local.size()])});
-    const Flows::Solution solution = flows.solve();
+    const Flows::Solution solution = solve_local_ring(graph, fabric, local_ranks.front());
     model.ring_gbps = solution.slowest_gbps;
     model.ring_limit = solved_limit(solution);
   }
 
   // One node's ring alone: the intra-node stage of trees, NVLS-tree and CollNet.
   if (model.nodes > 1 && model.ranks_per_node > 1) {
-    Flows flows(graph, fabric);
     const auto& local = *std::max_element(local_ranks.begin(), local_ranks.end(),
                                           [](const auto& a, const auto& b) { return a.size() < b.size(); });
-    for (std::size_t k = 0; k < local.size(); ++k) flows.add({&flows.local_path(local[k], local[(k + 1) % local.size()])});
-    const Flows::Solution solution = flows.solve();
+    const Flows::Solution solution = solve_local_ring(graph, fabric, local);
     model.intra_gbps = solution.slowest_gbps;
     model.intra_limit = solved_limit(solution);
   } else if (model.nodes == 1) {
@@ -642,23 +679,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     model.net_gbps = model.rails * solution.slowest_gbps;
     model.net_limit = solved_limit(solution);
 
-    // NCCL's double binary tree: tree 1 in order over the nodes, tree 2 its mirror image; every
-    // edge carries half the data up (reduce) and down (broadcast) at once, on every rail.
-    Flows trees(graph, fabric);
-    const int n = model.nodes;
-    for (int tree = 0; tree < 2; ++tree) {
-      for (int node = 1; node < n; ++node) {
-        const int child = tree == 0 ? node : n - 1 - node;
-        const int parent = tree == 0 ? in_order_parent(node, n) : n - 1 - in_order_parent(node, n);
-        for (const auto& rail : crossings) {
-          const RailCrossing& c = rail[static_cast<std::size_t>(child)];
-          const RailCrossing& p = rail[static_cast<std::size_t>(parent)];
-          trees.add_fabric_hop(c.entry, c.entry, c.nic, p.nic, p.entry);
-          trees.add_fabric_hop(p.entry, p.entry, p.nic, c.nic, c.entry);
-        }
-      }
-    }
-    const Flows::Solution tree_solution = trees.solve();
+    const Flows::Solution tree_solution = solve_trees(graph, fabric, crossings, model.nodes);
     // Each flow moves S / (2 rails): busbw = 2(p-1)/p x S / T = 4 (p-1)/p x rails x rate.
     const double p = model.ranks;
     model.tree_net_gbps = 4 * (p - 1) / p * model.rails * tree_solution.slowest_gbps;
@@ -672,9 +693,8 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
       if (nic != rank) model.gpu_nic_gbps = std::min(model.gpu_nic_gbps, find_route(graph, rank, nic)->bottleneck_gbps);
     }
 
-    // alltoall: every node to every other, spread over its NICs. Beyond a few hundred nodes the
-    // flows to evenly spaced peers stand for all (the fabric's groups share them alike).
-    Flows pairs(graph, fabric);
+    // alltoall; beyond a few hundred nodes, flows to evenly spaced peers stand for all (the
+    // fabric's groups share them alike).
     std::vector<VertexId> hosts;
     for (const auto& local : local_ranks) hosts.push_back(graph.vertex(local.front()).host);
     const std::size_t peers = std::min<std::size_t>(hosts.size() - 1, alltoall_sampled_peers);
@@ -682,13 +702,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
       model.alltoall_assumption = fmt::format("alltoall: each node's flows to {} evenly spaced peers stand for its "
                                               "flows to all {}", peers, hosts.size() - 1);
     }
-    for (std::size_t from = 0; from < hosts.size(); ++from) {
-      for (std::size_t k = 1; k <= peers; ++k) {
-        const std::size_t offset = peers == hosts.size() - 1 ? k : 1 + (k - 1) * (hosts.size() - 1) / peers;
-        pairs.add_host_pair(hosts[from], hosts[(from + offset) % hosts.size()]);
-      }
-    }
-    const Flows::Solution pair_solution = pairs.solve();
+    const Flows::Solution pair_solution = solve_alltoall(graph, fabric, hosts, peers);
     model.alltoall_node_gbps = pair_solution.slowest_gbps * static_cast<double>(peers);
     model.alltoall_limit = solved_limit(pair_solution);
   }
