@@ -11,6 +11,7 @@
 #include <bit>
 #include <cctype>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -312,13 +313,57 @@ std::vector<VertexId> nics_of(const Graph& graph, VertexId host) {
   return nics;
 }
 
-// The NIC a rank's own point-to-point traffic leaves through (a rank placed on a NIC is its own).
-VertexId nic_of_rank(const Graph& graph, VertexId rank) {
-  if (graph.vertex(rank).kind == VertexKind::nic) return rank;
-  const std::optional<VertexId> nic = nearest_nic(graph, rank);
-  if (!nic) throw std::invalid_argument(fmt::format("{} has no NIC to reach other nodes", graph.vertex(rank).name));
-  return *nic;
+// Hops from `source` to every vertex of its host, crossing only switches, CPUs and NICs (a GPU
+// relays nothing), as routes inside a host go. One search per NIC serves all the host's ranks.
+std::map<VertexId, int> hops_within_host(const Graph& graph, VertexId source) {
+  std::map<VertexId, int> hops{{source, 0}};
+  std::deque<VertexId> queue{source};
+  const VertexId host = graph.vertex(source).host;
+  while (!queue.empty()) {
+    const VertexId u = queue.front();
+    queue.pop_front();
+    const VertexKind kind = graph.vertex(u).kind;
+    if (u != source && (kind == VertexKind::gpu || kind == VertexKind::host)) continue;
+    const int next = hops.at(u) + 1;
+    for (const LinkId l : graph.links_of(u)) {
+      const VertexId w = graph.link(l).other_end(u);
+      if (graph.vertex(w).host == host && hops.try_emplace(w, next).second) queue.push_back(w);
+    }
+  }
+  return hops;
 }
+
+// The NIC a rank's own point-to-point traffic leaves through: the fewest hops away, ranks sharing
+// a switch with several NICs taking them in ordinal order (routing's nearest_nic rule); a rank
+// placed on a NIC is its own. Searched once per host.
+class NearestNics {
+ public:
+  explicit NearestNics(const Graph& graph) : graph_(graph) {}
+
+  VertexId of(VertexId rank) {
+    if (graph_.vertex(rank).kind == VertexKind::nic) return rank;
+    const VertexId host = graph_.vertex(rank).host;
+    auto [it, inserted] = hops_by_host_.try_emplace(host);
+    if (inserted) {
+      for (const VertexId nic : nics_of(graph_, host)) it->second.emplace_back(nic, hops_within_host(graph_, nic));
+    }
+    std::vector<VertexId> nearest;
+    int nearest_hops = std::numeric_limits<int>::max();
+    for (const auto& [nic, hops] : it->second) {
+      const auto found = hops.find(rank);
+      if (found == hops.end() || found->second > nearest_hops) continue;
+      if (found->second < nearest_hops) nearest.clear();
+      nearest_hops = found->second;
+      nearest.push_back(nic);
+    }
+    if (nearest.empty()) throw std::invalid_argument(fmt::format("{} has no NIC to reach other nodes", graph_.vertex(rank).name));
+    return nearest[static_cast<std::size_t>(std::max(graph_.vertex(rank).index, 0)) % nearest.size()];
+  }
+
+ private:
+  const Graph& graph_;
+  std::map<VertexId, std::vector<std::pair<VertexId, std::map<VertexId, int>>>> hops_by_host_;
+};
 
 // How one rail crosses a node: data arrives through the NIC at `entry`, visits the node's other
 // ranks and leaves from `exit`, which sends through `via` (itself, or the entry GPU over NVLink
@@ -335,15 +380,12 @@ class RailPlanner {
   RailPlanner(const Graph& graph, std::span<const VertexId> local) : graph_(graph), local_(local.begin(), local.end()) {}
 
   RailCrossing plan(VertexId nic) {
+    const std::map<VertexId, int> hops = hops_within_host(graph_, nic);
     std::vector<std::pair<int, VertexId>> by_distance;
     for (const VertexId rank : local_) {
-      if (rank == nic) {
-        by_distance.emplace_back(0, rank);
-        continue;
-      }
-      const std::optional<Route> route = find_route(graph_, rank, nic);
-      if (!route) throw std::invalid_argument(fmt::format("{} cannot reach {}", graph_.vertex(rank).name, graph_.vertex(nic).name));
-      by_distance.emplace_back(route->hop_count, rank);
+      const auto found = hops.find(rank);
+      if (found == hops.end()) throw std::invalid_argument(fmt::format("{} cannot reach {}", graph_.vertex(rank).name, graph_.vertex(nic).name));
+      by_distance.emplace_back(found->second, rank);
     }
     const auto pick = [&](std::map<VertexId, int>& uses, VertexId excluded) {
       VertexId best = no_vertex;
@@ -612,6 +654,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
 
   std::optional<FabricHierarchy> fabric;
   if (model.nodes > 1) fabric.emplace(graph);
+  NearestNics nearest_nics(graph);
 
   // Every rail's crossing of every node, planned once for the ring and the network alone.
   std::vector<std::vector<RailCrossing>> crossings;  // [rail][node]
@@ -689,7 +732,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     // through it).
     model.gpu_nic_gbps = std::numeric_limits<double>::max();
     for (const VertexId rank : rank_vertices) {
-      const VertexId nic = nic_of_rank(graph, rank);
+      const VertexId nic = nearest_nics.of(rank);
       if (nic != rank) model.gpu_nic_gbps = std::min(model.gpu_nic_gbps, find_route(graph, rank, nic)->bottleneck_gbps);
     }
 
@@ -717,7 +760,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
         flows.add({&flows.local_path(from, to)});
         continue;
       }
-      flows.add_fabric_hop(from, from, nic_of_rank(graph, from), nic_of_rank(graph, to), to);
+      flows.add_fabric_hop(from, from, nearest_nics.of(from), nearest_nics.of(to), to);
     }
     const Flows::Solution solution = flows.solve();
     model.sendrecv_gbps = solution.slowest_gbps;
