@@ -238,8 +238,7 @@ int predict(const TopoOptions& options) {
       "fabricbench topo predict --spec {} --nodes {} --gpus-per-node {} --placement {} --op {} --algo {} --proto {}{} "
       "-b {} -e {} -f {}",
       inputs, options.nodes, options.gpus_per_node, options.placement, options.op, options.algorithm, options.protocol,
-                                        options.in_network_reduction ? " --sharp" : "", options.min_bytes,
-                                        options.max_bytes, options.step_factor);
+      options.in_network_reduction ? " --sharp" : "", options.min_bytes, options.max_bytes, options.step_factor);
   provenance.backend = "model";
   provenance.nranks = model.ranks;
   provenance.nodes = model.nodes;
@@ -361,7 +360,7 @@ const CommandRegistrar registrar{
       predict_command
           ->add_option("--algo", options->algorithm,
                        "auto (NCCL's choice) or force one as NCCL_ALGO does: ring, tree, nvls, nvls_tree, "
-                       "collnet_direct, collnet_chain, pat")
+                       "collnet_direct, collnet_chain, pat (p2p for alltoall and sendrecv)")
           ->capture_default_str();
       predict_command->add_option("--proto", options->protocol, "auto, or force one as NCCL_PROTO does: LL, LL128, Simple")
           ->capture_default_str();
