@@ -146,7 +146,7 @@ PairPathResult ExpectationModel::pair_path(const ResultRow& row, std::span<const
 }
 
 Expectation ExpectationModel::expect_collective(const ResultRow& row, CollectiveOp op, RankMemory memory,
-                                                std::span<const std::string> rank_hosts) {
+                                                std::span<const std::string> rank_hosts, const Forced& forced) {
   if (row.nranks < 2) return {};
   if (rank_hosts.size() < static_cast<std::size_t>(row.nranks))
     return {std::nullopt, std::nullopt,
@@ -172,17 +172,33 @@ Expectation ExpectationModel::expect_collective(const ResultRow& row, Collective
   }
   if (const auto* problem = std::get_if<std::string>(&cached->second)) return {std::nullopt, std::nullopt, *problem};
   const CollectiveModel& model = std::get<CollectiveModel>(cached->second);
-  const Prediction prediction = predict(model, op, row.bytes);
+  Prediction prediction;
+  try {
+    prediction = predict(model, op, row.bytes, model.gpu_ranks ? forced : Forced{});
+  } catch (const std::invalid_argument& refused) {
+    return {std::nullopt, std::nullopt, fmt::format("run {}: {}", row.run_id, refused.what())};
+  }
   const ResultRow predicted = predicted_row(model, prediction, op, row.bytes, "", "");
   return {predicted.busbw_gbps.value_or(predicted.algbw_gbps), std::nullopt, "",
           ModelChoice{predicted.model_algorithm, predicted.model_protocol, predicted.model_channels, predicted.model_limit}};
 }
 
-Expectation ExpectationModel::expect(const ResultRow& row, std::span<const std::string> rank_hosts) {
+Forced forced_by_environment(const std::map<std::string, std::string>& environment) {
+  Forced forced;
+  if (const auto algo = environment.find("NCCL_ALGO"); algo != environment.end()) {
+    forced.algorithm = algorithm_from_string(algo->second);
+  }
+  if (const auto proto = environment.find("NCCL_PROTO"); proto != environment.end()) {
+    forced.protocol = protocol_from_string(proto->second);
+  }
+  return forced;
+}
+
+Expectation ExpectationModel::expect(const ResultRow& row, std::span<const std::string> rank_hosts, const Forced& forced) {
   const std::optional<RankMemory> memory = rank_memory_of(row.backend);
   if (!memory) return {};
   if (const std::optional<CollectiveOp> op = collective_op_from_string(row.op))
-    return expect_collective(row, *op, *memory, rank_hosts);
+    return expect_collective(row, *op, *memory, rank_hosts, forced);
   if (!is_pair_op(row.op)) return {};
 
   const PairPathResult there = pair_path(row, rank_hosts);

@@ -78,7 +78,8 @@ class ExpectationModel {
 
   // `rank_hosts`: the host of every rank of the row's run (empty when the run did not record it;
   // pair rows then rely on their src_host and dst_host).
-  Expectation expect(const ResultRow& row, std::span<const std::string> rank_hosts);
+  // `forced`: the algorithm/protocol the run forced (NCCL_ALGO, NCCL_PROTO), for collectives.
+  Expectation expect(const ResultRow& row, std::span<const std::string> rank_hosts, const Forced& forced = {});
 
   // The path between a point-to-point or pair row's two ranks, src to dst.
   PairPathResult pair_path(const ResultRow& row, std::span<const std::string> rank_hosts);
@@ -94,12 +95,16 @@ class ExpectationModel {
                          RankMemory memory, std::span<const std::string> rank_hosts) const;
   PairPathResult path_between(VertexId src, VertexId dst);
   Expectation expect_collective(const ResultRow& row, CollectiveOp op, RankMemory memory,
-                                std::span<const std::string> rank_hosts);
+                                std::span<const std::string> rank_hosts, const Forced& forced);
 
   const Graph& graph_;
   std::map<std::pair<VertexId, VertexId>, PairPathResult> paths_;
   std::map<std::vector<VertexId>, std::variant<CollectiveModel, std::string>> models_;
 };
+
+// What a run's environment forces on NCCL: NCCL_ALGO and NCCL_PROTO when each names one algorithm
+// or protocol (lists and exclusions leave NCCL a choice and force nothing here).
+Forced forced_by_environment(const std::map<std::string, std::string>& environment);
 
 // Writes the expectation into the row's expected_busbw_gbps / expected_time_us and sets
 // efficiency_pct: measured busbw (algbw where busbw is undefined) over expected, or expected time

@@ -190,5 +190,31 @@ TEST(RowExpectationGpus, NcclTestsRanksDriveTheHostsGpusInOrder) {
   EXPECT_FALSE(model.expect(row, std::vector<std::string>(9, "node00001")).busbw_gbps);
 }
 
+TEST(RowExpectationGpus, TheRunsNcclAlgoAndProtoDecideWhatIsExpected) {
+  const Graph graph = test::parse_sample("dgx_h100_pod.yaml");
+  ExpectationModel model(graph);
+  ResultRow row;
+  row.run_id = "forced";
+  row.backend = "nccl-tests";
+  row.op = "all_reduce";
+  row.nranks = 8;
+  row.bytes = std::uint64_t{1} << 30;
+  const std::vector<std::string> hosts(8, "node00001");
+  const Expectation chosen = model.expect(row, hosts);
+  EXPECT_EQ(chosen.choice.algorithm, "nvls");
+  const Forced ring = forced_by_environment({{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}});
+  const Expectation forced = model.expect(row, hosts, ring);
+  EXPECT_EQ(forced.choice.algorithm, "ring");
+  EXPECT_EQ(forced.choice.protocol, "Simple");
+  ASSERT_TRUE(forced.busbw_gbps && chosen.busbw_gbps);
+  EXPECT_LT(*forced.busbw_gbps, *chosen.busbw_gbps);
+  // A list leaves NCCL a choice: nothing forced.
+  EXPECT_FALSE(forced_by_environment({{"NCCL_ALGO", "Ring,Tree"}}).algorithm);
+  // An algorithm that cannot run here is the row's problem, not an exception.
+  const Expectation impossible = model.expect(row, hosts, {Algorithm::nvls_tree, std::nullopt});
+  EXPECT_FALSE(impossible.busbw_gbps);
+  EXPECT_NE(impossible.problem.find("run forced: nvls_tree cannot run all_reduce"), std::string::npos) << impossible.problem;
+}
+
 }  // namespace
 }  // namespace fb::topo
