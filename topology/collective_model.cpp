@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -19,65 +21,112 @@
 namespace fb::topo {
 namespace {
 
-// Flow classes over two resource spaces: directed links [0, 2 * links) for paths inside hosts,
-// then the fabric hierarchy's bundles.
-class RingFlows {
+// ---------------------------------------------------------------------------------------------
+// NCCL's tuning figures (src/graph/tuning.cc, NCCL 2.2x), indexed [algorithm][protocol] in the
+// order of the enums above: LL, LL128, Simple.
+
+constexpr int algorithm_count = 7;
+constexpr int protocol_count = 3;
+using Figures = std::array<std::array<double, protocol_count>, algorithm_count>;
+
+constexpr Figures base_latency_us{{
+    {6.6, 14.0, 8.4},  // ring
+    {6.8, 14.0, 8.4},  // tree
+    {0, 0, 0},         // NVLS
+    {0, 0, 0},         // NVLS-tree
+    {0, 0, 0},         // CollNet direct
+    {0, 0, 0},         // CollNet chain
+    {8.0, 8.0, 8.0},   // PAT
+}};
+
+// Per-hop latencies by the hardware the hop crosses.
+constexpr Figures nvlink_hop_us{{
+    {0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}, {0, 0, 25}, {0, 0, 25}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 4.0},
+}};
+constexpr Figures pcie_hop_us{{
+    {1.0, 2.5, 5.7}, {1.0, 1.9, 4.0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 4.0},
+}};
+constexpr Figures network_hop_us{{
+    {2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 31}, {0, 0, 30}, {0, 0, 14},
+}};
+
+// Per GPU generation (Volta, Ampere, Hopper, Blackwell) and node count (1, 2, more).
+using ByGeneration = std::array<std::array<double, 3>, 4>;
+// LL's ceiling: one node by GPU generation; several nodes by CPU (row 0 Intel, row 1 AMD).
+constexpr ByGeneration ll_max_gbps{{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}}};
+constexpr ByGeneration ring_ll128_per_channel_gbps{{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}}};
+constexpr ByGeneration tree_ll128_per_channel_gbps{{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}}};
+constexpr std::array<double, 4> nvls_efficiency{0.0, 0.0, 0.85, 0.74};
+
+// NCCL's correction of tree bandwidth at medium sizes, per protocol, powers of two from 64 B.
+constexpr std::array<std::array<double, 24>, protocol_count> tree_correction{{
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
+}};
+
+constexpr double tree_efficiency = 0.92;          // NCCL's tree all_reduce against its links
+constexpr double ll128_efficiency = 0.92;         // 120 payload bytes of every 128
+constexpr double pat_efficiency = 0.75;
+constexpr double network_post_overhead_us = 1.0;  // per network step (NCCL: 1 us Intel, 2 AMD)
+// The host-side cost of one collective call that back-to-back calls do not hide: stream
+// ordering and kernel start. NCCL's base latencies cover the kernel's own work.
+constexpr double launch_overhead_us = 1.5;
+constexpr std::uint64_t p2p_ll_threshold_bytes = 16384;  // NCCL_P2P_LL_THRESHOLD
+constexpr double per_peer_us = 0.3;  // alltoall: posting one more send/recv pair (an assumption)
+constexpr int nvls_channels = 16;
+constexpr int ring_warning_nodes = 256;
+constexpr std::size_t alltoall_sampled_peers = 127;
+
+std::size_t index_of(Algorithm a) { return static_cast<std::size_t>(a); }
+std::size_t index_of(Protocol p) { return static_cast<std::size_t>(p); }
+
+std::size_t generation_index(int compute_capability) {
+  if (compute_capability >= 100) return 3;
+  if (compute_capability >= 90) return 2;
+  if (compute_capability >= 80) return 1;
+  return 0;
+}
+
+int log2_floor(int n) { return n <= 1 ? 0 : static_cast<int>(std::bit_width(static_cast<unsigned>(n))) - 1; }
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+bool is_network(LinkType type) {
+  return type == LinkType::infiniband || type == LinkType::roce || type == LinkType::efa || type == LinkType::ethernet;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flows over two resource spaces: directed links [0, 2 * links) for paths inside hosts and NIC
+// ports, then the fabric hierarchy's bundles. Network resources carry their transport's
+// collective efficiency, so a 400G port offers what NCCL gets through it.
+class Flows {
  public:
-  RingFlows(const Graph& graph, bool multi_node) : graph_(graph) {
-    if (multi_node) fabric_.emplace(graph);
+  Flows(const Graph& graph, std::optional<FabricHierarchy>& fabric) : graph_(graph), fabric_(fabric) {
     const std::size_t link_resources = 2 * graph.link_count();
     capacity_gbps_.resize(link_resources + (fabric_ ? fabric_->resource_count() : 0));
     for (LinkId l = 0; l < graph.link_count(); ++l) {
-      capacity_gbps_[2 * l] = capacity_gbps_[2 * l + 1] = graph.link(l).spec.capacity_gbps;
+      const LinkSpec& spec = graph.link(l).spec;
+      capacity_gbps_[2 * l] = capacity_gbps_[2 * l + 1] =
+          spec.capacity_gbps * (is_network(spec.type) ? collective_efficiency(spec) : 1.0);
     }
     if (fabric_) {
-      std::copy(fabric_->resource_capacity_gbps().begin(), fabric_->resource_capacity_gbps().end(),
-                capacity_gbps_.begin() + static_cast<std::ptrdiff_t>(link_resources));
+      for (std::size_t r = 0; r < fabric_->resource_count(); ++r) {
+        const auto links = fabric_->resource_links(static_cast<std::uint32_t>(r));
+        const double efficiency = links.empty() ? 1.0 : collective_efficiency(graph.link(links.front()).spec);
+        capacity_gbps_[link_resources + r] = fabric_->resource_capacity_gbps()[r] * efficiency;
+      }
     }
   }
 
-  // A hop between two GPUs of one host.
-  double add_local_hop(VertexId from, VertexId to) {
-    const LocalPath& path = local_path(from, to);
-    classes_.push_back(FlowClass{{path.shares}, 1.0});
-    return path.latency_us;
-  }
-
-  // A hop between GPUs of two hosts: GPU to its NIC, the fabric, NIC to GPU.
-  double add_fabric_hop(VertexId from, VertexId to) {
-    const VertexId from_nic = nic_of(from);
-    const VertexId to_nic = nic_of(to);
-    const std::uint32_t from_host = host_index(graph_.vertex(from).host);
-    const std::uint32_t to_host = host_index(graph_.vertex(to).host);
-    const std::optional<std::uint32_t> meeting = fabric_->common_group(from_host, to_host);
-    if (!meeting) {
-      throw std::invalid_argument(fmt::format("no fabric route from {} to {}",
-                                              graph_.vertex(from).name, graph_.vertex(to).name));
-    }
-    const int level = fabric_->groups()[*meeting].level;
-    const LocalPath& out = local_path(from, from_nic);
-    const LocalPath& in = local_path(to_nic, to);
-    classes_.push_back(FlowClass{{out.shares, fabric_shares(from_host, level, false),
-                                  fabric_shares(to_host, level, true), in.shares},
-                                 1.0});
-    return out.latency_us + in.latency_us + fabric_->latency_to_level_us(from_host, level) +
-           fabric_->latency_to_level_us(to_host, level);
-  }
-
-  double slowest_flow_rate_gbps() const {
-    const MaxMinAllocation allocation = solve_max_min(capacity_gbps_, classes_);
-    return *std::min_element(allocation.rate_gbps.begin(), allocation.rate_gbps.end());
-  }
-
-  std::size_t nic_count(VertexId host) const {
-    return static_cast<std::size_t>(std::count_if(graph_.devices_of(host).begin(), graph_.devices_of(host).end(),
-                                                  [&](VertexId v) { return graph_.vertex(v).kind == VertexKind::nic; }));
-  }
-
- private:
   struct LocalPath {
     std::vector<ResourceShare> shares;
     double latency_us = 0;
+    int hops = 0;
   };
 
   const LocalPath& local_path(VertexId from, VertexId to) {
@@ -94,6 +143,132 @@ class RingFlows {
         it->second.shares.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
       }
       it->second.latency_us = route->latency_us;
+      it->second.hops = route->hop_count;
+    }
+    return it->second;
+  }
+
+  // One flow through these paths; returns its latency.
+  double add(std::vector<const LocalPath*> paths) {
+    FlowClass flow{{}, 1.0};
+    double latency_us = 0;
+    for (const LocalPath* path : paths) {
+      flow.segments.emplace_back(path->shares);
+      latency_us += path->latency_us;
+    }
+    classes_.push_back(std::move(flow));
+    return latency_us;
+  }
+
+  // A flow between GPUs (or CPUs) of two hosts: out to `from_nic` (through `via`, a GPU near it,
+  // when PXN forwards over NVLink), the NIC port, the fabric, the far NIC port, in to `to`.
+  double add_fabric_hop(VertexId from, VertexId via, VertexId from_nic, VertexId to_nic, VertexId to) {
+    const std::uint32_t from_host = host_index(graph_.vertex(from_nic).host);
+    const std::uint32_t to_host = host_index(graph_.vertex(to_nic).host);
+    const std::optional<std::uint32_t> meeting = fabric_->common_group(from_host, to_host);
+    if (!meeting) {
+      throw std::invalid_argument(fmt::format("no fabric route from {} to {}",
+                                              graph_.vertex(from).name, graph_.vertex(to).name));
+    }
+    const int level = fabric_->groups()[*meeting].level;
+    FlowClass flow{{}, 1.0};
+    double latency_us = 0;
+    const auto local = [&](VertexId a, VertexId b) {
+      const LocalPath& path = local_path(a, b);
+      flow.segments.emplace_back(path.shares);
+      latency_us += path.latency_us;
+    };
+    if (via != from) local(from, via);
+    local(via, from_nic);
+    flow.segments.emplace_back(port_shares(from_nic, true));
+    flow.segments.emplace_back(fabric_shares(from_host, level, false));
+    flow.segments.emplace_back(fabric_shares(to_host, level, true));
+    flow.segments.emplace_back(port_shares(to_nic, false));
+    local(to_nic, to);
+    classes_.push_back(std::move(flow));
+    return latency_us + fabric_->latency_to_level_us(from_host, level) + fabric_->latency_to_level_us(to_host, level);
+  }
+
+  // A host-to-host flow that spreads over all of both hosts' NICs (alltoall through PXN).
+  void add_host_pair(VertexId from_host, VertexId to_host) {
+    const std::uint32_t from = host_index(from_host);
+    const std::uint32_t to = host_index(to_host);
+    const std::optional<std::uint32_t> meeting = fabric_->common_group(from, to);
+    if (!meeting) {
+      throw std::invalid_argument(fmt::format("no fabric route from {} to {}", graph_.vertex(from_host).name,
+                                              graph_.vertex(to_host).name));
+    }
+    const int level = fabric_->groups()[*meeting].level;
+    classes_.push_back(FlowClass{{fabric_shares(from, level, false), fabric_shares(to, level, true)}, 1.0});
+  }
+
+  struct Solution {
+    double slowest_gbps = 0;
+    std::string limit;  // a full resource on the slowest flow's path
+  };
+
+  // The slowest flow's rate and its bottleneck: a full resource on its path where no flow runs
+  // faster than it (max-min fairness: the one that stopped it).
+  Solution solve() const {
+    const MaxMinAllocation allocation = solve_max_min(capacity_gbps_, classes_);
+    const auto slowest = std::min_element(allocation.rate_gbps.begin(), allocation.rate_gbps.end());
+    Solution solution{*slowest, ""};
+    std::vector<double> fastest_gbps(capacity_gbps_.size(), 0.0);
+    for (std::size_t c = 0; c < classes_.size(); ++c) {
+      for (const auto& segment : classes_[c].segments) {
+        for (const ResourceShare& use : segment) {
+          fastest_gbps[use.resource] = std::max(fastest_gbps[use.resource], allocation.rate_gbps[c]);
+        }
+      }
+    }
+    const FlowClass& flow = classes_[static_cast<std::size_t>(slowest - allocation.rate_gbps.begin())];
+    for (const auto& segment : flow.segments) {
+      for (const ResourceShare& use : segment) {
+        if (allocation.saturated[use.resource] && use.share > 0 && fastest_gbps[use.resource] <= *slowest * (1 + 1e-9)) {
+          solution.limit = describe(use.resource);
+          return solution;
+        }
+      }
+    }
+    return solution;
+  }
+
+ private:
+  std::string describe(std::uint32_t resource) const {
+    const std::size_t link_resources = 2 * graph_.link_count();
+    if (resource < link_resources) {
+      const Link& link = graph_.link(resource / 2);
+      const bool from_a = resource % 2 == 0;
+      const VertexId from = from_a ? link.a : link.b;
+      const std::string lanes = link.spec.lane_count > 1 ? fmt::format(" x{}", link.spec.lane_count) : "";
+      return fmt::format("{} -> {} ({}{}, {:.1f} GB/s effective of {:.1f})", graph_.vertex(from).name,
+                         graph_.vertex(link.other_end(from)).name, link.spec.technology, lanes,
+                         capacity_gbps_[resource], link.spec.datasheet_gbps);
+    }
+    const auto fabric_resource = static_cast<std::uint32_t>(resource - link_resources);
+    const VertexId owner = fabric_->resource_owner(fabric_resource);
+    const bool up = fabric_->resource_is_up(fabric_resource);
+    if (fabric_->resource_is_host_access(fabric_resource)) {
+      return fmt::format("{}: NIC ports {} the fabric ({:.1f} GB/s)", graph_.vertex(owner).name, up ? "to" : "from",
+                         capacity_gbps_[resource]);
+    }
+    return fmt::format("{} {} ({:.1f} GB/s)", graph_.vertex(owner).name, up ? "uplinks" : "downlinks",
+                       capacity_gbps_[resource]);
+  }
+
+  // The NIC's own port(s) to the fabric, one direction: a rail's share that pooling would hide.
+  std::span<const ResourceShare> port_shares(VertexId nic, bool outbound) {
+    const auto [it, inserted] = port_paths_.try_emplace({nic, outbound});
+    if (inserted) {
+      std::vector<LinkId> ports;
+      for (const LinkId l : graph_.links_of(nic)) {
+        if (graph_.vertex(graph_.link(l).other_end(nic)).host != graph_.vertex(nic).host) ports.push_back(l);
+      }
+      for (const LinkId l : ports) {
+        const bool from_a = (graph_.link(l).a == nic) == outbound;
+        it->second.push_back({static_cast<std::uint32_t>(2 * static_cast<std::size_t>(l) + (from_a ? 0 : 1)),
+                              1.0 / static_cast<double>(ports.size())});
+      }
     }
     return it->second;
   }
@@ -102,19 +277,10 @@ class RingFlows {
     const auto [it, inserted] = fabric_paths_.try_emplace({host, level, downwards});
     if (inserted) {
       const auto offset = static_cast<std::uint32_t>(2 * graph_.link_count());
-      for (const ResourceShare& use : fabric_->profile(fabric_->host_group(host), level, downwards)) {
+      for (const ResourceShare& use :
+           fabric_->profile(fabric_->host_group(host), level, downwards)) {
         it->second.push_back({use.resource + offset, use.share});
       }
-    }
-    return it->second;
-  }
-
-  VertexId nic_of(VertexId gpu) {
-    const auto [it, inserted] = nic_of_gpu_.try_emplace(gpu, no_vertex);
-    if (inserted) {
-      const std::optional<VertexId> nic = nearest_nic(graph_, gpu);
-      if (!nic) throw std::invalid_argument(fmt::format("{} has no NIC to reach other nodes", graph_.vertex(gpu).name));
-      it->second = *nic;
     }
     return it->second;
   }
@@ -129,16 +295,201 @@ class RingFlows {
   }
 
   const Graph& graph_;
-  std::optional<FabricHierarchy> fabric_;
+  std::optional<FabricHierarchy>& fabric_;
   std::vector<double> capacity_gbps_;
   std::vector<FlowClass> classes_;
   // std::map nodes do not move, so the spans the classes hold stay valid.
   std::map<std::pair<VertexId, VertexId>, LocalPath> local_paths_;
+  std::map<std::pair<VertexId, bool>, std::vector<ResourceShare>> port_paths_;
   std::map<std::tuple<std::uint32_t, int, bool>, std::vector<ResourceShare>> fabric_paths_;
-  std::map<VertexId, VertexId> nic_of_gpu_;
 };
 
-int ceil_log2(int p) { return static_cast<int>(std::bit_width(static_cast<unsigned>(p - 1))); }
+std::vector<VertexId> nics_of(const Graph& graph, VertexId host) {
+  std::vector<VertexId> nics;
+  for (const VertexId device : graph.devices_of(host)) {
+    if (graph.vertex(device).kind == VertexKind::nic) nics.push_back(device);
+  }
+  std::sort(nics.begin(), nics.end(), [&](VertexId a, VertexId b) { return graph.vertex(a).index < graph.vertex(b).index; });
+  return nics;
+}
+
+// Hops from `source` to every vertex of its host, crossing only switches, CPUs and NICs (a GPU
+// relays nothing), as routes inside a host go. One search per NIC serves all the host's ranks.
+std::map<VertexId, int> hops_within_host(const Graph& graph, VertexId source) {
+  std::map<VertexId, int> hops{{source, 0}};
+  std::deque<VertexId> queue{source};
+  const VertexId host = graph.vertex(source).host;
+  while (!queue.empty()) {
+    const VertexId u = queue.front();
+    queue.pop_front();
+    const VertexKind kind = graph.vertex(u).kind;
+    if (u != source && (kind == VertexKind::gpu || kind == VertexKind::host)) continue;
+    const int next = hops.at(u) + 1;
+    for (const LinkId l : graph.links_of(u)) {
+      const VertexId w = graph.link(l).other_end(u);
+      if (graph.vertex(w).host == host && hops.try_emplace(w, next).second) queue.push_back(w);
+    }
+  }
+  return hops;
+}
+
+// The NIC a rank's own point-to-point traffic leaves through: the fewest hops away, ranks sharing
+// a switch with several NICs taking them in ordinal order (routing's nearest_nic rule); a rank
+// placed on a NIC is its own. Searched once per host.
+class NearestNics {
+ public:
+  explicit NearestNics(const Graph& graph) : graph_(graph) {}
+
+  VertexId of(VertexId rank) {
+    if (graph_.vertex(rank).kind == VertexKind::nic) return rank;
+    const VertexId host = graph_.vertex(rank).host;
+    auto [it, inserted] = hops_by_host_.try_emplace(host);
+    if (inserted) {
+      for (const VertexId nic : nics_of(graph_, host)) it->second.emplace_back(nic, hops_within_host(graph_, nic));
+    }
+    std::vector<VertexId> nearest;
+    int nearest_hops = std::numeric_limits<int>::max();
+    for (const auto& [nic, hops] : it->second) {
+      const auto found = hops.find(rank);
+      if (found == hops.end() || found->second > nearest_hops) continue;
+      if (found->second < nearest_hops) nearest.clear();
+      nearest_hops = found->second;
+      nearest.push_back(nic);
+    }
+    if (nearest.empty()) throw std::invalid_argument(fmt::format("{} has no NIC to reach other nodes", graph_.vertex(rank).name));
+    return nearest[static_cast<std::size_t>(std::max(graph_.vertex(rank).index, 0)) % nearest.size()];
+  }
+
+ private:
+  const Graph& graph_;
+  std::map<VertexId, std::vector<std::pair<VertexId, std::map<VertexId, int>>>> hops_by_host_;
+};
+
+// How one rail crosses a node: data arrives through the NIC at `entry`, visits the node's other
+// ranks and leaves from `exit`, which sends through `via` (itself, or the entry GPU over NVLink
+// when no second rank sits as near the NIC: PXN).
+struct RailCrossing {
+  VertexId nic = no_vertex;
+  VertexId entry = no_vertex;
+  VertexId exit = no_vertex;
+  VertexId via = no_vertex;
+};
+
+class RailPlanner {
+ public:
+  RailPlanner(const Graph& graph, std::span<const VertexId> local) : graph_(graph), local_(local.begin(), local.end()) {}
+
+  RailCrossing plan(VertexId nic) {
+    const std::map<VertexId, int> hops = hops_within_host(graph_, nic);
+    std::vector<std::pair<int, VertexId>> by_distance;
+    for (const VertexId rank : local_) {
+      const auto found = hops.find(rank);
+      if (found == hops.end()) throw std::invalid_argument(fmt::format("{} cannot reach {}", graph_.vertex(rank).name, graph_.vertex(nic).name));
+      by_distance.emplace_back(found->second, rank);
+    }
+    const auto pick = [&](std::map<VertexId, int>& uses, VertexId excluded) {
+      VertexId best = no_vertex;
+      std::tuple<int, int> best_key{std::numeric_limits<int>::max(), 0};
+      for (const auto& [distance, rank] : by_distance) {
+        if (rank == excluded) continue;
+        const std::tuple<int, int> key{distance, uses[rank]};
+        if (key < best_key) {
+          best_key = key;
+          best = rank;
+        }
+      }
+      return std::pair{best, std::get<0>(best_key)};
+    };
+    RailCrossing crossing;
+    crossing.nic = nic;
+    const auto [entry, entry_distance] = pick(entry_uses_, no_vertex);
+    crossing.entry = crossing.exit = crossing.via = entry;
+    ++entry_uses_[entry];
+    if (local_.size() > 1) {
+      const auto [exit, exit_distance] = pick(exit_uses_, entry);
+      crossing.exit = exit;
+      crossing.via = exit_distance > entry_distance ? entry : exit;
+      ++exit_uses_[exit];
+    }
+    return crossing;
+  }
+
+  // entry, the other ranks in rank order, exit.
+  std::vector<VertexId> order(const RailCrossing& crossing) const {
+    std::vector<VertexId> order{crossing.entry};
+    for (const VertexId rank : local_) {
+      if (rank != crossing.entry && rank != crossing.exit) order.push_back(rank);
+    }
+    if (crossing.exit != crossing.entry) order.push_back(crossing.exit);
+    return order;
+  }
+
+ private:
+  const Graph& graph_;
+  std::vector<VertexId> local_;
+  std::map<VertexId, int> entry_uses_;
+  std::map<VertexId, int> exit_uses_;
+};
+
+// The parent of node r (1 <= r < n) in an in-order binary tree over 0..n-1 rooted under node 0:
+// r's lowest set bit b; the parent is r + b or r - b, whichever has bit 2b clear, climbing while
+// it falls outside.
+int in_order_parent(int r, int n) {
+  int bit = r & -r;
+  for (;;) {
+    const int parent = (r & (2 * bit)) != 0 ? r - bit : r + bit;
+    if (parent < n) return parent;
+    if (2 * bit >= n) return 0;
+    r = parent;
+    bit *= 2;
+  }
+}
+
+// One node's ranks in a ring, alone.
+Flows::Solution solve_local_ring(const Graph& graph, std::optional<FabricHierarchy>& fabric,
+                                 std::span<const VertexId> local) {
+  Flows flows(graph, fabric);
+  for (std::size_t k = 0; k < local.size(); ++k) flows.add({&flows.local_path(local[k], local[(k + 1) % local.size()])});
+  return flows.solve();
+}
+
+// NCCL's double binary tree: tree 1 in order over the nodes, tree 2 its mirror image; every edge
+// carries half the data up (reduce) and down (broadcast) at once, on every rail.
+Flows::Solution solve_trees(const Graph& graph, std::optional<FabricHierarchy>& fabric,
+                            const std::vector<std::vector<RailCrossing>>& crossings, int nodes) {
+  Flows trees(graph, fabric);
+  for (int tree = 0; tree < 2; ++tree) {
+    for (int node = 1; node < nodes; ++node) {
+      const int child = tree == 0 ? node : nodes - 1 - node;
+      const int parent = tree == 0 ? in_order_parent(node, nodes) : nodes - 1 - in_order_parent(node, nodes);
+      for (const auto& rail : crossings) {
+        const RailCrossing& c = rail[static_cast<std::size_t>(child)];
+        const RailCrossing& p = rail[static_cast<std::size_t>(parent)];
+        trees.add_fabric_hop(c.entry, c.entry, c.nic, p.nic, p.entry);
+        trees.add_fabric_hop(p.entry, p.entry, p.nic, c.nic, c.entry);
+      }
+    }
+  }
+  return trees.solve();
+}
+
+// alltoall: every node to `peers` others (all of them, or evenly spaced ones standing for all),
+// each flow spread over both nodes' NICs.
+Flows::Solution solve_alltoall(const Graph& graph, std::optional<FabricHierarchy>& fabric,
+                               std::span<const VertexId> hosts, std::size_t peers) {
+  Flows pairs(graph, fabric);
+  for (std::size_t from = 0; from < hosts.size(); ++from) {
+    for (std::size_t k = 1; k <= peers; ++k) {
+      const std::size_t offset = peers == hosts.size() - 1 ? k : 1 + (k - 1) * (hosts.size() - 1) / peers;
+      pairs.add_host_pair(hosts[from], hosts[(from + offset) % hosts.size()]);
+    }
+  }
+  return pairs.solve();
+}
+
+std::string solved_limit(const Flows::Solution& solution) {
+  return solution.limit.empty() ? std::string("no shared link fills") : solution.limit;
+}
 
 }  // namespace
 
@@ -147,140 +498,576 @@ std::string_view to_string(CollectiveOp op) {
     case CollectiveOp::all_reduce: return "all_reduce";
     case CollectiveOp::all_gather: return "all_gather";
     case CollectiveOp::reduce_scatter: return "reduce_scatter";
+    case CollectiveOp::broadcast: return "broadcast";
+    case CollectiveOp::alltoall: return "alltoall";
+    case CollectiveOp::sendrecv: return "sendrecv";
   }
   return "unknown";
 }
 
-std::string_view to_string(CollectiveAlgorithm algorithm) {
-  return algorithm == CollectiveAlgorithm::ring ? "ring" : "tree";
+std::string_view to_string(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::ring: return "ring";
+    case Algorithm::tree: return "tree";
+    case Algorithm::nvls: return "nvls";
+    case Algorithm::nvls_tree: return "nvls_tree";
+    case Algorithm::collnet_direct: return "collnet_direct";
+    case Algorithm::collnet_chain: return "collnet_chain";
+    case Algorithm::pat: return "pat";
+    case Algorithm::p2p: return "p2p";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(Protocol protocol) {
+  switch (protocol) {
+    case Protocol::ll: return "LL";
+    case Protocol::ll128: return "LL128";
+    case Protocol::simple: return "Simple";
+  }
+  return "unknown";
 }
 
 std::optional<CollectiveOp> collective_op_from_string(std::string_view name) {
-  for (const CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter}) {
+  for (const CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter,
+                                CollectiveOp::broadcast, CollectiveOp::alltoall, CollectiveOp::sendrecv}) {
     if (name == to_string(op)) return op;
   }
   return std::nullopt;
 }
 
-std::optional<CollectiveAlgorithm> collective_algorithm_from_string(std::string_view name) {
-  if (name == "ring") return CollectiveAlgorithm::ring;
-  if (name == "tree") return CollectiveAlgorithm::tree;
+std::optional<Algorithm> algorithm_from_string(std::string_view name) {
+  std::string key = lower(name);
+  std::erase(key, '_');
+  for (int a = 0; a <= static_cast<int>(Algorithm::p2p); ++a) {
+    std::string candidate(to_string(static_cast<Algorithm>(a)));
+    std::erase(candidate, '_');
+    if (key == candidate) return static_cast<Algorithm>(a);
+  }
   return std::nullopt;
 }
 
-std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_node) {
-  std::vector<VertexId> ranks;
-  int placed_nodes = 0;
-  for (VertexId host = 0; host < graph.vertex_count(); ++host) {
-    if (graph.vertex(host).kind != VertexKind::host) continue;
-    if (nodes > 0 && placed_nodes == nodes) break;
+std::optional<Protocol> protocol_from_string(std::string_view name) {
+  const std::string key = lower(name);
+  for (int p = 0; p < protocol_count; ++p) {
+    if (key == lower(to_string(static_cast<Protocol>(p)))) return static_cast<Protocol>(p);
+  }
+  return std::nullopt;
+}
+
+std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_node, const Placement& placement) {
+  const auto gpus_of = [&](VertexId host) {
     std::vector<VertexId> gpus;
     for (const VertexId device : graph.devices_of(host)) {
       if (graph.vertex(device).kind == VertexKind::gpu) gpus.push_back(device);
     }
-    std::sort(gpus.begin(), gpus.end(),
-              [&](VertexId a, VertexId b) { return graph.vertex(a).index < graph.vertex(b).index; });
-    if (gpus.empty()) continue;
+    std::sort(gpus.begin(), gpus.end(), [&](VertexId a, VertexId b) { return graph.vertex(a).index < graph.vertex(b).index; });
+    return gpus;
+  };
+  std::vector<VertexId> hosts;
+  if (placement.kind == Placement::Kind::hosts) {
+    for (const std::string& name : placement.hosts) {
+      const VertexId host = graph.find(name);
+      if (host == no_vertex || graph.vertex(host).kind != VertexKind::host) {
+        throw std::invalid_argument(fmt::format("placement: host {} is not in the topology", name));
+      }
+      if (gpus_of(host).empty()) throw std::invalid_argument(fmt::format("placement: host {} has no GPU", name));
+      hosts.push_back(host);
+    }
+    if (nodes > 0 && nodes != static_cast<int>(hosts.size())) {
+      throw std::invalid_argument(fmt::format("placement names {} hosts, --nodes asks for {}", hosts.size(), nodes));
+    }
+  } else {
+    std::vector<VertexId> candidates;
+    for (VertexId host = 0; host < graph.vertex_count(); ++host) {
+      if (graph.vertex(host).kind == VertexKind::host && !gpus_of(host).empty()) candidates.push_back(host);
+    }
+    const std::size_t wanted = nodes > 0 ? static_cast<std::size_t>(nodes) : candidates.size();
+    if (wanted > candidates.size()) {
+      throw std::invalid_argument(fmt::format("the topology has {} hosts with GPUs, fewer than the {} nodes asked for",
+                                              candidates.size(), nodes));
+    }
+    for (std::size_t k = 0; k < wanted; ++k) {
+      hosts.push_back(candidates[placement.kind == Placement::Kind::spread ? k * candidates.size() / wanted : k]);
+    }
+  }
+  std::vector<VertexId> ranks;
+  for (const VertexId host : hosts) {
+    const std::vector<VertexId> gpus = gpus_of(host);
     if (gpus_per_node > static_cast<int>(gpus.size())) {
       throw std::invalid_argument(fmt::format("host {} has {} GPUs, fewer than the {} per node asked for",
                                               graph.vertex(host).name, gpus.size(), gpus_per_node));
     }
     const std::size_t take = gpus_per_node > 0 ? static_cast<std::size_t>(gpus_per_node) : gpus.size();
     ranks.insert(ranks.end(), gpus.begin(), gpus.begin() + static_cast<std::ptrdiff_t>(take));
-    ++placed_nodes;
-  }
-  if (nodes > 0 && placed_nodes < nodes) {
-    throw std::invalid_argument(fmt::format("the topology has {} hosts with GPUs, fewer than the {} nodes asked for",
-                                            placed_nodes, nodes));
   }
   return ranks;
 }
 
-RingModel model_rings(const Graph& graph, std::span<const VertexId> rank_gpus) {
-  if (rank_gpus.size() < 2) {
-    throw std::invalid_argument(fmt::format("a collective model needs at least 2 ranks, got {}", rank_gpus.size()));
+CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> rank_vertices, const ModelOptions& options) {
+  if (rank_vertices.size() < 2) {
+    throw std::invalid_argument(fmt::format("a collective model needs at least 2 ranks, got {}", rank_vertices.size()));
   }
   // Ranks grouped by host, hosts in order of their first rank.
   std::vector<std::vector<VertexId>> local_ranks;
   std::map<VertexId, std::size_t> slot_of_host;
-  for (const VertexId gpu : rank_gpus) {
-    const auto [it, inserted] = slot_of_host.try_emplace(graph.vertex(gpu).host, local_ranks.size());
+  for (const VertexId rank : rank_vertices) {
+    const auto [it, inserted] = slot_of_host.try_emplace(graph.vertex(rank).host, local_ranks.size());
     if (inserted) local_ranks.emplace_back();
-    local_ranks[it->second].push_back(gpu);
+    local_ranks[it->second].push_back(rank);
   }
-  RingModel model;
-  model.ranks = static_cast<int>(rank_gpus.size());
+  CollectiveModel model;
+  model.ranks = static_cast<int>(rank_vertices.size());
   model.nodes = static_cast<int>(local_ranks.size());
+  model.in_network_reduction = options.in_network_reduction && model.nodes > 1;
   for (const auto& local : local_ranks) model.ranks_per_node = std::max(model.ranks_per_node, static_cast<int>(local.size()));
+  model.gpu_ranks = std::all_of(rank_vertices.begin(), rank_vertices.end(),
+                                [&](VertexId v) { return graph.vertex(v).kind == VertexKind::gpu; });
 
-  RingFlows flows(graph, model.nodes > 1);
+  // GPU generation and NVLink reach from the ranks' NVLinks.
+  model.nvlink_intra = model.gpu_ranks && model.ranks_per_node > 1;
+  model.nvswitch = model.gpu_ranks;
+  model.gpu_nvlink_gbps = std::numeric_limits<double>::max();
+  int nvlink_lanes = std::numeric_limits<int>::max();
+  for (const VertexId rank : rank_vertices) {
+    double nvlink_gbps = 0;
+    int lanes = 0;
+    bool to_switch = false;
+    for (const LinkId l : graph.links_of(rank)) {
+      const Link& link = graph.link(l);
+      if (link.spec.type != LinkType::nvlink) continue;
+      nvlink_gbps += link.spec.capacity_gbps;
+      lanes += link.spec.lane_count;
+      to_switch = to_switch || graph.vertex(link.other_end(rank)).kind == VertexKind::nvswitch;
+      if (const auto cc = compute_capability_of(link.spec.technology)) model.compute_capability = *cc;
+    }
+    model.gpu_nvlink_gbps = std::min(model.gpu_nvlink_gbps, nvlink_gbps);
+    nvlink_lanes = std::min(nvlink_lanes, lanes);
+    model.nvswitch = model.nvswitch && to_switch;
+    if (nvlink_gbps == 0) model.nvlink_intra = false;
+  }
+  if (model.gpu_ranks && model.compute_capability == 0) {
+    model.compute_capability = 80;
+    model.assumptions.push_back("the GPUs have no NVLink that names their generation: NCCL's Ampere (sm_80) "
+                                "tuning figures assumed");
+  }
+
+  std::optional<FabricHierarchy> fabric;
+  if (model.nodes > 1) fabric.emplace(graph);
+  NearestNics nearest_nics(graph);
+
+  // Every rail's crossing of every node, planned once for the ring and the network alone.
+  std::vector<std::vector<RailCrossing>> crossings;  // [rail][node]
   if (model.nodes > 1) {
-    model.rings = std::numeric_limits<int>::max();
+    model.rails = std::numeric_limits<int>::max();
+    std::vector<std::vector<VertexId>> node_nics;
     for (const auto& local : local_ranks) {
-      const std::size_t nics = flows.nic_count(graph.vertex(local.front()).host);
-      model.rings = std::min(model.rings, static_cast<int>(std::min(nics, local.size())));
+      node_nics.push_back(nics_of(graph, graph.vertex(local.front()).host));
+      model.rails = std::min(model.rails, static_cast<int>(node_nics.back().size()));
     }
-    if (model.rings == 0) throw std::invalid_argument("a multi-node placement needs a NIC on every node");
-  }
-  // Ring r visits each node's ranks starting after local rank r and leaving from local rank r,
-  // so that the rings leave every node through different GPUs and hence different NICs.
-  for (int r = 0; r < model.rings; ++r) {
-    for (std::size_t node = 0; node < local_ranks.size(); ++node) {
-      const auto& local = local_ranks[node];
-      const std::size_t size = local.size();
-      for (std::size_t k = 0; k + 1 < size; ++k) {
-        model.alpha_us = std::max(model.alpha_us, flows.add_local_hop(local[(r + 1 + k) % size], local[(r + 2 + k) % size]));
-      }
-      const auto& next = local_ranks[(node + 1) % local_ranks.size()];
-      const VertexId exit = local[r % size];
-      const VertexId entry = next[(r + 1) % next.size()];
-      if (local_ranks.size() == 1) {
-        if (exit != entry) model.alpha_us = std::max(model.alpha_us, flows.add_local_hop(exit, entry));
-      } else {
-        model.alpha_us = std::max(model.alpha_us, flows.add_fabric_hop(exit, entry));
+    if (model.rails == 0) throw std::invalid_argument("a multi-node placement needs a NIC on every node");
+    std::vector<RailPlanner> planners;
+    for (const auto& local : local_ranks) planners.emplace_back(graph, local);
+    for (int r = 0; r < model.rails; ++r) {
+      auto& rail = crossings.emplace_back();
+      for (std::size_t node = 0; node < local_ranks.size(); ++node) {
+        rail.push_back(planners[node].plan(node_nics[node][static_cast<std::size_t>(r)]));
       }
     }
+    // The ring: all rails at once, each through the node's ranks from its entry to its exit.
+    Flows flows(graph, fabric);
+    for (const auto& rail : crossings) {
+      for (std::size_t node = 0; node < rail.size(); ++node) {
+        const std::vector<VertexId> order = planners[node].order(rail[node]);
+        for (std::size_t k = 0; k + 1 < order.size(); ++k) flows.add({&flows.local_path(order[k], order[k + 1])});
+        const RailCrossing& out = rail[node];
+        const RailCrossing& in = rail[(node + 1) % rail.size()];
+        model.net_latency_us = std::max(model.net_latency_us, flows.add_fabric_hop(out.exit, out.via, out.nic, in.nic, in.entry));
+      }
+    }
+    const Flows::Solution solution = flows.solve();
+    model.ring_gbps = model.rails * solution.slowest_gbps;
+    model.ring_limit = solved_limit(solution);
+  } else {
+    const Flows::Solution solution = solve_local_ring(graph, fabric, local_ranks.front());
+    model.ring_gbps = solution.slowest_gbps;
+    model.ring_limit = solved_limit(solution);
   }
-  model.step_bandwidth_gbps = model.rings * flows.slowest_flow_rate_gbps();
+
+  // One node's ring alone: the intra-node stage of trees, NVLS-tree and CollNet.
+  if (model.nodes > 1 && model.ranks_per_node > 1) {
+    const auto& local = *std::max_element(local_ranks.begin(), local_ranks.end(),
+                                          [](const auto& a, const auto& b) { return a.size() < b.size(); });
+    const Flows::Solution solution = solve_local_ring(graph, fabric, local);
+    model.intra_gbps = solution.slowest_gbps;
+    model.intra_limit = solved_limit(solution);
+  } else if (model.nodes == 1) {
+    model.intra_gbps = model.ring_gbps;
+    model.intra_limit = model.ring_limit;
+  } else {
+    model.intra_gbps = std::numeric_limits<double>::infinity();
+  }
+
+  // The network alone: every rail's crossing, GPU to GPU, at once.
+  if (model.nodes > 1) {
+    Flows flows(graph, fabric);
+    for (const auto& rail : crossings) {
+      for (std::size_t node = 0; node < rail.size(); ++node) {
+        const RailCrossing& out = rail[node];
+        const RailCrossing& in = rail[(node + 1) % rail.size()];
+        flows.add_fabric_hop(out.exit, out.via, out.nic, in.nic, in.entry);
+      }
+    }
+    const Flows::Solution solution = flows.solve();
+    model.net_gbps = model.rails * solution.slowest_gbps;
+    model.net_limit = solved_limit(solution);
+
+    const Flows::Solution tree_solution = solve_trees(graph, fabric, crossings, model.nodes);
+    // Each flow moves S / (2 rails): busbw = 2(p-1)/p x S / T = 4 (p-1)/p x rails x rate.
+    const double p = model.ranks;
+    model.tree_net_gbps = 4 * (p - 1) / p * model.rails * tree_solution.slowest_gbps;
+    model.tree_limit = solved_limit(tree_solution);
+
+    // Each rank's own path to its nearest NIC, alone (alltoall pushes every GPU's remote share
+    // through it).
+    model.gpu_nic_gbps = std::numeric_limits<double>::max();
+    for (const VertexId rank : rank_vertices) {
+      const VertexId nic = nearest_nics.of(rank);
+      if (nic != rank) model.gpu_nic_gbps = std::min(model.gpu_nic_gbps, find_route(graph, rank, nic)->bottleneck_gbps);
+    }
+
+    // alltoall; beyond a few hundred nodes, flows to evenly spaced peers stand for all (the
+    // fabric's groups share them alike).
+    std::vector<VertexId> hosts;
+    for (const auto& local : local_ranks) hosts.push_back(graph.vertex(local.front()).host);
+    const std::size_t peers = std::min<std::size_t>(hosts.size() - 1, alltoall_sampled_peers);
+    if (peers < hosts.size() - 1) {
+      model.alltoall_assumption = fmt::format("alltoall: each node's flows to {} evenly spaced peers stand for its "
+                                              "flows to all {}", peers, hosts.size() - 1);
+    }
+    const Flows::Solution pair_solution = solve_alltoall(graph, fabric, hosts, peers);
+    model.alltoall_node_gbps = pair_solution.slowest_gbps * static_cast<double>(peers);
+    model.alltoall_limit = solved_limit(pair_solution);
+  }
+
+  // sendrecv: rank i to rank i + 1, each through its own nearest NIC between nodes.
+  {
+    Flows flows(graph, fabric);
+    for (std::size_t i = 0; i < rank_vertices.size(); ++i) {
+      const VertexId from = rank_vertices[i];
+      const VertexId to = rank_vertices[(i + 1) % rank_vertices.size()];
+      if (graph.vertex(from).host == graph.vertex(to).host) {
+        flows.add({&flows.local_path(from, to)});
+        continue;
+      }
+      flows.add_fabric_hop(from, from, nearest_nics.of(from), nearest_nics.of(to), to);
+    }
+    const Flows::Solution solution = flows.solve();
+    model.sendrecv_gbps = solution.slowest_gbps;
+    model.sendrecv_limit = solved_limit(solution);
+  }
+
+  if (model.nodes > 1) {
+    model.channels = std::min(32, 2 * model.rails);
+  } else if (model.nvlink_intra) {
+    model.channels = std::clamp(2 * nvlink_lanes, 2, 32);
+  } else {
+    model.channels = 2;
+  }
   return model;
 }
 
+namespace {
+
+struct Candidate {
+  Algorithm algorithm;
+  Protocol protocol;
+  double busbw_gbps;  // at large sizes
+  double latency_us;
+  std::string limit;
+};
+
+bool has_nvls(const CollectiveModel& m) {
+  return m.gpu_ranks && m.nvswitch && m.compute_capability >= 90 && m.ranks_per_node > 1;
+}
+
+double nvls_all_reduce_busbw(const CollectiveModel& m) {
+  const double g = m.ranks_per_node;
+  return 2 * (g - 1) / (g + 1) * m.gpu_nvlink_gbps * nvls_efficiency[generation_index(m.compute_capability)];
+}
+
+std::vector<Candidate> enumerate(const CollectiveModel& m, CollectiveOp op) {
+  const std::size_t generation = generation_index(m.compute_capability);
+  const std::size_t node_index = m.nodes <= 2 ? static_cast<std::size_t>(m.nodes - 1) : 2;
+  const double ll_max = m.nodes == 1 ? ll_max_gbps[generation][node_index] : ll_max_gbps[0][node_index];
+  const int ppn = m.ranks_per_node;
+  const bool multi_node = m.nodes > 1;
+  const bool ll128_enabled = m.gpu_ranks && m.compute_capability >= 70 && (m.nvlink_intra || ppn == 1);
+  const bool reduces = op == CollectiveOp::all_reduce;
+  const int p = m.ranks;
+  const int nsteps = reduces ? 2 * (p - 1) : p - 1;
+  const int inter_steps = !multi_node ? 0 : reduces ? 2 * (m.nodes - 1) : m.nodes - 1;
+  const int depth = log2_floor(m.nodes);
+
+  const auto intra_hop = [&](Algorithm a, Protocol pr) {
+    return (m.nvlink_intra ? nvlink_hop_us : pcie_hop_us)[index_of(a)][index_of(pr)];
+  };
+  // One network step: with one rank per node latencies are fully exposed (NCCL takes the
+  // tree's figure); Simple flushes, paying the fabric twice.
+  const auto inter_hop = [&](Algorithm a, Protocol pr) {
+    const Algorithm figure = ppn == 1 ? Algorithm::tree : a;
+    return network_hop_us[index_of(figure)][index_of(pr)] + m.net_latency_us * (pr == Protocol::simple ? 2 : 1);
+  };
+  const auto base = [&](Algorithm a, Protocol pr) { return base_latency_us[index_of(a)][index_of(pr)]; };
+
+  std::vector<Candidate> out;
+  const std::array<Protocol, 3> protocols{Protocol::ll, Protocol::ll128, Protocol::simple};
+  const auto add_ring_family = [&](Algorithm a, double simple_gbps, const std::string& limit) {
+    for (const Protocol pr : protocols) {
+      if (!m.gpu_ranks && pr != Protocol::simple) continue;
+      if (pr == Protocol::ll128 && !ll128_enabled) continue;
+      double bw = simple_gbps;
+      if (pr == Protocol::ll) bw = std::min(ll_max, 0.5 * bw);
+      if (pr == Protocol::ll128) bw = std::min(ll128_efficiency * bw, m.channels * ring_ll128_per_channel_gbps[generation][node_index]);
+      double intra = intra_hop(Algorithm::ring, pr);
+      if (multi_node) intra = std::max(intra, network_post_overhead_us * (pr == Protocol::simple ? 3 : 1));
+      const double latency = base(Algorithm::ring, pr) + (nsteps - inter_steps) * intra + inter_steps * inter_hop(Algorithm::ring, pr);
+      out.push_back({a, pr, bw, latency, limit});
+    }
+  };
+
+  switch (op) {
+    case CollectiveOp::sendrecv:
+    case CollectiveOp::alltoall: break;
+    case CollectiveOp::broadcast: add_ring_family(Algorithm::ring, m.ring_gbps, m.ring_limit); break;
+    case CollectiveOp::all_gather:
+    case CollectiveOp::reduce_scatter:
+      add_ring_family(Algorithm::ring, m.ring_gbps, m.ring_limit);
+      if (has_nvls(m) && !multi_node) {
+        out.push_back({Algorithm::nvls, Protocol::simple,
+                       m.gpu_nvlink_gbps * nvls_efficiency[generation], intra_hop(Algorithm::nvls, Protocol::simple),
+                       "NVLink to the NVSwitches (NVLS multicast)"});
+      }
+      if (m.gpu_ranks && multi_node && ppn == 1 && m.compute_capability >= 60) {
+        out.push_back({Algorithm::pat, Protocol::simple, pat_efficiency * m.ring_gbps,
+                       base(Algorithm::pat, Protocol::simple) + depth * inter_hop(Algorithm::pat, Protocol::simple) / 3.5 + p * 2.8,
+                       m.ring_limit});
+      }
+      break;
+    case CollectiveOp::all_reduce: {
+      add_ring_family(Algorithm::ring, m.ring_gbps, m.ring_limit);
+      // Tree: a chain inside each node, a double binary tree across nodes.
+      // NCCL credits a 2-node tree's single crossing to NVLS-tree only: a plain tree is held to
+      // the NICs' rate (2-node A100, nccl#1048: 86 GB/s over 96 of NICs, never above).
+      const double tree_network = std::min(m.tree_net_gbps, m.net_gbps);
+      const bool network_bound = multi_node && tree_network < m.intra_gbps;
+      const double tree_gbps = tree_efficiency * (multi_node ? std::min(m.intra_gbps, tree_network) : m.intra_gbps);
+      const std::string tree_limit = !network_bound ? m.intra_limit : m.tree_net_gbps < m.net_gbps ? m.tree_limit : m.net_limit;
+      for (const Protocol pr : protocols) {
+        if (!m.gpu_ranks && pr != Protocol::simple) continue;
+        if (pr == Protocol::ll128 && !ll128_enabled) continue;
+        double bw = tree_gbps;
+        if (pr == Protocol::ll) bw = std::min(bw / 3.8, ll_max);
+        if (pr == Protocol::ll128) {
+          bw = std::min(bw * (multi_node ? 120.0 / 128.0 : 7.0 / 9.0), m.channels * tree_ll128_per_channel_gbps[generation][node_index]);
+        }
+        const double latency = base(Algorithm::tree, pr) + 2 * ((ppn - 1) * intra_hop(Algorithm::tree, pr) + depth * inter_hop(Algorithm::tree, pr));
+        out.push_back({Algorithm::tree, pr, bw, latency, tree_limit});
+      }
+      if (has_nvls(m)) {
+        const double intra = intra_hop(Algorithm::nvls, Protocol::simple);
+        const std::string nvls_limit = "NVLink to the NVSwitches (NVLS in-switch reduction)";
+        if (!multi_node || m.in_network_reduction) {
+          const double sharp_gbps = m.net_gbps * 2 * (p - 1.0) / p;
+          const double bw = multi_node ? std::min(nvls_all_reduce_busbw(m), sharp_gbps) : nvls_all_reduce_busbw(m);
+          const double latency = intra + (multi_node ? inter_hop(Algorithm::nvls, Protocol::simple) : 0.0);
+          out.push_back({Algorithm::nvls, Protocol::simple, bw, latency,
+                         multi_node && sharp_gbps < nvls_all_reduce_busbw(m) ? m.net_limit : nvls_limit});
+        }
+        if (multi_node) {
+          const double network = m.tree_net_gbps;
+          const double latency = intra + 2 * depth * inter_hop(Algorithm::nvls_tree, Protocol::simple);
+          out.push_back({Algorithm::nvls_tree, Protocol::simple, std::min(nvls_all_reduce_busbw(m), network), latency,
+                         network < nvls_all_reduce_busbw(m) ? m.tree_limit : nvls_limit});
+        }
+      }
+      if (m.in_network_reduction && m.gpu_ranks) {
+        // The switches reduce: each node sends its data across once.
+        const double network = m.net_gbps * 2 * (p - 1.0) / p;
+        const double bw = std::min(m.intra_gbps, network);
+        const std::string limit = network < m.intra_gbps ? m.net_limit : m.intra_limit;
+        if (m.nvswitch) {
+          const double intra = intra_hop(Algorithm::collnet_direct, Protocol::simple);
+          out.push_back({Algorithm::collnet_direct, Protocol::simple, bw,
+                         2 * (std::min(1, ppn - 1) * intra + (ppn - 1) * 0.4) + inter_hop(Algorithm::collnet_direct, Protocol::simple),
+                         limit});
+        }
+        out.push_back({Algorithm::collnet_chain, Protocol::simple, bw,
+                       2 * (ppn - 1) * intra_hop(Algorithm::collnet_chain, Protocol::simple) +
+                           inter_hop(Algorithm::collnet_chain, Protocol::simple),
+                       limit});
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+Prediction timed(const CollectiveModel& m, CollectiveOp op, const Candidate& c, std::uint64_t bytes) {
+  double bw = c.busbw_gbps;
+  double latency = c.latency_us;
+  const int log_size = bytes >= 64 ? log2_floor(static_cast<int>(std::min<std::uint64_t>(bytes >> 6, 1u << 30))) : -1;
+  if (c.algorithm == Algorithm::tree && op == CollectiveOp::all_reduce && log_size >= 0 && log_size < 23) {
+    bw *= tree_correction[index_of(c.protocol)][static_cast<std::size_t>(log_size)];
+  }
+  // NCCL's ring plateau: a multi-node ring in Simple pays its latency again once chunks fill.
+  if (c.algorithm == Algorithm::ring && c.protocol == Protocol::simple && m.nodes > 1 && op == CollectiveOp::all_reduce &&
+      bytes / static_cast<std::uint64_t>(std::max(1, m.channels * m.ranks)) >= 64) {
+    latency *= m.compute_capability < 80 ? 1.9 : 1.4;
+  }
+  const double algbw = bw / bus_bandwidth_factor(op, m.ranks);
+  Prediction prediction;
+  prediction.algorithm = c.algorithm;
+  prediction.protocol = c.protocol;
+  prediction.channels = c.algorithm == Algorithm::nvls || c.algorithm == Algorithm::nvls_tree ? nvls_channels : m.channels;
+  prediction.time_us = (m.gpu_ranks ? launch_overhead_us : 0.0) + latency + static_cast<double>(bytes) / (algbw * 1e3);
+  prediction.busbw_gbps = static_cast<double>(bytes) / (prediction.time_us * 1e3) * bus_bandwidth_factor(op, m.ranks);
+  prediction.limit = c.limit;
+  if (c.algorithm == Algorithm::ring && m.nodes > ring_warning_nodes && op != CollectiveOp::broadcast) {
+    prediction.warning = fmt::format(
+        "a ring across {} nodes has {} latency steps; no one runs that: NCCL picks trees, NVLS-tree or "
+        "PAT at this scale, and jobs this large use hierarchical (per-rail) collectives",
+        m.nodes, op == CollectiveOp::all_reduce ? 2 * (m.ranks - 1) : m.ranks - 1);
+  }
+  return prediction;
+}
+
+// alltoall and sendrecv are grouped point-to-point sends in NCCL: no collective algorithm, LL up
+// to NCCL_P2P_LL_THRESHOLD per peer and Simple above.
+Prediction point_to_point(const CollectiveModel& m, CollectiveOp op, std::uint64_t bytes, const Forced& forced) {
+  const int peers = op == CollectiveOp::alltoall ? m.ranks - 1 : 1;
+  const std::uint64_t per_peer = bytes / static_cast<std::uint64_t>(op == CollectiveOp::alltoall ? m.ranks : 1);
+  Protocol protocol = per_peer <= p2p_ll_threshold_bytes && m.gpu_ranks ? Protocol::ll : Protocol::simple;
+  if (forced.protocol) protocol = *forced.protocol;
+  const std::size_t pr = index_of(protocol);
+  const double hop = m.nodes > 1 ? network_hop_us[0][pr] + m.net_latency_us
+                                 : (m.nvlink_intra ? nvlink_hop_us : pcie_hop_us)[0][pr];
+  double time_us = (m.gpu_ranks ? launch_overhead_us : 0.0) + base_latency_us[0][pr] + hop + (peers - 1) * per_peer_us;
+  std::string limit;
+  const double b = static_cast<double>(bytes);
+  if (op == CollectiveOp::sendrecv) {
+    time_us += b / (m.sendrecv_gbps * 1e3 * (protocol == Protocol::ll ? 0.5 : 1.0));
+    limit = m.sendrecv_limit;
+  } else {
+    // Each GPU sends bytes/p to every rank: (g-1) shares over NVLink, (p-g) over the network.
+    const double p = m.ranks;
+    const double g = m.ranks_per_node;
+    double transfer_us = 0;
+    const double local_gbps = m.nvlink_intra ? m.gpu_nvlink_gbps : m.intra_gbps;
+    if (g > 1) {
+      transfer_us = b * (g - 1) / p / (local_gbps * 1e3);
+      limit = m.nvlink_intra ? "NVLink of one GPU" : m.intra_limit;
+    }
+    if (m.nodes > 1) {
+      const double network_us = b * g * (p - g) / p / (m.alltoall_node_gbps * 1e3);
+      const double nic_path_us = b * (p - g) / p / (m.gpu_nic_gbps * 1e3);
+      if (network_us > transfer_us) {
+        transfer_us = network_us;
+        limit = m.alltoall_limit;
+      }
+      if (nic_path_us > transfer_us) {
+        transfer_us = nic_path_us;
+        limit = "a GPU's PCIe path to its NIC";
+      }
+    }
+    time_us += transfer_us / (protocol == Protocol::ll ? 0.5 : 1.0);
+  }
+  Prediction prediction;
+  prediction.algorithm = Algorithm::p2p;
+  prediction.protocol = protocol;
+  prediction.channels = m.channels;
+  prediction.time_us = time_us;
+  prediction.busbw_gbps = b / (time_us * 1e3) * bus_bandwidth_factor(op, m.ranks);
+  prediction.limit = limit;
+  return prediction;
+}
+
+}  // namespace
+
 double bus_bandwidth_factor(CollectiveOp op, int ranks) {
   const double p = ranks;
-  return op == CollectiveOp::all_reduce ? 2 * (p - 1) / p : (p - 1) / p;
+  switch (op) {
+    case CollectiveOp::all_reduce: return 2 * (p - 1) / p;
+    case CollectiveOp::all_gather:
+    case CollectiveOp::reduce_scatter:
+    case CollectiveOp::alltoall: return (p - 1) / p;
+    case CollectiveOp::broadcast:
+    case CollectiveOp::sendrecv: return 1.0;
+  }
+  return 1.0;
 }
 
-double predicted_time_us(const RingModel& model, CollectiveOp op, CollectiveAlgorithm algorithm, std::uint64_t bytes) {
-  const int p = model.ranks;
-  const double steps = algorithm == CollectiveAlgorithm::ring ? p - 1 : ceil_log2(p);
-  const double latency_rounds = op == CollectiveOp::all_reduce ? 2 * steps : steps;
-  // GB/s is 1e3 bytes per microsecond.
-  const double transfer_us = static_cast<double>(bytes) / (model.step_bandwidth_gbps * 1e3);
-  return latency_rounds * model.alpha_us + bus_bandwidth_factor(op, p) * transfer_us;
+std::vector<Prediction> candidates(const CollectiveModel& model, CollectiveOp op, std::uint64_t bytes) {
+  std::vector<Prediction> out;
+  if (op == CollectiveOp::alltoall || op == CollectiveOp::sendrecv) {
+    out.push_back(point_to_point(model, op, bytes, {}));
+    return out;
+  }
+  for (const Candidate& c : enumerate(model, op)) out.push_back(timed(model, op, c, bytes));
+  return out;
 }
 
-ResultRow predicted_row(const RingModel& model, CollectiveOp op, CollectiveAlgorithm algorithm,
+Prediction predict(const CollectiveModel& model, CollectiveOp op, std::uint64_t bytes, const Forced& forced) {
+  if (op == CollectiveOp::alltoall || op == CollectiveOp::sendrecv) {
+    if (forced.algorithm && *forced.algorithm != Algorithm::p2p) {
+      throw std::invalid_argument(fmt::format("{} is point-to-point in NCCL: no {} algorithm", to_string(op),
+                                              to_string(*forced.algorithm)));
+    }
+    return point_to_point(model, op, bytes, forced);
+  }
+  std::optional<Prediction> best;
+  for (const Candidate& c : enumerate(model, op)) {
+    if (forced.algorithm && c.algorithm != *forced.algorithm) continue;
+    if (forced.protocol && c.protocol != *forced.protocol) continue;
+    const Prediction p = timed(model, op, c, bytes);
+    if (!best || p.time_us < best->time_us) best = p;
+  }
+  if (!best) {
+    throw std::invalid_argument(fmt::format(
+        "{}{}{} cannot run {} on {} ranks over {} nodes here (NVLS needs NVSwitch and sm_90+, NVLS-tree several "
+        "nodes, CollNet in-network reduction, PAT one GPU per node, LL128 NVLink)",
+        forced.algorithm ? to_string(*forced.algorithm) : "", forced.algorithm && forced.protocol ? "/" : "",
+        forced.protocol ? to_string(*forced.protocol) : "", to_string(op), model.ranks, model.nodes));
+  }
+  return *best;
+}
+
+ResultRow predicted_row(const CollectiveModel& model, const Prediction& prediction, CollectiveOp op,
                         std::uint64_t bytes, std::string run_id, std::string timestamp) {
   constexpr std::uint64_t float_bytes = 4;
-  const double time_us = predicted_time_us(model, op, algorithm, bytes);
   ResultRow row;
   row.run_id = std::move(run_id);
   row.backend = "model";
   row.op = std::string(to_string(op));
   row.dtype = "float";
-  row.redop = op == CollectiveOp::all_gather ? "none" : "sum";
+  row.redop = op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter ? "sum" : "none";
+  if (op == CollectiveOp::broadcast) row.root = 0;
   row.nranks = model.ranks;
   row.nodes = model.nodes;
   row.ranks_per_node = model.ranks_per_node;
   row.bytes = bytes;
-  // nccl-tests prints the per-rank element count: the whole buffer for all_reduce, a rank's
-  // share for all_gather and reduce_scatter.
-  row.count = op == CollectiveOp::all_reduce ? bytes / float_bytes
-                                             : bytes / float_bytes / static_cast<std::uint64_t>(model.ranks);
-  row.time_min_us = row.time_median_us = row.time_p99_us = row.time_max_us = time_us;
-  row.algbw_gbps = static_cast<double>(bytes) / (time_us * 1e3);
-  row.busbw_gbps = row.algbw_gbps * bus_bandwidth_factor(op, model.ranks);
+  // nccl-tests prints the per-rank element count: the whole buffer for all_reduce, broadcast and
+  // sendrecv, a rank's share for all_gather, reduce_scatter and alltoall.
+  const bool per_rank_share = op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter || op == CollectiveOp::alltoall;
+  row.count = per_rank_share ? bytes / float_bytes / static_cast<std::uint64_t>(model.ranks) : bytes / float_bytes;
+  row.time_min_us = row.time_median_us = row.time_p99_us = row.time_max_us = prediction.time_us;
+  row.algbw_gbps = static_cast<double>(bytes) / (prediction.time_us * 1e3);
+  row.busbw_gbps = prediction.busbw_gbps;
   row.timestamp = std::move(timestamp);
+  row.model_algorithm = std::string(to_string(prediction.algorithm));
+  row.model_protocol = std::string(to_string(prediction.protocol));
+  row.model_channels = prediction.channels;
+  row.model_limit = prediction.limit;
   return row;
 }
 

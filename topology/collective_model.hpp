@@ -1,18 +1,33 @@
 #pragma once
-// Alpha-beta predictions of ring and tree collectives on a topology, in the results format
-// measurements use (backend "model"), so predicted and measured sweeps compare row by row.
+// Predictions of NCCL collectives on a topology, in the results format measurements use (backend
+// "model"), so predicted and measured sweeps compare row by row.
 //
-//   ring all_reduce                T = 2(p-1) a + 2(p-1)/p * n / B
-//   ring all_gather, reduce_scatter T =  (p-1) a +  (p-1)/p * n / B
-//   tree all_reduce                T = 2 ceil(log2 p) a + 2(p-1)/p * n / B
-//   tree all_gather, reduce_scatter T =   ceil(log2 p) a +  (p-1)/p * n / B
+// Two layers. The fabric layer (model_collectives) measures what a placement of ranks can carry,
+// with max-min fair sharing of every NVLink, PCIe link, NIC port and fabric bundle:
+//   - rings as NCCL builds them: one per NIC (a rail), entering each node at a GPU near that NIC
+//     and leaving through a GPU near it too, or through NVLink to it (PXN) when no second GPU is
+//     near; a node's NICs are never pooled, so 32x 100G and 8x 400G differ where ports or PCIe
+//     paths do;
+//   - the node's network alone (what trees, NVLS-tree and CollNet cross), the intra-node ring,
+//     one GPU's NVLink (NVLS), the neighbour exchange of sendrecv and the all-pairs exchange of
+//     alltoall.
+// The choice layer (predict) does what NCCL's tuner does per op and size: every enabled
+// algorithm x protocol gets time = launch + latency + bytes / bandwidth, where latency follows
+// NCCL's published base and per-hop figures (src/graph/tuning.cc) and bandwidth is the fabric
+// layer's, scaled by the protocol's efficiency and capped by NCCL's per-channel limits; the
+// fastest wins unless --algo/--proto force one, as NCCL_ALGO/NCCL_PROTO do.
 //
-// a is the slowest ring hop's latency (link latencies summed along its route); B is the
-// bandwidth of one ring step: the rings NCCL would build (one per NIC a node has, each entering
-// and leaving a node through a different GPU) running at once, under max-min fair sharing of
-// every NVLink, PCIe link and fabric bundle they cross. n is the nccl-tests byte count (whole
-// buffer for all_gather and reduce_scatter). The tree's bandwidth term is the ring's: a double
-// binary tree moves the same bytes per node and reaches the same bus bandwidth for large n.
+// Bus bandwidth per algorithm (busbw = algbw x nccl-tests' factor; p ranks, N nodes, g per node):
+//   ring       the ring rate B (all rails at once)
+//   tree       0.92 x min(intra ring, tree network, the node's network): the double binary tree's
+//              edges as flows on every rail at once (a 2-node tree sends each node's data across
+//              once, a deeper one twice, a ring 2(p-1)/p times; edges between leaves feel a
+//              tapered fabric). Only NVLS-tree is credited with the 2-node single crossing, as in
+//              NCCL's tuner.
+//   NVLS       2(g-1)/(g+1) x GPU NVLink x NVLS efficiency (each GPU sends S + S/g to the switch)
+//   NVLS-tree  min(NVLS, tree network term)
+//   CollNet    min(intra, network x 2(p-1)/p): the switch reduces, each node sends its data once
+//   PAT        0.75 x ring (1 GPU per node only)
 
 #include "topology/graph.hpp"
 
@@ -27,37 +42,101 @@
 
 namespace fb::topo {
 
-enum class CollectiveOp { all_reduce, all_gather, reduce_scatter };
-enum class CollectiveAlgorithm { ring, tree };
+enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, broadcast, alltoall, sendrecv };
+// p2p: alltoall and sendrecv, grouped sends with no collective algorithm.
+enum class Algorithm { ring, tree, nvls, nvls_tree, collnet_direct, collnet_chain, pat, p2p };
+enum class Protocol { ll, ll128, simple };
 
 std::string_view to_string(CollectiveOp op);
-std::string_view to_string(CollectiveAlgorithm algorithm);
+std::string_view to_string(Algorithm algorithm);
+std::string_view to_string(Protocol protocol);
 std::optional<CollectiveOp> collective_op_from_string(std::string_view name);
-std::optional<CollectiveAlgorithm> collective_algorithm_from_string(std::string_view name);
+// NCCL_ALGO / NCCL_PROTO spellings, case-insensitive: ring, tree, nvls, nvlstree, collnetdirect,
+// collnetchain, pat, p2p; ll, ll128, simple.
+std::optional<Algorithm> algorithm_from_string(std::string_view name);
+std::optional<Protocol> protocol_from_string(std::string_view name);
 
-struct RingModel {
+struct ModelOptions {
+  // The fabric reduces in the switches (SHARP): enables CollNet and multi-node NVLS.
+  bool in_network_reduction = false;
+};
+
+// What one placement of ranks can carry; computed once, queried per op and size.
+struct CollectiveModel {
   int ranks = 0;
   int nodes = 0;
   int ranks_per_node = 0;  // the most ranks on one node
-  int rings = 1;
-  double alpha_us = 0;
-  double step_bandwidth_gbps = 0;  // B: all rings together
+  bool gpu_ranks = true;   // ranks drive GPUs (NCCL); false: host memory (MPI), ring and tree only
+  int compute_capability = 0;
+  bool nvlink_intra = false;  // a node's ranks reach each other over NVLink
+  bool nvswitch = false;      // and through NVSwitches: NVLS is possible from sm_90 on
+  bool in_network_reduction = false;
+  int rails = 0;     // rings across nodes: one per NIC
+  int channels = 0;  // NCCL's channels for the ring: two per rail, or per NVLink pair in a node
+
+  double ring_gbps = 0;  // B: all rings at once
+  std::string ring_limit;
+  double intra_gbps = 0;  // one node's ring alone (the intra-node part of trees)
+  std::string intra_limit;
+  double gpu_nvlink_gbps = 0;  // the slowest rank's NVLink to its switches
+  double net_gbps = 0;         // one node's network, all rails at once, after transport efficiency
+  std::string net_limit;
+  double tree_net_gbps = 0;  // busbw of NCCL's double binary tree over the nodes, network part
+  std::string tree_limit;
+  double sendrecv_gbps = 0;  // rank i to i+1, all at once
+  std::string sendrecv_limit;
+  double alltoall_node_gbps = 0;  // what one node sends when every node sends to every other
+  std::string alltoall_limit;
+  double gpu_nic_gbps = 0;  // the slowest rank's path to its nearest NIC
+  double net_latency_us = 0;  // one fabric crossing, NIC to NIC
+  std::vector<std::string> assumptions;
+  std::string alltoall_assumption;  // beyond 128 nodes: the sampled peers standing for all
 };
 
-// GPUs in rank order: the first `gpus_per_node` GPUs of each of the first `nodes` hosts that
-// have GPUs (0 means all). Throws std::invalid_argument when the graph has fewer.
-std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_node);
+// Which hosts a job gets: packed (the first N hosts in the topology's order, so neighbours share
+// leaves), spread (N hosts evenly spaced over all of them, so they do not), or named hosts.
+struct Placement {
+  enum class Kind { packed, spread, hosts };
+  Kind kind = Kind::packed;
+  std::vector<std::string> hosts;  // Kind::hosts, in rank order
+};
+
+// GPUs in rank order: the first `gpus_per_node` GPUs (0: all) of each of `nodes` hosts with GPUs
+// (0: all, or as many as named) chosen by the placement. Throws std::invalid_argument when the
+// graph has fewer, or a named host is not in it or has no GPU.
+std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_node, const Placement& placement = {});
 
 // Throws std::invalid_argument with fewer than 2 ranks or a multi-node placement on a host
 // without a NIC or fabric route.
-RingModel model_rings(const Graph& graph, std::span<const VertexId> rank_gpus);
+CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> rank_vertices,
+                                  const ModelOptions& options = {});
 
-double predicted_time_us(const RingModel& model, CollectiveOp op, CollectiveAlgorithm algorithm,
-                         std::uint64_t bytes);
+struct Forced {
+  std::optional<Algorithm> algorithm;  // NCCL_ALGO
+  std::optional<Protocol> protocol;    // NCCL_PROTO
+};
+
+struct Prediction {
+  Algorithm algorithm = Algorithm::ring;
+  Protocol protocol = Protocol::simple;
+  int channels = 0;
+  double time_us = 0;
+  double busbw_gbps = 0;  // at this size
+  std::string limit;      // the link that bounds the bandwidth term
+  std::string warning;    // a setup no one runs (ring across thousands of nodes), else empty
+};
+
+// Every algorithm x protocol NCCL would consider for the op on this model, with its time.
+std::vector<Prediction> candidates(const CollectiveModel& model, CollectiveOp op, std::uint64_t bytes);
+
+// The fastest candidate among those `forced` allows. Throws std::invalid_argument when the forced
+// algorithm or protocol cannot run the op here (NVLS without NVSwitch, PAT with 8 GPUs per node).
+Prediction predict(const CollectiveModel& model, CollectiveOp op, std::uint64_t bytes, const Forced& forced = {});
+
 double bus_bandwidth_factor(CollectiveOp op, int ranks);
 
-// A results row for one predicted size; the timestamp is the caller's (ISO 8601 UTC).
-ResultRow predicted_row(const RingModel& model, CollectiveOp op, CollectiveAlgorithm algorithm,
+// A results row for one prediction; the timestamp is the caller's (ISO 8601 UTC).
+ResultRow predicted_row(const CollectiveModel& model, const Prediction& prediction, CollectiveOp op,
                         std::uint64_t bytes, std::string run_id, std::string timestamp);
 
 }  // namespace fb::topo

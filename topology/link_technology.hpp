@@ -2,13 +2,21 @@
 // The one table of link technologies. Every capacity in the topology model comes from here, so a
 // parser says what the input declares (NV18, PCIe Gen5 x16, 4xNDR, 400000 Mb/s) and never computes
 // a bandwidth itself. Capacities are per direction, decimal GB/s (1e9 bytes/s).
+//
+// Two rates per technology: the datasheet rate (what the link is sold at, kept for reports) and the
+// effective rate the models use. For NVLink and PCIe the effective rate is NCCL's own figure (an
+// NVLink4 lane carries 20.6 GB/s of collective traffic against 25 on the datasheet), whatever
+// the input format, so an H100 node is the same 370.8 GB/s read from YAML, topo -m or NCCL's XML.
+// Network ports keep their signalling data rate as capacity (what ib_write_bw approaches and what
+// fabric analysis shares out); the fraction of it NCCL's collectives sustain over the transport is
+// `collective_efficiency`.
 
 #include <optional>
 #include <string_view>
 
 namespace fb::topo {
 
-enum class LinkType { nvlink, pcie, smp, infiniband, roce, ethernet };
+enum class LinkType { nvlink, pcie, smp, infiniband, roce, efa, ethernet };
 
 std::string_view to_string(LinkType type);
 std::optional<LinkType> link_type_from_string(std::string_view name);
@@ -18,19 +26,30 @@ struct LinkSpec {
   LinkType type = LinkType::pcie;
   std::string_view technology;  // a row name of the table, e.g. "NVLink4", "PCIe Gen5", "IB NDR"
   int lane_count = 1;           // NVLinks in a bond, PCIe lanes, IB lanes (4 for 4xNDR)
-  double capacity_gbps = 0;     // whole bond, per direction
+  double capacity_gbps = 0;     // whole bond, per direction, effective (see above)
+  double datasheet_gbps = 0;    // whole bond, per direction, as sold
   double latency_us = 0;        // nominal one-hop latency (the alpha of the model sums these)
 };
 
-// NV# in `nvidia-smi topo -m`: `link_count` NVLinks of the given generation at their raw rate.
+// NV# in `nvidia-smi topo -m`: `link_count` NVLinks of the given generation.
 std::optional<LinkSpec> nvlink_by_generation(int generation, int link_count);
 
 // The NVLink generation of a GPU model named in text ("NVIDIA H100 80GB HBM3" -> 4, "B200" -> 5),
 // from the first model name found; none when no known model appears.
 std::optional<int> nvlink_generation_of_gpu_model(std::string_view text);
 
-// NCCL's per-NVLink bandwidth for a GPU architecture (topo.h: sm_90 is 20.6 GB/s), for NCCL XML.
+// The NVLinks of a GPU architecture as NCCL's XML names it (sm 90: NVLink4): the same row as by
+// generation, so both inputs give the same capacity.
 std::optional<LinkSpec> nvlink_by_sm(int sm, int link_count);
+
+// The GPU compute capability (80, 90, 100) an NVLink technology belongs to; none for a link that
+// is not NVLink. NCCL's tuning differs per GPU generation and NVLink is how the inputs name it.
+std::optional<int> compute_capability_of(std::string_view technology);
+
+// The fraction of a link's effective capacity NCCL's collectives sustain over it: 1 for NVLink
+// and PCIe (their table rate already is NCCL's), below 1 for network transports (headers,
+// acknowledgements, the proxy thread), e.g. IB 0.95 (46-48 GB/s per NDR port in nccl-tests).
+double collective_efficiency(const LinkSpec& spec);
 
 // PCIe as NCCL computes it: width x GT/s code / 80 (Gen3 x16 = 12 GB/s, Gen5 x16 = 48 GB/s).
 std::optional<LinkSpec> pcie_by_generation(int generation, int width);

@@ -146,7 +146,7 @@ PairPathResult ExpectationModel::pair_path(const ResultRow& row, std::span<const
 }
 
 Expectation ExpectationModel::expect_collective(const ResultRow& row, CollectiveOp op, RankMemory memory,
-                                                std::span<const std::string> rank_hosts) {
+                                                std::span<const std::string> rank_hosts, const Forced& forced) {
   if (row.nranks < 2) return {};
   if (rank_hosts.size() < static_cast<std::size_t>(row.nranks))
     return {std::nullopt, std::nullopt,
@@ -162,25 +162,43 @@ Expectation ExpectationModel::expect_collective(const ResultRow& row, Collective
   for (const VertexId v : endpoints)
     if (!distinct.insert(v).second) return {std::nullopt, std::nullopt, shared_vertex_problem(graph_, v)};
 
-  auto [cached, inserted] = rings_.try_emplace(endpoints, std::string());
+  auto [cached, inserted] = models_.try_emplace(endpoints, std::string());
   if (inserted) {
     try {
-      cached->second = model_rings(graph_, endpoints);
+      cached->second = model_collectives(graph_, endpoints);
     } catch (const std::invalid_argument& refused) {
-      cached->second = fmt::format("the ring model cannot place run {}: {}", row.run_id, refused.what());
+      cached->second = fmt::format("the collective model cannot place run {}: {}", row.run_id, refused.what());
     }
   }
   if (const auto* problem = std::get_if<std::string>(&cached->second)) return {std::nullopt, std::nullopt, *problem};
-  const ResultRow predicted =
-      predicted_row(std::get<RingModel>(cached->second), op, CollectiveAlgorithm::ring, row.bytes, "", "");
-  return {predicted.busbw_gbps, std::nullopt, ""};
+  const CollectiveModel& model = std::get<CollectiveModel>(cached->second);
+  Prediction prediction;
+  try {
+    prediction = predict(model, op, row.bytes, model.gpu_ranks ? forced : Forced{});
+  } catch (const std::invalid_argument& refused) {
+    return {std::nullopt, std::nullopt, fmt::format("run {}: {}", row.run_id, refused.what())};
+  }
+  const ResultRow predicted = predicted_row(model, prediction, op, row.bytes, "", "");
+  return {predicted.busbw_gbps.value_or(predicted.algbw_gbps), std::nullopt, "",
+          ModelChoice{predicted.model_algorithm, predicted.model_protocol, predicted.model_channels, predicted.model_limit}};
 }
 
-Expectation ExpectationModel::expect(const ResultRow& row, std::span<const std::string> rank_hosts) {
+Forced forced_by_environment(const std::map<std::string, std::string>& environment) {
+  Forced forced;
+  if (const auto algo = environment.find("NCCL_ALGO"); algo != environment.end()) {
+    forced.algorithm = algorithm_from_string(algo->second);
+  }
+  if (const auto proto = environment.find("NCCL_PROTO"); proto != environment.end()) {
+    forced.protocol = protocol_from_string(proto->second);
+  }
+  return forced;
+}
+
+Expectation ExpectationModel::expect(const ResultRow& row, std::span<const std::string> rank_hosts, const Forced& forced) {
   const std::optional<RankMemory> memory = rank_memory_of(row.backend);
   if (!memory) return {};
   if (const std::optional<CollectiveOp> op = collective_op_from_string(row.op))
-    return expect_collective(row, *op, *memory, rank_hosts);
+    return expect_collective(row, *op, *memory, rank_hosts, forced);
   if (!is_pair_op(row.op)) return {};
 
   const PairPathResult there = pair_path(row, rank_hosts);
@@ -202,6 +220,10 @@ void set_expectation(ResultRow& row, const Expectation& expectation) {
   row.expected_busbw_gbps = expectation.busbw_gbps;
   row.expected_time_us = expectation.time_us;
   row.efficiency_pct.reset();
+  row.model_algorithm = expectation.choice.algorithm;
+  row.model_protocol = expectation.choice.protocol;
+  row.model_channels = expectation.choice.channels;
+  row.model_limit = expectation.choice.limit;
   if (expectation.busbw_gbps && *expectation.busbw_gbps > 0)
     row.efficiency_pct = 100 * row.busbw_gbps.value_or(row.algbw_gbps) / *expectation.busbw_gbps;
   else if (expectation.time_us && row.time_median_us > 0)

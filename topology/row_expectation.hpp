@@ -1,6 +1,6 @@
 #pragma once
 // What the topology model expects of a measured results row, for the ranks where the row's run
-// placed them: the bus bandwidth of a collective (the ring prediction of collective_model.hpp),
+// placed them: the bus bandwidth of a collective (what collective_model.hpp predicts NCCL picks),
 // the bandwidth of a pair, or the time of a latency message. The model lives here, next to the
 // routes and the ring model it reuses; judging a run by it (efficiency, reports) is the caller's.
 //
@@ -25,6 +25,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <utility>
 #include <vector>
 
 namespace fb::topo {
@@ -42,13 +43,26 @@ struct PairPath {
   std::string bottleneck;     // the bottleneck link's technology: "SMP AMD", "Ethernet", "IB NDR"
 };
 
+// How the collective model reached an expectation (row columns model_algorithm, ...).
+struct ModelChoice {
+  std::string algorithm;
+  std::string protocol;
+  std::optional<int> channels;
+  std::string limit;
+};
+
 struct Expectation {
   std::optional<double> busbw_gbps;  // collectives and bandwidth pair ops
   std::optional<double> time_us;     // latency ops
   // Set when the model could not answer a row it should have: a host the topology does not have,
-  // ranks sharing a CPU, a placement the ring model refuses. Empty for rows it never models
-  // (broadcast, alltoall, one rank, a backend it does not place).
+  // ranks sharing a CPU, a placement the collective model refuses. Empty for rows it never models
+  // (ops it does not know, one rank, a backend it does not place).
   std::string problem;
+  ModelChoice choice;  // collectives only
+
+  Expectation(std::optional<double> busbw = {}, std::optional<double> time = {}, std::string why_not = {},
+              ModelChoice how = {})
+      : busbw_gbps(busbw), time_us(time), problem(std::move(why_not)), choice(std::move(how)) {}
 };
 
 struct PairPathResult {
@@ -64,7 +78,8 @@ class ExpectationModel {
 
   // `rank_hosts`: the host of every rank of the row's run (empty when the run did not record it;
   // pair rows then rely on their src_host and dst_host).
-  Expectation expect(const ResultRow& row, std::span<const std::string> rank_hosts);
+  // `forced`: the algorithm/protocol the run forced (NCCL_ALGO, NCCL_PROTO), for collectives.
+  Expectation expect(const ResultRow& row, std::span<const std::string> rank_hosts, const Forced& forced = {});
 
   // The path between a point-to-point or pair row's two ranks, src to dst.
   PairPathResult pair_path(const ResultRow& row, std::span<const std::string> rank_hosts);
@@ -80,12 +95,16 @@ class ExpectationModel {
                          RankMemory memory, std::span<const std::string> rank_hosts) const;
   PairPathResult path_between(VertexId src, VertexId dst);
   Expectation expect_collective(const ResultRow& row, CollectiveOp op, RankMemory memory,
-                                std::span<const std::string> rank_hosts);
+                                std::span<const std::string> rank_hosts, const Forced& forced);
 
   const Graph& graph_;
   std::map<std::pair<VertexId, VertexId>, PairPathResult> paths_;
-  std::map<std::vector<VertexId>, std::variant<RingModel, std::string>> rings_;
+  std::map<std::vector<VertexId>, std::variant<CollectiveModel, std::string>> models_;
 };
+
+// What a run's environment forces on NCCL: NCCL_ALGO and NCCL_PROTO when each names one algorithm
+// or protocol (lists and exclusions leave NCCL a choice and force nothing here).
+Forced forced_by_environment(const std::map<std::string, std::string>& environment);
 
 // Writes the expectation into the row's expected_busbw_gbps / expected_time_us and sets
 // efficiency_pct: measured busbw (algbw where busbw is undefined) over expected, or expected time

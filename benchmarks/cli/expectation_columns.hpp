@@ -7,6 +7,7 @@
 #include "topology/graph.hpp"
 #include "topology/row_expectation.hpp"
 
+#include <map>
 #include <ostream>
 #include <set>
 #include <span>
@@ -19,8 +20,10 @@ class ExpectationColumns {
  public:
   ExpectationColumns(const topo::Graph& graph, std::ostream& warnings) : model_(graph), warnings_(warnings) {}
 
-  // Fills the row's expectation and efficiency unless it carries an expectation already.
-  void add(ResultRow& row, std::span<const std::string> rank_hosts);
+  // Fills the row's expectation and efficiency unless it carries an expectation already; the run's
+  // environment says what NCCL_ALGO/NCCL_PROTO forced.
+  void add(ResultRow& row, std::span<const std::string> rank_hosts,
+           const std::map<std::string, std::string>& environment = {});
   // Every row of every set, each with its own run's placement.
   void add(std::vector<LoadedResults>& sets);
 

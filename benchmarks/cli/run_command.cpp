@@ -300,7 +300,9 @@ class RunCommand {
   }
 
   ResultRow with_expectation(ResultRow row, const ResultsWriter& writer) {
-    if (expectations_) expectations_->add(row, writer.results().provenance.rank_hosts);
+    if (expectations_) {
+      expectations_->add(row, writer.results().provenance.rank_hosts, writer.results().provenance.environment);
+    }
     return row;
   }
 

@@ -3,6 +3,7 @@
 //   topo show FILE...                   counts, link types, tiers, oversubscription
 //   topo analyze FILE... --pattern P    oversubscription, bisection, blocking links (table, JSON)
 //   topo predict --spec cluster.yaml --op all_reduce -b 8 -e 1G   a predicted sweep as results
+//                [--algo A --proto P] [--sharp] [--explain]      (NCCL's choice unless forced)
 //   topo dot FILE... [--pattern P]      Graphviz DOT, the pattern's blocking links in red
 //   topo diff FILE...                   per-node dumps against the fleet's majority (exit 7 on deviations)
 
@@ -18,11 +19,13 @@
 #include "topology/dot_export.hpp"
 #include "topology/fleet_diff.hpp"
 #include "topology/format_registry.hpp"
+#include "topology/hostlist.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <iostream>
@@ -45,14 +48,18 @@ struct TopoOptions {
   std::size_t max_rows = 20;
   std::string output_path;  // dot
   // predict
-  std::string spec_path;
+  std::vector<std::string> spec_paths;
   std::string op = "all_reduce";
-  std::string algorithm = "ring";
+  std::string algorithm = "auto";
+  std::string protocol = "auto";
+  bool in_network_reduction = false;
+  bool explain = false;
   std::string min_bytes = "8";
   std::string max_bytes = "32M";
   std::uint64_t step_factor = 2;
   int nodes = 0;
   int gpus_per_node = 0;
+  std::string placement = "packed";
   std::string csv_path;
 };
 
@@ -194,42 +201,112 @@ std::string utc_now_iso8601() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
 }
 
+topo::Placement parse_placement(const std::string& text) {
+  if (text == "packed") return {};
+  if (text == "spread") return {topo::Placement::Kind::spread, {}};
+  topo::HostlistResult hosts = topo::expand_hostlist(text);
+  if (!hosts.error.empty() || hosts.hosts.empty()) {
+    throw UsageError("--placement must be packed, spread or a host list like node[01-16], got '" + text + "': " +
+                     hosts.error);
+  }
+  return {topo::Placement::Kind::hosts, std::move(hosts.hosts)};
+}
+
+void print_explanation(const topo::CollectiveModel& model, const std::vector<ResultRow>& rows,
+                       const std::vector<std::string>& warnings) {
+  fmt::print(stderr, "# model: {} ranks on {} nodes ({} per node), sm_{}{}{}\n", model.ranks, model.nodes,
+             model.ranks_per_node, model.compute_capability, model.nvswitch ? ", NVSwitch" : "",
+             model.in_network_reduction ? ", in-network reduction (SHARP)" : "");
+  fmt::print(stderr, "#   ring {:.1f} GB/s, limited by {}\n", model.ring_gbps, model.ring_limit);
+  if (model.nodes > 1) {
+    fmt::print(stderr, "#   {} rail(s); network {:.1f} GB/s per node, limited by {}\n", model.rails, model.net_gbps,
+               model.net_limit);
+    if (model.ranks_per_node > 1) fmt::print(stderr, "#   intra-node ring {:.1f} GB/s, limited by {}\n", model.intra_gbps, model.intra_limit);
+  }
+  if (model.gpu_nvlink_gbps > 0) fmt::print(stderr, "#   one GPU's NVLink {:.1f} GB/s\n", model.gpu_nvlink_gbps);
+  fmt::print(stderr, "# {:>14} {:>12} {:>10} {:>14} {:>7} {:>8}  {}\n", "bytes", "time us", "busbw", "algorithm",
+             "proto", "channels", "limiting link");
+  for (const ResultRow& row : rows) {
+    fmt::print(stderr, "# {:>14} {:>12.2f} {:>10.2f} {:>14} {:>7} {:>8}  {}\n", row.bytes, row.time_median_us,
+               row.busbw_gbps.value_or(row.algbw_gbps), row.model_algorithm, row.model_protocol,
+               row.model_channels.value_or(0), row.model_limit);
+  }
+  for (const std::string& warning : warnings) fmt::print(stderr, "fabricbench: warning: {}\n", warning);
+}
+
 int predict(const TopoOptions& options) {
   const auto op = topo::collective_op_from_string(options.op);
-  if (!op) throw UsageError("--op must be all_reduce, all_gather or reduce_scatter, got '" + options.op + "'");
-  const auto algorithm = topo::collective_algorithm_from_string(options.algorithm);
-  if (!algorithm) throw UsageError("--algo must be ring or tree, got '" + options.algorithm + "'");
+  if (!op) {
+    throw UsageError("--op must be all_reduce, all_gather, reduce_scatter, broadcast, alltoall or sendrecv, got '" +
+                     options.op + "'");
+  }
+  topo::Forced forced;
+  if (options.algorithm != "auto") {
+    forced.algorithm = topo::algorithm_from_string(options.algorithm);
+    if (!forced.algorithm) {
+      throw UsageError("--algo must be auto, ring, tree, nvls, nvls_tree, collnet_direct, collnet_chain, pat or p2p, got '" +
+                       options.algorithm + "'");
+    }
+  }
+  if (options.protocol != "auto") {
+    forced.protocol = topo::protocol_from_string(options.protocol);
+    if (!forced.protocol) throw UsageError("--proto must be auto, LL, LL128 or Simple, got '" + options.protocol + "'");
+  }
   SweepSpec sweep;
   sweep.min_bytes = parse_size_bytes(options.min_bytes);
   sweep.max_bytes = parse_size_bytes(options.max_bytes);
   sweep.step_factor = options.step_factor;
   validate_sweep(sweep);
 
-  const Graph graph = load_topology_with_warnings({options.spec_path}, options.format, options.hints);
-  const std::vector<topo::VertexId> ranks = topo::place_ranks(graph, options.nodes, options.gpus_per_node);
-  const topo::RingModel model = topo::model_rings(graph, ranks);
-  const std::uint64_t unit_bytes = *op == topo::CollectiveOp::all_reduce ? 4 : 4 * static_cast<std::uint64_t>(model.ranks);
+  const Graph graph = load_topology_with_warnings(options.spec_paths, options.format, options.hints);
+  const std::vector<topo::VertexId> ranks =
+      topo::place_ranks(graph, options.nodes, options.gpus_per_node, parse_placement(options.placement));
+  const topo::CollectiveModel model =
+      topo::model_collectives(graph, ranks, topo::ModelOptions{options.in_network_reduction});
+  const bool per_rank_share =
+      *op == topo::CollectiveOp::all_gather || *op == topo::CollectiveOp::reduce_scatter || *op == topo::CollectiveOp::alltoall;
+  const std::uint64_t unit_bytes = per_rank_share ? 4 * static_cast<std::uint64_t>(model.ranks) : 4;
   const std::vector<std::uint64_t> sizes = expand_sweep(sweep, unit_bytes, "float elements");
 
   ResultSet results;
   Provenance& provenance = results.provenance;
-  provenance.run_id = fmt::format("model-{}-{}-{}", topo::host_name_from_path(options.spec_path), options.op, options.algorithm);
+  std::string inputs;
+  for (const std::string& path : options.spec_paths) inputs += (inputs.empty() ? "" : " --spec ") + path;
+  provenance.run_id = fmt::format("model-{}-{}-{}", topo::host_name_from_path(options.spec_paths.front()), options.op,
+                                  options.algorithm);
   provenance.tool_version = FABRICBENCH_VERSION;
   provenance.git_revision = git_revision();
   provenance.start_time = utc_now_iso8601();
-  provenance.command_line = fmt::format("fabricbench topo predict --spec {} --op {} --algo {} -b {} -e {} -f {}",
-                                        options.spec_path, options.op, options.algorithm, options.min_bytes,
-                                        options.max_bytes, options.step_factor);
+  provenance.command_line = fmt::format(
+      "fabricbench topo predict --spec {} --nodes {} --gpus-per-node {} --placement {} --op {} --algo {} --proto {}{} "
+      "-b {} -e {} -f {}",
+      inputs, options.nodes, options.gpus_per_node, options.placement, options.op, options.algorithm, options.protocol,
+      options.in_network_reduction ? " --sharp" : "", options.min_bytes, options.max_bytes, options.step_factor);
   provenance.backend = "model";
   provenance.nranks = model.ranks;
   provenance.nodes = model.nodes;
   provenance.ranks_per_node = model.ranks_per_node;
   for (const topo::VertexId gpu : ranks) provenance.rank_hosts.push_back(graph.vertex(graph.vertex(gpu).host).name);
+  std::vector<std::string> warnings;
   for (const std::uint64_t bytes : sizes) {
-    results.rows.push_back(topo::predicted_row(model, *op, *algorithm, bytes, provenance.run_id, provenance.start_time));
+    const topo::Prediction prediction = topo::predict(model, *op, bytes, forced);
+    if (!prediction.warning.empty() && std::find(warnings.begin(), warnings.end(), prediction.warning) == warnings.end()) {
+      warnings.push_back(prediction.warning);
+    }
+    results.rows.push_back(topo::predicted_row(model, prediction, *op, bytes, provenance.run_id, provenance.start_time));
   }
-  fmt::print(stderr, "# model: {} ranks on {} nodes, {} ring(s), alpha {:.2f} us, B {:.1f} GB/s\n", model.ranks,
-             model.nodes, model.rings, model.alpha_us, model.step_bandwidth_gbps);
+  // The model's guesses are warnings: a prediction that rests on them says so.
+  for (const std::string& assumption : model.assumptions) warnings.push_back("assumed: " + assumption);
+  if (*op == topo::CollectiveOp::alltoall && !model.alltoall_assumption.empty()) {
+    warnings.push_back("assumed: " + model.alltoall_assumption);
+  }
+  if (options.explain) {
+    print_explanation(model, results.rows, warnings);
+  } else {
+    fmt::print(stderr, "# model: {} ranks on {} nodes, ring {:.1f} GB/s ({}){}\n", model.ranks, model.nodes,
+               model.ring_gbps, model.ring_limit, model.nodes > 1 ? fmt::format(", network {:.1f} GB/s per node", model.net_gbps) : "");
+    for (const std::string& warning : warnings) fmt::print(stderr, "fabricbench: warning: {}\n", warning);
+  }
   if (!options.csv_path.empty()) write_file_atomically(options.csv_path, results_to_csv(results));
   if (!options.json_path.empty()) write_file_atomically(options.json_path, results_to_json(results));
   if (options.csv_path.empty() && options.json_path.empty()) std::cout << results_to_csv(results);
@@ -322,19 +399,37 @@ const CommandRegistrar registrar{
       analyze_command->add_option("--json", options->json_path, "write the findings as JSON to FILE ('-': stdout)");
       analyze_command->add_option("--max-rows", options->max_rows, "blocking links shown in the table")->capture_default_str();
 
-      CLI::App* predict_command = sub.add_subcommand("predict", "alpha-beta prediction of a collective sweep");
-      predict_command->add_option("--spec", options->spec_path, "the topology (a cluster spec YAML or any input)")
+      CLI::App* predict_command =
+          sub.add_subcommand("predict", "NCCL's algorithm x protocol choice and time for a collective sweep");
+      predict_command
+          ->add_option("--spec", options->spec_paths,
+                       "the topology: a cluster spec YAML or any input; repeat to merge (node dumps + fabric)")
           ->required()
           ->check(CLI::ExistingFile);
       predict_command->add_option("--format", options->format, "input format (default: sniffed)");
       add_nvlink_generation_flag(*predict_command, *options);
-      predict_command->add_option("--op", options->op, "all_reduce, all_gather or reduce_scatter")->capture_default_str();
-      predict_command->add_option("--algo", options->algorithm, "ring or tree")->capture_default_str();
+      predict_command->add_option("--op", options->op, "all_reduce, all_gather, reduce_scatter, broadcast, alltoall or sendrecv")
+          ->capture_default_str();
+      predict_command
+          ->add_option("--algo", options->algorithm,
+                       "auto (NCCL's choice) or force one as NCCL_ALGO does: ring, tree, nvls, nvls_tree, "
+                       "collnet_direct, collnet_chain, pat (p2p for alltoall and sendrecv)")
+          ->capture_default_str();
+      predict_command->add_option("--proto", options->protocol, "auto, or force one as NCCL_PROTO does: LL, LL128, Simple")
+          ->capture_default_str();
+      predict_command->add_flag("--sharp", options->in_network_reduction,
+                                "the fabric reduces in its switches (SHARP): CollNet and multi-node NVLS");
+      predict_command->add_flag("--explain", options->explain,
+                                "print each size's algorithm, protocol, channels and limiting link, and the assumptions");
       predict_command->add_option("-b,--minbytes", options->min_bytes, "smallest size")->capture_default_str();
       predict_command->add_option("-e,--maxbytes", options->max_bytes, "largest size")->capture_default_str();
       predict_command->add_option("-f,--stepfactor", options->step_factor, "size multiplier")->capture_default_str();
       predict_command->add_option("--nodes", options->nodes, "nodes to place ranks on (0: all)");
       predict_command->add_option("--gpus-per-node", options->gpus_per_node, "ranks per node (0: every GPU)");
+      predict_command
+          ->add_option("--placement", options->placement,
+                       "which hosts: packed (the first --nodes), spread (evenly over all), or a host list node[01-16]")
+          ->capture_default_str();
       predict_command->add_option("--csv", options->csv_path, "write the rows as CSV (default: CSV on stdout)");
       predict_command->add_option("--json", options->json_path, "write the rows as JSON");
 

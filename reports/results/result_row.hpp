@@ -52,6 +52,12 @@ struct ResultRow {
   std::optional<double> expected_busbw_gbps;  // collectives: busbw; pair ops: the pair's bandwidth
   std::optional<double> expected_time_us;     // latency ops: the one-way time of this size
   std::optional<double> efficiency_pct;       // measured / expected busbw x 100; latency: expected / measured time
+  // How the model got its prediction or expectation (topology/collective_model.hpp): NCCL's
+  // algorithm and protocol it chose, its channels, and the link that bounds the bandwidth.
+  std::string model_algorithm;
+  std::string model_protocol;
+  std::optional<int> model_channels;
+  std::string model_limit;
 
   bool operator==(const ResultRow&) const = default;
 };

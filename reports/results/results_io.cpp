@@ -152,6 +152,10 @@ constexpr std::array fields{
     added_field<&ResultRow::src_device>("src_device"),
     added_field<&ResultRow::dst_device>("dst_device"),
     added_field<&ResultRow::unreported_statistics>("unreported_statistics"),
+    added_field<&ResultRow::model_algorithm>("model_algorithm"),
+    added_field<&ResultRow::model_protocol>("model_protocol"),
+    added_field<&ResultRow::model_channels>("model_channels"),
+    added_field<&ResultRow::model_limit>("model_limit"),
 };
 constexpr std::size_t column_count = fields.size() + 1;  // + schema
 

@@ -28,7 +28,7 @@ TEST(ClusterSpecYaml, DgxPodBuildsNodesAndTwoTierFatTree) {
   for (const LinkId l : graph.links_of(gpu)) {
     if (graph.link(l).spec.type == LinkType::nvlink) nvlink_gbps += graph.link(l).spec.capacity_gbps;
   }
-  EXPECT_DOUBLE_EQ(nvlink_gbps, 450.0);
+  EXPECT_DOUBLE_EQ(nvlink_gbps, 18 * 20.6);  // NVLink4's effective rate, 25 GB/s per lane on the datasheet
   EXPECT_EQ(graph.vertex(graph.find("leaf0001")).tier, SwitchTier::leaf);
   EXPECT_EQ(graph.vertex(graph.find("spine0016")).tier, SwitchTier::spine);
 }

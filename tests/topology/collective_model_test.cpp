@@ -11,78 +11,241 @@
 namespace fb::topo {
 namespace {
 
-Graph one_dgx() {
-  ClusterSpec spec;
-  spec.node.count = 1;
+constexpr std::uint64_t GiB = std::uint64_t{1} << 30;
+
+ClusterSpec dgx_h100(int nodes) {
+  ClusterSpec spec;  // 8 H100, 18 NVLink4 over 4 NVSwitches, PCIe Gen5 x16, 8 NICs on 4 switches
+  spec.node.count = nodes;
   spec.node.nic_link = *infiniband(4, "NDR");
-  return build_cluster(spec);
-}
-
-TEST(CollectiveModel, SingleNodeRingAllReduceMatchesTheClosedForm) {
-  const Graph graph = one_dgx();
-  const std::vector<VertexId> ranks = place_ranks(graph, 0, 0);
-  ASSERT_EQ(ranks.size(), 8u);
-  const RingModel model = model_rings(graph, ranks);
-  EXPECT_EQ(model.rings, 1);
-  // Each hop crosses GPU -> NVSwitch -> GPU: two NVLink hops of 0.3 us, 18 x 25 GB/s.
-  const double alpha = 0.6;
-  const double bandwidth = 450.0;
-  EXPECT_NEAR(model.alpha_us, alpha, 1e-12);
-  EXPECT_NEAR(model.step_bandwidth_gbps, bandwidth, 1e-9);
-  const double p = 8;
-  for (const std::uint64_t n : {std::uint64_t{8}, std::uint64_t{1} << 20, std::uint64_t{1} << 30}) {
-    const double expected_us = 2 * (p - 1) * alpha + 2 * (p - 1) / p * static_cast<double>(n) / (bandwidth * 1e3);
-    EXPECT_NEAR(predicted_time_us(model, CollectiveOp::all_reduce, CollectiveAlgorithm::ring, n), expected_us,
-                1e-9 * expected_us);
-    const double all_gather_us = (p - 1) * alpha + (p - 1) / p * static_cast<double>(n) / (bandwidth * 1e3);
-    EXPECT_NEAR(predicted_time_us(model, CollectiveOp::all_gather, CollectiveAlgorithm::ring, n), all_gather_us,
-                1e-9 * all_gather_us);
+  if (nodes > 1) {
+    spec.fabric.tiers = {{SwitchTier::leaf, 64, 1.0}, {SwitchTier::spine, 64, 1.0}};
+    spec.fabric.switch_link = spec.node.nic_link;
   }
+  return spec;
 }
 
-TEST(CollectiveModel, TreesPayLogarithmicLatency) {
-  const RingModel model{64, 8, 8, 8, 2.0, 384.0};
-  // 2 ceil(log2 64) = 12 latency rounds against the ring's 2 x 63 = 126.
-  EXPECT_NEAR(predicted_time_us(model, CollectiveOp::all_reduce, CollectiveAlgorithm::tree, 0), 12 * 2.0, 1e-12);
-  EXPECT_NEAR(predicted_time_us(model, CollectiveOp::all_reduce, CollectiveAlgorithm::ring, 0), 126 * 2.0, 1e-12);
-  EXPECT_NEAR(predicted_time_us(model, CollectiveOp::reduce_scatter, CollectiveAlgorithm::tree, 0), 6 * 2.0, 1e-12);
+CollectiveModel model_of(const ClusterSpec& spec, int nodes = 0, int gpus_per_node = 0) {
+  const Graph graph = build_cluster(spec);
+  return model_collectives(graph, place_ranks(graph, nodes, gpus_per_node));
 }
 
-TEST(CollectiveModel, TwoNodesUseOneRingPerNicLimitedByPcie) {
+TEST(CollectiveModel, OneH100NodeRingRunsAtNvlinksEffectiveRate) {
+  const CollectiveModel model = model_of(dgx_h100(1));
+  EXPECT_EQ(model.ranks, 8);
+  EXPECT_EQ(model.compute_capability, 90);
+  EXPECT_TRUE(model.nvswitch);
+  // 18 NVLink4 lanes at NCCL's 20.6 GB/s, not the datasheet's 25.
+  EXPECT_NEAR(model.ring_gbps, 18 * 20.6, 1e-9);
+  EXPECT_NE(model.ring_limit.find("NVLink4"), std::string::npos) << model.ring_limit;
+  EXPECT_EQ(model.channels, 32);
+}
+
+TEST(CollectiveModel, SmallMessagesCostLaunchPlusNcclsLatencyFigures) {
+  const CollectiveModel model = model_of(dgx_h100(1));
+  const Prediction tiny = predict(model, CollectiveOp::all_reduce, 8);
+  EXPECT_EQ(tiny.algorithm, Algorithm::ring);
+  EXPECT_EQ(tiny.protocol, Protocol::ll);
+  // launch 1.5 + ring LL base 6.6 + 2(p-1) = 14 NVLink steps of 0.6 us, and 8 B at LL's rate.
+  const double bytes_us = 8 / (std::min(141.0, 0.5 * 18 * 20.6) / (2 * 7 / 8.0) * 1e3);
+  EXPECT_NEAR(tiny.time_us, 1.5 + 6.6 + 14 * 0.6 + bytes_us, 1e-9);
+  // NCCL_PROTO=Simple alone: NVLS (25 us in the switch) beats the Simple ring's 14 steps.
+  const Prediction simple_only = predict(model, CollectiveOp::all_reduce, 8, {std::nullopt, Protocol::simple});
+  EXPECT_EQ(simple_only.algorithm, Algorithm::nvls);
+  EXPECT_NEAR(simple_only.time_us, 1.5 + 25, 0.01);
+  // NCCL_ALGO=Ring NCCL_PROTO=Simple: 8.4 + 14 x 3.4.
+  const Prediction simple = predict(model, CollectiveOp::all_reduce, 8, {Algorithm::ring, Protocol::simple});
+  EXPECT_EQ(simple.protocol, Protocol::simple);
+  EXPECT_GT(simple.time_us, 1.5 + 8.4 + 14 * 3.4);
+  EXPECT_LT(simple.time_us, 1.5 + 8.4 + 14 * 3.4 + 0.01);
+}
+
+TEST(CollectiveModel, NvlsLiftsAllReduceButNotAllGather) {
+  const CollectiveModel model = model_of(dgx_h100(1));
+  const Prediction all_reduce = predict(model, CollectiveOp::all_reduce, 8 * GiB);
+  EXPECT_EQ(all_reduce.algorithm, Algorithm::nvls);
+  // 2(g-1)/(g+1) x 370.8 x 0.85: each GPU sends S + S/g through its NVLinks to the switches.
+  const double nvls_gbps = 2 * 7 / 9.0 * 18 * 20.6 * 0.85;
+  EXPECT_NEAR(all_reduce.busbw_gbps, nvls_gbps, 0.01 * nvls_gbps);
+  const Prediction all_gather = predict(model, CollectiveOp::all_gather, 8 * GiB);
+  EXPECT_EQ(all_gather.algorithm, Algorithm::ring);
+  EXPECT_NEAR(all_gather.busbw_gbps, 18 * 20.6, 0.01 * 18 * 20.6);
+  const Prediction ring = predict(model, CollectiveOp::all_reduce, 8 * GiB, {Algorithm::ring, std::nullopt});
+  EXPECT_EQ(ring.algorithm, Algorithm::ring);
+  EXPECT_NEAR(ring.busbw_gbps, 18 * 20.6, 0.01 * 18 * 20.6);
+}
+
+TEST(CollectiveModel, ForcedAlgorithmsThatCannotRunAreRefused) {
+  ClusterSpec a100 = dgx_h100(1);
+  a100.node.nvlink_generation = 3;
+  a100.node.nvlinks_per_gpu = 12;
+  a100.node.nvswitches = 6;
+  const CollectiveModel ampere = model_of(a100);
+  EXPECT_EQ(ampere.compute_capability, 80);
+  // NVLS needs sm_90; PAT one GPU per node; NVLS-tree several nodes.
+  EXPECT_THROW(predict(ampere, CollectiveOp::all_reduce, GiB, {Algorithm::nvls, std::nullopt}), std::invalid_argument);
+  EXPECT_THROW(predict(ampere, CollectiveOp::all_gather, GiB, {Algorithm::pat, std::nullopt}), std::invalid_argument);
+  EXPECT_THROW(predict(model_of(dgx_h100(1)), CollectiveOp::all_reduce, GiB, {Algorithm::nvls_tree, std::nullopt}),
+               std::invalid_argument);
+  EXPECT_EQ(predict(ampere, CollectiveOp::all_reduce, GiB).algorithm, Algorithm::ring);
+}
+
+TEST(CollectiveModel, TwoNodesRunOneRailPerNicAndTreesCrossOnce) {
   const Graph graph = test::parse_sample("dgx_h100_pod.yaml");
-  const RingModel model = model_rings(graph, place_ranks(graph, 2, 8));
-  EXPECT_EQ(model.ranks, 16);
+  const CollectiveModel model = model_collectives(graph, place_ranks(graph, 2, 8));
   EXPECT_EQ(model.nodes, 2);
-  EXPECT_EQ(model.ranks_per_node, 8);
-  EXPECT_EQ(model.rings, 8);
-  // Each ring leaves through its own GPU's PCIe Gen5 x16 (48 GB/s) before its 50 GB/s NIC.
-  EXPECT_NEAR(model.step_bandwidth_gbps, 8 * 48.0, 1e-9);
-  // GPU -> PCIe switch -> NIC (2 x 0.5 us), NIC -> leaf -> NIC (2 x 0.3 us), NIC -> GPU (2 x 0.5 us).
-  EXPECT_NEAR(model.alpha_us, 2.6, 1e-12);
+  EXPECT_EQ(model.rails, 8);
+  EXPECT_EQ(model.channels, 16);
+  // Each rail's NDR port carries 0.95 of 50 GB/s (47.5), below the GPU's PCIe Gen5 x16 (48).
+  EXPECT_NEAR(model.net_gbps, 8 * 50 * 0.95, 1e-6);
+  EXPECT_NEAR(model.ring_gbps, 8 * 50 * 0.95, 1e-6);
+  EXPECT_NE(model.net_limit.find("IB NDR"), std::string::npos) << model.net_limit;
+  // A 2-node NVLS-tree sends each node's data across once: busbw above the NICs, up to NVLS.
+  const Prediction large = predict(model, CollectiveOp::all_reduce, 8 * GiB);
+  EXPECT_EQ(large.algorithm, Algorithm::nvls_tree);
+  EXPECT_GT(large.busbw_gbps, model.net_gbps * 1.2);
+  // Without NVLS the tree still beats the ring at 2 nodes, capped by the node's NVLink ring.
+  const Prediction tree = predict(model, CollectiveOp::all_reduce, 8 * GiB, {Algorithm::tree, Protocol::simple});
+  EXPECT_NEAR(tree.busbw_gbps, 0.92 * 18 * 20.6, 0.01 * 0.92 * 18 * 20.6);
+  // all_gather has no tree: the ring's rate.
+  EXPECT_EQ(predict(model, CollectiveOp::all_gather, 8 * GiB).algorithm, Algorithm::ring);
 }
 
-TEST(CollectiveModel, PredictedRowHasNcclTestsSemantics) {
-  const RingModel model{8, 1, 8, 1, 0.6, 450.0};
-  const std::uint64_t bytes = 1 << 30;
-  const ResultRow row = predicted_row(model, CollectiveOp::all_reduce, CollectiveAlgorithm::ring, bytes, "run", "t");
+TEST(CollectiveModel, FewerNicsThanGpusExitThroughTheGpusNearEachNic) {
+  // 8 A100, 4 HDR NICs, one per PCIe switch shared with two GPUs: every rail enters and leaves
+  // through its own switch's GPUs, so all four NICs carry a ring (none shares, none idles).
+  ClusterSpec spec = dgx_h100(3);
+  spec.node.nvlink_generation = 3;
+  spec.node.nvlinks_per_gpu = 12;
+  spec.node.nvswitches = 6;
+  spec.node.pcie_generation = 4;
+  spec.node.nics = 4;
+  spec.node.nic_link = *infiniband(4, "HDR");
+  spec.fabric.switch_link = spec.node.nic_link;
+  const CollectiveModel model = model_of(spec);
+  EXPECT_EQ(model.rails, 4);
+  EXPECT_NEAR(model.ring_gbps, 4 * 25 * 0.95, 1e-6);
+}
+
+TEST(CollectiveModel, PortsAreRailsNotAPool) {
+  // 32x 100G EFA (AWS p5): 32 rails of one port each, four behind each GPU pair's PCIe switch.
+  ClusterSpec p5 = dgx_h100(4);
+  p5.node.nics = 32;
+  p5.node.nic_link = *network_by_rate(LinkType::efa, 100000);
+  p5.fabric.switch_link = p5.node.nic_link;
+  const CollectiveModel efa = model_of(p5);
+  EXPECT_EQ(efa.rails, 32);
+  EXPECT_NEAR(efa.net_gbps, 32 * 12.5 * 0.89, 1e-6);
+  // Half the GPUs: NCCL still uses every NIC through PXN, each rail at one port's rate.
+  ClusterSpec eight_ports = p5;
+  eight_ports.node.nics = 8;
+  eight_ports.node.nic_link = *network_by_rate(LinkType::efa, 400000);
+  eight_ports.fabric.switch_link = eight_ports.node.nic_link;
+  EXPECT_EQ(model_of(eight_ports).rails, 8);
+  EXPECT_NEAR(model_of(eight_ports).net_gbps, 8 * 50 * 0.89, 1e-6);
+}
+
+TEST(CollectiveModel, An800GNicOnPcieGen5IsLimitedByPcieAndSaysSo) {
+  ClusterSpec nic_400 = dgx_h100(2);
+  nic_400.node.nic_link = *network_by_rate(LinkType::roce, 400000);
+  nic_400.fabric.switch_link = nic_400.node.nic_link;
+  ClusterSpec nic_800 = nic_400;
+  nic_800.node.nic_link = *network_by_rate(LinkType::roce, 800000);
+  nic_800.fabric.switch_link = nic_800.node.nic_link;
+  const CollectiveModel slow = model_of(nic_400);
+  const CollectiveModel fast = model_of(nic_800);
+  EXPECT_NEAR(slow.net_gbps, 8 * 50 * 0.92, 1e-6);
+  EXPECT_NE(slow.net_limit.find("RoCE"), std::string::npos) << slow.net_limit;
+  // 800G (92 GB/s effective) behind a PCIe Gen5 x16 slot: the slot's 48 GB/s limits each rail.
+  EXPECT_NEAR(fast.net_gbps, 8 * 48.0, 1e-6);
+  EXPECT_NE(fast.net_limit.find("PCIe Gen5"), std::string::npos) << fast.net_limit;
+}
+
+TEST(CollectiveModel, PatServesOneGpuPerNodeAndAlltoallCrossesTheFabric) {
+  const CollectiveModel one_per_node = model_of(dgx_h100(16), 16, 1);
+  EXPECT_EQ(one_per_node.ranks_per_node, 1);
+  const Prediction small = predict(one_per_node, CollectiveOp::all_gather, 16 * 1024);
+  EXPECT_EQ(small.algorithm, Algorithm::pat);
+  const CollectiveModel full = model_of(dgx_h100(4));
+  const Prediction alltoall = predict(full, CollectiveOp::alltoall, GiB);
+  EXPECT_EQ(alltoall.algorithm, Algorithm::p2p);
+  EXPECT_EQ(alltoall.protocol, Protocol::simple);
+  // Each GPU sends 3/4 of its data off-node; the node's 8 ports at 47.5 GB/s carry it.
+  const double p = 32;
+  const double expected_busbw = (p - 1) / p / (8.0 * 24 / 32 / (8 * 47.5));
+  EXPECT_NEAR(alltoall.busbw_gbps, expected_busbw, 0.02 * expected_busbw);
+}
+
+TEST(CollectiveModel, ARingAcrossThousandsOfNodesWarns) {
+  ClusterSpec spec = dgx_h100(512);
+  spec.node.nics = 1;
+  spec.node.gpus = 1;
+  spec.node.nvlinks_per_gpu = 0;
+  spec.node.nvswitches = 0;
+  spec.node.pcie_switches = 1;
+  spec.fabric.tiers = {{SwitchTier::leaf, 64, 1.0}, {SwitchTier::spine, 64, 1.0}};
+  const CollectiveModel model = model_of(spec);
+  const Prediction forced = predict(model, CollectiveOp::all_reduce, GiB, {Algorithm::ring, std::nullopt});
+  EXPECT_NE(forced.warning.find("no one runs that"), std::string::npos);
+  const Prediction chosen = predict(model, CollectiveOp::all_reduce, GiB);
+  EXPECT_NE(chosen.algorithm, Algorithm::ring);
+  EXPECT_TRUE(chosen.warning.empty());
+}
+
+TEST(CollectiveModel, PlacementDecidesWhetherAlltoallMeetsTheTaper) {
+  // 32 DGX H100 on 2:1 leaves of 4 nodes (760 GB/s of uplinks for 1,520 GB/s of NIC ports). 8
+  // packed nodes fill two leaves and send 4/7 of their alltoall traffic up; 8 spread nodes have a
+  // leaf each, whose uplinks outrun the node.
+  const Graph graph = test::parse_sample("dgx_h100_pod.yaml");
+  const CollectiveModel packed = model_collectives(graph, place_ranks(graph, 8, 8));
+  const CollectiveModel spread = model_collectives(graph, place_ranks(graph, 8, 8, {Placement::Kind::spread, {}}));
+  const Prediction packed_alltoall = predict(packed, CollectiveOp::alltoall, GiB);
+  const Prediction spread_alltoall = predict(spread, CollectiveOp::alltoall, GiB);
+  EXPECT_LT(packed_alltoall.busbw_gbps, 0.9 * spread_alltoall.busbw_gbps);
+  EXPECT_NE(packed_alltoall.limit.find("uplinks"), std::string::npos) << packed_alltoall.limit;
+  EXPECT_EQ(spread_alltoall.limit.find("uplinks"), std::string::npos) << spread_alltoall.limit;
+  // Named hosts, in rank order.
+  const std::vector<VertexId> named =
+      place_ranks(graph, 0, 2, {Placement::Kind::hosts, {"node00007", "node00003"}});
+  ASSERT_EQ(named.size(), 4u);
+  EXPECT_EQ(graph.vertex(graph.vertex(named.front()).host).name, "node00007");
+  EXPECT_THROW(place_ranks(graph, 0, 8, {Placement::Kind::hosts, {"node99999"}}), std::invalid_argument);
+}
+
+TEST(CollectiveModel, PredictedRowHasNcclTestsSemanticsAndSaysHow) {
+  const CollectiveModel model = model_of(dgx_h100(1));
+  const std::uint64_t bytes = GiB;
+  const Prediction prediction = predict(model, CollectiveOp::all_reduce, bytes);
+  const ResultRow row = predicted_row(model, prediction, CollectiveOp::all_reduce, bytes, "run", "t");
   EXPECT_EQ(row.backend, "model");
-  EXPECT_EQ(row.op, "all_reduce");
   EXPECT_EQ(row.count, bytes / 4);
-  const double time_us = predicted_time_us(model, CollectiveOp::all_reduce, CollectiveAlgorithm::ring, bytes);
-  EXPECT_DOUBLE_EQ(row.time_median_us, time_us);
-  EXPECT_DOUBLE_EQ(row.algbw_gbps, static_cast<double>(bytes) / time_us / 1e3);
+  EXPECT_DOUBLE_EQ(row.time_median_us, prediction.time_us);
+  EXPECT_DOUBLE_EQ(row.algbw_gbps, static_cast<double>(bytes) / prediction.time_us / 1e3);
   ASSERT_TRUE(row.busbw_gbps);
-  EXPECT_DOUBLE_EQ(*row.busbw_gbps, row.algbw_gbps * 2 * 7 / 8.0);
-  EXPECT_LT(*row.busbw_gbps, 450.0);
-  const ResultRow gather = predicted_row(model, CollectiveOp::all_gather, CollectiveAlgorithm::ring, bytes, "run", "t");
+  EXPECT_NEAR(*row.busbw_gbps, row.algbw_gbps * 2 * 7 / 8.0, 1e-9);
+  EXPECT_EQ(row.model_algorithm, "nvls");
+  EXPECT_EQ(row.model_protocol, "Simple");
+  EXPECT_EQ(row.model_channels, 16);
+  EXPECT_FALSE(row.model_limit.empty());
+  const ResultRow gather = predicted_row(model, predict(model, CollectiveOp::all_gather, bytes), CollectiveOp::all_gather,
+                                         bytes, "run", "t");
   EXPECT_EQ(gather.count, bytes / 4 / 8);
   EXPECT_EQ(gather.redop, "none");
 }
 
+TEST(CollectiveModel, NamesParseAsNcclSpellsThem) {
+  EXPECT_EQ(algorithm_from_string("NVLSTree"), Algorithm::nvls_tree);
+  EXPECT_EQ(algorithm_from_string("CollnetDirect"), Algorithm::collnet_direct);
+  EXPECT_EQ(algorithm_from_string("ring"), Algorithm::ring);
+  EXPECT_EQ(protocol_from_string("ll128"), Protocol::ll128);
+  EXPECT_EQ(protocol_from_string("Simple"), Protocol::simple);
+  EXPECT_FALSE(algorithm_from_string("butterfly"));
+  EXPECT_FALSE(protocol_from_string("LL64"));
+}
+
 TEST(CollectiveModel, RejectsOneRankAndTooManyNodes) {
-  const Graph graph = one_dgx();
+  const Graph graph = build_cluster(dgx_h100(1));
   const std::vector<VertexId> one{graph.find("node00001/GPU0")};
-  EXPECT_THROW(model_rings(graph, one), std::invalid_argument);
+  EXPECT_THROW(model_collectives(graph, one), std::invalid_argument);
   EXPECT_THROW(place_ranks(graph, 2, 8), std::invalid_argument);
   EXPECT_THROW(place_ranks(graph, 1, 9), std::invalid_argument);
 }

@@ -108,8 +108,8 @@ INSTANTIATE_TEST_SUITE_P(
                           "dgx04: PCIe switch above GPU2 uplink: PCIe Gen4 (16 GT/s) x16 here, PCIe Gen5 (32 GT/s) x16 "
                           "on 7 of 8 nodes"},
         Planted<NcclNode>{"GpuMissingOneNvlinkBond", [](NcclNode& n) { n.gpu_nvlinks[3] = {4, 4, 5}; }, 4,
-                          "dgx05: GPU3 NVLink: 13 x NVLink sm_90 to NVSwitch here, 18 x NVLink sm_90 to NVSwitch on 7 "
-                          "of 8 nodes"},
+                          "dgx05: GPU3 NVLink: 13 x NVLink4 to NVSwitch here, 18 x NVLink4 to NVSwitch on 7 of 8 "
+                          "nodes"},
         Planted<NcclNode>{"NicUnderAnotherGpusSwitchOnTheOtherNumaNode", [](NcclNode& n) { n.nic_switch[1] = 6; }, 7,
                           "dgx08: mlx5_1 placement: NUMA node 1, shares its PCIe switch with GPU6 here, "
                           "NUMA node 0, shares its PCIe switch with GPU1 on 7 of 8 nodes"},

@@ -13,7 +13,7 @@ TEST(Routing, GpusBehindNvswitchesUseAllFourNvlinkBonds) {
   ASSERT_TRUE(route);
   EXPECT_EQ(route->hop_count, 2);
   for (const LinkUse& use : route->uses) EXPECT_EQ(graph.link(use.link).spec.type, LinkType::nvlink);
-  EXPECT_DOUBLE_EQ(route->bottleneck_gbps, 450.0);
+  EXPECT_DOUBLE_EQ(route->bottleneck_gbps, 18 * 20.6);
   EXPECT_EQ(route->uses.size(), 8u);  // 4 bonds out of GPU0, 4 into GPU5
 }
 

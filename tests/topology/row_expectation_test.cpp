@@ -46,11 +46,14 @@ class RowExpectation : public ::testing::Test {
   ExpectationModel model_;
 };
 
-TEST_F(RowExpectation, AllReduceExpectsTheRingModelsPredictionForItsPlacement) {
+TEST_F(RowExpectation, AllReduceExpectsTheCollectiveModelsPredictionForItsPlacement) {
   // Two ranks per host: each host's ranks go to CPU0 and CPU1 in turn.
   const std::vector<std::string> hosts{"node1", "node1", "node2", "node2"};
-  const RingModel ring = model_rings(graph_, std::vector<VertexId>{graph_.find("node1/CPU0"), graph_.find("node1/CPU1"),
-                                                                    graph_.find("node2/CPU0"), graph_.find("node2/CPU1")});
+  const CollectiveModel collectives =
+      model_collectives(graph_, std::vector<VertexId>{graph_.find("node1/CPU0"), graph_.find("node1/CPU1"),
+                                                      graph_.find("node2/CPU0"), graph_.find("node2/CPU1")});
+  // Host-memory ranks (MPI) get ring and tree in Simple only: no NCCL protocols, no NVLS.
+  EXPECT_FALSE(collectives.gpu_ranks);
   for (const std::uint64_t bytes : {std::uint64_t{64}, std::uint64_t{1} << 20, std::uint64_t{1} << 28}) {
     ResultRow row;
     row.backend = "mpi";
@@ -61,17 +64,23 @@ TEST_F(RowExpectation, AllReduceExpectsTheRingModelsPredictionForItsPlacement) {
     row.algbw_gbps = 2;
     row.busbw_gbps = 3;
     const Expectation expectation = model_.expect(row, hosts);
-    const ResultRow predicted = predicted_row(ring, CollectiveOp::all_reduce, CollectiveAlgorithm::ring, bytes, "", "");
+    const Prediction prediction = predict(collectives, CollectiveOp::all_reduce, bytes);
+    EXPECT_EQ(prediction.protocol, Protocol::simple);
+    const ResultRow predicted = predicted_row(collectives, prediction, CollectiveOp::all_reduce, bytes, "", "");
     ASSERT_TRUE(expectation.busbw_gbps) << expectation.problem;
     EXPECT_DOUBLE_EQ(*expectation.busbw_gbps, *predicted.busbw_gbps);
     EXPECT_FALSE(expectation.time_us);
     set_expectation(row, expectation);
     EXPECT_EQ(row.expected_busbw_gbps, predicted.busbw_gbps);
+    EXPECT_EQ(row.model_algorithm, predicted.model_algorithm);
+    EXPECT_EQ(row.model_protocol, "Simple");
+    EXPECT_EQ(row.model_limit, predicted.model_limit);
     ASSERT_TRUE(row.efficiency_pct);
     EXPECT_DOUBLE_EQ(*row.efficiency_pct, 100 * 3 / *predicted.busbw_gbps);
   }
-  // The ring crosses the Ethernet link, which bounds its step bandwidth.
-  EXPECT_DOUBLE_EQ(ring.step_bandwidth_gbps, ethernet_gbps);
+  // The ring crosses the Ethernet link, which bounds it at what NCCL's socket transport gets out of it.
+  EXPECT_DOUBLE_EQ(collectives.ring_gbps, ethernet_gbps * collective_efficiency(*network_by_rate(LinkType::ethernet, 1000)));
+  EXPECT_NE(collectives.ring_limit.find("Ethernet"), std::string::npos) << collectives.ring_limit;
 }
 
 TEST_F(RowExpectation, LatencyAcrossHostsIsAlphaPlusBytesOverTheBottleneck) {
@@ -142,11 +151,17 @@ TEST_F(RowExpectation, UnknownHostIsNamedOnceNotAnError) {
 
 TEST_F(RowExpectation, OpsAndBackendsTheModelDoesNotPredictHaveNoneAndNoProblem) {
   const std::vector<std::string> hosts{"node1", "node2"};
-  ResultRow broadcast = pair_row("broadcast", 0, 1, hosts, 1024);
-  broadcast.src_rank.reset();
-  const Expectation none = model_.expect(broadcast, hosts);
+  ResultRow reduce = pair_row("reduce", 0, 1, hosts, 1024);
+  reduce.src_rank.reset();
+  const Expectation none = model_.expect(reduce, hosts);
   EXPECT_FALSE(none.busbw_gbps);
   EXPECT_TRUE(none.problem.empty());
+  // broadcast, alltoall and sendrecv are modelled.
+  for (const char* op : {"broadcast", "alltoall", "sendrecv"}) {
+    ResultRow modelled = pair_row(op, 0, 1, hosts, 1 << 20);
+    modelled.src_rank.reset();
+    EXPECT_TRUE(model_.expect(modelled, hosts).busbw_gbps) << op;
+  }
   ResultRow predicted = pair_row("bw", 0, 1, hosts, 1024);
   predicted.backend = "model";
   EXPECT_FALSE(model_.expect(predicted, hosts).busbw_gbps);
@@ -164,14 +179,41 @@ TEST(RowExpectationGpus, NcclTestsRanksDriveTheHostsGpusInOrder) {
   row.nranks = 8;
   row.bytes = 1 << 24;
   const std::vector<std::string> hosts(8, "node00001");
-  const ResultRow predicted = predicted_row(model_rings(graph, place_ranks(graph, 1, 8)), CollectiveOp::all_gather,
-                                            CollectiveAlgorithm::ring, row.bytes, "", "");
+  const CollectiveModel collectives = model_collectives(graph, place_ranks(graph, 1, 8));
+  const ResultRow predicted = predicted_row(collectives, predict(collectives, CollectiveOp::all_gather, row.bytes),
+                                            CollectiveOp::all_gather, row.bytes, "", "");
   const Expectation expectation = model.expect(row, hosts);
   ASSERT_TRUE(expectation.busbw_gbps) << expectation.problem;
   EXPECT_DOUBLE_EQ(*expectation.busbw_gbps, *predicted.busbw_gbps);
   // Nine ranks on eight GPUs cannot be placed.
   row.nranks = 9;
   EXPECT_FALSE(model.expect(row, std::vector<std::string>(9, "node00001")).busbw_gbps);
+}
+
+TEST(RowExpectationGpus, TheRunsNcclAlgoAndProtoDecideWhatIsExpected) {
+  const Graph graph = test::parse_sample("dgx_h100_pod.yaml");
+  ExpectationModel model(graph);
+  ResultRow row;
+  row.run_id = "forced";
+  row.backend = "nccl-tests";
+  row.op = "all_reduce";
+  row.nranks = 8;
+  row.bytes = std::uint64_t{1} << 30;
+  const std::vector<std::string> hosts(8, "node00001");
+  const Expectation chosen = model.expect(row, hosts);
+  EXPECT_EQ(chosen.choice.algorithm, "nvls");
+  const Forced ring = forced_by_environment({{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}});
+  const Expectation forced = model.expect(row, hosts, ring);
+  EXPECT_EQ(forced.choice.algorithm, "ring");
+  EXPECT_EQ(forced.choice.protocol, "Simple");
+  ASSERT_TRUE(forced.busbw_gbps && chosen.busbw_gbps);
+  EXPECT_LT(*forced.busbw_gbps, *chosen.busbw_gbps);
+  // A list leaves NCCL a choice: nothing forced.
+  EXPECT_FALSE(forced_by_environment({{"NCCL_ALGO", "Ring,Tree"}}).algorithm);
+  // An algorithm that cannot run here is the row's problem, not an exception.
+  const Expectation impossible = model.expect(row, hosts, {Algorithm::nvls_tree, std::nullopt});
+  EXPECT_FALSE(impossible.busbw_gbps);
+  EXPECT_NE(impossible.problem.find("run forced: nvls_tree cannot run all_reduce"), std::string::npos) << impossible.problem;
 }
 
 }  // namespace

@@ -84,6 +84,10 @@ ResultSet sample_results() {
   broadcast.wrong = 0;
   broadcast.expected_busbw_gbps = 45.123456789012345;
   broadcast.efficiency_pct = 1.4774306437378355;
+  broadcast.model_algorithm = "ring";
+  broadcast.model_protocol = "Simple";
+  broadcast.model_channels = 16;
+  broadcast.model_limit = "node1/mlx5_0 -> leaf1 (IB NDR x4)";
 
   ResultRow bibw = broadcast;
   bibw.op = "bibw";
@@ -172,17 +176,17 @@ TEST(ResultsIo, FilesWithoutTheAddedColumnsStillRead) {
   std::string csv;
   std::istringstream lines(results_to_csv(written));
   for (std::string line; std::getline(lines, line);) {
-    // The six added columns (expectations, devices, unreported statistics) are the last ones and
-    // hold no commas.
+    // The ten added columns (expectations, devices, unreported statistics, the model's choice) are
+    // the last ones and hold no commas here.
     if (!line.starts_with("#"))
-      for (int column = 0; column < 6; ++column) line.erase(line.rfind(','));
+      for (int column = 0; column < 10; ++column) line.erase(line.rfind(','));
     csv += line + "\n";
   }
   ASSERT_THAT(csv, ::testing::Not(HasSubstr("efficiency_pct")));
   ASSERT_THAT(csv, ::testing::Not(HasSubstr("src_device")));
   ASSERT_THAT(csv, ::testing::Not(HasSubstr("unreported_statistics")));
   write_text(dir / "old.csv", csv);
-  const std::regex expectation_key(R"re(,\n *"(expected_busbw_gbps|expected_time_us|efficiency_pct|src_device|dst_device|unreported_statistics)": [^,\n]*)re");
+  const std::regex expectation_key(R"re(,\n *"(expected_busbw_gbps|expected_time_us|efficiency_pct|src_device|dst_device|unreported_statistics|model_algorithm|model_protocol|model_channels|model_limit)": [^,\n]*)re");
   const std::string json = std::regex_replace(results_to_json(written), expectation_key, "");
   ASSERT_THAT(json, ::testing::Not(HasSubstr("expected_time_us")));
   ASSERT_THAT(json, ::testing::Not(HasSubstr("dst_device")));
@@ -196,6 +200,10 @@ TEST(ResultsIo, FilesWithoutTheAddedColumnsStillRead) {
     row.src_device.clear();
     row.dst_device.clear();
     row.unreported_statistics.clear();
+    row.model_algorithm.clear();
+    row.model_protocol.clear();
+    row.model_channels.reset();
+    row.model_limit.clear();
   }
   EXPECT_EQ(read_results_csv(dir / "old.csv").rows, expected);
   EXPECT_EQ(read_results_json(dir / "old.json").rows, expected);

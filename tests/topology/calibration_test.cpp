@@ -1,0 +1,243 @@
+// The collective model against published results. Every row is one public measurement with its
+// source; the test prints the model's ratio for each (docs/model.md carries the table) and fails
+// when a ratio leaves its bound, so a model change that breaks calibration does not pass.
+//
+// Bounds (issue 13): large-message bus bandwidth (>= 128 MiB) within 10% geometric-mean error and
+// no point off by more than 25%; 8 B to 64 KiB times within 1.5x each; point-to-point link rates
+// within 5%; vendor acceptance floors at or below the prediction. A point the model's mechanisms do
+// not explain says why (known_miss) and is held to a looser bound (1.6x), so it still cannot drift.
+
+#include "topology/cluster_spec.hpp"
+#include "topology/collective_model.hpp"
+#include "topology/routing.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace fb::topo {
+namespace {
+
+// Cluster specs as the sources describe the machines.
+ClusterSpec h100_node(int nodes) {
+  ClusterSpec spec;  // defaults: 8 H100 SXM, 18 NVLink4 over 4 NVSwitches, PCIe Gen5, 8 NICs
+  spec.node.count = nodes;
+  spec.node.nic_link = *infiniband(4, "NDR");
+  if (nodes > 1) {
+    spec.fabric.tiers = {{SwitchTier::leaf, 64, 1.0}, {SwitchTier::spine, 64, 1.0}};
+    spec.fabric.switch_link = *infiniband(4, "NDR");
+  }
+  return spec;
+}
+
+ClusterSpec a100_node(int nodes, int nics) {
+  ClusterSpec spec;
+  spec.node.count = nodes;
+  spec.node.cpu_vendor = "AuthenticAMD";
+  spec.node.nvlink_generation = 3;
+  spec.node.nvlinks_per_gpu = 12;
+  spec.node.nvswitches = 6;
+  spec.node.pcie_generation = 4;
+  spec.node.nics = nics;
+  spec.node.nic_link = *infiniband(4, "HDR");
+  if (nodes > 1) {
+    spec.fabric.tiers = {{SwitchTier::leaf, 40, 1.0}, {SwitchTier::spine, 40, 1.0}};
+    spec.fabric.switch_link = *infiniband(4, "HDR");
+  }
+  return spec;
+}
+
+// AWS p5: 8 H100 and 32 EFA ports of 100 Gb/s, four behind each GPU's PCIe switch pair.
+ClusterSpec p5(int nodes) {
+  ClusterSpec spec;
+  spec.node.count = nodes;
+  spec.node.nics = 32;
+  spec.node.nic_name_prefix = "efa";
+  spec.node.nic_link = *network_by_rate(LinkType::efa, 100000);
+  spec.fabric.tiers = {{SwitchTier::leaf, 64, 1.0}, {SwitchTier::spine, 64, 1.0}};
+  spec.fabric.switch_link = *network_by_rate(LinkType::efa, 100000);
+  return spec;
+}
+
+// GCP A3 Ultra: 8 H200 (NVLink4 like H100) and 8 ConnectX-7 400G RoCE ports.
+ClusterSpec a3_ultra(int nodes) {
+  ClusterSpec spec = h100_node(nodes);
+  spec.node.nic_link = *network_by_rate(LinkType::roce, 400000);
+  spec.fabric.switch_link = spec.node.nic_link;
+  return spec;
+}
+
+enum class Metric { busbw_gbps, time_us, floor_busbw_gbps };
+
+struct PublishedPoint {
+  std::string configuration;
+  std::function<ClusterSpec()> cluster;
+  int nodes = 1;
+  int gpus_per_node = 0;
+  CollectiveOp op = CollectiveOp::all_reduce;
+  std::uint64_t bytes = 0;
+  Forced forced;
+  Metric metric = Metric::busbw_gbps;
+  double published = 0;
+  std::string source;
+  std::string known_miss;  // why the model misses this point; empty when it should not
+};
+
+constexpr std::uint64_t KiB = 1024;
+constexpr std::uint64_t MiB = 1024 * KiB;
+constexpr std::uint64_t GiB = 1024 * MiB;
+
+std::vector<PublishedPoint> published_points() {
+  const auto h100 = [](int n) { return [n] { return h100_node(n); }; };
+  const auto aws = [](int n) { return [n] { return p5(n); }; };
+  const Forced ring{Algorithm::ring, std::nullopt};
+  const std::string azure_h100 = "Azure/AI-benchmarking-guide ND_H100_v5_results.md (NCCL 2.18.5)";
+  const std::string azure_a100 = "Azure/AI-benchmarking-guide ND_A100_v4_results.md (NCCL 2.18.5)";
+  const std::string p5_source = "crazyguitar/aws-gpu-communication-benchmark data/nccl_all_reduce.csv";
+  std::vector<PublishedPoint> points{
+      {"8x H100 SXM, 1 node", h100(1), 1, 0, CollectiveOp::all_reduce, 1 * GiB, {}, Metric::busbw_gbps, 466.35, azure_h100, ""},
+      {"8x H100 SXM, 1 node", h100(1), 1, 0, CollectiveOp::all_reduce, 8 * GiB, {}, Metric::busbw_gbps, 478.87, azure_h100, ""},
+      {"8x H100, 1 node, NCCL_ALGO=Ring", h100(1), 1, 0, CollectiveOp::all_reduce, 8 * GiB, ring, Metric::busbw_gbps, 370,
+       "NVIDIA/nccl-tests#212 (maintainer: ~370)", ""},
+      {"8x H100, 1 node", h100(1), 1, 0, CollectiveOp::all_gather, 8 * GiB, {}, Metric::busbw_gbps, 370,
+       "NVIDIA/nccl-tests#212 (maintainer: non-all_reduce ops ~370)", ""},
+      {"8x A100 SXM4, 1 node", [] { return a100_node(1, 8); }, 1, 0, CollectiveOp::all_reduce, 1 * GiB, {},
+       Metric::busbw_gbps, 228.10, azure_a100, ""},
+      {"8x A100 SXM4, 1 node", [] { return a100_node(1, 8); }, 1, 0, CollectiveOp::all_reduce, 8 * GiB, {},
+       Metric::busbw_gbps, 231.58, azure_a100, ""},
+      {"8x H100, 1 node", h100(1), 1, 0, CollectiveOp::all_gather, 8 * GiB, {}, Metric::busbw_gbps, 350,
+       "NVIDIA/nccl#1281 (all_gather ~350, size not stated: peak taken at 8 GiB)", ""},
+      {"8x H100, 1 node", h100(1), 1, 0, CollectiveOp::reduce_scatter, 8 * GiB, {}, Metric::busbw_gbps, 360,
+       "NVIDIA/nccl#1281 (reduce_scatter ~360, size not stated: peak taken at 8 GiB)", ""},
+      {"8x A100, 1 node", [] { return a100_node(1, 8); }, 1, 0, CollectiveOp::all_reduce, 4 * GiB, {},
+       Metric::busbw_gbps, 232.54, "NVIDIA/nccl#1048", ""},
+      {"8x A100, 4x 200G HDR, 2 nodes", [] { return a100_node(2, 4); }, 2, 0, CollectiveOp::all_reduce, 4 * GiB, {},
+       Metric::busbw_gbps, 86, "NVIDIA/nccl#1048 (~86 GB/s, -e 4G)", ""},
+      {"8x H100, 2 nodes, 8x 400G NDR, NCCL_ALGO=Ring", h100(2), 2, 0, CollectiveOp::all_reduce, 8 * GiB, ring,
+       Metric::busbw_gbps, 8 * 47.0, "NVIDIA/nccl-tests#290 (maintainer: 46-48 GB/s per NDR NIC)", ""},
+      {"8x A100, 4x 200G HDR, 3 nodes", [] { return a100_node(3, 4); }, 3, 0, CollectiveOp::all_reduce, 128 * MiB, {},
+       Metric::busbw_gbps, 96, "NVIDIA/nccl-tests#119 (peak ~96 GB/s)", ""},
+      {"DGX A100, 8 GPUs, ring, LL", [] { return a100_node(1, 8); }, 1, 0, CollectiveOp::all_reduce, 8,
+       {Algorithm::ring, Protocol::ll}, Metric::time_us, 21, "NVIDIA/nccl-tests#123", ""},
+      {"DGX A100, 8 GPUs, ring, LL128", [] { return a100_node(1, 8); }, 1, 0, CollectiveOp::all_reduce, 8,
+       {Algorithm::ring, Protocol::ll128}, Metric::time_us, 32, "NVIDIA/nccl-tests#123", ""},
+      {"DGX A100, 8 GPUs, ring, Simple", [] { return a100_node(1, 8); }, 1, 0, CollectiveOp::all_reduce, 8,
+       {Algorithm::ring, Protocol::simple}, Metric::time_us, 84, "NVIDIA/nccl-tests#123", ""},
+      {"DGX A100, 8 GPUs, default", [] { return a100_node(1, 8); }, 1, 0, CollectiveOp::all_reduce, 8, {},
+       Metric::time_us, 33.7, "NVIDIA/nccl-tests#123",
+       "the published default equals LL128's time, yet NCCL's own tuning figures rank LL first at 8 B (15 us "
+       "against 41); the choice that run made is not reproducible from them"},
+      {"DGX H100, 2 GPUs", h100(1), 1, 2, CollectiveOp::all_reduce, 8, {}, Metric::time_us, 7.5,
+       "NVIDIA/nccl-tests#123 (maintainer: ~7.5 us per call)", ""},
+      {"8x H20, 1 node", h100(1), 1, 0, CollectiveOp::all_reduce, 8, {}, Metric::time_us, 12.49,
+       "deepseek-ai/DeepEP#303", ""},
+      {"8x H20, 1 node", h100(1), 1, 0, CollectiveOp::all_reduce, 4 * KiB, {}, Metric::time_us, 16.69,
+       "deepseek-ai/DeepEP#303", ""},
+      {"Azure ND H100 v5 acceptance", h100(1), 1, 0, CollectiveOp::all_reduce, 16 * GiB, {}, Metric::floor_busbw_gbps, 460,
+       "Azure/azurehpc-health-checks", ""},
+      {"Azure ND A100 v4 acceptance", [] { return a100_node(1, 8); }, 1, 0, CollectiveOp::all_reduce, 8 * GiB, {},
+       Metric::floor_busbw_gbps, 228, "Azure/azurehpc-health-checks", ""},
+      {"GCP A3 Ultra node pair acceptance", [] { return a3_ultra(2); }, 2, 0, CollectiveOp::all_gather, 8 * GiB, {},
+       Metric::floor_busbw_gbps, 250, "GoogleCloudPlatform/cluster-health-scanner", ""},
+  };
+  const std::vector<std::tuple<int, double, double>> p5_results{
+      {2, 435.14, 477.71}, {4, 280.30, 356.99}, {8, 274.47, 355.36}, {16, 269.23, 356.27}, {32, 220.08, 321.10}};
+  for (const auto& [nodes, at_1g, at_8g] : p5_results) {
+    const std::string name = fmt::format("AWS p5, 32x 100G EFA, {} nodes", nodes);
+    // From 4 nodes on, p5's 1 GiB busbw sits far below its 8 GiB busbw: a fixed cost of 1.8-3.4 ms per
+    // call that grows with the node count and that no algorithm latency explains (EFA's transport).
+    points.push_back({name, aws(nodes), nodes, 0, CollectiveOp::all_reduce, 1 * GiB, {}, Metric::busbw_gbps, at_1g, p5_source,
+                      nodes >= 32 ? "a per-call fixed cost of ~3.4 ms over EFA at 32 nodes (from the 1 and 8 GiB "
+                                    "times) that the model has no mechanism for"
+                                  : ""});
+    points.push_back({name, aws(nodes), nodes, 0, CollectiveOp::all_reduce, 8 * GiB, {}, Metric::busbw_gbps, at_8g, p5_source, ""});
+  }
+  return points;
+}
+
+std::string size_text(std::uint64_t bytes) {
+  if (bytes >= GiB) return fmt::format("{} GiB", bytes / GiB);
+  if (bytes >= MiB) return fmt::format("{} MiB", bytes / MiB);
+  if (bytes >= KiB) return fmt::format("{} KiB", bytes / KiB);
+  return fmt::format("{} B", bytes);
+}
+
+TEST(Calibration, PublishedCollectiveResults) {
+  double log_error_sum = 0;
+  int large_points = 0;
+  fmt::print("| configuration | op, size | published | model | model/published | algorithm | source |\n");
+  fmt::print("|---|---|---|---|---|---|---|\n");
+  for (const PublishedPoint& point : published_points()) {
+    const Graph graph = build_cluster(point.cluster());
+    const CollectiveModel model = model_collectives(graph, place_ranks(graph, point.nodes, point.gpus_per_node));
+    const Prediction prediction = predict(model, point.op, point.bytes, point.forced);
+    const bool is_time = point.metric == Metric::time_us;
+    const double predicted = is_time ? prediction.time_us : prediction.busbw_gbps;
+    const double ratio = predicted / point.published;
+    const std::string unit = is_time ? "us" : "GB/s";
+    fmt::print("| {} | {} {} {} | {}{:.2f} {} | {:.2f} {} | {:.3f}{} | {} {} | {} |\n", point.configuration,
+               to_string(point.op), size_text(point.bytes), is_time ? "time" : "busbw",
+               point.metric == Metric::floor_busbw_gbps ? ">= " : "", point.published, unit, predicted, unit, ratio,
+               point.known_miss.empty() ? "" : " (known miss: " + point.known_miss + ")",
+               to_string(prediction.algorithm), to_string(prediction.protocol), point.source);
+    SCOPED_TRACE(point.configuration + " " + size_text(point.bytes) + " (" + point.source + ")");
+    const double miss_bound = 1.6;
+    switch (point.metric) {
+      case Metric::busbw_gbps:
+        EXPECT_GT(ratio, point.known_miss.empty() ? 0.75 : 1 / miss_bound);
+        EXPECT_LT(ratio, point.known_miss.empty() ? 1.25 : miss_bound);
+        if (point.bytes >= 128 * MiB) {
+          log_error_sum += std::abs(std::log(ratio));
+          ++large_points;
+        }
+        break;
+      case Metric::time_us:
+        EXPECT_GT(ratio, point.known_miss.empty() ? 1 / 1.5 : 1 / (1.5 * miss_bound));
+        EXPECT_LT(ratio, point.known_miss.empty() ? 1.5 : 1.5 * miss_bound);
+        break;
+      case Metric::floor_busbw_gbps: EXPECT_GE(predicted, point.published); break;
+    }
+  }
+  const double geometric_mean_error = std::exp(log_error_sum / large_points) - 1;
+  fmt::print("\nlarge-message busbw: {} points, geometric-mean error {:.1f}%\n", large_points, 100 * geometric_mean_error);
+  EXPECT_LT(geometric_mean_error, 0.10);
+}
+
+// Link rates one flow reaches alone: the pair path the expectation columns use.
+TEST(Calibration, PublishedPointToPointRates) {
+  struct PairPoint {
+    std::string configuration;
+    ClusterSpec cluster;
+    std::string from;
+    std::string to;
+    double published_gbps;
+    std::string source;
+  };
+  ClusterSpec roce = h100_node(2);
+  roce.node.nic_link = *network_by_rate(LinkType::roce, 400000);
+  roce.fabric.switch_link = roce.node.nic_link;
+  const std::vector<PairPoint> points{
+      {"H100 NVLink pair, copy engine, one direction", h100_node(1), "node00001/GPU0", "node00001/GPU1", 374,
+       "NVIDIA/nccl#1264 (371-377 GB/s)"},
+      {"400G RoCE ConnectX-7, ib_write_bw 128 KiB", roce, "node00001/mlx5_0", "node00002/mlx5_0", 392.1 / 8,
+       "NVIDIA/nccl#2409 (392.1 Gb/s)"},
+      {"HDR with GPUDirect (Azure NDv4), ib_write_bw", a100_node(2, 8), "node00001/GPU0", "node00002/GPU0", 194.0 / 8,
+       "Azure/azurehpc-health-checks#46 (~194 Gb/s)"},
+  };
+  for (const PairPoint& point : points) {
+    const Graph graph = build_cluster(point.cluster);
+    const std::optional<Route> route = find_route(graph, graph.find(point.from), graph.find(point.to));
+    ASSERT_TRUE(route) << point.configuration;
+    const double ratio = route->bottleneck_gbps / point.published_gbps;
+    fmt::print("| {} | point-to-point | {:.2f} GB/s | {:.2f} GB/s | {:.3f} | - | {} |\n", point.configuration,
+               point.published_gbps, route->bottleneck_gbps, ratio, point.source);
+    EXPECT_NEAR(ratio, 1.0, 0.05) << point.configuration;
+  }
+}
+
+}  // namespace
+}  // namespace fb::topo
