@@ -236,7 +236,7 @@ TEST(CorpusTopoM, Nv18IsNvlink4UnlessStatedAndTheAssumptionIsRecorded) {
   ASSERT_EQ(h100.size(), 1u);
   EXPECT_EQ(h100[0].technology, "NVLink4");
   EXPECT_EQ(h100[0].lane_count, 18);
-  EXPECT_DOUBLE_EQ(h100[0].capacity_gbps, 450.0);
+  EXPECT_DOUBLE_EQ(h100[0].capacity_gbps, 18 * 20.6);  // NCCL's effective NVLink4 rate, 450 on the datasheet
   EXPECT_TRUE(assumes(assumed, "NV# read as NVLink4 links"));
   EXPECT_TRUE(assumes(assumed, "Blackwell's NVLink5 18 as well"));
 
@@ -246,7 +246,7 @@ TEST(CorpusTopoM, Nv18IsNvlink4UnlessStatedAndTheAssumptionIsRecorded) {
   const auto b200 = links_between_kinds(stated, "tpgds-aihub0007/GPU0", VertexKind::nvswitch);
   ASSERT_EQ(b200.size(), 1u);
   EXPECT_EQ(b200[0].technology, "NVLink5");
-  EXPECT_DOUBLE_EQ(b200[0].capacity_gbps, 900.0);
+  EXPECT_DOUBLE_EQ(b200[0].capacity_gbps, 18 * 40.1);  // NVLink5 effective, 900 on the datasheet
   EXPECT_FALSE(assumes(stated, "NV# read as"));
 
   // A GPU model named above the matrix (nvidia-smi -L) decides without the flag.

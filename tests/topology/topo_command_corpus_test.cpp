@@ -40,11 +40,11 @@ TEST(TopoCommandCorpus, NvlinkGenerationFlagReplacesTheAssumption) {
   const std::string file = corpus("topo_m/tpgds-aihub0007.txt");
   const ProcessResult assumed = fabricbench({"topo", "show", file});
   ASSERT_EQ(assumed.exit_code, 0) << assumed.err;
-  EXPECT_THAT(assumed.out, HasSubstr("NVLink4                             8           3600.0"));
+  EXPECT_THAT(assumed.out, HasSubstr("NVLink4                             8           2966.4"));
   EXPECT_THAT(assumed.err, HasSubstr("NV# read as NVLink4 links"));
   const ProcessResult stated = fabricbench({"topo", "show", "--nvlink-gen", "5", file});
   ASSERT_EQ(stated.exit_code, 0) << stated.err;
-  EXPECT_THAT(stated.out, HasSubstr("NVLink5                             8           7200.0"));
+  EXPECT_THAT(stated.out, HasSubstr("NVLink5                             8           5774.4"));
   EXPECT_THAT(stated.err, Not(HasSubstr("NV# read as")));
 }
 
