@@ -23,11 +23,6 @@ using testing::ProcessResult;
 using testing::SysfsTree;
 using testing::TempDir;
 
-std::string describe(const ProcessResult& result) {
-  return "exit " + std::to_string(result.exit_code) + (result.timed_out ? " (timed out)" : "") + "\n--- stdout\n" +
-         result.out + "\n--- stderr\n" + result.err;
-}
-
 std::vector<std::string> lines_with(const std::string& text, const std::string& needle) {
   std::vector<std::string> lines;
   std::istringstream in(text);

@@ -34,11 +34,6 @@ std::vector<std::string> fields_of(const std::string& line) {
   return fields;
 }
 
-std::string describe(const ProcessResult& result) {
-  return "exit " + std::to_string(result.exit_code) + (result.timed_out ? " (timed out)" : "") + "\n--- stdout\n" +
-         result.out + "\n--- stderr\n" + result.err;
-}
-
 bool wait_for_rows(const std::filesystem::path& csv, std::size_t rows, std::chrono::seconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {

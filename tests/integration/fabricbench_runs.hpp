@@ -23,9 +23,6 @@ std::vector<std::string> lines_of(const std::string& text);
 // The whitespace-separated fields of a line.
 std::vector<std::string> fields_of(const std::string& line);
 
-// Exit status and both outputs, for assertion messages.
-std::string describe(const ProcessResult& result);
-
 // Polls the CSV a running sweep writes until it holds `rows` rows; false at the timeout. The file
 // is replaced atomically, so reading it while the run writes is safe.
 bool wait_for_rows(const std::filesystem::path& csv, std::size_t rows, std::chrono::seconds timeout);

@@ -132,4 +132,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
   return ChildProcess(argv, extra_environment).wait(timeout);
 }
 
+std::string describe(const ProcessResult& result) {
+  return "exit " + std::to_string(result.exit_code) + (result.timed_out ? " (timed out)" : "") + "\n--- stdout\n" +
+         result.out + "\n--- stderr\n" + result.err;
+}
+
 }  // namespace fb::testing

@@ -62,4 +62,7 @@ class ChildProcess {
 ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& extra_environment = {},
                           std::chrono::seconds timeout = std::chrono::seconds(120));
 
+// Exit status and both outputs, for assertion messages.
+std::string describe(const ProcessResult& result);
+
 }  // namespace fb::testing

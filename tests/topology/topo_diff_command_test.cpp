@@ -19,10 +19,6 @@ using ::testing::HasSubstr;
 using testing::ProcessResult;
 using testing::TempDir;
 
-std::string describe(const ProcessResult& result) {
-  return "exit " + std::to_string(result.exit_code) + "\n--- stdout\n" + result.out + "\n--- stderr\n" + result.err;
-}
-
 class TopoDiffCommand : public ::testing::Test {
  protected:
   // Writes the dumps into the temporary directory; returns their paths.

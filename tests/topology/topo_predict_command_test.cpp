@@ -18,10 +18,6 @@ using ::testing::HasSubstr;
 using testing::ProcessResult;
 using testing::TempDir;
 
-std::string describe(const ProcessResult& result) {
-  return "exit " + std::to_string(result.exit_code) + "\n--- stdout\n" + result.out + "\n--- stderr\n" + result.err;
-}
-
 class TopoPredictCommand : public ::testing::Test {
  protected:
   ProcessResult predict(const std::vector<std::string>& args) {
