@@ -4,8 +4,10 @@
 #include "analysis/result_loading.hpp"
 #include "cli/command.hpp"
 #include "cli/expectation_columns.hpp"
+#include "cli/fail_on.hpp"
 #include "core/errors.hpp"
 #include "html/html_report.hpp"
+#include "html/report_verdict.hpp"
 #include "results/results_io.hpp"
 #include "topology/diagnosis.hpp"
 #include "topology/dot_export.hpp"
@@ -27,6 +29,7 @@ struct ReportOptions {
   std::string thresholds_path;
   std::vector<std::string> compare;
   std::vector<std::string> topology;
+  std::vector<std::string> fail_on;
 };
 
 // The topology drawn with the links that the diagnosis of the pair measurements names in red, and
@@ -79,8 +82,12 @@ int run_report(const ReportOptions& options) {
   }
   if (!options.topology.empty()) add_topology(input, options.topology);
   write_file_atomically(options.output_path, render_html_report(input));
-  std::cout << fmt::format("# report: {} ({} result sets)\n", options.output_path, input.sets.size());
-  return static_cast<int>(ExitCode::ok);
+  const ReportVerdict verdict = judge_report(input);
+  std::cout << fmt::format("# report: {} ({} result sets)\n# verdict: {}\n", options.output_path, input.sets.size(),
+                           verdict.headline());
+  return exit_code_for(options.fail_on, [&](const std::string& condition) {
+    return condition == "fail" ? verdict.status == VerdictStatus::fail : verdict.status != VerdictStatus::pass;
+  });
 }
 
 const CommandRegistrar registrar{
@@ -94,6 +101,9 @@ const CommandRegistrar registrar{
       sub.add_option("--topology", options->topology,
                      "topology files: drawn with Graphviz, the links diagnosis names in red; rows get the "
                      "model's expectation");
+      add_fail_on_option(sub, options->fail_on,
+                         {{"fail", "the verdict is FAIL: a check failed or was not available, or any finding"},
+                          {"not-pass", "the verdict is FAIL or NOT JUDGED (no thresholds given)"}});
       return [options] { return run_report(*options); };
     }};
 

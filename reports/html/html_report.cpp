@@ -6,6 +6,7 @@
 #include "html/svg_program.hpp"
 #include "html/html_escape.hpp"
 #include "html/pairwise_matrix.hpp"
+#include "html/report_verdict.hpp"
 #include "results/provenance.hpp"
 
 #include <fmt/format.h>
@@ -24,6 +25,7 @@ h1 { margin-bottom: 0.2em; }
 .verdict { font-size: 1.4em; font-weight: bold; padding: 0.5em 1em; border-radius: 4px; display: inline-block; }
 .verdict.pass { background: #d9f2d9; color: #145214; }
 .verdict.fail { background: #f8d7d7; color: #7a1010; }
+.verdict.not-judged { background: #e8e8e8; color: #333; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em 0; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
 th { background: #f0f0f0; }
@@ -99,13 +101,16 @@ std::string findings_table(const std::vector<Finding>& findings) {
   return html + "</table>\n";
 }
 
-std::string verdict_section(const ReportInput& input, const std::vector<Finding>& findings) {
+std::string verdict_section(const ReportInput& input, const ReportVerdict& verdict) {
   std::string html = "<section id=\"verdict\"><h2>Verdict</h2>\n";
-  const bool passed = findings.empty() && (!input.acceptance || input.acceptance->passed());
-  std::string text = passed ? "PASS" : "FAIL";
-  if (!input.acceptance) text += " (no wrong results; no thresholds given)";
-  if (!passed && !input.acceptance) text = "FAIL (see findings; no thresholds given)";
-  html += fmt::format("<p class=\"verdict {}\">{}</p>\n", passed ? "pass" : "fail", h(text));
+  const std::string_view css = verdict.status == VerdictStatus::pass   ? "pass"
+                               : verdict.status == VerdictStatus::fail ? "fail"
+                                                                       : "not-judged";
+  html += fmt::format("<p class=\"verdict {}\">{}</p>\n", css, h(verdict.headline()));
+  std::string judged;
+  for (const std::string& what : verdict.judged) judged += "<li>" + h(what) + "</li>";
+  html += judged.empty() ? "<p>Judged against: nothing (no thresholds, no topology, no validated rows).</p>\n"
+                         : "<p>Judged against:</p>\n<ul class=\"judged\">" + judged + "</ul>\n";
   if (input.acceptance) {
     html += "<h3>Acceptance checks</h3>\n<table class=\"acceptance\"><tr><th>check</th><th>kind</th><th>status</th>"
             "<th>rows</th><th>summary</th></tr>\n";
@@ -117,7 +122,7 @@ std::string verdict_section(const ReportInput& input, const std::vector<Finding>
                           name_of(r.status), r.rows_checked, h(r.summary));
     html += "</table>\n";
   }
-  html += "<h3>Findings</h3>\n" + findings_table(findings);
+  html += "<h3>Findings</h3>\n" + findings_table(verdict.findings);
   return html + "</section>\n";
 }
 
@@ -269,15 +274,7 @@ std::size_t expected_plot_count(const ReportInput& input) {
 
 std::string render_html_report(const ReportInput& input) {
   const std::vector<ResultRow> rows = all_rows(input.sets);
-  std::vector<Finding> findings = find_wrong_results(rows);
-  if (input.acceptance)
-    for (const CheckResult& r : input.acceptance->results)
-      if (r.status == CheckStatus::fail) {
-        if (r.findings.empty())
-          findings.push_back({"acceptance", r.check.name, std::nullopt, std::nullopt, "", r.summary});
-        for (const Finding& f : r.findings) findings.push_back(f);
-      }
-  findings.insert(findings.end(), input.model_findings.begin(), input.model_findings.end());
+  const ReportVerdict verdict = judge_report(input);
 
   std::string labels;
   for (const LoadedResults& set : input.sets) labels += (labels.empty() ? "" : ", ") + set.label;
@@ -288,7 +285,7 @@ std::string render_html_report(const ReportInput& input) {
       "img-src data:\">\n<title>fabricbench report: {}</title>\n<style>{}</style>\n</head>\n<body>\n"
       "<h1>fabricbench report</h1>\n<p>Result sets: {}</p>\n",
       h(labels), style, h(labels));
-  html += verdict_section(input, findings);
+  html += verdict_section(input, verdict);
   html += plots_section(input);
   html += heatmap_section(rows);
   html += expectation_section(rows);
