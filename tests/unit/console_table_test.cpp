@@ -1,4 +1,5 @@
 #include "console/console_table.hpp"
+#include "console/round_progress.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -173,6 +174,22 @@ TEST(ConsoleSummary, LatencyOpsSayTheirTimeInMicroseconds) {
   print_summary(out, std::vector<ResultRow>{large, small});
   EXPECT_EQ(lines_of(out.str()).at(1), "# latency: median time 1.87 us at 8 bytes (smallest size); wrong elements: 0 OK");
   EXPECT_THAT(out.str(), Not(HasSubstr("GB/s")));
+}
+
+TEST(RoundProgress, SaysTheRoundTheElapsedTimeAndTheEta) {
+  EXPECT_EQ(describe_round_progress("pairwise 4194304 bytes", 3, 14, 12.0),
+            "# pairwise 4194304 bytes: round 3 of 14, 12.0 s elapsed, ETA 44.0 s");
+  EXPECT_EQ(describe_round_progress("pairwise 8 bytes", 14, 14, 50.25), "# pairwise 8 bytes: round 14 of 14, 50.2 s elapsed");
+  std::ostringstream log;
+  {
+    RoundProgress progress(log, false, "concurrent 64 bytes", 2);
+    progress.round_done(1);
+    progress.round_done(2);
+  }
+  const auto lines = lines_of(log.str());
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_THAT(lines[0], ::testing::StartsWith("# concurrent 64 bytes: round 1 of 2, "));
+  EXPECT_THAT(lines[0], HasSubstr(" s elapsed, ETA "));
 }
 
 ResultRow copy_row(int src, int dst, double algbw_gbps) {
