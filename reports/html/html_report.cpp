@@ -20,7 +20,7 @@ namespace fb {
 namespace {
 
 constexpr std::string_view style = R"(
-body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1200px; }
+body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1900px; }
 h1 { margin-bottom: 0.2em; }
 .verdict { font-size: 1.4em; font-weight: bold; padding: 0.5em 1em; border-radius: 4px; display: inline-block; }
 .verdict.pass { background: #d9f2d9; color: #145214; }
@@ -33,9 +33,12 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.status-pass { color: #145214; font-weight: bold; }
 td.status-fail { color: #7a1010; font-weight: bold; }
 td.status-skip { color: #666; }
+tr.regression td { background: #f8d7d7; }
+tr.improvement td { background: #d9f2d9; }
 td.slow { outline: 3px solid #c00000; outline-offset: -3px; font-weight: bold; }
 .plots { display: flex; flex-wrap: wrap; gap: 1em; }
-.plot svg { width: 560px; height: auto; }
+.plot svg { width: 960px; height: auto; }
+.plots .table { max-width: 100%; overflow-x: auto; }
 .topology svg { max-width: 100%; height: auto; }
 code { white-space: pre-wrap; word-break: break-all; }
 )";
@@ -47,21 +50,30 @@ std::string optional_number(const std::optional<double>& value) {
 }
 
 // One plot line per result set and placement; pairwise rows fold into their median per size.
+// `band` gives each row's other edge of the p99 band (empty: no band).
 std::vector<PlotSeries> series_for(const std::vector<LoadedResults>& sets, const std::string& op,
-                                   std::optional<double> (*value)(const ResultRow&), std::string_view suffix = "") {
+                                   std::optional<double> (*value)(const ResultRow&),
+                                   std::optional<double> (*band)(const ResultRow&) = nullptr) {
+  const auto median = [](std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+  };
   std::vector<PlotSeries> series;
   for (const LoadedResults& set : sets) {
     for (const bool in_place : {false, true}) {
-      std::map<std::uint64_t, std::vector<double>> by_size;
+      std::map<std::uint64_t, std::vector<double>> by_size, band_by_size;
       for (const ResultRow& row : set.results.rows)
         if (row.op == op && row.in_place == in_place)
-          if (const auto y = value(row)) by_size[row.bytes].push_back(*y);
+          if (const auto y = value(row)) {
+            by_size[row.bytes].push_back(*y);
+            if (const auto edge = band ? band(row) : std::nullopt) band_by_size[row.bytes].push_back(*edge);
+          }
       if (by_size.empty()) continue;
-      PlotSeries line{fmt::format("{}{} {}", set.label, suffix, in_place ? "in-place" : "out-of-place"), {}};
+      PlotSeries line{fmt::format("{} {}", set.label, in_place ? "in-place" : "out-of-place"), {}, {}};
       for (const auto& [bytes, values] : by_size) {
-        std::vector<double> sorted = values;
-        std::sort(sorted.begin(), sorted.end());
-        line.points.emplace_back(static_cast<double>(bytes), sorted[sorted.size() / 2]);
+        line.points.emplace_back(static_cast<double>(bytes), median(values));
+        const auto edges = band_by_size.find(bytes);
+        line.band_edge.push_back(edges == band_by_size.end() ? 0.0 : median(edges->second));
       }
       series.push_back(std::move(line));
     }
@@ -72,6 +84,17 @@ std::vector<PlotSeries> series_for(const std::vector<LoadedResults>& sets, const
 std::optional<double> busbw_of(const ResultRow& row) { return row.busbw_gbps; }
 std::optional<double> algbw_of(const ResultRow& row) { return row.algbw_gbps; }
 std::optional<double> time_of(const ResultRow& row) { return row.time_median_us; }
+std::optional<double> p99_time_of(const ResultRow& row) {
+  if (!reports_statistic(row, "time_p99_us")) return std::nullopt;
+  return row.time_p99_us;
+}
+// The bandwidth the p99 time gives: the lower edge of the bandwidth band.
+std::optional<double> p99_bandwidth_of(const ResultRow& row) {
+  const std::optional<double> p99 = p99_time_of(row);
+  if (!p99 || *p99 <= 0 || row.time_median_us <= 0) return std::nullopt;
+  const double median_bandwidth = row.busbw_gbps ? *row.busbw_gbps : row.algbw_gbps;
+  return median_bandwidth * row.time_median_us / *p99;
+}
 
 bool any_busbw(const std::vector<LoadedResults>& sets, const std::string& op) {
   for (const LoadedResults& set : sets)
@@ -126,15 +149,103 @@ std::string verdict_section(const ReportInput& input, const ReportVerdict& verdi
   return html + "</section>\n";
 }
 
+// A number with at least 3 significant digits and no exponent a person has to decode.
+std::string readable(double value) {
+  if (value == 0) return "0";
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
+  if (magnitude >= 5) return fmt::format("{:.0f}", value);
+  return fmt::format("{:.{}f}", value, std::clamp(2 - magnitude, 0, 9));
+}
+
+// Thresholds that bound this op's bandwidth, drawn over the sizes they select.
+std::vector<ReferenceLine> threshold_lines(const ReportInput& input, const std::string& op, bool busbw,
+                                           double x_min, double x_max) {
+  std::vector<ReferenceLine> lines;
+  if (!input.acceptance) return lines;
+  for (const CheckResult& r : input.acceptance->results) {
+    const Check& check = r.check;
+    if (check.kind != CheckKind::min_bandwidth || (!check.selection.op.empty() && check.selection.op != op)) continue;
+    if ((check.metric == "busbw_gbps") != busbw) continue;
+    const double from = static_cast<double>(check.selection.bytes.value_or(check.selection.min_bytes.value_or(0)));
+    const double to = static_cast<double>(check.selection.bytes.value_or(check.selection.max_bytes.value_or(0)));
+    lines.push_back({fmt::format("threshold {} GB/s (check at line {})", readable(check.limit), check.line),
+                     from > 0 ? std::max(from, x_min) : x_min, to > 0 ? std::min(to, x_max) : x_max, check.limit});
+  }
+  return lines;
+}
+
+// The model's expected bandwidth per size, as a dashed line (rows that carry an expectation).
+std::optional<PlotSeries> expected_series(const std::vector<LoadedResults>& sets, const std::string& op) {
+  std::map<std::uint64_t, std::vector<double>> by_size;
+  for (const LoadedResults& set : sets)
+    for (const ResultRow& row : set.results.rows)
+      if (row.op == op && row.expected_busbw_gbps) by_size[row.bytes].push_back(*row.expected_busbw_gbps);
+  if (by_size.empty()) return std::nullopt;
+  PlotSeries line{"topology model expected", {}, {}};
+  for (auto& [bytes, values] : by_size) {
+    std::sort(values.begin(), values.end());
+    line.points.emplace_back(static_cast<double>(bytes), values[values.size() / 2]);
+  }
+  return line;
+}
+
+// The numbers behind the plots: per size and series the median bandwidth, median and p99 time.
+std::string size_table(const std::vector<PlotSeries>& bandwidth, const std::vector<PlotSeries>& time,
+                       const std::vector<PlotSeries>& p99, bool busbw) {
+  std::set<double> sizes;
+  for (const PlotSeries& series : bandwidth)
+    for (const auto& point : series.points) sizes.insert(point.first);
+  const auto value_at = [](const std::vector<PlotSeries>& all, const std::string& title, double x) -> std::string {
+    for (const PlotSeries& series : all)
+      if (series.title == title)
+        for (const auto& [px, py] : series.points)
+          if (px == x) return readable(py);
+    return "n/a";
+  };
+  std::string html = "<table class=\"sizes\"><tr><th rowspan=\"2\">size</th>";
+  std::string second;
+  for (const PlotSeries& series : bandwidth) {
+    html += fmt::format("<th colspan=\"3\">{}</th>", h(series.title));
+    second += fmt::format("<th>{} GB/s</th><th>time us</th><th>p99 us</th>", busbw ? "busbw" : "algbw");
+  }
+  html += "</tr>\n<tr>" + second + "</tr>\n";
+  for (const double x : sizes) {
+    html += fmt::format("<tr><td class=\"num\">{}</td>", format_size_bytes(static_cast<std::uint64_t>(x)));
+    for (const PlotSeries& series : bandwidth)
+      html += fmt::format("<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>",
+                          value_at(bandwidth, series.title, x), value_at(time, series.title, x),
+                          value_at(p99, series.title, x));
+    html += "</tr>\n";
+  }
+  return html + "</table>\n";
+}
+
 std::string plots_section(const ReportInput& input) {
-  std::string html = "<section id=\"plots\"><h2>Bandwidth and time per size</h2>\n";
+  std::string html = "<section id=\"plots\"><h2>Bandwidth and time per size</h2>\n"
+                     "<p>Bandwidth on a linear axis (the median; the shaded band reaches down to the bandwidth of "
+                     "the p99 time), time on a logarithmic one. Dashed: acceptance thresholds (red) and the "
+                     "topology model's expectation. Pair rows fold into their median per size.</p>\n";
   for (const std::string& op : ops_in(input.sets)) {
     const bool busbw = any_busbw(input.sets, op);
+    std::vector<PlotSeries> bandwidth = series_for(input.sets, op, busbw ? busbw_of : algbw_of, p99_bandwidth_of);
+    const std::vector<PlotSeries> time = series_for(input.sets, op, time_of);
+    const std::vector<PlotSeries> p99 = series_for(input.sets, op, p99_time_of);
+    const std::string table = size_table(bandwidth, time, p99, busbw);
+    double x_min = 0, x_max = 0;
+    for (const PlotSeries& series : bandwidth)
+      for (const auto& point : series.points) {
+        x_min = x_min == 0 ? point.first : std::min(x_min, point.first);
+        x_max = std::max(x_max, point.first);
+      }
+    LogLogPlot plot{op + (busbw ? " bus bandwidth" : " algorithm bandwidth"), "size (bytes)",
+                    busbw ? "busbw (GB/s)" : "algbw (GB/s)", true, std::move(bandwidth), false,
+                    threshold_lines(input, op, busbw, x_min, x_max)};
+    if (busbw)
+      if (std::optional<PlotSeries> expected = expected_series(input.sets, op)) plot.series.push_back(*expected);
     html += fmt::format("<h3>{}</h3>\n<div class=\"plots\">\n", h(op));
-    html += plot_div({op + (busbw ? " bus bandwidth" : " algorithm bandwidth"), "size (bytes)",
-                      busbw ? "busbw (GB/s)" : "algbw (GB/s)", true,
-                      series_for(input.sets, op, busbw ? busbw_of : algbw_of)});
-    html += plot_div({op + " median time", "size (bytes)", "time (us)", true, series_for(input.sets, op, time_of)});
+    html += plot_div(plot);
+    html += "<div class=\"table\">" + table + "</div>\n";
+    html += plot_div({op + " median time", "size (bytes)", "time (us)", true, time, true, {}});
     html += "</div>\n";
   }
   return html + "</section>\n";
@@ -208,8 +319,11 @@ std::string comparison_section(const ReportComparison& compared) {
                                  "whichever is larger, summed).</p>\n",
                                  h(compared.label_b), h(compared.label_a));
   for (const OpComparison& op : compared.comparison.ops) {
-    html += fmt::format("<h3>{}: geometric mean time ratio B/A {:.3f}</h3>\n", h(op.op), op.geomean_time_ratio_b_over_a);
-    LogLogPlot plot{op.op + " bandwidth, A against B", "size (bytes)", "busbw or algbw (GB/s)", true, {}};
+    const auto regressions = std::count_if(op.rows.begin(), op.rows.end(), is_regression);
+    html += fmt::format("<h3>{}: geometric mean time ratio B/A {:.3f} ({:+.1f}% time); {} of {} sizes regressed</h3>\n",
+                        h(op.op), op.geomean_time_ratio_b_over_a, 100 * (op.geomean_time_ratio_b_over_a - 1),
+                        regressions, op.rows.size());
+    LogLogPlot plot{op.op + " bandwidth, A against B", "size (bytes)", "busbw or algbw (GB/s)", true, {}, false, {}};
     for (const bool in_place : {false, true}) {
       PlotSeries a{fmt::format("A {} {}", compared.label_a, in_place ? "in-place" : "out-of-place"), {}};
       PlotSeries b{fmt::format("B {} {}", compared.label_b, in_place ? "in-place" : "out-of-place"), {}};
@@ -223,16 +337,23 @@ std::string comparison_section(const ReportComparison& compared) {
     }
     html += "<div class=\"plots\">\n" + plot_div(plot) + "</div>\n";
     html += "<table class=\"comparison\"><tr><th>placement</th><th>size</th><th>ranks</th><th>time A (us)</th>"
-            "<th>time B (us)</th><th>B/A time</th><th>spread</th><th>difference</th></tr>\n";
-    for (const ComparedRow& row : op.rows)
-      html += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.4g}"
-                          "</td><td class=\"num\">{:.4g}</td><td class=\"num\">{:.3f}</td><td class=\"num\">{}</td>"
-                          "<td>{}</td></tr>\n",
-                          row.a.in_place ? "in-place" : "out-of-place", format_size_bytes(row.a.bytes), row.a.nranks,
-                          row.a.time_median_us, row.b.time_median_us, row.time_ratio_b_over_a,
+            "<th>time B (us)</th><th>B/A time</th><th>change</th><th>spread</th><th>difference</th></tr>\n";
+    for (const ComparedRow& row : op.rows) {
+      // Coloured only beyond the spread: a difference inside it may be noise.
+      const bool beyond = row.significance == Significance::beyond_spread ||
+                          row.significance == Significance::beyond_default_bound;
+      const std::string_view css = !beyond ? "" : is_regression(row) ? " class=\"regression\"" : " class=\"improvement\"";
+      html += fmt::format("<tr{}><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}"
+                          "</td><td class=\"num\">{}</td><td class=\"num\">{:.3f}</td><td class=\"num\">{:+.1f}%</td>"
+                          "<td class=\"num\">{}</td><td>{}</td></tr>\n",
+                          css, row.a.in_place ? "in-place" : "out-of-place", format_size_bytes(row.a.bytes),
+                          row.a.nranks, readable(row.a.time_median_us), readable(row.b.time_median_us),
+                          row.time_ratio_b_over_a, 100 * (row.time_ratio_b_over_a - 1),
                           spread_recorded(row.significance) ? fmt::format("{:.1f}%", 100 * row.spread_fraction)
                                                             : std::string("n/a"),
-                          name_of(row.significance));
+                          is_regression(row) ? "B slower: " + std::string(name_of(row.significance))
+                                             : std::string(name_of(row.significance)));
+    }
     html += "</table>\n";
   }
   return html + "</section>\n";
