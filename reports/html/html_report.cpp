@@ -7,6 +7,7 @@
 #include "html/html_escape.hpp"
 #include "html/pairwise_matrix.hpp"
 #include "html/report_verdict.hpp"
+#include "core/robust_statistics.hpp"
 #include "results/provenance.hpp"
 
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace fb {
 namespace {
@@ -252,40 +254,135 @@ std::string plots_section(const ReportInput& input) {
 }
 
 // Cell colour from red (slow) through yellow to green, relative to the matrix median.
-std::string heat_colour(double gbps, double median_gbps) {
-  const double relative = median_gbps > 0 ? std::clamp(gbps / median_gbps, 0.5, 1.0) : 1.0;
+std::string heat_colour(const PairwiseMatrix& m, double cell) {
+  const double goodness = m.latency ? (cell > 0 ? m.median / cell : 1.0) : (m.median > 0 ? cell / m.median : 1.0);
+  const double relative = std::clamp(goodness, 0.5, 1.0);
   const int hue = static_cast<int>(std::lround((relative - 0.5) * 2 * 120));
   return fmt::format("hsl({}, 70%, 80%)", hue);
+}
+
+// Up to this many endpoints the whole matrix is drawn; beyond, cells would be unreadable and the
+// page wider than any screen, so each endpoint is summarised and the worst listed.
+constexpr std::size_t full_matrix_endpoints = 48;
+constexpr std::size_t worst_endpoints_listed = 24;
+
+std::string full_matrix(const PairwiseMatrix& m) {
+  std::string html = "<div class=\"table\"><table class=\"heatmap\"><tr><th>src \\ dst</th>";
+  for (const std::string& endpoint : m.endpoints) html += fmt::format("<th>{}</th>", h(endpoint));
+  html += "</tr>\n";
+  for (std::size_t s = 0; s < m.endpoints.size(); ++s) {
+    html += fmt::format("<tr><th>{}</th>", h(m.endpoints[s]));
+    for (std::size_t d = 0; d < m.endpoints.size(); ++d) {
+      const std::optional<double>& cell = m.values[s][d];
+      if (!cell) {
+        html += "<td></td>";
+        continue;
+      }
+      const bool slow = m.is_slow(*cell);
+      html += fmt::format("<td class=\"num{}\" style=\"background: {}\">{}{}</td>", slow ? " slow" : "",
+                          heat_colour(m, *cell), readable(*cell), slow ? " slow" : "");
+    }
+    html += "</tr>\n";
+  }
+  return html + "</table></div>\n";
+}
+
+// Per endpoint: the median of its cells as source and as destination, and its slow cells; the
+// worst endpoints first (names sort by leaf where host names number hosts leaf by leaf).
+std::string endpoint_summary(const PairwiseMatrix& m) {
+  struct Summary {
+    std::size_t index;
+    double median;
+    std::size_t slow;
+  };
+  std::vector<Summary> summaries;
+  std::size_t slow_cells = 0;
+  for (std::size_t e = 0; e < m.endpoints.size(); ++e) {
+    std::vector<double> cells;
+    std::size_t slow = 0;
+    for (std::size_t other = 0; other < m.endpoints.size(); ++other)
+      for (const std::optional<double>& cell : {m.values[e][other], m.values[other][e]})
+        if (cell) {
+          cells.push_back(*cell);
+          slow += m.is_slow(*cell) ? 1 : 0;
+        }
+    slow_cells += slow;
+    if (!cells.empty()) summaries.push_back({e, median_of(cells), slow});
+  }
+  std::sort(summaries.begin(), summaries.end(), [&](const Summary& a, const Summary& b) {
+    return std::tie(b.slow, m.latency ? a.median : b.median) < std::tie(a.slow, m.latency ? b.median : a.median);
+  });
+  std::string html = fmt::format("<p>{} endpoints: too many for a readable matrix. {} of their cells are slow "
+                                 "(counted at both ends); the {} worst endpoints:</p>\n",
+                                 m.endpoints.size(), slow_cells / 2, std::min(worst_endpoints_listed, summaries.size()));
+  html += fmt::format("<table class=\"endpoints\"><tr><th>endpoint</th><th>median {}</th><th>of the matrix median</th>"
+                      "<th>slow cells</th></tr>\n",
+                      m.unit());
+  for (std::size_t i = 0; i < summaries.size() && i < worst_endpoints_listed; ++i) {
+    const Summary& summary = summaries[i];
+    html += fmt::format("<tr><td>{}</td><td class=\"num\" style=\"background: {}\">{}</td><td class=\"num\">{:.0f}%"
+                        "</td><td class=\"num\">{}</td></tr>\n",
+                        h(m.endpoints[summary.index]), heat_colour(m, summary.median), readable(summary.median),
+                        m.median > 0 ? 100 * summary.median / m.median : 0.0, summary.slow);
+  }
+  return html + "</table>\n";
 }
 
 std::string heatmap_section(const std::vector<ResultRow>& rows) {
   const std::vector<PairwiseMatrix> matrices = build_pairwise_matrices(rows);
   if (matrices.empty()) return {};
-  std::string html = "<section id=\"pairwise\"><h2>Pairwise bandwidth</h2>\n";
+  std::string html = "<section id=\"pairwise\"><h2>Pairwise</h2>\n";
   for (const PairwiseMatrix& m : matrices) {
-    html += fmt::format("<h3>{} at {} (algbw GB/s, source row to destination column)</h3>\n"
-                        "<p>Median {:.4g} GB/s; cells marked <strong>slow</strong> are under {:.0f}% of it.</p>\n"
-                        "<table class=\"heatmap\"><tr><th>src \\ dst</th>",
-                        h(m.op), format_size_bytes(m.bytes), m.median_gbps, 100 * PairwiseMatrix::slow_fraction);
-    for (const std::string& endpoint : m.endpoints) html += fmt::format("<th>{}</th>", h(endpoint));
-    html += "</tr>\n";
-    for (std::size_t s = 0; s < m.endpoints.size(); ++s) {
-      html += fmt::format("<tr><th>{}</th>", h(m.endpoints[s]));
-      for (std::size_t d = 0; d < m.endpoints.size(); ++d) {
-        const std::optional<double>& cell = m.algbw_gbps[s][d];
-        if (!cell) {
-          html += "<td></td>";
-          continue;
-        }
-        const bool slow = m.is_slow(*cell);
-        html += fmt::format("<td class=\"num{}\" style=\"background: {}\">{:.4g}{}</td>", slow ? " slow" : "",
-                            heat_colour(*cell, m.median_gbps), *cell, slow ? " slow" : "");
-      }
-      html += "</tr>\n";
-    }
-    html += "</table>\n";
+    html += fmt::format("<h3>{} at {} ({} {}, source row to destination column)</h3>\n"
+                        "<p>Median {} {}; cells marked <strong>slow</strong> are {} {:.0f}% of it.</p>\n",
+                        h(m.op), format_size_bytes(m.bytes), m.latency ? "median time" : "algbw", m.unit(),
+                        readable(m.median), m.unit(), m.latency ? "over 100 /" : "under",
+                        100 * PairwiseMatrix::slow_fraction);
+    html += m.endpoints.size() <= full_matrix_endpoints ? full_matrix(m) : endpoint_summary(m);
   }
   return html + "</section>\n";
+}
+
+// concurrent: each pair alone against all pairs at once, at the largest size; the ratio is what
+// sharing the fabric costs that pair.
+std::string concurrent_section(const std::vector<ResultRow>& rows) {
+  std::uint64_t bytes = 0;
+  for (const ResultRow& row : rows)
+    if (row.op == "concurrent") bytes = std::max(bytes, row.bytes);
+  std::map<std::pair<std::string, std::string>, std::pair<std::optional<double>, std::optional<double>>> by_pair;
+  for (const ResultRow& row : rows) {
+    if (row.op != "concurrent" || row.bytes != bytes) continue;
+    auto& [alone, together] = by_pair[{row.src_host + ":" + std::to_string(row.src_rank.value_or(-1)),
+                                       row.dst_host + ":" + std::to_string(row.dst_rank.value_or(-1))}];
+    (row.concurrent_flows.value_or(1) == 1 ? alone : together) = row.algbw_gbps;
+  }
+  struct Pair {
+    std::string src, dst;
+    double alone, together;
+  };
+  std::vector<Pair> pairs;
+  for (const auto& [key, values] : by_pair)
+    if (values.first && values.second && *values.first > 0)
+      pairs.push_back({key.first, key.second, *values.first, *values.second});
+  if (pairs.empty()) return {};
+  std::sort(pairs.begin(), pairs.end(),
+            [](const Pair& a, const Pair& b) { return a.together / a.alone < b.together / b.alone; });
+  std::vector<double> ratios;
+  for (const Pair& p : pairs) ratios.push_back(p.together / p.alone);
+  std::string html = fmt::format("<section id=\"concurrent\"><h2>concurrent at {}: alone against together</h2>\n"
+                                 "<p>{} pairs across the cut; median together/alone {:.3f} (1: no blocking). "
+                                 "Lowest ratio first{}.</p>\n<table class=\"concurrent\"><tr><th>src</th><th>dst</th>"
+                                 "<th>alone GB/s</th><th>together GB/s</th><th>together / alone</th></tr>\n",
+                                 format_size_bytes(bytes), pairs.size(), median_of(ratios),
+                                 pairs.size() > worst_endpoints_listed
+                                     ? fmt::format(", the {} lowest", worst_endpoints_listed)
+                                     : "");
+  for (std::size_t i = 0; i < pairs.size() && i < worst_endpoints_listed; ++i)
+    html += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+                        "<td class=\"num\">{:.3f}</td></tr>\n",
+                        h(pairs[i].src), h(pairs[i].dst), readable(pairs[i].alone), readable(pairs[i].together),
+                        pairs[i].together / pairs[i].alone);
+  return html + "</table>\n</section>\n";
 }
 
 // Rows that carry the topology model's expectation (run or report with --topology).
@@ -409,6 +506,7 @@ std::string render_html_report(const ReportInput& input) {
   html += verdict_section(input, verdict);
   html += plots_section(input);
   html += heatmap_section(rows);
+  html += concurrent_section(rows);
   html += expectation_section(rows);
   if (input.topology_dot)
     html += "<section id=\"topology\"><h2>Topology</h2>\n<p>Links the findings name are drawn red.</p>\n"

@@ -51,10 +51,11 @@ TEST(PairwiseMatrix, SlowCellsAgainstTheMatrixMedian) {
   EXPECT_EQ(m.op, "bw");
   ASSERT_EQ(m.endpoints.size(), 3u);
   EXPECT_EQ(m.endpoints[1], "1 (node-2)");
-  EXPECT_FALSE(m.algbw_gbps[0][0].has_value());
-  EXPECT_DOUBLE_EQ(m.median_gbps, 48.0);
-  EXPECT_TRUE(m.is_slow(*m.algbw_gbps[2][0]));
-  EXPECT_FALSE(m.is_slow(*m.algbw_gbps[0][2]));
+  EXPECT_FALSE(m.values[0][0].has_value());
+  EXPECT_EQ(m.unit(), "GB/s");
+  EXPECT_DOUBLE_EQ(m.median, 48.0);
+  EXPECT_TRUE(m.is_slow(*m.values[2][0]));
+  EXPECT_FALSE(m.is_slow(*m.values[0][2]));
 }
 
 TEST(HtmlReport, SelfContainedWithEveryPlotAndEveryInputStringEscaped) {
