@@ -43,6 +43,8 @@ td.slow { outline: 3px solid #c00000; outline-offset: -3px; font-weight: bold; }
 .plots .table { max-width: 100%; overflow-x: auto; }
 .topology svg { max-width: 100%; height: auto; }
 code { white-space: pre-wrap; word-break: break-all; }
+@media print { body { margin: 0; max-width: none; } .plot svg { width: 100%; } h2, h3 { break-after: avoid; }
+  .plot, tr { break-inside: avoid; } }
 )";
 
 std::string h(std::string_view text) { return escape_markup(text); }
@@ -156,6 +158,7 @@ std::string readable(double value) {
   if (value == 0) return "0";
   const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
   if (magnitude >= 5) return fmt::format("{:.0f}", value);
+  if (magnitude < 0) return fmt::format("{:.3g}", value);  // 0.01 as the source wrote it, not 0.0100
   return fmt::format("{:.{}f}", value, std::clamp(2 - magnitude, 0, 9));
 }
 

@@ -19,15 +19,16 @@ std::string_view name_of(VerdictStatus status) {
 }
 
 std::string ReportVerdict::headline() const {
-  std::string text(name_of(status));
-  std::vector<std::string> parts;
-  if (checks > 0)
-    parts.push_back(failed_checks > 0 ? fmt::format("{} of {} checks failed or not available", failed_checks, checks)
-                                      : fmt::format("{} of {} checks passed", checks, checks));
-  else
-    parts.push_back("no thresholds given, no acceptance checks");
-  if (!findings.empty()) parts.push_back(fmt::format("{} finding{}", findings.size(), findings.size() == 1 ? "" : "s"));
-  for (std::size_t i = 0; i < parts.size(); ++i) text += (i == 0 ? ": " : "; ") + parts[i];
+  const std::string counted_findings =
+      fmt::format("{} finding{}", findings.size(), findings.size() == 1 ? "" : "s");
+  if (checks == 0)
+    return status == VerdictStatus::fail ? fmt::format("FAIL: {} (no thresholds given)", counted_findings)
+                                         : fmt::format("{}: no thresholds given, no acceptance checks", name_of(status));
+  std::string text =
+      failed_checks > 0
+          ? fmt::format("{}: {} of {} checks failed or not available", name_of(status), failed_checks, checks)
+          : fmt::format("{}: {} of {} checks passed", name_of(status), checks, checks);
+  if (!findings.empty()) text += "; " + counted_findings;
   return text;
 }
 

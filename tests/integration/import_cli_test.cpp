@@ -146,5 +146,26 @@ TEST_F(ImportCli, AnOpTypoInTheThresholdsIsAnInputErrorWithItsLine) {
   EXPECT_EQ(result.out, "");
 }
 
+TEST_F(ImportCli, ReportPrintsItselfToPdf) {
+  if (::access("/usr/bin/chromium", X_OK) != 0) GTEST_SKIP() << "chromium is missing (scripts/setup.sh installs it)";
+  ASSERT_EQ(fabricbench({"import", (corpus_dir / "nccl_test_result_a3mega_h100_2node_np16.md").string(), "-o",
+                         dir_.string()})
+                .exit_code,
+            0);
+  const std::filesystem::path pdf = dir_ / "report.pdf";
+  const ProcessResult result =
+      fabricbench({"report", dir_.string(), "-o", (dir_ / "report.html").string(), "--pdf", pdf.string()});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  std::ifstream in(pdf, std::ios::binary);
+  const std::string document((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(document.starts_with("%PDF-")) << document.substr(0, 16);
+  // The verdict, the findings, two plots with their table and the provenance: more than one page.
+  std::size_t pages = 0;
+  for (std::size_t at = document.find("/Type /Page\n"); at != std::string::npos;
+       at = document.find("/Type /Page\n", at + 1))
+    ++pages;
+  EXPECT_GE(pages, 2u);
+}
+
 }  // namespace
 }  // namespace fb::testing
