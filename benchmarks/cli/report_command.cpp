@@ -6,12 +6,12 @@
 #include "cli/expectation_columns.hpp"
 #include "cli/fail_on.hpp"
 #include "core/errors.hpp"
+#include "html/fabric_drawing.hpp"
 #include "html/html_report.hpp"
 #include "html/report_verdict.hpp"
 #include "html/svg_program.hpp"
 #include "results/results_io.hpp"
 #include "topology/diagnosis.hpp"
-#include "topology/dot_export.hpp"
 #include "topology/format_registry.hpp"
 #include "topology/incident_diagnosis.hpp"
 
@@ -19,7 +19,6 @@
 
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 namespace fb::cli {
 namespace {
@@ -55,9 +54,9 @@ void add_topology(ReportInput& input, const std::vector<std::string>& topology_f
                                     has_bandwidth ? std::optional(finding.measured_gbps) : std::nullopt,
                                     has_bandwidth ? "GB/s" : "", evidence});
   }
-  std::ostringstream dot;
-  topo::write_dot(dot, graph, flagged);
-  input.topology_dot = dot.str();
+  std::vector<std::string> subjects;
+  for (const Finding& finding : input.model_findings) subjects.push_back(finding.subject);
+  input.topology_dot = fabric_overview_dot(graph, flagged, subjects);
 }
 
 std::vector<std::filesystem::path> paths_of(const std::vector<std::string>& texts) {

@@ -226,6 +226,7 @@ std::string size_table(const std::vector<PlotSeries>& bandwidth, const std::vect
 }
 
 std::string plots_section(const ReportInput& input) {
+  if (ops_in(input.sets).empty()) return {};
   std::string html = "<section id=\"plots\"><h2>Bandwidth and time per size</h2>\n"
                      "<p>Bandwidth on a linear axis (the median; the shaded band reaches down to the bandwidth of "
                      "the p99 time), time on a logarithmic one. Dashed: acceptance thresholds (red) and the "

@@ -2,6 +2,7 @@
 // console stays clean, and a hostile host name shows as text rather than becoming an element.
 
 #include "acceptance/acceptance.hpp"
+#include "html/fabric_drawing.hpp"
 #include "importers/importer_registry.hpp"
 #include "report_fixture.hpp"
 #include "results/results_io.hpp"
@@ -125,6 +126,11 @@ constexpr std::string_view measuring_script = R"(<script>
   out.push('full_heatmaps=' + document.querySelectorAll('table.heatmap').length);
   out.push('endpoint_summaries=' + document.querySelectorAll('table.endpoints').length);
   out.push('page_width_px=' + document.documentElement.scrollWidth);
+  const drawing = [...document.querySelectorAll('.topology svg text')].map(t => t.getBoundingClientRect());
+  out.push('topology_texts=' + drawing.length);
+  out.push('smallest_topology_text_px=' + Math.round(Math.min(...drawing.map(r => r.height))));
+  const topology = document.querySelector('.topology svg');
+  out.push('topology_width_px=' + (topology ? Math.round(topology.getBoundingClientRect().width) : 0));
   out.push('verdict=' + document.querySelector('p.verdict').textContent);
   const pre = document.createElement('pre');
   pre.id = 'measurements';
@@ -262,6 +268,52 @@ TEST(BrowserLayout, PairwiseOf1024HostsStaysOnTheScreenAndNamesTheSlowHost) {
   EXPECT_EQ(number(m, "endpoint_summaries"), 1);
   EXPECT_LE(number(m, "page_width_px"), 1400);  // the window: nothing overflows it
   EXPECT_EQ(m.at("verdict"), "FAIL: 1 finding (no thresholds given)");
+}
+
+TEST(BrowserLayout, ThirtyTwoNodeTopologyIsDrawnByTierWithLegibleText) {
+  if (!browser_and_drawing_programs()) GTEST_SKIP() << "chromium, gnuplot or dot is missing (scripts/setup.sh)";
+  // 4 leaves of 8 hosts (one NIC each, 8 GPUs) under 2 spines; h00011's cable is the finding.
+  topo::Graph graph;
+  const topo::LinkSpec cable{topo::LinkType::infiniband, "NDR", 1, 50.0, 1.0};
+  std::vector<topo::VertexId> spines;
+  for (int s = 1; s <= 2; ++s) {
+    spines.push_back(graph.add_vertex(topo::VertexKind::fabric_switch, fmt::format("spine{:04}", s)));
+    graph.set_tier(spines.back(), topo::SwitchTier::spine);
+  }
+  std::vector<topo::LinkId> flagged;
+  ResultSet set;
+  for (int l = 1; l <= 4; ++l) {
+    const topo::VertexId leaf = graph.add_vertex(topo::VertexKind::fabric_switch, fmt::format("leaf{:04}", l));
+    graph.set_tier(leaf, topo::SwitchTier::leaf);
+    for (const topo::VertexId spine : spines)
+      for (int uplink = 0; uplink < 4; ++uplink) graph.add_link(leaf, spine, cable);
+    for (int h = 1; h <= 8; ++h) {
+      const std::string name = fmt::format("h{:05}", (l - 1) * 8 + h);
+      const topo::VertexId host = graph.add_vertex(topo::VertexKind::host, name);
+      for (int gpu = 0; gpu < 8; ++gpu)
+        graph.add_vertex(topo::VertexKind::gpu, fmt::format("{}/GPU{}", name, gpu), host, gpu);
+      const topo::VertexId nic = graph.add_vertex(topo::VertexKind::nic, name + "/ib0", host, 0);
+      const topo::LinkId link = graph.add_link(nic, leaf, cable);
+      if (name == "h00011") flagged.push_back(link);
+    }
+  }
+  const std::vector<std::string> subjects{"h00011/ib0 <-> leaf0002"};
+  const std::string dot = fabric_overview_dot(graph, flagged, subjects);
+  // Every leaf with its hosts as one box, but h00011 drawn on its own.
+  EXPECT_THAT(dot, ::testing::HasSubstr("label=\"8 hosts\""));
+  EXPECT_THAT(dot, ::testing::HasSubstr("label=\"7 hosts\""));
+  EXPECT_THAT(dot, ::testing::HasSubstr("\"h00011\" [label=\"h00011\", color="));
+  EXPECT_THAT(dot, ::testing::Not(::testing::HasSubstr("h00012")));
+  EXPECT_THAT(dot, ::testing::HasSubstr("\"spine0001\" -- \"leaf0001\" [label=\"4 x 50 GB/s\"]"));
+
+  ReportInput input = input_of({set}, "32 nodes");
+  input.topology_dot = dot;
+  input.model_findings.push_back({"degraded_link", subjects[0], 50.0, 12.5, "GB/s",
+                                  "every pair through h00011 at a quarter of its peers"});
+  const Measurements m = measure_report(input, "report-topology-32");
+  EXPECT_GE(number(m, "topology_texts"), 10);
+  EXPECT_GE(number(m, "smallest_topology_text_px"), 10);
+  EXPECT_LE(number(m, "topology_width_px"), 1400);
 }
 
 }  // namespace
