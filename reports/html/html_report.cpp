@@ -58,10 +58,6 @@ std::string optional_number(const std::optional<double>& value) {
 std::vector<PlotSeries> series_for(const std::vector<LoadedResults>& sets, const std::string& op,
                                    std::optional<double> (*value)(const ResultRow&),
                                    std::optional<double> (*band)(const ResultRow&) = nullptr) {
-  const auto median = [](std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
-  };
   std::vector<PlotSeries> series;
   for (const LoadedResults& set : sets) {
     for (const bool in_place : {false, true}) {
@@ -75,9 +71,9 @@ std::vector<PlotSeries> series_for(const std::vector<LoadedResults>& sets, const
       if (by_size.empty()) continue;
       PlotSeries line{fmt::format("{} {}", set.label, in_place ? "in-place" : "out-of-place"), {}, {}};
       for (const auto& [bytes, values] : by_size) {
-        line.points.emplace_back(static_cast<double>(bytes), median(values));
+        line.points.emplace_back(static_cast<double>(bytes), median_of(values));
         const auto edges = band_by_size.find(bytes);
-        line.band_edge.push_back(edges == band_by_size.end() ? 0.0 : median(edges->second));
+        line.band_edge.push_back(edges == band_by_size.end() ? 0.0 : median_of(edges->second));
       }
       series.push_back(std::move(line));
     }
@@ -187,10 +183,7 @@ std::optional<PlotSeries> expected_series(const std::vector<LoadedResults>& sets
       if (row.op == op && row.expected_busbw_gbps) by_size[row.bytes].push_back(*row.expected_busbw_gbps);
   if (by_size.empty()) return std::nullopt;
   PlotSeries line{"topology model expected", {}, {}};
-  for (auto& [bytes, values] : by_size) {
-    std::sort(values.begin(), values.end());
-    line.points.emplace_back(static_cast<double>(bytes), values[values.size() / 2]);
-  }
+  for (const auto& [bytes, values] : by_size) line.points.emplace_back(static_cast<double>(bytes), median_of(values));
   return line;
 }
 
