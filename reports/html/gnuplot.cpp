@@ -68,7 +68,7 @@ std::string gnuplot_script(const LogLogPlot& plot) {
     script += "set logscale x 10\n";
   }
   // One size alone is a point in the middle of a readable range, not a dot in an empty box.
-  if (x_min > 0 && x_min == x_max) script += fmt::format("set xrange [{:.9g}:{:.9g}]\n", x_min / 4, x_max * 4);
+  if (x_min > 0 && x_min == x_max) script += fmt::format("set xrange [{:.15g}:{:.15g}]\n", x_min / 4, x_max * 4);
   std::vector<std::string> plotted;
   for (std::size_t i = 0; i < plot.series.size(); ++i) {
     const PlotSeries& series = plot.series[i];
@@ -76,9 +76,10 @@ std::string gnuplot_script(const LogLogPlot& plot) {
     for (std::size_t p = 0; p < series.points.size(); ++p) {
       const auto [x, y] = series.points[p];
       if (x <= 0 || y <= 0) continue;
-      block += fmt::format("{:.9g} {:.9g}\n", x, y);
+      // Sizes to the byte: 8 GiB is 8589934592, not 8.58993459e+09.
+      block += fmt::format("{:.15g} {:.9g}\n", x, y);
       if (p < series.band_edge.size() && series.band_edge[p] > 0)
-        band += fmt::format("{:.9g} {:.9g} {:.9g}\n", x, std::min(y, series.band_edge[p]), std::max(y, series.band_edge[p]));
+        band += fmt::format("{:.15g} {:.9g} {:.9g}\n", x, std::min(y, series.band_edge[p]), std::max(y, series.band_edge[p]));
     }
     if (block.empty()) continue;
     const std::string title = gnuplot_safe_text(series.title);
@@ -101,7 +102,7 @@ std::string gnuplot_script(const LogLogPlot& plot) {
   for (std::size_t i = 0; i < plot.references.size(); ++i) {
     const ReferenceLine& line = plot.references[i];
     if (line.y <= 0 || line.x_from <= 0 || line.x_to < line.x_from) continue;
-    script += fmt::format("$reference{} << EOD\n{:.9g} {:.9g}\n{:.9g} {:.9g}\nEOD\n", i, line.x_from, line.y, line.x_to,
+    script += fmt::format("$reference{} << EOD\n{:.15g} {:.9g}\n{:.15g} {:.9g}\nEOD\n", i, line.x_from, line.y, line.x_to,
                           line.y);
     plotted.push_back(fmt::format("$reference{} using 1:2 with lines dt 2 lw 2.5 lc rgb '{}' title '{}'", i,
                                   i == 0 ? "#c00000" : "#555555", gnuplot_safe_text(line.title)));

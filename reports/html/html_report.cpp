@@ -419,8 +419,8 @@ std::string comparison_section(const ReportComparison& compared) {
                         regressions, op.rows.size());
     LogLogPlot plot{op.op + " bandwidth, A against B", "size (bytes)", "busbw or algbw (GB/s)", true, {}, false, {}};
     for (const bool in_place : {false, true}) {
-      PlotSeries a{fmt::format("A {} {}", compared.label_a, in_place ? "in-place" : "out-of-place"), {}};
-      PlotSeries b{fmt::format("B {} {}", compared.label_b, in_place ? "in-place" : "out-of-place"), {}};
+      PlotSeries a{fmt::format("A {} {}", compared.label_a, in_place ? "in-place" : "out-of-place"), {}, {}};
+      PlotSeries b{fmt::format("B {} {}", compared.label_b, in_place ? "in-place" : "out-of-place"), {}, {}};
       for (const ComparedRow& row : op.rows) {
         if (row.a.in_place != in_place) continue;
         if (const auto y = busbw_or_algbw(row.a)) a.points.emplace_back(static_cast<double>(row.a.bytes), *y);

@@ -38,10 +38,27 @@ TEST(HtmlEscape, MarkupCharactersAndControlBytes) {
 
 TEST(Gnuplot, LabelsCannotBreakOutOfTheirQuotesOrCarryMarkup) {
   EXPECT_EQ(gnuplot_safe_text("it's <b>x</b> & \"y\""), "it?s ?b?x?/b? ? ?y?");
-  const std::string script = gnuplot_script({"a'b", "x", "y", true, {{"node'1 <i>", {{8, 1.0}, {16, 0.0}}}}});
+  const std::string script =
+      gnuplot_script({"a'b", "x", "y", true, {{"node'1 <i>", {{8, 1.0}, {16, 0.0}}, {}}}, true, {}});
   EXPECT_THAT(script, HasSubstr("set title 'a?b'"));
   EXPECT_THAT(script, HasSubstr("title 'node?1 ?i?'"));
   EXPECT_THAT(script, Not(HasSubstr("16 0")));  // a zero cannot sit on a log axis
+}
+
+TEST(Gnuplot, SizeAxisTicksAtPowersOf1024AndThresholdDrawnOverItsSizes) {
+  PlotSeries sweep{"run", {}, {}};
+  for (double bytes = 8; bytes <= 8.0 * (1ull << 30); bytes *= 2) {
+    sweep.points.emplace_back(bytes, 300.0);
+    sweep.band_edge.push_back(280.0);
+  }
+  const std::string script =
+      gnuplot_script({"busbw", "size", "GB/s", true, {sweep}, false, {{"threshold 300 GB/s", 1 << 30, 8.0 * (1ull << 30), 300}}});
+  EXPECT_THAT(script, HasSubstr("set xtics ('1K' 1024, '1M' 1048576, '1G' 1073741824)\n"));
+  EXPECT_THAT(script, HasSubstr("set yrange [0:*]"));  // bandwidth on a linear axis
+  EXPECT_THAT(script, Not(HasSubstr("set logscale y")));
+  EXPECT_THAT(script, HasSubstr("$reference0 << EOD\n1073741824 300\n8589934592 300\nEOD"));
+  EXPECT_THAT(script, HasSubstr("with filledcurves"));  // the p99 band
+  EXPECT_THAT(script, HasSubstr("8 280 300\n"));
 }
 
 TEST(PairwiseMatrix, SlowCellsAgainstTheMatrixMedian) {
