@@ -2,6 +2,7 @@
 
 #include "analysis/result_loading.hpp"
 #include "cli/command.hpp"
+#include "cli/fail_on.hpp"
 #include "compare/comparison.hpp"
 #include "core/errors.hpp"
 #include "results/results_io.hpp"
@@ -18,6 +19,7 @@ struct CompareOptions {
   std::string a;
   std::string b;
   std::string csv_path;
+  std::vector<std::string> fail_on;
 };
 
 int run_compare(const CompareOptions& options) {
@@ -29,7 +31,7 @@ int run_compare(const CompareOptions& options) {
                                  options.b));
   print_comparison(std::cout, comparison, options.a, options.b);
   if (!options.csv_path.empty()) write_file_atomically(options.csv_path, comparison_to_csv(comparison));
-  return static_cast<int>(ExitCode::ok);
+  return exit_code_for(options.fail_on, [&](const std::string&) { return count_regressions(comparison) > 0; });
 }
 
 const CommandRegistrar registrar{
@@ -39,6 +41,7 @@ const CommandRegistrar registrar{
       sub.add_option("a", options->a, "result set A: a results file or directory")->required();
       sub.add_option("b", options->b, "result set B: a results file or directory")->required();
       sub.add_option("--csv", options->csv_path, "write the comparison as CSV here");
+      add_fail_on_option(sub, options->fail_on, {{"regression", "B is slower than A beyond the spread at any size"}});
       return [options] { return run_compare(*options); };
     }};
 

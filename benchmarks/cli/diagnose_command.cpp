@@ -1,13 +1,16 @@
-// `fabricbench diagnose --results PATH... --topology FILE...`: measured pair bandwidths joined to
+// `fabricbench diagnose --results PATH... [--topology FILE...]`: measured pair bandwidths joined to
 // the model's routes, to name the degraded link, the blocking link or the slow node.
 
 #include "analysis/efficiency.hpp"
 #include "analysis/finding.hpp"
+#include "analysis/host_outliers.hpp"
 #include "analysis/result_loading.hpp"
 #include "cli/command.hpp"
 #include "cli/expectation_columns.hpp"
 #include "cli/topology_input.hpp"
+#include "cli/fail_on.hpp"
 #include "core/errors.hpp"
+#include "core/sizes.hpp"
 #include "results/results_io.hpp"
 #include "topology/diagnosis.hpp"
 #include "topology/format_registry.hpp"
@@ -26,6 +29,7 @@ struct DiagnoseOptions {
   std::vector<std::string> topology;
   std::string topology_format = "auto";
   std::string json_path;
+  std::vector<std::string> fail_on;
 };
 
 void print_diagnosis(std::ostream& out, const topo::Diagnosis& diagnosis, std::size_t incidents,
@@ -84,10 +88,43 @@ nlohmann::json efficiency_json(std::span<const EfficiencySummary> summaries) {
   return json;
 }
 
+nlohmann::json finding_json(const Finding& finding) {
+  nlohmann::json json{{"kind", finding.kind}, {"subject", finding.subject}, {"evidence", {finding.evidence}}};
+  const std::string suffix = finding.unit == "GB/s" ? "_gbps" : finding.unit == "us" ? "_us" : "_" + finding.unit;
+  if (finding.measured) json["measured" + suffix] = *finding.measured;
+  if (finding.expected) json["expected" + suffix] = *finding.expected;
+  return json;
+}
+
+// Without a topology the peers are the reference: a host whose pair measurements sit far below
+// the others' (median absolute deviation) is named, with the wrong results.
+int diagnose_without_topology(const DiagnoseOptions& options, const std::vector<ResultRow>& rows) {
+  std::vector<Finding> findings = find_wrong_results(rows);
+  const std::vector<HostOutliers> outliers = find_slow_hosts(rows);
+  std::cout << "# no topology given: slow hosts by the median absolute deviation of their pair measurements\n";
+  for (const HostOutliers& o : outliers) {
+    std::cout << fmt::format("# {} hosts compared on {} rows at {}; peer median {:.3g}; {} outlier{}\n", o.hosts,
+                             o.rows, format_size_bytes(o.bytes), o.peer_median, o.findings.size(),
+                             o.findings.size() == 1 ? "" : "s");
+    findings.insert(findings.end(), o.findings.begin(), o.findings.end());
+  }
+  if (outliers.empty()) std::cout << "# no op with per-host rows of at least 3 hosts: no host compared\n";
+  if (findings.empty()) std::cout << "# no findings\n";
+  for (const Finding& finding : findings)
+    std::cout << fmt::format("  {:<14} {:<56} {}\n", finding.kind, finding.subject, finding.evidence);
+  if (!options.json_path.empty()) {
+    nlohmann::json json{{"findings", nlohmann::json::array()}};
+    for (const Finding& finding : findings) json["findings"].push_back(finding_json(finding));
+    write_file_atomically(options.json_path, json.dump(1) + "\n");
+  }
+  return exit_code_for(options.fail_on, [&](const std::string&) { return !findings.empty(); });
+}
+
 int run_diagnose(const DiagnoseOptions& options) {
-  const topo::Graph graph = load_topology_with_warnings(options.topology, options.topology_format);
   std::vector<LoadedResults> sets =
       load_results(std::vector<std::filesystem::path>(options.results.begin(), options.results.end()));
+  if (options.topology.empty()) return diagnose_without_topology(options, all_rows(sets));
+  const topo::Graph graph = load_topology_with_warnings(options.topology, options.topology_format);
   ExpectationColumns(graph, std::cerr).add(sets);
   const std::vector<ResultRow> rows = all_rows(sets);
   topo::Diagnosis diagnosis = topo::diagnose(graph, rows);
@@ -101,14 +138,12 @@ int run_diagnose(const DiagnoseOptions& options) {
   if (!options.json_path.empty()) {
     nlohmann::json json = topo::to_json(graph, diagnosis);
     json["efficiency"] = efficiency_json(efficiency);
-    for (const Finding& finding : wrong_results)
-      json["findings"].push_back({{"kind", finding.kind},
-                                  {"subject", finding.subject},
-                                  {"measured_gbps", finding.measured.value_or(0)},
-                                  {"evidence", {finding.evidence}}});
+    for (const Finding& finding : wrong_results) json["findings"].push_back(finding_json(finding));
     write_file_atomically(options.json_path, json.dump(1) + "\n");
   }
-  return static_cast<int>(ExitCode::ok);
+  return exit_code_for(options.fail_on, [&](const std::string&) {
+    return !diagnosis.findings.empty() || !wrong_results.empty();
+  });
 }
 
 const CommandRegistrar registrar{
@@ -119,11 +154,13 @@ const CommandRegistrar registrar{
       auto options = std::make_shared<DiagnoseOptions>();
       sub.add_option("--results", options->results, "results files or directories (pairwise, concurrent runs)")
           ->required();
-      sub.add_option("--topology", options->topology, "topology files, merged (YAML spec, topo -m, NCCL XML, ...)")
-          ->required();
+      sub.add_option("--topology", options->topology,
+                     "topology files, merged (YAML spec, topo -m, NCCL XML, ...); without one, slow hosts are found "
+                     "by the median absolute deviation among their peers");
       sub.add_option("--format", options->topology_format, "topology format, or auto to detect it")
           ->capture_default_str();
       sub.add_option("--json", options->json_path, "write the findings here as JSON");
+      add_fail_on_option(sub, options->fail_on, {{"findings", "any finding, wrong results included"}});
       return [options] { return run_diagnose(*options); };
     }};
 

@@ -5,11 +5,14 @@
 #include "cli/command.hpp"
 #include "cli/expectation_columns.hpp"
 #include "cli/topology_input.hpp"
+#include "cli/fail_on.hpp"
 #include "core/errors.hpp"
+#include "html/fabric_drawing.hpp"
 #include "html/html_report.hpp"
+#include "html/report_verdict.hpp"
+#include "html/svg_program.hpp"
 #include "results/results_io.hpp"
 #include "topology/diagnosis.hpp"
-#include "topology/dot_export.hpp"
 #include "topology/format_registry.hpp"
 #include "topology/incident_diagnosis.hpp"
 
@@ -17,7 +20,6 @@
 
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 namespace fb::cli {
 namespace {
@@ -28,6 +30,8 @@ struct ReportOptions {
   std::string thresholds_path;
   std::vector<std::string> compare;
   std::vector<std::string> topology;
+  std::vector<std::string> fail_on;
+  std::string pdf_path;
 };
 
 // The topology drawn with the links that the diagnosis of the pair measurements names in red, and
@@ -51,9 +55,9 @@ void add_topology(ReportInput& input, const std::vector<std::string>& topology_f
                                     has_bandwidth ? std::optional(finding.measured_gbps) : std::nullopt,
                                     has_bandwidth ? "GB/s" : "", evidence});
   }
-  std::ostringstream dot;
-  topo::write_dot(dot, graph, flagged);
-  input.topology_dot = dot.str();
+  std::vector<std::string> subjects;
+  for (const Finding& finding : input.model_findings) subjects.push_back(finding.subject);
+  input.topology_dot = fabric_overview_dot(graph, flagged, subjects);
 }
 
 std::vector<std::filesystem::path> paths_of(const std::vector<std::string>& texts) {
@@ -79,9 +83,16 @@ int run_report(const ReportOptions& options) {
     input.comparison = ReportComparison{compared[0], compared[1], compare_results(a, b)};
   }
   if (!options.topology.empty()) add_topology(input, options.topology);
-  write_file_atomically(options.output_path, render_html_report(input));
-  std::cout << fmt::format("# report: {} ({} result sets)\n", options.output_path, input.sets.size());
-  return static_cast<int>(ExitCode::ok);
+  const std::string html = render_html_report(input);
+  write_file_atomically(options.output_path, html);
+  if (!options.pdf_path.empty()) write_file_atomically(options.pdf_path, print_html_to_pdf(html));
+  const ReportVerdict verdict = judge_report(input);
+  std::cout << fmt::format("# report: {}{} ({} result sets)\n# verdict: {}\n", options.output_path,
+                           options.pdf_path.empty() ? "" : " and " + options.pdf_path, input.sets.size(),
+                           verdict.headline());
+  return exit_code_for(options.fail_on, [&](const std::string& condition) {
+    return condition == "fail" ? verdict.status == VerdictStatus::fail : verdict.status != VerdictStatus::pass;
+  });
 }
 
 const CommandRegistrar registrar{
@@ -95,6 +106,10 @@ const CommandRegistrar registrar{
       sub.add_option("--topology", options->topology,
                      "topology files: drawn with Graphviz, the links diagnosis names in red; rows get the "
                      "model's expectation");
+      sub.add_option("--pdf", options->pdf_path, "also print the report to this PDF file (headless chromium)");
+      add_fail_on_option(sub, options->fail_on,
+                         {{"fail", "the verdict is FAIL: a check failed or was not available, or any finding"},
+                          {"not-pass", "the verdict is FAIL or NOT JUDGED (no thresholds given)"}});
       return [options] { return run_report(*options); };
     }};
 

@@ -6,10 +6,12 @@
 #include "cli/launcher.hpp"
 #include "cli/topology_input.hpp"
 #include "console/console_table.hpp"
+#include "console/round_progress.hpp"
 #include "core/backend.hpp"
 #include "core/errors.hpp"
 #include "core/incident_builder.hpp"
 #include "core/memory_budget.hpp"
+#include "core/op_catalog.hpp"
 #include "core/result_builder.hpp"
 #include "core/run_plan.hpp"
 #include "core/run_provenance.hpp"
@@ -64,12 +66,26 @@ struct RunCommandOptions {
   std::string csv_path;
   std::string json_path;
   std::vector<std::string> topology_files;
+  bool progress = false;
 };
 
+// The ops of the catalog by kind, for --help: what the catalog holds is what `run` accepts.
+std::string ops_help() {
+  const std::pair<OpClass, std::string_view> kinds[] = {{OpClass::collective, "collectives"},
+                                                       {OpClass::point_to_point, "point-to-point"},
+                                                       {OpClass::pair_pattern, "pair patterns"},
+                                                       {OpClass::device_copy, "device copies (cuda backend)"}};
+  std::string help = "ops to run;";
+  for (const auto& [op_class, kind] : kinds) {
+    help += fmt::format("\n{}:", kind);
+    for (const OpTraits& op : all_ops())
+      if (op.op_class == op_class) help += fmt::format(" {}", op.name);
+  }
+  return help;
+}
+
 void add_flags(CLI::App& sub, RunCommandOptions& o) {
-  sub.add_option("ops", o.run.op_names, "ops to run: all_reduce all_gather reduce_scatter broadcast alltoall sendrecv "
-                                        "latency bw bibw")
-      ->required();
+  sub.add_option("ops", o.run.op_names, ops_help())->required();
   sub.add_option("--backend", o.backend, "backend that runs the ops")->capture_default_str();
   sub.add_option("-b,--minbytes", o.run.min_bytes, "smallest size (8, 64K, 32M, 1G); default 8 or the op's smallest");
   sub.add_option("-e,--maxbytes", o.run.max_bytes, "largest size")->capture_default_str();
@@ -110,6 +126,9 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
   sub.add_option("--topology", o.topology_files,
                  "topology files (YAML spec, topo -m, NCCL XML, ...): every row carries the model's expectation "
                  "and the table a %exp column");
+  sub.add_flag("--progress", o.progress,
+               "report each round of pair patterns (round k of N, elapsed, ETA) on stderr; on by default when stderr "
+               "is a terminal");
 }
 
 class RunCommand {
@@ -263,6 +282,11 @@ class RunCommand {
       BenchmarkCase primitive_case = pattern_case;
       primitive_case.op = &primitive;
       std::vector<ResultRow> rows;
+      std::optional<RoundProgress> progress;
+      const bool terminal = ::isatty(STDERR_FILENO) == 1;
+      if (writer && planned.pair_rounds.size() > 1 && (options_.progress || terminal))
+        progress.emplace(std::cerr, terminal, fmt::format("{} {} bytes", planned.op->name, pattern_case.bytes),
+                         planned.pair_rounds.size());
       for (const PairRound& round : planned.pair_rounds) {
         in_flight_.set(pattern_case, planned.op->op_class == OpClass::pair_pattern ? &round : nullptr);
         for (Measurement& measurement : backend_->measure_pairs(primitive_case, round.pairs)) {
@@ -273,7 +297,9 @@ class RunCommand {
           rows.push_back(with_expectation(make_result_row(pattern_case, measurement, context), *writer));
           writer->append(rows.back());
         }
+        if (progress) progress->round_done(static_cast<std::size_t>(&round - planned.pair_rounds.data()) + 1);
       }
+      progress.reset();
       if (!writer) continue;
       writer->flush();
       if (planned.op->pair_schedule == PairSchedule::cut_alone_then_together) print_alone_against_together(std::cout, rows);

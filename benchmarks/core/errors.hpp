@@ -14,7 +14,8 @@ enum class ExitCode : int {
   runtime = 3,        // a library call or I/O failed while running
   input = 4,          // a malformed input file (results, topology, thresholds)
   timeout = 5,        // an operation made no progress within its deadline; the job was ended
-  acceptance_failed = 6,  // `fabricbench accept`: the results were read and at least one check failed
+  acceptance_failed = 6,  // `fabricbench accept`: the results were read and at least one check failed;
+                          // diagnose, report, compare: a `--fail-on` condition held
   doctor_flags = 7,       // `fabricbench doctor`: a host was inspected and at least one error-severity flag was raised;
                           // `topo diff`: the dumps were read and a node differs from the fleet
   no_device = 8,          // a GPU backend found no GPU to run on: nothing was measured

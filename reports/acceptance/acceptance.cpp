@@ -1,12 +1,14 @@
 #include "acceptance/acceptance.hpp"
 
-#include "core/robust_statistics.hpp"
+#include "analysis/host_outliers.hpp"
+#include "core/errors.hpp"
+#include "core/op_catalog.hpp"
 #include "core/sizes.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
+#include <set>
 
 namespace fb {
 namespace {
@@ -109,45 +111,19 @@ CheckResult check_host_outliers(const Check& check, std::span<const ResultRow> r
     return row->src_host.empty() || !metric_value(*row, check.metric).has_value();
   });
   if (!check.selection.bytes) per_host = at_largest_size(std::move(per_host));
-  // A host's value is the median over every measurement it took part in, as sender or receiver:
-  // one bad peer then moves it less than its own bad link does.
-  std::map<std::string, std::vector<double>> values_by_host;
-  for (const ResultRow* row : per_host) {
-    const double value = *metric_value(*row, check.metric);
-    values_by_host[row->src_host].push_back(value);
-    if (!row->dst_host.empty() && row->dst_host != row->src_host) values_by_host[row->dst_host].push_back(value);
-  }
-  result.rows_checked = per_host.size();
-  if (values_by_host.size() < 3) {
+  HostOutliers outliers = find_host_outliers(per_host, check.metric, check.max_modified_z);
+  result.rows_checked = outliers.rows;
+  if (outliers.hosts < 3) {
     result.status = CheckStatus::skip;
     result.summary = fmt::format("{} hosts with per-host rows: an outlier needs at least 3 to compare against",
-                                 values_by_host.size());
+                                 outliers.hosts);
     return result;
   }
-  std::vector<std::string> hosts;
-  std::vector<double> host_values;
-  for (const auto& [host, values] : values_by_host) {
-    hosts.push_back(host);
-    host_values.push_back(median_of(values));
-  }
-  const double peer_median = median_of(host_values);
-  const std::vector<double> scores = modified_z_scores(host_values);
-  const bool higher_is_better = metric_higher_is_better(check.metric);
-  for (std::size_t i = 0; i < hosts.size(); ++i) {
-    // Only the bad side fails acceptance: a host faster than its peers is not a fault to fix.
-    const double badness = higher_is_better ? -scores[i] : scores[i];
-    if (badness <= check.max_modified_z) continue;
-    result.findings.push_back({"slow_host", hosts[i], peer_median, host_values[i], unit_of(check.metric),
-                               fmt::format("median {} over {} rows at {} is {:.4g} against a peer median of {:.4g}; "
-                                           "modified z-score {:.2f} (limit {:.2f})",
-                                           check.metric, values_by_host[hosts[i]].size(),
-                                           format_size_bytes(per_host.front()->bytes), host_values[i], peer_median,
-                                           scores[i], check.max_modified_z)});
-  }
+  result.findings = std::move(outliers.findings);
   result.status = result.findings.empty() ? CheckStatus::pass : CheckStatus::fail;
   result.summary = fmt::format("{} of {} hosts are outliers (|modified z| > {:.2f}); peer median {} {:.4g} {}",
-                               result.findings.size(), hosts.size(), check.max_modified_z, check.metric, peer_median,
-                               unit_of(check.metric));
+                               result.findings.size(), outliers.hosts, check.max_modified_z, check.metric,
+                               outliers.peer_median, unit_of(check.metric));
   return result;
 }
 
@@ -179,6 +155,22 @@ CheckResult check_pairwise(const Check& check, std::span<const ResultRow> rows) 
   return result;
 }
 
+// An op that fabricbench does not know and no result row carries is a typo in the thresholds
+// (all_reduse), not a measurement that is missing: the file is wrong, and it says where.
+void reject_unknown_op(const Thresholds& thresholds, const Check& check, std::span<const ResultRow> rows) {
+  const std::string& op = check.selection.op;
+  if (op.empty() || find_op(op)) return;
+  std::set<std::string> ops_in_results;
+  for (const ResultRow& row : rows) ops_in_results.insert(row.op);
+  if (ops_in_results.contains(op)) return;
+  std::string known;
+  for (const OpTraits& traits : all_ops()) known += fmt::format("{}{}", known.empty() ? "" : ", ", traits.name);
+  for (const std::string& name : ops_in_results)
+    if (!find_op(name)) known += ", " + name;
+  throw InputError(fmt::format("{}:{}: unknown op '{}' in check '{}' (known: {})", thresholds.source.string(),
+                               check.line, op, check.name, known));
+}
+
 }  // namespace
 
 std::string_view name_of(CheckStatus status) {
@@ -208,6 +200,7 @@ bool AcceptanceVerdict::passed() const {
 
 AcceptanceVerdict evaluate_acceptance(const Thresholds& thresholds, std::span<const ResultRow> rows) {
   AcceptanceVerdict verdict;
+  for (const Check& check : thresholds.checks) reject_unknown_op(thresholds, check, rows);
   for (const Check& check : thresholds.checks) {
     switch (check.kind) {
       case CheckKind::min_bandwidth:

@@ -31,6 +31,8 @@ struct AcceptanceVerdict {
 };
 
 // A check that selects no rows fails: acceptance cannot pass on data that was never measured.
+// A check naming an op that is neither fabricbench's nor in the rows is a typo: throws InputError
+// "FILE:LINE: unknown op ..." before any check runs.
 // A limit on a time statistic that selected rows do not report is not available, unless another
 // selected row already fails it.
 // The exception is no_host_outlier without per-host rows (src_host/dst_host): it is skipped,

@@ -118,6 +118,13 @@ Check read_check(const YAML::Node& node, const std::string& origin) {
   check.selection.min_bytes = reader.optional_size("min_bytes");
   check.selection.max_bytes = reader.optional_size("max_bytes");
   check.selection.in_place = reader.optional_scalar<bool>("in_place");
+  // A size range no size can fall in selects nothing on any results: the file is wrong, not the run.
+  const RowSelection& sizes = check.selection;
+  if (sizes.min_bytes && sizes.max_bytes && *sizes.min_bytes > *sizes.max_bytes)
+    reader.fail(node["min_bytes"], "'min_bytes' is larger than 'max_bytes': no size is in between");
+  if (sizes.bytes && ((sizes.min_bytes && *sizes.bytes < *sizes.min_bytes) ||
+                      (sizes.max_bytes && *sizes.bytes > *sizes.max_bytes)))
+    reader.fail(node["bytes"], "'bytes' lies outside 'min_bytes'..'max_bytes'");
 
   const auto require_metric = [&](std::string default_metric, bool bandwidth_only) {
     check.metric = reader.optional_scalar<std::string>("metric").value_or(std::move(default_metric));

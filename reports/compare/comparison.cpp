@@ -129,6 +129,19 @@ std::string comparison_to_csv(const Comparison& comparison) {
   return csv;
 }
 
+bool is_regression(const ComparedRow& row) {
+  const bool beyond =
+      row.significance == Significance::beyond_spread || row.significance == Significance::beyond_default_bound;
+  return beyond && row.time_ratio_b_over_a > 1;
+}
+
+std::size_t count_regressions(const Comparison& comparison) {
+  std::size_t regressions = 0;
+  for (const OpComparison& op : comparison.ops)
+    regressions += std::count_if(op.rows.begin(), op.rows.end(), is_regression);
+  return regressions;
+}
+
 void print_comparison(std::ostream& out, const Comparison& comparison, std::string_view label_a,
                       std::string_view label_b) {
   out << fmt::format("# A: {}\n# B: {}\n# time ratio B/A < 1: B is faster. '*': beyond the run-to-run spread of "
@@ -170,6 +183,8 @@ void print_comparison(std::ostream& out, const Comparison& comparison, std::stri
   }
   if (comparison.only_in_a || comparison.only_in_b)
     out << fmt::format("# unmatched rows: {} only in A, {} only in B\n", comparison.only_in_a, comparison.only_in_b);
+  out << fmt::format("# regressions: {} sizes where B is slower than A beyond the spread\n",
+                     count_regressions(comparison));
   if (comparison.duplicates_merged)
     out << fmt::format("# {} duplicate rows (several runs) were merged, keeping the fastest\n",
                        comparison.duplicates_merged);

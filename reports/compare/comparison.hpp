@@ -64,6 +64,10 @@ std::optional<double> run_to_run_spread(const ResultRow& row);
 // both sides' spreads: each median can be off by about its own spread, in opposite directions.
 Comparison compare_results(std::span<const ResultRow> a, std::span<const ResultRow> b);
 
+// B slower than A beyond the spread (or, without one, beyond the default bound).
+bool is_regression(const ComparedRow& row);
+std::size_t count_regressions(const Comparison& comparison);
+
 std::string comparison_to_csv(const Comparison& comparison);
 void print_comparison(std::ostream& out, const Comparison& comparison, std::string_view label_a,
                       std::string_view label_b);

@@ -1,14 +1,23 @@
 #include "console/console_table.hpp"
 
-#include <algorithm>
+#include "core/op_catalog.hpp"
+
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
 #include <map>
+#include <tuple>
 
 namespace fb {
 namespace {
 
-constexpr std::string_view group_columns = "{:>9} {:>9} {:>6} {:>8} {:>8} {:>7}";
-constexpr std::size_t group_width = 9 + 1 + 9 + 1 + 6 + 1 + 8 + 1 + 8 + 1 + 7;
+// nccl-tests' group per placement (time algbw busbw #wrong), so a script reading busbw by column
+// reads it here; the statistics nccl-tests lacks come after every group's #wrong.
+constexpr std::string_view group_columns = "{:>9} {:>8} {:>8} {:>6}";
+constexpr std::size_t group_width = 9 + 1 + 8 + 1 + 8 + 1 + 6;
+constexpr std::string_view extra_columns = "{:>9} {:>6}";
+constexpr std::size_t extra_width = 9 + 1 + 6;
 constexpr std::string_view key_columns = "{:>12} {:>12} {:>8} {:>6} {:>5}";
 constexpr std::string_view expectation_column = " {:>6}";
 constexpr std::size_t expectation_width = 1 + 6;
@@ -20,8 +29,18 @@ std::string center(std::string_view text, std::size_t width) {
 
 }  // namespace
 
+std::string format_adaptive(double value) {
+  if (value == 0 || !std::isfinite(value)) return fmt::format("{}", value);
+  // nccl-tests' two decimals, and more where two would leave fewer than 3 significant digits: a
+  // 40 Mbit/s fabric is 0.00477 GB/s, not 0.00.
+  // Below 1e-4 the digits would overflow the column: 8.08e-06.
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
+  if (magnitude < -4) return fmt::format("{:.2e}", value);
+  return fmt::format("{:.{}f}", value, std::max(2, 2 - magnitude));
+}
+
 std::string format_busbw_cell(const ResultRow& row) {
-  return row.busbw_gbps ? fmt::format("{:.2f}", *row.busbw_gbps) : "n/a";
+  return row.busbw_gbps ? format_adaptive(*row.busbw_gbps) : "n/a";
 }
 
 std::string format_wrong_cell(const ResultRow& row) { return row.wrong ? fmt::format("{}", *row.wrong) : "N/A"; }
@@ -53,10 +72,15 @@ void ConsoleTable::print_header(std::string_view op) const {
   names.front() = '#';
   units.front() = '#';
   for (bool in_place : in_place_groups_) {
-    titles += "   " + center(in_place ? "in-place" : "out-of-place",
-                             group_width + (with_expectation_ ? expectation_width : 0));
-    names += "   " + fmt::format(fmt::runtime(group_columns), "time", "p99", "cv%", "algbw", "busbw", "#wrong");
-    units += "   " + fmt::format(fmt::runtime(group_columns), "(us)", "(us)", "", "(GB/s)", "(GB/s)", "");
+    titles += "   " + center(in_place ? "in-place" : "out-of-place", group_width);
+    names += "   " + fmt::format(fmt::runtime(group_columns), "time", "algbw", "busbw", "#wrong");
+    units += "   " + fmt::format(fmt::runtime(group_columns), "(us)", "(GB/s)", "(GB/s)", "");
+  }
+  const std::size_t extras_width = extra_width + (with_expectation_ ? expectation_width : 0);
+  for (bool in_place : in_place_groups_) {
+    titles += "   " + center(in_place ? "in-place" : "out-of-place", extras_width);
+    names += "   " + fmt::format(fmt::runtime(extra_columns), "p99", "cv%");
+    units += "   " + fmt::format(fmt::runtime(extra_columns), "(us)", "");
     if (with_expectation_) {
       names += fmt::format(fmt::runtime(expectation_column), "%exp");
       units += fmt::format(fmt::runtime(expectation_column), "");
@@ -71,18 +95,21 @@ void ConsoleTable::print_size(std::span<const ResultRow> rows) const {
   const ResultRow& first = rows.front();
   std::string line = fmt::format(fmt::runtime(key_columns), first.bytes, first.count, first.dtype, first.redop,
                                  first.root ? *first.root : -1);
+  std::string extras;
   for (bool in_place : in_place_groups_) {
     const auto row = std::find_if(rows.begin(), rows.end(), [&](const ResultRow& r) { return r.in_place == in_place; });
     if (row == rows.end()) {
-      line += "   " + std::string(group_width + (with_expectation_ ? expectation_width : 0), ' ');
+      line += "   " + std::string(group_width, ' ');
+      extras += "   " + std::string(extra_width + (with_expectation_ ? expectation_width : 0), ' ');
       continue;
     }
-    line += "   " + fmt::format(fmt::runtime(group_columns), fmt::format("{:.2f}", row->time_median_us),
-                                fmt::format("{:.2f}", row->time_p99_us), fmt::format("{:.1f}", row->time_cv * 100),
-                                fmt::format("{:.2f}", row->algbw_gbps), format_busbw_cell(*row), format_wrong_cell(*row));
-    if (with_expectation_) line += fmt::format(fmt::runtime(expectation_column), format_efficiency_cell(*row));
+    line += "   " + fmt::format(fmt::runtime(group_columns), format_adaptive(row->time_median_us),
+                                format_adaptive(row->algbw_gbps), format_busbw_cell(*row), format_wrong_cell(*row));
+    extras += "   " + fmt::format(fmt::runtime(extra_columns), format_adaptive(row->time_p99_us),
+                                  fmt::format("{:.1f}", row->time_cv * 100));
+    if (with_expectation_) extras += fmt::format(fmt::runtime(expectation_column), format_efficiency_cell(*row));
   }
-  out_ << line << '\n';
+  out_ << line << extras << '\n';
   out_.flush();
 }
 
@@ -131,9 +158,10 @@ void print_pair_matrix(std::ostream& out, std::span<const ResultRow> rows, PairM
     for (const std::string& dst : labels) {
       const auto cell = cells.find({src, dst});
       line += cell == cells.end() ? fmt::format(" {:>{}}", "-", width)
-                                  : fmt::format(" {:>{}.2f}",
-                                                metric == PairMetric::bandwidth ? cell->second->algbw_gbps
-                                                                                : cell->second->time_median_us,
+                                  : fmt::format(" {:>{}}",
+                                                format_adaptive(metric == PairMetric::bandwidth
+                                                                    ? cell->second->algbw_gbps
+                                                                    : cell->second->time_median_us),
                                                 width);
     }
     out << line << '\n';
@@ -155,8 +183,9 @@ void print_alone_against_together(std::ostream& out, std::span<const ResultRow> 
   for (const auto& key : order) {
     const auto& [alone, together] = by_pair[key];
     if (!alone || !together) continue;
-    out << fmt::format("  {:>24} {:>24} {:>12.3f} {:>12.3f} {:>8.3f}\n", key.first, key.second, alone->algbw_gbps,
-                       together->algbw_gbps, alone->algbw_gbps > 0 ? together->algbw_gbps / alone->algbw_gbps : 0.0);
+    out << fmt::format("  {:>24} {:>24} {:>12} {:>12} {:>8.3f}\n", key.first, key.second,
+                       format_adaptive(alone->algbw_gbps), format_adaptive(together->algbw_gbps),
+                       alone->algbw_gbps > 0 ? together->algbw_gbps / alone->algbw_gbps : 0.0);
   }
 }
 
@@ -165,22 +194,38 @@ void print_summary(std::ostream& out, std::span<const ResultRow> rows) {
   for (const ResultRow& row : rows) by_op[row.op].push_back(&row);
   out << "#\n";
   for (const auto& [op, op_rows] : by_op) {
-    // Peak bandwidth says what the fabric can do; nccl-tests' average over all sizes mostly
-    // measures how many small sizes were in the sweep.
-    const bool has_busbw = op_rows.front()->busbw_gbps.has_value();
-    const auto bandwidth = [&](const ResultRow* r) { return has_busbw ? *r->busbw_gbps : r->algbw_gbps; };
-    const ResultRow* peak = *std::max_element(op_rows.begin(), op_rows.end(),
-                                              [&](auto* a, auto* b) { return bandwidth(a) < bandwidth(b); });
     std::uint64_t wrong = 0;
     bool checked = false;
     for (const ResultRow* r : op_rows) {
       checked = checked || r->wrong.has_value();
       wrong += r->wrong.value_or(0);
     }
-    out << fmt::format("# {}: peak {} {:.2f} GB/s at {} bytes ({}); wrong elements: {}\n", op,
-                       has_busbw ? "busbw" : "algbw", bandwidth(peak), peak->bytes,
-                       peak->in_place ? "in-place" : "out-of-place",
-                       checked ? fmt::format("{}{}", wrong, wrong == 0 ? " OK" : " FAILED") : "not checked");
+    const std::string wrong_text = checked ? fmt::format("{}{}", wrong, wrong == 0 ? " OK" : " FAILED") : "N/A";
+    const OpTraits* traits = find_op(op);
+    const bool latency = op == "latency" || (traits && traits->pair_primitive == "latency");
+    const bool has_busbw = op_rows.front()->busbw_gbps.has_value();
+    if (latency) {
+      // A latency op's bandwidth is a by-product; its answer is the time of the smallest message.
+      const ResultRow* fastest = *std::min_element(op_rows.begin(), op_rows.end(), [](auto* a, auto* b) {
+        return std::tie(a->bytes, a->time_median_us) < std::tie(b->bytes, b->time_median_us);
+      });
+      out << fmt::format("# {}: median time {} us at {} bytes (smallest size); wrong elements: {}\n", op,
+                         format_adaptive(fastest->time_median_us), fastest->bytes, checked ? wrong_text : "not checked");
+      continue;
+    }
+    // Peak bandwidth says what the fabric can do; nccl-tests' average over all sizes (its trailer,
+    // printed below for scripts that read it) mostly measures how many small sizes were swept.
+    const auto bandwidth = [&](const ResultRow* r) { return has_busbw ? *r->busbw_gbps : r->algbw_gbps; };
+    const ResultRow* peak = *std::max_element(op_rows.begin(), op_rows.end(),
+                                              [&](auto* a, auto* b) { return bandwidth(a) < bandwidth(b); });
+    out << fmt::format("# {}: peak {} {} GB/s at {} bytes ({}); wrong elements: {}\n", op,
+                       has_busbw ? "busbw" : "algbw", format_adaptive(bandwidth(peak)), peak->bytes,
+                       peak->in_place ? "in-place" : "out-of-place", checked ? wrong_text : "not checked");
+    if (!has_busbw) continue;
+    double busbw_sum = 0;
+    for (const ResultRow* r : op_rows) busbw_sum += r->busbw_gbps.value_or(0);
+    out << fmt::format("# Out of bounds values : {}\n", wrong_text);
+    out << fmt::format("# Avg bus bandwidth    : {:.4f}\n", busbw_sum / static_cast<double>(op_rows.size()));
   }
 }
 

@@ -39,11 +39,14 @@ void print_pair_matrix(std::ostream& out, std::span<const ResultRow> rows, PairM
 // Concurrent rows of one size: each pair alone (concurrent_flows 1) against all pairs at once.
 void print_alone_against_together(std::ostream& out, std::span<const ResultRow> rows);
 
-// Peak bandwidth and wrong elements per op, and the sizes where validation failed.
+// Per op: peak bandwidth (latency ops: the smallest size's time in us) and wrong elements; for ops
+// with busbw nccl-tests' trailer lines, "# Out of bounds values : N OK" and "# Avg bus bandwidth".
 void print_summary(std::ostream& out, std::span<const ResultRow> rows);
 
 // The cell texts used by the table, exposed so their rules (n/a, N/A) are tested directly.
 std::string format_busbw_cell(const ResultRow& row);
+// At least 3 significant digits and nccl-tests' two decimals: never 0.00 for a small nonzero value.
+std::string format_adaptive(double value);
 std::string format_wrong_cell(const ResultRow& row);
 std::string format_efficiency_cell(const ResultRow& row);
 

@@ -1,8 +1,12 @@
 #include "html/gnuplot.hpp"
 
+#include "core/sizes.hpp"
 #include "html/svg_program.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
 
 namespace fb {
 
@@ -16,29 +20,92 @@ std::string gnuplot_safe_text(std::string_view text) {
   return safe;
 }
 
+namespace {
+
+// Ticks every factor of `step` along a log2 size axis, few enough that their labels never touch at
+// the plot's width: a 8 B - 8 GiB sweep gets 1, 1K, 1M, 1G.
+double size_tick_step(double x_min, double x_max) {
+  const double doublings = std::log2(x_max / x_min);
+  if (doublings <= 8) return 2;
+  if (doublings <= 16) return 4;
+  if (doublings <= 24) return 16;
+  return 1024;
+}
+
+}  // namespace
+
 std::string gnuplot_script(const LogLogPlot& plot) {
   // noenhanced: no ^ _ @ { } markup in labels; no 'mouse' option: the SVG carries no JavaScript.
-  std::string script = "set terminal svg size 760,420 dynamic noenhanced font 'sans,11' background '#ffffff'\n";
+  // 960 x 500 at 100% zoom with 14 px text; the legend inside at the top left, where small sizes
+  // leave bandwidth and time low, in an opaque box so no line crosses its text.
+  std::string script = "set terminal svg size 960,500 dynamic noenhanced font 'sans,14' background '#ffffff'\n";
   script += fmt::format("set title '{}'\nset xlabel '{}'\nset ylabel '{}'\n", gnuplot_safe_text(plot.title),
                         gnuplot_safe_text(plot.x_label), gnuplot_safe_text(plot.y_label));
-  script += "set logscale y 10\nset grid xtics ytics mytics lc rgb '#dddddd'\nset key outside right top\n";
+  script += "set grid xtics ytics mxtics mytics lc rgb '#dddddd'\nset key inside top left Left reverse box opaque\n";
+  script += plot.y_log ? "set logscale y 10\n" : "set yrange [0:*]\n";
+  double x_min = 0, x_max = 0;
+  for (const PlotSeries& series : plot.series)
+    for (const auto& [x, y] : series.points)
+      if (x > 0 && y > 0) {
+        x_min = x_min == 0 ? x : std::min(x_min, x);
+        x_max = std::max(x_max, x);
+      }
   // %b%B prints the mantissa and binary prefix of the value: 1k, 64k, 1M, 1G.
-  script += plot.x_is_bytes ? "set logscale x 2\nset format x '%.0b%B'\nset xtics 4\n" : "set logscale x 10\n";
+  if (plot.x_is_bytes) {
+    // Ticks placed and labelled here (1K, 64K, 1M, 1G), at powers of the step: gnuplot's own
+    // placement on a log2 axis starts at the smallest size and labels 8ki, 124ki.
+    script += "set logscale x 2\n";
+    if (x_min > 0) {
+      const double step = size_tick_step(x_min, x_max);
+      std::string tics;
+      for (double tick = 1; tick <= x_max * 4; tick *= step)
+        if (tick >= x_min / 4)
+          tics += fmt::format("{}'{}' {:.0f}", tics.empty() ? "" : ", ", format_size_bytes(static_cast<std::uint64_t>(tick)),
+                              tick);
+      script += "set xtics (" + tics + ")\nset mxtics 2\n";
+    }
+  } else {
+    script += "set logscale x 10\n";
+  }
+  // One size alone is a point in the middle of a readable range, not a dot in an empty box.
+  if (x_min > 0 && x_min == x_max) script += fmt::format("set xrange [{:.15g}:{:.15g}]\n", x_min / 4, x_max * 4);
   std::vector<std::string> plotted;
   for (std::size_t i = 0; i < plot.series.size(); ++i) {
-    std::string block;
-    for (const auto& [x, y] : plot.series[i].points)
-      if (x > 0 && y > 0) block += fmt::format("{:.9g} {:.9g}\n", x, y);
+    const PlotSeries& series = plot.series[i];
+    std::string block, band;
+    for (std::size_t p = 0; p < series.points.size(); ++p) {
+      const auto [x, y] = series.points[p];
+      if (x <= 0 || y <= 0) continue;
+      // Sizes to the byte: 8 GiB is 8589934592, not 8.58993459e+09.
+      block += fmt::format("{:.15g} {:.9g}\n", x, y);
+      if (p < series.band_edge.size() && series.band_edge[p] > 0)
+        band += fmt::format("{:.15g} {:.9g} {:.9g}\n", x, std::min(y, series.band_edge[p]), std::max(y, series.band_edge[p]));
+    }
     if (block.empty()) continue;
+    const std::string title = gnuplot_safe_text(series.title);
+    if (!band.empty()) {
+      script += fmt::format("$band{} << EOD\n{}EOD\n", i, band);
+      plotted.push_back(fmt::format("$band{} using 1:2:3 with filledcurves lt {} fs transparent solid 0.2 noborder "
+                                    "title '{} p99 band'",
+                                    i, i + 1, title));
+    }
     script += fmt::format("$series{} << EOD\n{}EOD\n", i, block);
-    plotted.push_back(fmt::format("$series{} using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 title '{}'", i,
-                                  gnuplot_safe_text(plot.series[i].title)));
+    plotted.push_back(fmt::format("$series{} using 1:2 with linespoints lt {} pt 7 ps 0.6 lw 2 title '{}'", i, i + 1,
+                                  title));
   }
   if (plotted.empty()) {
     // An empty frame still says that the op had nothing plottable, instead of a missing figure.
     script += "set xrange [1:1024]\nset yrange [1:10]\nunset key\n"
               "set label 'no positive values to plot' at graph 0.5,0.5 center\nplot 1/0 notitle\n";
     return script;
+  }
+  for (std::size_t i = 0; i < plot.references.size(); ++i) {
+    const ReferenceLine& line = plot.references[i];
+    if (line.y <= 0 || line.x_from <= 0 || line.x_to < line.x_from) continue;
+    script += fmt::format("$reference{} << EOD\n{:.15g} {:.9g}\n{:.15g} {:.9g}\nEOD\n", i, line.x_from, line.y, line.x_to,
+                          line.y);
+    plotted.push_back(fmt::format("$reference{} using 1:2 with lines dt 2 lw 2.5 lc rgb '{}' title '{}'", i,
+                                  i == 0 ? "#c00000" : "#555555", gnuplot_safe_text(line.title)));
   }
   script += "plot ";
   for (std::size_t i = 0; i < plotted.size(); ++i) script += (i ? ", \\\n  " : "") + plotted[i];

@@ -12,14 +12,29 @@ namespace fb {
 struct PlotSeries {
   std::string title;
   std::vector<std::pair<double, double>> points;  // (x, y); points with x or y <= 0 are left out (log axes)
+  // Optional, one per point: the other edge of a shaded band around the line (the bandwidth at
+  // the p99 time under the median's), in the series' colour.
+  std::vector<double> band_edge;
 };
 
+// A dashed horizontal line over a size range: an acceptance threshold or the model's expectation.
+struct ReferenceLine {
+  std::string title;
+  double x_from = 0;
+  double x_to = 0;
+  double y = 0;
+};
+
+// Size on a logarithmic x axis against a value: bandwidth on a linear axis (the plateau where
+// acceptance is decided is then visibly flat or not), time on a logarithmic one.
 struct LogLogPlot {
   std::string title;
   std::string x_label;
   std::string y_label;
   bool x_is_bytes = true;  // label x ticks 1k, 1M, 1G (binary prefixes)
   std::vector<PlotSeries> series;
+  bool y_log = true;
+  std::vector<ReferenceLine> references;
 };
 
 // Text for a gnuplot single-quoted string: only letters, digits, space and . , : ; _ - + / ( ) [ ] = # %

@@ -1,9 +1,11 @@
 #include "html/pairwise_matrix.hpp"
 
+#include "core/op_catalog.hpp"
 #include "core/robust_statistics.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -25,12 +27,24 @@ bool has_endpoints(const ResultRow& row) {
 }  // namespace
 
 std::vector<PairwiseMatrix> build_pairwise_matrices(std::span<const ResultRow> rows) {
-  std::map<std::string, std::uint64_t> largest_by_op;
-  for (const ResultRow& row : rows)
-    if (has_endpoints(row)) largest_by_op[row.op] = std::max(largest_by_op[row.op], row.bytes);
+  const auto is_latency = [](const std::string& op) {
+    const OpTraits* traits = find_op(op);
+    return op == "latency" || (traits && traits->pair_primitive == "latency");
+  };
+  // Bandwidth shows at the largest size, latency at the smallest.
+  std::map<std::string, std::uint64_t> size_by_op;
+  for (const ResultRow& row : rows) {
+    if (!has_endpoints(row) || row.op == "concurrent") continue;
+    const auto [entry, inserted] = size_by_op.try_emplace(row.op, row.bytes);
+    if (!inserted) entry->second = is_latency(row.op) ? std::min(entry->second, row.bytes) : std::max(entry->second, row.bytes);
+  }
 
   std::vector<PairwiseMatrix> matrices;
-  for (const auto& [op, bytes] : largest_by_op) {
+  for (const auto& [op, bytes] : size_by_op) {
+    PairwiseMatrix matrix;
+    matrix.op = op;
+    matrix.bytes = bytes;
+    matrix.latency = is_latency(op);
     std::set<Endpoint> endpoints;
     std::map<std::pair<Endpoint, Endpoint>, std::vector<double>> cells;
     for (const ResultRow& row : rows) {
@@ -39,24 +53,22 @@ std::vector<PairwiseMatrix> build_pairwise_matrices(std::span<const ResultRow> r
       const Endpoint dst = endpoint_of(row.dst_rank, row.dst_host);
       endpoints.insert(src);
       endpoints.insert(dst);
-      cells[{src, dst}].push_back(row.algbw_gbps);
+      cells[{src, dst}].push_back(matrix.latency ? row.time_median_us : row.algbw_gbps);
     }
-    PairwiseMatrix matrix;
-    matrix.op = op;
-    matrix.bytes = bytes;
+    if (endpoints.size() < 3) continue;
     const std::vector<Endpoint> ordered(endpoints.begin(), endpoints.end());
     for (const Endpoint& e : ordered) matrix.endpoints.push_back(e.second);
-    matrix.algbw_gbps.assign(ordered.size(), std::vector<std::optional<double>>(ordered.size()));
+    matrix.values.assign(ordered.size(), std::vector<std::optional<double>>(ordered.size()));
     std::vector<double> measured;
     for (std::size_t s = 0; s < ordered.size(); ++s) {
       for (std::size_t d = 0; d < ordered.size(); ++d) {
         const auto cell = cells.find({ordered[s], ordered[d]});
         if (cell == cells.end()) continue;
-        matrix.algbw_gbps[s][d] = median_of(cell->second);
-        measured.push_back(*matrix.algbw_gbps[s][d]);
+        matrix.values[s][d] = median_of(cell->second);
+        measured.push_back(*matrix.values[s][d]);
       }
     }
-    matrix.median_gbps = median_of(measured);
+    matrix.median = median_of(measured);
     matrices.push_back(std::move(matrix));
   }
   return matrices;

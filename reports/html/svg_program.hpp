@@ -14,6 +14,10 @@ namespace fb {
 std::string draw_svg(const std::string& program, const std::vector<std::string>& arguments, std::string_view script,
                      std::string_view what, std::string_view package);
 
+// The PDF of an HTML page as headless Chromium prints it (A4/Letter per the locale, no header or
+// footer). Throws std::runtime_error when chromium is missing or fails.
+std::string print_html_to_pdf(std::string_view html);
+
 // A Graphviz DOT graph drawn by `dot -Tsvg`.
 std::string render_dot_svg(std::string_view dot, std::string_view what);
 

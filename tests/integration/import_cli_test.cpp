@@ -95,5 +95,77 @@ TEST_F(ImportCli, CompareOfLogsWithoutSpreadJudgesTheDefaultBound) {
   EXPECT_THAT(result.out, Not(HasSubstr("0 beyond the spread")));
 }
 
+TEST_F(ImportCli, FailOnTurnsRegressionsAndFailedVerdictsIntoExitCode6) {
+  const std::filesystem::path normal = dir_ / "normal", degraded = dir_ / "degraded";
+  ASSERT_EQ(fabricbench({"import", (corpus_dir / "all_gather_perf_2x_gb10_spark_switch_rsfec_normal.log").string(),
+                         "-o", normal.string()})
+                .exit_code,
+            0);
+  ASSERT_EQ(fabricbench({"import", (corpus_dir / "all_gather_perf_2x_gb10_spark_directcable_nofec_degraded.log").string(),
+                         "-o", degraded.string()})
+                .exit_code,
+            0);
+  // The degraded cable is slower at all six sizes: a regression from normal to degraded, not back.
+  ProcessResult result = fabricbench({"compare", normal.string(), degraded.string(), "--fail-on", "regression"});
+  EXPECT_EQ(result.exit_code, 6) << describe(result);
+  EXPECT_THAT(result.out, HasSubstr("# regressions: 6 sizes where B is slower than A beyond the spread"));
+  result = fabricbench({"compare", degraded.string(), normal.string(), "--fail-on", "regression"});
+  EXPECT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_THAT(result.out, HasSubstr("# regressions: 0 sizes"));
+
+  // No thresholds: nothing was judged, which is not a pass.
+  const std::string html = (dir_ / "r.html").string();
+  result = fabricbench({"report", degraded.string(), "-o", html, "--fail-on", "fail"});
+  EXPECT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_THAT(result.out, HasSubstr("# verdict: NOT JUDGED: no thresholds given"));
+  EXPECT_EQ(fabricbench({"report", degraded.string(), "-o", html, "--fail-on", "not-pass"}).exit_code, 6);
+
+  const std::filesystem::path thresholds = dir_ / "busbw.yaml";
+  std::ofstream(thresholds) << "checks:\n  - {kind: min_bandwidth, op: all_gather, min_bytes: 1G, at_least_gbps: 10}\n";
+  result = fabricbench({"report", degraded.string(), "--thresholds", thresholds.string(), "-o", html, "--fail-on",
+                        "fail"});
+  EXPECT_EQ(result.exit_code, 6) << describe(result);
+  EXPECT_THAT(result.out, HasSubstr("# verdict: FAIL: 1 of 1 checks failed or not available"));
+  result = fabricbench({"report", normal.string(), "--thresholds", thresholds.string(), "-o", html, "--fail-on",
+                        "fail"});
+  EXPECT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_THAT(result.out, HasSubstr("# verdict: PASS: 1 of 1 checks passed"));
+}
+
+TEST_F(ImportCli, AnOpTypoInTheThresholdsIsAnInputErrorWithItsLine) {
+  ASSERT_EQ(fabricbench({"import", (corpus_dir / "all_gather_perf_2x_gb10_spark_switch_rsfec_normal.log").string(),
+                         "-o", dir_.string()})
+                .exit_code,
+            0);
+  const std::filesystem::path thresholds = dir_ / "typo.yaml";
+  std::ofstream(thresholds) << "checks:\n  - {kind: min_bandwidth, op: all_gather, at_least_gbps: 1}\n"
+                               "  - {kind: min_bandwidth, op: all_reduse, at_least_gbps: 1}\n";
+  const ProcessResult result = fabricbench({"accept", dir_.string(), "--thresholds", thresholds.string()});
+  EXPECT_EQ(result.exit_code, 4) << describe(result);
+  EXPECT_THAT(result.err, HasSubstr(thresholds.string() + ":3: unknown op 'all_reduse'"));
+  EXPECT_EQ(result.out, "");
+}
+
+TEST_F(ImportCli, ReportPrintsItselfToPdf) {
+  if (::access("/usr/bin/chromium", X_OK) != 0) GTEST_SKIP() << "chromium is missing (scripts/setup.sh installs it)";
+  ASSERT_EQ(fabricbench({"import", (corpus_dir / "nccl_test_result_a3mega_h100_2node_np16.md").string(), "-o",
+                         dir_.string()})
+                .exit_code,
+            0);
+  const std::filesystem::path pdf = dir_ / "report.pdf";
+  const ProcessResult result =
+      fabricbench({"report", dir_.string(), "-o", (dir_ / "report.html").string(), "--pdf", pdf.string()});
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  std::ifstream in(pdf, std::ios::binary);
+  const std::string document((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(document.starts_with("%PDF-")) << document.substr(0, 16);
+  // The verdict, the findings, two plots with their table and the provenance: more than one page.
+  std::size_t pages = 0;
+  for (std::size_t at = document.find("/Type /Page\n"); at != std::string::npos;
+       at = document.find("/Type /Page\n", at + 1))
+    ++pages;
+  EXPECT_GE(pages, 2u);
+}
+
 }  // namespace
 }  // namespace fb::testing

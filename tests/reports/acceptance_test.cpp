@@ -173,6 +173,35 @@ TEST(Thresholds, NonFiniteLimitsAndRepeatedKeysNameTheLine) {
             "accept.yaml:3: 'checks' appears twice");
 }
 
+TEST(Thresholds, AnOpNobodyKnowsIsATypoWithItsLineNotANothingMeasuredFailure) {
+  const std::vector<ResultRow> rows{collective_row("all_reduce", 1 << 20, 100), collective_row("BM_Copy", 64, 1)};
+  try {
+    evaluate("checks:\n  - {kind: min_bandwidth, op: all_reduce, at_least_gbps: 1}\n"
+             "  - {kind: min_bandwidth, op: all_reduse, at_least_gbps: 1}\n",
+             rows);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), ::testing::StartsWith("test.yaml:3: unknown op 'all_reduse'"));
+  }
+  // An op of fabricbench's catalog that was not run fails as unmeasured; an op only a log had
+  // (Google Benchmark's family names) is known from the rows.
+  const AcceptanceVerdict verdict = evaluate("checks:\n  - {kind: min_bandwidth, op: all_gather, at_least_gbps: 1}\n"
+                                             "  - {kind: max_latency, op: BM_Copy, at_most_us: 2}\n",
+                                             rows);
+  EXPECT_EQ(verdict.results[0].status, CheckStatus::fail);
+  EXPECT_EQ(verdict.results[0].summary, "no rows match: nothing was measured for this check");
+  EXPECT_EQ(verdict.results[1].status, CheckStatus::pass);
+}
+
+TEST(Thresholds, ASizeRangeNoSizeFitsIsAnInputError) {
+  EXPECT_EQ(message_of("checks:\n  - {kind: zero_wrong, min_bytes: 1G, max_bytes: 1M}\n"),
+            "accept.yaml:2: 'min_bytes' is larger than 'max_bytes': no size is in between");
+  EXPECT_EQ(message_of("checks:\n  - {kind: zero_wrong, bytes: 8, min_bytes: 1K}\n"),
+            "accept.yaml:2: 'bytes' lies outside 'min_bytes'..'max_bytes'");
+  EXPECT_EQ(message_of("checks:\n  - {kind: max_latency, statistic: p95, at_most_us: 1}\n"),
+            "accept.yaml:2: statistic 'p95' is not one of min, median, p99, max");
+}
+
 TEST(Thresholds, ShippedExamplesParse) {
   for (const char* name : {"dgx_h100_8gpu.yaml", "ib_ndr_2node.yaml"}) {
     const Thresholds thresholds = read_thresholds(std::filesystem::path(FB_THRESHOLDS_DIR) / name);

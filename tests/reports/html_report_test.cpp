@@ -38,10 +38,27 @@ TEST(HtmlEscape, MarkupCharactersAndControlBytes) {
 
 TEST(Gnuplot, LabelsCannotBreakOutOfTheirQuotesOrCarryMarkup) {
   EXPECT_EQ(gnuplot_safe_text("it's <b>x</b> & \"y\""), "it?s ?b?x?/b? ? ?y?");
-  const std::string script = gnuplot_script({"a'b", "x", "y", true, {{"node'1 <i>", {{8, 1.0}, {16, 0.0}}}}});
+  const std::string script =
+      gnuplot_script({"a'b", "x", "y", true, {{"node'1 <i>", {{8, 1.0}, {16, 0.0}}, {}}}, true, {}});
   EXPECT_THAT(script, HasSubstr("set title 'a?b'"));
   EXPECT_THAT(script, HasSubstr("title 'node?1 ?i?'"));
   EXPECT_THAT(script, Not(HasSubstr("16 0")));  // a zero cannot sit on a log axis
+}
+
+TEST(Gnuplot, SizeAxisTicksAtPowersOf1024AndThresholdDrawnOverItsSizes) {
+  PlotSeries sweep{"run", {}, {}};
+  for (double bytes = 8; bytes <= 8.0 * (1ull << 30); bytes *= 2) {
+    sweep.points.emplace_back(bytes, 300.0);
+    sweep.band_edge.push_back(280.0);
+  }
+  const std::string script =
+      gnuplot_script({"busbw", "size", "GB/s", true, {sweep}, false, {{"threshold 300 GB/s", 1 << 30, 8.0 * (1ull << 30), 300}}});
+  EXPECT_THAT(script, HasSubstr("set xtics ('1K' 1024, '1M' 1048576, '1G' 1073741824)\n"));
+  EXPECT_THAT(script, HasSubstr("set yrange [0:*]"));  // bandwidth on a linear axis
+  EXPECT_THAT(script, Not(HasSubstr("set logscale y")));
+  EXPECT_THAT(script, HasSubstr("$reference0 << EOD\n1073741824 300\n8589934592 300\nEOD"));
+  EXPECT_THAT(script, HasSubstr("with filledcurves"));  // the p99 band
+  EXPECT_THAT(script, HasSubstr("8 280 300\n"));
 }
 
 TEST(PairwiseMatrix, SlowCellsAgainstTheMatrixMedian) {
@@ -51,10 +68,11 @@ TEST(PairwiseMatrix, SlowCellsAgainstTheMatrixMedian) {
   EXPECT_EQ(m.op, "bw");
   ASSERT_EQ(m.endpoints.size(), 3u);
   EXPECT_EQ(m.endpoints[1], "1 (node-2)");
-  EXPECT_FALSE(m.algbw_gbps[0][0].has_value());
-  EXPECT_DOUBLE_EQ(m.median_gbps, 48.0);
-  EXPECT_TRUE(m.is_slow(*m.algbw_gbps[2][0]));
-  EXPECT_FALSE(m.is_slow(*m.algbw_gbps[0][2]));
+  EXPECT_FALSE(m.values[0][0].has_value());
+  EXPECT_EQ(m.unit(), "GB/s");
+  EXPECT_DOUBLE_EQ(m.median, 48.0);
+  EXPECT_TRUE(m.is_slow(*m.values[2][0]));
+  EXPECT_FALSE(m.is_slow(*m.values[0][2]));
 }
 
 TEST(HtmlReport, SelfContainedWithEveryPlotAndEveryInputStringEscaped) {

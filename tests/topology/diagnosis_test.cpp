@@ -268,5 +268,15 @@ TEST(Diagnosis, UnknownHostIsAnInputError) {
   EXPECT_THROW(diagnose(fabric.graph, rows), InputError);
 }
 
+TEST(Diagnosis, PairsOfRanksOnOneHostCrossNoLinkAndAreLeftOut) {
+  // `--pair-endpoints ranks` on one node: every pair is h00001 to h00001, which has no route.
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  std::vector<ResultRow> rows = pairwise_on(fabric.graph, fabric);
+  for (ResultRow& row : rows) row.src_host = row.dst_host = "h00001";
+  const Diagnosis diagnosis = diagnose(fabric.graph, rows);
+  EXPECT_EQ(diagnosis.flows_examined, 0u);
+  EXPECT_TRUE(diagnosis.findings.empty());
+}
+
 }  // namespace
 }  // namespace fb::topo

@@ -1,4 +1,5 @@
 #include "console/console_table.hpp"
+#include "console/round_progress.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -73,8 +74,10 @@ TEST(ConsoleTable, OneLinePerSizeWithBothGroups) {
   ConsoleTable(out, {false, true}).print_size(rows);
   const auto lines = lines_of(out.str());
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_THAT(fields_of(lines[0]), ElementsAre("1048576", "262144", "float", "sum", "-1", "123.46", "150.00", "5.0",
-                                               "8.49", "12.74", "0", "123.46", "150.00", "5.0", "8.49", "12.74", "0"));
+  // nccl-tests' columns in its order (a script reading busbw as field 8 or 12 reads it), then p99
+  // and cv% per placement.
+  EXPECT_THAT(fields_of(lines[0]), ElementsAre("1048576", "262144", "float", "sum", "-1", "123.46", "8.49", "12.74",
+                                               "0", "123.46", "8.49", "12.74", "0", "150.00", "5.0", "150.00", "5.0"));
 }
 
 TEST(ConsoleTable, ExpectationAddsAnEfficiencyColumnToEachGroupOnlyWhenAsked) {
@@ -94,9 +97,9 @@ TEST(ConsoleTable, ExpectationAddsAnEfficiencyColumnToEachGroupOnlyWhenAsked) {
   ASSERT_EQ(lines.size(), 5u);  // blank comment, titles, names, units, one size
   const auto names = fields_of(lines[2]);
   EXPECT_EQ(std::count(names.begin(), names.end(), "%exp"), 2);
-  EXPECT_THAT(fields_of(lines[4]), ElementsAre("1048576", "262144", "float", "sum", "-1", "123.46", "150.00", "5.0",
-                                               "8.49", "12.74", "0", "79.6", "123.46", "150.00", "5.0", "8.49", "12.74",
-                                               "0", "-"));
+  EXPECT_THAT(fields_of(lines[4]), ElementsAre("1048576", "262144", "float", "sum", "-1", "123.46", "8.49", "12.74",
+                                               "0", "123.46", "8.49", "12.74", "0", "150.00", "5.0", "79.6", "150.00",
+                                               "5.0", "-"));
   // The data columns stay under their names: each line is as wide as the names line.
   EXPECT_EQ(lines[4].size(), lines[2].size());
 }
@@ -109,8 +112,8 @@ TEST(ConsoleTable, SingleRankBusbwIsNotApplicable) {
   EXPECT_EQ(format_busbw_cell(measured_row(false)), "12.74");
   std::ostringstream out;
   ConsoleTable(out, {false}).print_size(std::vector<ResultRow>{row});
-  // size count type redop root | time p99 cv% algbw busbw #wrong
-  EXPECT_EQ(fields_of(out.str()).at(9), "n/a") << out.str();
+  // size count type redop root | time algbw busbw #wrong | p99 cv%
+  EXPECT_EQ(fields_of(out.str()).at(7), "n/a") << out.str();
 }
 
 TEST(ConsoleTable, UncheckedRowsSayNotAvailableForWrong) {
@@ -130,6 +133,63 @@ TEST(ConsoleSummary, SaysFailedWhenAnyElementIsWrong) {
   std::ostringstream failed;
   print_summary(failed, rows);
   EXPECT_THAT(failed.str(), HasSubstr("wrong elements: 2 FAILED"));
+}
+
+TEST(ConsoleTable, SmallRatesKeepThreeSignificantDigits) {
+  EXPECT_EQ(format_adaptive(0.00477), "0.00477");  // a 40 Mbit/s fabric in GB/s
+  EXPECT_EQ(format_adaptive(0.0512), "0.0512");
+  EXPECT_EQ(format_adaptive(3.2), "3.20");
+  EXPECT_EQ(format_adaptive(344.561), "344.56");    // never fewer decimals than nccl-tests
+  EXPECT_EQ(format_adaptive(0), "0");
+  EXPECT_EQ(format_adaptive(0.00000808), "8.08e-06");  // fits the column
+  ResultRow slow = measured_row(false);
+  slow.algbw_gbps = 0.00238;
+  slow.busbw_gbps = 0.00477;
+  std::ostringstream out;
+  ConsoleTable(out, {false}).print_size(std::vector<ResultRow>{slow});
+  EXPECT_EQ(fields_of(out.str()).at(6), "0.00238");
+  EXPECT_EQ(fields_of(out.str()).at(7), "0.00477");
+}
+
+TEST(ConsoleSummary, EndsWithNcclTestsTrailerLines) {
+  std::vector<ResultRow> rows{measured_row(false), measured_row(true)};
+  rows[1].busbw_gbps = 13.26;
+  std::ostringstream out;
+  print_summary(out, rows);
+  const auto lines = lines_of(out.str());
+  ASSERT_EQ(lines.size(), 4u) << out.str();
+  EXPECT_EQ(lines[1], "# all_reduce: peak busbw 13.26 GB/s at 1048576 bytes (in-place); wrong elements: 0 OK");
+  EXPECT_EQ(lines[2], "# Out of bounds values : 0 OK");
+  EXPECT_EQ(lines[3], "# Avg bus bandwidth    : 13.0000");
+}
+
+TEST(ConsoleSummary, LatencyOpsSayTheirTimeInMicroseconds) {
+  ResultRow small = measured_row(false), large = measured_row(false);
+  small.op = large.op = "latency";
+  small.bytes = 8;
+  small.time_median_us = 1.87;
+  small.busbw_gbps = large.busbw_gbps = std::nullopt;
+  small.algbw_gbps = 0.0043;
+  std::ostringstream out;
+  print_summary(out, std::vector<ResultRow>{large, small});
+  EXPECT_EQ(lines_of(out.str()).at(1), "# latency: median time 1.87 us at 8 bytes (smallest size); wrong elements: 0 OK");
+  EXPECT_THAT(out.str(), Not(HasSubstr("GB/s")));
+}
+
+TEST(RoundProgress, SaysTheRoundTheElapsedTimeAndTheEta) {
+  EXPECT_EQ(describe_round_progress("pairwise 4194304 bytes", 3, 14, 12.0),
+            "# pairwise 4194304 bytes: round 3 of 14, 12.0 s elapsed, ETA 44.0 s");
+  EXPECT_EQ(describe_round_progress("pairwise 8 bytes", 14, 14, 50.25), "# pairwise 8 bytes: round 14 of 14, 50.2 s elapsed");
+  std::ostringstream log;
+  {
+    RoundProgress progress(log, false, "concurrent 64 bytes", 2);
+    progress.round_done(1);
+    progress.round_done(2);
+  }
+  const auto lines = lines_of(log.str());
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_THAT(lines[0], ::testing::StartsWith("# concurrent 64 bytes: round 1 of 2, "));
+  EXPECT_THAT(lines[0], HasSubstr(" s elapsed, ETA "));
 }
 
 ResultRow copy_row(int src, int dst, double algbw_gbps) {
