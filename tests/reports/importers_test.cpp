@@ -211,6 +211,14 @@ TEST(NcclTestsImporter, ASecondRunThatStopsEarlyIsRefusedNamingTheLine) {
   EXPECT_THAT(import_text_error(log), HasSubstr("inline.log:13: the log ends before '# Avg bus bandwidth'"));
 }
 
+// Rows are read by position from the column header: a header whose per-iteration columns run past
+// the group (found by the fuzzer: "time algbw i_min #wrong") is not one to read rows by.
+TEST(NcclTestsImporter, AHeaderWhoseColumnsDoNotFitTheFormatIsNotReadBy) {
+  std::string log = per_iteration_log;
+  log.replace(log.find("#wrong i_min i_max i_p99 i_cv% time"), 35, "i_min  time");
+  EXPECT_THAT(import_text_error(log), HasSubstr("inline.log:6: a table row of 23 columns without the '# size count type"));
+}
+
 TEST(OsuImporter, ATestRepeatedInOneFileIsASecondRun) {
   const std::string log = read_text_file(sample("osu_latency.log"));
   const std::vector<ResultSet> runs = import_log_text(log + log, "osu_latency_twice.log", {});

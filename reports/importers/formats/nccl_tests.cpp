@@ -54,6 +54,11 @@ std::optional<TableLayout> layout_from_header(const std::vector<std::string_view
   layout.error_column = std::find(first_time, second_time, "error") != second_time;
   if (const auto i_min = std::find(first_time, second_time, "i_min"); i_min != second_time)
     layout.per_iteration_min = static_cast<std::size_t>(i_min - first_time);
+  // The rows are read by position: size count type redop [root], then time algbw busbw #wrong
+  // [i_min i_max i_p99 i_cv%] per group. A header that does not hold those is not one to read by.
+  const bool root_in_place = !layout.has_root || (layout.leading_columns >= 5 && names[4] == "root");
+  const bool statistics_fit = !layout.per_iteration_min || *layout.per_iteration_min + 4 <= layout.group_columns;
+  if (layout.leading_columns < 4 || !root_in_place || layout.group_columns < 4 || !statistics_fit) return std::nullopt;
   layout.timestamp = names.back() == "timestamp";
   return layout;
 }
@@ -67,7 +72,6 @@ std::optional<TableLayout> layout_from_columns(std::size_t columns) {
   old_format.leading_columns = 4;
   old_format.error_column = true;
   return old_format;
-  return std::nullopt;
 }
 
 struct TableLine {
