@@ -12,10 +12,12 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #ifdef FABRICBENCH_DOCTOR_WITH_MPI
@@ -31,6 +33,7 @@ struct DoctorOptions {
   std::string sysfs_root = "/";
   std::string json_path;
   bool show_devices = false;
+  double counter_interval_s = 0;
 };
 
 // What one host's inspection produced: its inventory, or why there is none.
@@ -44,6 +47,10 @@ HostReport inspect_this_host(const DoctorOptions& options, const doctor::Detecte
   HostReport report;
   try {
     report.inventory = doctor::collect_host_inventory(options.sysfs_root);
+    if (options.counter_interval_s > 0) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(options.counter_interval_s));
+      doctor::record_port_counter_growth(*report.inventory, options.sysfs_root, options.counter_interval_s);
+    }
     report.inventory->versions.mpi_library = mpi_library;
     report.host = report.inventory->host;
   } catch (const std::exception& e) {
@@ -221,6 +228,11 @@ const CommandRegistrar registrar{
       sub.add_option("--json", options->json_path, "also write the hosts and findings as JSON to this file");
       sub.add_flag("--devices", options->show_devices,
                    "list every GPU, NIC and RDMA port of every host (always done for a single host)");
+      sub.add_option("--counter-interval", options->counter_interval_s,
+                     "seconds to watch the RDMA port error counters: a counter that grows meanwhile is an error "
+                     "(0: read them once; counts since the last clear are warnings)")
+          ->check(CLI::NonNegativeNumber)
+          ->capture_default_str();
       return [options] { return run_doctor(*options); };
     }};
 

@@ -3,6 +3,7 @@
 #include "core/errors.hpp"
 #include "core/termination_signals.hpp"
 #include "results/incident_json.hpp"
+#include "results/port_counters.hpp"
 #include "results/json_whole_number.hpp"
 
 #include <fcntl.h>
@@ -222,6 +223,8 @@ std::string results_to_csv(const ResultSet& results) {
   // The full record of an incident is in the JSON file; here it is a line for a person.
   for (const Incident& incident : results.incidents)
     csv += fmt::format("# incident: {}\n", single_line(describe_incident(incident)));
+  for (const PortCounterChange& change : results.port_counters)
+    if (change.degraded()) csv += fmt::format("# port degraded: {}\n", single_line(describe_port_change(change)));
   csv += "schema";
   for (const Field& f : fields) csv += fmt::format(",{}", f.name);
   csv += '\n';
@@ -257,6 +260,7 @@ std::string results_to_json(const ResultSet& results) {
   };
   append_array("rows", results.rows, row_to_json);
   append_array("incidents", results.incidents, incident_to_json);
+  if (!results.port_counters.empty()) append_array("port_counters", results.port_counters, port_counter_change_to_json);
   return text + "\n}\n";
 }
 
@@ -301,6 +305,15 @@ ResultSet parse_results_json(std::string_view text, const std::string& origin) {
       results.incidents.push_back(incident_from_json(incidents[i]));
     } catch (const std::exception& e) {
       throw InputError(fmt::format("{}: incidents[{}]: {}", origin, i, e.what()));
+    }
+  }
+  const Json& port_counters = json.value("port_counters", Json::array());
+  if (!port_counters.is_array()) throw InputError(fmt::format("{}: expected an array \"port_counters\"", origin));
+  for (std::size_t i = 0; i < port_counters.size(); ++i) {
+    try {
+      results.port_counters.push_back(port_counter_change_from_json(port_counters[i]));
+    } catch (const std::exception& e) {
+      throw InputError(fmt::format("{}: port_counters[{}]: {}", origin, i, e.what()));
     }
   }
   return results;
@@ -430,6 +443,12 @@ void ResultsWriter::flush() {
 void ResultsWriter::record_incident(Incident incident) {
   const std::lock_guard lock(mutex_);
   results_.incidents.push_back(std::move(incident));
+  write_files();
+}
+
+void ResultsWriter::record_port_counters(std::vector<PortCounterChange> changes) {
+  const std::lock_guard lock(mutex_);
+  results_.port_counters = std::move(changes);
   write_files();
 }
 
