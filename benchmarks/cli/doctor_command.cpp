@@ -22,6 +22,7 @@
 
 #ifdef FABRICBENCH_DOCTOR_WITH_MPI
 #include "mpi/mpi_check.hpp"
+#include "mpi/mpi_session.hpp"
 
 #include <cstring>
 #endif
@@ -120,29 +121,6 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
 };
 
-// Every rank's string at rank 0, in rank order (empty elsewhere).
-std::vector<std::string> gather_strings(const std::string& mine, int rank, int nranks) {
-  int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(rank == 0 ? static_cast<std::size_t>(nranks) : 0);
-  FB_MPI_CHECK(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD));
-  std::vector<int> offsets(lengths.size());
-  std::string joined;
-  if (rank == 0) {
-    int total = 0;
-    for (std::size_t i = 0; i < lengths.size(); ++i) {
-      offsets[i] = total;
-      total += lengths[i];
-    }
-    joined.resize(static_cast<std::size_t>(total));
-  }
-  FB_MPI_CHECK(MPI_Gatherv(mine.data(), length, MPI_CHAR, joined.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
-                           MPI_COMM_WORLD));
-  std::vector<std::string> strings;
-  for (std::size_t i = 0; i < lengths.size(); ++i)
-    strings.push_back(joined.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i])));
-  return strings;
-}
-
 nlohmann::json report_to_json(const HostReport& report) {
   if (report.inventory) return {{"inventory", *report.inventory}};
   return {{"host", report.host}, {"error", report.error}};
@@ -160,9 +138,7 @@ HostReport report_from_json(const nlohmann::json& json) {
 int run_under_mpi(const DoctorOptions& options) {
   const MpiSession session;
   int rank = 0;
-  int nranks = 0;
   FB_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-  FB_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
   // The ranks sharing memory share a host; keyed by world rank, local rank 0 is the lowest
   // world rank there, and the only one that inspects the host.
   MPI_Comm host_comm = MPI_COMM_NULL;
@@ -182,7 +158,7 @@ int run_under_mpi(const DoctorOptions& options) {
     }
     payload = report_to_json(report).dump();
   }
-  const std::vector<std::string> payloads = gather_strings(payload, rank, nranks);
+  const std::vector<std::string> payloads = gather_strings_at_rank_zero(MPI_COMM_WORLD, payload);
 
   int exit_code = static_cast<int>(ExitCode::ok);
   if (rank == 0) {

@@ -4,6 +4,7 @@
 #include "cli/command.hpp"
 #include "cli/expectation_columns.hpp"
 #include "cli/launcher.hpp"
+#include "cli/port_counter_watch.hpp"
 #include "console/console_table.hpp"
 #include "core/backend.hpp"
 #include "core/errors.hpp"
@@ -24,6 +25,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 
 namespace fb::cli {
 namespace {
@@ -60,6 +62,7 @@ struct RunCommandOptions {
   std::string csv_path;
   std::string json_path;
   std::vector<std::string> topology_files;
+  std::string sysfs_root = "/";
 };
 
 void add_flags(CLI::App& sub, RunCommandOptions& o) {
@@ -103,6 +106,10 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
   sub.add_option("--topology", o.topology_files,
                  "topology files (YAML spec, topo -m, NCCL XML, ...): every row carries the model's expectation "
                  "and the table a %exp column");
+  sub.add_option("--sysfs-root", o.sysfs_root,
+                 "directory that sys/class/infiniband is read under for the RDMA port counters (a prepared tree "
+                 "instead of each host's own)")
+      ->capture_default_str();
 }
 
 class RunCommand {
@@ -165,7 +172,10 @@ class RunCommand {
                              reporting_rank, writer_error_code);
 
     try {
+      PortCounterWatch port_counters(*backend_, options_.sysfs_root);
       measure_plan(plan, writer ? &*writer : nullptr);
+      std::vector<PortCounterChange> port_changes = port_counters.finish();
+      if (writer) record_port_counters(std::move(port_changes), *writer);
     } catch (const std::exception& e) {
       // Seen by this rank alone: the others may wait for it forever, so end them all.
       std::cerr << fmt::format("fabricbench: rank {} on {}: {}\n", placement.rank,
@@ -257,6 +267,21 @@ class RunCommand {
                                  summary.lowest_efficiency_pct, summary.lowest_row);
       std::cout.flush();
     }
+  }
+
+  void record_port_counters(std::vector<PortCounterChange> changes, ResultsWriter& writer) {
+    std::set<std::string> hosts;
+    std::size_t degraded = 0;
+    for (const PortCounterChange& change : changes) {
+      hosts.insert(change.host);
+      if (!change.degraded()) continue;
+      ++degraded;
+      std::cout << fmt::format("# port degraded: {}\n", describe_port_change(change));
+    }
+    std::cout << fmt::format("# port counters: {} RDMA port{} on {} host{} read before and after; {} degraded\n",
+                             changes.size(), changes.size() == 1 ? "" : "s", hosts.size(), hosts.size() == 1 ? "" : "s",
+                             degraded);
+    if (!changes.empty()) writer.record_port_counters(std::move(changes));
   }
 
   // On the watchdog's thread, before the backend ends the job: the incident joins the rows on disk.

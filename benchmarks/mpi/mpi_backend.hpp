@@ -26,6 +26,9 @@ class MpiBackend final : public Backend {
   Measurement measure(const BenchmarkCase& benchmark_case) override;
   std::vector<Measurement> measure_pairs(const BenchmarkCase& benchmark_case, std::span<const RankPair> pairs) override;
   bool all_agree(bool local_ok) override;
+  std::vector<std::string> gather_at_reporting_rank(const std::string& local) override {
+    return gather_strings_at_rank_zero(context_.comm, local);
+  }
   [[noreturn]] void abort_all(int exit_code) override;
   void set_stall_handler(StallHandler handler) override { watchdog_->set_stall_handler(std::move(handler)); }
 
