@@ -13,13 +13,13 @@
 #include <tuple>
 
 namespace fb::topo {
-namespace {
 
-// The pair patterns whose rows are bandwidths between hosts.
 bool is_pair_bandwidth_row(const ResultRow& row) {
   return (row.op == "pairwise" || row.op == "concurrent") && row.round && !row.src_host.empty() &&
          !row.dst_host.empty();
 }
+
+namespace {
 
 struct Flow {
   const ResultRow* row = nullptr;

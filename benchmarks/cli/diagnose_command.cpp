@@ -11,6 +11,7 @@
 #include "topology/diagnosis.hpp"
 #include "topology/format_registry.hpp"
 #include "topology/incident_diagnosis.hpp"
+#include "topology/port_diagnosis.hpp"
 
 #include <fmt/format.h>
 
@@ -93,6 +94,10 @@ int run_diagnose(const DiagnoseOptions& options) {
   const std::vector<Incident> incidents = all_incidents(sets);
   for (topo::DiagnosisFinding& finding : topo::diagnose_incidents(graph, incidents))
     diagnosis.findings.push_back(std::move(finding));
+  for (const LoadedResults& set : sets)
+    for (topo::DiagnosisFinding& finding :
+         topo::diagnose_port_counters(graph, set.results.port_counters, set.results.rows))
+      diagnosis.findings.push_back(std::move(finding));
   const std::vector<Finding> wrong_results = find_wrong_results(rows);
   const std::vector<EfficiencySummary> efficiency = summarize_efficiency(rows);
   print_diagnosis(std::cout, diagnosis, incidents.size(), wrong_results);

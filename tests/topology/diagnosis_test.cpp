@@ -6,6 +6,7 @@
 #include "topology/diagnosis.hpp"
 #include "topology/incident_diagnosis.hpp"
 #include "topology/pair_simulation.hpp"
+#include "topology/port_diagnosis.hpp"
 
 #include <gtest/gtest.h>
 
@@ -266,6 +267,64 @@ TEST(Diagnosis, UnknownHostIsAnInputError) {
   std::vector<ResultRow> rows = pairwise_on(fabric.graph, fabric);
   rows.front().src_host = "h00099";
   EXPECT_THROW(diagnose(fabric.graph, rows), InputError);
+}
+
+}  // namespace
+}  // namespace fb::topo
+
+namespace fb::topo {
+namespace {
+
+PortCounterChange port_change(const std::string& host, std::map<std::string, std::uint64_t> deltas) {
+  return {host, "mlx5_0/1", "ACTIVE", "ACTIVE", "400 Gb/sec (4X NDR)", "400 Gb/sec (4X NDR)", std::move(deltas), {}};
+}
+
+TEST(PortDiagnosis, PortWithRisingSymbolErrorsOnTheSlowHostIsNamedWithItsCableAndEverySlowPair) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  Graph truth = fabric.graph;
+  truth.set_link_capacity(fabric.host_links[2], host_link_gbps / 4);  // h00003
+  const std::vector<ResultRow> rows = pairwise_on(truth, fabric);
+  const std::vector<PortCounterChange> changes{port_change("h00003", {{"symbol_error", 800}, {"link_downed", 0}}),
+                                               port_change("h00005", {{"symbol_error", 0}, {"port_xmit_wait", 9}})};
+  const std::vector<DiagnosisFinding> findings = diagnose_port_counters(fabric.graph, changes, rows);
+  ASSERT_EQ(findings.size(), 1u);
+  const DiagnosisFinding& finding = findings.front();
+  EXPECT_EQ(finding.kind, "port_errors");
+  EXPECT_EQ(finding.host, "h00003");
+  // The topology calls the NIC eth0: the port's device is not in it, so the host's NIC stands in.
+  EXPECT_EQ(finding.link, fabric.host_links[2]);
+  EXPECT_EQ(finding.subject, "h00003 mlx5_0/1 (h00003/eth0 <-> leaf0001)");
+  EXPECT_EQ(finding.evidence.front(), "h00003 mlx5_0/1: symbol_error +800 during run " + rows.front().run_id);
+  EXPECT_EQ(finding.evidence.size(), 1u + 14u);  // every pair to and from h00003 is slow
+  EXPECT_DOUBLE_EQ(finding.confidence, 1.0);
+  EXPECT_NEAR(finding.ratio(), 0.25, 0.05);
+}
+
+TEST(PortDiagnosis, PortWithErrorsOnAHealthyHostHasOnlyItsPairsWithTheSlowHostAsEvidence) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  Graph truth = fabric.graph;
+  truth.set_link_capacity(fabric.host_links[2], host_link_gbps / 4);
+  const std::vector<DiagnosisFinding> findings = diagnose_port_counters(
+      fabric.graph, std::vector{port_change("h00006", {{"port_rcv_errors", 3}})}, pairwise_on(truth, fabric));
+  ASSERT_EQ(findings.size(), 1u);
+  // Of the 14 pairs touching h00006, only the two with h00003 are slow.
+  EXPECT_DOUBLE_EQ(findings[0].confidence, 2.0 / 14.0);
+  ASSERT_EQ(findings[0].evidence.size(), 3u);
+  EXPECT_NE(findings[0].evidence[1].find("h00003"), std::string::npos);
+  EXPECT_NE(findings[0].evidence[2].find("h00003"), std::string::npos);
+}
+
+TEST(PortDiagnosis, PortOfAHostTheTopologyLacksIsNamedWithoutACable) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  PortCounterChange down = port_change("gpu17", {});
+  down.state_after = "DOWN";
+  const std::vector<DiagnosisFinding> findings =
+      diagnose_port_counters(fabric.graph, std::vector{down}, pairwise_on(fabric.graph, fabric));
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].subject, "gpu17 mlx5_0/1");
+  EXPECT_FALSE(findings[0].link);
+  EXPECT_EQ(findings[0].confidence, 0);
+  EXPECT_EQ(findings[0].evidence.back(), "no pair touching this host was measured in the run");
 }
 
 }  // namespace
