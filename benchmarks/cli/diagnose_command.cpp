@@ -1,6 +1,7 @@
 // `fabricbench diagnose --results PATH... --topology FILE...`: measured pair bandwidths joined to
 // the model's routes, to name the degraded link, the blocking link or the slow node.
 
+#include "analysis/drain_list.hpp"
 #include "analysis/efficiency.hpp"
 #include "analysis/finding.hpp"
 #include "analysis/result_loading.hpp"
@@ -26,7 +27,21 @@ struct DiagnoseOptions {
   std::vector<std::string> topology;
   std::string topology_format = "auto";
   std::string json_path;
+  std::string drain_list_path;
 };
+
+// The host a finding blames: its own host, or the host at either end of its link (a host's cable
+// to its switch). A link between two switches blames no host.
+std::string blamed_host(const topo::Graph& graph, const topo::DiagnosisFinding& finding) {
+  if (!finding.host.empty()) return finding.host;
+  if (!finding.link) return "";
+  const topo::Link& link = graph.link(*finding.link);
+  for (const topo::VertexId end : {link.a, link.b}) {
+    const topo::VertexId host = graph.vertex(end).host;
+    if (host != topo::no_vertex) return graph.vertex(host).name;
+  }
+  return "";
+}
 
 void print_diagnosis(std::ostream& out, const topo::Diagnosis& diagnosis, std::size_t incidents,
                      std::span<const Finding> wrong_results) {
@@ -112,6 +127,15 @@ int run_diagnose(const DiagnoseOptions& options) {
                                   {"evidence", {finding.evidence}}});
     write_file_atomically(options.json_path, json.dump(1) + "\n");
   }
+  if (!options.drain_list_path.empty()) {
+    DrainList drain("diagnose");
+    for (const topo::DiagnosisFinding& finding : diagnosis.findings)
+      if (const std::string host = blamed_host(graph, finding); !host.empty())
+        drain.add(host, fmt::format("{} {}{}", finding.kind, finding.subject,
+                                    finding.evidence.empty() ? "" : ": " + finding.evidence.front()));
+    drain.write(options.drain_list_path, std::cout);
+    if (!drain.empty()) return static_cast<int>(ExitCode::doctor_flags);
+  }
   return static_cast<int>(ExitCode::ok);
 }
 
@@ -128,6 +152,9 @@ const CommandRegistrar registrar{
       sub.add_option("--format", options->topology_format, "topology format, or auto to detect it")
           ->capture_default_str();
       sub.add_option("--json", options->json_path, "write the findings here as JSON");
+      sub.add_option("--drain-list", options->drain_list_path,
+                     "write the hosts the findings blame and why to this file (HOST<TAB>REASON per line); exit 7 when "
+                     "it lists a host");
       return [options] { return run_diagnose(*options); };
     }};
 

@@ -3,6 +3,7 @@
 // hosts and prints one table for the job.
 
 #include "cli/command.hpp"
+#include "analysis/drain_list.hpp"
 #include "core/errors.hpp"
 #include "doctor/checks.hpp"
 #include "doctor/doctor_report.hpp"
@@ -33,6 +34,7 @@ namespace {
 struct DoctorOptions {
   std::string sysfs_root = "/";
   std::string json_path;
+  std::string drain_list_path;
   bool show_devices = false;
   double counter_interval_s = 0;
 };
@@ -85,6 +87,20 @@ int report_hosts(const DoctorOptions& options, const std::vector<HostReport>& re
       return static_cast<int>(ExitCode::runtime);
     }
     std::cout << fmt::format("# doctor report: {}\n", options.json_path);
+  }
+  if (!options.drain_list_path.empty()) {
+    // A host is drained for its own error flags; a cross-host disagreement without a majority
+    // blames no host.
+    DrainList drain("doctor");
+    for (const doctor::Finding& finding : findings)
+      if (finding.severity == doctor::Severity::error && !finding.host.empty())
+        drain.add(finding.host, finding.subject + ": " + finding.message);
+    try {
+      drain.write(options.drain_list_path, std::cout);
+    } catch (const std::exception& e) {
+      std::cerr << fmt::format("fabricbench: error: cannot write {}: {}\n", options.drain_list_path, e.what());
+      return static_cast<int>(ExitCode::runtime);
+    }
   }
   return static_cast<int>(doctor::has_errors(findings) ? ExitCode::doctor_flags : ExitCode::ok);
 }
@@ -204,6 +220,9 @@ const CommandRegistrar registrar{
       sub.add_option("--json", options->json_path, "also write the hosts and findings as JSON to this file");
       sub.add_flag("--devices", options->show_devices,
                    "list every GPU, NIC and RDMA port of every host (always done for a single host)");
+      sub.add_option("--drain-list", options->drain_list_path,
+                     "write the hosts with error flags and why to this file (HOST<TAB>REASON per line, for scontrol "
+                     "and kubectl cordon)");
       sub.add_option("--counter-interval", options->counter_interval_s,
                      "seconds to watch the RDMA port error counters: a counter that grows meanwhile is an error "
                      "(0: read them once; counts since the last clear are warnings)")
