@@ -67,9 +67,12 @@ std::vector<DiagnosisFinding> diagnose_port_counters(const Graph& graph, std::sp
     DiagnosisFinding finding;
     finding.kind = "port_errors";
     finding.host = change.host;
-    finding.subject = fmt::format("{} {}", change.host, change.port);
     finding.link = cable_of(graph, change);
-    if (finding.link) finding.subject += fmt::format(" ({})", link_name(graph, *finding.link));
+    // The subject carries what grew: a drain list or a table line shows the subject alone.
+    const std::string what = describe_port_change(change);
+    finding.subject = fmt::format("{} {}{}{}", change.host, change.port,
+                                  finding.link ? fmt::format(" ({})", link_name(graph, *finding.link)) : "",
+                                  what.substr(what.find(':')));
     const std::string run = rows.empty() ? "" : fmt::format(" during run {}", rows.front().run_id);
     finding.evidence.push_back(describe_port_change(change) + run);
 

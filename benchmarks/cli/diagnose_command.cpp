@@ -131,8 +131,7 @@ int run_diagnose(const DiagnoseOptions& options) {
     DrainList drain("diagnose");
     for (const topo::DiagnosisFinding& finding : diagnosis.findings)
       if (const std::string host = blamed_host(graph, finding); !host.empty())
-        drain.add(host, fmt::format("{} {}{}", finding.kind, finding.subject,
-                                    finding.evidence.empty() ? "" : ": " + finding.evidence.front()));
+        drain.add(host, fmt::format("{} {}", finding.kind, finding.subject));
     drain.write(options.drain_list_path, std::cout);
     if (!drain.empty()) return static_cast<int>(ExitCode::doctor_flags);
   }

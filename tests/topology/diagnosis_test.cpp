@@ -293,7 +293,7 @@ TEST(PortDiagnosis, PortWithRisingSymbolErrorsOnTheSlowHostIsNamedWithItsCableAn
   EXPECT_EQ(finding.host, "h00003");
   // The topology calls the NIC eth0: the port's device is not in it, so the host's NIC stands in.
   EXPECT_EQ(finding.link, fabric.host_links[2]);
-  EXPECT_EQ(finding.subject, "h00003 mlx5_0/1 (h00003/eth0 <-> leaf0001)");
+  EXPECT_EQ(finding.subject, "h00003 mlx5_0/1 (h00003/eth0 <-> leaf0001): symbol_error +800");
   EXPECT_EQ(finding.evidence.front(), "h00003 mlx5_0/1: symbol_error +800 during run " + rows.front().run_id);
   EXPECT_EQ(finding.evidence.size(), 1u + 14u);  // every pair to and from h00003 is slow
   EXPECT_DOUBLE_EQ(finding.confidence, 1.0);
@@ -321,7 +321,7 @@ TEST(PortDiagnosis, PortOfAHostTheTopologyLacksIsNamedWithoutACable) {
   const std::vector<DiagnosisFinding> findings =
       diagnose_port_counters(fabric.graph, std::vector{down}, pairwise_on(fabric.graph, fabric));
   ASSERT_EQ(findings.size(), 1u);
-  EXPECT_EQ(findings[0].subject, "gpu17 mlx5_0/1");
+  EXPECT_EQ(findings[0].subject, "gpu17 mlx5_0/1: state ACTIVE -> DOWN");
   EXPECT_FALSE(findings[0].link);
   EXPECT_EQ(findings[0].confidence, 0);
   EXPECT_EQ(findings[0].evidence.back(), "no pair touching this host was measured in the run");
