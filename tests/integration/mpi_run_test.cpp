@@ -41,8 +41,13 @@ std::vector<std::uint64_t> expected_sizes(const OpTraits& op, int nranks, std::u
   return sizes;
 }
 
-// The MPI backend has broadcast in place only, every other collective in both placements.
-std::size_t placements_of(const std::string& op) { return op == "broadcast" ? 1 : 2; }
+// The MPI backend has broadcast in place only; gather, scatter and the vector variants out of
+// place only; every other collective in both placements.
+std::size_t placements_of(const std::string& op) {
+  for (const char* one_placement : {"broadcast", "gather", "scatter", "allgatherv", "alltoallv"})
+    if (op == one_placement) return 1;
+  return 2;
+}
 
 // Both files of a run, read back; they must hold the same rows.
 ResultSet read_both(const std::filesystem::path& csv, const std::filesystem::path& json) {
@@ -72,7 +77,9 @@ class CollectiveSweep : public ::testing::TestWithParam<int> {};
 
 TEST_P(CollectiveSweep, EveryOpValidatesAndReportsCatalogBusbw) {
   const int nranks = GetParam();
-  const std::vector<std::string> ops{"all_reduce", "all_gather", "reduce_scatter", "broadcast", "alltoall", "sendrecv"};
+  const std::vector<std::string> ops{"all_reduce", "all_gather", "reduce_scatter", "broadcast", "alltoall",
+                                     "sendrecv",   "reduce",     "gather",         "scatter",   "allgatherv",
+                                     "alltoallv"};
   const TempDir dir;
   std::vector<std::string> args{"run"};
   args.insert(args.end(), ops.begin(), ops.end());
@@ -108,6 +115,29 @@ TEST_P(CollectiveSweep, EveryOpValidatesAndReportsCatalogBusbw) {
 
 INSTANTIATE_TEST_SUITE_P(Ranks, CollectiveSweep, ::testing::Values(2, 4),
                          [](const auto& info) { return "np" + std::to_string(info.param); });
+
+// Rooted ops on a root other than 0, an odd rank count, an integer type and a reduction other than
+// the sum: every rank's output checks out element by element.
+TEST(RootedOps, ValidateWithTheLastRankAsRootAndMaxOnInt32) {
+  const TempDir dir;
+  const ProcessResult result = run_process(
+      under_mpirun(3, FABRICBENCH_BINARY,
+                   {"run", "reduce", "gather", "scatter", "-b", "12", "-e", "48K", "-n", "2", "-r", "2", "-d", "int32",
+                    "-o", "max", "--csv", dir / "r.csv", "--json", dir / "r.json"}),
+      allow_root);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const ResultSet results = read_both(dir / "r.csv", dir / "r.json");
+  std::map<std::string, std::size_t> rows_by_op;
+  for (const ResultRow& row : results.rows) {
+    SCOPED_TRACE(row.op + " " + std::to_string(row.bytes));
+    ++rows_by_op[row.op];
+    EXPECT_EQ(row.wrong, std::optional<std::uint64_t>(0));
+    EXPECT_EQ(row.root, std::optional<int>(2));
+    EXPECT_EQ(row.redop, row.op == "reduce" ? "max" : "none");
+  }
+  // 12 B to 48 KiB doubling: 13 sizes; reduce in both placements.
+  EXPECT_EQ(rows_by_op, (std::map<std::string, std::size_t>{{"gather", 13}, {"reduce", 26}, {"scatter", 13}}));
+}
 
 TEST(PointToPoint, LatencyBwBibwBetweenRanksZeroAndOne) {
   const TempDir dir;
