@@ -67,7 +67,8 @@ struct RunCommandOptions {
 
 void add_flags(CLI::App& sub, RunCommandOptions& o) {
   sub.add_option("ops", o.run.op_names, "ops to run: all_reduce all_gather reduce_scatter broadcast alltoall sendrecv "
-                                        "latency bw bibw")
+                                        "reduce gather scatter allgatherv alltoallv latency bw bibw, pair patterns, "
+                                        "device copies")
       ->required();
   sub.add_option("--backend", o.backend, "backend that runs the ops")->capture_default_str();
   sub.add_option("-b,--minbytes", o.run.min_bytes, "smallest size (8, 64K, 32M, 1G); default 8 or the op's smallest");
