@@ -63,7 +63,27 @@ struct RunCommandOptions {
   std::string json_path;
   std::vector<std::string> topology_files;
   std::string sysfs_root = "/";
+  std::string iterations;  // -n as typed: a count, "auto", or empty for each op's default
 };
+
+// -n: a count fixes the iterations of every op, "auto" lets every op run --min-time.
+void apply_iterations_flag(const std::string& text, RunOptions& run) {
+  if (text.empty()) return;
+  if (text == "auto") {
+    run.auto_iterations = true;
+    return;
+  }
+  std::size_t parsed = 0;
+  int count = 0;
+  try {
+    count = std::stoi(text, &parsed);
+  } catch (const std::exception&) {
+    parsed = 0;
+  }
+  if (parsed == 0 || parsed != text.size()) throw UsageError(fmt::format("-n {} is neither a count nor auto", text));
+  run.iterations = count;
+  run.auto_iterations = false;
+}
 
 void add_flags(CLI::App& sub, RunCommandOptions& o) {
   sub.add_option("ops", o.run.op_names, "ops to run: all_reduce all_gather reduce_scatter broadcast alltoall sendrecv "
@@ -75,7 +95,12 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
   sub.add_option("-e,--maxbytes", o.run.max_bytes, "largest size")->capture_default_str();
   sub.add_option("-f,--stepfactor", o.run.step_factor, "multiply the size by this between steps")->capture_default_str();
   sub.add_option("-i,--stepbytes", o.run.step_bytes, "add this to the size between steps (instead of -f)");
-  sub.add_option("-n,--iters", o.run.iterations, "timed iterations per size")->capture_default_str();
+  sub.add_option("-n,--iters", o.iterations,
+                 "timed iterations per size, or auto: as many as fill --min-time (at least 20); default auto for "
+                 "point-to-point ops and pair patterns on the mpi backend, 20 otherwise");
+  sub.add_option("--min-time", o.run.min_time_s, "-n auto: seconds of timed iterations per size")->capture_default_str();
+  sub.add_option("--max-iters", o.run.max_auto_iterations, "-n auto: the most iterations per size")
+      ->capture_default_str();
   sub.add_option("-w,--warmup_iters", o.run.warmup_iterations, "untimed iterations before timing")->capture_default_str();
   sub.add_option("-c,--check", o.run.check, "validate results element by element (0 or 1)")->capture_default_str();
   sub.add_option("-d,--datatype", o.run.dtype, "element type: int8 uint8 int32 uint32 int64 uint64 half bfloat16 "
@@ -120,6 +145,7 @@ class RunCommand {
   int run() {
     // Errors every rank finds alike: each rank stops, the first one says why.
     try {
+      apply_iterations_flag(options_.iterations, options_.run);
       validate_run_options(options_.run);
       backend_by_name(options_.backend).require_supported(options_.run.launch);
     } catch (const UsageError& e) {

@@ -85,6 +85,9 @@ class Backend {
   // all ranks: for what each host knows alone (its port counters).
   virtual std::vector<std::string> gather_at_reporting_rank(const std::string& local) { return {local}; }
 
+  // Whether measure() and measure_pairs() honour BenchmarkCase::min_time_s (-n auto).
+  virtual bool times_to_min_time() const { return false; }
+
   // Ends every rank of the job at once, for failures seen by some ranks only.
   [[noreturn]] virtual void abort_all(int exit_code) = 0;
 

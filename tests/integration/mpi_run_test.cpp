@@ -322,3 +322,50 @@ TEST(WrongResults, FaultInjectedBinaryPassesWithoutTheFault) {
 
 }  // namespace
 }  // namespace fb
+
+namespace fb {
+namespace {
+
+// -n auto under the real mpirun: the iterations each row records follow the bounds.
+std::map<std::string, int> iterations_by_op(const std::vector<std::string>& flags) {
+  const TempDir dir;
+  std::vector<std::string> args{"run", "-b", "8", "-e", "8", "--csv", dir / "r.csv", "--json", dir / "r.json"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  const ProcessResult result = run_process(under_mpirun(2, FABRICBENCH_BINARY, args), allow_root);
+  EXPECT_EQ(result.exit_code, 0) << describe(result);
+  std::map<std::string, int> iterations;
+  if (result.exit_code != 0) return iterations;
+  for (const ResultRow& row : read_results_json(dir / "r.json").rows)
+    iterations[row.op + (row.in_place ? " in" : "")] = row.iterations;
+  return iterations;
+}
+
+TEST(AutoIterations, PointToPointFillsMinTimeByDefaultCollectivesKeepTwenty) {
+  const std::map<std::string, int> iterations = iterations_by_op({"latency", "all_reduce"});
+  ASSERT_EQ(iterations.size(), 3u);
+  // 8 B ping-pong takes about a microsecond here: 0.1 s is more than 20 of them.
+  EXPECT_GT(iterations.at("latency"), 20);
+  EXPECT_LE(iterations.at("latency"), 100000);
+  EXPECT_EQ(iterations.at("all_reduce"), 20);
+  EXPECT_EQ(iterations.at("all_reduce in"), 20);
+}
+
+TEST(AutoIterations, TheBoundsHold) {
+  EXPECT_EQ(iterations_by_op({"latency", "-n", "auto", "--max-iters", "50"}).at("latency"), 50);
+  EXPECT_EQ(iterations_by_op({"latency", "--min-time", "1e-9"}).at("latency"), 20);
+  EXPECT_EQ(iterations_by_op({"latency", "-n", "7"}).at("latency"), 7);
+  const std::map<std::string, int> all_auto = iterations_by_op({"all_reduce", "-n", "auto", "--max-iters", "64"});
+  EXPECT_EQ(all_auto.at("all_reduce"), 64);
+  EXPECT_EQ(all_auto.at("all_reduce in"), 64);
+}
+
+TEST(AutoIterations, ACountThatIsNotOneIsAUsageError) {
+  const TempDir dir;
+  const ProcessResult result =
+      run_process(under_mpirun(2, FABRICBENCH_BINARY, {"run", "latency", "-n", "five", "-D", dir / "out"}), allow_root);
+  EXPECT_EQ(result.exit_code, 2) << describe(result);
+  EXPECT_THAT(result.err, HasSubstr("fabricbench: error: -n five is neither a count nor auto"));
+}
+
+}  // namespace
+}  // namespace fb
