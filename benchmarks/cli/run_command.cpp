@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <csignal>
 
 #include <iostream>
@@ -64,7 +65,25 @@ struct RunCommandOptions {
   std::vector<std::string> topology_files;
   std::string sysfs_root = "/";
   std::string iterations;  // -n as typed: a count, "auto", or empty for each op's default
+  int repeat = 0;          // soak: sweeps to run; 0: one, or as many as --duration allows
+  std::string duration;    // soak: keep repeating the sweep until this much time has passed
 };
+
+// "2h", "30m", "90s", "45" (seconds) -> seconds.
+double parse_duration_s(const std::string& text) {
+  std::size_t parsed = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &parsed);
+  } catch (const std::exception&) {
+    parsed = 0;
+  }
+  const std::string unit = parsed == 0 ? "" : text.substr(parsed);
+  const double scale = unit == "h" ? 3600 : unit == "m" ? 60 : unit == "s" || unit.empty() ? 1 : 0;
+  if (parsed == 0 || scale == 0 || !(value > 0))
+    throw UsageError(fmt::format("--duration {} is not a positive time such as 90s, 30m or 2h", text));
+  return value * scale;
+}
 
 // -n: a count fixes the iterations of every op, "auto" lets every op run --min-time.
 void apply_iterations_flag(const std::string& text, RunOptions& run) {
@@ -98,6 +117,9 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
   sub.add_option("-n,--iters", o.iterations,
                  "timed iterations per size, or auto: as many as fill --min-time (at least 20); default auto for "
                  "point-to-point ops and pair patterns on the mpi backend, 20 otherwise");
+  sub.add_option("--repeat", o.repeat, "soak: run the whole sweep this many times (rows carry their repetition)")
+      ->check(CLI::PositiveNumber);
+  sub.add_option("--duration", o.duration, "soak: repeat the whole sweep until this much time has passed (90s, 30m, 2h)");
   sub.add_option("--min-time", o.run.min_time_s, "-n auto: seconds of timed iterations per size")->capture_default_str();
   sub.add_option("--max-iters", o.run.max_auto_iterations, "-n auto: the most iterations per size")
       ->capture_default_str();
@@ -146,6 +168,7 @@ class RunCommand {
     // Errors every rank finds alike: each rank stops, the first one says why.
     try {
       apply_iterations_flag(options_.iterations, options_.run);
+      if (!options_.duration.empty()) duration_s_ = parse_duration_s(options_.duration);
       validate_run_options(options_.run);
       backend_by_name(options_.backend).require_supported(options_.run.launch);
     } catch (const UsageError& e) {
@@ -182,6 +205,7 @@ class RunCommand {
         const std::string run_id = new_run_id();
         std::size_t expected_rows = 0;
         for (const PlannedOp& planned : plan) expected_rows += planned.cases_by_size.size() * planned.placements.size();
+        expected_rows *= static_cast<std::size_t>(std::max(options_.repeat, 1));
         writer.emplace(results_paths(run_id),
                        collect_provenance(*backend_, run_id, shell_command_line(arguments.argc, arguments.argv)),
                        expected_rows);
@@ -200,7 +224,7 @@ class RunCommand {
 
     try {
       PortCounterWatch port_counters(*backend_, options_.sysfs_root);
-      measure_plan(plan, writer ? &*writer : nullptr);
+      measure_repetitions(plan, writer ? &*writer : nullptr);
       std::vector<PortCounterChange> port_changes = port_counters.finish();
       if (writer) record_port_counters(std::move(port_changes), *writer);
     } catch (const std::exception& e) {
@@ -225,8 +249,25 @@ class RunCommand {
             options_.json_path.empty() ? dir / (run_id + ".json") : std::filesystem::path(options_.json_path)};
   }
 
-  void measure_plan(const std::vector<PlannedOp>& plan, ResultsWriter* writer) {
+  // Soak: the sweep again and again, each repetition's rows marked with it, until --repeat
+  // sweeps ran or --duration passed. Rank 0's clock decides for every rank.
+  void measure_repetitions(const std::vector<PlannedOp>& plan, ResultsWriter* writer) {
+    const bool soak = options_.repeat > 1 || duration_s_ > 0;
+    const auto start = std::chrono::steady_clock::now();
     if (writer) print_provenance(std::cout, writer->results().provenance);
+    for (int repetition = 0;; ++repetition) {
+      if (soak) {
+        repetition_ = repetition;
+        if (writer) std::cout << fmt::format("# repetition {} at {}\n", repetition, utc_timestamp_now());
+      }
+      measure_plan(plan, writer);
+      const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const bool more = options_.repeat > 0 ? repetition + 1 < options_.repeat : elapsed_s < duration_s_;
+      if (!backend_->all_agree(backend_->placement().rank != 0 || more)) break;
+    }
+  }
+
+  void measure_plan(const std::vector<PlannedOp>& plan, ResultsWriter* writer) {
     const RunContext context{writer ? writer->results().provenance.run_id : "", std::string(backend_->name()),
                              backend_->placement()};
     if (writer)
@@ -326,6 +367,7 @@ class RunCommand {
   }
 
   ResultRow with_expectation(ResultRow row, const ResultsWriter& writer) {
+    row.repetition = repetition_;
     if (expectations_) expectations_->add(row, writer.results().provenance.rank_hosts);
     return row;
   }
@@ -333,6 +375,8 @@ class RunCommand {
   RunCommandOptions options_;
   std::unique_ptr<Backend> backend_;
   bool any_wrong_ = false;
+  double duration_s_ = 0;
+  std::optional<int> repetition_;  // soak runs: the sweep being measured
   CaseInFlight in_flight_;  // for the incident when the watchdog ends the run
   std::optional<topo::Graph> topology_;  // reporting rank, with --topology
   std::optional<ExpectationColumns> expectations_;

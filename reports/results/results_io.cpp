@@ -152,6 +152,7 @@ constexpr std::array fields{
     added_field<&ResultRow::src_device>("src_device"),
     added_field<&ResultRow::dst_device>("dst_device"),
     added_field<&ResultRow::unreported_statistics>("unreported_statistics"),
+    added_field<&ResultRow::repetition>("repetition"),
 };
 constexpr std::size_t column_count = fields.size() + 1;  // + schema
 
