@@ -12,6 +12,7 @@
 #include "topology/diagnosis.hpp"
 #include "topology/format_registry.hpp"
 #include "topology/incident_diagnosis.hpp"
+#include "topology/intermittent_diagnosis.hpp"
 #include "topology/port_diagnosis.hpp"
 
 #include <fmt/format.h>
@@ -109,6 +110,7 @@ int run_diagnose(const DiagnoseOptions& options) {
   const std::vector<Incident> incidents = all_incidents(sets);
   for (topo::DiagnosisFinding& finding : topo::diagnose_incidents(graph, incidents))
     diagnosis.findings.push_back(std::move(finding));
+  for (topo::DiagnosisFinding& finding : topo::diagnose_intermittent(rows)) diagnosis.findings.push_back(std::move(finding));
   for (const LoadedResults& set : sets)
     for (topo::DiagnosisFinding& finding :
          topo::diagnose_port_counters(graph, set.results.port_counters, set.results.rows))

@@ -5,6 +5,7 @@
 #include "core/errors.hpp"
 #include "topology/diagnosis.hpp"
 #include "topology/incident_diagnosis.hpp"
+#include "topology/intermittent_diagnosis.hpp"
 #include "topology/pair_simulation.hpp"
 #include "topology/port_diagnosis.hpp"
 
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 namespace fb::topo {
 namespace {
@@ -325,6 +327,59 @@ TEST(PortDiagnosis, PortOfAHostTheTopologyLacksIsNamedWithoutACable) {
   EXPECT_FALSE(findings[0].link);
   EXPECT_EQ(findings[0].confidence, 0);
   EXPECT_EQ(findings[0].evidence.back(), "no pair touching this host was measured in the run");
+}
+
+}  // namespace
+}  // namespace fb::topo
+
+namespace fb::topo {
+namespace {
+
+// Four repetitions of pairwise; in `throttled` ones h00003's cable runs at a quarter.
+std::vector<ResultRow> soak(const TwoLeafFabric& fabric, const std::set<int>& throttled) {
+  Graph slow = fabric.graph;
+  slow.set_link_capacity(fabric.host_links[2], host_link_gbps / 4);
+  std::vector<ResultRow> rows;
+  for (int repetition = 0; repetition < 4; ++repetition)
+    for (ResultRow row : pairwise_on(throttled.contains(repetition) ? slow : fabric.graph, fabric)) {
+      row.repetition = repetition;
+      rows.push_back(std::move(row));
+    }
+  return rows;
+}
+
+TEST(IntermittentDiagnosis, AHostLinkThrottledInSomeRepetitionsIsNamedWithThem) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  const std::vector<DiagnosisFinding> findings = diagnose_intermittent(soak(fabric, {1, 2}));
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, "intermittent_host");
+  EXPECT_EQ(findings[0].host, "h00003");
+  EXPECT_EQ(findings[0].subject, "h00003: 14 pairs slow in repetitions 1, 2 only");
+  EXPECT_EQ(findings[0].evidence.size(), 14u);
+  EXPECT_DOUBLE_EQ(findings[0].confidence, 0.5);  // 28 of the 56 pair-repetitions
+  EXPECT_NEAR(findings[0].ratio(), 0.25, 0.05);
+}
+
+TEST(IntermittentDiagnosis, ALinkSlowInEveryRepetitionOrNoneIsNotIntermittent) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  EXPECT_TRUE(diagnose_intermittent(soak(fabric, {})).empty());
+  EXPECT_TRUE(diagnose_intermittent(soak(fabric, {0, 1, 2, 3})).empty());
+}
+
+TEST(IntermittentDiagnosis, OnePairSlowOnceIsNamedAsAPairWithoutBlamingAHost) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  std::vector<ResultRow> rows = soak(fabric, {});
+  const auto victim = std::find_if(rows.begin(), rows.end(), [](const ResultRow& row) {
+    return row.repetition == 3 && row.src_host == "h00005" && row.dst_host == "h00001";
+  });
+  ASSERT_NE(victim, rows.end());
+  victim->algbw_gbps /= 3;
+  const std::vector<DiagnosisFinding> findings = diagnose_intermittent(rows);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, "intermittent_pair");
+  EXPECT_EQ(findings[0].subject, "h00005 -> h00001: slow in 1 of 4 repetitions");
+  EXPECT_TRUE(findings[0].host.empty());
+  EXPECT_DOUBLE_EQ(findings[0].confidence, 0.25);
 }
 
 }  // namespace
