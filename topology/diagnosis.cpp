@@ -30,9 +30,10 @@ struct Flow {
   double ratio = 0;
 };
 
-// The rows of one round: the flows that shared the fabric while they were measured.
-using GroupKey = std::tuple<std::string, std::string, std::uint64_t, int>;
-GroupKey group_of(const ResultRow& row) { return {row.run_id, row.op, row.bytes, *row.round}; }
+// The rows of one round: the flows that shared the fabric while they were measured. A soak run
+// measures every round once per repetition, at different times.
+using GroupKey = std::tuple<std::string, std::string, std::uint64_t, int, int>;
+GroupKey group_of(const ResultRow& row) { return {row.run_id, row.op, row.bytes, *row.round, row.repetition.value_or(0)}; }
 
 std::string link_subject(const Graph& graph, LinkId link, LinkDirection direction) {
   const std::string& a = graph.vertex(graph.link(link).a).name;

@@ -8,7 +8,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <optional>
 
 namespace fb {
 namespace {
@@ -28,9 +30,21 @@ class DrainListCommands : public ::testing::Test {
                                          "  pcie: {generation: 4, width: 16, switches: 0}\n"
                                          "  nics: {count: 1, type: ethernet, rate_gbps: 100}\n"
                                          "fabric:\n  tiers:\n    - {name: leaf, radix: 8}\n";
+    write_file_atomically(dir_ / "soak1.json", results_to_json(pairwise_results({})));
+  }
+
+  // A pairwise run of node1..node8 in the given repetitions (none: one plain sweep); node3's pairs
+  // run at a quarter in plain sweeps and in `slow_repetitions`.
+  static ResultSet pairwise_results(const std::vector<int>& repetitions, const std::vector<int>& slow_repetitions = {}) {
     ResultSet results;
     results.provenance.run_id = "soak1";
     for (int host = 1; host <= 8; ++host) results.provenance.rank_hosts.push_back("node" + std::to_string(host));
+    const std::vector<std::optional<int>> sweeps =
+        repetitions.empty() ? std::vector<std::optional<int>>{std::nullopt}
+                            : std::vector<std::optional<int>>(repetitions.begin(), repetitions.end());
+    for (const std::optional<int> repetition : sweeps) {
+    const bool node3_slow = !repetition || std::find(slow_repetitions.begin(), slow_repetitions.end(), *repetition) !=
+                                               slow_repetitions.end();
     int round = 0;
     for (int src = 1; src <= 8; ++src)
       for (int dst = 1; dst <= 8; ++dst) {
@@ -44,18 +58,21 @@ class DrainListCommands : public ::testing::Test {
         row.dst_rank = dst - 1;
         row.src_host = "node" + std::to_string(src);
         row.dst_host = "node" + std::to_string(dst);
-        row.round = round++ / 4;
-        row.concurrent_flows = 4;
+        // One pair per round: the model shares no link between flows.
+        row.round = round++;
+        row.concurrent_flows = 1;
         row.bytes = 4 << 20;
         row.iterations = 20;
-        row.algbw_gbps = src == 3 || dst == 3 ? 2.5 : 10;
+        row.repetition = repetition;
+        row.algbw_gbps = node3_slow && (src == 3 || dst == 3) ? 2.5 : 10;
         row.time_median_us = static_cast<double>(row.bytes) / (row.algbw_gbps * 1e3);
         results.rows.push_back(row);
       }
+    }
     results.port_counters = {
         {"node1", "mlx5_0/1", "ACTIVE", "ACTIVE", "100 Gb/sec (4X EDR)", "100 Gb/sec (4X EDR)", {{"symbol_error", 0}}, {}},
         {"node3", "mlx5_0/1", "ACTIVE", "ACTIVE", "100 Gb/sec (4X EDR)", "100 Gb/sec (4X EDR)", {{"symbol_error", 500}}, {}}};
-    write_file_atomically(dir_ / "soak1.json", results_to_json(results));
+    return results;
   }
 
   std::vector<std::string> drain_lines() const {
@@ -79,6 +96,20 @@ TEST_F(DrainListCommands, DiagnoseListsTheHostWhosePortGrewErrorsAndExitsSeven) 
   EXPECT_THAT(lines[0], StartsWith("# fabricbench drain list (diagnose, "));
   EXPECT_THAT(lines[1], AllOf(StartsWith("node3\tfabricbench diagnose: "),
                               HasSubstr("port_errors node3 mlx5_0/1 (node3/mlx5_0 <-> leaf0001): symbol_error +500")));
+}
+
+TEST_F(DrainListCommands, DiagnoseListsTheHostSlowInSomeRepetitionsOfASoak) {
+  ResultSet results = pairwise_results({0, 1, 2, 3}, {2});
+  results.port_counters.clear();
+  write_file_atomically(dir_ / "soak2.json", results_to_json(results));
+  const testing::ProcessResult result =
+      run_process(directly({"diagnose", "--results", dir_ / "soak2.json", "--topology", dir_ / "eight.yaml",
+                            "--drain-list", dir_ / "drain.txt"}));
+  EXPECT_EQ(result.exit_code, 7) << describe(result);
+  const std::vector<std::string> lines = drain_lines();
+  ASSERT_EQ(lines.size(), 2u) << result.out;
+  EXPECT_THAT(lines[1], AllOf(StartsWith("node3\tfabricbench diagnose: "),
+                              HasSubstr("intermittent_host node3: 14 pairs slow in repetition 2 only")));
 }
 
 TEST_F(DrainListCommands, AcceptListsTheHostOutlier) {

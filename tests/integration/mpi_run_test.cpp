@@ -369,3 +369,55 @@ TEST(AutoIterations, ACountThatIsNotOneIsAUsageError) {
 
 }  // namespace
 }  // namespace fb
+
+namespace fb {
+namespace {
+
+// Soak: the whole sweep again, every row marked with its repetition, in order.
+TEST(Soak, RepeatRunsTheSweepThatManyTimesAndMarksEveryRow) {
+  const TempDir dir;
+  const ProcessResult result = run_process(
+      under_mpirun(4, FABRICBENCH_BINARY,
+                   {"run", "pairwise", "--pair-endpoints", "ranks", "-b", "64K", "-e", "128K", "-n", "3", "--repeat",
+                    "3", "--csv", dir / "r.csv", "--json", dir / "r.json"}),
+      allow_root);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const ResultSet results = read_both(dir / "r.csv", dir / "r.json");
+  std::map<int, std::size_t> rows_by_repetition;
+  int last_repetition = 0;
+  for (const ResultRow& row : results.rows) {
+    ASSERT_TRUE(row.repetition.has_value());
+    EXPECT_GE(*row.repetition, last_repetition);
+    last_repetition = *row.repetition;
+    ++rows_by_repetition[*row.repetition];
+  }
+  // 4 ranks: 12 ordered pairs at each of 2 sizes, per repetition.
+  EXPECT_EQ(rows_by_repetition, (std::map<int, std::size_t>{{0, 24}, {1, 24}, {2, 24}}));
+  const std::vector<std::string> lines = lines_of(result.out);
+  EXPECT_EQ(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("# repetition "); }),
+            3);
+}
+
+TEST(Soak, DurationRepeatsUntilItHasPassed) {
+  const TempDir dir;
+  const ProcessResult result = run_process(
+      under_mpirun(2, FABRICBENCH_BINARY,
+                   {"run", "latency", "-b", "8", "-e", "8", "-n", "3", "--duration", "0.5s", "--csv", dir / "r.csv",
+                    "--json", dir / "r.json"}),
+      allow_root);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const ResultSet results = read_results_json(dir / "r.json");
+  ASSERT_GE(results.rows.size(), 2u);
+  for (std::size_t i = 0; i < results.rows.size(); ++i) EXPECT_EQ(results.rows[i].repetition, static_cast<int>(i));
+}
+
+TEST(Soak, ADurationWithoutUnitOrValueIsAUsageError) {
+  const TempDir dir;
+  const ProcessResult result = run_process(
+      under_mpirun(2, FABRICBENCH_BINARY, {"run", "latency", "--duration", "2 weeks", "-D", dir / "out"}), allow_root);
+  EXPECT_EQ(result.exit_code, 2) << describe(result);
+  EXPECT_THAT(result.err, HasSubstr("--duration 2 weeks is not a positive time such as 90s, 30m or 2h"));
+}
+
+}  // namespace
+}  // namespace fb
