@@ -169,6 +169,7 @@ class RunCommand {
     try {
       apply_iterations_flag(options_.iterations, options_.run);
       if (!options_.duration.empty()) duration_s_ = parse_duration_s(options_.duration);
+      if (options_.repeat > 0 && duration_s_ > 0) throw UsageError("give --repeat or --duration, not both");
       validate_run_options(options_.run);
       backend_by_name(options_.backend).require_supported(options_.run.launch);
     } catch (const UsageError& e) {
