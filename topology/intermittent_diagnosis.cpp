@@ -1,5 +1,7 @@
 #include "topology/intermittent_diagnosis.hpp"
 
+#include "core/robust_statistics.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -10,12 +12,6 @@
 
 namespace fb::topo {
 namespace {
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 // What is measured alike in every repetition.
 using Series = std::tuple<std::string, std::string, std::uint64_t, int>;  // run, op, bytes, concurrent flows

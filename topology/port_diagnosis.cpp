@@ -1,5 +1,6 @@
 #include "topology/port_diagnosis.hpp"
 
+#include "core/robust_statistics.hpp"
 #include "topology/routing.hpp"
 
 #include <fmt/format.h>
@@ -10,12 +11,6 @@
 
 namespace fb::topo {
 namespace {
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 // A pair row at its run's largest size, with the median of the rows measured like it.
 struct PairRow {

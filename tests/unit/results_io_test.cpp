@@ -169,17 +169,18 @@ TEST(ResultsIo, FilesWithoutTheAddedColumnsStillRead) {
   std::string csv;
   std::istringstream lines(results_to_csv(written));
   for (std::string line; std::getline(lines, line);) {
-    // The six added columns (expectations, devices, unreported statistics) are the last ones and
-    // hold no commas.
+    // The seven added columns (expectations, devices, unreported statistics, repetition) are the
+    // last ones and hold no commas.
     if (!line.starts_with("#"))
-      for (int column = 0; column < 6; ++column) line.erase(line.rfind(','));
+      for (int column = 0; column < 7; ++column) line.erase(line.rfind(','));
     csv += line + "\n";
   }
   ASSERT_THAT(csv, ::testing::Not(HasSubstr("efficiency_pct")));
   ASSERT_THAT(csv, ::testing::Not(HasSubstr("src_device")));
   ASSERT_THAT(csv, ::testing::Not(HasSubstr("unreported_statistics")));
+  ASSERT_THAT(csv, ::testing::Not(HasSubstr("repetition")));
   write_text(dir / "old.csv", csv);
-  const std::regex expectation_key(R"re(,\n *"(expected_busbw_gbps|expected_time_us|efficiency_pct|src_device|dst_device|unreported_statistics)": [^,\n]*)re");
+  const std::regex expectation_key(R"re(,\n *"(expected_busbw_gbps|expected_time_us|efficiency_pct|src_device|dst_device|unreported_statistics|repetition)": [^,\n]*)re");
   const std::string json = std::regex_replace(results_to_json(written), expectation_key, "");
   ASSERT_THAT(json, ::testing::Not(HasSubstr("expected_time_us")));
   ASSERT_THAT(json, ::testing::Not(HasSubstr("dst_device")));
