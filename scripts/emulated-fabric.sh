@@ -22,6 +22,7 @@
 #   emulated-fabric.sh down [--prefix P]        # safe to repeat, and after a partial up
 #   emulated-fabric.sh status [--prefix P]
 #   emulated-fabric.sh link-down [--prefix P] HOST  # HOST's cable goes down at its leaf port
+#   emulated-fabric.sh throttle [--prefix P] HOST MBIT  # HOST's cable now runs at MBIT both ways
 #   emulated-fabric.sh mpirun [--prefix P] MPIRUN_ARGS...   # runs mpirun across the hosts
 #   emulated-fabric.sh mpirun-prefix [--prefix P]           # prints that command line
 set -Eeuo pipefail # -E: the ERR trap of `up` must also fire inside the functions it calls
@@ -318,6 +319,34 @@ cmd_link_down() {
   die "no host $host in the fabric with prefix '$prefix'"
 }
 
+# Changes the rate of HOST's cable, both ends, while the fabric runs: a link that falls back to a
+# lower speed (or recovers) in the middle of a soak run.
+cmd_throttle() {
+  local options=() words=()
+  while (($#)); do
+    case $1 in
+      --prefix) options+=("$1" "${2:?--prefix needs a value}"); shift 2 ;;
+      -*) die "unknown option '$1' (try --help)" ;;
+      *) words+=("$1"); shift ;;
+    esac
+  done
+  parse_options "${options[@]}"
+  ((${#words[@]} == 2)) || die "throttle takes a host and a rate: throttle h00003 10"
+  local host=${words[0]} mbit=${words[1]} ns
+  [[ $host =~ ^h[0-9]{5}$ ]] || die "throttle wants a host like h00003, got '$host'"
+  is_count "$mbit" || die "throttle wants a rate in Mbit/s, got '$mbit'"
+  for ns in $(fabric_namespaces); do
+    [[ $ns == "$prefix"-leaf* && -e "/run/netns/$ns" ]] || continue
+    if ip -n "$ns" link show dev "$host" >/dev/null 2>&1; then
+      tc -n "$ns" qdisc change dev "$host" root tbf rate "${mbit}mbit" burst "$tbf_burst" latency "$tbf_latency"
+      tc -n "$prefix-$host" qdisc change dev eth0 root tbf rate "${mbit}mbit" burst "$tbf_burst" latency "$tbf_latency"
+      echo "emulated-fabric: the cable of $host runs at $mbit Mbit/s"
+      return
+    fi
+  done
+  die "no host $host in the fabric with prefix '$prefix'"
+}
+
 cmd_mpirun() {
   local options=()
   while (($#)) && [[ $1 == --prefix ]]; do
@@ -344,6 +373,7 @@ case $command in
   down) cmd_down "$@" ;;
   status) cmd_status "$@" ;;
   link-down) cmd_link_down "$@" ;;
+  throttle) cmd_throttle "$@" ;;
   mpirun) cmd_mpirun "$@" ;;
   mpirun-prefix) cmd_mpirun_prefix "$@" ;;
   -h | --help) usage ;;

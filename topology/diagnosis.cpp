@@ -13,15 +13,16 @@
 #include <tuple>
 
 namespace fb::topo {
-namespace {
 
-// The pair patterns whose rows are bandwidths between hosts.
-// Pairs of ranks on one host (--pair-endpoints ranks on a single node) cross no link of the fabric:
-// they have no route to localize a fault on, and stay without an expectation.
+// The pair patterns whose rows are bandwidths between hosts. Pairs of ranks on one host
+// (--pair-endpoints ranks on a single node) cross no link of the fabric: they have no route to
+// localize a fault on, and stay without an expectation.
 bool is_pair_bandwidth_row(const ResultRow& row) {
   return (row.op == "pairwise" || row.op == "concurrent") && row.round && !row.src_host.empty() &&
          !row.dst_host.empty() && row.src_host != row.dst_host;
 }
+
+namespace {
 
 struct Flow {
   const ResultRow* row = nullptr;
@@ -32,9 +33,10 @@ struct Flow {
   double ratio = 0;
 };
 
-// The rows of one round: the flows that shared the fabric while they were measured.
-using GroupKey = std::tuple<std::string, std::string, std::uint64_t, int>;
-GroupKey group_of(const ResultRow& row) { return {row.run_id, row.op, row.bytes, *row.round}; }
+// The rows of one round: the flows that shared the fabric while they were measured. A soak run
+// measures every round once per repetition, at different times.
+using GroupKey = std::tuple<std::string, std::string, std::uint64_t, int, int>;
+GroupKey group_of(const ResultRow& row) { return {row.run_id, row.op, row.bytes, *row.round, row.repetition.value_or(0)}; }
 
 std::string link_subject(const Graph& graph, LinkId link, LinkDirection direction) {
   const std::string& a = graph.vertex(graph.link(link).a).name;

@@ -57,6 +57,9 @@ struct Diagnosis {
   std::vector<DiagnosisFinding> findings;
 };
 
+// Rows of the pair patterns (pairwise, concurrent) that are bandwidths between two hosts.
+bool is_pair_bandwidth_row(const ResultRow& row);
+
 // Examines the bandwidth rows of pair patterns (pairwise, concurrent) at each run's largest size.
 // Throws fb::InputError when a row names a host the topology does not have, or a host has no NIC.
 Diagnosis diagnose(const Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings = {});

@@ -3,6 +3,7 @@
 
 #include "acceptance/acceptance.hpp"
 #include "acceptance/junit_xml.hpp"
+#include "analysis/drain_list.hpp"
 #include "analysis/result_loading.hpp"
 #include "cli/command.hpp"
 #include "core/errors.hpp"
@@ -21,6 +22,7 @@ struct AcceptOptions {
   std::vector<std::string> inputs;
   std::string thresholds_path;
   std::string junit_path;
+  std::string drain_list_path;
 };
 
 void print_verdict(std::ostream& out, const AcceptanceVerdict& verdict) {
@@ -46,6 +48,15 @@ int run_accept(const AcceptOptions& options) {
   print_verdict(std::cout, verdict);
   if (!options.junit_path.empty())
     write_file_atomically(options.junit_path, acceptance_to_junit_xml(verdict, options.thresholds_path));
+  if (!options.drain_list_path.empty()) {
+    // Only a host outlier singles out a host; a slow pair or collective row involves several, and
+    // `diagnose` is what tells which of them is at fault.
+    DrainList drain("accept");
+    for (const CheckResult& result : verdict.results)
+      for (const Finding& finding : result.findings)
+        if (finding.kind == "slow_host") drain.add(finding.subject, result.check.name + ": " + finding.evidence);
+    drain.write(options.drain_list_path, std::cout);
+  }
   return static_cast<int>(verdict.passed() ? ExitCode::ok : ExitCode::acceptance_failed);
 }
 
@@ -56,6 +67,8 @@ const CommandRegistrar registrar{
       sub.add_option("inputs", options->inputs, "results files or directories")->required();
       sub.add_option("--thresholds", options->thresholds_path, "acceptance thresholds (YAML)")->required();
       sub.add_option("--junit", options->junit_path, "write JUnit XML here for CI systems");
+      sub.add_option("--drain-list", options->drain_list_path,
+                     "write the hosts that failed a host-outlier check and why to this file (HOST<TAB>REASON per line)");
       return [options] { return run_accept(*options); };
     }};
 

@@ -1,6 +1,7 @@
 // `fabricbench diagnose --results PATH... [--topology FILE...]`: measured pair bandwidths joined to
 // the model's routes, to name the degraded link, the blocking link or the slow node.
 
+#include "analysis/drain_list.hpp"
 #include "analysis/efficiency.hpp"
 #include "analysis/finding.hpp"
 #include "analysis/host_outliers.hpp"
@@ -15,6 +16,8 @@
 #include "topology/diagnosis.hpp"
 #include "topology/format_registry.hpp"
 #include "topology/incident_diagnosis.hpp"
+#include "topology/intermittent_diagnosis.hpp"
+#include "topology/port_diagnosis.hpp"
 
 #include <fmt/format.h>
 
@@ -30,7 +33,21 @@ struct DiagnoseOptions {
   std::string topology_format = "auto";
   std::string json_path;
   std::vector<std::string> fail_on;
+  std::string drain_list_path;
 };
+
+// The host a finding blames: its own host, or the host at either end of its link (a host's cable
+// to its switch). A link between two switches blames no host.
+std::string blamed_host(const topo::Graph& graph, const topo::DiagnosisFinding& finding) {
+  if (!finding.host.empty()) return finding.host;
+  if (!finding.link) return "";
+  const topo::Link& link = graph.link(*finding.link);
+  for (const topo::VertexId end : {link.a, link.b}) {
+    const topo::VertexId host = graph.vertex(end).host;
+    if (host != topo::no_vertex) return graph.vertex(host).name;
+  }
+  return "";
+}
 
 void print_diagnosis(std::ostream& out, const topo::Diagnosis& diagnosis, std::size_t incidents,
                      std::span<const Finding> wrong_results) {
@@ -131,6 +148,11 @@ int run_diagnose(const DiagnoseOptions& options) {
   const std::vector<Incident> incidents = all_incidents(sets);
   for (topo::DiagnosisFinding& finding : topo::diagnose_incidents(graph, incidents))
     diagnosis.findings.push_back(std::move(finding));
+  for (topo::DiagnosisFinding& finding : topo::diagnose_intermittent(rows)) diagnosis.findings.push_back(std::move(finding));
+  for (const LoadedResults& set : sets)
+    for (topo::DiagnosisFinding& finding :
+         topo::diagnose_port_counters(graph, set.results.port_counters, set.results.rows))
+      diagnosis.findings.push_back(std::move(finding));
   const std::vector<Finding> wrong_results = find_wrong_results(rows);
   const std::vector<EfficiencySummary> efficiency = summarize_efficiency(rows);
   print_diagnosis(std::cout, diagnosis, incidents.size(), wrong_results);
@@ -141,9 +163,20 @@ int run_diagnose(const DiagnoseOptions& options) {
     for (const Finding& finding : wrong_results) json["findings"].push_back(finding_json(finding));
     write_file_atomically(options.json_path, json.dump(1) + "\n");
   }
-  return exit_code_for(options.fail_on, [&](const std::string&) {
+  bool drained_hosts = false;
+  if (!options.drain_list_path.empty()) {
+    DrainList drain("diagnose");
+    for (const topo::DiagnosisFinding& finding : diagnosis.findings)
+      if (const std::string host = blamed_host(graph, finding); !host.empty())
+        drain.add(host, fmt::format("{} {}", finding.kind, finding.subject));
+    drain.write(options.drain_list_path, std::cout);
+    drained_hosts = !drain.empty();
+  }
+  const int fail_on_code = exit_code_for(options.fail_on, [&](const std::string&) {
     return !diagnosis.findings.empty() || !wrong_results.empty();
   });
+  if (fail_on_code != static_cast<int>(ExitCode::ok)) return fail_on_code;
+  return static_cast<int>(drained_hosts ? ExitCode::doctor_flags : ExitCode::ok);
 }
 
 const CommandRegistrar registrar{
@@ -161,6 +194,9 @@ const CommandRegistrar registrar{
           ->capture_default_str();
       sub.add_option("--json", options->json_path, "write the findings here as JSON");
       add_fail_on_option(sub, options->fail_on, {{"findings", "any finding, wrong results included"}});
+      sub.add_option("--drain-list", options->drain_list_path,
+                     "write the hosts the findings blame and why to this file (HOST<TAB>REASON per line); exit 7 when "
+                     "it lists a host");
       return [options] { return run_diagnose(*options); };
     }};
 

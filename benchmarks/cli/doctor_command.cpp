@@ -3,6 +3,7 @@
 // hosts and prints one table for the job.
 
 #include "cli/command.hpp"
+#include "analysis/drain_list.hpp"
 #include "core/errors.hpp"
 #include "doctor/checks.hpp"
 #include "doctor/doctor_report.hpp"
@@ -12,14 +13,17 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #ifdef FABRICBENCH_DOCTOR_WITH_MPI
 #include "mpi/mpi_check.hpp"
+#include "mpi/mpi_session.hpp"
 
 #include <cstring>
 #endif
@@ -30,7 +34,9 @@ namespace {
 struct DoctorOptions {
   std::string sysfs_root = "/";
   std::string json_path;
+  std::string drain_list_path;
   bool show_devices = false;
+  double counter_interval_s = 0;
 };
 
 // What one host's inspection produced: its inventory, or why there is none.
@@ -44,6 +50,10 @@ HostReport inspect_this_host(const DoctorOptions& options, const doctor::Detecte
   HostReport report;
   try {
     report.inventory = doctor::collect_host_inventory(options.sysfs_root);
+    if (options.counter_interval_s > 0) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(options.counter_interval_s));
+      doctor::record_port_counter_growth(*report.inventory, options.sysfs_root, options.counter_interval_s);
+    }
     report.inventory->versions.mpi_library = mpi_library;
     report.host = report.inventory->host;
   } catch (const std::exception& e) {
@@ -77,6 +87,20 @@ int report_hosts(const DoctorOptions& options, const std::vector<HostReport>& re
       return static_cast<int>(ExitCode::runtime);
     }
     std::cout << fmt::format("# doctor report: {}\n", options.json_path);
+  }
+  if (!options.drain_list_path.empty()) {
+    // A host is drained for its own error flags; a cross-host disagreement without a majority
+    // blames no host.
+    DrainList drain("doctor");
+    for (const doctor::Finding& finding : findings)
+      if (finding.severity == doctor::Severity::error && !finding.host.empty())
+        drain.add(finding.host, finding.subject + ": " + finding.message);
+    try {
+      drain.write(options.drain_list_path, std::cout);
+    } catch (const std::exception& e) {
+      std::cerr << fmt::format("fabricbench: error: cannot write {}: {}\n", options.drain_list_path, e.what());
+      return static_cast<int>(ExitCode::runtime);
+    }
   }
   return static_cast<int>(doctor::has_errors(findings) ? ExitCode::doctor_flags : ExitCode::ok);
 }
@@ -113,29 +137,6 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
 };
 
-// Every rank's string at rank 0, in rank order (empty elsewhere).
-std::vector<std::string> gather_strings(const std::string& mine, int rank, int nranks) {
-  int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(rank == 0 ? static_cast<std::size_t>(nranks) : 0);
-  FB_MPI_CHECK(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD));
-  std::vector<int> offsets(lengths.size());
-  std::string joined;
-  if (rank == 0) {
-    int total = 0;
-    for (std::size_t i = 0; i < lengths.size(); ++i) {
-      offsets[i] = total;
-      total += lengths[i];
-    }
-    joined.resize(static_cast<std::size_t>(total));
-  }
-  FB_MPI_CHECK(MPI_Gatherv(mine.data(), length, MPI_CHAR, joined.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
-                           MPI_COMM_WORLD));
-  std::vector<std::string> strings;
-  for (std::size_t i = 0; i < lengths.size(); ++i)
-    strings.push_back(joined.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i])));
-  return strings;
-}
-
 nlohmann::json report_to_json(const HostReport& report) {
   if (report.inventory) return {{"inventory", *report.inventory}};
   return {{"host", report.host}, {"error", report.error}};
@@ -153,9 +154,7 @@ HostReport report_from_json(const nlohmann::json& json) {
 int run_under_mpi(const DoctorOptions& options) {
   const MpiSession session;
   int rank = 0;
-  int nranks = 0;
   FB_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-  FB_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
   // The ranks sharing memory share a host; keyed by world rank, local rank 0 is the lowest
   // world rank there, and the only one that inspects the host.
   MPI_Comm host_comm = MPI_COMM_NULL;
@@ -175,7 +174,7 @@ int run_under_mpi(const DoctorOptions& options) {
     }
     payload = report_to_json(report).dump();
   }
-  const std::vector<std::string> payloads = gather_strings(payload, rank, nranks);
+  const std::vector<std::string> payloads = gather_strings_at_rank_zero(MPI_COMM_WORLD, payload);
 
   int exit_code = static_cast<int>(ExitCode::ok);
   if (rank == 0) {
@@ -221,6 +220,14 @@ const CommandRegistrar registrar{
       sub.add_option("--json", options->json_path, "also write the hosts and findings as JSON to this file");
       sub.add_flag("--devices", options->show_devices,
                    "list every GPU, NIC and RDMA port of every host (always done for a single host)");
+      sub.add_option("--drain-list", options->drain_list_path,
+                     "write the hosts with error flags and why to this file (HOST<TAB>REASON per line, for scontrol "
+                     "and kubectl cordon)");
+      sub.add_option("--counter-interval", options->counter_interval_s,
+                     "seconds to watch the RDMA port error counters: a counter that grows meanwhile is an error "
+                     "(0: read them once; counts since the last clear are warnings)")
+          ->check(CLI::NonNegativeNumber)
+          ->capture_default_str();
       return [options] { return run_doctor(*options); };
     }};
 

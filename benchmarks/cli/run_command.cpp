@@ -5,6 +5,7 @@
 #include "cli/expectation_columns.hpp"
 #include "cli/launcher.hpp"
 #include "cli/topology_input.hpp"
+#include "cli/port_counter_watch.hpp"
 #include "console/console_table.hpp"
 #include "console/round_progress.hpp"
 #include "core/backend.hpp"
@@ -23,11 +24,13 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <csignal>
 
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 
 namespace fb::cli {
 namespace {
@@ -67,7 +70,46 @@ struct RunCommandOptions {
   std::string json_path;
   std::vector<std::string> topology_files;
   bool progress = false;
+  std::string sysfs_root = "/";
+  std::string iterations;  // -n as typed: a count, "auto", or empty for each op's default
+  int repeat = 0;          // soak: sweeps to run; 0: one, or as many as --duration allows
+  std::string duration;    // soak: keep repeating the sweep until this much time has passed
 };
+
+// "2h", "30m", "90s", "45" (seconds) -> seconds.
+double parse_duration_s(const std::string& text) {
+  std::size_t parsed = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &parsed);
+  } catch (const std::exception&) {
+    parsed = 0;
+  }
+  const std::string unit = parsed == 0 ? "" : text.substr(parsed);
+  const double scale = unit == "h" ? 3600 : unit == "m" ? 60 : unit == "s" || unit.empty() ? 1 : 0;
+  if (parsed == 0 || scale == 0 || !(value > 0))
+    throw UsageError(fmt::format("--duration {} is not a positive time such as 90s, 30m or 2h", text));
+  return value * scale;
+}
+
+// -n: a count fixes the iterations of every op, "auto" lets every op run --min-time.
+void apply_iterations_flag(const std::string& text, RunOptions& run) {
+  if (text.empty()) return;
+  if (text == "auto") {
+    run.auto_iterations = true;
+    return;
+  }
+  std::size_t parsed = 0;
+  int count = 0;
+  try {
+    count = std::stoi(text, &parsed);
+  } catch (const std::exception&) {
+    parsed = 0;
+  }
+  if (parsed == 0 || parsed != text.size()) throw UsageError(fmt::format("-n {} is neither a count nor auto", text));
+  run.iterations = count;
+  run.auto_iterations = false;
+}
 
 // The ops of the catalog by kind, for --help: what the catalog holds is what `run` accepts.
 std::string ops_help() {
@@ -91,7 +133,15 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
   sub.add_option("-e,--maxbytes", o.run.max_bytes, "largest size")->capture_default_str();
   sub.add_option("-f,--stepfactor", o.run.step_factor, "multiply the size by this between steps")->capture_default_str();
   sub.add_option("-i,--stepbytes", o.run.step_bytes, "add this to the size between steps (instead of -f)");
-  sub.add_option("-n,--iters", o.run.iterations, "timed iterations per size")->capture_default_str();
+  sub.add_option("-n,--iters", o.iterations,
+                 "timed iterations per size, or auto: as many as fill --min-time (at least 20); default auto for "
+                 "point-to-point ops and pair patterns on the mpi backend, 20 otherwise");
+  sub.add_option("--repeat", o.repeat, "soak: run the whole sweep this many times (rows carry their repetition)")
+      ->check(CLI::PositiveNumber);
+  sub.add_option("--duration", o.duration, "soak: repeat the whole sweep until this much time has passed (90s, 30m, 2h)");
+  sub.add_option("--min-time", o.run.min_time_s, "-n auto: seconds of timed iterations per size")->capture_default_str();
+  sub.add_option("--max-iters", o.run.max_auto_iterations, "-n auto: the most iterations per size")
+      ->capture_default_str();
   sub.add_option("-w,--warmup_iters", o.run.warmup_iterations, "untimed iterations before timing")->capture_default_str();
   sub.add_option("-c,--check", o.run.check, "validate results element by element (0 or 1)")->capture_default_str();
   sub.add_option("-d,--datatype", o.run.dtype, "element type: int8 uint8 int32 uint32 int64 uint64 half bfloat16 "
@@ -129,6 +179,10 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
   sub.add_flag("--progress", o.progress,
                "report each round of pair patterns (round k of N, elapsed, ETA) on stderr; on by default when stderr "
                "is a terminal");
+  sub.add_option("--sysfs-root", o.sysfs_root,
+                 "directory that sys/class/infiniband is read under for the RDMA port counters (a prepared tree "
+                 "instead of each host's own)")
+      ->capture_default_str();
 }
 
 class RunCommand {
@@ -138,6 +192,9 @@ class RunCommand {
   int run() {
     // Errors every rank finds alike: each rank stops, the first one says why.
     try {
+      apply_iterations_flag(options_.iterations, options_.run);
+      if (!options_.duration.empty()) duration_s_ = parse_duration_s(options_.duration);
+      if (options_.repeat > 0 && duration_s_ > 0) throw UsageError("give --repeat or --duration, not both");
       validate_run_options(options_.run);
       backend_by_name(options_.backend).require_supported(options_.run.launch);
     } catch (const UsageError& e) {
@@ -193,6 +250,7 @@ class RunCommand {
         const std::string run_id = new_run_id();
         std::size_t expected_rows = 0;
         for (const PlannedOp& planned : plan) expected_rows += planned.cases_by_size.size() * planned.placements.size();
+        expected_rows *= static_cast<std::size_t>(std::max(options_.repeat, 1));
         writer.emplace(results_paths(run_id),
                        collect_provenance(*backend_, run_id, shell_command_line(arguments.argc, arguments.argv)),
                        expected_rows);
@@ -210,7 +268,10 @@ class RunCommand {
                              reporting_rank, writer_error_code);
 
     try {
-      measure_plan(plan, writer ? &*writer : nullptr);
+      PortCounterWatch port_counters(*backend_, options_.sysfs_root);
+      measure_repetitions(plan, writer ? &*writer : nullptr);
+      std::vector<PortCounterChange> port_changes = port_counters.finish();
+      if (writer) record_port_counters(std::move(port_changes), *writer);
     } catch (const std::exception& e) {
       // Seen by this rank alone: the others may wait for it forever, so end them all.
       std::cerr << fmt::format("fabricbench: rank {} on {}: {}\n", placement.rank,
@@ -233,8 +294,25 @@ class RunCommand {
             options_.json_path.empty() ? dir / (run_id + ".json") : std::filesystem::path(options_.json_path)};
   }
 
-  void measure_plan(const std::vector<PlannedOp>& plan, ResultsWriter* writer) {
+  // Soak: the sweep again and again, each repetition's rows marked with it, until --repeat
+  // sweeps ran or --duration passed. Rank 0's clock decides for every rank.
+  void measure_repetitions(const std::vector<PlannedOp>& plan, ResultsWriter* writer) {
+    const bool soak = options_.repeat > 1 || duration_s_ > 0;
+    const auto start = std::chrono::steady_clock::now();
     if (writer) print_provenance(std::cout, writer->results().provenance);
+    for (int repetition = 0;; ++repetition) {
+      if (soak) {
+        repetition_ = repetition;
+        if (writer) std::cout << fmt::format("# repetition {} at {}\n", repetition, utc_timestamp_now());
+      }
+      measure_plan(plan, writer);
+      const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const bool more = options_.repeat > 0 ? repetition + 1 < options_.repeat : elapsed_s < duration_s_;
+      if (!backend_->all_agree(backend_->placement().rank != 0 || more)) break;
+    }
+  }
+
+  void measure_plan(const std::vector<PlannedOp>& plan, ResultsWriter* writer) {
     const RunContext context{writer ? writer->results().provenance.run_id : "", std::string(backend_->name()),
                              backend_->placement()};
     if (writer)
@@ -311,6 +389,21 @@ class RunCommand {
     }
   }
 
+  void record_port_counters(std::vector<PortCounterChange> changes, ResultsWriter& writer) {
+    std::set<std::string> hosts;
+    std::size_t degraded = 0;
+    for (const PortCounterChange& change : changes) {
+      hosts.insert(change.host);
+      if (!change.degraded()) continue;
+      ++degraded;
+      std::cout << fmt::format("# port degraded: {}\n", describe_port_change(change));
+    }
+    std::cout << fmt::format("# port counters: {} RDMA port{} on {} host{} read before and after; {} degraded\n",
+                             changes.size(), changes.size() == 1 ? "" : "s", hosts.size(), hosts.size() == 1 ? "" : "s",
+                             degraded);
+    if (!changes.empty()) writer.record_port_counters(std::move(changes));
+  }
+
   // On the watchdog's thread, before the backend ends the job: the incident joins the rows on disk.
   void record_timeout(const StallReport& stall, const RunContext& context, ResultsWriter& writer) {
     std::string line;
@@ -326,6 +419,7 @@ class RunCommand {
   }
 
   ResultRow with_expectation(ResultRow row, const ResultsWriter& writer) {
+    row.repetition = repetition_;
     if (expectations_) {
       expectations_->add(row, writer.results().provenance.rank_hosts, writer.results().provenance.environment);
     }
@@ -335,6 +429,8 @@ class RunCommand {
   RunCommandOptions options_;
   std::unique_ptr<Backend> backend_;
   bool any_wrong_ = false;
+  double duration_s_ = 0;
+  std::optional<int> repetition_;  // soak runs: the sweep being measured
   CaseInFlight in_flight_;  // for the incident when the watchdog ends the run
   std::optional<topo::Graph> topology_;  // reporting rank, with --topology
   std::optional<ExpectationColumns> expectations_;

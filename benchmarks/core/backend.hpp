@@ -86,6 +86,13 @@ class Backend {
   // as whether the results directory is writable) that all ranks must follow.
   virtual bool all_agree(bool local_ok) = 0;
 
+  // Every rank's `local` at the reporting rank, by rank; empty on the other ranks. Collective over
+  // all ranks: for what each host knows alone (its port counters).
+  virtual std::vector<std::string> gather_at_reporting_rank(const std::string& local) { return {local}; }
+
+  // Whether measure() and measure_pairs() honour BenchmarkCase::min_time_s (-n auto).
+  virtual bool times_to_min_time() const { return false; }
+
   // Ends every rank of the job at once, for failures seen by some ranks only.
   [[noreturn]] virtual void abort_all(int exit_code) = 0;
 

@@ -20,6 +20,10 @@ struct BenchmarkCase {
   std::uint64_t count = 0;         // elements per rank buffer
   int warmup_iterations = 1;
   int iterations = 20;
+  // >0: `iterations` is the least; the backend runs as many more as make the timed loop last this
+  // long, up to max_iterations, and every rank runs the same number.
+  double min_time_s = 0;
+  int max_iterations = 0;
   bool check = true;
   int window = 64;                 // messages in flight for bw and bibw
   int src_rank = 0;                // point-to-point endpoints; for device copies GPU ordinals or

@@ -34,6 +34,19 @@ constexpr std::array ops{
              unit_factor, 1.0},
     OpTraits{"alltoall", "rank r sends block d of its buffer to rank d", OpClass::collective, true, false, false,
              true, 1, gather_scatter_factor, 1.0},
+    // nccl-tests' reduce, gather and scatter: reduce moves one rank's buffer to the root (busbw =
+    // algbw); gather and scatter sizes are the root's whole buffer, of which (n-1)/n crosses.
+    OpTraits{"reduce", "the root gets the reduction of all ranks' buffers", OpClass::collective, false, true, true,
+             true, 1, unit_factor, 1.0},
+    OpTraits{"gather", "the root gets the concatenation of all ranks' buffers", OpClass::collective, true, false,
+             true, false, 1, gather_scatter_factor, 1.0},
+    OpTraits{"scatter", "rank r gets block r of the root's buffer", OpClass::collective, true, false, true, false, 1,
+             gather_scatter_factor, 1.0},
+    // OSU's vector variants with equal counts: the same data movement as all_gather and alltoall.
+    OpTraits{"allgatherv", "all_gather through the vector interface, equal counts (osu_allgatherv)",
+             OpClass::collective, true, false, false, false, 1, gather_scatter_factor, 1.0},
+    OpTraits{"alltoallv", "alltoall through the vector interface, equal counts (osu_alltoallv)", OpClass::collective,
+             true, false, false, false, 1, gather_scatter_factor, 1.0},
     OpTraits{"sendrecv", "ring neighbour exchange: send to rank+1, receive from rank-1", OpClass::collective,
              false, false, false, true, 1, unit_factor, 1.0},
     OpTraits{"latency", "ping-pong between two ranks, half the round trip", OpClass::point_to_point, false,

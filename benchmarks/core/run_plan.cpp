@@ -39,6 +39,10 @@ void validate_run_options(const RunOptions& options) {
   for (const auto& name : options.op_names) op_by_name(name);
   validate_sweep(sweep_of(options));
   if (options.iterations < 1) throw UsageError(fmt::format("-n {} must be at least 1", options.iterations));
+  if (!(options.min_time_s > 0)) throw UsageError(fmt::format("--min-time {} must be greater than 0", options.min_time_s));
+  if (options.max_auto_iterations < options.iterations)
+    throw UsageError(fmt::format("--max-iters {} must be at least the {} iterations -n auto starts from",
+                                 options.max_auto_iterations, options.iterations));
   if (options.warmup_iterations < 0) throw UsageError(fmt::format("-w {} must not be negative", options.warmup_iterations));
   if (options.check != 0 && options.check != 1) throw UsageError(fmt::format("-c {} must be 0 or 1", options.check));
   if (options.window < 1) throw UsageError(fmt::format("--window {} must be at least 1", options.window));
@@ -123,6 +127,13 @@ std::vector<PlannedOp> plan_run(const RunOptions& options, const Backend& backen
                                      "lower -e or use a larger -d type",
                                      bytes, count, INT_MAX));
       std::vector<BenchmarkCase> cases;
+      // Point-to-point times are short and noisy at small sizes: a fixed count of them is either
+      // too few there or too many at 1 GiB, so they get as many as fill --min-time.
+      const bool automatic =
+          options.auto_iterations.value_or((op.op_class == OpClass::point_to_point || op.op_class == OpClass::pair_pattern) &&
+                                           backend.times_to_min_time());
+      if (automatic && !backend.times_to_min_time())
+        throw UsageError(fmt::format("-n auto is not available on the {} backend; give -n a count", backend.name()));
       for (Placement placement : planned.placements) {
         BenchmarkCase benchmark_case;
         benchmark_case.op = &op;
@@ -134,6 +145,10 @@ std::vector<PlannedOp> plan_run(const RunOptions& options, const Backend& backen
         benchmark_case.count = count;
         benchmark_case.warmup_iterations = options.warmup_iterations;
         benchmark_case.iterations = options.iterations;
+        if (automatic) {
+          benchmark_case.min_time_s = options.min_time_s;
+          benchmark_case.max_iterations = options.max_auto_iterations;
+        }
         benchmark_case.check = options.check == 1;
         benchmark_case.window = options.window;
         benchmark_case.src_rank = options.src_rank;

@@ -7,6 +7,7 @@
 #include "core/pair_patterns.hpp"
 #include "core/sizes.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,12 @@ struct RunOptions {
   std::uint64_t step_factor = 2;
   std::string step_bytes;  // empty: geometric sweep
   int iterations = 20;
+  // -n auto: each size runs at least min_time_s, with `iterations` to max_auto_iterations
+  // iterations (Google Benchmark's rule). Empty: automatic for point-to-point ops and pair
+  // patterns on backends that can (Backend::times_to_min_time), fixed for the rest.
+  std::optional<bool> auto_iterations;
+  double min_time_s = 0.1;
+  int max_auto_iterations = 100000;
   int warmup_iterations = 5;
   int check = 1;
   std::string dtype = "float";

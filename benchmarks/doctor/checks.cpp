@@ -1,6 +1,7 @@
 #include "doctor/checks.hpp"
 
 #include "doctor/pci_config.hpp"
+#include "results/port_counters.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -37,6 +38,29 @@ void check_link(const std::string& host, const std::string& subject, const std::
                   describe_speed(link->max_speed_gts));
   if (!error) message += " (GPUs slow their link when idle: check again under load)";
   findings.push_back({error ? Severity::error : Severity::warning, host, subject, std::move(message)});
+}
+
+// Error counters are cumulative since they were last cleared, which may be months ago: a count
+// alone is worth a look (warning); growth while the doctor watched means the link is failing now.
+void check_port_counters(const HostInventory& inventory, const IbPort& port, std::vector<Finding>& findings) {
+  const std::string subject = fmt::format("port {} ({})", port.display_name(), port.pci_address);
+  if (!port.errors_grown.empty()) {
+    std::vector<std::string> grown;
+    for (const auto& [name, delta] : port.errors_grown) grown.push_back(fmt::format("{} +{}", name, delta));
+    findings.push_back({Severity::error, inventory.host, subject,
+                        fmt::format("error counters grew within {:g} s: {}", inventory.counter_interval_s,
+                                    fmt::join(grown, ", "))});
+    return;
+  }
+  std::vector<std::string> nonzero;
+  for (const auto& [name, value] : port.counters)
+    if (value > 0 && is_error_counter(name)) nonzero.push_back(fmt::format("{} {}", name, value));
+  if (nonzero.empty()) return;
+  findings.push_back({Severity::warning, inventory.host, subject,
+                      fmt::format("error counters since they were last cleared: {}{}", fmt::join(nonzero, ", "),
+                                  inventory.counter_interval_s > 0
+                                      ? fmt::format(" (none grew within {:g} s)", inventory.counter_interval_s)
+                                      : " (--counter-interval S tells whether they still grow)")});
 }
 
 void check_numa_affinity(const HostInventory& inventory, std::vector<Finding>& findings) {
@@ -178,6 +202,7 @@ std::vector<Finding> check_host(const HostInventory& inventory) {
   for (const Gpu& gpu : inventory.gpus) check_link(inventory.host, gpu_subject(gpu), gpu.link, true, findings);
   for (const Nic& nic : inventory.nics) check_link(inventory.host, nic_subject(nic), nic.link, false, findings);
   for (const IbPort& port : inventory.ib_ports) {
+    check_port_counters(inventory, port, findings);
     if (port.active()) continue;
     findings.push_back({Severity::error, inventory.host,
                         fmt::format("port {} ({})", port.display_name(), port.pci_address),

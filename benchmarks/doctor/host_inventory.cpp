@@ -2,6 +2,7 @@
 
 #include "core/run_provenance.hpp"
 #include "doctor/pci_config.hpp"
+#include "doctor/port_counters.hpp"
 #include "doctor/software_versions.hpp"
 #include "doctor/sysfs_files.hpp"
 
@@ -91,12 +92,6 @@ std::string gpu_model_of(const fs::path& root, const std::string& pci_address, l
   return fmt::format("10de:{:04x}", device_id);
 }
 
-// "4: ACTIVE" -> "ACTIVE": the kernel prefixes the numeric state.
-std::string without_state_number(const std::string& text) {
-  const auto colon = text.find(": ");
-  return colon == std::string::npos ? text : text.substr(colon + 2);
-}
-
 void attach_class_devices(const fs::path& root, std::vector<Nic>& nics, std::vector<IbPort>& ib_ports) {
   auto nic_at = [&](const std::string& pci_address) -> Nic* {
     auto it = std::find_if(nics.begin(), nics.end(), [&](const Nic& nic) { return nic.pci_address == pci_address; });
@@ -122,10 +117,11 @@ void attach_class_devices(const fs::path& root, std::vector<Nic>& nics, std::vec
       if (std::from_chars(port_name.data(), port_name.data() + port_name.size(), port.port).ec != std::errc()) continue;
       port.pci_address = pci_address;
       const fs::path port_dir = ports_dir / port_name;
-      port.state = without_state_number(read_first_line(port_dir / "state").value_or(""));
-      port.physical_state = without_state_number(read_first_line(port_dir / "phys_state").value_or(""));
+      port.state = read_port_state(port_dir / "state");
+      port.physical_state = read_port_state(port_dir / "phys_state");
       port.rate = read_first_line(port_dir / "rate").value_or("");
       port.link_layer = read_first_line(port_dir / "link_layer").value_or("");
+      port.counters = read_port_counters(port_dir);
       ib_ports.push_back(std::move(port));
     }
   }
@@ -267,6 +263,13 @@ HostInventory collect_host_inventory(const fs::path& sysfs_root) {
   inventory.versions = detect_software_versions(sysfs_root);
   inventory.environment = tuning_environment();
   return inventory;
+}
+
+void record_port_counter_growth(HostInventory& inventory, const fs::path& sysfs_root, double interval_s) {
+  inventory.counter_interval_s = interval_s;
+  for (const PortCounterSample& sample : sample_port_counters(sysfs_root))
+    for (IbPort& port : inventory.ib_ports)
+      if (port.display_name() == sample.port) port.errors_grown = grown_error_counters(port.counters, sample.counters);
 }
 
 }  // namespace fb::doctor

@@ -60,6 +60,11 @@ struct IbPort {
   std::string physical_state;  // "LinkUp", "Polling", "Disabled", ...
   std::string rate;            // "400 Gb/sec (4X NDR)"
   std::string link_layer;      // "InfiniBand" or "Ethernet" (RoCE)
+  // counters/ and hw_counters/ (doctor/port_counters.hpp), as read; cumulative since the counters
+  // were last cleared (boot, driver reload, `perfquery -R`).
+  std::map<std::string, std::uint64_t> counters;
+  // Error counters that grew while the doctor waited --counter-interval; empty without one.
+  std::map<std::string, std::uint64_t> errors_grown;
 
   bool active() const { return state == "ACTIVE"; }
   std::string display_name() const;  // "mlx5_0/1"
@@ -110,12 +115,17 @@ struct HostInventory {
   GpuDirectRdma gpudirect_rdma;
   SoftwareVersions versions;
   std::map<std::string, std::string> environment;  // NCCL_*, UCX_* and the other tuning variables
+  double counter_interval_s = 0;  // how long the port counters were watched; 0: read once
 };
 
 // Reads every path joined under `sysfs_root` ("/" for this host; a directory holding sys/, proc/
 // and usr/ for a prepared tree). Files that are missing or unreadable leave their fields empty;
 // throws std::runtime_error only when `sysfs_root`/sys/bus/pci/devices does not exist.
 HostInventory collect_host_inventory(const std::filesystem::path& sysfs_root);
+
+// Reads the RDMA port counters again and records in each port which error counters grew since
+// `inventory` was collected, over `interval_s` seconds (the caller waited that long).
+void record_port_counter_growth(HostInventory& inventory, const std::filesystem::path& sysfs_root, double interval_s);
 
 // "DDDD:BB:DD.F" (the domain may have more than four digits, as behind Intel VMD).
 bool is_pci_address(std::string_view name);

@@ -71,7 +71,8 @@ void to_json(json& out, const HostInventory& inventory) {
   for (const IbPort& port : inventory.ib_ports)
     ports.push_back({{"rdma_device", port.rdma_device}, {"port", port.port}, {"pci_address", port.pci_address},
                      {"state", port.state}, {"physical_state", port.physical_state}, {"rate", port.rate},
-                     {"link_layer", port.link_layer}});
+                     {"link_layer", port.link_layer}, {"counters", port.counters},
+                     {"errors_grown", port.errors_grown}});
   json bridges = json::array();
   for (const PcieBridge& bridge : inventory.bridges)
     bridges.push_back({{"pci_address", bridge.pci_address},
@@ -94,7 +95,8 @@ void to_json(json& out, const HostInventory& inventory) {
            {"cuda", version_json(inventory.versions.cuda)},
            {"nccl", version_json(inventory.versions.nccl)},
            {"mpi_library", version_json(inventory.versions.mpi_library)}}},
-         {"environment", inventory.environment}};
+         {"environment", inventory.environment},
+         {"counter_interval_s", inventory.counter_interval_s}};
 }
 
 void from_json(const json& in, HostInventory& inventory) {
@@ -115,11 +117,13 @@ void from_json(const json& in, HostInventory& inventory) {
     parsed.bridges = nic.at("bridges").get<std::vector<std::string>>();
     inventory.nics.push_back(std::move(parsed));
   }
+  using Counters = std::map<std::string, std::uint64_t>;
   for (const json& port : in.at("ib_ports"))
     inventory.ib_ports.push_back(IbPort{port.at("rdma_device").get<std::string>(), port.at("port").get<int>(),
                                         port.at("pci_address").get<std::string>(), port.at("state").get<std::string>(),
                                         port.at("physical_state").get<std::string>(),
-                                        port.at("rate").get<std::string>(), port.at("link_layer").get<std::string>()});
+                                        port.at("rate").get<std::string>(), port.at("link_layer").get<std::string>(),
+                                        port.at("counters").get<Counters>(), port.at("errors_grown").get<Counters>()});
   for (const json& bridge : in.at("bridges"))
     inventory.bridges.push_back(PcieBridge{bridge.at("pci_address").get<std::string>(),
                                            bridge.at("extended_config_readable").get<bool>(),
@@ -134,6 +138,7 @@ void from_json(const json& in, HostInventory& inventory) {
   inventory.versions = SoftwareVersions{version_from(versions.at("nvidia_driver")), version_from(versions.at("cuda")),
                                         version_from(versions.at("nccl")), version_from(versions.at("mpi_library"))};
   inventory.environment = in.at("environment").get<std::map<std::string, std::string>>();
+  inventory.counter_interval_s = in.at("counter_interval_s").get<double>();
 }
 
 }  // namespace fb::doctor

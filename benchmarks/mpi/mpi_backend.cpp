@@ -6,6 +6,7 @@
 #include "mpi/mpi_check.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
 
@@ -39,6 +40,22 @@ void MpiBackend::require_supported(DataType dtype) const {
                                  name_of(dtype), MPI_VERSION, MPI_SUBVERSION));
 }
 
+int MpiBackend::timed_iterations(const BenchmarkCase& benchmark_case, const std::function<void()>& iterate) {
+  if (benchmark_case.min_time_s <= 0) return benchmark_case.iterations;
+  // A probe of the least count, untimed for the results. Its median iteration, not its total, sets
+  // the pace: one preemption in the probe would otherwise cut the count to the minimum. The
+  // slowest rank's pace sets the count every rank runs (each must run as many as its partners).
+  std::vector<double> probe(static_cast<std::size_t>(benchmark_case.iterations));
+  time_back_to_back(probe, iterate);
+  std::nth_element(probe.begin(), probe.begin() + static_cast<std::ptrdiff_t>(probe.size() / 2), probe.end());
+  const double local_seconds = probe[probe.size() / 2];
+  double iteration_seconds = 0;
+  FB_MPI_CHECK(MPI_Allreduce(&local_seconds, &iteration_seconds, 1, MPI_DOUBLE, MPI_MAX, context_.comm));
+  const double wanted = std::ceil(benchmark_case.min_time_s / std::max(iteration_seconds, 1e-9));
+  return static_cast<int>(std::clamp(wanted, static_cast<double>(benchmark_case.iterations),
+                                     static_cast<double>(benchmark_case.max_iterations)));
+}
+
 MpiBackend::LocalRun MpiBackend::run_locally(const BenchmarkCase& benchmark_case, IterationStart start) {
   const MpiOpImplementation* implementation = find_mpi_op(benchmark_case.op->name);
   if (!implementation) throw std::logic_error("measure() called for an op the plan should have refused");
@@ -55,10 +72,10 @@ MpiBackend::LocalRun MpiBackend::run_locally(const BenchmarkCase& benchmark_case
   for (int i = 0; i < benchmark_case.warmup_iterations; ++i) iterate();
   barrier();
 
+  LocalRun local;
+  local.unit_seconds.resize(static_cast<std::size_t>(timed_iterations(benchmark_case, iterate)));
   phase = CasePhase::timed;
   iteration = 0;
-  LocalRun local;
-  local.unit_seconds.resize(static_cast<std::size_t>(benchmark_case.iterations));
   if (start == IterationStart::together) time_synchronized(local.unit_seconds, barrier, iterate);
   else time_back_to_back(local.unit_seconds, iterate);
   const double units = op_case->units_per_iteration();

@@ -6,6 +6,7 @@
 #include "mpi/mpi_op.hpp"
 #include "mpi/mpi_session.hpp"
 
+#include <functional>
 #include <memory>
 
 namespace fb {
@@ -27,6 +28,10 @@ class MpiBackend final : public Backend {
   Measurement measure(const BenchmarkCase& benchmark_case) override;
   std::vector<Measurement> measure_pairs(const BenchmarkCase& benchmark_case, std::span<const RankPair> pairs) override;
   bool all_agree(bool local_ok) override;
+  bool times_to_min_time() const override { return true; }
+  std::vector<std::string> gather_at_reporting_rank(const std::string& local) override {
+    return gather_strings_at_rank_zero(context_.comm, local);
+  }
   [[noreturn]] void abort_all(int exit_code) override;
   void set_stall_handler(StallHandler handler) override { watchdog_->set_stall_handler(std::move(handler)); }
 
@@ -36,6 +41,9 @@ class MpiBackend final : public Backend {
     std::vector<double> unit_seconds;
     std::optional<std::uint64_t> wrong;
   };
+  // The case's iterations, or with min_time_s the count that lasts that long on the slowest rank.
+  // Collective.
+  int timed_iterations(const BenchmarkCase& benchmark_case, const std::function<void()>& iterate);
   // How the timed iterations of a case line up across ranks.
   enum class IterationStart {
     back_to_back,  // each rank runs its iterations without waiting: point-to-point alone

@@ -58,4 +58,30 @@ BroadcastFromRankZero MpiSession::broadcast_from_rank_zero() const {
   };
 }
 
+std::vector<std::string> gather_strings_at_rank_zero(MPI_Comm comm, const std::string& mine) {
+  int rank = 0;
+  int nranks = 0;
+  FB_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  FB_MPI_CHECK(MPI_Comm_size(comm, &nranks));
+  int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(rank == 0 ? static_cast<std::size_t>(nranks) : 0);
+  FB_MPI_CHECK(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm));
+  std::vector<int> offsets(lengths.size());
+  std::string joined;
+  if (rank == 0) {
+    int total = 0;
+    for (std::size_t i = 0; i < lengths.size(); ++i) {
+      offsets[i] = total;
+      total += lengths[i];
+    }
+    joined.resize(static_cast<std::size_t>(total));
+  }
+  FB_MPI_CHECK(MPI_Gatherv(mine.data(), length, MPI_CHAR, joined.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
+                           comm));
+  std::vector<std::string> strings;
+  for (std::size_t i = 0; i < lengths.size(); ++i)
+    strings.push_back(joined.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i])));
+  return strings;
+}
+
 }  // namespace fb

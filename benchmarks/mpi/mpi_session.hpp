@@ -42,4 +42,7 @@ class MpiSession {
   std::vector<std::string> process_hosts_;
 };
 
+// Every rank's `mine` at rank 0 of `comm`, by rank; empty on the other ranks. Collective.
+std::vector<std::string> gather_strings_at_rank_zero(MPI_Comm comm, const std::string& mine);
+
 }  // namespace fb

@@ -148,6 +148,10 @@ class NcclBackend final : public Backend {
     return all_ok != 0;
   }
 
+  std::vector<std::string> gather_at_reporting_rank(const std::string& local) override {
+    return gather_strings_at_rank_zero(mpi_.comm(), local);
+  }
+
   [[noreturn]] void abort_all(int exit_code) override {
     abort_communicators();
     MPI_Abort(mpi_.comm(), exit_code);

@@ -30,6 +30,7 @@ struct ResultRow {
   std::string dst_device;        // and the memory written; empty for rank-to-rank rows
   std::optional<int> round;             // pairwise rows: the round of disjoint pairs it ran in
   std::optional<int> concurrent_flows;  // pair rows: how many pairs were in flight at once (1: alone)
+  std::optional<int> repetition;        // soak runs (--repeat, --duration): the sweep it belongs to, from 0
   std::uint64_t bytes = 0;       // nccl-tests size semantics (whole buffer for all_gather etc.)
   std::uint64_t count = 0;       // elements per rank buffer, as nccl-tests prints it
   int iterations = 0;

@@ -3,6 +3,7 @@
 #include "core/errors.hpp"
 #include "core/termination_signals.hpp"
 #include "results/incident_json.hpp"
+#include "results/port_counters.hpp"
 #include "results/json_whole_number.hpp"
 
 #include <sys/statvfs.h>
@@ -156,6 +157,7 @@ constexpr std::array fields{
     added_field<&ResultRow::model_protocol>("model_protocol"),
     added_field<&ResultRow::model_channels>("model_channels"),
     added_field<&ResultRow::model_limit>("model_limit"),
+    added_field<&ResultRow::repetition>("repetition"),
 };
 constexpr std::size_t column_count = fields.size() + 1;  // + schema
 
@@ -262,6 +264,8 @@ std::string csv_head(const ResultSet& results) {
   // The full record of an incident is in the JSON file; here it is a line for a person.
   for (const Incident& incident : results.incidents)
     csv += fmt::format("# incident: {}\n", single_line(describe_incident(incident)));
+  for (const PortCounterChange& change : results.port_counters)
+    if (change.degraded()) csv += fmt::format("# port degraded: {}\n", single_line(describe_port_change(change)));
   csv += "schema";
   for (const Field& f : fields) csv += fmt::format(",{}", f.name);
   csv += '\n';
@@ -282,6 +286,11 @@ std::string json_head(const ResultSet& results) {
   json["provenance"] = provenance_to_json(results.provenance);
   json["incidents"] = Json::array();
   for (const Incident& incident : results.incidents) json["incidents"].push_back(incident_to_json(incident));
+  if (!results.port_counters.empty()) {
+    json["port_counters"] = Json::array();
+    for (const PortCounterChange& change : results.port_counters)
+      json["port_counters"].push_back(port_counter_change_to_json(change));
+  }
   std::string text = json_text(json, 1);
   text.resize(text.size() - 2);  // the closing "\n}"
   return text + ",\n \"rows\": [";
@@ -354,6 +363,15 @@ ResultSet parse_results_json(std::string_view text, const std::string& origin) {
       results.incidents.push_back(incident_from_json(incidents[i]));
     } catch (const std::exception& e) {
       throw InputError(fmt::format("{}: incidents[{}]: {}", origin, i, e.what()));
+    }
+  }
+  const Json& port_counters = json.value("port_counters", Json::array());
+  if (!port_counters.is_array()) throw InputError(fmt::format("{}: expected an array \"port_counters\"", origin));
+  for (std::size_t i = 0; i < port_counters.size(); ++i) {
+    try {
+      results.port_counters.push_back(port_counter_change_from_json(port_counters[i]));
+    } catch (const std::exception& e) {
+      throw InputError(fmt::format("{}: port_counters[{}]: {}", origin, i, e.what()));
     }
   }
   return results;
@@ -490,6 +508,13 @@ ResultsWriter::~ResultsWriter() {
       csv_.sync();
     } catch (const std::runtime_error&) {  // the files are complete; only their durability is lost
     }
+}
+
+void ResultsWriter::record_port_counters(std::vector<PortCounterChange> changes) {
+  const std::lock_guard lock(mutex_);
+  results_.port_counters = std::move(changes);
+  render_files_anew();
+  write_files(true);
 }
 
 void ResultsWriter::write_files(bool durable) {

@@ -5,6 +5,7 @@
 
 #include "results/atomic_file.hpp"
 #include "results/incident.hpp"
+#include "results/port_counters.hpp"
 #include "results/provenance.hpp"
 #include "results/result_row.hpp"
 
@@ -20,6 +21,8 @@ struct ResultSet {
   Provenance provenance;
   std::vector<ResultRow> rows;
   std::vector<Incident> incidents;  // JSON only ("incidents"); files without it have none
+  // JSON only ("port_counters"), written when the run could read RDMA ports; else absent.
+  std::vector<PortCounterChange> port_counters;
 };
 
 std::string results_to_csv(const ResultSet& results);
@@ -72,6 +75,8 @@ class ResultsWriter {
   // Adds the incident and rewrites both files at once. Safe to call from another thread than the
   // one that appends (the watchdog's, while the measuring thread is blocked).
   void record_incident(Incident incident);
+  // Sets how the job's RDMA ports changed over the run and rewrites both files.
+  void record_port_counters(std::vector<PortCounterChange> changes);
   const ResultSet& results() const { return results_; }
   const ResultsPaths& paths() const { return paths_; }
 

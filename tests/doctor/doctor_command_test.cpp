@@ -76,6 +76,44 @@ TEST_F(DoctorCommand, NarrowNicLinkFailsWithTheDoctorExitCode) {
   EXPECT_THAT(flagged[0], AllOf(StartsWith("error"), HasSubstr("mlx5_5"), HasSubstr(testing::nic_address(5))));
 }
 
+TEST_F(DoctorCommand, APortDownPutsItsHostOnTheDrainListWithTheReason) {
+  testing::HostSpec spec = testing::healthy_host_spec();
+  spec.ports[2].state = "1: DOWN";
+  spec.ports[2].physical_state = "3: Disabled";
+  build(spec);
+  const std::filesystem::path drain = dir_.path() / "drain.txt";
+  const ProcessResult result = doctor({"--sysfs-root", tree_.root().string(), "--json", json_path_.string(),
+                                       "--drain-list", drain.string()});
+  EXPECT_EQ(result.exit_code, static_cast<int>(ExitCode::doctor_flags)) << describe(result);
+  const std::string host = read_json(json_path_).at("hosts")[0].at("host");
+  std::ifstream in(drain);
+  std::string header, line, rest;
+  std::getline(in, header);
+  std::getline(in, line);
+  EXPECT_THAT(header, StartsWith("# fabricbench drain list (doctor, "));
+  EXPECT_EQ(line, host + "\tfabricbench doctor: port mlx5_2/1 (" + testing::nic_address(2) +
+                      "): port is DOWN (physical state Disabled, InfiniBand)");
+  EXPECT_FALSE(std::getline(in, rest)) << rest;
+  EXPECT_THAT(result.out, HasSubstr("# drain list: " + drain.string() + " (1 host)\n"));
+}
+
+TEST_F(DoctorCommand, ErrorCountsSinceTheLastClearWarnButDrainNothing) {
+  testing::HostSpec spec = testing::healthy_host_spec();
+  spec.ports[6].counters["symbol_error"] = "4410";
+  build(spec);
+  const std::filesystem::path drain = dir_.path() / "drain.txt";
+  const ProcessResult result = doctor({"--sysfs-root", tree_.root().string(), "--drain-list", drain.string()});
+  EXPECT_EQ(result.exit_code, 0) << describe(result);
+  const std::vector<std::string> flagged = lines_with(result.out, "symbol_error 4410");
+  ASSERT_EQ(flagged.size(), 1u) << result.out;
+  EXPECT_THAT(flagged[0], AllOf(StartsWith("warning"), HasSubstr("mlx5_6/1")));
+  std::ifstream in(drain);
+  std::string header, rest;
+  std::getline(in, header);
+  EXPECT_THAT(header, StartsWith("# fabricbench drain list (doctor, "));
+  EXPECT_FALSE(std::getline(in, rest)) << rest;
+}
+
 TEST_F(DoctorCommand, WarningsDoNotFail) {
   testing::HostSpec spec = testing::healthy_host_spec();
   spec.gpus[3].numa_node = 2;

@@ -113,6 +113,8 @@ void SysfsTree::add_rdma_device(const std::string& name, const std::string& pci_
     write_text(port_dir / "phys_state", ports[i].physical_state + "\n");
     write_text(port_dir / "rate", ports[i].rate + "\n");
     write_text(port_dir / "link_layer", ports[i].link_layer + "\n");
+    for (const auto& [file, contents] : ports[i].counters) write_text(port_dir / "counters" / file, contents + "\n");
+    for (const auto& [file, contents] : ports[i].hw_counters) write_text(port_dir / "hw_counters" / file, contents + "\n");
   }
   link_relative(root_ / "sys/class/infiniband" / name, dir);
 }

@@ -465,5 +465,44 @@ TEST_F(EmulatedFabric, HostLinkDownMidRunEndsTheRunAndDiagnoseNamesThatLink) {
   EXPECT_THAT(findings_of_kind(*diagnosis, "stalled_ranks"), ::testing::IsEmpty());
 }
 
+// Soak: h00003's cable falls to a quarter during the second of four repetitions and recovers.
+// diagnose names h00003 as intermittent and puts it, alone, on the drain list.
+TEST_F(EmulatedFabric, HostLinkThrottledDuringOneRepetitionIsIntermittentAndDrained) {
+  up({});
+  if (IsSkipped() || HasFatalFailure()) return;
+  const std::string slow_host = "h00003";
+  const std::size_t rows_per_repetition = host_count * (host_count - 1u);
+  const fs::path csv = results_dir_ / "soak.csv";
+  const fs::path json_path = results_dir_ / "soak.json";
+  ChildProcess run({EMULATED_FABRIC_SCRIPT, "mpirun", "--prefix", prefix_, "-np", std::to_string(host_count),
+                    FABRICBENCH_BINARY, "run", "pairwise", "-b", "256K", "-e", "256K", "-n", "3", "-w", "1", "-W", "4",
+                    "--repeat", "4", "--csv", csv.string(), "--json", json_path.string()});
+  ASSERT_TRUE(wait_for_rows(csv, rows_per_repetition, std::chrono::seconds(300)))
+      << describe(run.wait(std::chrono::seconds(0)));
+  const ProcessResult slow = fabric_script({"throttle", "--prefix", prefix_, slow_host, std::to_string(host_mbit / 4)});
+  ASSERT_EQ(slow.exit_code, 0) << describe(slow);
+  ASSERT_TRUE(wait_for_rows(csv, 2 * rows_per_repetition, std::chrono::seconds(300)))
+      << describe(run.wait(std::chrono::seconds(0)));
+  const ProcessResult recovered = fabric_script({"throttle", "--prefix", prefix_, slow_host, std::to_string(host_mbit)});
+  ASSERT_EQ(recovered.exit_code, 0) << describe(recovered);
+  const ProcessResult result = run.wait(std::chrono::seconds(600));
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const ResultSet soak = read_results_json(json_path);
+  ASSERT_EQ(soak.rows.size(), 4 * rows_per_repetition);
+
+  const fs::path drain = results_dir_ / "drain.txt";
+  const ProcessResult diagnosed = run_process(testing::directly(
+      {"diagnose", "--results", json_path.string(), "--topology", specs_dir + "/healthy.yaml", "--drain-list",
+       drain.string()}));
+  std::cout << diagnosed.out;
+  EXPECT_EQ(diagnosed.exit_code, 7) << describe(diagnosed);
+  EXPECT_THAT(diagnosed.out, HasSubstr("intermittent_host " + slow_host + ": "));
+  std::ifstream in(drain);
+  std::vector<std::string> drained;
+  for (std::string line; std::getline(in, line);)
+    if (!line.starts_with("#")) drained.push_back(line.substr(0, line.find('\t')));
+  EXPECT_EQ(drained, std::vector<std::string>{slow_host});
+}
+
 }  // namespace
 }  // namespace fb

@@ -41,8 +41,13 @@ std::vector<std::uint64_t> expected_sizes(const OpTraits& op, int nranks, std::u
   return sizes;
 }
 
-// The MPI backend has broadcast in place only, every other collective in both placements.
-std::size_t placements_of(const std::string& op) { return op == "broadcast" ? 1 : 2; }
+// The MPI backend has broadcast in place only; gather, scatter and the vector variants out of
+// place only; every other collective in both placements.
+std::size_t placements_of(const std::string& op) {
+  for (const char* one_placement : {"broadcast", "gather", "scatter", "allgatherv", "alltoallv"})
+    if (op == one_placement) return 1;
+  return 2;
+}
 
 // Both files of a run, read back; they must hold the same rows.
 ResultSet read_both(const std::filesystem::path& csv, const std::filesystem::path& json) {
@@ -72,7 +77,9 @@ class CollectiveSweep : public ::testing::TestWithParam<int> {};
 
 TEST_P(CollectiveSweep, EveryOpValidatesAndReportsCatalogBusbw) {
   const int nranks = GetParam();
-  const std::vector<std::string> ops{"all_reduce", "all_gather", "reduce_scatter", "broadcast", "alltoall", "sendrecv"};
+  const std::vector<std::string> ops{"all_reduce", "all_gather", "reduce_scatter", "broadcast", "alltoall",
+                                     "sendrecv",   "reduce",     "gather",         "scatter",   "allgatherv",
+                                     "alltoallv"};
   const TempDir dir;
   std::vector<std::string> args{"run"};
   args.insert(args.end(), ops.begin(), ops.end());
@@ -108,6 +115,29 @@ TEST_P(CollectiveSweep, EveryOpValidatesAndReportsCatalogBusbw) {
 
 INSTANTIATE_TEST_SUITE_P(Ranks, CollectiveSweep, ::testing::Values(2, 4),
                          [](const auto& info) { return "np" + std::to_string(info.param); });
+
+// Rooted ops on a root other than 0, an odd rank count, an integer type and a reduction other than
+// the sum: every rank's output checks out element by element.
+TEST(RootedOps, ValidateWithTheLastRankAsRootAndMaxOnInt32) {
+  const TempDir dir;
+  const ProcessResult result = run_process(
+      under_mpirun(3, FABRICBENCH_BINARY,
+                   {"run", "reduce", "gather", "scatter", "-b", "12", "-e", "48K", "-n", "2", "-r", "2", "-d", "int32",
+                    "-o", "max", "--csv", dir / "r.csv", "--json", dir / "r.json"}),
+      allow_root);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const ResultSet results = read_both(dir / "r.csv", dir / "r.json");
+  std::map<std::string, std::size_t> rows_by_op;
+  for (const ResultRow& row : results.rows) {
+    SCOPED_TRACE(row.op + " " + std::to_string(row.bytes));
+    ++rows_by_op[row.op];
+    EXPECT_EQ(row.wrong, std::optional<std::uint64_t>(0));
+    EXPECT_EQ(row.root, std::optional<int>(2));
+    EXPECT_EQ(row.redop, row.op == "reduce" ? "max" : "none");
+  }
+  // 12 B to 48 KiB doubling: 13 sizes; reduce in both placements.
+  EXPECT_EQ(rows_by_op, (std::map<std::string, std::size_t>{{"gather", 13}, {"reduce", 26}, {"scatter", 13}}));
+}
 
 TEST(PointToPoint, LatencyBwBibwBetweenRanksZeroAndOne) {
   const TempDir dir;
@@ -297,6 +327,105 @@ TEST(WrongResults, FaultInjectedBinaryPassesWithoutTheFault) {
       allow_root);
   EXPECT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_THAT(result.out, HasSubstr("wrong elements: 0 OK"));
+}
+
+}  // namespace
+}  // namespace fb
+
+namespace fb {
+namespace {
+
+// -n auto under the real mpirun: the iterations each row records follow the bounds.
+std::map<std::string, int> iterations_by_op(const std::vector<std::string>& flags) {
+  const TempDir dir;
+  std::vector<std::string> args{"run", "-b", "8", "-e", "8", "--csv", dir / "r.csv", "--json", dir / "r.json"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  const ProcessResult result = run_process(under_mpirun(2, FABRICBENCH_BINARY, args), allow_root);
+  EXPECT_EQ(result.exit_code, 0) << describe(result);
+  std::map<std::string, int> iterations;
+  if (result.exit_code != 0) return iterations;
+  for (const ResultRow& row : read_results_json(dir / "r.json").rows)
+    iterations[row.op + (row.in_place ? " in" : "")] = row.iterations;
+  return iterations;
+}
+
+TEST(AutoIterations, PointToPointFillsMinTimeByDefaultCollectivesKeepTwenty) {
+  const std::map<std::string, int> iterations = iterations_by_op({"latency", "all_reduce"});
+  ASSERT_EQ(iterations.size(), 3u);
+  // 8 B ping-pong takes about a microsecond here: 0.1 s is more than 20 of them.
+  EXPECT_GT(iterations.at("latency"), 20);
+  EXPECT_LE(iterations.at("latency"), 100000);
+  EXPECT_EQ(iterations.at("all_reduce"), 20);
+  EXPECT_EQ(iterations.at("all_reduce in"), 20);
+}
+
+TEST(AutoIterations, TheBoundsHold) {
+  EXPECT_EQ(iterations_by_op({"latency", "-n", "auto", "--max-iters", "50"}).at("latency"), 50);
+  EXPECT_EQ(iterations_by_op({"latency", "--min-time", "1e-9"}).at("latency"), 20);
+  EXPECT_EQ(iterations_by_op({"latency", "-n", "7"}).at("latency"), 7);
+  const std::map<std::string, int> all_auto = iterations_by_op({"all_reduce", "-n", "auto", "--max-iters", "64"});
+  EXPECT_EQ(all_auto.at("all_reduce"), 64);
+  EXPECT_EQ(all_auto.at("all_reduce in"), 64);
+}
+
+TEST(AutoIterations, ACountThatIsNotOneIsAUsageError) {
+  const TempDir dir;
+  const ProcessResult result =
+      run_process(under_mpirun(2, FABRICBENCH_BINARY, {"run", "latency", "-n", "five", "-D", dir / "out"}), allow_root);
+  EXPECT_EQ(result.exit_code, 2) << describe(result);
+  EXPECT_THAT(result.err, HasSubstr("fabricbench: error: -n five is neither a count nor auto"));
+}
+
+}  // namespace
+}  // namespace fb
+
+namespace fb {
+namespace {
+
+// Soak: the whole sweep again, every row marked with its repetition, in order.
+TEST(Soak, RepeatRunsTheSweepThatManyTimesAndMarksEveryRow) {
+  const TempDir dir;
+  const ProcessResult result = run_process(
+      under_mpirun(4, FABRICBENCH_BINARY,
+                   {"run", "pairwise", "--pair-endpoints", "ranks", "-b", "64K", "-e", "128K", "-n", "3", "--repeat",
+                    "3", "--csv", dir / "r.csv", "--json", dir / "r.json"}),
+      allow_root);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const ResultSet results = read_both(dir / "r.csv", dir / "r.json");
+  std::map<int, std::size_t> rows_by_repetition;
+  int last_repetition = 0;
+  for (const ResultRow& row : results.rows) {
+    ASSERT_TRUE(row.repetition.has_value());
+    EXPECT_GE(*row.repetition, last_repetition);
+    last_repetition = *row.repetition;
+    ++rows_by_repetition[*row.repetition];
+  }
+  // 4 ranks: 12 ordered pairs at each of 2 sizes, per repetition.
+  EXPECT_EQ(rows_by_repetition, (std::map<int, std::size_t>{{0, 24}, {1, 24}, {2, 24}}));
+  const std::vector<std::string> lines = lines_of(result.out);
+  EXPECT_EQ(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("# repetition "); }),
+            3);
+}
+
+TEST(Soak, DurationRepeatsUntilItHasPassed) {
+  const TempDir dir;
+  const ProcessResult result = run_process(
+      under_mpirun(2, FABRICBENCH_BINARY,
+                   {"run", "latency", "-b", "8", "-e", "8", "-n", "3", "--duration", "0.5s", "--csv", dir / "r.csv",
+                    "--json", dir / "r.json"}),
+      allow_root);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const ResultSet results = read_results_json(dir / "r.json");
+  ASSERT_GE(results.rows.size(), 2u);
+  for (std::size_t i = 0; i < results.rows.size(); ++i) EXPECT_EQ(results.rows[i].repetition, static_cast<int>(i));
+}
+
+TEST(Soak, ADurationWithoutUnitOrValueIsAUsageError) {
+  const TempDir dir;
+  const ProcessResult result = run_process(
+      under_mpirun(2, FABRICBENCH_BINARY, {"run", "latency", "--duration", "2 weeks", "-D", dir / "out"}), allow_root);
+  EXPECT_EQ(result.exit_code, 2) << describe(result);
+  EXPECT_THAT(result.err, HasSubstr("--duration 2 weeks is not a positive time such as 90s, 30m or 2h"));
 }
 
 }  // namespace

@@ -5,12 +5,15 @@
 #include "core/errors.hpp"
 #include "topology/diagnosis.hpp"
 #include "topology/incident_diagnosis.hpp"
+#include "topology/intermittent_diagnosis.hpp"
 #include "topology/pair_simulation.hpp"
+#include "topology/port_diagnosis.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 namespace fb::topo {
 namespace {
@@ -276,6 +279,117 @@ TEST(Diagnosis, PairsOfRanksOnOneHostCrossNoLinkAndAreLeftOut) {
   const Diagnosis diagnosis = diagnose(fabric.graph, rows);
   EXPECT_EQ(diagnosis.flows_examined, 0u);
   EXPECT_TRUE(diagnosis.findings.empty());
+}
+
+}  // namespace
+}  // namespace fb::topo
+
+namespace fb::topo {
+namespace {
+
+PortCounterChange port_change(const std::string& host, std::map<std::string, std::uint64_t> deltas) {
+  return {host, "mlx5_0/1", "ACTIVE", "ACTIVE", "400 Gb/sec (4X NDR)", "400 Gb/sec (4X NDR)", std::move(deltas), {}};
+}
+
+TEST(PortDiagnosis, PortWithRisingSymbolErrorsOnTheSlowHostIsNamedWithItsCableAndEverySlowPair) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  Graph truth = fabric.graph;
+  truth.set_link_capacity(fabric.host_links[2], host_link_gbps / 4);  // h00003
+  const std::vector<ResultRow> rows = pairwise_on(truth, fabric);
+  const std::vector<PortCounterChange> changes{port_change("h00003", {{"symbol_error", 800}, {"link_downed", 0}}),
+                                               port_change("h00005", {{"symbol_error", 0}, {"port_xmit_wait", 9}})};
+  const std::vector<DiagnosisFinding> findings = diagnose_port_counters(fabric.graph, changes, rows);
+  ASSERT_EQ(findings.size(), 1u);
+  const DiagnosisFinding& finding = findings.front();
+  EXPECT_EQ(finding.kind, "port_errors");
+  EXPECT_EQ(finding.host, "h00003");
+  // The topology calls the NIC eth0: the port's device is not in it, so the host's NIC stands in.
+  EXPECT_EQ(finding.link, fabric.host_links[2]);
+  EXPECT_EQ(finding.subject, "h00003 mlx5_0/1 (h00003/eth0 <-> leaf0001): symbol_error +800");
+  EXPECT_EQ(finding.evidence.front(), "h00003 mlx5_0/1: symbol_error +800 during run " + rows.front().run_id);
+  EXPECT_EQ(finding.evidence.size(), 1u + 14u);  // every pair to and from h00003 is slow
+  EXPECT_DOUBLE_EQ(finding.confidence, 1.0);
+  EXPECT_NEAR(finding.ratio(), 0.25, 0.05);
+}
+
+TEST(PortDiagnosis, PortWithErrorsOnAHealthyHostHasOnlyItsPairsWithTheSlowHostAsEvidence) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  Graph truth = fabric.graph;
+  truth.set_link_capacity(fabric.host_links[2], host_link_gbps / 4);
+  const std::vector<DiagnosisFinding> findings = diagnose_port_counters(
+      fabric.graph, std::vector{port_change("h00006", {{"port_rcv_errors", 3}})}, pairwise_on(truth, fabric));
+  ASSERT_EQ(findings.size(), 1u);
+  // Of the 14 pairs touching h00006, only the two with h00003 are slow.
+  EXPECT_DOUBLE_EQ(findings[0].confidence, 2.0 / 14.0);
+  ASSERT_EQ(findings[0].evidence.size(), 3u);
+  EXPECT_NE(findings[0].evidence[1].find("h00003"), std::string::npos);
+  EXPECT_NE(findings[0].evidence[2].find("h00003"), std::string::npos);
+}
+
+TEST(PortDiagnosis, PortOfAHostTheTopologyLacksIsNamedWithoutACable) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  PortCounterChange down = port_change("gpu17", {});
+  down.state_after = "DOWN";
+  const std::vector<DiagnosisFinding> findings =
+      diagnose_port_counters(fabric.graph, std::vector{down}, pairwise_on(fabric.graph, fabric));
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].subject, "gpu17 mlx5_0/1: state ACTIVE -> DOWN");
+  EXPECT_FALSE(findings[0].link);
+  EXPECT_EQ(findings[0].confidence, 0);
+  EXPECT_EQ(findings[0].evidence.back(), "no pair touching this host was measured in the run");
+}
+
+}  // namespace
+}  // namespace fb::topo
+
+namespace fb::topo {
+namespace {
+
+// Four repetitions of pairwise; in `throttled` ones h00003's cable runs at a quarter.
+std::vector<ResultRow> soak(const TwoLeafFabric& fabric, const std::set<int>& throttled) {
+  Graph slow = fabric.graph;
+  slow.set_link_capacity(fabric.host_links[2], host_link_gbps / 4);
+  std::vector<ResultRow> rows;
+  for (int repetition = 0; repetition < 4; ++repetition)
+    for (ResultRow row : pairwise_on(throttled.contains(repetition) ? slow : fabric.graph, fabric)) {
+      row.repetition = repetition;
+      rows.push_back(std::move(row));
+    }
+  return rows;
+}
+
+TEST(IntermittentDiagnosis, AHostLinkThrottledInSomeRepetitionsIsNamedWithThem) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  const std::vector<DiagnosisFinding> findings = diagnose_intermittent(soak(fabric, {1, 2}));
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, "intermittent_host");
+  EXPECT_EQ(findings[0].host, "h00003");
+  EXPECT_EQ(findings[0].subject, "h00003: 14 pairs slow in repetitions 1, 2 only");
+  EXPECT_EQ(findings[0].evidence.size(), 14u);
+  EXPECT_DOUBLE_EQ(findings[0].confidence, 0.5);  // 28 of the 56 pair-repetitions
+  EXPECT_NEAR(findings[0].ratio(), 0.25, 0.05);
+}
+
+TEST(IntermittentDiagnosis, ALinkSlowInEveryRepetitionOrNoneIsNotIntermittent) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  EXPECT_TRUE(diagnose_intermittent(soak(fabric, {})).empty());
+  EXPECT_TRUE(diagnose_intermittent(soak(fabric, {0, 1, 2, 3})).empty());
+}
+
+TEST(IntermittentDiagnosis, OnePairSlowOnceIsNamedAsAPairWithoutBlamingAHost) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  std::vector<ResultRow> rows = soak(fabric, {});
+  const auto victim = std::find_if(rows.begin(), rows.end(), [](const ResultRow& row) {
+    return row.repetition == 3 && row.src_host == "h00005" && row.dst_host == "h00001";
+  });
+  ASSERT_NE(victim, rows.end());
+  victim->algbw_gbps /= 3;
+  const std::vector<DiagnosisFinding> findings = diagnose_intermittent(rows);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, "intermittent_pair");
+  EXPECT_EQ(findings[0].subject, "h00005 -> h00001: slow in 1 of 4 repetitions");
+  EXPECT_TRUE(findings[0].host.empty());
+  EXPECT_DOUBLE_EQ(findings[0].confidence, 0.25);
 }
 
 }  // namespace

@@ -20,6 +20,11 @@ TEST(BusbwFactor, MatchesNcclTestsForEveryCollective) {
     EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("alltoall"), n), ring);
     EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("broadcast"), n), 1);
     EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("sendrecv"), n), 1);
+    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("reduce"), n), 1);
+    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("gather"), n), ring);
+    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("scatter"), n), ring);
+    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("allgatherv"), n), ring);
+    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("alltoallv"), n), ring);
   }
 }
 

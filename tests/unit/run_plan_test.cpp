@@ -48,8 +48,10 @@ class PlanningBackend final : public Backend {
   bool all_agree(bool local_ok) override { return local_ok; }
   [[noreturn]] void abort_all(int) override { std::abort(); }
   std::vector<DeviceRoute> device_routes(const OpTraits&) const override { return routes; }
+  bool times_to_min_time() const override { return honours_min_time; }
 
   std::vector<DeviceRoute> routes;  // what a GPU backend would list for device copies
+  bool honours_min_time = true;
 
  private:
   RankPlacement placement_;
@@ -272,5 +274,57 @@ TEST(BackendCapabilities, GpuLaunchOptionsNeedABackendThatHasThem) {
   EXPECT_THAT(error_of(gpus, {.graph_launches = -1}), HasSubstr("-G -1 must not be negative"));
 }
 
+// -n auto: point-to-point ops and pair patterns fill --min-time by default; collectives keep -n.
+TEST(PlanRun, PointToPointAndPairPatternsRunToMinTimeByDefaultCollectivesDoNot) {
+  RunOptions options = options_for({"latency", "pairwise", "all_reduce"});
+  options.max_bytes = "64";
+  options.min_time_s = 0.25;
+  options.max_auto_iterations = 5000;
+  const std::vector<PlannedOp> plan = plan_run(options, PlanningBackend(4));
+  ASSERT_EQ(plan.size(), 3u);
+  for (const PlannedOp& planned : plan) {
+    const BenchmarkCase& first = planned.cases_by_size.front().front();
+    SCOPED_TRACE(std::string(planned.op->name));
+    EXPECT_EQ(first.iterations, 20);
+    if (planned.op->name == "all_reduce") {
+      EXPECT_EQ(first.min_time_s, 0);
+    } else {
+      EXPECT_EQ(first.min_time_s, 0.25);
+      EXPECT_EQ(first.max_iterations, 5000);
+    }
+  }
+}
+
+TEST(PlanRun, ACountOrAutoAppliesToEveryOp) {
+  RunOptions options = options_for({"latency", "all_reduce"});
+  options.max_bytes = "64";
+  options.auto_iterations = false;
+  for (const PlannedOp& planned : plan_run(options, PlanningBackend(2)))
+    EXPECT_EQ(planned.cases_by_size.front().front().min_time_s, 0) << planned.op->name;
+  options.auto_iterations = true;
+  for (const PlannedOp& planned : plan_run(options, PlanningBackend(2)))
+    EXPECT_EQ(planned.cases_by_size.front().front().min_time_s, 0.1) << planned.op->name;
+}
+
+TEST(PlanRun, AutoOnABackendWithoutItIsRefusedAndTheDefaultStaysFixed) {
+  PlanningBackend backend(2);
+  backend.honours_min_time = false;
+  RunOptions options = options_for({"latency"});
+  options.max_bytes = "64";
+  EXPECT_EQ(plan_run(options, backend).front().cases_by_size.front().front().min_time_s, 0);
+  options.auto_iterations = true;
+  EXPECT_EQ(usage_error_of(options, backend), "-n auto is not available on the fake backend; give -n a count");
+}
+
+TEST(PlanRun, AutoBoundsMustMakeSense) {
+  RunOptions options = options_for({"latency"});
+  options.max_auto_iterations = 10;
+  EXPECT_THAT(usage_error_of(options, PlanningBackend(2)), HasSubstr("--max-iters 10 must be at least the 20"));
+  options.max_auto_iterations = 100;
+  options.min_time_s = 0;
+  EXPECT_EQ(usage_error_of(options, PlanningBackend(2)), "--min-time 0 must be greater than 0");
+}
+
 }  // namespace
+
 }  // namespace fb
