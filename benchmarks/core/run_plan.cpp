@@ -40,7 +40,8 @@ void validate_run_options(const RunOptions& options) {
   validate_sweep(sweep_of(options));
   if (options.iterations < 1) throw UsageError(fmt::format("-n {} must be at least 1", options.iterations));
   if (!(options.min_time_s > 0)) throw UsageError(fmt::format("--min-time {} must be greater than 0", options.min_time_s));
-  if (options.max_auto_iterations < options.iterations)
+  // A count given with -n turns auto off: the bound on automatic counts does not apply to it.
+  if (options.auto_iterations != false && options.max_auto_iterations < options.iterations)
     throw UsageError(fmt::format("--max-iters {} must be at least the {} iterations -n auto starts from",
                                  options.max_auto_iterations, options.iterations));
   if (options.warmup_iterations < 0) throw UsageError(fmt::format("-w {} must not be negative", options.warmup_iterations));
