@@ -38,8 +38,11 @@ status=0
 for target in "${!seeds[@]}"; do
   corpus="${build_dir}/corpus/${target}"
   mkdir -p "${corpus}"
+  # Seeds from several folders may share a name (each folder's SOURCES.md): the folder prefixes it.
   # shellcheck disable=SC2086  # the seed list is a space-separated list of paths
-  cp ${seeds[${target}]} "${corpus}/"
+  for seed in ${seeds[${target}]}; do
+    cp "${seed}" "${corpus}/$(basename "$(dirname "${seed}")")-$(basename "${seed}")"
+  done
   echo "== fuzz_${target}: ${seconds} s"
   if ! "${build_dir}/fuzz/fuzz_${target}" "${corpus}" -max_total_time="${seconds}" -max_len="${max_len}" \
       -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
