@@ -2,7 +2,7 @@
 // Benchmark) that recognises the input parses it. A malformed or truncated log must end in
 // fb::InputError; any other exception, a crash or a sanitizer report is a bug.
 
-#include "core/errors.hpp"
+#include "common/errors.hpp"
 #include "importers/importer_registry.hpp"
 
 #include <cstddef>

@@ -2,7 +2,7 @@
 // parse_results_csv). A malformed file must end in fb::InputError; any other exception, a crash
 // or a sanitizer report is a bug.
 
-#include "core/errors.hpp"
+#include "common/errors.hpp"
 #include "results/results_io.hpp"
 
 #include <cstddef>

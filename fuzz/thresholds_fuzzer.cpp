@@ -1,8 +1,8 @@
 // libFuzzer target for `fabricbench accept` thresholds files (YAML). A malformed file must end in
 // fb::InputError; any other exception, a crash or a sanitizer report is a bug.
 
-#include "acceptance/thresholds.hpp"
-#include "core/errors.hpp"
+#include "reports/acceptance/thresholds.hpp"
+#include "common/errors.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -4,7 +4,7 @@
 
 #include "topology/format_registry.hpp"
 
-#include "core/errors.hpp"
+#include "common/errors.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the GPU backends on a GPU machine, runs their tests, and measures them against bare
-# loops in the same run (benchmarks/gpu_reference): host<->device and device-local copies against
+# loops in the same run (perf/gpu_reference): host<->device and device-local copies against
 # cudaMemcpyAsync over pinned 1 GiB buffers, NCCL all_reduce (one rank, out of place, 512 MiB)
 # against ncclAllReduce. Prints a table; exits non-zero when a ratio is off by more than 3% or any
 # result is wrong.

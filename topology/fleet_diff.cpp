@@ -1,6 +1,6 @@
 #include "topology/fleet_diff.hpp"
 
-#include "core/errors.hpp"
+#include "common/errors.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

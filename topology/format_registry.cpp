@@ -1,6 +1,6 @@
 #include "topology/format_registry.hpp"
 
-#include "topology/input_error.hpp"
+#include "common/input_error.hpp"
 
 #include <fmt/format.h>
 

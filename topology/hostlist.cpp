@@ -1,6 +1,6 @@
 #include "topology/hostlist.hpp"
 
-#include "topology/text_scan.hpp"
+#include "common/text_scan.hpp"
 
 #include <fmt/format.h>
 

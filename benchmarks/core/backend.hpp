@@ -3,8 +3,9 @@
 // copies) and returns timings. It knows nothing of tables or files. Backends register themselves
 // by name; `fabricbench run --backend NAME` picks one.
 
-#include "core/benchmark_case.hpp"
-#include "core/stall_report.hpp"
+#include "benchmarks/core/benchmark_case.hpp"
+#include "common/rank_placement.hpp"
+#include "benchmarks/core/stall_report.hpp"
 
 #include <functional>
 #include <map>
@@ -14,14 +15,6 @@
 #include <vector>
 
 namespace fb {
-
-struct RankPlacement {
-  int rank = 0;
-  int nranks = 1;
-  std::vector<std::string> rank_hosts;  // host name of every rank, by rank
-  int nodes = 1;
-  int ranks_per_node = 1;               // the most ranks on any one node
-};
 
 // Device copies (op class device_copy): which memory is read and which is written. Endpoints are
 // GPU ordinals of this process, or host_memory for pinned host memory on the GPU's NUMA node.
@@ -45,9 +38,6 @@ struct BackendCapabilities {
   bool several_gpus_per_process = false;
   bool cuda_graphs = false;
 };
-
-// The placement of `rank` among ranks that run on `rank_hosts` (one host name per rank).
-RankPlacement placement_of(std::vector<std::string> rank_hosts, int rank);
 
 class Backend {
  public:

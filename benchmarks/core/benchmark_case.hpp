@@ -1,8 +1,9 @@
 #pragma once
 // The value types a backend receives and returns: one case to measure, and its raw timings.
 
-#include "core/dtype.hpp"
-#include "core/op_catalog.hpp"
+#include "common/dtype.hpp"
+#include "common/op_catalog.hpp"
+#include "common/rank_placement.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -30,13 +31,6 @@ struct BenchmarkCase {
   int dst_rank = 1;                // host_memory (core/backend.hpp)
   int graph_launches = 0;          // >0: each timed sample is one CUDA graph of `iterations` ops
   double step_deadline_s = 30;     // the watchdog ends the job when one step takes longer
-};
-
-// Two ranks exchanging messages: `src` sends, `dst` receives (both ways for bibw).
-struct RankPair {
-  int src = 0;
-  int dst = 1;
-  bool operator==(const RankPair&) const = default;
 };
 
 struct Measurement {

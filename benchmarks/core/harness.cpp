@@ -1,4 +1,4 @@
-#include "core/harness.hpp"
+#include "benchmarks/core/harness.hpp"
 
 #if defined(__x86_64__)
 #include <cpuid.h>

@@ -1,4 +1,4 @@
-#include "core/incident_builder.hpp"
+#include "benchmarks/core/incident_builder.hpp"
 
 #include <map>
 

@@ -2,10 +2,10 @@
 // The incident a run records when the watchdog ends it: what the run was measuring (the case as it
 // planned it and, for pair patterns, the round of pairs in flight) and what the watchdog found.
 
-#include "core/benchmark_case.hpp"
-#include "core/pair_patterns.hpp"
-#include "core/result_builder.hpp"
-#include "core/stall_report.hpp"
+#include "benchmarks/core/benchmark_case.hpp"
+#include "common/pair_schedule.hpp"
+#include "benchmarks/core/result_builder.hpp"
+#include "benchmarks/core/stall_report.hpp"
 #include "results/incident.hpp"
 
 #include <mutex>

@@ -1,4 +1,4 @@
-#include "core/link_state.hpp"
+#include "benchmarks/core/link_state.hpp"
 
 #include <algorithm>
 #include <fstream>

@@ -1,7 +1,7 @@
-#include "core/memory_budget.hpp"
+#include "benchmarks/core/memory_budget.hpp"
 
-#include "core/dtype.hpp"
-#include "core/errors.hpp"
+#include "common/dtype.hpp"
+#include "common/errors.hpp"
 
 #include <fmt/format.h>
 

@@ -3,7 +3,7 @@
 // cannot fit is refused with a line naming the size and the memory (exit 2), instead of the OOM
 // killer ending the job (exit 137) with nothing said.
 
-#include "core/run_plan.hpp"
+#include "benchmarks/core/run_plan.hpp"
 
 #include <cstdint>
 #include <filesystem>

@@ -8,7 +8,7 @@
 // The same functions fill and check device buffers: the GPU backends compile them into kernels
 // (cuda/device_pattern.cu), so host and device agree on every value by construction.
 
-#include "core/dtype.hpp"
+#include "common/dtype.hpp"
 
 #include <cmath>
 #include <concepts>

@@ -1,6 +1,6 @@
-#include "core/result_builder.hpp"
+#include "benchmarks/core/result_builder.hpp"
 
-#include "core/statistics.hpp"
+#include "common/statistics.hpp"
 
 #include <chrono>
 #include <fmt/chrono.h>

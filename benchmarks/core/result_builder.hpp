@@ -1,8 +1,8 @@
 #pragma once
 // Turns a backend's raw timings into a results row: statistics, algbw, busbw.
 
-#include "core/backend.hpp"
-#include "core/benchmark_case.hpp"
+#include "benchmarks/core/backend.hpp"
+#include "benchmarks/core/benchmark_case.hpp"
 #include "results/result_row.hpp"
 
 #include <string>

@@ -1,8 +1,8 @@
-#include "core/run_plan.hpp"
+#include "benchmarks/core/run_plan.hpp"
 
-#include "core/backend.hpp"
-#include "core/errors.hpp"
-#include "core/watchdog.hpp"
+#include "benchmarks/core/backend.hpp"
+#include "common/errors.hpp"
+#include "benchmarks/core/watchdog.hpp"
 
 #include <algorithm>
 #include <climits>

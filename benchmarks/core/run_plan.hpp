@@ -2,10 +2,10 @@
 // What `fabricbench run` will measure: the flags, checked, expanded into cases. Building the plan
 // needs only the rank count, so every bad flag is reported before any traffic.
 
-#include "core/backend.hpp"
-#include "core/benchmark_case.hpp"
-#include "core/pair_patterns.hpp"
-#include "core/sizes.hpp"
+#include "benchmarks/core/backend.hpp"
+#include "benchmarks/core/benchmark_case.hpp"
+#include "common/pair_schedule.hpp"
+#include "common/sizes.hpp"
 
 #include <optional>
 #include <string>

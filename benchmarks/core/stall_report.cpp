@@ -1,4 +1,4 @@
-#include "core/stall_report.hpp"
+#include "benchmarks/core/stall_report.hpp"
 
 namespace fb {
 

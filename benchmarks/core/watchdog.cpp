@@ -1,8 +1,8 @@
-#include "core/watchdog.hpp"
+#include "benchmarks/core/watchdog.hpp"
 
-#include "core/errors.hpp"
-#include "core/link_state.hpp"
-#include "core/termination_signals.hpp"
+#include "common/errors.hpp"
+#include "benchmarks/core/link_state.hpp"
+#include "common/termination_signals.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

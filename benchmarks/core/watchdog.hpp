@@ -11,7 +11,7 @@
 // message on it is authenticated with HMAC-SHA256 under a key that rank 0 hands out over the
 // backend's broadcast, never over the side channel (docs/reliability.md, "The side channel").
 
-#include "core/stall_report.hpp"
+#include "benchmarks/core/stall_report.hpp"
 
 #include <array>
 #include <atomic>

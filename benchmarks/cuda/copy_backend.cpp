@@ -2,16 +2,16 @@
 // nvbandwidth: host to each GPU and back (pinned memory on the GPU's NUMA node), within each GPU,
 // and the GPU-to-GPU matrix, each by copy engine and by SM copy kernel.
 
-#include "core/backend.hpp"
-#include "core/errors.hpp"
-#include "core/result_builder.hpp"
-#include "core/run_provenance.hpp"
-#include "cuda/copy_kernel.hpp"
-#include "cuda/cuda_check.hpp"
-#include "cuda/device_memory.hpp"
-#include "cuda/device_pattern.hpp"
-#include "cuda/gpu_discovery.hpp"
-#include "cuda/stream_timing.hpp"
+#include "benchmarks/core/backend.hpp"
+#include "common/errors.hpp"
+#include "benchmarks/core/result_builder.hpp"
+#include "common/host_environment.hpp"
+#include "benchmarks/cuda/copy_kernel.hpp"
+#include "benchmarks/cuda/cuda_check.hpp"
+#include "benchmarks/cuda/device_memory.hpp"
+#include "benchmarks/cuda/device_pattern.hpp"
+#include "benchmarks/cuda/gpu_discovery.hpp"
+#include "benchmarks/cuda/stream_timing.hpp"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
-#include "cuda/copy_kernel.hpp"
-#include "cuda/cuda_check.hpp"
+#include "benchmarks/cuda/copy_kernel.hpp"
+#include "benchmarks/cuda/cuda_check.hpp"
 
 #include <cstdint>
 

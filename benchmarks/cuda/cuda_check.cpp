@@ -1,4 +1,4 @@
-#include "cuda/cuda_check.hpp"
+#include "benchmarks/cuda/cuda_check.hpp"
 
 #include <fmt/format.h>
 

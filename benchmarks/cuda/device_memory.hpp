@@ -2,8 +2,8 @@
 // Owning handles for the CUDA objects the GPU backends allocate. Destructors release without
 // checking: they also run while an error unwinds, when a second exception would end the process.
 
-#include "cuda/cuda_check.hpp"
-#include "cuda/gpu_discovery.hpp"
+#include "benchmarks/cuda/cuda_check.hpp"
+#include "benchmarks/cuda/gpu_discovery.hpp"
 
 #include <cstddef>
 #include <utility>

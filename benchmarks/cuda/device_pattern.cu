@@ -1,6 +1,6 @@
-#include "core/errors.hpp"
-#include "cuda/cuda_check.hpp"
-#include "cuda/device_pattern.hpp"
+#include "common/errors.hpp"
+#include "benchmarks/cuda/cuda_check.hpp"
+#include "benchmarks/cuda/device_pattern.hpp"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

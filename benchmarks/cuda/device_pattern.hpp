@@ -3,8 +3,8 @@
 // counts the elements that differ from what an op must produce, so checking a 1 GiB buffer costs
 // one 8-byte copy back to the host, not a host pass over every element.
 
-#include "core/dtype.hpp"
-#include "core/pattern.hpp"
+#include "common/dtype.hpp"
+#include "benchmarks/core/pattern.hpp"
 
 #include <cuda_runtime_api.h>
 

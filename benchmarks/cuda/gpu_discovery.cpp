@@ -1,7 +1,7 @@
-#include "cuda/gpu_discovery.hpp"
+#include "benchmarks/cuda/gpu_discovery.hpp"
 
-#include "core/errors.hpp"
-#include "cuda/cuda_check.hpp"
+#include "common/errors.hpp"
+#include "benchmarks/cuda/cuda_check.hpp"
 
 #include <fmt/format.h>
 #include <sched.h>

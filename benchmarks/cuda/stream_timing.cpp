@@ -1,6 +1,6 @@
-#include "cuda/stream_timing.hpp"
+#include "benchmarks/cuda/stream_timing.hpp"
 
-#include "core/errors.hpp"
+#include "common/errors.hpp"
 
 #include <algorithm>
 #include <thread>

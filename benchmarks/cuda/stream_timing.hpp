@@ -2,7 +2,7 @@
 // Device-side timing of GPU work and waiting for it with a deadline. The host never blocks in a
 // CUDA call that could hang: it polls, so a stuck collective or copy becomes a named timeout.
 
-#include "cuda/device_memory.hpp"
+#include "benchmarks/cuda/device_memory.hpp"
 
 #include <chrono>
 #include <functional>

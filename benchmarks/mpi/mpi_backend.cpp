@@ -1,9 +1,10 @@
-#include "mpi/mpi_backend.hpp"
+#include "benchmarks/mpi/mpi_backend.hpp"
 
-#include "core/errors.hpp"
-#include "core/harness.hpp"
-#include "core/pair_patterns.hpp"
-#include "mpi/mpi_check.hpp"
+#include "common/errors.hpp"
+#include "benchmarks/core/harness.hpp"
+#include "common/pair_schedule.hpp"
+#include "benchmarks/core/pair_measurements.hpp"
+#include "benchmarks/mpi/mpi_check.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,10 @@
 #pragma once
 // The MPI backend: host buffers, one process per rank, timed with the host clock.
 
-#include "core/backend.hpp"
-#include "core/watchdog.hpp"
-#include "mpi/mpi_op.hpp"
-#include "mpi/mpi_session.hpp"
+#include "benchmarks/core/backend.hpp"
+#include "benchmarks/core/watchdog.hpp"
+#include "benchmarks/mpi/mpi_op.hpp"
+#include "benchmarks/mpi/mpi_session.hpp"
 
 #include <functional>
 #include <memory>

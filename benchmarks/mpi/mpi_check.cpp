@@ -1,4 +1,4 @@
-#include "mpi/mpi_check.hpp"
+#include "benchmarks/mpi/mpi_check.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "mpi/mpi_op.hpp"
+#include "benchmarks/mpi/mpi_op.hpp"
 
 #include <stdexcept>
 

@@ -2,8 +2,8 @@
 // How the MPI backend runs one op. Each op lives in its own file under mpi/ops/ and registers an
 // MpiOpImplementation; the backend finds it by the op's catalog name.
 
-#include "core/benchmark_case.hpp"
-#include "core/dtype.hpp"
+#include "benchmarks/core/benchmark_case.hpp"
+#include "common/dtype.hpp"
 
 #include <mpi.h>
 

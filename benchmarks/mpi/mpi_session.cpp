@@ -1,6 +1,6 @@
-#include "mpi/mpi_session.hpp"
+#include "benchmarks/mpi/mpi_session.hpp"
 
-#include "mpi/mpi_check.hpp"
+#include "benchmarks/mpi/mpi_check.hpp"
 
 #include <fmt/format.h>
 

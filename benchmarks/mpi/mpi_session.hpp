@@ -2,7 +2,7 @@
 // MPI for the life of a backend: initialized with errors returned (not fatal), and where every
 // process runs. The MPI backend measures with it; the NCCL backend bootstraps over it.
 
-#include "core/watchdog.hpp"
+#include "benchmarks/core/watchdog.hpp"
 
 #include <mpi.h>
 

@@ -2,9 +2,9 @@
 // Shared by the point-to-point ops: two ranks (src and dst of the case) exchange messages while
 // the others stay idle, and each endpoint checks it received its peer's pattern.
 
-#include "core/host_buffer.hpp"
-#include "core/pattern.hpp"
-#include "mpi/mpi_op.hpp"
+#include "benchmarks/core/host_buffer.hpp"
+#include "benchmarks/core/pattern.hpp"
+#include "benchmarks/mpi/mpi_op.hpp"
 
 namespace fb {
 

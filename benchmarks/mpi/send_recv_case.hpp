@@ -2,9 +2,9 @@
 // The shape most collectives share: a send buffer read and a receive buffer written, where the
 // in-place form starts with the input in the receive buffer (MPI_IN_PLACE as the send argument).
 
-#include "core/host_buffer.hpp"
-#include "core/pattern.hpp"
-#include "mpi/mpi_op.hpp"
+#include "benchmarks/core/host_buffer.hpp"
+#include "benchmarks/core/pattern.hpp"
+#include "benchmarks/mpi/mpi_op.hpp"
 
 namespace fb {
 

@@ -3,18 +3,19 @@
 // Communicators are non-blocking, so no NCCL call can hold the host: every wait polls, and a
 // wait that passes its deadline aborts the communicators and names the op, size and rank.
 
-#include "core/backend.hpp"
-#include "core/errors.hpp"
-#include "core/pair_patterns.hpp"
-#include "core/watchdog.hpp"
-#include "cuda/cuda_check.hpp"
-#include "cuda/device_memory.hpp"
-#include "cuda/gpu_discovery.hpp"
-#include "cuda/stream_timing.hpp"
-#include "mpi/mpi_check.hpp"
-#include "mpi/mpi_session.hpp"
-#include "nccl/nccl_check.hpp"
-#include "nccl/nccl_op.hpp"
+#include "benchmarks/core/backend.hpp"
+#include "common/errors.hpp"
+#include "common/pair_schedule.hpp"
+#include "benchmarks/core/pair_measurements.hpp"
+#include "benchmarks/core/watchdog.hpp"
+#include "benchmarks/cuda/cuda_check.hpp"
+#include "benchmarks/cuda/device_memory.hpp"
+#include "benchmarks/cuda/gpu_discovery.hpp"
+#include "benchmarks/cuda/stream_timing.hpp"
+#include "benchmarks/mpi/mpi_check.hpp"
+#include "benchmarks/mpi/mpi_session.hpp"
+#include "benchmarks/nccl/nccl_check.hpp"
+#include "benchmarks/nccl/nccl_op.hpp"
 
 #include <fmt/format.h>
 

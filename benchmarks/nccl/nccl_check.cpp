@@ -1,4 +1,4 @@
-#include "nccl/nccl_check.hpp"
+#include "benchmarks/nccl/nccl_check.hpp"
 
 #include <fmt/format.h>
 

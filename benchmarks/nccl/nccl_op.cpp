@@ -1,7 +1,7 @@
-#include "nccl/nccl_op.hpp"
+#include "benchmarks/nccl/nccl_op.hpp"
 
-#include "cuda/device_pattern.hpp"
-#include "nccl/nccl_check.hpp"
+#include "benchmarks/cuda/device_pattern.hpp"
+#include "benchmarks/nccl/nccl_check.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -2,9 +2,9 @@
 // How the NCCL backend runs one op. Each op lives in its own file under nccl/ops/ and registers an
 // NcclOpImplementation; the backend finds it by the op's catalog name.
 
-#include "core/benchmark_case.hpp"
-#include "core/pattern.hpp"
-#include "cuda/device_memory.hpp"
+#include "benchmarks/core/benchmark_case.hpp"
+#include "benchmarks/core/pattern.hpp"
+#include "benchmarks/cuda/device_memory.hpp"
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>

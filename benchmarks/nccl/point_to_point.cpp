@@ -1,7 +1,7 @@
-#include "nccl/point_to_point.hpp"
+#include "benchmarks/nccl/point_to_point.hpp"
 
-#include "cuda/device_pattern.hpp"
-#include "nccl/nccl_check.hpp"
+#include "benchmarks/cuda/device_pattern.hpp"
+#include "benchmarks/nccl/nccl_check.hpp"
 
 #include <algorithm>
 

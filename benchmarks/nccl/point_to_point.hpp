@@ -4,7 +4,7 @@
 // group of messages, so a ping-pong stays a ping-pong even when both ranks are GPUs of one
 // process (-g 2).
 
-#include "nccl/nccl_op.hpp"
+#include "benchmarks/nccl/nccl_op.hpp"
 
 #include <functional>
 #include <vector>

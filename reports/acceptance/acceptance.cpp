@@ -1,9 +1,9 @@
-#include "acceptance/acceptance.hpp"
+#include "reports/acceptance/acceptance.hpp"
 
-#include "analysis/host_outliers.hpp"
-#include "core/errors.hpp"
-#include "core/op_catalog.hpp"
-#include "core/sizes.hpp"
+#include "reports/analysis/host_outliers.hpp"
+#include "common/errors.hpp"
+#include "common/op_catalog.hpp"
+#include "common/sizes.hpp"
 
 #include <fmt/format.h>
 

@@ -2,8 +2,8 @@
 // Runs the checks of a thresholds file against result rows: pass, fail or skip per check, with
 // the findings behind every failure.
 
-#include "acceptance/thresholds.hpp"
-#include "analysis/finding.hpp"
+#include "reports/acceptance/thresholds.hpp"
+#include "reports/analysis/finding.hpp"
 #include "results/result_row.hpp"
 
 #include <span>

@@ -1,6 +1,6 @@
-#include "acceptance/junit_xml.hpp"
+#include "reports/acceptance/junit_xml.hpp"
 
-#include "html/html_escape.hpp"
+#include "reports/html/html_escape.hpp"
 
 #include <fmt/format.h>
 

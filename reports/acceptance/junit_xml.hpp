@@ -2,7 +2,7 @@
 // JUnit XML, the test-report format CI systems (Jenkins, GitLab, GitHub actions) display: one
 // test case per acceptance check, a failure element for a failed one, skipped for a skipped one.
 
-#include "acceptance/acceptance.hpp"
+#include "reports/acceptance/acceptance.hpp"
 
 #include <string>
 

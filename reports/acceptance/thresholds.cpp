@@ -1,7 +1,7 @@
-#include "acceptance/thresholds.hpp"
+#include "reports/acceptance/thresholds.hpp"
 
-#include "core/errors.hpp"
-#include "core/sizes.hpp"
+#include "common/errors.hpp"
+#include "common/sizes.hpp"
 #include "results/result_row.hpp"
 #include "results/results_io.hpp"
 

@@ -1,4 +1,4 @@
-#include "analysis/alpha_beta_fit.hpp"
+#include "reports/analysis/alpha_beta_fit.hpp"
 
 #include <fmt/format.h>
 

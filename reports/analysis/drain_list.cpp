@@ -1,4 +1,4 @@
-#include "analysis/drain_list.hpp"
+#include "reports/analysis/drain_list.hpp"
 
 #include "results/results_io.hpp"
 

@@ -1,7 +1,7 @@
-#include "analysis/efficiency.hpp"
+#include "reports/analysis/efficiency.hpp"
 
-#include "analysis/finding.hpp"
-#include "core/robust_statistics.hpp"
+#include "reports/analysis/finding.hpp"
+#include "common/robust_statistics.hpp"
 
 #include <map>
 #include <tuple>

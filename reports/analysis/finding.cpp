@@ -1,6 +1,6 @@
-#include "analysis/finding.hpp"
+#include "reports/analysis/finding.hpp"
 
-#include "core/sizes.hpp"
+#include "common/sizes.hpp"
 
 #include <fmt/format.h>
 

@@ -1,9 +1,9 @@
-#include "analysis/host_outliers.hpp"
+#include "reports/analysis/host_outliers.hpp"
 
-#include "acceptance/thresholds.hpp"
-#include "core/op_catalog.hpp"
-#include "core/robust_statistics.hpp"
-#include "core/sizes.hpp"
+#include "reports/acceptance/thresholds.hpp"
+#include "common/op_catalog.hpp"
+#include "common/robust_statistics.hpp"
+#include "common/sizes.hpp"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 // Hosts whose pair measurements stand out from their peers', found by the median absolute deviation
 // (modified z-score): no topology needed, and a few bad hosts cannot hide in the spread they cause.
 
-#include "analysis/finding.hpp"
+#include "reports/analysis/finding.hpp"
 #include "results/result_row.hpp"
 
 #include <cstdint>

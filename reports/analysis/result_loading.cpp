@@ -1,6 +1,6 @@
-#include "analysis/result_loading.hpp"
+#include "reports/analysis/result_loading.hpp"
 
-#include "core/errors.hpp"
+#include "common/errors.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
-#include "compare/comparison.hpp"
+#include "reports/compare/comparison.hpp"
 
-#include "core/sizes.hpp"
+#include "common/sizes.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
-#include "console/console_table.hpp"
+#include "reports/console/console_table.hpp"
 
-#include "core/op_catalog.hpp"
+#include "common/op_catalog.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "console/round_progress.hpp"
+#include "reports/console/round_progress.hpp"
 
 #include <fmt/format.h>
 

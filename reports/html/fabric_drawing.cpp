@@ -1,4 +1,4 @@
-#include "html/fabric_drawing.hpp"
+#include "reports/html/fabric_drawing.hpp"
 
 #include <fmt/format.h>
 

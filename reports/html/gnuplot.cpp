@@ -1,7 +1,7 @@
-#include "html/gnuplot.hpp"
+#include "reports/html/gnuplot.hpp"
 
-#include "core/sizes.hpp"
-#include "html/svg_program.hpp"
+#include "common/sizes.hpp"
+#include "reports/html/svg_program.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "html/html_escape.hpp"
+#include "reports/html/html_escape.hpp"
 
 namespace fb {
 

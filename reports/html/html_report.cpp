@@ -1,13 +1,13 @@
-#include "html/html_report.hpp"
+#include "reports/html/html_report.hpp"
 
-#include "analysis/efficiency.hpp"
-#include "core/sizes.hpp"
-#include "html/gnuplot.hpp"
-#include "html/svg_program.hpp"
-#include "html/html_escape.hpp"
-#include "html/pairwise_matrix.hpp"
-#include "html/report_verdict.hpp"
-#include "core/robust_statistics.hpp"
+#include "reports/analysis/efficiency.hpp"
+#include "common/sizes.hpp"
+#include "reports/html/gnuplot.hpp"
+#include "reports/html/svg_program.hpp"
+#include "reports/html/html_escape.hpp"
+#include "reports/html/pairwise_matrix.hpp"
+#include "reports/html/report_verdict.hpp"
+#include "common/robust_statistics.hpp"
 #include "results/provenance.hpp"
 
 #include <fmt/format.h>

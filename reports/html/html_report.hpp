@@ -3,10 +3,10 @@
 // resources) with the verdict and findings first, then plots per op, the pairwise heatmap, an
 // optional comparison, and the provenance of every result set.
 
-#include "acceptance/acceptance.hpp"
-#include "analysis/finding.hpp"
-#include "analysis/result_loading.hpp"
-#include "compare/comparison.hpp"
+#include "reports/acceptance/acceptance.hpp"
+#include "reports/analysis/finding.hpp"
+#include "reports/analysis/result_loading.hpp"
+#include "reports/compare/comparison.hpp"
 
 #include <optional>
 #include <string>

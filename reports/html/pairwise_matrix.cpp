@@ -1,7 +1,7 @@
-#include "html/pairwise_matrix.hpp"
+#include "reports/html/pairwise_matrix.hpp"
 
-#include "core/op_catalog.hpp"
-#include "core/robust_statistics.hpp"
+#include "common/op_catalog.hpp"
+#include "common/robust_statistics.hpp"
 
 #include <fmt/format.h>
 

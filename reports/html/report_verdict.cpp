@@ -1,7 +1,7 @@
-#include "html/report_verdict.hpp"
+#include "reports/html/report_verdict.hpp"
 
-#include "analysis/host_outliers.hpp"
-#include "core/sizes.hpp"
+#include "reports/analysis/host_outliers.hpp"
+#include "common/sizes.hpp"
 
 #include <fmt/format.h>
 

@@ -2,8 +2,8 @@
 // What a report judged and what it found: the verdict banner's words and the exit code a CI job
 // branches on (`report --fail-on`). A report nothing was checked against is NOT JUDGED, never PASS.
 
-#include "analysis/finding.hpp"
-#include "html/html_report.hpp"
+#include "reports/analysis/finding.hpp"
+#include "reports/html/html_report.hpp"
 
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "html/svg_program.hpp"
+#include "reports/html/svg_program.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>

@@ -1,7 +1,7 @@
 // `fabricbench doctor` end to end: the real binary on prepared trees and on this machine, alone
 // and under the real mpirun.
 
-#include "core/errors.hpp"
+#include "common/errors.hpp"
 #include "process_runner.hpp"
 #include "support/temp_dir.hpp"
 #include "sysfs_tree.hpp"

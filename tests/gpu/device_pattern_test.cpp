@@ -1,10 +1,10 @@
 // The device validation kernels against the host pattern they mirror. They need a GPU; without
 // one each test skips with a message.
 
-#include "core/errors.hpp"
-#include "core/pattern.hpp"
-#include "cuda/device_memory.hpp"
-#include "cuda/device_pattern.hpp"
+#include "common/errors.hpp"
+#include "benchmarks/core/pattern.hpp"
+#include "benchmarks/cuda/device_memory.hpp"
+#include "benchmarks/cuda/device_pattern.hpp"
 
 #include <gtest/gtest.h>
 

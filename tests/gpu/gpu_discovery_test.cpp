@@ -1,5 +1,5 @@
-#include "core/errors.hpp"
-#include "cuda/gpu_discovery.hpp"
+#include "common/errors.hpp"
+#include "benchmarks/cuda/gpu_discovery.hpp"
 #include "support/temp_dir.hpp"
 
 #include <gmock/gmock.h>

@@ -2,7 +2,7 @@
 // "skipped" line and exit code 8 before touching the results directory; on a GPU machine
 // (scripts/gpu-check.sh) the same tests check the rows they write.
 
-#include "core/errors.hpp"
+#include "common/errors.hpp"
 #include "fabricbench_runs.hpp"
 #include "results/results_io.hpp"
 #include "support/temp_dir.hpp"

@@ -1,7 +1,7 @@
 // `fabricbench run` end to end: the real binary under the real mpirun, reading back the files it
 // writes with the project's own results readers.
 
-#include "core/op_catalog.hpp"
+#include "common/op_catalog.hpp"
 #include "fabricbench_runs.hpp"
 #include "results/results_io.hpp"
 #include "support/temp_dir.hpp"

@@ -1,6 +1,6 @@
-#include "acceptance/acceptance.hpp"
-#include "acceptance/junit_xml.hpp"
-#include "core/errors.hpp"
+#include "reports/acceptance/acceptance.hpp"
+#include "reports/acceptance/junit_xml.hpp"
+#include "common/errors.hpp"
 #include "report_rows.hpp"
 
 #include <gmock/gmock.h>

@@ -1,8 +1,8 @@
 // The HTML report opened in a real headless browser (Debian's chromium): every plot renders, the
 // console stays clean, and a hostile host name shows as text rather than becoming an element.
 
-#include "acceptance/acceptance.hpp"
-#include "html/fabric_drawing.hpp"
+#include "reports/acceptance/acceptance.hpp"
+#include "reports/html/fabric_drawing.hpp"
 #include "importers/importer_registry.hpp"
 #include "report_fixture.hpp"
 #include "results/results_io.hpp"

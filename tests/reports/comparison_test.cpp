@@ -1,4 +1,4 @@
-#include "compare/comparison.hpp"
+#include "reports/compare/comparison.hpp"
 #include "report_rows.hpp"
 
 #include <gmock/gmock.h>

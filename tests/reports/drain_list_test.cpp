@@ -1,7 +1,7 @@
 // The drain list file: one host per line with its reasons, in a form the shell loops of
 // docs/fleet-health.md hand to scontrol and kubectl, run here through the real bash.
 
-#include "analysis/drain_list.hpp"
+#include "reports/analysis/drain_list.hpp"
 #include "support/temp_dir.hpp"
 
 #include <gmock/gmock.h>

@@ -1,4 +1,4 @@
-#include "analysis/efficiency.hpp"
+#include "reports/analysis/efficiency.hpp"
 
 #include "report_rows.hpp"
 

@@ -1,6 +1,6 @@
-#include "html/gnuplot.hpp"
-#include "html/html_escape.hpp"
-#include "html/pairwise_matrix.hpp"
+#include "reports/html/gnuplot.hpp"
+#include "reports/html/html_escape.hpp"
+#include "reports/html/pairwise_matrix.hpp"
 #include "report_fixture.hpp"
 
 #include <gmock/gmock.h>

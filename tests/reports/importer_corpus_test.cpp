@@ -1,7 +1,7 @@
 // Every real log in tests/corpus/logs/ read with the numbers its SOURCES.md says a correct reader
 // extracts: ranks, nodes, op, sizes, bandwidth at a size, statistics, runs, and what was assumed.
 
-#include "core/errors.hpp"
+#include "common/errors.hpp"
 #include "importers/importer_registry.hpp"
 
 #include <gmock/gmock.h>

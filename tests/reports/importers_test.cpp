@@ -1,4 +1,4 @@
-#include "core/errors.hpp"
+#include "common/errors.hpp"
 #include "importers/importer_registry.hpp"
 #include "results/results_io.hpp"
 

@@ -1,7 +1,7 @@
 #pragma once
 // A report input with hostile strings in every place an input string reaches the report.
 
-#include "html/html_report.hpp"
+#include "reports/html/html_report.hpp"
 #include "report_rows.hpp"
 
 namespace fb::testing {

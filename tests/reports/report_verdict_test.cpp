@@ -1,9 +1,9 @@
 // The report's verdict: what was judged, PASS only when thresholds were given and all passed, and
 // slow hosts named by the median absolute deviation when no topology is given.
 
-#include "analysis/host_outliers.hpp"
-#include "html/report_verdict.hpp"
-#include "acceptance/thresholds.hpp"
+#include "reports/analysis/host_outliers.hpp"
+#include "reports/html/report_verdict.hpp"
+#include "reports/acceptance/thresholds.hpp"
 #include "report_rows.hpp"
 
 #include <fmt/format.h>

@@ -6,7 +6,7 @@
 
 #include "test_support.hpp"
 
-#include "core/errors.hpp"
+#include "common/errors.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -2,12 +2,12 @@
 // must be named, blocking must be confirmed only where the model saturates a link, and a healthy
 // fabric must give nothing.
 
-#include "core/errors.hpp"
-#include "topology/diagnosis.hpp"
-#include "topology/incident_diagnosis.hpp"
-#include "topology/intermittent_diagnosis.hpp"
-#include "topology/pair_simulation.hpp"
-#include "topology/port_diagnosis.hpp"
+#include "common/errors.hpp"
+#include "diagnosis/diagnosis.hpp"
+#include "diagnosis/incident_diagnosis.hpp"
+#include "diagnosis/intermittent_diagnosis.hpp"
+#include "diagnosis/pair_simulation.hpp"
+#include "diagnosis/port_diagnosis.hpp"
 
 #include <gtest/gtest.h>
 

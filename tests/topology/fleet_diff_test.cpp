@@ -6,7 +6,7 @@
 #include "fleet_dumps.hpp"
 #include "test_support.hpp"
 
-#include "core/errors.hpp"
+#include "common/errors.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

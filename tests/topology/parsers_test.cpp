@@ -3,7 +3,7 @@
 
 #include "test_support.hpp"
 
-#include "core/errors.hpp"
+#include "common/errors.hpp"
 
 #include <gtest/gtest.h>
 

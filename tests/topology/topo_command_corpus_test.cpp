@@ -2,7 +2,7 @@
 // what the readers assumed reaches the user as warnings and in `topo show`, and analyses of
 // fabrics that cannot be routed say so instead of printing a bisection of 0 or -nan%.
 
-#include "core/errors.hpp"
+#include "common/errors.hpp"
 #include "process_runner.hpp"
 
 #include <gmock/gmock.h>

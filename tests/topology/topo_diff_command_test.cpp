@@ -1,7 +1,7 @@
 // `fabricbench topo diff` end to end: the real binary on generated dumps written to disk, its
 // output, JSON file and exit status.
 
-#include "core/errors.hpp"
+#include "common/errors.hpp"
 #include "fleet_dumps.hpp"
 #include "process_runner.hpp"
 #include "support/temp_dir.hpp"

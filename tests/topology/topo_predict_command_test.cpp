@@ -1,7 +1,7 @@
 // `fabricbench topo predict` end to end: the real binary on a cluster spec, its CSV rows (the
 // model's choice in every row), --explain, forcing as NCCL_ALGO/NCCL_PROTO do, and its warnings.
 
-#include "core/errors.hpp"
+#include "common/errors.hpp"
 #include "process_runner.hpp"
 #include "results/results_io.hpp"
 #include "support/temp_dir.hpp"

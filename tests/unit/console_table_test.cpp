@@ -1,5 +1,5 @@
-#include "console/console_table.hpp"
-#include "console/round_progress.hpp"
+#include "reports/console/console_table.hpp"
+#include "reports/console/round_progress.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // The incident a run records when the watchdog ends it, and the link state it rests on.
 
-#include "core/incident_builder.hpp"
-#include "core/link_state.hpp"
+#include "benchmarks/core/incident_builder.hpp"
+#include "benchmarks/core/link_state.hpp"
 #include "support/temp_dir.hpp"
 
 #include <gmock/gmock.h>

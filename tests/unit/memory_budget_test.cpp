@@ -1,6 +1,6 @@
-#include "core/errors.hpp"
-#include "core/memory_budget.hpp"
-#include "core/op_catalog.hpp"
+#include "common/errors.hpp"
+#include "benchmarks/core/memory_budget.hpp"
+#include "common/op_catalog.hpp"
 #include "support/temp_dir.hpp"
 
 #include <gmock/gmock.h>

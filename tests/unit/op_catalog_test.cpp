@@ -1,6 +1,6 @@
-#include "core/errors.hpp"
-#include "core/op_catalog.hpp"
-#include "core/result_builder.hpp"
+#include "common/errors.hpp"
+#include "common/op_catalog.hpp"
+#include "benchmarks/core/result_builder.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-#include "core/host_buffer.hpp"
-#include "core/pattern.hpp"
+#include "benchmarks/core/host_buffer.hpp"
+#include "benchmarks/core/pattern.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/run_provenance.hpp"
+#include "common/host_environment.hpp"
 #include "results/provenance.hpp"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "core/errors.hpp"
+#include "common/errors.hpp"
 #include "results/results_io.hpp"
 #include "support/temp_dir.hpp"
 

@@ -1,6 +1,6 @@
-#include "core/backend.hpp"
-#include "core/errors.hpp"
-#include "core/run_plan.hpp"
+#include "benchmarks/core/backend.hpp"
+#include "common/errors.hpp"
+#include "benchmarks/core/run_plan.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

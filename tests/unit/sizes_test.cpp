@@ -1,5 +1,5 @@
-#include "core/errors.hpp"
-#include "core/sizes.hpp"
+#include "common/errors.hpp"
+#include "common/sizes.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

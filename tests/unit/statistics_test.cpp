@@ -1,4 +1,4 @@
-#include "core/statistics.hpp"
+#include "common/statistics.hpp"
 
 #include <gtest/gtest.h>
 

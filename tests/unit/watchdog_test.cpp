@@ -1,7 +1,7 @@
 // The watchdog's side channel between real sockets, with the ranks as threads of this process
 // and the backend's MPI broadcast replaced by a shared buffer.
 
-#include "core/watchdog.hpp"
+#include "benchmarks/core/watchdog.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

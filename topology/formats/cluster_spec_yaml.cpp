@@ -17,7 +17,7 @@
 #include "topology/cluster_spec.hpp"
 #include "topology/format_registry.hpp"
 #include "topology/hostlist.hpp"
-#include "topology/input_error.hpp"
+#include "common/input_error.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>

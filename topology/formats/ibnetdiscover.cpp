@@ -19,8 +19,8 @@
 // "Chassis N" headings and the `ibwarn:` lines ibnetdiscover writes to stderr are skipped.
 
 #include "topology/format_registry.hpp"
-#include "topology/input_error.hpp"
-#include "topology/text_scan.hpp"
+#include "common/input_error.hpp"
+#include "common/text_scan.hpp"
 
 #include <fmt/format.h>
 

@@ -24,7 +24,7 @@
 // rate) is recorded on the graph.
 
 #include "topology/format_registry.hpp"
-#include "topology/input_error.hpp"
+#include "common/input_error.hpp"
 
 #include <fmt/format.h>
 #include <pugixml.hpp>

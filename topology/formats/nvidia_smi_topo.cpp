@@ -16,8 +16,8 @@
 // file does not state) is recorded on the graph. The host is named after the file.
 
 #include "topology/format_registry.hpp"
-#include "topology/input_error.hpp"
-#include "topology/text_scan.hpp"
+#include "common/input_error.hpp"
+#include "common/text_scan.hpp"
 
 #include <fmt/format.h>
 

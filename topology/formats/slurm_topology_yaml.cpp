@@ -16,8 +16,8 @@
 
 #include "topology/formats/slurm_tree.hpp"
 #include "topology/hostlist.hpp"
-#include "topology/input_error.hpp"
-#include "topology/text_scan.hpp"
+#include "common/input_error.hpp"
+#include "common/text_scan.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,5 +1,5 @@
-#include "mpi/mpi_check.hpp"
-#include "mpi/send_recv_case.hpp"
+#include "benchmarks/mpi/mpi_check.hpp"
+#include "benchmarks/mpi/send_recv_case.hpp"
 
 namespace fb {
 namespace {

@@ -1,7 +1,7 @@
-#include "core/host_buffer.hpp"
-#include "core/pattern.hpp"
-#include "mpi/mpi_check.hpp"
-#include "mpi/mpi_op.hpp"
+#include "benchmarks/core/host_buffer.hpp"
+#include "benchmarks/core/pattern.hpp"
+#include "benchmarks/mpi/mpi_check.hpp"
+#include "benchmarks/mpi/mpi_op.hpp"
 
 namespace fb {
 namespace {

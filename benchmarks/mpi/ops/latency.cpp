@@ -1,5 +1,5 @@
-#include "mpi/mpi_check.hpp"
-#include "mpi/point_to_point.hpp"
+#include "benchmarks/mpi/mpi_check.hpp"
+#include "benchmarks/mpi/point_to_point.hpp"
 
 namespace fb {
 namespace {

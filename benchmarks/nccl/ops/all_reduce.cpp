@@ -1,5 +1,5 @@
-#include "nccl/nccl_check.hpp"
-#include "nccl/nccl_op.hpp"
+#include "benchmarks/nccl/nccl_check.hpp"
+#include "benchmarks/nccl/nccl_op.hpp"
 
 namespace fb {
 namespace {

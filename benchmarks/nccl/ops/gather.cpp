@@ -1,6 +1,6 @@
-#include "core/dtype.hpp"
-#include "nccl/nccl_check.hpp"
-#include "nccl/nccl_op.hpp"
+#include "common/dtype.hpp"
+#include "benchmarks/nccl/nccl_check.hpp"
+#include "benchmarks/nccl/nccl_op.hpp"
 
 namespace fb {
 namespace {

@@ -1,4 +1,4 @@
-#include "nccl/point_to_point.hpp"
+#include "benchmarks/nccl/point_to_point.hpp"
 
 namespace fb {
 namespace {

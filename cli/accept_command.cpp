@@ -1,0 +1,76 @@
+// `fabricbench accept --thresholds FILE DIR...`: pass/fail per acceptance check, JUnit XML for CI,
+// and an exit code a pipeline can branch on.
+
+#include "reports/acceptance/acceptance.hpp"
+#include "reports/acceptance/junit_xml.hpp"
+#include "reports/analysis/drain_list.hpp"
+#include "reports/analysis/result_loading.hpp"
+#include "cli/command.hpp"
+#include "common/errors.hpp"
+#include "results/results_io.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+namespace fb::cli {
+namespace {
+
+struct AcceptOptions {
+  std::vector<std::string> inputs;
+  std::string thresholds_path;
+  std::string junit_path;
+  std::string drain_list_path;
+};
+
+void print_verdict(std::ostream& out, const AcceptanceVerdict& verdict) {
+  out << fmt::format("# {:<40} {:<18} {:<6} {:>6}  {}\n", "check", "kind", "status", "rows", "summary");
+  for (const CheckResult& r : verdict.results) {
+    out << fmt::format("  {:<40} {:<18} {:<6} {:>6}  {}\n", r.check.name, name_of(r.check.kind), name_of(r.status),
+                       r.rows_checked, r.summary);
+    for (const Finding& f : r.findings) out << fmt::format("      {}: {}\n", f.subject, f.evidence);
+  }
+  const bool any_failed = std::any_of(verdict.results.begin(), verdict.results.end(),
+                                      [](const CheckResult& r) { return r.status == CheckStatus::fail; });
+  // A check whose statistic was never reported is not a pass: the verdict says so, exit code 6.
+  out << fmt::format("# verdict: {}\n", verdict.passed() ? "PASS"
+                                        : any_failed      ? "FAIL"
+                                                          : "FAIL (not available: a checked statistic was never reported)");
+}
+
+int run_accept(const AcceptOptions& options) {
+  const Thresholds thresholds = read_thresholds(options.thresholds_path);
+  std::vector<std::filesystem::path> inputs(options.inputs.begin(), options.inputs.end());
+  const std::vector<ResultRow> rows = all_rows(load_results(inputs));
+  const AcceptanceVerdict verdict = evaluate_acceptance(thresholds, rows);
+  print_verdict(std::cout, verdict);
+  if (!options.junit_path.empty())
+    write_file_atomically(options.junit_path, acceptance_to_junit_xml(verdict, options.thresholds_path));
+  if (!options.drain_list_path.empty()) {
+    // Only a host outlier singles out a host; a slow pair or collective row involves several, and
+    // `diagnose` is what tells which of them is at fault.
+    DrainList drain("accept");
+    for (const CheckResult& result : verdict.results)
+      for (const Finding& finding : result.findings)
+        if (finding.kind == "slow_host") drain.add(finding.subject, result.check.name + ": " + finding.evidence);
+    drain.write(options.drain_list_path, std::cout);
+  }
+  return static_cast<int>(verdict.passed() ? ExitCode::ok : ExitCode::acceptance_failed);
+}
+
+const CommandRegistrar registrar{
+    "accept", "check results against a YAML thresholds file: pass/fail table, JUnit XML, exit code 6 on failure",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto options = std::make_shared<AcceptOptions>();
+      sub.add_option("inputs", options->inputs, "results files or directories")->required();
+      sub.add_option("--thresholds", options->thresholds_path, "acceptance thresholds (YAML)")->required();
+      sub.add_option("--junit", options->junit_path, "write JUnit XML here for CI systems");
+      sub.add_option("--drain-list", options->drain_list_path,
+                     "write the hosts that failed a host-outlier check and why to this file (HOST<TAB>REASON per line)");
+      return [options] { return run_accept(*options); };
+    }};
+
+}  // namespace
+}  // namespace fb::cli

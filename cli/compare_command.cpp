@@ -1,0 +1,49 @@
+// `fabricbench compare A B`: two result sets side by side, ratio B/A per op and size.
+
+#include "reports/analysis/result_loading.hpp"
+#include "cli/command.hpp"
+#include "cli/fail_on.hpp"
+#include "reports/compare/comparison.hpp"
+#include "common/errors.hpp"
+#include "results/results_io.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+namespace fb::cli {
+namespace {
+
+struct CompareOptions {
+  std::string a;
+  std::string b;
+  std::string csv_path;
+  std::vector<std::string> fail_on;
+};
+
+int run_compare(const CompareOptions& options) {
+  const std::vector<ResultRow> a = all_rows(load_results({options.a}));
+  const std::vector<ResultRow> b = all_rows(load_results({options.b}));
+  const Comparison comparison = compare_results(a, b);
+  if (comparison.ops.empty())
+    throw InputError(fmt::format("{} and {} have no rows in common (op, type, placement, ranks, size)", options.a,
+                                 options.b));
+  print_comparison(std::cout, comparison, options.a, options.b);
+  if (!options.csv_path.empty()) write_file_atomically(options.csv_path, comparison_to_csv(comparison));
+  return exit_code_for(options.fail_on, [&](const std::string&) { return count_regressions(comparison) > 0; });
+}
+
+const CommandRegistrar registrar{
+    "compare", "compare result sets A and B per op and size: ratio B/A, geometric mean, differences beyond the noise",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto options = std::make_shared<CompareOptions>();
+      sub.add_option("a", options->a, "result set A: a results file or directory")->required();
+      sub.add_option("b", options->b, "result set B: a results file or directory")->required();
+      sub.add_option("--csv", options->csv_path, "write the comparison as CSV here");
+      add_fail_on_option(sub, options->fail_on, {{"regression", "B is slower than A beyond the spread at any size"}});
+      return [options] { return run_compare(*options); };
+    }};
+
+}  // namespace
+}  // namespace fb::cli

@@ -1,0 +1,204 @@
+// `fabricbench diagnose --results PATH... [--topology FILE...]`: measured pair bandwidths joined to
+// the model's routes, to name the degraded link, the blocking link or the slow node.
+
+#include "reports/analysis/drain_list.hpp"
+#include "reports/analysis/efficiency.hpp"
+#include "reports/analysis/finding.hpp"
+#include "reports/analysis/host_outliers.hpp"
+#include "reports/analysis/result_loading.hpp"
+#include "cli/command.hpp"
+#include "cli/expectation_columns.hpp"
+#include "cli/topology_input.hpp"
+#include "cli/fail_on.hpp"
+#include "common/errors.hpp"
+#include "common/sizes.hpp"
+#include "results/results_io.hpp"
+#include "diagnosis/diagnosis.hpp"
+#include "topology/format_registry.hpp"
+#include "diagnosis/incident_diagnosis.hpp"
+#include "diagnosis/intermittent_diagnosis.hpp"
+#include "diagnosis/port_diagnosis.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+namespace fb::cli {
+namespace {
+
+struct DiagnoseOptions {
+  std::vector<std::string> results;
+  std::vector<std::string> topology;
+  std::string topology_format = "auto";
+  std::string json_path;
+  std::vector<std::string> fail_on;
+  std::string drain_list_path;
+};
+
+// The host a finding blames: its own host, or the host at either end of its link (a host's cable
+// to its switch). A link between two switches blames no host.
+std::string blamed_host(const topo::Graph& graph, const topo::DiagnosisFinding& finding) {
+  if (!finding.host.empty()) return finding.host;
+  if (!finding.link) return "";
+  const topo::Link& link = graph.link(*finding.link);
+  for (const topo::VertexId end : {link.a, link.b}) {
+    const topo::VertexId host = graph.vertex(end).host;
+    if (host != topo::no_vertex) return graph.vertex(host).name;
+  }
+  return "";
+}
+
+void print_diagnosis(std::ostream& out, const topo::Diagnosis& diagnosis, std::size_t incidents,
+                     std::span<const Finding> wrong_results) {
+  out << fmt::format("# {} pair measurements examined (each run's largest size); scale {:.4g} measured GB/s per "
+                     "modelled GB/s; {} slow, {} explained by the findings\n",
+                     diagnosis.flows_examined, diagnosis.calibration, diagnosis.slow_flows,
+                     diagnosis.slow_flows_explained);
+  if (incidents > 0) out << fmt::format("# {} incident{} (runs the watchdog ended)\n", incidents, incidents == 1 ? "" : "s");
+  if (diagnosis.findings.empty() && wrong_results.empty()) {
+    out << "# no findings\n";
+    return;
+  }
+  out << fmt::format("# {:<14} {:<56} {:>12} {:>12} {:>7} {:>10}\n", "kind", "subject", "expected GB/s",
+                     "measured GB/s", "ratio", "confidence");
+  for (const topo::DiagnosisFinding& finding : diagnosis.findings) {
+    // Findings from incidents have no bandwidth to compare.
+    if (finding.expected_gbps > 0)
+      out << fmt::format("  {:<14} {:<56} {:>12.4g} {:>12.4g} {:>7.3f} {:>10.2f}\n", finding.kind, finding.subject,
+                         finding.expected_gbps, finding.measured_gbps, finding.ratio(), finding.confidence);
+    else
+      out << fmt::format("  {:<14} {:<56} {:>12} {:>12} {:>7} {:>10.2f}\n", finding.kind, finding.subject, "-", "-", "-",
+                         finding.confidence);
+    for (const std::string& line : finding.evidence) out << fmt::format("      {}\n", line);
+  }
+  for (const Finding& finding : wrong_results)
+    out << fmt::format("  {:<14} {:<56} {}\n", finding.kind, finding.subject, finding.evidence);
+}
+
+// Every measured row against the model's expectation of it, one line per op, size and placement.
+void print_efficiency(std::ostream& out, std::span<const EfficiencySummary> summaries) {
+  if (summaries.empty()) return;
+  out << "# measured against the model's expectation (pairs: each alone on its route)\n";
+  out << fmt::format("# {:<16} {:>10} {:>6} {:>12} {:>12} {:>8} {:>8}  {}\n", "op", "size", "rows", "expected",
+                     "measured", "median%", "lowest%", "lowest row");
+  for (const EfficiencySummary& s : summaries)
+    out << fmt::format("  {:<16} {:>10} {:>6} {:>12} {:>12} {:>8.1f} {:>8.1f}  {}\n", s.op + (s.in_place ? " in" : ""),
+                       s.bytes, s.rows, fmt::format("{:.4g} {}", s.median_expected, s.unit),
+                       fmt::format("{:.4g} {}", s.median_measured, s.unit), s.median_efficiency_pct,
+                       s.lowest_efficiency_pct, s.lowest_row);
+}
+
+nlohmann::json efficiency_json(std::span<const EfficiencySummary> summaries) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const EfficiencySummary& s : summaries)
+    json.push_back({{"op", s.op},
+                    {"bytes", s.bytes},
+                    {"in_place", s.in_place},
+                    {"rows", s.rows},
+                    {"unit", s.unit},
+                    {"median_expected", s.median_expected},
+                    {"median_measured", s.median_measured},
+                    {"median_efficiency_pct", s.median_efficiency_pct},
+                    {"lowest_efficiency_pct", s.lowest_efficiency_pct},
+                    {"lowest_row", s.lowest_row}});
+  return json;
+}
+
+nlohmann::json finding_json(const Finding& finding) {
+  nlohmann::json json{{"kind", finding.kind}, {"subject", finding.subject}, {"evidence", {finding.evidence}}};
+  const std::string suffix = finding.unit == "GB/s" ? "_gbps" : finding.unit == "us" ? "_us" : "_" + finding.unit;
+  if (finding.measured) json["measured" + suffix] = *finding.measured;
+  if (finding.expected) json["expected" + suffix] = *finding.expected;
+  return json;
+}
+
+// Without a topology the peers are the reference: a host whose pair measurements sit far below
+// the others' (median absolute deviation) is named, with the wrong results.
+int diagnose_without_topology(const DiagnoseOptions& options, const std::vector<ResultRow>& rows) {
+  std::vector<Finding> findings = find_wrong_results(rows);
+  const std::vector<HostOutliers> outliers = find_slow_hosts(rows);
+  std::cout << "# no topology given: slow hosts by the median absolute deviation of their pair measurements\n";
+  for (const HostOutliers& o : outliers) {
+    std::cout << fmt::format("# {} hosts compared on {} rows at {}; peer median {:.3g}; {} outlier{}\n", o.hosts,
+                             o.rows, format_size_bytes(o.bytes), o.peer_median, o.findings.size(),
+                             o.findings.size() == 1 ? "" : "s");
+    findings.insert(findings.end(), o.findings.begin(), o.findings.end());
+  }
+  if (outliers.empty()) std::cout << "# no op with per-host rows of at least 3 hosts: no host compared\n";
+  if (findings.empty()) std::cout << "# no findings\n";
+  for (const Finding& finding : findings)
+    std::cout << fmt::format("  {:<14} {:<56} {}\n", finding.kind, finding.subject, finding.evidence);
+  if (!options.json_path.empty()) {
+    nlohmann::json json{{"findings", nlohmann::json::array()}};
+    for (const Finding& finding : findings) json["findings"].push_back(finding_json(finding));
+    write_file_atomically(options.json_path, json.dump(1) + "\n");
+  }
+  return exit_code_for(options.fail_on, [&](const std::string&) { return !findings.empty(); });
+}
+
+int run_diagnose(const DiagnoseOptions& options) {
+  std::vector<LoadedResults> sets =
+      load_results(std::vector<std::filesystem::path>(options.results.begin(), options.results.end()));
+  if (options.topology.empty()) return diagnose_without_topology(options, all_rows(sets));
+  const topo::Graph graph = load_topology_with_warnings(options.topology, options.topology_format);
+  ExpectationColumns(graph, std::cerr).add(sets);
+  const std::vector<ResultRow> rows = all_rows(sets);
+  topo::Diagnosis diagnosis = topo::diagnose(graph, rows);
+  const std::vector<Incident> incidents = all_incidents(sets);
+  for (topo::DiagnosisFinding& finding : topo::diagnose_incidents(graph, incidents))
+    diagnosis.findings.push_back(std::move(finding));
+  for (topo::DiagnosisFinding& finding : topo::diagnose_intermittent(rows)) diagnosis.findings.push_back(std::move(finding));
+  for (const LoadedResults& set : sets)
+    for (topo::DiagnosisFinding& finding :
+         topo::diagnose_port_counters(graph, set.results.port_counters, set.results.rows))
+      diagnosis.findings.push_back(std::move(finding));
+  const std::vector<Finding> wrong_results = find_wrong_results(rows);
+  const std::vector<EfficiencySummary> efficiency = summarize_efficiency(rows);
+  print_diagnosis(std::cout, diagnosis, incidents.size(), wrong_results);
+  print_efficiency(std::cout, efficiency);
+  if (!options.json_path.empty()) {
+    nlohmann::json json = topo::to_json(graph, diagnosis);
+    json["efficiency"] = efficiency_json(efficiency);
+    for (const Finding& finding : wrong_results) json["findings"].push_back(finding_json(finding));
+    write_file_atomically(options.json_path, json.dump(1) + "\n");
+  }
+  bool drained_hosts = false;
+  if (!options.drain_list_path.empty()) {
+    DrainList drain("diagnose");
+    for (const topo::DiagnosisFinding& finding : diagnosis.findings)
+      if (const std::string host = blamed_host(graph, finding); !host.empty())
+        drain.add(host, fmt::format("{} {}", finding.kind, finding.subject));
+    drain.write(options.drain_list_path, std::cout);
+    drained_hosts = !drain.empty();
+  }
+  const int fail_on_code = exit_code_for(options.fail_on, [&](const std::string&) {
+    return !diagnosis.findings.empty() || !wrong_results.empty();
+  });
+  if (fail_on_code != static_cast<int>(ExitCode::ok)) return fail_on_code;
+  return static_cast<int>(drained_hosts ? ExitCode::doctor_flags : ExitCode::ok);
+}
+
+const CommandRegistrar registrar{
+    "diagnose",
+    "join pair measurements and incidents to the topology: degraded, blocking and failed links, slow nodes, wrong "
+    "results",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto options = std::make_shared<DiagnoseOptions>();
+      sub.add_option("--results", options->results, "results files or directories (pairwise, concurrent runs)")
+          ->required();
+      sub.add_option("--topology", options->topology,
+                     "topology files, merged (YAML spec, topo -m, NCCL XML, ...); without one, slow hosts are found "
+                     "by the median absolute deviation among their peers");
+      sub.add_option("--format", options->topology_format, "topology format, or auto to detect it")
+          ->capture_default_str();
+      sub.add_option("--json", options->json_path, "write the findings here as JSON");
+      add_fail_on_option(sub, options->fail_on, {{"findings", "any finding, wrong results included"}});
+      sub.add_option("--drain-list", options->drain_list_path,
+                     "write the hosts the findings blame and why to this file (HOST<TAB>REASON per line); exit 7 when "
+                     "it lists a host");
+      return [options] { return run_diagnose(*options); };
+    }};
+
+}  // namespace
+}  // namespace fb::cli

@@ -1,0 +1,38 @@
+#pragma once
+// The topology model's expectation written into results rows by the commands that take a topology
+// (run, diagnose, report, fit). Why a row has none is said once per reason, not once per row.
+
+#include "reports/analysis/result_loading.hpp"
+#include "results/result_row.hpp"
+#include "topology/graph.hpp"
+#include "topology/row_expectation.hpp"
+
+#include <map>
+#include <ostream>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace fb::cli {
+
+class ExpectationColumns {
+ public:
+  ExpectationColumns(const topo::Graph& graph, std::ostream& warnings) : model_(graph), warnings_(warnings) {}
+
+  // Fills the row's expectation and efficiency unless it carries an expectation already; the run's
+  // environment says what NCCL_ALGO/NCCL_PROTO forced.
+  void add(ResultRow& row, std::span<const std::string> rank_hosts,
+           const std::map<std::string, std::string>& environment = {});
+  // Every row of every set, each with its own run's placement.
+  void add(std::vector<LoadedResults>& sets);
+
+  topo::ExpectationModel& model() { return model_; }
+
+ private:
+  topo::ExpectationModel model_;
+  std::ostream& warnings_;
+  std::set<std::string> reported_;
+};
+
+}  // namespace fb::cli

@@ -1,0 +1,78 @@
+// `fabricbench import LOG... -o DIR`: nccl-tests, OSU, Google Benchmark and perftest output become
+// results files, so report, accept and compare work on logs users already have. Whatever an
+// importer had to assume is printed as a warning and kept in the provenance.
+
+#include "cli/command.hpp"
+#include "common/errors.hpp"
+#include "importers/importer_registry.hpp"
+#include "results/results_io.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <map>
+#include <memory>
+
+namespace fb::cli {
+namespace {
+
+struct ImportCommandOptions {
+  std::vector<std::string> logs;
+  std::string output_dir = "fabricbench-results";
+  std::optional<int> nranks;
+};
+
+// The run id (the output file name) comes from the log's file name, and logs gathered one
+// directory per node share their names: a log whose id another one took gets its directory's
+// name appended (then a number), said in a warning, instead of overwriting the other's results.
+void give_each_its_own_run_id(std::vector<std::pair<std::filesystem::path, ResultSet>>& imported) {
+  std::map<std::string, std::filesystem::path> taken_by;
+  for (auto& [log, results] : imported) {
+    const std::string id = results.provenance.run_id;
+    std::string unique = id;
+    const std::string directory = std::filesystem::absolute(log).parent_path().filename().string();
+    for (int n = 1; taken_by.contains(unique); ++n)
+      unique = n == 1 && !directory.empty() ? fmt::format("{}-{}", id, directory) : fmt::format("{}-{}", id, n);
+    if (unique != id) {
+      std::cerr << fmt::format("warning: {}: run id {} is taken by {}; written as {}\n", log.string(), id,
+                               taken_by.at(id).string(), unique);
+      results.provenance.run_id = unique;
+      for (ResultRow& row : results.rows) row.run_id = unique;
+    }
+    taken_by.emplace(unique, log);
+  }
+}
+
+int run_import(const ImportCommandOptions& options) {
+  if (options.nranks && *options.nranks < 1) throw UsageError(fmt::format("--ranks {} must be at least 1", *options.nranks));
+  // Parse every log before writing anything: one bad log leaves the output directory untouched.
+  std::vector<std::pair<std::filesystem::path, ResultSet>> imported;
+  for (const std::string& log : options.logs)
+    for (ResultSet& results : import_log(log, {options.nranks})) imported.emplace_back(log, std::move(results));
+  give_each_its_own_run_id(imported);
+  std::filesystem::create_directories(options.output_dir);
+  for (const auto& [log, results] : imported) {
+    for (const std::string& assumption : results.provenance.assumptions)
+      std::cerr << fmt::format("warning: {}: {}: {}\n", log.string(), results.provenance.run_id, assumption);
+    const std::filesystem::path base = std::filesystem::path(options.output_dir) / results.provenance.run_id;
+    write_file_atomically(base.string() + ".json", results_to_json(results));
+    write_file_atomically(base.string() + ".csv", results_to_csv(results));
+    std::cout << fmt::format("# {}: {} rows ({}) -> {}.json\n", log.string(), results.rows.size(),
+                             results.provenance.backend, base.string());
+  }
+  return static_cast<int>(ExitCode::ok);
+}
+
+const CommandRegistrar registrar{
+    "import", "convert nccl-tests, OSU micro-benchmark, Google Benchmark or perftest output into results files",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto options = std::make_shared<ImportCommandOptions>();
+      sub.add_option("logs", options->logs, "log files to import (format detected from the content)")->required();
+      sub.add_option("-o,--output-dir", options->output_dir, "directory for RUN_ID.json and RUN_ID.csv")
+          ->capture_default_str();
+      sub.add_option("--ranks", options->nranks, "process count of OSU collective logs and of nccl-tests tables that do not print it");
+      return [options] { return run_import(*options); };
+    }};
+
+}  // namespace
+}  // namespace fb::cli

@@ -1,0 +1,34 @@
+#pragma once
+// The RDMA port counters of every host of a run, read before the first size and after the last:
+// which ports gathered errors, went down or changed rate while the run measured.
+
+#include "benchmarks/core/backend.hpp"
+#include "doctor/port_counters.hpp"
+#include "results/port_counters.hpp"
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fb::cli {
+
+class PortCounterWatch {
+ public:
+  // Reads the counters on the lowest rank of each host. Collective over the backend's ranks.
+  PortCounterWatch(Backend& backend, std::filesystem::path sysfs_root);
+
+  // Reads them again (collective); the reporting rank gets every host's changes, in rank order
+  // of the hosts, the others none.
+  std::vector<PortCounterChange> finish();
+
+ private:
+  // Host -> its ports, at the reporting rank.
+  std::map<std::string, std::vector<doctor::PortCounterSample>> sample_every_host();
+
+  Backend& backend_;
+  std::filesystem::path sysfs_root_;
+  std::map<std::string, std::vector<doctor::PortCounterSample>> before_;
+};
+
+}  // namespace fb::cli

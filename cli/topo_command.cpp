@@ -1,0 +1,459 @@
+// `fabricbench topo`: the topology model from the command line.
+//
+//   topo show FILE...                   counts, link types, tiers, oversubscription
+//   topo analyze FILE... --pattern P    oversubscription, bisection, blocking links (table, JSON)
+//   topo predict --spec cluster.yaml --op all_reduce -b 8 -e 1G   a predicted sweep as results
+//                [--algo A --proto P] [--sharp] [--explain]      (NCCL's choice unless forced)
+//   topo dot FILE... [--pattern P]      Graphviz DOT, the pattern's blocking links in red
+//   topo diff FILE...                   per-node dumps against the fleet's majority (exit 7 on deviations)
+
+#include "cli/command.hpp"
+#include "cli/topology_input.hpp"
+
+#include "common/build_info.hpp"
+#include "common/errors.hpp"
+#include "common/sizes.hpp"
+#include "results/results_io.hpp"
+#include "topology/analysis.hpp"
+#include "topology/collective_model.hpp"
+#include "topology/dot_export.hpp"
+#include "topology/fleet_diff.hpp"
+#include "topology/format_registry.hpp"
+#include "topology/hostlist.hpp"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+namespace fb::cli {
+namespace {
+
+using topo::FabricHierarchy;
+using topo::Graph;
+
+struct TopoOptions {
+  std::vector<std::string> files;
+  std::string format = "auto";
+  topo::ReaderHints hints;
+  std::string pattern = "all_to_all";
+  std::string json_path;  // analyze, diff: findings as JSON ("-" for stdout)
+  std::size_t max_rows = 20;
+  std::string output_path;  // dot
+  // predict
+  std::vector<std::string> spec_paths;
+  std::string op = "all_reduce";
+  std::string algorithm = "auto";
+  std::string protocol = "auto";
+  bool in_network_reduction = false;
+  bool explain = false;
+  std::string min_bytes = "8";
+  std::string max_bytes = "32M";
+  std::uint64_t step_factor = 2;
+  int nodes = 0;
+  int gpus_per_node = 0;
+  std::string placement = "packed";
+  std::string csv_path;
+};
+
+topo::TrafficPattern parse_pattern(const std::string& name) {
+  const auto pattern = topo::traffic_pattern_from_string(name);
+  if (!pattern) throw UsageError("--pattern must be all_to_all, ring, leaf_to_leaf or bisection, got '" + name + "'");
+  return *pattern;
+}
+
+std::string ratio_text(const std::optional<double>& ratio) {
+  return ratio ? fmt::format("{:.2f}:1", *ratio) : std::string("-");
+}
+
+void print_oversubscription(const topo::OversubscriptionReport& report) {
+  if (report.tiers.empty()) return;
+  fmt::print("\n{:<8} {:>9} {:>14} {:>14} {:>16} {:>14}\n", "tier", "switches", "down GB/s", "up GB/s",
+             "oversubscription", "worst switch");
+  for (const auto& tier : report.tiers) {
+    fmt::print("{:<8} {:>9} {:>14.1f} {:>14.1f} {:>16} {:>14}\n", topo::to_string(tier.tier), tier.switch_count,
+               tier.downlink_gbps, tier.uplink_gbps, ratio_text(tier.oversubscription_ratio),
+               ratio_text(tier.worst_switch_ratio));
+  }
+}
+
+int show(const TopoOptions& options) {
+  const Graph graph = load_topology_with_warnings(options.files, options.format, options.hints);
+  std::map<std::string_view, std::size_t> vertices;
+  std::map<std::string_view, std::size_t> tiers;
+  for (const topo::Vertex& v : graph.vertices()) {
+    ++vertices[topo::to_string(v.kind)];
+    if (v.kind == topo::VertexKind::fabric_switch) ++tiers[topo::to_string(v.tier)];
+  }
+  struct LinkSummary {
+    std::size_t count = 0;
+    std::size_t nominal = 0;
+    double capacity_gbps = 0;
+  };
+  std::map<std::string_view, LinkSummary> links;
+  for (const topo::Link& link : graph.links()) {
+    LinkSummary& summary = links[link.spec.technology];
+    ++summary.count;
+    summary.nominal += link.nominal_capacity ? 1 : 0;
+    summary.capacity_gbps += link.spec.capacity_gbps;
+  }
+  fmt::print("# {} vertices, {} links from {} file(s)\n", graph.vertex_count(), graph.link_count(), options.files.size());
+  for (const auto& [kind, count] : vertices) fmt::print("{:<14} {:>8}\n", kind, count);
+  for (const auto& [tier, count] : tiers) fmt::print("{:<14} {:>8}\n", fmt::format("{} switches", tier), count);
+  fmt::print("\n{:<28} {:>8} {:>16} {:>8}\n", "link technology", "links", "total GB/s", "nominal");
+  for (const auto& [technology, summary] : links) {
+    fmt::print("{:<28} {:>8} {:>16.1f} {:>8}\n", technology, summary.count, summary.capacity_gbps, summary.nominal);
+  }
+  print_oversubscription(topo::analyze_oversubscription(graph));
+  if (!graph.assumptions().empty()) {
+    fmt::print("\n# {} assumption(s): what the inputs did not state\n", graph.assumptions().size());
+    for (const std::string& assumption : graph.assumptions()) fmt::print("assumed: {}\n", assumption);
+  }
+  return static_cast<int>(ExitCode::ok);
+}
+
+void write_json(const std::string& path, const nlohmann::json& json) {
+  if (path == "-") {
+    std::cout << json.dump(2) << '\n';
+  } else {
+    write_file_atomically(path, json.dump(2) + "\n");
+  }
+}
+
+int analyze(const TopoOptions& options) {
+  const topo::TrafficPattern pattern = parse_pattern(options.pattern);
+  const Graph graph = load_topology_with_warnings(options.files, options.format, options.hints);
+  FabricHierarchy fabric(graph);
+  const topo::OversubscriptionReport oversubscription = topo::analyze_oversubscription(graph);
+  print_oversubscription(oversubscription);
+  if (!fabric.has_fabric()) {
+    fmt::print("# no fabric links: nothing to route between hosts\n");
+    return static_cast<int>(ExitCode::ok);
+  }
+  const std::vector<std::vector<topo::VertexId>> partitions = topo::fabric_partitions(fabric);
+  if (partitions.size() > 1) {
+    // Some pairs of hosts have no route at all: a bisection or a pattern's share would be a
+    // number about traffic that cannot flow.
+    const bool linked = topo::parts_are_linked(graph, partitions);
+    if (linked) {
+      fmt::print("\n# the fabric has {} parts with no common upper-tier switch, joined only by links between switches "
+                 "of one tier (leaf to leaf): up-down routing has no path between them, so no bisection bandwidth "
+                 "and no fabric-wide pattern\n", partitions.size());
+    } else {
+      fmt::print("\n# the fabric is disconnected: {} parts that no link joins, so no bisection bandwidth and no "
+                 "fabric-wide pattern\n", partitions.size());
+    }
+    for (const auto& part : partitions) {
+      fmt::print("#   {} host(s): {}{}\n", part.size(), graph.vertex(part.front()).name,
+                 part.size() > 1 ? fmt::format(" ... {}", graph.vertex(part.back()).name) : std::string());
+    }
+    if (!options.json_path.empty()) {
+      nlohmann::json json{{"disconnected", !linked}, {"partitions", nlohmann::json::array()},
+                          {"oversubscription", topo::to_json(graph, oversubscription)}};
+      for (const auto& part : partitions) {
+        nlohmann::json names = nlohmann::json::array();
+        for (const topo::VertexId host : part) names.push_back(graph.vertex(host).name);
+        json["partitions"].push_back(names);
+      }
+      write_json(options.json_path, json);
+    }
+    return static_cast<int>(ExitCode::ok);
+  }
+  if (fabric.hosts().size() < 2) {
+    fmt::print("# one host on the fabric: no traffic between hosts to analyze\n");
+    return static_cast<int>(ExitCode::ok);
+  }
+  const double bisection_gbps = topo::bisection_bandwidth_gbps(fabric);
+  const topo::PatternAnalysis analysis = topo::analyze_pattern(fabric, pattern);
+  fmt::print("\n# bisection bandwidth {:.1f} GB/s per direction ({} hosts)\n", bisection_gbps, fabric.hosts().size());
+  fmt::print("# {}: offered {:.1f} GB/s, max-min fair {:.1f} GB/s ({:.1f}%), slowest flow {:.3f} GB/s\n",
+             topo::to_string(pattern), analysis.offered_gbps, analysis.achieved_gbps,
+             100.0 * analysis.achieved_gbps / analysis.offered_gbps, analysis.min_flow_rate_gbps);
+  fmt::print("# {} blocking link direction(s)\n", analysis.blocking.size());
+  if (!analysis.blocking.empty()) {
+    fmt::print("{:<28} {:<28} {:>10} {:>14} {:>8}\n", "from", "to", "cap GB/s", "expected GB/s", "load");
+  }
+  for (std::size_t i = 0; i < analysis.blocking.size() && i < options.max_rows; ++i) {
+    const topo::BlockingFinding& finding = analysis.blocking[i];
+    fmt::print("{:<28} {:<28} {:>10.1f} {:>14.1f} {:>7.2f}x\n", graph.vertex(finding.from).name,
+               graph.vertex(finding.to).name, finding.capacity_gbps, finding.expected_load_gbps, finding.load_ratio);
+  }
+  if (analysis.blocking.size() > options.max_rows) {
+    fmt::print("... and {} more (--max-rows, or --json for all)\n", analysis.blocking.size() - options.max_rows);
+  }
+  if (!options.json_path.empty()) {
+    nlohmann::json json = topo::to_json(graph, analysis);
+    json["oversubscription"] = topo::to_json(graph, oversubscription);
+    json["bisection_bandwidth_gbps"] = bisection_gbps;
+    write_json(options.json_path, json);
+  }
+  return static_cast<int>(ExitCode::ok);
+}
+
+std::string utc_now_iso8601() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
+}
+
+topo::Placement parse_placement(const std::string& text) {
+  if (text == "packed") return {};
+  if (text == "spread") return {topo::Placement::Kind::spread, {}};
+  topo::HostlistResult hosts = topo::expand_hostlist(text);
+  if (!hosts.error.empty() || hosts.hosts.empty()) {
+    throw UsageError("--placement must be packed, spread or a host list like node[01-16], got '" + text + "': " +
+                     hosts.error);
+  }
+  return {topo::Placement::Kind::hosts, std::move(hosts.hosts)};
+}
+
+void print_explanation(const topo::CollectiveModel& model, const std::vector<ResultRow>& rows,
+                       const std::vector<std::string>& warnings) {
+  fmt::print(stderr, "# model: {} ranks on {} nodes ({} per node), sm_{}{}{}\n", model.ranks, model.nodes,
+             model.ranks_per_node, model.compute_capability, model.nvswitch ? ", NVSwitch" : "",
+             model.in_network_reduction ? ", in-network reduction (SHARP)" : "");
+  fmt::print(stderr, "#   ring {:.1f} GB/s, limited by {}\n", model.ring_gbps, model.ring_limit);
+  if (model.nodes > 1) {
+    fmt::print(stderr, "#   {} rail(s); network {:.1f} GB/s per node, limited by {}\n", model.rails, model.net_gbps,
+               model.net_limit);
+    if (model.ranks_per_node > 1) fmt::print(stderr, "#   intra-node ring {:.1f} GB/s, limited by {}\n", model.intra_gbps, model.intra_limit);
+  }
+  if (model.gpu_nvlink_gbps > 0) fmt::print(stderr, "#   one GPU's NVLink {:.1f} GB/s\n", model.gpu_nvlink_gbps);
+  fmt::print(stderr, "# {:>14} {:>12} {:>10} {:>14} {:>7} {:>8}  {}\n", "bytes", "time us", "busbw", "algorithm",
+             "proto", "channels", "limiting link");
+  for (const ResultRow& row : rows) {
+    fmt::print(stderr, "# {:>14} {:>12.2f} {:>10.2f} {:>14} {:>7} {:>8}  {}\n", row.bytes, row.time_median_us,
+               row.busbw_gbps.value_or(row.algbw_gbps), row.model_algorithm, row.model_protocol,
+               row.model_channels.value_or(0), row.model_limit);
+  }
+  for (const std::string& warning : warnings) fmt::print(stderr, "fabricbench: warning: {}\n", warning);
+}
+
+int predict(const TopoOptions& options) {
+  const auto op = topo::collective_op_from_string(options.op);
+  if (!op) {
+    throw UsageError("--op must be all_reduce, all_gather, reduce_scatter, broadcast, alltoall or sendrecv, got '" +
+                     options.op + "'");
+  }
+  topo::Forced forced;
+  if (options.algorithm != "auto") {
+    forced.algorithm = topo::algorithm_from_string(options.algorithm);
+    if (!forced.algorithm) {
+      throw UsageError("--algo must be auto, ring, tree, nvls, nvls_tree, collnet_direct, collnet_chain, pat or p2p, got '" +
+                       options.algorithm + "'");
+    }
+  }
+  if (options.protocol != "auto") {
+    forced.protocol = topo::protocol_from_string(options.protocol);
+    if (!forced.protocol) throw UsageError("--proto must be auto, LL, LL128 or Simple, got '" + options.protocol + "'");
+  }
+  SweepSpec sweep;
+  sweep.min_bytes = parse_size_bytes(options.min_bytes);
+  sweep.max_bytes = parse_size_bytes(options.max_bytes);
+  sweep.step_factor = options.step_factor;
+  validate_sweep(sweep);
+
+  const Graph graph = load_topology_with_warnings(options.spec_paths, options.format, options.hints);
+  const std::vector<topo::VertexId> ranks =
+      topo::place_ranks(graph, options.nodes, options.gpus_per_node, parse_placement(options.placement));
+  const topo::CollectiveModel model =
+      topo::model_collectives(graph, ranks, topo::ModelOptions{options.in_network_reduction});
+  const bool per_rank_share =
+      *op == topo::CollectiveOp::all_gather || *op == topo::CollectiveOp::reduce_scatter || *op == topo::CollectiveOp::alltoall;
+  const std::uint64_t unit_bytes = per_rank_share ? 4 * static_cast<std::uint64_t>(model.ranks) : 4;
+  const std::vector<std::uint64_t> sizes = expand_sweep(sweep, unit_bytes, "float elements");
+
+  ResultSet results;
+  Provenance& provenance = results.provenance;
+  std::string inputs;
+  for (const std::string& path : options.spec_paths) inputs += (inputs.empty() ? "" : " --spec ") + path;
+  provenance.run_id = fmt::format("model-{}-{}-{}", topo::host_name_from_path(options.spec_paths.front()), options.op,
+                                  options.algorithm);
+  provenance.tool_version = tool_version();
+  provenance.git_revision = git_revision();
+  provenance.start_time = utc_now_iso8601();
+  provenance.command_line = fmt::format(
+      "fabricbench topo predict --spec {} --nodes {} --gpus-per-node {} --placement {} --op {} --algo {} --proto {}{} "
+      "-b {} -e {} -f {}",
+      inputs, options.nodes, options.gpus_per_node, options.placement, options.op, options.algorithm, options.protocol,
+      options.in_network_reduction ? " --sharp" : "", options.min_bytes, options.max_bytes, options.step_factor);
+  provenance.backend = "model";
+  provenance.nranks = model.ranks;
+  provenance.nodes = model.nodes;
+  provenance.ranks_per_node = model.ranks_per_node;
+  for (const topo::VertexId gpu : ranks) provenance.rank_hosts.push_back(graph.vertex(graph.vertex(gpu).host).name);
+  std::vector<std::string> warnings;
+  for (const std::uint64_t bytes : sizes) {
+    const topo::Prediction prediction = topo::predict(model, *op, bytes, forced);
+    if (!prediction.warning.empty() && std::find(warnings.begin(), warnings.end(), prediction.warning) == warnings.end()) {
+      warnings.push_back(prediction.warning);
+    }
+    results.rows.push_back(topo::predicted_row(model, prediction, *op, bytes, provenance.run_id, provenance.start_time));
+  }
+  // The model's guesses are warnings: a prediction that rests on them says so.
+  for (const std::string& assumption : model.assumptions) warnings.push_back("assumed: " + assumption);
+  if (*op == topo::CollectiveOp::alltoall && !model.alltoall_assumption.empty()) {
+    warnings.push_back("assumed: " + model.alltoall_assumption);
+  }
+  if (options.explain) {
+    print_explanation(model, results.rows, warnings);
+  } else {
+    fmt::print(stderr, "# model: {} ranks on {} nodes, ring {:.1f} GB/s ({}){}\n", model.ranks, model.nodes,
+               model.ring_gbps, model.ring_limit, model.nodes > 1 ? fmt::format(", network {:.1f} GB/s per node", model.net_gbps) : "");
+    for (const std::string& warning : warnings) fmt::print(stderr, "fabricbench: warning: {}\n", warning);
+  }
+  if (!options.csv_path.empty()) write_file_atomically(options.csv_path, results_to_csv(results));
+  if (!options.json_path.empty()) write_file_atomically(options.json_path, results_to_json(results));
+  if (options.csv_path.empty() && options.json_path.empty()) std::cout << results_to_csv(results);
+  return static_cast<int>(ExitCode::ok);
+}
+
+int dot(const TopoOptions& options) {
+  const Graph graph = load_topology_with_warnings(options.files, options.format, options.hints);
+  std::vector<topo::LinkId> flagged;
+  if (options.pattern != "none") {
+    FabricHierarchy fabric(graph);
+    for (const topo::BlockingFinding& finding : topo::analyze_pattern(fabric, parse_pattern(options.pattern)).blocking) {
+      flagged.push_back(finding.link);
+    }
+  }
+  if (options.output_path.empty() || options.output_path == "-") {
+    topo::write_dot(std::cout, graph, flagged);
+  } else {
+    std::ostringstream text;
+    topo::write_dot(text, graph, flagged);
+    write_file_atomically(options.output_path, text.str());
+  }
+  return static_cast<int>(ExitCode::ok);
+}
+
+// Exit status doctor_flags, as doctor's own comparison of hosts: the dumps were read and some node
+// differs from the fleet.
+int diff(const TopoOptions& options) {
+  if (options.files.size() < 2) {
+    throw UsageError(fmt::format("topo diff compares nodes: give at least 2 dumps, one per node, got {}",
+                                 options.files.size()));
+  }
+  const topo::Fleet fleet = topo::load_fleet(options.files, options.format, options.hints);
+  for (const topo::NodeTopology& node : fleet.nodes) print_assumption_warnings(node.graph);
+  const topo::FleetDiff fleet_diff = topo::diff_fleet(fleet);
+  fmt::print("# topo diff: {} nodes ({}), {}\n", fleet_diff.nodes.size(), fleet_diff.format,
+             fleet_diff.deviations.empty() ? std::string("uniform")
+                                           : fmt::format("{} deviation(s)", fleet_diff.deviations.size()));
+  for (const topo::GpuRenumbering& renumbering : fleet_diff.renumberings) {
+    fmt::print("# {}\n", topo::describe(renumbering));
+  }
+  for (const topo::Deviation& deviation : fleet_diff.deviations) fmt::print("{}\n", topo::describe(deviation));
+  if (!options.json_path.empty()) {
+    write_json(options.json_path, topo::to_json(fleet_diff));
+  }
+  return static_cast<int>(fleet_diff.deviations.empty() ? ExitCode::ok : ExitCode::doctor_flags);
+}
+
+// The model refuses some topologies itself (an untiered switch, a placement it cannot hold): to
+// the user that is bad input, like a parse error.
+int run_with_model_errors_as_input_errors(const std::function<int()>& action) {
+  try {
+    return action();
+  } catch (const std::invalid_argument& error) {
+    throw InputError(error.what());
+  }
+}
+
+void add_nvlink_generation_flag(CLI::App& command, TopoOptions& options) {
+  command
+      .add_option_function<int>("--nvlink-gen", [&options](int generation) { options.hints.nvlink_generation = generation; },
+                                "NVLink generation of the GPUs in nvidia-smi topo -m inputs (NV18: 4 on H100, 5 on B200); "
+                                "default: from a GPU model named in the file, else assumed from the link count")
+      ->check(CLI::Range(1, 5));
+}
+
+void add_input_flags(CLI::App& command, TopoOptions& options,
+                     const std::string& files_help = "topology inputs, merged in order (hosts match by name)") {
+  command.add_option("files", options.files, files_help)
+      ->required()
+      ->check(CLI::ExistingFile);
+  std::string formats;
+  for (const auto& format : topo::topology_formats()) formats += (formats.empty() ? "" : ", ") + format.name;
+  command.add_option("--format", options.format, "input format: auto (sniffed) or one of " + formats);
+  add_nvlink_generation_flag(command, options);
+}
+
+const CommandRegistrar registrar{
+    "topo", "the fabric model: show, analyze, predict and draw a topology; diff a fleet's dumps",
+    [](CLI::App& sub) -> std::function<int()> {
+      auto options = std::make_shared<TopoOptions>();
+      sub.require_subcommand(1);
+      CLI::App* show_command = sub.add_subcommand("show", "summary: counts, link types, tiers, oversubscription");
+      add_input_flags(*show_command, *options);
+
+      CLI::App* analyze_command = sub.add_subcommand("analyze", "oversubscription, bisection and blocking links");
+      add_input_flags(*analyze_command, *options);
+      analyze_command->add_option("--pattern", options->pattern, "all_to_all, ring, leaf_to_leaf or bisection")
+          ->capture_default_str();
+      analyze_command->add_option("--json", options->json_path, "write the findings as JSON to FILE ('-': stdout)");
+      analyze_command->add_option("--max-rows", options->max_rows, "blocking links shown in the table")->capture_default_str();
+
+      CLI::App* predict_command =
+          sub.add_subcommand("predict", "NCCL's algorithm x protocol choice and time for a collective sweep");
+      predict_command
+          ->add_option("--spec", options->spec_paths,
+                       "the topology: a cluster spec YAML or any input; repeat to merge (node dumps + fabric)")
+          ->required()
+          ->check(CLI::ExistingFile);
+      predict_command->add_option("--format", options->format, "input format (default: sniffed)");
+      add_nvlink_generation_flag(*predict_command, *options);
+      predict_command->add_option("--op", options->op, "all_reduce, all_gather, reduce_scatter, broadcast, alltoall or sendrecv")
+          ->capture_default_str();
+      predict_command
+          ->add_option("--algo", options->algorithm,
+                       "auto (NCCL's choice) or force one as NCCL_ALGO does: ring, tree, nvls, nvls_tree, "
+                       "collnet_direct, collnet_chain, pat (p2p for alltoall and sendrecv)")
+          ->capture_default_str();
+      predict_command->add_option("--proto", options->protocol, "auto, or force one as NCCL_PROTO does: LL, LL128, Simple")
+          ->capture_default_str();
+      predict_command->add_flag("--sharp", options->in_network_reduction,
+                                "the fabric reduces in its switches (SHARP): CollNet and multi-node NVLS");
+      predict_command->add_flag("--explain", options->explain,
+                                "print each size's algorithm, protocol, channels and limiting link, and the assumptions");
+      predict_command->add_option("-b,--minbytes", options->min_bytes, "smallest size")->capture_default_str();
+      predict_command->add_option("-e,--maxbytes", options->max_bytes, "largest size")->capture_default_str();
+      predict_command->add_option("-f,--stepfactor", options->step_factor, "size multiplier")->capture_default_str();
+      predict_command->add_option("--nodes", options->nodes, "nodes to place ranks on (0: all)");
+      predict_command->add_option("--gpus-per-node", options->gpus_per_node, "ranks per node (0: every GPU)");
+      predict_command
+          ->add_option("--placement", options->placement,
+                       "which hosts: packed (the first --nodes), spread (evenly over all), or a host list node[01-16]")
+          ->capture_default_str();
+      predict_command->add_option("--csv", options->csv_path, "write the rows as CSV (default: CSV on stdout)");
+      predict_command->add_option("--json", options->json_path, "write the rows as JSON");
+
+      CLI::App* dot_command = sub.add_subcommand("dot", "Graphviz DOT with the pattern's blocking links in red");
+      add_input_flags(*dot_command, *options);
+      dot_command->add_option("--pattern", options->pattern, "pattern whose blocking links are flagged, or none")
+          ->capture_default_str();
+      dot_command->add_option("-o,--output", options->output_path, "write to FILE instead of stdout");
+
+      CLI::App* diff_command =
+          sub.add_subcommand("diff", "per-node dumps (topo -m, NCCL XML) against the fleet's majority");
+      add_input_flags(*diff_command, *options, "one dump per node, each named after its node (dgx01.txt, dgx01.xml)");
+      diff_command->add_option("--json", options->json_path, "write the deviations as JSON to FILE ('-': stdout)");
+
+      return [options, show_command, analyze_command, predict_command, dot_command, diff_command]() {
+        return run_with_model_errors_as_input_errors([&]() {
+          if (show_command->parsed()) return show(*options);
+          if (analyze_command->parsed()) return analyze(*options);
+          if (predict_command->parsed()) return predict(*options);
+          if (diff_command->parsed()) return diff(*options);
+          return dot(*options);
+        });
+      };
+    }};
+
+}  // namespace
+}  // namespace fb::cli

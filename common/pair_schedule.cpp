@@ -1,0 +1,72 @@
+#include "common/pair_schedule.hpp"
+
+#include "common/errors.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <numeric>
+#include <random>
+#include <unordered_set>
+
+namespace fb {
+
+PairEndpoints parse_pair_endpoints(std::string_view text) {
+  if (text == "hosts") return PairEndpoints::hosts;
+  if (text == "ranks") return PairEndpoints::ranks;
+  throw UsageError(fmt::format("--pair-endpoints '{}' is not one of hosts, ranks", text));
+}
+
+CutKind parse_cut(std::string_view text) {
+  if (text == "halves") return CutKind::halves;
+  if (text == "random") return CutKind::random;
+  throw UsageError(fmt::format("--cut '{}' is not one of halves, random", text));
+}
+
+std::vector<int> pair_endpoint_ranks(const RankPlacement& placement, PairEndpoints endpoints) {
+  std::vector<int> ranks;
+  std::unordered_set<std::string> hosts_seen;
+  for (int rank = 0; rank < placement.nranks; ++rank)
+    if (endpoints == PairEndpoints::ranks || hosts_seen.insert(placement.rank_hosts.at(static_cast<std::size_t>(rank))).second)
+      ranks.push_back(rank);
+  return ranks;
+}
+
+std::vector<PairRound> pairwise_rounds(std::span<const int> endpoint_ranks) {
+  // The circle method: fix the first seat, rotate the others one step per round; seat i plays
+  // seat n-1-i. An odd count gets an empty seat, whose partner sits the round out.
+  constexpr int empty_seat = -1;
+  std::vector<int> seats(endpoint_ranks.begin(), endpoint_ranks.end());
+  if (seats.size() % 2 == 1) seats.push_back(empty_seat);
+  const std::size_t n = seats.size();
+  std::vector<PairRound> rounds;
+  for (std::size_t pairing = 0; pairing + 1 < n; ++pairing) {
+    PairRound forward{{}, static_cast<int>(2 * pairing + 1)};
+    PairRound backward{{}, static_cast<int>(2 * pairing + 2)};
+    for (std::size_t i = 0; i < n / 2; ++i) {
+      const int a = seats[i];
+      const int b = seats[n - 1 - i];
+      if (a == empty_seat || b == empty_seat) continue;
+      forward.pairs.push_back({a, b});
+      backward.pairs.push_back({b, a});
+    }
+    rounds.push_back(std::move(forward));
+    rounds.push_back(std::move(backward));
+    std::rotate(seats.begin() + 1, seats.end() - 1, seats.end());
+  }
+  return rounds;
+}
+
+std::vector<PairRound> concurrent_rounds(std::span<const int> endpoint_ranks, CutKind cut, std::uint64_t seed) {
+  std::vector<int> order(endpoint_ranks.begin(), endpoint_ranks.end());
+  if (cut == CutKind::random) std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+  const std::size_t half = order.size() / 2;
+  PairRound together;
+  for (std::size_t i = 0; i < half; ++i) together.pairs.push_back({order[i], order[i + half]});
+  std::vector<PairRound> rounds;
+  for (const RankPair& pair : together.pairs) rounds.push_back({{pair}, static_cast<int>(rounds.size() + 1)});
+  together.round = static_cast<int>(rounds.size() + 1);
+  rounds.push_back(std::move(together));
+  return rounds;
+}
+
+}  // namespace fb

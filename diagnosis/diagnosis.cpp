@@ -1,0 +1,384 @@
+#include "diagnosis/diagnosis.hpp"
+
+#include "common/errors.hpp"
+#include "common/robust_statistics.hpp"
+#include "topology/flow_model.hpp"
+#include "topology/routing.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace fb::topo {
+
+// The pair patterns whose rows are bandwidths between hosts. Pairs of ranks on one host
+// (--pair-endpoints ranks on a single node) cross no link of the fabric: they have no route to
+// localize a fault on, and stay without an expectation.
+bool is_pair_bandwidth_row(const ResultRow& row) {
+  return (row.op == "pairwise" || row.op == "concurrent") && row.round && !row.src_host.empty() &&
+         !row.dst_host.empty() && row.src_host != row.dst_host;
+}
+
+namespace {
+
+struct Flow {
+  const ResultRow* row = nullptr;
+  std::vector<ResourceShare> shares;  // the directed links its route crosses
+  double measured_gbps = 0;
+  double model_gbps = 0;
+  double expected_gbps = 0;
+  double ratio = 0;
+};
+
+// The rows of one round: the flows that shared the fabric while they were measured. A soak run
+// measures every round once per repetition, at different times.
+using GroupKey = std::tuple<std::string, std::string, std::uint64_t, int, int>;
+GroupKey group_of(const ResultRow& row) { return {row.run_id, row.op, row.bytes, *row.round, row.repetition.value_or(0)}; }
+
+std::string link_subject(const Graph& graph, LinkId link, LinkDirection direction) {
+  const std::string& a = graph.vertex(graph.link(link).a).name;
+  const std::string& b = graph.vertex(graph.link(link).b).name;
+  switch (direction) {
+    case LinkDirection::both: return fmt::format("{} (both directions)", link_name(graph, link));
+    case LinkDirection::a_to_b: return fmt::format("{} ({} to {})", link_name(graph, link), a, b);
+    case LinkDirection::b_to_a: return fmt::format("{} ({} to {})", link_name(graph, link), b, a);
+  }
+  return link_name(graph, link);
+}
+
+std::string describe_flow(const Flow& flow) {
+  const ResultRow& row = *flow.row;
+  return fmt::format("{} {} B {} -> {} (round {}, {} flow{} at once): {:.4g} GB/s, expected {:.4g}", row.op, row.bytes,
+                     row.src_host, row.dst_host, *row.round, row.concurrent_flows.value_or(1),
+                     row.concurrent_flows.value_or(1) == 1 ? "" : "s", flow.measured_gbps, flow.expected_gbps);
+}
+
+class Diagnoser {
+ public:
+  Diagnoser(const Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings)
+      : graph_(graph), settings_(settings), capacity_gbps_(2 * graph.link_count()) {
+    for (LinkId link = 0; link < graph.link_count(); ++link)
+      capacity_gbps_[2 * link] = capacity_gbps_[2 * link + 1] = graph.link(link).spec.capacity_gbps;
+    select_flows(rows);
+  }
+
+  Diagnosis run() {
+    Diagnosis diagnosis;
+    if (flows_.empty()) return diagnosis;
+    model_rates();
+    diagnosis.calibration = calibrate();
+    for (Flow& flow : flows_) {
+      flow.expected_gbps = diagnosis.calibration * flow.model_gbps;
+      flow.ratio = flow.expected_gbps > 0 ? flow.measured_gbps / flow.expected_gbps : 0;
+    }
+    diagnosis.flows_examined = flows_.size();
+    std::set<std::size_t> explained;
+    localize_degraded_links(diagnosis, explained);
+    find_blocking_links(diagnosis);
+    find_slow_nodes(diagnosis, explained);
+    for (const Flow& flow : flows_) diagnosis.slow_flows += is_slow(flow) ? 1 : 0;
+    diagnosis.slow_flows_explained = explained.size();
+    return diagnosis;
+  }
+
+ private:
+  bool is_slow(const Flow& flow) const { return flow.ratio < settings_.slow_ratio; }
+  bool is_healthy(const Flow& flow) const { return flow.ratio >= settings_.healthy_ratio; }
+
+  VertexId nic_of_host(const std::string& host_name) {
+    if (const std::optional<VertexId> nic = first_nic_of_host(graph_, host_name)) return *nic;
+    throw InputError(fmt::format("host {} of the results is not a host with a NIC in the topology", host_name));
+  }
+
+  const std::vector<ResourceShare>& shares_between(const std::string& src_host, const std::string& dst_host) {
+    const auto key = std::make_pair(src_host, dst_host);
+    if (const auto cached = routes_.find(key); cached != routes_.end()) return cached->second;
+    const std::optional<Route> route = find_route(graph_, nic_of_host(src_host), nic_of_host(dst_host));
+    if (!route) throw InputError(fmt::format("the topology has no route from {} to {}", src_host, dst_host));
+    std::vector<ResourceShare> shares;
+    for (const LinkUse& use : route->uses)
+      shares.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
+    return routes_.emplace(key, std::move(shares)).first->second;
+  }
+
+  // Each run's largest size: the one furthest from latency, where bandwidth shows.
+  void select_flows(std::span<const ResultRow> rows) {
+    std::map<std::pair<std::string, std::string>, std::uint64_t> largest_bytes;
+    for (const ResultRow& row : rows)
+      if (is_pair_bandwidth_row(row)) {
+        auto& bytes = largest_bytes[{row.run_id, row.op}];
+        bytes = std::max(bytes, row.bytes);
+      }
+    for (const ResultRow& row : rows) {
+      if (!is_pair_bandwidth_row(row) || row.bytes != largest_bytes[{row.run_id, row.op}]) continue;
+      Flow flow;
+      flow.row = &row;
+      flow.shares = shares_between(row.src_host, row.dst_host);
+      flow.measured_gbps = row.algbw_gbps;
+      groups_[group_of(row)].push_back(flows_.size());
+      flows_.push_back(std::move(flow));
+    }
+  }
+
+  // What max-min fair sharing gives each flow of a round, in the model's units.
+  void model_rates() {
+    for (const auto& [key, members] : groups_) {
+      std::vector<FlowClass> classes;
+      for (const std::size_t f : members) classes.push_back({{std::span<const ResourceShare>(flows_[f].shares)}, 1});
+      MaxMinAllocation allocation = solve_max_min(capacity_gbps_, classes);
+      for (std::size_t i = 0; i < members.size(); ++i) flows_[members[i]].model_gbps = allocation.rate_gbps[i];
+      allocations_.emplace(key, std::move(allocation));
+    }
+  }
+
+  double calibrate() const {
+    std::vector<double> scale;
+    for (const Flow& flow : flows_)
+      if (flow.model_gbps > 0) scale.push_back(flow.measured_gbps / flow.model_gbps);
+    return scale.empty() ? 0 : median_of(scale);
+  }
+
+  // A link is suspect when slow flows cross it and healthy ones do not; the fewest suspects that
+  // explain every slow flow are chosen greedily, each covering the most slow flows still open.
+  void localize_degraded_links(Diagnosis& diagnosis, std::set<std::size_t>& explained) {
+    std::map<std::uint32_t, std::vector<std::size_t>> slow_through;
+    std::map<std::uint32_t, std::size_t> healthy_through;
+    std::set<std::size_t> open;
+    for (std::size_t f = 0; f < flows_.size(); ++f) {
+      const bool slow = is_slow(flows_[f]);
+      if (slow) open.insert(f);
+      for (const ResourceShare& share : flows_[f].shares) {
+        if (slow) slow_through[share.resource].push_back(f);
+        else if (is_healthy(flows_[f])) ++healthy_through[share.resource];
+      }
+    }
+    const auto confidence_of = [&](std::uint32_t resource) {
+      const double slow = static_cast<double>(slow_through[resource].size());
+      return slow / (slow + static_cast<double>(healthy_through[resource]));
+    };
+
+    std::map<LinkId, std::vector<std::uint32_t>> chosen_by_link;
+    std::map<LinkId, std::vector<LinkId>> parallel_of_link;
+    while (!open.empty()) {
+      std::uint32_t best = 0;
+      std::size_t best_cover = 0;
+      double best_confidence = 0;
+      for (const auto& [resource, slow_flows] : slow_through) {
+        const double confidence = confidence_of(resource);
+        if (confidence < settings_.min_link_confidence) continue;
+        const auto cover = static_cast<std::size_t>(
+            std::count_if(slow_flows.begin(), slow_flows.end(), [&](std::size_t f) { return open.contains(f); }));
+        if (cover > best_cover || (cover == best_cover && cover > 0 && confidence > best_confidence)) {
+          best = resource;
+          best_cover = cover;
+          best_confidence = confidence;
+        }
+      }
+      if (best_cover == 0) break;
+      for (const auto& [resource, slow_flows] : slow_through)
+        if (resource != best && resource / 2 != best / 2 && slow_flows == slow_through[best] &&
+            confidence_of(resource) == best_confidence)
+          parallel_of_link[best / 2].push_back(resource / 2);
+      for (const std::size_t f : slow_through[best]) {
+        if (open.erase(f) > 0) explained.insert(f);
+      }
+      chosen_by_link[best / 2].push_back(best);
+    }
+
+    for (const auto& [link, resources] : chosen_by_link) {
+      DiagnosisFinding finding;
+      finding.kind = "degraded_link";
+      finding.link = link;
+      finding.direction = resources.size() == 2 ? LinkDirection::both
+                                                : (resources.front() % 2 == 0 ? LinkDirection::a_to_b
+                                                                              : LinkDirection::b_to_a);
+      finding.subject = link_subject(graph_, link, finding.direction);
+      finding.parallel_links = parallel_of_link[link];
+      if (!finding.parallel_links.empty())
+        finding.subject += fmt::format(", or one of {} parallel links", finding.parallel_links.size());
+      finding.expected_gbps = diagnosis.calibration * graph_.link(link).spec.capacity_gbps;
+      // What the link still carries: the most any slow flow got through it, scaled by its share.
+      double confidence_sum = 0;
+      for (const std::uint32_t resource : resources) {
+        confidence_sum += confidence_of(resource);
+        for (const std::size_t f : slow_through[resource]) {
+          const auto share = std::find_if(flows_[f].shares.begin(), flows_[f].shares.end(),
+                                          [&](const ResourceShare& s) { return s.resource == resource; });
+          finding.measured_gbps = std::max(finding.measured_gbps, flows_[f].measured_gbps * share->share);
+          if (finding.evidence.size() < 6) finding.evidence.push_back(describe_flow(flows_[f]));
+        }
+      }
+      finding.confidence = confidence_sum / static_cast<double>(resources.size());
+      diagnosis.findings.push_back(std::move(finding));
+    }
+  }
+
+  // Blocking: the pairs of a cut measured alone and then together. Where the model saturates a
+  // link with all pairs running and the pairs crossing it measurably lost bandwidth, the link is
+  // blocking: it cannot carry what the pairs offer.
+  void find_blocking_links(Diagnosis& diagnosis) {
+    std::map<std::tuple<std::string, std::string, std::uint64_t, std::string, std::string>, std::size_t> alone;
+    for (std::size_t f = 0; f < flows_.size(); ++f) {
+      const ResultRow& row = *flows_[f].row;
+      if (row.concurrent_flows.value_or(1) == 1)
+        alone[{row.run_id, row.op, row.bytes, row.src_host, row.dst_host}] = f;
+    }
+    std::map<LinkId, std::vector<DiagnosisFinding>> by_link;
+    for (const auto& [key, members] : groups_) {
+      if (members.size() < 2) continue;
+      const MaxMinAllocation& allocation = allocations_.at(key);
+      std::map<std::uint32_t, std::vector<std::pair<std::size_t, std::size_t>>> crossing;  // (together, alone)
+      for (const std::size_t f : members) {
+        const ResultRow& row = *flows_[f].row;
+        const auto solo = alone.find({row.run_id, row.op, row.bytes, row.src_host, row.dst_host});
+        if (solo == alone.end()) continue;
+        for (const ResourceShare& share : flows_[f].shares)
+          if (allocation.saturated[share.resource]) crossing[share.resource].push_back({f, solo->second});
+      }
+      for (const auto& [resource, pairs] : crossing) {
+        DiagnosisFinding finding;
+        bool predicted_drop = false;
+        std::size_t measured_drops = 0;
+        for (const auto& [together, solo] : pairs) {
+          predicted_drop = predicted_drop || flows_[together].model_gbps < settings_.blocked_ratio * flows_[solo].model_gbps;
+          const bool dropped = flows_[together].measured_gbps < settings_.blocked_ratio * flows_[solo].measured_gbps;
+          measured_drops += dropped ? 1 : 0;
+          const double share = std::find_if(flows_[together].shares.begin(), flows_[together].shares.end(),
+                                            [&](const ResourceShare& s) { return s.resource == resource; })
+                                   ->share;
+          finding.expected_gbps += flows_[solo].measured_gbps * share;
+          finding.measured_gbps += flows_[together].measured_gbps * share;
+          if (finding.evidence.size() < 6)
+            finding.evidence.push_back(fmt::format("{} -> {}: {:.4g} GB/s alone, {:.4g} GB/s with {} pairs at once",
+                                                   flows_[together].row->src_host, flows_[together].row->dst_host,
+                                                   flows_[solo].measured_gbps, flows_[together].measured_gbps,
+                                                   members.size()));
+        }
+        const double confidence = static_cast<double>(measured_drops) / static_cast<double>(pairs.size());
+        if (!predicted_drop || confidence < 0.5) continue;
+        finding.kind = "blocking_link";
+        finding.link = resource / 2;
+        finding.direction = resource % 2 == 0 ? LinkDirection::a_to_b : LinkDirection::b_to_a;
+        finding.confidence = confidence;
+        finding.evidence.insert(finding.evidence.begin(),
+                                fmt::format("capacity {:.4g} GB/s in the measurements' scale; the pairs offer {:.4g} "
+                                            "GB/s alone and get {:.4g} GB/s together",
+                                            diagnosis.calibration * capacity_gbps_[resource], finding.expected_gbps,
+                                            finding.measured_gbps));
+        by_link[resource / 2].push_back(std::move(finding));
+      }
+    }
+    for (auto& [link, findings] : by_link) {
+      DiagnosisFinding merged = std::move(findings.front());
+      if (findings.size() > 1) {
+        merged.direction = LinkDirection::both;
+        merged.expected_gbps += findings[1].expected_gbps;
+        merged.measured_gbps += findings[1].measured_gbps;
+        merged.confidence = std::min(merged.confidence, findings[1].confidence);
+      }
+      merged.subject = link_subject(graph_, link, merged.direction);
+      diagnosis.findings.push_back(std::move(merged));
+    }
+  }
+
+  // A host whose flows are slow against every other host's, and that no degraded link explains.
+  void find_slow_nodes(Diagnosis& diagnosis, const std::set<std::size_t>& explained) {
+    std::map<std::string, std::vector<std::size_t>> flows_of_host;
+    for (std::size_t f = 0; f < flows_.size(); ++f) {
+      flows_of_host[flows_[f].row->src_host].push_back(f);
+      flows_of_host[flows_[f].row->dst_host].push_back(f);
+    }
+    if (flows_of_host.size() < 3) return;
+    std::vector<std::string> hosts;
+    std::vector<double> median_ratios;
+    for (const auto& [host, flows] : flows_of_host) {
+      std::vector<double> ratios;
+      for (const std::size_t f : flows) ratios.push_back(flows_[f].ratio);
+      hosts.push_back(host);
+      median_ratios.push_back(median_of(ratios));
+    }
+    const std::vector<double> z_scores = modified_z_scores(median_ratios);
+    for (std::size_t h = 0; h < hosts.size(); ++h) {
+      if (z_scores[h] >= settings_.outlier_z_score || median_ratios[h] >= settings_.slow_ratio) continue;
+      const auto& flows = flows_of_host[hosts[h]];
+      if (std::all_of(flows.begin(), flows.end(), [&](std::size_t f) { return !is_slow(flows_[f]) || explained.contains(f); }))
+        continue;
+      DiagnosisFinding finding;
+      finding.kind = "slow_node";
+      finding.host = hosts[h];
+      finding.subject = hosts[h];
+      std::vector<double> measured, expected;
+      for (const std::size_t f : flows) {
+        measured.push_back(flows_[f].measured_gbps);
+        expected.push_back(flows_[f].expected_gbps);
+        if (finding.evidence.size() < 6 && is_slow(flows_[f])) finding.evidence.push_back(describe_flow(flows_[f]));
+      }
+      finding.measured_gbps = median_of(measured);
+      finding.expected_gbps = median_of(expected);
+      finding.confidence = std::min(1.0, z_scores[h] / settings_.outlier_z_score / 2);
+      diagnosis.findings.push_back(std::move(finding));
+    }
+  }
+
+  const Graph& graph_;
+  DiagnosisSettings settings_;
+  std::vector<double> capacity_gbps_;  // per directed link: 2 * link + (a to b ? 0 : 1)
+  std::vector<Flow> flows_;
+  std::map<GroupKey, std::vector<std::size_t>> groups_;
+  std::map<GroupKey, MaxMinAllocation> allocations_;
+  std::map<std::pair<std::string, std::string>, std::vector<ResourceShare>> routes_;
+};
+
+std::string_view to_string(LinkDirection direction) {
+  switch (direction) {
+    case LinkDirection::both: return "both";
+    case LinkDirection::a_to_b: return "a_to_b";
+    case LinkDirection::b_to_a: return "b_to_a";
+  }
+  return "both";
+}
+
+}  // namespace
+
+std::string link_name(const Graph& graph, LinkId link) {
+  return fmt::format("{} <-> {}", graph.vertex(graph.link(link).a).name, graph.vertex(graph.link(link).b).name);
+}
+
+Diagnosis diagnose(const Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings) {
+  return Diagnoser(graph, rows, settings).run();
+}
+
+nlohmann::json to_json(const Graph& graph, const Diagnosis& diagnosis) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const DiagnosisFinding& finding : diagnosis.findings) {
+    nlohmann::json entry{{"kind", finding.kind},
+                         {"subject", finding.subject},
+                         {"expected_gbps", finding.expected_gbps},
+                         {"measured_gbps", finding.measured_gbps},
+                         {"ratio", finding.ratio()},
+                         {"confidence", finding.confidence},
+                         {"evidence", finding.evidence}};
+    if (finding.link) {
+      const Link& link = graph.link(*finding.link);
+      entry["link"] = {{"a", graph.vertex(link.a).name},
+                       {"b", graph.vertex(link.b).name},
+                       {"direction", to_string(finding.direction)}};
+    }
+    if (!finding.parallel_links.empty()) {
+      entry["parallel_links"] = nlohmann::json::array();
+      for (const LinkId parallel : finding.parallel_links) entry["parallel_links"].push_back(link_name(graph, parallel));
+    }
+    if (!finding.host.empty()) entry["host"] = finding.host;
+    findings.push_back(std::move(entry));
+  }
+  return {{"calibration", diagnosis.calibration},
+          {"flows_examined", diagnosis.flows_examined},
+          {"slow_flows", diagnosis.slow_flows},
+          {"slow_flows_explained", diagnosis.slow_flows_explained},
+          {"findings", std::move(findings)}};
+}
+
+}  // namespace fb::topo

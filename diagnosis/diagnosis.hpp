@@ -1,0 +1,72 @@
+#pragma once
+// Diagnosis: measured pair bandwidths joined to the model's routes, to name the link, the node or
+// the blocking point that explains what is slow.
+//
+// The model supplies relative expectations (which links a flow crosses, what each link can carry,
+// how flows measured together share them under max-min fairness); the scale is calibrated from
+// the measurements themselves (the median of measured / modelled over all flows), so a healthy
+// majority sets "normal" and nominal capacities in the inputs do not matter, only their ratios.
+
+#include "results/result_row.hpp"
+#include "topology/graph.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace fb::topo {
+
+struct DiagnosisSettings {
+  double slow_ratio = 0.7;      // a flow under this fraction of its expectation is slow
+  double healthy_ratio = 0.85;  // a flow at or over this fraction clears the links it crosses
+  // A candidate link's share of slow flows among the flows that cross it and are slow or healthy.
+  double min_link_confidence = 0.8;
+  // A pair that kept less than this of its alone bandwidth when all cut pairs ran lost it to load.
+  double blocked_ratio = 0.8;
+  double outlier_z_score = -3.5;  // Iglewicz-Hoaglin modified z-score for a slow node
+};
+
+enum class LinkDirection { both, a_to_b, b_to_a };
+
+struct DiagnosisFinding {
+  std::string kind;                  // degraded_link, blocking_link, slow_node; failed_link, stalled_ranks
+                                     // (diagnosis/incident_diagnosis.hpp)
+  std::string subject;               // readable: "h00003/eth0 <-> leaf0001 (both directions)"
+  std::optional<LinkId> link;        // link findings
+  LinkDirection direction = LinkDirection::both;
+  // Links the measurements cannot tell apart from `link`: parallel cables that every measured flow
+  // spreads over alike (ECMP), so the fault is in one of them.
+  std::vector<LinkId> parallel_links;
+  std::string host;                  // slow_node findings
+  double expected_gbps = 0;          // in the measurements' scale
+  double measured_gbps = 0;
+  double confidence = 0;             // 0..1: how cleanly the measurements single it out
+  std::vector<std::string> evidence;  // the measurements that show it
+
+  double ratio() const { return expected_gbps > 0 ? measured_gbps / expected_gbps : 0; }
+};
+
+struct Diagnosis {
+  double calibration = 0;         // measured GB/s per modelled GB/s over all flows (median)
+  std::size_t flows_examined = 0;
+  std::size_t slow_flows = 0;
+  std::size_t slow_flows_explained = 0;
+  std::vector<DiagnosisFinding> findings;
+};
+
+// Rows of the pair patterns (pairwise, concurrent) that are bandwidths between two hosts.
+bool is_pair_bandwidth_row(const ResultRow& row);
+
+// Examines the bandwidth rows of pair patterns (pairwise, concurrent) at each run's largest size.
+// Throws fb::InputError when a row names a host the topology does not have, or a host has no NIC.
+Diagnosis diagnose(const Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings = {});
+
+nlohmann::json to_json(const Graph& graph, const Diagnosis& diagnosis);
+
+// "h00003/eth0 <-> leaf0001": how findings name a link.
+std::string link_name(const Graph& graph, LinkId link);
+
+}  // namespace fb::topo

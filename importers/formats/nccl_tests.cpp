@@ -1,0 +1,538 @@
+// nccl-tests and rccl-tests text logs (all_reduce_perf and friends). Per run: the "#  Rank" lines
+// give hosts, the table one out-of-place and one in-place measurement per size. Semantics as
+// nccl-tests prints them: size in bytes (whole buffer for all_gather etc.), the mean time in us,
+// algbw and busbw in decimal GB/s.
+//
+// Real logs vary: old versions print an `error` column (largest deviation) instead of `#wrong`
+// and no `root` column, rccl-tests drops `Group` from the rank lines and once printed
+// "# nThreads: 1 nGpus: 2 nRanks: 1", long rank lists end in "...", `mpirun --tag-output`
+// prefixes every line, web pages collapse the alignment, several runs follow one another in one
+// file, and tables are pasted without the header above them. What the log then does not say (the
+// rank count, the nodes) is inferred from the launcher line or from busbw/algbw and recorded as an
+// assumption.
+
+#include "common/errors.hpp"
+#include "common/op_catalog.hpp"
+#include "importers/importer_registry.hpp"
+#include "importers/nccl_tests_common.hpp"
+#include "importers/text_lines.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace fb {
+namespace {
+
+// Where the numbers of a row are, from the column header ("# size count type redop root time
+// algbw busbw #wrong time ...") or, without one, from the number of columns.
+struct TableLayout {
+  bool has_root = true;
+  std::size_t leading_columns = 5;  // size count type redop [root]
+  std::size_t group_columns = 4;    // time algbw busbw #wrong|error [#bitdiff] [i_min i_max i_p99 i_cv%]
+  bool error_column = false;        // old format: the largest error, not a count of wrong elements
+  std::optional<std::size_t> per_iteration_min;  // offset of i_min within a group
+  bool timestamp = false;           // -T: a date and a time after the in-place group
+
+  std::size_t row_columns() const { return leading_columns + 2 * group_columns + (timestamp ? 2 : 0); }
+};
+
+std::optional<TableLayout> layout_from_header(const std::vector<std::string_view>& names) {
+  // names without the leading "#"
+  if (names.size() < 6 || names[0] != "size" || names[1] != "count") return std::nullopt;
+  const auto is_time = [](std::string_view n) { return n == "time" || n == "cputime"; };
+  const auto first_time = std::find_if(names.begin(), names.end(), is_time);
+  if (first_time == names.end()) return std::nullopt;
+  const auto second_time = std::find_if(first_time + 1, names.end(), is_time);
+  if (second_time == names.end()) return std::nullopt;
+  TableLayout layout;
+  layout.leading_columns = static_cast<std::size_t>(first_time - names.begin());
+  layout.has_root = std::find(names.begin(), first_time, "root") != first_time;
+  layout.group_columns = static_cast<std::size_t>(second_time - first_time);
+  layout.error_column = std::find(first_time, second_time, "error") != second_time;
+  if (const auto i_min = std::find(first_time, second_time, "i_min"); i_min != second_time)
+    layout.per_iteration_min = static_cast<std::size_t>(i_min - first_time);
+  // The rows are read by position: size count type redop [root], then time algbw busbw #wrong
+  // [i_min i_max i_p99 i_cv%] per group. A header that does not hold those is not one to read by.
+  const bool root_in_place = !layout.has_root || (layout.leading_columns >= 5 && names[4] == "root");
+  const bool statistics_fit = !layout.per_iteration_min || *layout.per_iteration_min + 4 <= layout.group_columns;
+  if (layout.leading_columns < 4 || !root_in_place || layout.group_columns < 4 || !statistics_fit) return std::nullopt;
+  layout.timestamp = names.back() == "timestamp";
+  return layout;
+}
+
+// A table without its header: 13 columns are the current format, 12 the old one without root.
+std::optional<TableLayout> layout_from_columns(std::size_t columns) {
+  if (columns == 13) return TableLayout{};
+  if (columns != 12) return std::nullopt;
+  TableLayout old_format;
+  old_format.has_root = false;
+  old_format.leading_columns = 4;
+  old_format.error_column = true;
+  return old_format;
+}
+
+struct TableLine {
+  int number;
+  std::vector<std::string_view> tokens;
+};
+
+// The launcher line above a pasted table: "mpirun -np 16 -N 8 ... ./build/all_reduce_perf -g 1".
+struct LauncherLine {
+  std::optional<int> processes;
+  std::optional<int> processes_per_node;
+  std::optional<int> hosts;  // -H a,b,c
+  std::optional<std::string> op;
+  int gpus_per_process = 1;  // the test's -g and -t
+  std::string text;
+};
+
+std::optional<LauncherLine> read_launcher_line(std::string_view line) {
+  const std::vector<std::string_view> tokens = split_whitespace(line);
+  const auto launcher = std::find_if(tokens.begin(), tokens.end(), [](std::string_view t) {
+    for (const std::string_view name : {"mpirun", "mpiexec", "srun"})
+      if (t == name || t.ends_with(fmt::format("/{}", name))) return true;
+    return false;
+  });
+  if (launcher == tokens.end()) return std::nullopt;
+  LauncherLine parsed;
+  for (auto t = launcher; t != tokens.end(); ++t)
+    if (*t != "\\" && *t != ">") parsed.text += (parsed.text.empty() ? "" : " ") + std::string(*t);
+  const auto count_after = [&](std::size_t i) -> std::optional<int> {
+    if (i + 1 >= tokens.size()) return std::nullopt;
+    const std::optional<std::int64_t> value = to_integer(tokens[i + 1]);
+    if (!value || *value < 1 || *value > 1'000'000) return std::nullopt;
+    return static_cast<int>(*value);
+  };
+  bool in_test = false;
+  int threads = 1;
+  // srun's -N is the node count; Open MPI's is the processes per node.
+  const bool slurm = launcher->ends_with("srun");
+  for (std::size_t i = static_cast<std::size_t>(launcher - tokens.begin()) + 1; i < tokens.size(); ++i) {
+    const std::string_view t = tokens[i];
+    if (!in_test) {
+      if (const std::optional<std::string> op = op_from_test_program(t)) {
+        parsed.op = op;
+        in_test = true;
+      } else if (t == "-np" || t == "-n" || t == "--np" || t == "--ntasks") {
+        parsed.processes = count_after(i);
+      } else if (t.starts_with("--ntasks=")) {
+        const std::optional<std::int64_t> value = to_integer(t.substr(9));
+        if (value && *value >= 1 && *value <= 1'000'000) parsed.processes = static_cast<int>(*value);
+      } else if (slurm && (t == "-N" || t == "--nodes")) {
+        parsed.hosts = count_after(i);
+      } else if (t == "-N" || t == "-npernode" || t == "--npernode" || t == "--ntasks-per-node") {
+        parsed.processes_per_node = count_after(i);
+      } else if ((t == "-H" || t == "-host" || t == "--host") && i + 1 < tokens.size()) {
+        parsed.hosts = static_cast<int>(std::count(tokens[i + 1].begin(), tokens[i + 1].end(), ',') + 1);
+      }
+    } else if (t == "-g" || t == "--ngpus") {
+      parsed.gpus_per_process = count_after(i).value_or(1);
+    } else if (t == "-t" || t == "--nthreads") {
+      threads = count_after(i).value_or(1);
+    }
+  }
+  parsed.gpus_per_process *= threads;
+  return parsed;
+}
+
+struct Run {
+  int first_line = 0;
+  Provenance provenance;
+  std::optional<std::string> op;
+  int iterations = 0;
+  std::optional<int> ranks_in_header;  // nThread x nGpus (x nRanks of old rccl-tests)
+  std::map<int, std::string> host_by_rank;
+  bool ranks_elided = false;
+  std::optional<TableLayout> layout;
+  std::vector<TableLine> table;
+  bool finished = false;
+  std::optional<LauncherLine> launcher;
+
+  bool started() const { return !table.empty() || finished; }
+};
+
+class LogReader {
+ public:
+  LogReader(const std::filesystem::path& origin, const ImportOptions& options)
+      : file_(origin.string()), origin_(origin), options_(options) {}
+
+  std::vector<ResultSet> read(std::string_view text) {
+    int last_line = 0;
+    for (const TextLine& raw : split_lines(text)) {
+      last_line = raw.number;
+      read_line(raw.number, without_launcher_tag(raw.text));
+    }
+    if (run_.started() || run_.ranks_in_header) finish_run(last_line);
+    if (runs_.empty()) throw fail(last_line, "no measurement rows in this nccl-tests log");
+    number_runs(runs_);
+    return std::move(runs_);
+  }
+
+ private:
+  InputError fail(int line, std::string_view what) const {
+    return InputError(fmt::format("{}:{}: {}", file_, line, what));
+  }
+
+  // A header line of a new run while the current one already has rows: the next run begins.
+  void begin_run_at(int line) {
+    if (run_.started()) finish_run(line - 1);
+    if (run_.first_line == 0) run_.first_line = line;
+  }
+
+  void read_line(int number, std::string_view line) {
+    const std::vector<std::string_view> tokens = split_whitespace(line);
+    if (tokens.empty()) return;
+    if (tokens[0] != "#") {
+      // A launcher command continued over lines ending in '\' (often quoted with "> ").
+      const bool continues = trim(line).ends_with('\\');
+      if (command_continues_) {
+        command_text_ += ' ' + std::string(line);
+        command_continues_ = continues;
+        if (!continues) read_command(number, command_text_);
+      } else if (to_integer(tokens[0])) {
+        read_row(number, tokens);
+      } else if (read_launcher_line(line)) {
+        command_text_ = std::string(line);
+        command_continues_ = continues;
+        if (!continues) read_command(number, command_text_);
+      }
+      // Anything else is chatter: NCCL_DEBUG lines ("host:pid:tid"), banners, stderr of the launcher.
+      return;
+    }
+    const std::vector<std::string_view> names(tokens.begin() + 1, tokens.end());
+    if (names.empty()) return;
+    if (names[0] == "nThread" || names[0] == "nThreads:") {
+      begin_run_at(number);
+      read_parameters(number, names);
+    } else if (names.size() >= 3 && names[0] == "nccl-tests" && names[1] == "version") {
+      begin_run_at(number);
+      run_.provenance.tool_version = fmt::format("nccl-tests {}", names[2]);
+      run_.provenance.libraries["nccl-tests"] = std::string(names[2]);
+      for (std::size_t i = 3; i < names.size(); ++i) {
+        const std::size_t equals = names[i].find('=');
+        if (equals != std::string_view::npos)
+          run_.provenance.libraries[std::string(names[i].substr(0, equals))] = std::string(names[i].substr(equals + 1));
+      }
+    } else if (line.find("Collective test starting:") != std::string_view::npos) {
+      begin_run_at(number);
+      run_.op = op_from_test_program(names.back());
+      if (!run_.op) throw fail(number, fmt::format("'{}' is not a test of a known collective", names.back()));
+    } else if (names[0] == "Rank" && names.size() >= 2) {
+      read_rank(number, names);
+    } else if (!run_.host_by_rank.empty() && run_.table.empty() && names.back().ends_with("...")) {
+      // nccl-tests cuts a process's rank lines at 2 KiB with "..."; people elide long lists the same way.
+      run_.ranks_elided = true;
+    } else if (std::optional<TableLayout> layout = layout_from_header(names)) {
+      begin_run_at(number);
+      run_.layout = layout;
+    } else if (line.find("Avg bus bandwidth") != std::string_view::npos) {
+      run_.finished = true;
+    }
+  }
+
+  void read_command(int number, std::string_view text) {
+    // A new command: the run before it, if any, is over (and must have finished).
+    if (run_.started()) finish_run(number - 1);
+    launcher_ = read_launcher_line(text);
+  }
+
+  void read_parameters(int number, const std::vector<std::string_view>& names) {
+    // "nThread 1 nGpus 8 minBytes 8 ... warmup iters: 5 iters: 20 agg iters: 1 ..." and the old
+    // rccl-tests "nThreads: 1 nGpus: 2 nRanks: 1 ... warmupIters: 5 iters: 20 validation: 1".
+    std::map<std::string, std::int64_t> values;
+    for (std::size_t i = 0; i + 1 < names.size(); ++i) {
+      std::string key(names[i]);
+      if (key.ends_with(':')) key.pop_back();
+      if ((key == "iters") && i > 0 && (names[i - 1] == "warmup" || names[i - 1] == "agg")) continue;
+      if (const std::optional<std::int64_t> value = to_integer(names[i + 1])) values.emplace(key, *value);
+    }
+    if (values.contains("iters")) run_.iterations = static_cast<int>(std::clamp<std::int64_t>(values["iters"], 0, 1 << 30));
+    // Bounded before multiplying: the product of arbitrary integers can overflow.
+    constexpr std::int64_t most_per_process = 4096;
+    const std::int64_t threads = values.contains("nThread") ? values["nThread"] : values.contains("nThreads") ? values["nThreads"] : 1;
+    const std::int64_t gpus = values.contains("nGpus") ? values["nGpus"] : 1;
+    const std::int64_t processes = values.contains("nRanks") ? values["nRanks"] : 1;
+    for (const std::int64_t v : {threads, gpus, processes})
+      if (v < 1 || v > most_per_process)
+        throw fail(number, fmt::format("nThread {}, nGpus {} and nRanks {} must be between 1 and {}", threads, gpus,
+                                       processes, most_per_process));
+    run_.ranks_in_header = static_cast<int>(threads * gpus * processes);
+  }
+
+  void read_rank(int number, const std::vector<std::string_view>& names) {
+    // "Rank  3 Group  0 Pid  4242 on node02 device  3 [0x9a] NVIDIA H100"; rccl-tests and old
+    // nccl-tests have no "Group".
+    const std::optional<std::int64_t> rank = to_integer(names[1]);
+    if (!rank || *rank < 0 || *rank > 1'000'000) throw fail(number, fmt::format("rank '{}' is not a rank", names[1]));
+    const auto on = std::find(names.begin() + 2, names.end(), "on");
+    if (on == names.end() || on + 1 == names.end()) throw fail(number, "a rank line without 'on HOST'");
+    run_.host_by_rank[static_cast<int>(*rank)] = std::string(*(on + 1));
+  }
+
+  void read_row(int number, const std::vector<std::string_view>& tokens) {
+    if (!run_.layout) {
+      run_.layout = layout_from_columns(tokens.size());
+      if (!run_.layout)
+        throw fail(number, fmt::format("a table row of {} columns without the '# size count type ...' header above "
+                                       "it (13 columns, or 12 in the old format, are read without one)",
+                                       tokens.size()));
+    }
+    if (run_.finished) {
+      // Rows after "Avg bus bandwidth" of the same header: a second run pasted without its header.
+      const TableLayout layout = *run_.layout;
+      finish_run(number - 1);
+      run_.first_line = number;
+      run_.layout = layout;
+    }
+    const std::size_t expected = run_.layout->row_columns();
+    if (tokens.size() != expected)
+      throw fail(number, fmt::format("expected {} columns as in the column header, found {}{}", expected, tokens.size(),
+                                     tokens.size() < expected ? ": the line is cut short (truncated log?)" : ""));
+    run_.table.push_back({number, tokens});
+  }
+
+  void assume(Run& run, std::string what) {
+    run.provenance.assumptions.push_back(std::move(what));
+  }
+
+  void finish_run(int last_line) {
+    Run run = std::move(run_);
+    run_ = Run{};
+    if (run.table.empty()) throw fail(last_line, "no measurement rows in this nccl-tests run");
+    if (!run.finished)
+      throw fail(last_line, "the log ends before '# Avg bus bandwidth': truncated, or the run did not finish");
+    run.launcher = launcher_;
+    if (!run.op && run.launcher) run.op = run.launcher->op;
+    if (!run.op) run.op = op_from_file_name(origin_);
+    if (!run.op) run.op = op_from_bus_ratio(run);
+    if (!run.op)
+      throw fail(run.first_line, "cannot tell which collective this is: the log has no '# Collective test starting' "
+                                 "line or launcher command; name the file after the test (e.g. all_reduce_perf.log)");
+    runs_.push_back(to_results(run));
+  }
+
+  // The one collective whose busbw factor turns every printed algbw into its busbw at a rank
+  // count that agrees with the rank lines, and whose reduction column fits ("none" for data movement).
+  std::optional<std::string> op_from_bus_ratio(Run& run) const {
+    const std::vector<PrintedBandwidth> sizes = printed_bandwidths(run);
+    const bool reduces = run.table.front().tokens[3] != "none";
+    // 0: the rank lines do not say.
+    const int listed = run.host_by_rank.empty() || run.ranks_elided ? 0 : run.host_by_rank.rbegin()->first + 1;
+    std::optional<std::string> found;
+    for (const OpTraits& op : all_ops()) {
+      if (op.op_class != OpClass::collective || op.takes_redop != reduces) continue;
+      const std::optional<int> ranks = ranks_from_bus_ratio(op.name, sizes);
+      if (!ranks || (listed > 0 && *ranks != listed)) continue;
+      if (found) return std::nullopt;
+      found = std::string(op.name);
+    }
+    if (found)
+      run.provenance.assumptions.push_back(fmt::format(
+          "the log does not name its collective: {} is the only one whose busbw/algbw fits the table", *found));
+    return found;
+  }
+
+  std::vector<PrintedBandwidth> printed_bandwidths(const Run& run) const {
+    std::vector<PrintedBandwidth> sizes;
+    const std::size_t out_of_place = run.layout->leading_columns;
+    for (const TableLine& line : run.table) {
+      const std::optional<double> algbw = to_double(line.tokens[out_of_place + 1]);
+      const std::optional<double> busbw = to_double(line.tokens[out_of_place + 2]);
+      if (algbw && busbw)
+        sizes.push_back({*algbw, *busbw,
+                         std::max(printed_rounding(line.tokens[out_of_place + 1]),
+                                  printed_rounding(line.tokens[out_of_place + 2]))});
+    }
+    return sizes;
+  }
+
+  // The rank count and the host of every rank, from the best source the log has.
+  void place_ranks(Run& run) {
+    Provenance& p = run.provenance;
+    const std::vector<PrintedBandwidth> bandwidths = printed_bandwidths(run);
+    // Scanning every rank count is the costly path: only where the log leaves the count open.
+    const bool count_open = run.ranks_elided || (run.host_by_rank.empty() && !options_.nranks &&
+                                                 !(run.launcher && run.launcher->processes));
+    const std::optional<int> from_ratio = count_open ? ranks_from_bus_ratio(*run.op, bandwidths) : std::nullopt;
+    int nranks = 0;
+    if (!run.host_by_rank.empty()) {
+      const int listed = run.host_by_rank.rbegin()->first + 1;
+      const bool gaps = static_cast<int>(run.host_by_rank.size()) != listed;
+      if (gaps && !run.ranks_elided)
+        throw fail(run.first_line, fmt::format("the '#  Rank' lines skip ranks (last one {}) without '...'", listed - 1));
+      nranks = listed;
+      if (run.ranks_elided) {
+        if (from_ratio && *from_ratio >= listed) nranks = *from_ratio;
+        assume(run, fmt::format("{} ranks: the rank lines are elided ('...'); the count is {}", nranks,
+                                from_ratio && *from_ratio >= listed ? "what busbw/algbw implies"
+                                                                    : "one past the last rank listed"));
+      }
+    } else if (options_.nranks) {
+      nranks = *options_.nranks;
+    } else if (run.launcher && run.launcher->processes) {
+      nranks = *run.launcher->processes * run.launcher->gpus_per_process;
+      assume(run, fmt::format("{} ranks from the launcher line '{}' (the log lists no ranks)", nranks, run.launcher->text));
+    } else if (from_ratio) {
+      nranks = *from_ratio;
+      assume(run, fmt::format("{} ranks inferred from busbw/algbw (the log lists no ranks)", nranks));
+    } else if (run.ranks_in_header) {
+      nranks = *run.ranks_in_header;
+      assume(run, fmt::format("{} ranks from the nThread x nGpus header, as for a single process (the log lists no "
+                              "ranks)", nranks));
+    } else {
+      throw fail(run.first_line, "the log says neither how many ranks ran (no '#  Rank' lines, no launcher line) nor "
+                                 "lets busbw/algbw tell: pass --ranks N");
+    }
+    if (!bus_ratio_fits(*run.op, nranks, bandwidths)) {
+      const std::optional<int> implied = from_ratio ? from_ratio : ranks_from_bus_ratio(*run.op, bandwidths);
+      assume(run, fmt::format("busbw/algbw does not fit {} ranks{}: the log may be edited or mislabelled", nranks,
+                              implied ? fmt::format(" (it implies {})", *implied) : std::string()));
+    }
+    p.nranks = nranks;
+    for (int rank = 0; rank < nranks; ++rank) {
+      const auto host = run.host_by_rank.find(rank);
+      p.rank_hosts.push_back(host == run.host_by_rank.end() ? std::string() : host->second);
+    }
+
+    std::map<std::string, int> ranks_on_host;
+    for (const auto& [rank, host] : run.host_by_rank) ++ranks_on_host[host];
+    const bool every_host_known = !run.host_by_rank.empty() && static_cast<int>(run.host_by_rank.size()) == nranks;
+    if (every_host_known) {
+      p.nodes = static_cast<int>(ranks_on_host.size());
+      for (const auto& [host, count] : ranks_on_host) p.ranks_per_node = std::max(p.ranks_per_node, count);
+      return;
+    }
+    // Hosts partly or not at all known: the launcher's placement, in equal blocks per node.
+    std::optional<int> per_node;
+    if (run.launcher && run.launcher->processes_per_node)
+      per_node = *run.launcher->processes_per_node * run.launcher->gpus_per_process;
+    else if (run.launcher && run.launcher->hosts && nranks % *run.launcher->hosts == 0)
+      per_node = nranks / *run.launcher->hosts;
+    if (per_node && *per_node > 0 && nranks % *per_node == 0) {
+      p.ranks_per_node = *per_node;
+      p.nodes = nranks / *per_node;
+      assume(run, fmt::format("{} nodes of {} ranks each, from the launcher line: the log does not name every "
+                              "rank's host", p.nodes, *per_node));
+    } else {
+      assume(run, fmt::format("the node count is not in the log{}: recorded as 0 (unknown)",
+                              ranks_on_host.empty() ? std::string()
+                                                    : fmt::format(" (at least {}: the hosts named)", ranks_on_host.size())));
+    }
+  }
+
+  ResultSet to_results(Run& run) {
+    ResultSet results;
+    run.provenance.backend = "nccl-tests";
+    run.provenance.run_id = "nccl-tests-" + origin_.stem().string();
+    if (run.launcher) run.provenance.command_line = run.launcher->text;
+    place_ranks(run);
+    results.provenance = run.provenance;
+    const Provenance& p = results.provenance;
+    const TableLayout& layout = *run.layout;
+    // Exactly two rows per table line: growing the vector instead would hold up to three times them.
+    results.rows.reserve(2 * run.table.size());
+    bool counted_error_as_wrong = false;
+    for (const TableLine& line : run.table) {
+      const auto& t = line.tokens;
+      const auto number = [&](std::size_t i) {
+        const std::optional<double> value = to_double(t[i]);
+        if (!value) throw fail(line.number, fmt::format("column {} is '{}', not a number", i + 1, t[i]));
+        return *value;
+      };
+      // Sizes, counts and #wrong: converting a negative or fractional value would be undefined.
+      const auto whole_number_column = [&](std::size_t i) {
+        if (const std::optional<std::uint64_t> value = whole_number(number(i))) return *value;
+        throw fail(line.number, fmt::format("column {} is '{}', not a whole number", i + 1, t[i]));
+      };
+      std::optional<int> root;
+      if (layout.has_root) {
+        const double root_column = number(4);
+        if (root_column < -1 || root_column != std::floor(root_column) || root_column > 1e9)
+          throw fail(line.number, fmt::format("root '{}' is neither -1 nor a rank", t[4]));
+        if (root_column >= 0) root = static_cast<int>(root_column);
+      }
+      for (const bool in_place : {false, true}) {
+        const std::size_t first = layout.leading_columns + (in_place ? layout.group_columns : 0);
+        ResultRow row;
+        row.run_id = p.run_id;
+        row.backend = p.backend;
+        row.op = *run.op;
+        row.dtype = std::string(t[2]);
+        row.redop = std::string(t[3]);
+        row.root = root;
+        row.in_place = in_place;
+        row.nranks = p.nranks;
+        row.nodes = p.nodes;
+        row.ranks_per_node = p.ranks_per_node;
+        row.bytes = whole_number_column(0);
+        row.count = whole_number_column(1);
+        row.iterations = run.iterations;
+        const double time_us = number(first);
+        row.time_min_us = row.time_median_us = row.time_p99_us = row.time_max_us = time_us;
+        if (layout.per_iteration_min) {
+          // -R: the minimum, maximum, p99 and CV (%) over the iterations follow the group's columns.
+          const std::size_t i = first + *layout.per_iteration_min;
+          row.time_min_us = number(i);
+          row.time_max_us = number(i + 1);
+          row.time_p99_us = number(i + 2);
+          row.time_cv = number(i + 3) / 100;
+        } else {
+          row.unreported_statistics = std::string(nccl_tests_unreported_statistics);
+        }
+        row.algbw_gbps = number(first + 1);
+        // With one rank nothing crosses a bus; nccl-tests prints a number anyway (DESIGN.md).
+        if (p.nranks > 1) row.busbw_gbps = number(first + 2);
+        std::string_view check = t[first + 3];
+        if (check == "N/A") {
+          row.wrong.reset();
+        } else if (layout.error_column) {
+          // The old column is the largest deviation found; rccl-tests marks one beyond its
+          // tolerance with '*'. Within the tolerance the size passed validation.
+          const bool beyond_tolerance = check.ends_with('*');
+          if (beyond_tolerance) check.remove_suffix(1);
+          if (!to_double(check)) throw fail(line.number, fmt::format("error column '{}' is not a number", t[first + 3]));
+          row.wrong = beyond_tolerance ? 1 : 0;
+          counted_error_as_wrong |= beyond_tolerance;
+        } else {
+          row.wrong = whole_number_column(first + 3);
+        }
+        results.rows.push_back(std::move(row));
+      }
+    }
+    if (counted_error_as_wrong)
+      results.provenance.assumptions.push_back(
+          "the old 'error' column marks sizes beyond tolerance with '*' but does not count them: each is recorded as "
+          "1 wrong element");
+    return results;
+  }
+
+  std::string file_;
+  std::filesystem::path origin_;
+  ImportOptions options_;
+  std::optional<LauncherLine> launcher_;
+  std::string command_text_;
+  bool command_continues_ = false;
+  Run run_;
+  std::vector<ResultSet> runs_;
+};
+
+bool recognizes(std::string_view text) {
+  // The parameter line of either generation, or a column header with either validation column.
+  const bool parameters = text.find("# nThread ") != std::string_view::npos ||
+                          text.find("# nThreads: ") != std::string_view::npos;
+  const bool header = text.find("#wrong") != std::string_view::npos ||
+                      (text.find("busbw") != std::string_view::npos && text.find("error") != std::string_view::npos);
+  return (parameters || text.find("algbw") != std::string_view::npos) && header;
+}
+
+std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path& origin, const ImportOptions& options) {
+  return LogReader(origin, options).read(text);
+}
+
+const ImporterRegistrar registrar{{"nccl-tests", recognizes, parse}};
+
+}  // namespace
+}  // namespace fb
