@@ -43,6 +43,7 @@ std::string gnuplot_script(const LogLogPlot& plot) {
                         gnuplot_safe_text(plot.x_label), gnuplot_safe_text(plot.y_label));
   script += "set grid xtics ytics mxtics mytics lc rgb '#dddddd'\nset key inside top left Left reverse box opaque\n";
   script += plot.y_log ? "set logscale y 10\n" : "set yrange [0:*]\n";
+  const auto plotted_point = [&plot](double x, double y) { return y > 0 && (x > 0 || (!plot.x_log && x >= 0)); };
   double x_min = 0, x_max = 0;
   for (const PlotSeries& series : plot.series)
     for (const auto& [x, y] : series.points)
@@ -64,18 +65,20 @@ std::string gnuplot_script(const LogLogPlot& plot) {
                               tick);
       script += "set xtics (" + tics + ")\nset mxtics 2\n";
     }
-  } else {
+  } else if (plot.x_log) {
     script += "set logscale x 10\n";
+  } else {
+    script += "set xrange [0:*]\n";
   }
   // One size alone is a point in the middle of a readable range, not a dot in an empty box.
-  if (x_min > 0 && x_min == x_max) script += fmt::format("set xrange [{:.15g}:{:.15g}]\n", x_min / 4, x_max * 4);
+  if (plot.x_log && x_min > 0 && x_min == x_max) script += fmt::format("set xrange [{:.15g}:{:.15g}]\n", x_min / 4, x_max * 4);
   std::vector<std::string> plotted;
   for (std::size_t i = 0; i < plot.series.size(); ++i) {
     const PlotSeries& series = plot.series[i];
     std::string block, band;
     for (std::size_t p = 0; p < series.points.size(); ++p) {
       const auto [x, y] = series.points[p];
-      if (x <= 0 || y <= 0) continue;
+      if (!plotted_point(x, y)) continue;
       // Sizes to the byte: 8 GiB is 8589934592, not 8.58993459e+09.
       block += fmt::format("{:.15g} {:.9g}\n", x, y);
       if (p < series.band_edge.size() && series.band_edge[p] > 0)

@@ -11,7 +11,8 @@ namespace fb {
 
 struct PlotSeries {
   std::string title;
-  std::vector<std::pair<double, double>> points;  // (x, y); points with x or y <= 0 are left out (log axes)
+  // (x, y); points with y <= 0 are left out, and with x <= 0 on a logarithmic x axis.
+  std::vector<std::pair<double, double>> points;
   // Optional, one per point: the other edge of a shaded band around the line (the bandwidth at
   // the p99 time under the median's), in the series' colour.
   std::vector<double> band_edge;
@@ -35,6 +36,7 @@ struct LogLogPlot {
   std::vector<PlotSeries> series;
   bool y_log = true;
   std::vector<ReferenceLine> references;
+  bool x_log = true;  // false: a linear x axis from 0 (time in a soak run)
 };
 
 // Text for a gnuplot single-quoted string: only letters, digits, space and . , : ; _ - + / ( ) [ ] = # %

@@ -7,12 +7,14 @@
 #include "reports/html/html_escape.hpp"
 #include "reports/html/pairwise_matrix.hpp"
 #include "reports/html/report_verdict.hpp"
+#include "reports/html/soak_plots.hpp"
 #include "common/robust_statistics.hpp"
 #include "results/provenance.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <cmath>
 #include <map>
 #include <set>
@@ -250,6 +252,28 @@ std::string plots_section(const ReportInput& input) {
   return html + "</section>\n";
 }
 
+std::vector<LogLogPlot> soak_plots(const std::vector<LoadedResults>& sets) {
+  std::vector<LogLogPlot> plots;
+  for (const LoadedResults& set : sets) {
+    std::vector<LogLogPlot> of_set = bandwidth_over_time_plots(set.results.rows, sets.size() > 1 ? set.label : "");
+    std::ranges::move(of_set, std::back_inserter(plots));
+  }
+  return plots;
+}
+
+std::string soak_section(const std::vector<LoadedResults>& sets) {
+  const std::vector<LogLogPlot> plots = soak_plots(sets);
+  if (plots.empty()) return {};
+  std::string html = fmt::format(
+      "<section id=\"over-time\"><h2>Bandwidth over time</h2>\n<p>Each point is one repetition of the sweep "
+      "(the median over its pairs and placements). A pair that is slow in some repetitions only is drawn apart: "
+      "of pair ops the largest size is also drawn per pair, the {} least steady pairs first.</p>\n"
+      "<div class=\"plots\">\n",
+      soak_plot_max_pairs);
+  for (const LogLogPlot& plot : plots) html += plot_div(plot);
+  return html + "</div>\n</section>\n";
+}
+
 // Cell colour from red (slow) through yellow to green, relative to the matrix median.
 std::string heat_colour(const PairwiseMatrix& m, double cell) {
   const double goodness = m.latency ? (cell > 0 ? m.median / cell : 1.0) : (m.median > 0 ? cell / m.median : 1.0);
@@ -483,7 +507,7 @@ std::string provenance_section(const std::vector<LoadedResults>& sets) {
 }  // namespace
 
 std::size_t expected_plot_count(const ReportInput& input) {
-  return 2 * ops_in(input.sets).size() + (input.comparison ? input.comparison->comparison.ops.size() : 0) +
+  return 2 * ops_in(input.sets).size() + soak_plots(input.sets).size() + (input.comparison ? input.comparison->comparison.ops.size() : 0) +
          (input.topology_dot ? 1 : 0);
 }
 
@@ -502,6 +526,7 @@ std::string render_html_report(const ReportInput& input) {
       h(labels), style, h(labels));
   html += verdict_section(input, verdict);
   html += plots_section(input);
+  html += soak_section(input.sets);
   html += heatmap_section(rows);
   html += concurrent_section(rows);
   html += expectation_section(rows);

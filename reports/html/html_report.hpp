@@ -28,7 +28,8 @@ struct ReportInput {
   std::optional<std::string> topology_dot;      // Graphviz DOT of the fabric, flagged links red
 };
 
-// The number of <svg> figures the report holds for `input`: two per op (bandwidth and time), one per
+// The number of <svg> figures the report holds for `input`: two per op (bandwidth and time), those
+// of bandwidth over time for soak runs (reports/html/soak_plots.hpp), one per
 // compared op, one for the topology. Exposed so tests can check that every figure is rendered.
 std::size_t expected_plot_count(const ReportInput& input);
 
