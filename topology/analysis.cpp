@@ -90,6 +90,32 @@ double bottleneck_of(std::span<const double> capacity, std::span<const ResourceS
   return limit;
 }
 
+// "leaf0001 uplinks (800.0 GB/s)" or "node07: NIC ports to the fabric (400.0 GB/s)": the resource
+// that stopped the slowest class, a full one on its path that no class crosses faster (max-min
+// fairness: resources that fill later, once faster classes have grown, do not hold it).
+std::string slowest_class_limit(const FabricHierarchy& fabric, const MaxMinAllocation& allocation,
+                                std::span<const FlowClass> classes, std::size_t slowest) {
+  std::vector<double> fastest_gbps(allocation.saturated.size(), 0.0);
+  for (std::size_t c = 0; c < classes.size(); ++c)
+    for (const auto& segment : classes[c].segments)
+      for (const ResourceShare& use : segment)
+        fastest_gbps[use.resource] = std::max(fastest_gbps[use.resource], allocation.rate_gbps[c]);
+  const double slowest_gbps = allocation.rate_gbps[slowest];
+  for (const auto& segment : classes[slowest].segments)
+    for (const ResourceShare& use : segment) {
+      if (use.share <= 0 || !allocation.saturated[use.resource] ||
+          fastest_gbps[use.resource] > slowest_gbps * (1 + capacity_tolerance))
+        continue;
+      const std::string owner = fabric.graph().vertex(fabric.resource_owner(use.resource)).name;
+      const bool up = fabric.resource_is_up(use.resource);
+      const double capacity_gbps = fabric.resource_capacity_gbps()[use.resource];
+      if (fabric.resource_is_host_access(use.resource))
+        return fmt::format("{}: NIC ports {} the fabric ({:.1f} GB/s)", owner, up ? "to" : "from", capacity_gbps);
+      return fmt::format("{} {} ({:.1f} GB/s)", owner, up ? "uplinks" : "downlinks", capacity_gbps);
+    }
+  return "no shared link fills";
+}
+
 }  // namespace
 
 OversubscriptionReport analyze_oversubscription(const Graph& graph) {
@@ -170,6 +196,24 @@ PatternAnalysis analyze_pattern(FabricHierarchy& fabric, TrafficPattern pattern)
     analysis.min_flow_rate_gbps = std::min(analysis.min_flow_rate_gbps, allocation.rate_gbps[c]);
   }
   const Graph& graph = fabric.graph();
+  const auto slowest = static_cast<std::size_t>(
+      std::min_element(allocation.rate_gbps.begin(), allocation.rate_gbps.end()) - allocation.rate_gbps.begin());
+  analysis.slowest_flow_limit = slowest_class_limit(fabric, allocation, flows.classes, slowest);
+
+  // Fabric links as wide as all hosts' ports together: none can fill (an infinite capacity would
+  // read as full to the solver's relative tolerance).
+  double all_ports_gbps = 0;
+  for (std::uint32_t r = 0; r < capacity.size(); ++r)
+    if (fabric.resource_is_host_access(r)) all_ports_gbps += capacity[r];
+  std::vector<double> host_ports_only(capacity.begin(), capacity.end());
+  for (std::uint32_t r = 0; r < capacity.size(); ++r)
+    if (!fabric.resource_is_host_access(r)) host_ports_only[r] = 2 * all_ports_gbps;
+  const MaxMinAllocation nonblocking = solve_max_min(host_ports_only, flows.classes);
+  analysis.nonblocking_min_flow_rate_gbps = *std::min_element(nonblocking.rate_gbps.begin(), nonblocking.rate_gbps.end());
+  if (analysis.min_flow_rate_gbps > 0)
+    analysis.completion_time_ratio =
+        std::max(1.0, analysis.nonblocking_min_flow_rate_gbps / analysis.min_flow_rate_gbps);
+
   for (std::uint32_t r = 0; r < capacity.size(); ++r) {
     if (!allocation.saturated[r] || fabric.resource_is_host_access(r)) continue;
     const std::span<const LinkId> links = fabric.resource_links(r);
@@ -312,6 +356,9 @@ nlohmann::json to_json(const Graph& graph, const PatternAnalysis& analysis) {
           {"offered_gbps", analysis.offered_gbps},
           {"achieved_gbps", analysis.achieved_gbps},
           {"min_flow_rate_gbps", analysis.min_flow_rate_gbps},
+          {"nonblocking_min_flow_rate_gbps", analysis.nonblocking_min_flow_rate_gbps},
+          {"completion_time_ratio", analysis.completion_time_ratio},
+          {"slowest_flow_limit", analysis.slowest_flow_limit},
           {"findings", findings}};
 }
 

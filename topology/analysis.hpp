@@ -64,6 +64,12 @@ struct PatternAnalysis {
   double offered_gbps = 0;   // every host injecting at its access capacity
   double achieved_gbps = 0;  // the max-min fair total
   double min_flow_rate_gbps = 0;
+  // The slowest flow on a non-blocking fabric: the same flows with only the hosts' NIC ports
+  // limiting. With equal amounts of data per flow the pattern completes when its slowest flow
+  // does, so completion_time_ratio (>= 1) is how much longer the fabric makes the pattern take.
+  double nonblocking_min_flow_rate_gbps = 0;
+  double completion_time_ratio = 1;
+  std::string slowest_flow_limit;         // the full resource that stops the slowest flow
   std::vector<BlockingFinding> blocking;  // fabric links only: a full host link is not blocking
 };
 

@@ -2,6 +2,7 @@
 
 #include "test_support.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -43,6 +44,11 @@ TEST_F(DgxPod, AllToAllSaturatesEveryLeafUplinkAtTheMaxMinRate) {
   const double intra = 32.0 * 3.0 * (400.0 - 28.0 * 800.0 / 112.0) / 3.0;
   EXPECT_NEAR(analysis.achieved_gbps, inter + intra, 1e-6);
   EXPECT_NEAR(analysis.offered_gbps, 32.0 * 400.0, 1e-6);
+  // Without the 2:1 leaves each host's 31 flows share its 400 GB/s alone: the pattern takes
+  // (400/31) / (800/112) = 1.806x as long on this fabric, held by a leaf's uplinks.
+  EXPECT_NEAR(analysis.nonblocking_min_flow_rate_gbps, 400.0 / 31.0, 1e-9);
+  EXPECT_NEAR(analysis.completion_time_ratio, (400.0 / 31.0) / (800.0 / 112.0), 1e-9);
+  EXPECT_THAT(analysis.slowest_flow_limit, ::testing::MatchesRegex("leaf000[1-8] uplinks \\(800\\.0 GB/s\\)"));
   // Every leaf uplink, both directions, is blocking; offered load per link is
   // 4 hosts x 28 destinations x 400/31 GB/s over 16 links.
   ASSERT_EQ(analysis.blocking.size(), 8u * 16u * 2u);
@@ -66,6 +72,9 @@ TEST_F(DgxPod, RingBetweenHostsIsNotBlocking) {
   EXPECT_EQ(analysis.flow_classes, 32u);
   EXPECT_TRUE(analysis.blocking.empty());
   EXPECT_NEAR(analysis.min_flow_rate_gbps, 400.0, 1e-9);
+  // Nothing in the fabric holds a ring back: it completes as on a non-blocking fabric.
+  EXPECT_DOUBLE_EQ(analysis.completion_time_ratio, 1.0);
+  EXPECT_THAT(analysis.slowest_flow_limit, ::testing::HasSubstr("NIC ports"));
 }
 
 TEST_F(DgxPod, LeafToLeafIsLimitedByUplinks) {
