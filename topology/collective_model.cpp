@@ -2,6 +2,7 @@
 
 #include "topology/fabric_hierarchy.hpp"
 #include "topology/flow_model.hpp"
+#include "topology/host_routes.hpp"
 #include "topology/routing.hpp"
 
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 #include <map>
 #include <stdexcept>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 namespace fb::topo {
@@ -106,7 +108,8 @@ bool is_network(LinkType type) {
 // collective efficiency, so a 400G port offers what NCCL gets through it.
 class Flows {
  public:
-  Flows(const Graph& graph, std::optional<FabricHierarchy>& fabric) : graph_(graph), fabric_(fabric) {
+  Flows(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes)
+      : graph_(graph), fabric_(fabric), host_routes_(host_routes) {
     const std::size_t link_resources = 2 * graph.link_count();
     capacity_gbps_.resize(link_resources + (fabric_ ? fabric_->resource_count() : 0));
     for (LinkId l = 0; l < graph.link_count(); ++l) {
@@ -130,27 +133,35 @@ class Flows {
   };
 
   const LocalPath& local_path(VertexId from, VertexId to) {
-    const auto [it, inserted] = local_paths_.try_emplace({from, to});
+    if (local_path_index_.empty()) local_path_index_.resize(graph_.vertex_count());
+    // A vertex reaches a handful of others inside its host: a short list beats a hash lookup.
+    std::vector<std::pair<VertexId, std::size_t>>& known = local_path_index_[from];
+    for (const auto& [known_to, index] : known)
+      if (known_to == to) return local_paths_[index];
+    known.emplace_back(to, local_paths_.size());
+    LocalPath& path = local_paths_.emplace_back();
     // A rank placed on a NIC (host memory on a host the topology knows only by its NIC) is
     // already where its fabric hop starts.
-    if (inserted && from != to) {
-      const std::optional<Route> route = find_route(graph_, from, to);
+    if (from != to) {
+      const std::optional<Route> route = host_routes_.between(from, to);
       if (!route) {
         throw std::invalid_argument(fmt::format("no route from {} to {}", graph_.vertex(from).name,
                                                 graph_.vertex(to).name));
       }
+      path.shares.reserve(route->uses.size());
       for (const LinkUse& use : route->uses) {
-        it->second.shares.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
+        path.shares.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
       }
-      it->second.latency_us = route->latency_us;
-      it->second.hops = route->hop_count;
+      path.latency_us = route->latency_us;
+      path.hops = route->hop_count;
     }
-    return it->second;
+    return path;
   }
 
   // One flow through these paths; returns its latency.
   double add(std::vector<const LocalPath*> paths) {
     FlowClass flow{{}, 1.0};
+    flow.segments.reserve(paths.size());
     double latency_us = 0;
     for (const LocalPath* path : paths) {
       flow.segments.emplace_back(path->shares);
@@ -172,6 +183,8 @@ class Flows {
     }
     const int level = fabric_->groups()[*meeting].level;
     FlowClass flow{{}, 1.0};
+    // At most seven pieces: one growth of the vector per flow instead of four, a million flows.
+    flow.segments.reserve(7);
     double latency_us = 0;
     const auto local = [&](VertexId a, VertexId b) {
       const LocalPath& path = local_path(a, b);
@@ -258,31 +271,34 @@ class Flows {
 
   // The NIC's own port(s) to the fabric, one direction: a rail's share that pooling would hide.
   std::span<const ResourceShare> port_shares(VertexId nic, bool outbound) {
-    const auto [it, inserted] = port_paths_.try_emplace({nic, outbound});
-    if (inserted) {
+    if (port_paths_.empty()) port_paths_.resize(2 * graph_.vertex_count());
+    std::vector<ResourceShare>& shares = port_paths_[2 * std::size_t{nic} + (outbound ? 1 : 0)];
+    if (shares.empty()) {
       std::vector<LinkId> ports;
       for (const LinkId l : graph_.links_of(nic)) {
         if (graph_.vertex(graph_.link(l).other_end(nic)).host != graph_.vertex(nic).host) ports.push_back(l);
       }
       for (const LinkId l : ports) {
         const bool from_a = (graph_.link(l).a == nic) == outbound;
-        it->second.push_back({static_cast<std::uint32_t>(2 * static_cast<std::size_t>(l) + (from_a ? 0 : 1)),
-                              1.0 / static_cast<double>(ports.size())});
+        shares.push_back({static_cast<std::uint32_t>(2 * static_cast<std::size_t>(l) + (from_a ? 0 : 1)),
+                          1.0 / static_cast<double>(ports.size())});
       }
     }
-    return it->second;
+    return shares;
   }
 
   std::span<const ResourceShare> fabric_shares(std::uint32_t host, int level, bool downwards) {
-    const auto [it, inserted] = fabric_paths_.try_emplace({host, level, downwards});
-    if (inserted) {
+    constexpr std::size_t slots_per_host = 2 * (static_cast<std::size_t>(SwitchTier::core) + 1);
+    if (fabric_paths_.empty()) fabric_paths_.resize(slots_per_host * fabric_->hosts().size());
+    std::vector<ResourceShare>& shares =
+        fabric_paths_[slots_per_host * host + 2 * static_cast<std::size_t>(level) + (downwards ? 1 : 0)];
+    if (shares.empty()) {
       const auto offset = static_cast<std::uint32_t>(2 * graph_.link_count());
-      for (const ResourceShare& use :
-           fabric_->profile(fabric_->host_group(host), level, downwards)) {
-        it->second.push_back({use.resource + offset, use.share});
+      for (const ResourceShare& use : fabric_->profile(fabric_->host_group(host), level, downwards)) {
+        shares.push_back({use.resource + offset, use.share});
       }
     }
-    return it->second;
+    return shares;
   }
 
   std::uint32_t host_index(VertexId host) const {
@@ -296,12 +312,17 @@ class Flows {
 
   const Graph& graph_;
   std::optional<FabricHierarchy>& fabric_;
+  HostRoutes& host_routes_;
   std::vector<double> capacity_gbps_;
   std::vector<FlowClass> classes_;
-  // std::map nodes do not move, so the spans the classes hold stay valid.
-  std::map<std::pair<VertexId, VertexId>, LocalPath> local_paths_;
-  std::map<std::pair<VertexId, bool>, std::vector<ResourceShare>> port_paths_;
-  std::map<std::tuple<std::uint32_t, int, bool>, std::vector<ResourceShare>> fabric_paths_;
+  // Paths by where they start: the index into local_paths_ of each destination. A deque never
+  // moves its elements, so the spans the classes hold stay valid.
+  std::vector<std::vector<std::pair<VertexId, std::size_t>>> local_path_index_;
+  std::deque<LocalPath> local_paths_;
+  // Sized once when first used, so the inner vectors, which the classes' spans point into, never move:
+  // by NIC and direction, and by fabric host, level and direction.
+  std::vector<std::vector<ResourceShare>> port_paths_;
+  std::vector<std::vector<ResourceShare>> fabric_paths_;
 };
 
 std::vector<VertexId> nics_of(const Graph& graph, VertexId host) {
@@ -315,8 +336,8 @@ std::vector<VertexId> nics_of(const Graph& graph, VertexId host) {
 
 // Hops from `source` to every vertex of its host, crossing only switches, CPUs and NICs (a GPU
 // relays nothing), as routes inside a host go. One search per NIC serves all the host's ranks.
-std::map<VertexId, int> hops_within_host(const Graph& graph, VertexId source) {
-  std::map<VertexId, int> hops{{source, 0}};
+std::unordered_map<VertexId, int> hops_within_host(const Graph& graph, VertexId source) {
+  std::unordered_map<VertexId, int> hops{{source, 0}};
   std::deque<VertexId> queue{source};
   const VertexId host = graph.vertex(source).host;
   while (!queue.empty()) {
@@ -362,7 +383,7 @@ class NearestNics {
 
  private:
   const Graph& graph_;
-  std::map<VertexId, std::vector<std::pair<VertexId, std::map<VertexId, int>>>> hops_by_host_;
+  std::unordered_map<VertexId, std::vector<std::pair<VertexId, std::unordered_map<VertexId, int>>>> hops_by_host_;
 };
 
 // How one rail crosses a node: data arrives through the NIC at `entry`, visits the node's other
@@ -380,7 +401,7 @@ class RailPlanner {
   RailPlanner(const Graph& graph, std::span<const VertexId> local) : graph_(graph), local_(local.begin(), local.end()) {}
 
   RailCrossing plan(VertexId nic) {
-    const std::map<VertexId, int> hops = hops_within_host(graph_, nic);
+    const std::unordered_map<VertexId, int> hops = hops_within_host(graph_, nic);
     std::vector<std::pair<int, VertexId>> by_distance;
     for (const VertexId rank : local_) {
       const auto found = hops.find(rank);
@@ -446,18 +467,18 @@ int in_order_parent(int r, int n) {
 }
 
 // One node's ranks in a ring, alone.
-Flows::Solution solve_local_ring(const Graph& graph, std::optional<FabricHierarchy>& fabric,
+Flows::Solution solve_local_ring(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes,
                                  std::span<const VertexId> local) {
-  Flows flows(graph, fabric);
+  Flows flows(graph, fabric, host_routes);
   for (std::size_t k = 0; k < local.size(); ++k) flows.add({&flows.local_path(local[k], local[(k + 1) % local.size()])});
   return flows.solve();
 }
 
 // NCCL's double binary tree: tree 1 in order over the nodes, tree 2 its mirror image; every edge
 // carries half the data up (reduce) and down (broadcast) at once, on every rail.
-Flows::Solution solve_trees(const Graph& graph, std::optional<FabricHierarchy>& fabric,
+Flows::Solution solve_trees(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes,
                             const std::vector<std::vector<RailCrossing>>& crossings, int nodes) {
-  Flows trees(graph, fabric);
+  Flows trees(graph, fabric, host_routes);
   for (int tree = 0; tree < 2; ++tree) {
     for (int node = 1; node < nodes; ++node) {
       const int child = tree == 0 ? node : nodes - 1 - node;
@@ -475,9 +496,9 @@ Flows::Solution solve_trees(const Graph& graph, std::optional<FabricHierarchy>& 
 
 // alltoall: every node to `peers` others (all of them, or evenly spaced ones standing for all),
 // each flow spread over both nodes' NICs.
-Flows::Solution solve_alltoall(const Graph& graph, std::optional<FabricHierarchy>& fabric,
+Flows::Solution solve_alltoall(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes,
                                std::span<const VertexId> hosts, std::size_t peers) {
-  Flows pairs(graph, fabric);
+  Flows pairs(graph, fabric, host_routes);
   for (std::size_t from = 0; from < hosts.size(); ++from) {
     for (std::size_t k = 1; k <= peers; ++k) {
       const std::size_t offset = peers == hosts.size() - 1 ? k : 1 + (k - 1) * (hosts.size() - 1) / peers;
@@ -655,6 +676,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
   std::optional<FabricHierarchy> fabric;
   if (model.nodes > 1) fabric.emplace(graph);
   NearestNics nearest_nics(graph);
+  HostRoutes host_routes(graph);
 
   // Every rail's crossing of every node, planned once for the ring and the network alone.
   std::vector<std::vector<RailCrossing>> crossings;  // [rail][node]
@@ -675,7 +697,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
       }
     }
     // The ring: all rails at once, each through the node's ranks from its entry to its exit.
-    Flows flows(graph, fabric);
+    Flows flows(graph, fabric, host_routes);
     for (const auto& rail : crossings) {
       for (std::size_t node = 0; node < rail.size(); ++node) {
         const std::vector<VertexId> order = planners[node].order(rail[node]);
@@ -689,7 +711,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     model.ring_gbps = model.rails * solution.slowest_gbps;
     model.ring_limit = solved_limit(solution);
   } else {
-    const Flows::Solution solution = solve_local_ring(graph, fabric, local_ranks.front());
+    const Flows::Solution solution = solve_local_ring(graph, fabric, host_routes, local_ranks.front());
     model.ring_gbps = solution.slowest_gbps;
     model.ring_limit = solved_limit(solution);
   }
@@ -698,7 +720,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
   if (model.nodes > 1 && model.ranks_per_node > 1) {
     const auto& local = *std::max_element(local_ranks.begin(), local_ranks.end(),
                                           [](const auto& a, const auto& b) { return a.size() < b.size(); });
-    const Flows::Solution solution = solve_local_ring(graph, fabric, local);
+    const Flows::Solution solution = solve_local_ring(graph, fabric, host_routes, local);
     model.intra_gbps = solution.slowest_gbps;
     model.intra_limit = solved_limit(solution);
   } else if (model.nodes == 1) {
@@ -710,7 +732,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
 
   // The network alone: every rail's crossing, GPU to GPU, at once.
   if (model.nodes > 1) {
-    Flows flows(graph, fabric);
+    Flows flows(graph, fabric, host_routes);
     for (const auto& rail : crossings) {
       for (std::size_t node = 0; node < rail.size(); ++node) {
         const RailCrossing& out = rail[node];
@@ -722,7 +744,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     model.net_gbps = model.rails * solution.slowest_gbps;
     model.net_limit = solved_limit(solution);
 
-    const Flows::Solution tree_solution = solve_trees(graph, fabric, crossings, model.nodes);
+    const Flows::Solution tree_solution = solve_trees(graph, fabric, host_routes, crossings, model.nodes);
     // Each flow moves S / (2 rails): busbw = 2(p-1)/p x S / T = 4 (p-1)/p x rails x rate.
     const double p = model.ranks;
     model.tree_net_gbps = 4 * (p - 1) / p * model.rails * tree_solution.slowest_gbps;
@@ -733,7 +755,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     model.gpu_nic_gbps = std::numeric_limits<double>::max();
     for (const VertexId rank : rank_vertices) {
       const VertexId nic = nearest_nics.of(rank);
-      if (nic != rank) model.gpu_nic_gbps = std::min(model.gpu_nic_gbps, find_route(graph, rank, nic)->bottleneck_gbps);
+      if (nic != rank) model.gpu_nic_gbps = std::min(model.gpu_nic_gbps, host_routes.between(rank, nic)->bottleneck_gbps);
     }
 
     // alltoall; beyond a few hundred nodes, flows to evenly spaced peers stand for all (the
@@ -745,14 +767,14 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
       model.alltoall_assumption = fmt::format("alltoall: each node's flows to {} evenly spaced peers stand for its "
                                               "flows to all {}", peers, hosts.size() - 1);
     }
-    const Flows::Solution pair_solution = solve_alltoall(graph, fabric, hosts, peers);
+    const Flows::Solution pair_solution = solve_alltoall(graph, fabric, host_routes, hosts, peers);
     model.alltoall_node_gbps = pair_solution.slowest_gbps * static_cast<double>(peers);
     model.alltoall_limit = solved_limit(pair_solution);
   }
 
   // sendrecv: rank i to rank i + 1, each through its own nearest NIC between nodes.
   {
-    Flows flows(graph, fabric);
+    Flows flows(graph, fabric, host_routes);
     for (std::size_t i = 0; i < rank_vertices.size(); ++i) {
       const VertexId from = rank_vertices[i];
       const VertexId to = rank_vertices[(i + 1) % rank_vertices.size()];

@@ -143,16 +143,22 @@ FabricHierarchy::FabricHierarchy(const Graph& graph) : graph_(graph) {
 }
 
 std::optional<std::uint32_t> FabricHierarchy::common_group(std::uint32_t host_a, std::uint32_t host_b) const {
-  std::vector<std::uint32_t> ancestors_of_a;
-  for (std::optional<std::uint32_t> g = host_a; g; g = groups_[*g].parent) ancestors_of_a.push_back(*g);
-  for (std::optional<std::uint32_t> g = host_b; g; g = groups_[*g].parent) {
-    if (std::find(ancestors_of_a.begin(), ancestors_of_a.end(), *g) != ancestors_of_a.end()) return g;
+  // Parents sit at higher levels than their children: climbing the lower of the two meets the
+  // common ancestor without listing either path (this runs once per flow of a prediction).
+  std::optional<std::uint32_t> a = host_a;
+  std::optional<std::uint32_t> b = host_b;
+  while (a && b && *a != *b) {
+    if (groups_[*a].level <= groups_[*b].level) {
+      a = groups_[*a].parent;
+    } else {
+      b = groups_[*b].parent;
+    }
   }
-  return std::nullopt;
+  return a && b ? a : std::nullopt;
 }
 
 std::span<const ResourceShare> FabricHierarchy::profile(std::uint32_t group, int limit_level, bool downwards) {
-  const auto key = std::make_tuple(group, limit_level, downwards);
+  const std::uint64_t key = std::uint64_t{group} << 8 | static_cast<std::uint64_t>(limit_level) << 1 | (downwards ? 1 : 0);
   if (const auto it = profiles_.find(key); it != profiles_.end()) return it->second;
 
   const std::uint32_t offset = downwards ? static_cast<std::uint32_t>(bundles_.size()) : 0;

@@ -20,6 +20,7 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace fb::topo {
@@ -81,7 +82,9 @@ class FabricHierarchy {
   std::vector<std::uint32_t> bundle_of_vertex_;  // switch vertex -> bundle, or max
   std::vector<Group> groups_;
   std::vector<std::uint32_t> group_of_switch_;
-  std::map<std::tuple<std::uint32_t, int, bool>, std::vector<ResourceShare>> profiles_;
+  // (group, limit level, downwards) packed: group << 8 | level << 1 | downwards. Node-based, so the
+  // spans handed out stay valid as it grows.
+  std::unordered_map<std::uint64_t, std::vector<ResourceShare>> profiles_;
   std::vector<double> scratch_share_;  // per vertex, zero between profile computations
 };
 

@@ -1,8 +1,10 @@
 // Builds and analyzes DGX H100 clusters on a 3-tier NDR fat-tree (leaves 1:1, spines 2:1) from
-// 1,000 to 100,000 GPUs: YAML spec -> graph -> oversubscription -> all-to-all max-min blocking.
-// Phase times and the peak resident set are reported as counters.
+// 1,000 to 1,000,000 GPUs: YAML spec -> graph -> oversubscription -> all-to-all max-min blocking;
+// and `topo predict`'s model of a collective over every GPU, 1,000 to 100,000 GPUs. Phase times
+// and the peak resident set are reported as counters.
 
 #include "topology/analysis.hpp"
+#include "topology/collective_model.hpp"
 #include "topology/format_registry.hpp"
 
 #include <benchmark/benchmark.h>
@@ -73,8 +75,37 @@ void BM_BuildAndAnalyzeFatTree(benchmark::State& state) {
   state.counters["peak_rss_MiB"] = peak_rss_mib();
 }
 
+// What `topo predict` does for an all_reduce over every GPU: place the ranks, model what the
+// placement carries (rings, trees, the network alone, alltoall, sendrecv: max-min fair flows over
+// every link), then NCCL's algorithm and protocol choice at one size.
+void BM_PredictFatTree(benchmark::State& state) {
+  const int gpus = static_cast<int>(state.range(0));
+  const fb::topo::SourceText source{"scale.yaml", cluster_spec_yaml(gpus / 8)};
+  using clock = std::chrono::steady_clock;
+  double build_s = 0, model_s = 0;
+  double busbw_gbps = 0;
+  for (auto _ : state) {
+    const auto start = clock::now();
+    const fb::topo::Graph graph = fb::topo::parse_topology(source, "cluster-yaml");
+    const auto built = clock::now();
+    const std::vector<fb::topo::VertexId> ranks = fb::topo::place_ranks(graph, 0, 0);
+    const fb::topo::CollectiveModel model = fb::topo::model_collectives(graph, ranks, {});
+    const fb::topo::Prediction prediction = fb::topo::predict(model, fb::topo::CollectiveOp::all_reduce, 1ull << 30);
+    const auto modelled = clock::now();
+    build_s += std::chrono::duration<double>(built - start).count();
+    model_s += std::chrono::duration<double>(modelled - built).count();
+    busbw_gbps = prediction.busbw_gbps;
+  }
+  const auto iterations = static_cast<double>(state.iterations());
+  state.counters["build_s"] = build_s / iterations;
+  state.counters["model_s"] = model_s / iterations;
+  state.counters["busbw_1G_gbps"] = busbw_gbps;
+  state.counters["peak_rss_MiB"] = peak_rss_mib();
+}
+
 // One process per size keeps peak_rss_MiB meaningful: run with --benchmark_filter=.../100000.
-BENCHMARK(BM_BuildAndAnalyzeFatTree)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_BuildAndAnalyzeFatTree)->Arg(1000)->Arg(10000)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PredictFatTree)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -1,0 +1,71 @@
+#include "topology/host_routes.hpp"
+
+#include <bit>
+#include <unordered_set>
+
+namespace fb::topo {
+
+HostRoutes::HostRoutes(const Graph& graph) : graph_(graph), position_of_vertex_(graph.vertex_count(), 0) {}
+
+const HostRoutes::HostShape& HostRoutes::shape_of(VertexId host) {
+  const auto [it, inserted] = hosts_.try_emplace(host);
+  HostShape& shape = it->second;
+  if (!inserted) return shape;
+  shape.vertices.push_back(host);
+  for (const VertexId device : graph_.devices_of(host))
+    if (device != host) shape.vertices.push_back(device);
+  for (std::uint32_t p = 0; p < shape.vertices.size(); ++p) position_of_vertex_[shape.vertices[p]] = p;
+
+  // What a route search reads: each vertex's kind and tier, and each inside link's ends by
+  // position, type, capacity and latency. Equal signatures route alike.
+  std::vector<std::uint64_t> signature;
+  for (const VertexId v : shape.vertices) {
+    const Vertex& vertex = graph_.vertex(v);
+    signature.push_back(static_cast<std::uint64_t>(vertex.kind) << 8 | static_cast<std::uint64_t>(vertex.tier));
+  }
+  std::unordered_set<LinkId> listed;
+  for (const VertexId v : shape.vertices)
+    for (const LinkId l : graph_.links_of(v)) {
+      const Link& link = graph_.link(l);
+      if (graph_.vertex(link.a).host != host || graph_.vertex(link.b).host != host || !listed.insert(l).second) continue;
+      shape.links.push_back(l);
+      signature.push_back(std::uint64_t{position_of_vertex_[link.a]} << 32 | position_of_vertex_[link.b]);
+      signature.push_back(static_cast<std::uint64_t>(link.spec.type));
+      signature.push_back(std::bit_cast<std::uint64_t>(link.spec.capacity_gbps));
+      signature.push_back(std::bit_cast<std::uint64_t>(link.spec.latency_us));
+    }
+  shape.shape = shape_ids_.try_emplace(std::move(signature), static_cast<std::uint32_t>(shape_ids_.size())).first->second;
+  return shape;
+}
+
+std::optional<Route> HostRoutes::between(VertexId from, VertexId to) {
+  const VertexId host = graph_.vertex(from).host;
+  if (host == no_vertex || host != graph_.vertex(to).host) return find_route(graph_, from, to);
+  const HostShape& shape = shape_of(host);
+  // Shapes number in the hundreds and hosts' vertices in the tens: 20 bits each is ample.
+  const std::uint64_t key = std::uint64_t{shape.shape} << 40 | std::uint64_t{position_of_vertex_[from]} << 20 |
+                            position_of_vertex_[to];
+  auto [it, inserted] = templates_.try_emplace(key);
+  if (inserted) {
+    ++searches_;
+    if (const std::optional<Route> route = find_route(graph_, from, to)) {
+      std::unordered_map<LinkId, std::uint32_t> position_of_link;
+      for (std::uint32_t p = 0; p < shape.links.size(); ++p) position_of_link.emplace(shape.links[p], p);
+      RouteTemplate& found = it->second.emplace();
+      for (const LinkUse& use : route->uses) found.uses.emplace_back(position_of_link.at(use.link), use);
+      found.hop_count = route->hop_count;
+      found.latency_us = route->latency_us;
+      found.bottleneck_gbps = route->bottleneck_gbps;
+    }
+  }
+  if (!it->second) return std::nullopt;
+  Route route;
+  route.hop_count = it->second->hop_count;
+  route.latency_us = it->second->latency_us;
+  route.bottleneck_gbps = it->second->bottleneck_gbps;
+  for (const auto& [position, use] : it->second->uses)
+    route.uses.push_back({shape.links[position], use.from_a, use.fraction});
+  return route;
+}
+
+}  // namespace fb::topo

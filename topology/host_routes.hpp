@@ -1,0 +1,52 @@
+#pragma once
+// Routes inside hosts, searched once per shape of host. A cluster is built of a few kinds of
+// node, cabled alike: hosts with the same devices in the same order, linked alike, route alike,
+// so a route found in one host is translated to the others by position instead of searched again.
+// At 100,000 GPUs this turns a million route searches into a few hundred.
+
+#include "topology/graph.hpp"
+#include "topology/routing.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace fb::topo {
+
+class HostRoutes {
+ public:
+  explicit HostRoutes(const Graph& graph);
+
+  // find_route(graph, from, to) for two vertices of one host (searched directly otherwise).
+  std::optional<Route> between(VertexId from, VertexId to);
+
+  // Searches done, and hosts of a shape seen before (their routes were translated).
+  std::size_t searches() const { return searches_; }
+
+ private:
+  struct HostShape {
+    std::uint32_t shape = 0;
+    std::vector<VertexId> vertices;  // the host, then its devices: position -> vertex
+    std::vector<LinkId> links;       // links inside the host, in the order its vertices list them
+  };
+  // A route in positions: the link's position in HostShape::links, direction and fraction.
+  struct RouteTemplate {
+    std::vector<std::pair<std::uint32_t, LinkUse>> uses;
+    int hop_count = 0;
+    double latency_us = 0;
+    double bottleneck_gbps = 0;
+  };
+
+  const HostShape& shape_of(VertexId host);
+
+  const Graph& graph_;
+  std::unordered_map<VertexId, HostShape> hosts_;
+  std::map<std::vector<std::uint64_t>, std::uint32_t> shape_ids_;
+  std::vector<std::uint32_t> position_of_vertex_;  // within its host, for hosts seen so far
+  std::unordered_map<std::uint64_t, std::optional<RouteTemplate>> templates_;
+  std::size_t searches_ = 0;
+};
+
+}  // namespace fb::topo
