@@ -126,9 +126,8 @@ std::vector<Measurement> MpiBackend::measure_pairs(const BenchmarkCase& benchmar
 
   const std::uint64_t own_wrong = local.wrong.value_or(0);
   const MpiJob::RankResults all = mpi_.gather_rank_results(local.unit_seconds, std::span(&own_wrong, 1));
-  std::vector<Measurement> measurements =
-      pair_measurements(pairs, all.unit_seconds, local.unit_seconds.size(),
-                        benchmark_case.check ? std::span<const std::uint64_t>(all.wrong) : std::span<const std::uint64_t>());
+  const std::span<const std::uint64_t> wrong = benchmark_case.check ? all.wrong : std::span<const std::uint64_t>();
+  std::vector<Measurement> measurements = pair_measurements(pairs, all.unit_seconds, local.unit_seconds.size(), wrong);
   watchdog_->end_case();
   return measurements;
 }

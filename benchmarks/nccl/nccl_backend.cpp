@@ -57,7 +57,8 @@ class NcclBackend final : public Backend {
     };
     watchdog_ = std::make_unique<Watchdog>(mpi_.rank(), mpi_.process_hosts(), WatchdogSettings{},
                                            mpi_.broadcaster(), abort_and_exit);
-    job_control_ = std::make_unique<MpiJobControl>(mpi_, *watchdog_, gpus_per_process, [this] { abort_communicators(); });
+    job_control_ =
+        std::make_unique<MpiJobControl>(mpi_, *watchdog_, gpus_per_process, [this] { abort_communicators(); });
   }
 
   ~NcclBackend() override {
@@ -105,7 +106,8 @@ class NcclBackend final : public Backend {
     for (const std::vector<double>& gpu_seconds : local.unit_seconds_by_gpu)
       for (std::size_t i = 0; i < local_seconds.size(); ++i) local_seconds[i] = std::max(local_seconds[i], gpu_seconds[i]);
     std::optional<std::uint64_t> local_wrong;
-    if (benchmark_case.check) local_wrong = std::accumulate(local.wrong_by_gpu.begin(), local.wrong_by_gpu.end(), std::uint64_t{0});
+    if (benchmark_case.check)
+      local_wrong = std::accumulate(local.wrong_by_gpu.begin(), local.wrong_by_gpu.end(), std::uint64_t{0});
     Measurement measurement = mpi_.slowest_rank_measurement(local_seconds, local_wrong);
     watchdog_->end_case();
     return measurement;
@@ -125,8 +127,8 @@ class NcclBackend final : public Backend {
     std::vector<std::uint64_t> own_wrong = local.wrong_by_gpu;
     own_wrong.resize(gpus_.size(), 0);
     const MpiJob::RankResults all = mpi_.gather_rank_results(own_seconds, own_wrong);
-    std::vector<Measurement> measurements = pair_measurements(
-        pairs, all.unit_seconds, samples, benchmark_case.check ? std::span<const std::uint64_t>(all.wrong) : std::span<const std::uint64_t>());
+    const std::span<const std::uint64_t> wrong = benchmark_case.check ? all.wrong : std::span<const std::uint64_t>();
+    std::vector<Measurement> measurements = pair_measurements(pairs, all.unit_seconds, samples, wrong);
     watchdog_->end_case();
     return measurements;
   }
