@@ -6,6 +6,13 @@
 
 namespace fb {
 
+std::vector<std::string> per_device_rank(const std::vector<std::string>& by_process, int ranks_per_process) {
+  std::vector<std::string> by_rank;
+  for (const std::string& process_local : by_process)
+    by_rank.insert(by_rank.end(), static_cast<std::size_t>(ranks_per_process), process_local);
+  return by_rank;
+}
+
 void SingleProcessJob::abort_all(int exit_code) {
   std::cout.flush();
   std::cerr.flush();

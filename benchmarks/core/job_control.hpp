@@ -44,4 +44,8 @@ class SingleProcessJob final : public JobControl {
   void set_stall_handler(StallHandler) override {}
 };
 
+// A backend driving `ranks_per_process` GPUs from each process numbers its ranks by GPU: process p
+// stands for ranks p * ranks_per_process onwards. What each process gathered, by such rank.
+std::vector<std::string> per_device_rank(const std::vector<std::string>& by_process, int ranks_per_process);
+
 }  // namespace fb

@@ -150,11 +150,7 @@ MpiJobControl::MpiJobControl(const MpiJob& job, Watchdog& watchdog, int ranks_pe
     : job_(job), watchdog_(watchdog), ranks_per_process_(ranks_per_process), before_abort_(std::move(before_abort)) {}
 
 std::vector<std::string> MpiJobControl::gather_at_reporting_rank(const std::string& local) {
-  // One string per process, stood for by each of its ranks.
-  std::vector<std::string> by_rank;
-  for (std::string& process_local : job_.gather_strings_at_rank_zero(local))
-    by_rank.insert(by_rank.end(), static_cast<std::size_t>(ranks_per_process_), process_local);
-  return by_rank;
+  return per_device_rank(job_.gather_strings_at_rank_zero(local), ranks_per_process_);
 }
 
 void MpiJobControl::abort_all(int exit_code) {
