@@ -22,10 +22,9 @@
 #include <vector>
 
 #ifdef FABRICBENCH_DOCTOR_WITH_MPI
+#include "benchmarks/mpi/launcher_environment.hpp"
 #include "benchmarks/mpi/mpi_check.hpp"
-#include "benchmarks/mpi/mpi_session.hpp"
-
-#include <cstring>
+#include "benchmarks/mpi/mpi_job.hpp"
 #endif
 
 namespace fb::cli {
@@ -107,35 +106,16 @@ int report_hosts(const DoctorOptions& options, const std::vector<HostReport>& re
 
 #ifdef FABRICBENCH_DOCTOR_WITH_MPI
 
-// Started by a launcher that wires up MPI (mpirun, or srun with PMIx or PMI-2). Started alone,
-// the doctor stays out of MPI: singleton MPI_Init is slow and fails on hosts without a launcher.
-bool launched_by_mpi_launcher() {
-  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"})
-    if (std::getenv(variable)) return true;
-  return false;
-}
-
-// "Open MPI v4.1.4": the first line of MPI_Get_library_version up to the first comma (the rest
-// is packaging detail). MPI-3 allows the call before MPI_Init, so a single-host run reports it too.
+// "Open MPI v4.1.4": the first line of the library's version up to the first comma (the rest is
+// packaging detail). MPI-3 allows the call before MPI_Init, so a single-host run reports it too.
 doctor::DetectedVersion mpi_library_version() {
-  char library[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int length = 0;
-  if (MPI_Get_library_version(library, &length) != MPI_SUCCESS) return {};
-  const std::string text(library, strnlen(library, static_cast<std::size_t>(length)));
-  return {text.substr(0, text.find_first_of(",\r\n")), "MPI_Get_library_version"};
-}
-
-class MpiSession {
- public:
-  MpiSession() {
-    ProcessArguments& arguments = process_arguments();
-    FB_MPI_CHECK(MPI_Init(&arguments.argc, &arguments.argv));
-    FB_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  try {
+    const std::string line = mpi_library_version_line();
+    return {line.substr(0, line.find(',')), "MPI_Get_library_version"};
+  } catch (const MpiError&) {
+    return {};  // not detected: the version check says so
   }
-  ~MpiSession() { MPI_Finalize(); }
-  MpiSession(const MpiSession&) = delete;
-  MpiSession& operator=(const MpiSession&) = delete;
-};
+}
 
 nlohmann::json report_to_json(const HostReport& report) {
   if (report.inventory) return {{"inventory", *report.inventory}};
@@ -152,39 +132,26 @@ HostReport report_from_json(const nlohmann::json& json) {
 }
 
 int run_under_mpi(const DoctorOptions& options) {
-  const MpiSession session;
-  int rank = 0;
-  FB_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-  // The ranks sharing memory share a host; keyed by world rank, local rank 0 is the lowest
-  // world rank there, and the only one that inspects the host.
-  MPI_Comm host_comm = MPI_COMM_NULL;
-  FB_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host_comm));
-  int host_rank = 0;
-  FB_MPI_CHECK(MPI_Comm_rank(host_comm, &host_rank));
-  FB_MPI_CHECK(MPI_Comm_free(&host_comm));
-
+  ProcessArguments& arguments = process_arguments();
+  const MpiJob job(arguments.argc, arguments.argv);
+  // The lowest rank of each host is the only one that inspects it.
   std::string payload;
-  if (host_rank == 0) {
+  if (job.local_rank() == 0) {
     HostReport report = inspect_this_host(options, mpi_library_version());
-    if (report.host.empty()) {
-      char name[MPI_MAX_PROCESSOR_NAME] = {};
-      int name_length = 0;
-      FB_MPI_CHECK(MPI_Get_processor_name(name, &name_length));
-      report.host = std::string(name, static_cast<std::size_t>(name_length));
-    }
+    if (report.host.empty()) report.host = job.process_hosts().at(static_cast<std::size_t>(job.rank()));
     payload = report_to_json(report).dump();
   }
-  const std::vector<std::string> payloads = gather_strings_at_rank_zero(MPI_COMM_WORLD, payload);
+  const std::vector<std::string> payloads = job.gather_strings_at_rank_zero(payload);
 
   int exit_code = static_cast<int>(ExitCode::ok);
-  if (rank == 0) {
+  if (job.rank() == 0) {
     std::vector<HostReport> reports;
     for (const std::string& host_payload : payloads)
       if (!host_payload.empty()) reports.push_back(report_from_json(nlohmann::json::parse(host_payload)));
     exit_code = report_hosts(options, reports);
   }
   // Every rank ends with rank 0's verdict, so the launcher's exit status is the doctor's.
-  FB_MPI_CHECK(MPI_Bcast(&exit_code, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  job.broadcast_from_rank_zero(std::as_writable_bytes(std::span(&exit_code, 1)));
   return exit_code;
 }
 
@@ -192,7 +159,7 @@ int run_under_mpi(const DoctorOptions& options) {
 
 int run_doctor(const DoctorOptions& options) {
 #ifdef FABRICBENCH_DOCTOR_WITH_MPI
-  if (launched_by_mpi_launcher()) {
+  if (read_launcher_environment().mpi_launcher) {
     try {
       return run_under_mpi(options);
     } catch (const std::exception& e) {

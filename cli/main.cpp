@@ -2,7 +2,7 @@
 // cli/command.hpp); main parses the command line and runs the chosen one.
 
 #include "cli/command.hpp"
-#include "cli/launcher.hpp"
+#include "benchmarks/mpi/launcher_environment.hpp"
 #include "common/build_info.hpp"
 #include "common/errors.hpp"
 
@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   }
 
   // Every rank parses the same command line; only the first prints what is wrong with it.
-  const bool prints = fb::cli::launcher_rank() == 0;
+  const bool prints = fb::launcher_rank() == 0;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -6,18 +6,17 @@
 
 namespace fb::cli {
 
-PortCounterWatch::PortCounterWatch(Backend& backend, std::filesystem::path sysfs_root)
-    : backend_(backend), sysfs_root_(std::move(sysfs_root)), before_(sample_every_host()) {}
+PortCounterWatch::PortCounterWatch(JobControl& job, RankPlacement placement, std::filesystem::path sysfs_root)
+    : job_(job), placement_(std::move(placement)), sysfs_root_(std::move(sysfs_root)), before_(sample_every_host()) {}
 
 std::map<std::string, std::vector<doctor::PortCounterSample>> PortCounterWatch::sample_every_host() {
-  const RankPlacement& placement = backend_.placement();
-  const auto& hosts = placement.rank_hosts;
-  const auto rank = static_cast<std::size_t>(placement.rank);
+  const auto& hosts = placement_.rank_hosts;
+  const auto rank = static_cast<std::size_t>(placement_.rank);
   // Ranks on one host read the same files: the lowest rank there reads them for all.
-  const bool reads = std::find(hosts.begin(), hosts.end(), hosts.at(rank)) == hosts.begin() + placement.rank;
+  const bool reads = std::find(hosts.begin(), hosts.end(), hosts.at(rank)) == hosts.begin() + placement_.rank;
   const std::string mine = reads ? nlohmann::json(doctor::sample_port_counters(sysfs_root_)).dump() : "";
   std::map<std::string, std::vector<doctor::PortCounterSample>> by_host;
-  const std::vector<std::string> gathered = backend_.gather_at_reporting_rank(mine);
+  const std::vector<std::string> gathered = job_.gather_at_reporting_rank(mine);
   for (std::size_t r = 0; r < gathered.size(); ++r)
     if (!gathered[r].empty())
       by_host[hosts.at(r)] = nlohmann::json::parse(gathered[r]).get<std::vector<doctor::PortCounterSample>>();
@@ -28,7 +27,7 @@ std::vector<PortCounterChange> PortCounterWatch::finish() {
   const std::map<std::string, std::vector<doctor::PortCounterSample>> after = sample_every_host();
   std::vector<PortCounterChange> changes;
   std::vector<std::string> hosts_in_rank_order;
-  for (const std::string& host : backend_.placement().rank_hosts)
+  for (const std::string& host : placement_.rank_hosts)
     if (std::find(hosts_in_rank_order.begin(), hosts_in_rank_order.end(), host) == hosts_in_rank_order.end())
       hosts_in_rank_order.push_back(host);
   for (const std::string& host : hosts_in_rank_order) {

@@ -2,7 +2,8 @@
 // The RDMA port counters of every host of a run, read before the first size and after the last:
 // which ports gathered errors, went down or changed rate while the run measured.
 
-#include "benchmarks/core/backend.hpp"
+#include "benchmarks/core/job_control.hpp"
+#include "common/rank_placement.hpp"
 #include "doctor/port_counters.hpp"
 #include "results/port_counters.hpp"
 
@@ -15,8 +16,9 @@ namespace fb::cli {
 
 class PortCounterWatch {
  public:
-  // Reads the counters on the lowest rank of each host. Collective over the backend's ranks.
-  PortCounterWatch(Backend& backend, std::filesystem::path sysfs_root);
+  // Reads the counters on the lowest rank of each host. Collective over the job's ranks, placed
+  // as `placement` says.
+  PortCounterWatch(JobControl& job, RankPlacement placement, std::filesystem::path sysfs_root);
 
   // Reads them again (collective); the reporting rank gets every host's changes, in rank order
   // of the hosts, the others none.
@@ -26,7 +28,8 @@ class PortCounterWatch {
   // Host -> its ports, at the reporting rank.
   std::map<std::string, std::vector<doctor::PortCounterSample>> sample_every_host();
 
-  Backend& backend_;
+  JobControl& job_;
+  RankPlacement placement_;
   std::filesystem::path sysfs_root_;
   std::map<std::string, std::vector<doctor::PortCounterSample>> before_;
 };

@@ -3,7 +3,6 @@
 #include "reports/analysis/efficiency.hpp"
 #include "cli/command.hpp"
 #include "cli/expectation_columns.hpp"
-#include "cli/launcher.hpp"
 #include "cli/topology_input.hpp"
 #include "cli/port_counter_watch.hpp"
 #include "reports/console/console_table.hpp"
@@ -16,6 +15,7 @@
 #include "benchmarks/core/result_builder.hpp"
 #include "benchmarks/core/run_plan.hpp"
 #include "benchmarks/core/run_provenance.hpp"
+#include "benchmarks/mpi/launcher_environment.hpp"
 #include "common/host_environment.hpp"
 #include "common/termination_signals.hpp"
 #include "results/results_io.hpp"
@@ -234,7 +234,7 @@ class RunCommand {
         memory_error = e.what();
       }
     }
-    if (!backend_->all_agree(memory_error.empty()))
+    if (!backend_->job().all_agree(memory_error.empty()))
       return fail_everywhere(memory_error, !memory_error.empty() && ranks_on_host.front() == placement.rank,
                              ExitCode::usage);
 
@@ -264,12 +264,12 @@ class RunCommand {
       }
     }
     signals_held_during_startup.reset();
-    if (!backend_->all_agree(writer_error.empty()))
+    if (!backend_->job().all_agree(writer_error.empty()))
       return fail_everywhere(writer_error.empty() ? "the reporting rank cannot write results" : writer_error,
                              reporting_rank, writer_error_code);
 
     try {
-      PortCounterWatch port_counters(*backend_, options_.sysfs_root);
+      PortCounterWatch port_counters(backend_->job(), backend_->placement(), options_.sysfs_root);
       measure_repetitions(plan, writer ? &*writer : nullptr);
       std::vector<PortCounterChange> port_changes = port_counters.finish();
       if (writer) record_port_counters(std::move(port_changes), *writer);
@@ -277,7 +277,7 @@ class RunCommand {
       // Seen by this rank alone: the others may wait for it forever, so end them all.
       std::cerr << fmt::format("fabricbench: rank {} on {}: {}\n", placement.rank,
                                placement.rank_hosts.at(static_cast<std::size_t>(placement.rank)), e.what());
-      if (placement.nranks > 1) backend_->abort_all(static_cast<int>(ExitCode::runtime));
+      if (placement.nranks > 1) backend_->job().abort_all(static_cast<int>(ExitCode::runtime));
       return static_cast<int>(ExitCode::runtime);
     }
     return static_cast<int>(any_wrong_ ? ExitCode::wrong_results : ExitCode::ok);
@@ -309,7 +309,7 @@ class RunCommand {
       measure_plan(plan, writer);
       const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const bool more = options_.repeat > 0 ? repetition + 1 < options_.repeat : elapsed_s < duration_s_;
-      if (!backend_->all_agree(backend_->placement().rank != 0 || more)) break;
+      if (!backend_->job().all_agree(backend_->placement().rank != 0 || more)) break;
     }
   }
 
@@ -317,7 +317,7 @@ class RunCommand {
     const RunContext context{writer ? writer->results().provenance.run_id : "", std::string(backend_->name()),
                              backend_->placement()};
     if (writer)
-      backend_->set_stall_handler([this, context, writer](const StallReport& stall) { record_timeout(stall, context, *writer); });
+      backend_->job().set_stall_handler([this, context, writer](const StallReport& stall) { record_timeout(stall, context, *writer); });
     for (const PlannedOp& planned : plan) {
       if (planned.op->op_class == OpClass::pair_pattern || planned.op->op_class == OpClass::device_copy) {
         measure_pair_pattern(planned, context, writer);

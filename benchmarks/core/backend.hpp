@@ -1,11 +1,12 @@
 #pragma once
 // A backend runs benchmark cases on some transport (MPI host buffers, NCCL device buffers, CUDA
-// copies) and returns timings. It knows nothing of tables or files. Backends register themselves
-// by name; `fabricbench run --backend NAME` picks one.
+// copies) and returns timings. It knows nothing of tables or files. What its ranks do as a job
+// (agree, gather, abort) is its JobControl. Backends register themselves by name;
+// `fabricbench run --backend NAME` picks one.
 
 #include "benchmarks/core/benchmark_case.hpp"
+#include "benchmarks/core/job_control.hpp"
 #include "common/rank_placement.hpp"
-#include "benchmarks/core/stall_report.hpp"
 
 #include <functional>
 #include <map>
@@ -72,24 +73,11 @@ class Backend {
   virtual std::vector<Measurement> measure_pairs(const BenchmarkCase& benchmark_case,
                                                  std::span<const RankPair> pairs) = 0;
 
-  // True on every rank when `local_ok` is true on every rank: for decisions one rank makes (such
-  // as whether the results directory is writable) that all ranks must follow.
-  virtual bool all_agree(bool local_ok) = 0;
-
-  // Every rank's `local` at the reporting rank, by rank; empty on the other ranks. Collective over
-  // all ranks: for what each host knows alone (its port counters).
-  virtual std::vector<std::string> gather_at_reporting_rank(const std::string& local) { return {local}; }
-
   // Whether measure() and measure_pairs() honour BenchmarkCase::min_time_s (-n auto).
   virtual bool times_to_min_time() const { return false; }
 
-  // Ends every rank of the job at once, for failures seen by some ranks only.
-  [[noreturn]] virtual void abort_all(int exit_code) = 0;
-
-  // A backend whose watchdog ends the job when a step passes its deadline hands the watchdog's
-  // report to `handler` first (on the watchdog's thread), so that the run can record the incident.
-  // Backends without a watchdog never stall that way and ignore it.
-  virtual void set_stall_handler(StallHandler /*handler*/) {}
+  // The job this backend's ranks form: agreeing, gathering, aborting, the watchdog's reports.
+  virtual JobControl& job() = 0;
 };
 
 using BackendFactory = std::function<std::unique_ptr<Backend>(int& argc, char**& argv, const LaunchOptions&)>;

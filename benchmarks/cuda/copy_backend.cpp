@@ -102,11 +102,7 @@ class CudaCopyBackend final : public Backend {
     return measurements;
   }
 
-  bool all_agree(bool local_ok) override { return local_ok; }
-
-  [[noreturn]] void abort_all(int) override {
-    throw std::logic_error("the cuda backend is one process: there are no other ranks to end");
-  }
+  JobControl& job() override { return job_; }
 
  private:
   std::string peer_access_problem(int a, int b, bool both_ways) const {
@@ -237,6 +233,7 @@ class CudaCopyBackend final : public Backend {
 
   std::vector<GpuDescription> gpus_;
   RankPlacement placement_;
+  SingleProcessJob job_;
 };
 
 const BackendRegistrar registrar{"cuda",

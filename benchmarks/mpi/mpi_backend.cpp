@@ -4,11 +4,9 @@
 #include "benchmarks/core/harness.hpp"
 #include "common/pair_schedule.hpp"
 #include "benchmarks/core/pair_measurements.hpp"
-#include "benchmarks/mpi/mpi_check.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <fmt/format.h>
 
 namespace fb {
@@ -21,10 +19,14 @@ MpiBackend::MpiBackend(int& argc, char**& argv, const LaunchOptions& launch)
 
   watchdog_ = std::make_unique<Watchdog>(context_.rank, placement_.rank_hosts,
                                          WatchdogSettings{.interface_name = launch.watchdog_interface},
-                                         mpi_.broadcast_from_rank_zero(), exit_on_timeout);
+                                         mpi_.broadcaster(), exit_on_timeout);
+  job_control_ = std::make_unique<MpiJobControl>(mpi_, *watchdog_);
 }
 
-MpiBackend::~MpiBackend() { watchdog_.reset(); }
+MpiBackend::~MpiBackend() {
+  job_control_.reset();
+  watchdog_.reset();
+}
 
 std::map<std::string, std::string> MpiBackend::library_versions() const { return mpi_.library_versions(); }
 
@@ -49,9 +51,7 @@ int MpiBackend::timed_iterations(const BenchmarkCase& benchmark_case, const std:
   std::vector<double> probe(static_cast<std::size_t>(benchmark_case.iterations));
   time_back_to_back(probe, iterate);
   std::nth_element(probe.begin(), probe.begin() + static_cast<std::ptrdiff_t>(probe.size() / 2), probe.end());
-  const double local_seconds = probe[probe.size() / 2];
-  double iteration_seconds = 0;
-  FB_MPI_CHECK(MPI_Allreduce(&local_seconds, &iteration_seconds, 1, MPI_DOUBLE, MPI_MAX, context_.comm));
+  const double iteration_seconds = mpi_.max_over_ranks(probe[probe.size() / 2]);
   const double wanted = std::ceil(benchmark_case.min_time_s / std::max(iteration_seconds, 1e-9));
   return static_cast<int>(std::clamp(wanted, static_cast<double>(benchmark_case.iterations),
                                      static_cast<double>(benchmark_case.max_iterations)));
@@ -61,7 +61,7 @@ MpiBackend::LocalRun MpiBackend::run_locally(const BenchmarkCase& benchmark_case
   const MpiOpImplementation* implementation = find_mpi_op(benchmark_case.op->name);
   if (!implementation) throw std::logic_error("measure() called for an op the plan should have refused");
   const std::unique_ptr<MpiOpCase> op_case = implementation->factory(benchmark_case, context_);
-  const auto barrier = [&] { FB_MPI_CHECK(MPI_Barrier(context_.comm)); };
+  const auto barrier = [&] { mpi_.barrier(); };
   std::uint32_t iteration = 0;
   CasePhase phase = CasePhase::warmup;
   const auto iterate = [&] {
@@ -101,16 +101,7 @@ Measurement MpiBackend::measure(const BenchmarkCase& benchmark_case) {
                                                          ? IterationStart::together
                                                          : IterationStart::back_to_back);
 
-  // The time of an iteration is the time of its slowest rank.
-  Measurement measurement;
-  if (context_.rank == 0) measurement.unit_seconds.resize(local.unit_seconds.size());
-  FB_MPI_CHECK(MPI_Reduce(local.unit_seconds.data(), measurement.unit_seconds.data(),
-                          static_cast<int>(local.unit_seconds.size()), MPI_DOUBLE, MPI_MAX, 0, context_.comm));
-  if (local.wrong) {
-    std::uint64_t total_wrong = 0;
-    FB_MPI_CHECK(MPI_Allreduce(&*local.wrong, &total_wrong, 1, MPI_UINT64_T, MPI_SUM, context_.comm));
-    measurement.wrong = total_wrong;
-  }
+  Measurement measurement = mpi_.slowest_rank_measurement(local.unit_seconds, local.wrong);
   watchdog_->end_case();
   return measurement;
 }
@@ -133,30 +124,12 @@ std::vector<Measurement> MpiBackend::measure_pairs(const BenchmarkCase& benchmar
   // Starting every iteration together keeps the flows overlapping for the whole measurement.
   const LocalRun local = run_locally(own_case, IterationStart::together);
 
-  const std::size_t iterations = local.unit_seconds.size();
-  std::vector<double> all_seconds(context_.rank == 0 ? iterations * static_cast<std::size_t>(context_.nranks) : 0);
-  FB_MPI_CHECK(MPI_Gather(local.unit_seconds.data(), static_cast<int>(iterations), MPI_DOUBLE, all_seconds.data(),
-                          static_cast<int>(iterations), MPI_DOUBLE, 0, context_.comm));
-  std::vector<std::uint64_t> all_wrong(static_cast<std::size_t>(context_.nranks));
   const std::uint64_t own_wrong = local.wrong.value_or(0);
-  FB_MPI_CHECK(MPI_Allgather(&own_wrong, 1, MPI_UINT64_T, all_wrong.data(), 1, MPI_UINT64_T, context_.comm));
-
-  std::vector<Measurement> measurements = pair_measurements(
-      pairs, all_seconds, iterations, benchmark_case.check ? std::span<const std::uint64_t>(all_wrong) : std::span<const std::uint64_t>());
+  const MpiJob::RankResults all = mpi_.gather_rank_results(local.unit_seconds, std::span(&own_wrong, 1));
+  const std::span<const std::uint64_t> wrong = benchmark_case.check ? all.wrong : std::span<const std::uint64_t>();
+  std::vector<Measurement> measurements = pair_measurements(pairs, all.unit_seconds, local.unit_seconds.size(), wrong);
   watchdog_->end_case();
   return measurements;
-}
-
-bool MpiBackend::all_agree(bool local_ok) {
-  int ok = local_ok ? 1 : 0;
-  int all_ok = 0;
-  FB_MPI_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, context_.comm));
-  return all_ok != 0;
-}
-
-void MpiBackend::abort_all(int exit_code) {
-  MPI_Abort(context_.comm, exit_code);
-  std::abort();  // MPI_Abort does not return; this satisfies [[noreturn]] if it ever did.
 }
 
 namespace {

@@ -4,7 +4,7 @@
 #include "benchmarks/core/backend.hpp"
 #include "benchmarks/core/watchdog.hpp"
 #include "benchmarks/mpi/mpi_op.hpp"
-#include "benchmarks/mpi/mpi_session.hpp"
+#include "benchmarks/mpi/mpi_job.hpp"
 
 #include <functional>
 #include <memory>
@@ -27,13 +27,8 @@ class MpiBackend final : public Backend {
   void require_supported(DataType dtype) const override;
   Measurement measure(const BenchmarkCase& benchmark_case) override;
   std::vector<Measurement> measure_pairs(const BenchmarkCase& benchmark_case, std::span<const RankPair> pairs) override;
-  bool all_agree(bool local_ok) override;
   bool times_to_min_time() const override { return true; }
-  std::vector<std::string> gather_at_reporting_rank(const std::string& local) override {
-    return gather_strings_at_rank_zero(context_.comm, local);
-  }
-  [[noreturn]] void abort_all(int exit_code) override;
-  void set_stall_handler(StallHandler handler) override { watchdog_->set_stall_handler(std::move(handler)); }
+  JobControl& job() override { return *job_control_; }
 
  private:
   // What this rank measured of a case: its own times per unit and its own wrong elements.
@@ -51,10 +46,11 @@ class MpiBackend final : public Backend {
   };
   LocalRun run_locally(const BenchmarkCase& benchmark_case, IterationStart start);
 
-  MpiSession mpi_;  // first: MPI is finalized after everything else is gone
+  MpiJob mpi_;  // first: MPI is finalized after everything else is gone
   MpiOpContext context_;
   RankPlacement placement_;
   std::unique_ptr<Watchdog> watchdog_;
+  std::unique_ptr<MpiJobControl> job_control_;
 };
 
 }  // namespace fb

@@ -12,8 +12,7 @@
 #include "benchmarks/cuda/device_memory.hpp"
 #include "benchmarks/cuda/gpu_discovery.hpp"
 #include "benchmarks/cuda/stream_timing.hpp"
-#include "benchmarks/mpi/mpi_check.hpp"
-#include "benchmarks/mpi/mpi_session.hpp"
+#include "benchmarks/mpi/mpi_job.hpp"
 #include "benchmarks/nccl/nccl_check.hpp"
 #include "benchmarks/nccl/nccl_op.hpp"
 
@@ -21,7 +20,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
+#include <numeric>
+#include <optional>
 #include <thread>
 
 namespace fb {
@@ -56,10 +56,13 @@ class NcclBackend final : public Backend {
       exit_on_timeout(message + "; NCCL communicators aborted");
     };
     watchdog_ = std::make_unique<Watchdog>(mpi_.rank(), mpi_.process_hosts(), WatchdogSettings{},
-                                           mpi_.broadcast_from_rank_zero(), abort_and_exit);
+                                           mpi_.broadcaster(), abort_and_exit);
+    job_control_ =
+        std::make_unique<MpiJobControl>(mpi_, *watchdog_, gpus_per_process, [this] { abort_communicators(); });
   }
 
   ~NcclBackend() override {
+    job_control_.reset();
     watchdog_.reset();
     for (NcclGpu& gpu : gpus_)
       if (gpu.comm) ncclCommDestroy(gpu.comm);
@@ -102,17 +105,10 @@ class NcclBackend final : public Backend {
     std::vector<double> local_seconds(local.unit_seconds_by_gpu.front().size(), 0.0);
     for (const std::vector<double>& gpu_seconds : local.unit_seconds_by_gpu)
       for (std::size_t i = 0; i < local_seconds.size(); ++i) local_seconds[i] = std::max(local_seconds[i], gpu_seconds[i]);
-    Measurement measurement;
-    if (mpi_.rank() == 0) measurement.unit_seconds.resize(local_seconds.size());
-    FB_MPI_CHECK(MPI_Reduce(local_seconds.data(), measurement.unit_seconds.data(), static_cast<int>(local_seconds.size()),
-                            MPI_DOUBLE, MPI_MAX, 0, mpi_.comm()));
-    if (benchmark_case.check) {
-      std::uint64_t local_wrong = 0;
-      for (std::uint64_t wrong : local.wrong_by_gpu) local_wrong += wrong;
-      std::uint64_t total_wrong = 0;
-      FB_MPI_CHECK(MPI_Allreduce(&local_wrong, &total_wrong, 1, MPI_UINT64_T, MPI_SUM, mpi_.comm()));
-      measurement.wrong = total_wrong;
-    }
+    std::optional<std::uint64_t> local_wrong;
+    if (benchmark_case.check)
+      local_wrong = std::accumulate(local.wrong_by_gpu.begin(), local.wrong_by_gpu.end(), std::uint64_t{0});
+    Measurement measurement = mpi_.slowest_rank_measurement(local_seconds, local_wrong);
     watchdog_->end_case();
     return measurement;
   }
@@ -122,49 +118,22 @@ class NcclBackend final : public Backend {
         run_locally(benchmark_case, pairs,
                     fmt::format("{} {} B, {} pair{} at once", benchmark_case.op->name, benchmark_case.bytes, pairs.size(),
                                 pairs.size() == 1 ? "" : "s"));
-    // Every NCCL rank's times to rank 0, every rank's wrong count to all.
+    // Every NCCL rank's times to rank 0, every rank's wrong count to all; a process's GPUs are
+    // consecutive ranks.
     const std::size_t samples = local.unit_seconds_by_gpu.front().size();
     std::vector<double> own_seconds;
     for (const std::vector<double>& gpu_seconds : local.unit_seconds_by_gpu)
       own_seconds.insert(own_seconds.end(), gpu_seconds.begin(), gpu_seconds.end());
-    std::vector<double> all_seconds(mpi_.rank() == 0 ? samples * static_cast<std::size_t>(placement_.nranks) : 0);
-    FB_MPI_CHECK(MPI_Gather(own_seconds.data(), static_cast<int>(own_seconds.size()), MPI_DOUBLE, all_seconds.data(),
-                            static_cast<int>(own_seconds.size()), MPI_DOUBLE, 0, mpi_.comm()));
     std::vector<std::uint64_t> own_wrong = local.wrong_by_gpu;
     own_wrong.resize(gpus_.size(), 0);
-    std::vector<std::uint64_t> all_wrong(static_cast<std::size_t>(placement_.nranks));
-    FB_MPI_CHECK(MPI_Allgather(own_wrong.data(), static_cast<int>(own_wrong.size()), MPI_UINT64_T, all_wrong.data(),
-                               static_cast<int>(own_wrong.size()), MPI_UINT64_T, mpi_.comm()));
-
-    std::vector<Measurement> measurements = pair_measurements(
-        pairs, all_seconds, samples, benchmark_case.check ? std::span<const std::uint64_t>(all_wrong) : std::span<const std::uint64_t>());
+    const MpiJob::RankResults all = mpi_.gather_rank_results(own_seconds, own_wrong);
+    const std::span<const std::uint64_t> wrong = benchmark_case.check ? all.wrong : std::span<const std::uint64_t>();
+    std::vector<Measurement> measurements = pair_measurements(pairs, all.unit_seconds, samples, wrong);
     watchdog_->end_case();
     return measurements;
   }
 
-  bool all_agree(bool local_ok) override {
-    int ok = local_ok ? 1 : 0;
-    int all_ok = 0;
-    FB_MPI_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, mpi_.comm()));
-    return all_ok != 0;
-  }
-
-  std::vector<std::string> gather_at_reporting_rank(const std::string& local) override {
-    return gather_strings_at_rank_zero(mpi_.comm(), local);
-  }
-
-  [[noreturn]] void abort_all(int exit_code) override {
-    abort_communicators();
-    MPI_Abort(mpi_.comm(), exit_code);
-    std::abort();  // MPI_Abort does not return; this satisfies [[noreturn]] if it ever did.
-  }
-
-  void set_stall_handler(StallHandler handler) override {
-    const int ranks_per_process = static_cast<int>(gpus_.size());
-    watchdog_->set_stall_handler([handler = std::move(handler), ranks_per_process](const StallReport& report) {
-      handler(per_device_rank(report, ranks_per_process));
-    });
-  }
+  JobControl& job() override { return *job_control_; }
 
  private:
   // What this process measured of a case: per GPU, its times per unit and its wrong elements.
@@ -193,7 +162,7 @@ class NcclBackend final : public Backend {
     op_case->fill_inputs();
     for (int i = 0; i < warmups; ++i) op_case->enqueue_iteration();
     wait(warmups + 1);
-    FB_MPI_CHECK(MPI_Barrier(mpi_.comm()));
+    mpi_.barrier();
 
     watchdog_->step(CasePhase::timed);
     IterationTimer timer(streams_, samples);
@@ -205,7 +174,7 @@ class NcclBackend final : public Backend {
       if (pairs.empty() || sample == 0) return;
       wait(ops_per_sample);
       watchdog_->step(CasePhase::timed, static_cast<std::uint32_t>(sample));
-      FB_MPI_CHECK(MPI_Barrier(mpi_.comm()));
+      mpi_.barrier();
     };
     if (graphs) {
       const std::vector<CudaGraphExec> captured = capture(*op_case, benchmark_case.iterations);
@@ -257,15 +226,11 @@ class NcclBackend final : public Backend {
     } catch (const NoDeviceError& e) {
       problem = e.what();
     }
-    const int local_ok = problem.empty() ? 1 : 0;
-    std::vector<int> ok_by_rank(static_cast<std::size_t>(mpi_.size()));
-    FB_MPI_CHECK(MPI_Allgather(&local_ok, 1, MPI_INT, ok_by_rank.data(), 1, MPI_INT, mpi_.comm()));
+    const std::optional<int> failed_rank = mpi_.first_rank_not_ok(problem.empty());
     if (!problem.empty()) throw NoDeviceError(fmt::format("rank {} on {}: {}", mpi_.rank(), host_of(mpi_.rank()), problem));
-    const auto failed = std::find(ok_by_rank.begin(), ok_by_rank.end(), 0);
-    if (failed != ok_by_rank.end()) {
-      const int rank = static_cast<int>(failed - ok_by_rank.begin());
-      throw NoDeviceError(fmt::format("rank {} on {} has no usable GPU for the nccl backend", rank, host_of(rank)));
-    }
+    if (failed_rank)
+      throw NoDeviceError(
+          fmt::format("rank {} on {} has no usable GPU for the nccl backend", *failed_rank, host_of(*failed_rank)));
     return first_device;
   }
 
@@ -276,7 +241,7 @@ class NcclBackend final : public Backend {
   void create_communicators() {
     ncclUniqueId id{};
     if (mpi_.rank() == 0) FB_NCCL_CHECK(ncclGetUniqueId(&id));
-    FB_MPI_CHECK(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, mpi_.comm()));
+    mpi_.broadcast_from_rank_zero(std::as_writable_bytes(std::span(&id, 1)));
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 0;
     FB_NCCL_CHECK(ncclGroupStart());
@@ -371,11 +336,12 @@ class NcclBackend final : public Backend {
     }
   }
 
-  MpiSession mpi_;
+  MpiJob mpi_;  // first: MPI is finalized after everything else is gone
   RankPlacement placement_;
   std::vector<CudaStream> streams_;
   std::vector<NcclGpu> gpus_;
   std::unique_ptr<Watchdog> watchdog_;
+  std::unique_ptr<MpiJobControl> job_control_;
   std::string label_;
   double step_deadline_s_ = 30;
 };

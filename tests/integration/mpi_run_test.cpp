@@ -267,6 +267,30 @@ INSTANTIATE_TEST_SUITE_P(
                                false}),
     [](const auto& info) { return info.param.name; });
 
+// Under srun without an MPI plugin (--mpi=none) each task starts alone and only SLURM_PROCID tells
+// them apart: errors every task finds alike, before MPI, come from task 0 only. Covers the command
+// line parser (main) and the run options (run).
+TEST(LauncherRank, SrunTasksOtherThanTheFirstStaySilentOnErrorsFoundBeforeMpi) {
+  const TempDir dir;
+  const std::vector<std::vector<std::string>> commands{{"run", "all_reduce", "-b", "0", "-D", dir / "results"},
+                                                       {"run", "all_reduce", "--no-such-flag"}};
+  for (const std::vector<std::string>& args : commands) {
+    std::vector<std::string> environment = allow_root;
+    environment.push_back("SLURM_PROCID=0");
+    const ProcessResult first = run_process(directly(args), environment);
+    EXPECT_EQ(first.exit_code, 2) << describe(first);
+    ASSERT_EQ(lines_of(first.err).size(), 1u) << describe(first);
+    EXPECT_THAT(first.err, StartsWith("fabricbench: error: "));
+
+    environment.back() = "SLURM_PROCID=3";
+    const ProcessResult other = run_process(directly(args), environment);
+    EXPECT_EQ(other.exit_code, 2) << describe(other);
+    EXPECT_EQ(other.err, "") << describe(other);
+    EXPECT_EQ(other.out, "") << describe(other);
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "results"));
+}
+
 // The results files after the run is killed: a run is cut short by SIGKILL of mpirun and every
 // rank while it measures; both files must hold every row measured so far, complete.
 TEST(KilledRun, ResultsFilesStayCompleteAndReadable) {

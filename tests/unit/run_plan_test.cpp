@@ -45,8 +45,7 @@ class PlanningBackend final : public Backend {
     ADD_FAILURE() << "planning measured something";
     return {};
   }
-  bool all_agree(bool local_ok) override { return local_ok; }
-  [[noreturn]] void abort_all(int) override { std::abort(); }
+  JobControl& job() override { return job_; }
   std::vector<DeviceRoute> device_routes(const OpTraits&) const override { return routes; }
   bool times_to_min_time() const override { return honours_min_time; }
 
@@ -55,6 +54,7 @@ class PlanningBackend final : public Backend {
 
  private:
   RankPlacement placement_;
+  SingleProcessJob job_;
 };
 
 RunOptions options_for(std::vector<std::string> ops) {
