@@ -6,8 +6,7 @@
 
 namespace fb::cli {
 
-PortCounterWatch::PortCounterWatch(Backend& backend, std::filesystem::path sysfs_root)
-    : backend_(backend), sysfs_root_(std::move(sysfs_root)), before_(sample_every_host()) {}
+void PortCounterWatch::read_before() { before_ = sample_every_host(); }
 
 std::map<std::string, std::vector<doctor::PortCounterSample>> PortCounterWatch::sample_every_host() {
   const RankPlacement& placement = backend_.placement();
@@ -24,7 +23,7 @@ std::map<std::string, std::vector<doctor::PortCounterSample>> PortCounterWatch::
   return by_host;
 }
 
-std::vector<PortCounterChange> PortCounterWatch::finish() {
+std::vector<PortCounterChange> PortCounterWatch::changes_since_before() {
   const std::map<std::string, std::vector<doctor::PortCounterSample>> after = sample_every_host();
   std::vector<PortCounterChange> changes;
   std::vector<std::string> hosts_in_rank_order;
