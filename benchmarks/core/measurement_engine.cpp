@@ -14,8 +14,10 @@ MeasurementEngine::MeasurementEngine(Backend& backend, RowSink& sink, Measuremen
     backend_.set_stall_handler([this](const StallReport& stall) { sink_.incident(in_flight_.timeout_incident(stall, context_)); });
 }
 
+// A handler that does nothing rather than none: a backend may wrap the handler it is given in
+// one of its own, which would then call an empty function.
 MeasurementEngine::~MeasurementEngine() {
-  if (reporting_) backend_.set_stall_handler({});
+  if (reporting_) backend_.set_stall_handler([](const StallReport&) {});
 }
 
 // Soak: the sweep again and again, each repetition's rows marked with it, until `repeat` sweeps

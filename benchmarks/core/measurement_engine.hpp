@@ -46,8 +46,8 @@ struct MeasurementOutcome {
 
 class MeasurementEngine {
  public:
-  // On the reporting rank the engine takes the backend's stall handler, to send the watchdog's
-  // incident to `sink`, and gives it back when destroyed.
+  // On the reporting rank the engine sets the backend's stall handler, to send the watchdog's
+  // incident to `sink`, and replaces it with one that does nothing when destroyed.
   MeasurementEngine(Backend& backend, RowSink& sink, MeasurementSettings settings);
   ~MeasurementEngine();
   MeasurementEngine(const MeasurementEngine&) = delete;
