@@ -7,7 +7,9 @@
 namespace fb::cli {
 
 PortCounterWatch::PortCounterWatch(JobControl& job, RankPlacement placement, std::filesystem::path sysfs_root)
-    : job_(job), placement_(std::move(placement)), sysfs_root_(std::move(sysfs_root)), before_(sample_every_host()) {}
+    : job_(job), placement_(std::move(placement)), sysfs_root_(std::move(sysfs_root)) {}
+
+void PortCounterWatch::read_before() { before_ = sample_every_host(); }
 
 std::map<std::string, std::vector<doctor::PortCounterSample>> PortCounterWatch::sample_every_host() {
   const auto& hosts = placement_.rank_hosts;
@@ -23,7 +25,7 @@ std::map<std::string, std::vector<doctor::PortCounterSample>> PortCounterWatch::
   return by_host;
 }
 
-std::vector<PortCounterChange> PortCounterWatch::finish() {
+std::vector<PortCounterChange> PortCounterWatch::changes_since_before() {
   const std::map<std::string, std::vector<doctor::PortCounterSample>> after = sample_every_host();
   std::vector<PortCounterChange> changes;
   std::vector<std::string> hosts_in_rank_order;

@@ -3,6 +3,7 @@
 // which ports gathered errors, went down or changed rate while the run measured.
 
 #include "benchmarks/core/job_control.hpp"
+#include "benchmarks/core/measurement_engine.hpp"
 #include "common/rank_placement.hpp"
 #include "doctor/port_counters.hpp"
 #include "results/port_counters.hpp"
@@ -14,15 +15,15 @@
 
 namespace fb::cli {
 
-class PortCounterWatch {
+// The counters are read on the lowest rank of each host, under `sysfs_root`.
+class PortCounterWatch final : public PortCounterSource {
  public:
-  // Reads the counters on the lowest rank of each host. Collective over the job's ranks, placed
-  // as `placement` says.
+  // Collective over the job's ranks, placed as `placement` says.
   PortCounterWatch(JobControl& job, RankPlacement placement, std::filesystem::path sysfs_root);
 
-  // Reads them again (collective); the reporting rank gets every host's changes, in rank order
-  // of the hosts, the others none.
-  std::vector<PortCounterChange> finish();
+  void read_before() override;
+  // The reporting rank gets every host's changes in rank order of the hosts.
+  std::vector<PortCounterChange> changes_since_before() override;
 
  private:
   // Host -> its ports, at the reporting rank.

@@ -1,67 +1,31 @@
 // `fabricbench run OP...`: sweep sizes on a backend, print the table, keep the results on disk.
 
-#include "reports/analysis/efficiency.hpp"
-#include "cli/command.hpp"
-#include "cli/expectation_columns.hpp"
-#include "cli/topology_input.hpp"
-#include "cli/port_counter_watch.hpp"
-#include "reports/console/console_table.hpp"
-#include "reports/console/round_progress.hpp"
 #include "benchmarks/core/backend.hpp"
-#include "common/errors.hpp"
-#include "benchmarks/core/incident_builder.hpp"
+#include "benchmarks/core/measurement_engine.hpp"
 #include "benchmarks/core/memory_budget.hpp"
-#include "common/op_catalog.hpp"
-#include "benchmarks/core/result_builder.hpp"
 #include "benchmarks/core/run_plan.hpp"
 #include "benchmarks/core/run_provenance.hpp"
+#include "cli/command.hpp"
+#include "cli/expectation_columns.hpp"
 #include "benchmarks/mpi/launcher_environment.hpp"
+#include "cli/port_counter_watch.hpp"
+#include "cli/run_sinks.hpp"
+#include "cli/topology_input.hpp"
+#include "common/errors.hpp"
 #include "common/host_environment.hpp"
+#include "common/op_catalog.hpp"
 #include "common/termination_signals.hpp"
 #include "results/results_io.hpp"
-#include "topology/format_registry.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <array>
-#include <chrono>
-#include <csignal>
-
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <set>
 
 namespace fb::cli {
 namespace {
-
-// What the termination-signal handler prints: composed before the handler is installed, because
-// a handler may only make async-signal-safe calls.
-std::array<char, 2048> interrupted_message{};
-std::size_t interrupted_message_length = 0;
-
-extern "C" void end_on_termination_signal(int signal_number) {
-  [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, interrupted_message.data(), interrupted_message_length);
-  remove_shadow_files_from_signal_handler();
-  ::_exit(128 + signal_number);
-}
-
-// Results reach the disk after every size, so ending at once loses only the size in flight.
-// The files are never half-written, nor one a size behind the other: ResultsWriter holds these
-// signals back while it publishes them.
-void end_cleanly_on_termination_signals(const ResultsPaths& paths) {
-  const std::string message = fmt::format("fabricbench: interrupted; every completed size is in {} and {}\n",
-                                          paths.csv.string(), paths.json.string());
-  interrupted_message_length = std::min(message.size(), interrupted_message.size());
-  std::copy_n(message.begin(), interrupted_message_length, interrupted_message.begin());
-  struct sigaction action {};
-  action.sa_handler = end_on_termination_signal;
-  sigemptyset(&action.sa_mask);
-  const sigset_t signals = termination_signals();
-  for (int signal_number = 1; signal_number < NSIG; ++signal_number)
-    if (sigismember(&signals, signal_number) == 1) ::sigaction(signal_number, &action, nullptr);
-}
 
 struct RunCommandOptions {
   RunOptions run;
@@ -191,11 +155,13 @@ class RunCommand {
   explicit RunCommand(RunCommandOptions options) : options_(std::move(options)) {}
 
   int run() {
+    MeasurementSettings settings;
+    settings.repeat = options_.repeat;
     // Errors every rank finds alike: each rank stops, the first one says why.
     try {
       apply_iterations_flag(options_.iterations, options_.run);
-      if (!options_.duration.empty()) duration_s_ = parse_duration_s(options_.duration);
-      if (options_.repeat > 0 && duration_s_ > 0) throw UsageError("give --repeat or --duration, not both");
+      if (!options_.duration.empty()) settings.duration_s = parse_duration_s(options_.duration);
+      if (options_.repeat > 0 && settings.duration_s > 0) throw UsageError("give --repeat or --duration, not both");
       validate_run_options(options_.run);
       backend_by_name(options_.backend).require_supported(options_.run.launch);
     } catch (const UsageError& e) {
@@ -204,10 +170,9 @@ class RunCommand {
     // Threads started from here on (MPI's, the watchdog's) inherit this mask, so a termination
     // signal can only reach this thread, which holds it back while it replaces a results file.
     std::optional<TerminationSignalsHeld> signals_held_during_startup(std::in_place);
-    const ProcessArguments& arguments = process_arguments();
     // MPI_Init may strip launcher arguments; provenance keeps the command line as typed.
-    int backend_argc = arguments.argc;
-    char** backend_argv = arguments.argv;
+    int backend_argc = process_arguments().argc;
+    char** backend_argv = process_arguments().argv;
     backend_ = backend_by_name(options_.backend).factory(backend_argc, backend_argv, options_.run.launch);
     const RankPlacement& placement = backend_->placement();
     const bool reporting_rank = placement.rank == 0;
@@ -219,43 +184,18 @@ class RunCommand {
       return fail_everywhere(e.what(), reporting_rank, ExitCode::usage);
     }
 
-    // Before any buffer exists, every rank checks that the ranks of its node fit in its memory;
-    // the first rank of a node that lacks it says why.
-    std::string memory_error;
-    const std::string& host = placement.rank_hosts.at(static_cast<std::size_t>(placement.rank));
-    std::vector<int> ranks_on_host;
-    for (int rank = 0; rank < placement.nranks; ++rank)
-      if (placement.rank_hosts.at(static_cast<std::size_t>(rank)) == host) ranks_on_host.push_back(rank);
-    if (const std::optional<AvailableMemory> available = available_memory()) {
-      try {
-        require_memory_for(plan, placement.rank, placement.nranks, host, ranks_on_host,
-                           backend_->buffers_in_host_memory(), *available);
-      } catch (const UsageError& e) {
-        memory_error = e.what();
-      }
-    }
-    if (!backend_->job().all_agree(memory_error.empty()))
-      return fail_everywhere(memory_error, !memory_error.empty() && ranks_on_host.front() == placement.rank,
-                             ExitCode::usage);
+    // Before any buffer exists, every rank checks that the ranks of its node fit in its memory.
+    const NodeMemoryCheck memory =
+        check_node_memory(plan, placement, backend_->buffers_in_host_memory(), available_memory());
+    if (!backend_->job().all_agree(memory.error.empty()))
+      return fail_everywhere(memory.error, !memory.error.empty() && memory.first_rank_of_node, ExitCode::usage);
 
     // Only the reporting rank writes; the others learn whether it can before anything is measured.
-    std::optional<ResultsWriter> writer;
     std::string writer_error;
     ExitCode writer_error_code = ExitCode::usage;
     if (reporting_rank) {
       try {
-        if (!options_.topology_files.empty()) {
-          topology_.emplace(load_topology_with_warnings(options_.topology_files));
-          expectations_.emplace(*topology_, std::cerr);
-        }
-        const std::string run_id = new_run_id();
-        std::size_t expected_rows = 0;
-        for (const PlannedOp& planned : plan) expected_rows += planned.cases_by_size.size() * planned.placements.size();
-        expected_rows *= static_cast<std::size_t>(std::max(options_.repeat, 1));
-        writer.emplace(results_paths(run_id),
-                       collect_provenance(*backend_, run_id, shell_command_line(arguments.argc, arguments.argv)),
-                       expected_rows);
-        end_cleanly_on_termination_signals(writer->paths());
+        open_reporting_sinks(plan, settings);
       } catch (const InputError& e) {
         writer_error = e.what();
         writer_error_code = ExitCode::input;
@@ -268,11 +208,13 @@ class RunCommand {
       return fail_everywhere(writer_error.empty() ? "the reporting rank cannot write results" : writer_error,
                              reporting_rank, writer_error_code);
 
+    NullRowSink no_sink;
+    MeasurementEngine engine(*backend_, reporting_sinks_ ? static_cast<RowSink&>(*reporting_sinks_) : no_sink,
+                             std::move(settings));
+    MeasurementOutcome outcome;
     try {
       PortCounterWatch port_counters(backend_->job(), backend_->placement(), options_.sysfs_root);
-      measure_repetitions(plan, writer ? &*writer : nullptr);
-      std::vector<PortCounterChange> port_changes = port_counters.finish();
-      if (writer) record_port_counters(std::move(port_changes), *writer);
+      outcome = engine.run(plan, port_counters);
     } catch (const std::exception& e) {
       // Seen by this rank alone: the others may wait for it forever, so end them all.
       std::cerr << fmt::format("fabricbench: rank {} on {}: {}\n", placement.rank,
@@ -280,7 +222,7 @@ class RunCommand {
       if (placement.nranks > 1) backend_->job().abort_all(static_cast<int>(ExitCode::runtime));
       return static_cast<int>(ExitCode::runtime);
     }
-    return static_cast<int>(any_wrong_ ? ExitCode::wrong_results : ExitCode::ok);
+    return static_cast<int>(outcome.wrong_elements > 0 ? ExitCode::wrong_results : ExitCode::ok);
   }
 
  private:
@@ -295,146 +237,41 @@ class RunCommand {
             options_.json_path.empty() ? dir / (run_id + ".json") : std::filesystem::path(options_.json_path)};
   }
 
-  // Soak: the sweep again and again, each repetition's rows marked with it, until --repeat
-  // sweeps ran or --duration passed. Rank 0's clock decides for every rank.
-  void measure_repetitions(const std::vector<PlannedOp>& plan, ResultsWriter* writer) {
-    const bool soak = options_.repeat > 1 || duration_s_ > 0;
-    const auto start = std::chrono::steady_clock::now();
-    if (writer) print_provenance(std::cout, writer->results().provenance);
-    for (int repetition = 0;; ++repetition) {
-      if (soak) {
-        repetition_ = repetition;
-        if (writer) std::cout << fmt::format("# repetition {} at {}\n", repetition, utc_timestamp_now());
-      }
-      measure_plan(plan, writer);
-      const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const bool more = options_.repeat > 0 ? repetition + 1 < options_.repeat : elapsed_s < duration_s_;
-      if (!backend_->job().all_agree(backend_->placement().rank != 0 || more)) break;
+  // The reporting rank's results files and console, and what only it knows: the run's
+  // provenance and, with --topology, the model's expectation of every row.
+  void open_reporting_sinks(const std::vector<PlannedOp>& plan, MeasurementSettings& settings) {
+    if (!options_.topology_files.empty()) {
+      topology_.emplace(load_topology_with_warnings(options_.topology_files));
+      expectations_.emplace(*topology_, std::cerr);
     }
-  }
-
-  void measure_plan(const std::vector<PlannedOp>& plan, ResultsWriter* writer) {
-    const RunContext context{writer ? writer->results().provenance.run_id : "", std::string(backend_->name()),
-                             backend_->placement()};
-    if (writer)
-      backend_->job().set_stall_handler([this, context, writer](const StallReport& stall) { record_timeout(stall, context, *writer); });
-    for (const PlannedOp& planned : plan) {
-      if (planned.op->op_class == OpClass::pair_pattern || planned.op->op_class == OpClass::device_copy) {
-        measure_pair_pattern(planned, context, writer);
-        continue;
-      }
-      std::vector<bool> groups;
-      for (Placement placement : planned.placements) groups.push_back(placement == Placement::in_place);
-      const ConsoleTable table(std::cout, groups, expectations_.has_value());
-      if (writer) table.print_header(planned.op->name);
-      for (const auto& cases : planned.cases_by_size) {
-        std::vector<ResultRow> rows;
-        for (const BenchmarkCase& benchmark_case : cases) {
-          in_flight_.set(benchmark_case);
-          const Measurement measurement = backend_->measure(benchmark_case);
-          any_wrong_ = any_wrong_ || measurement.wrong.value_or(0) > 0;
-          if (!writer) continue;
-          rows.push_back(with_expectation(make_result_row(benchmark_case, measurement, context), *writer));
-          writer->append(rows.back());
-        }
-        if (!writer) continue;
-        writer->flush();
-        table.print_size(rows);
-      }
-    }
-    if (writer) {
-      print_summary(std::cout, writer->results().rows);
-      std::cout << fmt::format("# results: {} and {}\n", writer->paths().csv.string(), writer->paths().json.string());
-    }
-  }
-
-  // Every size runs the planned rounds of pairs in turn; a round's pairs are measured together.
-  // Device copies run the same way, one route per round, the op being its own primitive.
-  void measure_pair_pattern(const PlannedOp& planned, const RunContext& context, ResultsWriter* writer) {
-    const OpTraits& primitive = planned.op->pair_primitive.empty() ? *planned.op : op_by_name(planned.op->pair_primitive);
-    if (writer)
-      for (const DeviceRoute& route : planned.unavailable_routes)
-        std::cout << fmt::format("# {}: {}; not measured\n", planned.op->name, route.unavailable_reason);
-    const PairMetric metric = primitive.name == "latency" ? PairMetric::latency : PairMetric::bandwidth;
-    for (const auto& cases : planned.cases_by_size) {
-      const BenchmarkCase& pattern_case = cases.front();
-      BenchmarkCase primitive_case = pattern_case;
-      primitive_case.op = &primitive;
-      std::vector<ResultRow> rows;
-      std::optional<RoundProgress> progress;
-      const bool terminal = ::isatty(STDERR_FILENO) == 1;
-      if (writer && planned.pair_rounds.size() > 1 && (options_.progress || terminal))
-        progress.emplace(std::cerr, terminal, fmt::format("{} {} bytes", planned.op->name, pattern_case.bytes),
-                         planned.pair_rounds.size());
-      for (const PairRound& round : planned.pair_rounds) {
-        in_flight_.set(pattern_case, planned.op->op_class == OpClass::pair_pattern ? &round : nullptr);
-        for (Measurement& measurement : backend_->measure_pairs(primitive_case, round.pairs)) {
-          any_wrong_ = any_wrong_ || measurement.wrong.value_or(0) > 0;
-          if (!writer) continue;
-          measurement.round = round.round;
-          measurement.concurrent_flows = static_cast<int>(round.pairs.size());
-          rows.push_back(with_expectation(make_result_row(pattern_case, measurement, context), *writer));
-          writer->append(rows.back());
-        }
-        if (progress) progress->round_done(static_cast<std::size_t>(&round - planned.pair_rounds.data()) + 1);
-      }
-      progress.reset();
-      if (!writer) continue;
-      writer->flush();
-      if (planned.op->pair_schedule == PairSchedule::cut_alone_then_together) print_alone_against_together(std::cout, rows);
-      else print_pair_matrix(std::cout, rows, metric);
-      for (const EfficiencySummary& summary : summarize_efficiency(rows))
-        std::cout << fmt::format("# %exp: median {:.1f}%, lowest {:.1f}% ({})\n", summary.median_efficiency_pct,
-                                 summary.lowest_efficiency_pct, summary.lowest_row);
-      std::cout.flush();
-    }
-  }
-
-  void record_port_counters(std::vector<PortCounterChange> changes, ResultsWriter& writer) {
-    std::set<std::string> hosts;
-    std::size_t degraded = 0;
-    for (const PortCounterChange& change : changes) {
-      hosts.insert(change.host);
-      if (!change.degraded()) continue;
-      ++degraded;
-      std::cout << fmt::format("# port degraded: {}\n", describe_port_change(change));
-    }
-    std::cout << fmt::format("# port counters: {} RDMA port{} on {} host{} read before and after; {} degraded\n",
-                             changes.size(), changes.size() == 1 ? "" : "s", hosts.size(), hosts.size() == 1 ? "" : "s",
-                             degraded);
-    if (!changes.empty()) writer.record_port_counters(std::move(changes));
-  }
-
-  // On the watchdog's thread, before the backend ends the job: the incident joins the rows on disk.
-  void record_timeout(const StallReport& stall, const RunContext& context, ResultsWriter& writer) {
-    std::string line;
-    try {
-      const Incident incident = in_flight_.timeout_incident(stall, context);
-      writer.record_incident(incident);
-      line = fmt::format("fabricbench: {}; recorded in {} beside every completed size\n", describe_incident(incident),
-                         writer.paths().json.string());
-    } catch (const std::exception& e) {
-      line = fmt::format("fabricbench: the timeout could not be recorded: {}\n", e.what());
-    }
-    std::cerr << line << std::flush;
-  }
-
-  ResultRow with_expectation(ResultRow row, const ResultsWriter& writer) {
-    row.repetition = repetition_;
-    if (expectations_) {
-      expectations_->add(row, writer.results().provenance.rank_hosts, writer.results().provenance.environment);
-    }
-    return row;
+    const std::string run_id = new_run_id();
+    settings.provenance = collect_provenance(
+        *backend_, run_id, shell_command_line(process_arguments().argc, process_arguments().argv));
+    std::size_t expected_rows = 0;
+    for (const PlannedOp& planned : plan) expected_rows += planned.cases_by_size.size() * planned.placements.size();
+    expected_rows *= static_cast<std::size_t>(std::max(options_.repeat, 1));
+    results_sink_.emplace(results_paths(run_id), settings.provenance, expected_rows);
+    const bool terminal = ::isatty(STDERR_FILENO) == 1;
+    console_sink_.emplace(std::cout, std::cerr,
+                          ConsoleSettings{.with_expectation = expectations_.has_value(),
+                                          .round_progress = options_.progress || terminal,
+                                          .progress_on_terminal = terminal,
+                                          .results = results_paths(run_id)});
+    reporting_sinks_.emplace(std::vector<RowSink*>{&*results_sink_, &*console_sink_});
+    if (expectations_)
+      settings.annotate_row = [this, rank_hosts = settings.provenance.rank_hosts,
+                               environment = settings.provenance.environment](ResultRow& row) {
+        expectations_->add(row, rank_hosts, environment);
+      };
   }
 
   RunCommandOptions options_;
   std::unique_ptr<Backend> backend_;
-  bool any_wrong_ = false;
-  double duration_s_ = 0;
-  std::optional<int> repetition_;  // soak runs: the sweep being measured
-  CaseInFlight in_flight_;  // for the incident when the watchdog ends the run
   std::optional<topo::Graph> topology_;  // reporting rank, with --topology
   std::optional<ExpectationColumns> expectations_;
+  std::optional<ResultsFileSink> results_sink_;  // reporting rank
+  std::optional<ConsoleSink> console_sink_;
+  std::optional<FanOutRowSink> reporting_sinks_;
 };
 
 const CommandRegistrar registrar{

@@ -131,4 +131,21 @@ void require_memory_for(const std::vector<PlannedOp>& plan, int rank, int nranks
                                ranks_on_host.size() == 1 ? "" : "s", host, available.bytes, available.source));
 }
 
+NodeMemoryCheck check_node_memory(const std::vector<PlannedOp>& plan, const RankPlacement& placement,
+                                  bool buffers_in_host_memory, const std::optional<AvailableMemory>& available) {
+  const std::string& host = placement.rank_hosts.at(static_cast<std::size_t>(placement.rank));
+  std::vector<int> ranks_on_host;
+  for (int rank = 0; rank < placement.nranks; ++rank)
+    if (placement.rank_hosts.at(static_cast<std::size_t>(rank)) == host) ranks_on_host.push_back(rank);
+  NodeMemoryCheck check;
+  check.first_rank_of_node = ranks_on_host.front() == placement.rank;
+  if (!available) return check;
+  try {
+    require_memory_for(plan, placement.rank, placement.nranks, host, ranks_on_host, buffers_in_host_memory, *available);
+  } catch (const UsageError& e) {
+    check.error = e.what();
+  }
+  return check;
+}
+
 }  // namespace fb

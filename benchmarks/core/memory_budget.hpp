@@ -38,4 +38,13 @@ void require_memory_for(const std::vector<PlannedOp>& plan, int rank, int nranks
                         const std::vector<int>& ranks_on_host, bool buffers_in_host_memory,
                         const AvailableMemory& available);
 
+// require_memory_for on this rank's node (the ranks `placement` puts on its host), caught: the
+// error is empty when they fit or `available` is unknown. The node's first rank prints it.
+struct NodeMemoryCheck {
+  std::string error;
+  bool first_rank_of_node = false;
+};
+NodeMemoryCheck check_node_memory(const std::vector<PlannedOp>& plan, const RankPlacement& placement,
+                                  bool buffers_in_host_memory, const std::optional<AvailableMemory>& available);
+
 }  // namespace fb

@@ -189,44 +189,65 @@ void print_alone_against_together(std::ostream& out, std::span<const ResultRow> 
   }
 }
 
-void print_summary(std::ostream& out, std::span<const ResultRow> rows) {
-  std::map<std::string, std::vector<const ResultRow*>> by_op;
-  for (const ResultRow& row : rows) by_op[row.op].push_back(&row);
-  out << "#\n";
-  for (const auto& [op, op_rows] : by_op) {
-    std::uint64_t wrong = 0;
-    bool checked = false;
-    for (const ResultRow* r : op_rows) {
-      checked = checked || r->wrong.has_value();
-      wrong += r->wrong.value_or(0);
+namespace {
+
+// A latency op's bandwidth is a by-product; its answer is the time of the smallest message.
+bool is_latency_op(const std::string& op) {
+  const OpTraits* traits = find_op(op);
+  return op == "latency" || (traits && traits->pair_primitive == "latency");
+}
+
+}  // namespace
+
+void RunSummary::add(std::span<const ResultRow> rows) {
+  for (const ResultRow& row : rows) {
+    const auto [found, first] = by_op_.try_emplace(row.op);
+    OpTotals& totals = found->second;
+    if (first) {
+      totals.has_busbw = row.busbw_gbps.has_value();
+      totals.best = row;
     }
-    const std::string wrong_text = checked ? fmt::format("{}{}", wrong, wrong == 0 ? " OK" : " FAILED") : "N/A";
-    const OpTraits* traits = find_op(op);
-    const bool latency = op == "latency" || (traits && traits->pair_primitive == "latency");
-    const bool has_busbw = op_rows.front()->busbw_gbps.has_value();
-    if (latency) {
-      // A latency op's bandwidth is a by-product; its answer is the time of the smallest message.
-      const ResultRow* fastest = *std::min_element(op_rows.begin(), op_rows.end(), [](auto* a, auto* b) {
-        return std::tie(a->bytes, a->time_median_us) < std::tie(b->bytes, b->time_median_us);
-      });
+    totals.checked = totals.checked || row.wrong.has_value();
+    totals.wrong += row.wrong.value_or(0);
+    totals.busbw_sum += row.busbw_gbps.value_or(0);
+    ++totals.rows;
+    // The first row of equals stays the op's best.
+    const auto bandwidth = [&](const ResultRow& r) { return totals.has_busbw ? r.busbw_gbps.value_or(0) : r.algbw_gbps; };
+    const bool better = is_latency_op(row.op)
+                            ? std::tie(row.bytes, row.time_median_us) < std::tie(totals.best.bytes, totals.best.time_median_us)
+                            : bandwidth(row) > bandwidth(totals.best);
+    if (better) totals.best = row;
+  }
+}
+
+void RunSummary::print(std::ostream& out) const {
+  out << "#\n";
+  for (const auto& [op, totals] : by_op_) {
+    const std::uint64_t wrong = totals.wrong;
+    const std::string wrong_text = totals.checked ? fmt::format("{}{}", wrong, wrong == 0 ? " OK" : " FAILED") : "N/A";
+    const std::string wrong_elements = totals.checked ? wrong_text : "not checked";
+    const ResultRow& best = totals.best;
+    if (is_latency_op(op)) {
       out << fmt::format("# {}: median time {} us at {} bytes (smallest size); wrong elements: {}\n", op,
-                         format_adaptive(fastest->time_median_us), fastest->bytes, checked ? wrong_text : "not checked");
+                         format_adaptive(best.time_median_us), best.bytes, wrong_elements);
       continue;
     }
     // Peak bandwidth says what the fabric can do; nccl-tests' average over all sizes (its trailer,
     // printed below for scripts that read it) mostly measures how many small sizes were swept.
-    const auto bandwidth = [&](const ResultRow* r) { return has_busbw ? *r->busbw_gbps : r->algbw_gbps; };
-    const ResultRow* peak = *std::max_element(op_rows.begin(), op_rows.end(),
-                                              [&](auto* a, auto* b) { return bandwidth(a) < bandwidth(b); });
     out << fmt::format("# {}: peak {} {} GB/s at {} bytes ({}); wrong elements: {}\n", op,
-                       has_busbw ? "busbw" : "algbw", format_adaptive(bandwidth(peak)), peak->bytes,
-                       peak->in_place ? "in-place" : "out-of-place", checked ? wrong_text : "not checked");
-    if (!has_busbw) continue;
-    double busbw_sum = 0;
-    for (const ResultRow* r : op_rows) busbw_sum += r->busbw_gbps.value_or(0);
+                       totals.has_busbw ? "busbw" : "algbw",
+                       format_adaptive(totals.has_busbw ? best.busbw_gbps.value_or(0) : best.algbw_gbps), best.bytes,
+                       best.in_place ? "in-place" : "out-of-place", wrong_elements);
+    if (!totals.has_busbw) continue;
     out << fmt::format("# Out of bounds values : {}\n", wrong_text);
-    out << fmt::format("# Avg bus bandwidth    : {:.4f}\n", busbw_sum / static_cast<double>(op_rows.size()));
+    out << fmt::format("# Avg bus bandwidth    : {:.4f}\n", totals.busbw_sum / static_cast<double>(totals.rows));
   }
+}
+
+void print_summary(std::ostream& out, std::span<const ResultRow> rows) {
+  RunSummary summary;
+  summary.add(rows);
+  summary.print(out);
 }
 
 }  // namespace fb

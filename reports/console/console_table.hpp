@@ -5,6 +5,8 @@
 #include "results/provenance.hpp"
 #include "results/result_row.hpp"
 
+#include <cstdint>
+#include <map>
 #include <ostream>
 #include <span>
 #include <string>
@@ -41,6 +43,24 @@ void print_alone_against_together(std::ostream& out, std::span<const ResultRow> 
 
 // Per op: peak bandwidth (latency ops: the smallest size's time in us) and wrong elements; for ops
 // with busbw nccl-tests' trailer lines, "# Out of bounds values : N OK" and "# Avg bus bandwidth".
+// Kept as rows arrive, so a run's summary needs no second copy of its rows.
+class RunSummary {
+ public:
+  void add(std::span<const ResultRow> rows);
+  void print(std::ostream& out) const;
+
+ private:
+  struct OpTotals {
+    bool has_busbw = false;  // the op's first row has busbw: its bandwidth is busbw, else algbw
+    bool checked = false;
+    std::uint64_t wrong = 0;
+    ResultRow best;  // the peak bandwidth's row; latency ops: the smallest size's fastest row
+    double busbw_sum = 0;
+    std::size_t rows = 0;
+  };
+  std::map<std::string, OpTotals> by_op_;
+};
+
 void print_summary(std::ostream& out, std::span<const ResultRow> rows);
 
 // The cell texts used by the table, exposed so their rules (n/a, N/A) are tested directly.

@@ -6,6 +6,7 @@
 #include "results/results_io.hpp"
 #include "support/temp_dir.hpp"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -429,6 +430,33 @@ TEST(Soak, RepeatRunsTheSweepThatManyTimesAndMarksEveryRow) {
   const std::vector<std::string> lines = lines_of(result.out);
   EXPECT_EQ(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("# repetition "); }),
             3);
+}
+
+// --progress: every round of every size of a pair pattern on stderr, one line each when stderr
+// is not a terminal; the console table on stdout stays clean of them.
+TEST(Progress, EveryRoundOfAPairPatternIsALineOnStderr) {
+  const TempDir dir;
+  const ProcessResult result = run_process(
+      under_mpirun(4, FABRICBENCH_BINARY,
+                   {"run", "pairwise", "--pair-endpoints", "ranks", "-b", "8", "-e", "16", "-n", "3", "--progress",
+                    "--csv", dir / "r.csv", "--json", dir / "r.json"}),
+      allow_root);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  std::vector<std::string> rounds;
+  for (const std::string& line : lines_of(result.err)) {
+    if (!line.starts_with("# pairwise ")) continue;
+    const std::size_t elapsed = line.find(" s elapsed");
+    ASSERT_NE(elapsed, std::string::npos) << line;
+    // The ETA is left out once every round is done.
+    EXPECT_EQ(line.find(", ETA ") != std::string::npos, line.find("round 6 of 6") == std::string::npos) << line;
+    rounds.push_back(line.substr(0, line.rfind(',', elapsed)));
+  }
+  // 4 endpoints: 3 pairings, each in both directions.
+  std::vector<std::string> expected;
+  for (int bytes : {8, 16})
+    for (int round = 1; round <= 6; ++round) expected.push_back(fmt::format("# pairwise {} bytes: round {} of 6", bytes, round));
+  EXPECT_EQ(rounds, expected) << result.err;
+  EXPECT_THAT(result.out, ::testing::Not(HasSubstr("elapsed")));
 }
 
 TEST(Soak, DurationRepeatsUntilItHasPassed) {

@@ -163,6 +163,32 @@ TEST(ConsoleSummary, EndsWithNcclTestsTrailerLines) {
   EXPECT_EQ(lines[3], "# Avg bus bandwidth    : 13.0000");
 }
 
+// `run` adds each size's rows as they are measured; the summary is the one of all the rows, the
+// first of equal peaks named, ops in name order.
+TEST(ConsoleSummary, RowsAddedSizeBySizeSumUpAsAllAtOnce) {
+  ResultRow out_of_place = measured_row(false), in_place = measured_row(true), later = measured_row(false);
+  later.bytes = 2097152;
+  later.busbw_gbps = in_place.busbw_gbps = 13.26;
+  later.wrong = 5;
+  ResultRow bw = measured_row(false);
+  bw.op = "bw";
+  bw.busbw_gbps.reset();
+  RunSummary summary;
+  summary.add(std::vector<ResultRow>{out_of_place, in_place});
+  summary.add(std::vector<ResultRow>{bw});
+  summary.add(std::vector<ResultRow>{later});
+  std::ostringstream added;
+  summary.print(added);
+  std::ostringstream all;
+  print_summary(all, std::vector<ResultRow>{out_of_place, in_place, bw, later});
+  EXPECT_EQ(added.str(), all.str());
+  const auto lines = lines_of(added.str());
+  ASSERT_EQ(lines.size(), 5u) << added.str();
+  EXPECT_EQ(lines[1], "# all_reduce: peak busbw 13.26 GB/s at 1048576 bytes (in-place); wrong elements: 5 FAILED");
+  EXPECT_EQ(lines[3], "# Avg bus bandwidth    : 13.0867");
+  EXPECT_EQ(lines[4], "# bw: peak algbw 8.49 GB/s at 1048576 bytes (out-of-place); wrong elements: 0 OK");
+}
+
 TEST(ConsoleSummary, LatencyOpsSayTheirTimeInMicroseconds) {
   ResultRow small = measured_row(false), large = measured_row(false);
   small.op = large.op = "latency";

@@ -1,0 +1,138 @@
+#include "cli/run_sinks.hpp"
+
+#include "benchmarks/core/result_builder.hpp"
+#include "common/termination_signals.hpp"
+#include "reports/analysis/efficiency.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <csignal>
+#include <iostream>
+#include <set>
+
+namespace fb::cli {
+namespace {
+
+// What the termination-signal handler prints: composed before the handler is installed, because
+// a handler may only make async-signal-safe calls.
+std::array<char, 2048> interrupted_message{};
+std::size_t interrupted_message_length = 0;
+
+extern "C" void end_on_termination_signal(int signal_number) {
+  [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, interrupted_message.data(), interrupted_message_length);
+  remove_shadow_files_from_signal_handler();
+  ::_exit(128 + signal_number);
+}
+
+// Results reach the disk after every size, so ending at once loses only the size in flight.
+// The files are never half-written, nor one a size behind the other: ResultsWriter holds these
+// signals back while it publishes them.
+void end_cleanly_on_termination_signals(const ResultsPaths& paths) {
+  const std::string message = fmt::format("fabricbench: interrupted; every completed size is in {} and {}\n",
+                                          paths.csv.string(), paths.json.string());
+  interrupted_message_length = std::min(message.size(), interrupted_message.size());
+  std::copy_n(message.begin(), interrupted_message_length, interrupted_message.begin());
+  struct sigaction action {};
+  action.sa_handler = end_on_termination_signal;
+  sigemptyset(&action.sa_mask);
+  const sigset_t signals = termination_signals();
+  for (int signal_number = 1; signal_number < NSIG; ++signal_number)
+    if (sigismember(&signals, signal_number) == 1) ::sigaction(signal_number, &action, nullptr);
+}
+
+bool is_pair_op(const PlannedOp& planned) {
+  return planned.op->op_class == OpClass::pair_pattern || planned.op->op_class == OpClass::device_copy;
+}
+
+}  // namespace
+
+ResultsFileSink::ResultsFileSink(ResultsPaths paths, Provenance provenance, std::size_t expected_rows)
+    : writer_(std::move(paths), std::move(provenance), expected_rows) {
+  end_cleanly_on_termination_signals(writer_.paths());
+}
+
+void ResultsFileSink::incident(const Incident& incident) {
+  std::string line;
+  try {
+    writer_.record_incident(incident);
+    line = fmt::format("fabricbench: {}; recorded in {} beside every completed size\n", describe_incident(incident),
+                       writer_.paths().json.string());
+  } catch (const std::exception& e) {
+    line = fmt::format("fabricbench: the timeout could not be recorded: {}\n", e.what());
+  }
+  std::cerr << line << std::flush;
+}
+
+void ResultsFileSink::port_counters_read(const std::vector<PortCounterChange>& changes) {
+  if (!changes.empty()) writer_.record_port_counters(changes);
+}
+
+void ConsoleSink::repetition_started(int repetition) {
+  out_ << fmt::format("# repetition {} at {}\n", repetition, utc_timestamp_now());
+}
+
+void ConsoleSink::op_started(const PlannedOp& planned) {
+  if (is_pair_op(planned)) {
+    table_.reset();
+    for (const DeviceRoute& route : planned.unavailable_routes)
+      out_ << fmt::format("# {}: {}; not measured\n", planned.op->name, route.unavailable_reason);
+    return;
+  }
+  std::vector<bool> groups;
+  for (Placement placement : planned.placements) groups.push_back(placement == Placement::in_place);
+  table_.emplace(out_, groups, settings_.with_expectation);
+  table_->print_header(planned.op->name);
+}
+
+void ConsoleSink::rounds_started(const PlannedOp& planned, std::uint64_t bytes) {
+  if (settings_.round_progress)
+    progress_.emplace(progress_out_, settings_.progress_on_terminal,
+                      fmt::format("{} {} bytes", planned.op->name, bytes), planned.pair_rounds.size());
+}
+
+void ConsoleSink::round_done(std::size_t rounds_done) {
+  if (progress_) progress_->round_done(rounds_done);
+}
+
+void ConsoleSink::size_done(const PlannedOp& planned, std::span<const ResultRow> rows) {
+  progress_.reset();
+  summary_.add(rows);
+  if (table_) {
+    table_->print_size(rows);
+    return;
+  }
+  if (planned.op->pair_schedule == PairSchedule::cut_alone_then_together) {
+    print_alone_against_together(out_, rows);
+  } else {
+    const OpTraits& primitive = planned.op->pair_primitive.empty() ? *planned.op : op_by_name(planned.op->pair_primitive);
+    print_pair_matrix(out_, rows, primitive.name == "latency" ? PairMetric::latency : PairMetric::bandwidth);
+  }
+  for (const EfficiencySummary& summary : summarize_efficiency(rows))
+    out_ << fmt::format("# %exp: median {:.1f}%, lowest {:.1f}% ({})\n", summary.median_efficiency_pct,
+                        summary.lowest_efficiency_pct, summary.lowest_row);
+  out_.flush();
+}
+
+void ConsoleSink::sweep_done() {
+  summary_.print(out_);
+  out_ << fmt::format("# results: {} and {}\n", settings_.results.csv.string(), settings_.results.json.string());
+}
+
+void ConsoleSink::port_counters_read(const std::vector<PortCounterChange>& changes) {
+  std::set<std::string> hosts;
+  std::size_t degraded = 0;
+  for (const PortCounterChange& change : changes) {
+    hosts.insert(change.host);
+    if (!change.degraded()) continue;
+    ++degraded;
+    out_ << fmt::format("# port degraded: {}\n", describe_port_change(change));
+  }
+  out_ << fmt::format("# port counters: {} RDMA port{} on {} host{} read before and after; {} degraded\n",
+                      changes.size(), changes.size() == 1 ? "" : "s", hosts.size(), hosts.size() == 1 ? "" : "s",
+                      degraded);
+}
+
+}  // namespace fb::cli
