@@ -67,7 +67,9 @@ void ResultsFileSink::incident(const Incident& incident) {
 }
 
 void ResultsFileSink::port_counters_read(const std::vector<PortCounterChange>& changes) {
-  if (!changes.empty()) writer_.record_port_counters(changes);
+  if (changes.empty()) return;
+  port_counters_.insert(port_counters_.end(), changes.begin(), changes.end());
+  writer_.record_port_counters(port_counters_);
 }
 
 void ConsoleSink::repetition_started(int repetition) {
@@ -130,8 +132,10 @@ void ConsoleSink::port_counters_read(const std::vector<PortCounterChange>& chang
     ++degraded;
     out_ << fmt::format("# port degraded: {}\n", describe_port_change(change));
   }
-  out_ << fmt::format("# port counters: {} RDMA port{} on {} host{} read before and after; {} degraded\n",
-                      changes.size(), changes.size() == 1 ? "" : "s", hosts.size(), hosts.size() == 1 ? "" : "s",
+  const std::optional<int> repetition = changes.empty() ? std::nullopt : changes.front().repetition;
+  out_ << fmt::format("# port counters: {} RDMA port{} on {} host{} read {}; {} degraded\n", changes.size(),
+                      changes.size() == 1 ? "" : "s", hosts.size(), hosts.size() == 1 ? "" : "s",
+                      repetition ? fmt::format("at the start and end of repetition {}", *repetition) : "before and after",
                       degraded);
 }
 

@@ -34,6 +34,7 @@ class ResultsFileSink final : public RowSink {
 
  private:
   ResultsWriter writer_;
+  std::vector<PortCounterChange> port_counters_;  // every reading of the run so far
 };
 
 struct ConsoleSettings {

@@ -57,8 +57,17 @@ std::vector<DiagnosisFinding> diagnose_port_counters(const Graph& graph, std::sp
                                                      const DiagnosisSettings& settings) {
   const std::vector<PairRow> pair_rows = pair_rows_at_largest_size(rows);
   std::vector<DiagnosisFinding> findings;
+  // A soak run reads every port once per repetition: one finding per port, with the repetitions
+  // it degraded in as further evidence.
+  std::map<std::pair<std::string, std::string>, std::size_t> finding_of_port;
+  const std::string run = rows.empty() ? "" : fmt::format(" during run {}", rows.front().run_id);
   for (const PortCounterChange& change : changes) {
     if (!change.degraded()) continue;
+    const auto [known, first] = finding_of_port.try_emplace({change.host, change.port}, findings.size());
+    if (!first) {
+      findings[known->second].evidence.push_back(describe_port_change(change) + run);
+      continue;
+    }
     DiagnosisFinding finding;
     finding.kind = "port_errors";
     finding.host = change.host;
@@ -68,7 +77,6 @@ std::vector<DiagnosisFinding> diagnose_port_counters(const Graph& graph, std::sp
     finding.subject = fmt::format("{} {}{}{}", change.host, change.port,
                                   finding.link ? fmt::format(" ({})", link_name(graph, *finding.link)) : "",
                                   what.substr(what.find(':')));
-    const std::string run = rows.empty() ? "" : fmt::format(" during run {}", rows.front().run_id);
     finding.evidence.push_back(describe_port_change(change) + run);
 
     std::vector<double> measured;

@@ -64,21 +64,25 @@ std::string describe_port_change(const PortCounterChange& change) {
     parts.push_back(fmt::format("cleared during the run: {}", fmt::join(change.counters_reset, ", ")));
   if (const auto wait = change.deltas.find("port_xmit_wait"); wait != change.deltas.end() && wait->second > 0)
     parts.push_back(fmt::format("port_xmit_wait +{}", wait->second));
-  return fmt::format("{} {}: {}", change.host, change.port, parts.empty() ? "no errors" : fmt::format("{}", fmt::join(parts, ", ")));
+  return fmt::format("{} {}: {}{}", change.host, change.port,
+                     parts.empty() ? "no errors" : fmt::format("{}", fmt::join(parts, ", ")),
+                     change.repetition ? fmt::format(" (repetition {})", *change.repetition) : "");
 }
 
 Json port_counter_change_to_json(const PortCounterChange& change) {
   Json deltas = Json::object();
   for (const auto& [name, delta] : change.deltas) deltas[name] = delta;
-  return {{"host", change.host},
-          {"port", change.port},
-          {"state_before", change.state_before},
-          {"state_after", change.state_after},
-          {"rate_before", change.rate_before},
-          {"rate_after", change.rate_after},
-          {"deltas", std::move(deltas)},
-          {"counters_reset", change.counters_reset},
-          {"degraded", change.degraded()}};
+  Json json{{"host", change.host},
+            {"port", change.port},
+            {"state_before", change.state_before},
+            {"state_after", change.state_after},
+            {"rate_before", change.rate_before},
+            {"rate_after", change.rate_after},
+            {"deltas", std::move(deltas)},
+            {"counters_reset", change.counters_reset},
+            {"degraded", change.degraded()}};
+  if (change.repetition) json["repetition"] = *change.repetition;
+  return json;
 }
 
 PortCounterChange port_counter_change_from_json(const Json& json) {
@@ -101,6 +105,11 @@ PortCounterChange port_counter_change_from_json(const Json& json) {
   for (const Json& name : reset) {
     if (!name.is_string()) throw std::invalid_argument("counters_reset holds a non-string");
     change.counters_reset.push_back(name.get<std::string>());
+  }
+  if (const auto repetition = json.find("repetition"); repetition != json.end()) {
+    const std::optional<int> value = json_whole_number<int>(*repetition);
+    if (!value) throw std::invalid_argument("repetition is not a whole number >= 0");
+    change.repetition = *value;
   }
   return change;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,9 @@ struct PortCounterChange {
   // Counters that read lower after than before (cleared during the run, as `perfquery -R` does):
   // their growth is not known.
   std::vector<std::string> counters_reset;
+  // Soak runs read the counters at the start and end of every repetition: the repetition these
+  // deltas belong to. Empty: read before and after the whole run.
+  std::optional<int> repetition;
 
   // The error counters that grew, "symbol_error +12" each, in name order.
   std::vector<std::string> grown_errors() const;

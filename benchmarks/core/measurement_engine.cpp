@@ -35,10 +35,18 @@ MeasurementOutcome MeasurementEngine::run(const std::vector<PlannedOp>& plan, Po
     measure_sweep(plan);
     const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const bool more = settings_.repeat > 0 ? repetition + 1 < settings_.repeat : elapsed_s < settings_.duration_s;
-    if (!backend_.job().all_agree(!reporting_ || more)) break;
+    const bool again = backend_.job().all_agree(!reporting_ || more);
+    // A soak run reads the counters around every repetition, so an error burst is tied to the
+    // repetition whose pairs it slowed; the results then hold every repetition read so far.
+    if (soak || !again) {
+      std::vector<PortCounterChange> changes = port_counters.changes_since_before();
+      if (soak)
+        for (PortCounterChange& change : changes) change.repetition = repetition;
+      if (reporting_) sink_.port_counters_read(changes);
+      if (again) port_counters.read_before();
+    }
+    if (!again) break;
   }
-  const std::vector<PortCounterChange> changes = port_counters.changes_since_before();
-  if (reporting_) sink_.port_counters_read(changes);
   return {wrong_elements_};
 }
 

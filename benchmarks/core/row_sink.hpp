@@ -40,7 +40,8 @@ class RowSink {
   virtual void sweep_done() = 0;
   // On the watchdog's thread while the measuring thread is blocked, before the job is ended.
   virtual void incident(const Incident& incident) = 0;
-  // Once, after the last sweep: how every host's RDMA ports changed over the run.
+  // After the last sweep, how every host's RDMA ports changed over the run; in a soak run, after
+  // every repetition, how they changed over it (each change names its repetition).
   virtual void port_counters_read(const std::vector<PortCounterChange>& changes) = 0;
 };
 

@@ -140,17 +140,19 @@ TEST_F(PortCounters, ChangesSurviveTheJsonResultsFileAndTheCsvNamesTheDegradedPo
   ResultSet results;
   results.provenance.run_id = "r1";
   results.port_counters = port_counter_changes("node3", before, sample_port_counters(tree_.root()));
+  results.port_counters[3].repetition = 2;  // a soak run's reading
   const ResultSet read = parse_results_json(results_to_json(results), "r1.json");
   EXPECT_EQ(read.port_counters, results.port_counters);
+  EXPECT_FALSE(read.port_counters[2].repetition);
   EXPECT_EQ(read.port_counters[3].deltas.at("symbol_error"), 120u);
   const std::string csv = results_to_csv(results);
-  EXPECT_THAT(csv, HasSubstr("# port degraded: node3 mlx5_3/1: symbol_error +120\n"));
+  EXPECT_THAT(csv, HasSubstr("# port degraded: node3 mlx5_3/1: symbol_error +120 (repetition 2)\n"));
   EXPECT_EQ(csv.find("mlx5_2/1"), std::string::npos);
 }
 
 TEST(PortCounterJson, ANegativeDeltaIsRejectedNamingTheEntry) {
   ResultSet results;
-  results.port_counters.push_back({"h", "mlx5_0/1", "ACTIVE", "ACTIVE", "", "", {{"symbol_error", 3}}, {}});
+  results.port_counters.push_back({"h", "mlx5_0/1", "ACTIVE", "ACTIVE", "", "", {{"symbol_error", 3}}, {}, std::nullopt});
   std::string text = results_to_json(results);
   const std::string written = "\"symbol_error\": 3";
   ASSERT_NE(text.find(written), std::string::npos) << text;

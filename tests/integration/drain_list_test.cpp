@@ -71,7 +71,7 @@ class DrainListCommands : public ::testing::Test {
     }
     results.port_counters = {
         {"node1", "mlx5_0/1", "ACTIVE", "ACTIVE", "100 Gb/sec (4X EDR)", "100 Gb/sec (4X EDR)", {{"symbol_error", 0}}, {}},
-        {"node3", "mlx5_0/1", "ACTIVE", "ACTIVE", "100 Gb/sec (4X EDR)", "100 Gb/sec (4X EDR)", {{"symbol_error", 500}}, {}}};
+        {"node3", "mlx5_0/1", "ACTIVE", "ACTIVE", "100 Gb/sec (4X EDR)", "100 Gb/sec (4X EDR)", {{"symbol_error", 500}}, {}, std::nullopt}};
     return results;
   }
 

@@ -70,5 +70,30 @@ TEST_F(PortCountersRun, SymbolErrorsThatGrowWhileItMeasuresFlagThatPortOnly) {
   EXPECT_THAT(testing::lines_of(read_text_file(csv_)), Contains("# port degraded: " + host + " mlx5_3/1: symbol_error +250"));
 }
 
+// A soak run reads the counters around every repetition: the errors belong to the repetition
+// they grew in, and the other repetitions of the port stay clean.
+TEST_F(PortCountersRun, ASoakRunTiesErrorsToTheRepetitionTheyGrewIn) {
+  std::vector<std::string> args = run_args("16M");
+  args.insert(args.end(), {"--repeat", "3"});
+  testing::ChildProcess run(under_mpirun(2, FABRICBENCH_BINARY, args), allow_root);
+  // The first row of the second repetition on disk: 22 sizes per sweep.
+  ASSERT_TRUE(testing::wait_for_rows(csv_, 23, std::chrono::seconds(180))) << describe(run.wait(std::chrono::seconds(0)));
+  tree_.write_file("/sys/class/infiniband/mlx5_3/ports/1/counters/symbol_error", "250\n");
+  const testing::ProcessResult result = run.wait(std::chrono::seconds(300));
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  const ResultSet results = read_results_json(json_);
+  ASSERT_EQ(results.rows.size(), 66u);
+  ASSERT_EQ(results.port_counters.size(), 3u * 8u);  // every port, once per repetition
+  std::vector<std::string> degraded;
+  for (const PortCounterChange& change : results.port_counters) {
+    ASSERT_TRUE(change.repetition) << describe_port_change(change);
+    if (change.degraded()) degraded.push_back(describe_port_change(change));
+  }
+  const std::string host = results.provenance.rank_hosts.at(0);
+  EXPECT_EQ(degraded, std::vector<std::string>{host + " mlx5_3/1: symbol_error +250 (repetition 1)"})
+      << "the counter must have changed during the second sweep";
+  EXPECT_THAT(result.out, HasSubstr("read at the start and end of repetition 2; 0 degraded\n"));
+}
+
 }  // namespace
 }  // namespace fb

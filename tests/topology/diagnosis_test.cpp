@@ -288,7 +288,7 @@ namespace fb::topo {
 namespace {
 
 PortCounterChange port_change(const std::string& host, std::map<std::string, std::uint64_t> deltas) {
-  return {host, "mlx5_0/1", "ACTIVE", "ACTIVE", "400 Gb/sec (4X NDR)", "400 Gb/sec (4X NDR)", std::move(deltas), {}};
+  return {host, "mlx5_0/1", "ACTIVE", "ACTIVE", "400 Gb/sec (4X NDR)", "400 Gb/sec (4X NDR)", std::move(deltas), {}, std::nullopt};
 }
 
 TEST(PortDiagnosis, PortWithRisingSymbolErrorsOnTheSlowHostIsNamedWithItsCableAndEverySlowPair) {
@@ -324,6 +324,24 @@ TEST(PortDiagnosis, PortWithErrorsOnAHealthyHostHasOnlyItsPairsWithTheSlowHostAs
   ASSERT_EQ(findings[0].evidence.size(), 3u);
   EXPECT_NE(findings[0].evidence[1].find("h00003"), std::string::npos);
   EXPECT_NE(findings[0].evidence[2].find("h00003"), std::string::npos);
+}
+
+TEST(PortDiagnosis, ASoakRunsPortIsOneFindingNamingEveryRepetitionItDegradedIn) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  std::vector<PortCounterChange> changes;
+  for (int repetition = 0; repetition < 4; ++repetition) {
+    PortCounterChange change =
+        port_change("h00003", {{"symbol_error", repetition == 1 ? 40u : repetition == 3 ? 7u : 0u}});
+    change.repetition = repetition;
+    changes.push_back(change);
+  }
+  const std::vector<ResultRow> rows = pairwise_on(fabric.graph, fabric);
+  const std::vector<DiagnosisFinding> findings = diagnose_port_counters(fabric.graph, changes, rows);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].subject, "h00003 mlx5_0/1 (h00003/eth0 <-> leaf0001): symbol_error +40 (repetition 1)");
+  EXPECT_EQ(findings[0].evidence.front(),
+            "h00003 mlx5_0/1: symbol_error +40 (repetition 1) during run " + rows.front().run_id);
+  EXPECT_EQ(findings[0].evidence.back(), "h00003 mlx5_0/1: symbol_error +7 (repetition 3) during run " + rows.front().run_id);
 }
 
 TEST(PortDiagnosis, PortOfAHostTheTopologyLacksIsNamedWithoutACable) {

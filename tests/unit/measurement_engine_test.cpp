@@ -117,7 +117,9 @@ class RecordingSink final : public RowSink {
     incidents.push_back(incident);
   }
   void port_counters_read(const std::vector<PortCounterChange>& changes) override {
-    events.push_back(fmt::format("port counters: {}", changes.size()));
+    events.push_back(changes.size() == 1 && changes.front().repetition
+                         ? fmt::format("port counters: 1 of repetition {}", *changes.front().repetition)
+                         : fmt::format("port counters: {}", changes.size()));
   }
 
   std::vector<std::string> events;
@@ -193,7 +195,7 @@ TEST(MeasurementEngine, CollectiveRowsArriveSizeBySizeWithTheBusbwOfTheirTimes) 
   EXPECT_EQ(ports.reads, 2);
 }
 
-TEST(MeasurementEngine, RepetitionsAreNumberedAndEverySweepIsSummarized) {
+TEST(MeasurementEngine, RepetitionsAreNumberedEverySweepIsSummarizedAndPortsReadAroundEach) {
   FakeBackend backend(0);
   RecordingSink sink;
   FakePortCounters ports;
@@ -202,15 +204,17 @@ TEST(MeasurementEngine, RepetitionsAreNumberedAndEverySweepIsSummarized) {
 
   EXPECT_THAT(sink.events,
               ElementsAre("run run-1", "repetition 0", "op broadcast", "row broadcast 8", "row broadcast 8",
-                          "size broadcast 8: 2 rows", "sweep done", "repetition 1", "op broadcast", "row broadcast 8",
-                          "row broadcast 8", "size broadcast 8: 2 rows", "sweep done", "repetition 2", "op broadcast",
-                          "row broadcast 8", "row broadcast 8", "size broadcast 8: 2 rows", "sweep done",
-                          "port counters: 1"));
+                          "size broadcast 8: 2 rows", "sweep done", "port counters: 1 of repetition 0",
+                          "repetition 1", "op broadcast", "row broadcast 8", "row broadcast 8",
+                          "size broadcast 8: 2 rows", "sweep done", "port counters: 1 of repetition 1", "repetition 2",
+                          "op broadcast", "row broadcast 8", "row broadcast 8", "size broadcast 8: 2 rows",
+                          "sweep done", "port counters: 1 of repetition 2"));
   std::vector<std::optional<int>> repetitions;
   for (const auto& rows : sink.sizes)
     for (const ResultRow& row : rows) repetitions.push_back(row.repetition);
   EXPECT_THAT(repetitions, ElementsAre(0, 0, 1, 1, 2, 2));
-  EXPECT_EQ(ports.reads, 2);  // once before the first sweep and once after the last, not per sweep
+  // Before and after each sweep: an error burst is tied to the repetition it happened in.
+  EXPECT_EQ(ports.reads, 6);
 }
 
 TEST(MeasurementEngine, PairRoundsReportTheirProgressAndEveryPairARow) {
@@ -268,7 +272,9 @@ TEST(MeasurementEngine, ANonReportingRankMeasuresAlikeAndSendsNothing) {
 
   EXPECT_THAT(other_sink.events, IsEmpty());
   EXPECT_EQ(other.measured, reporting.measured);  // the same collective calls, in the same order
-  EXPECT_EQ(other_ports.reads, 2);                // port counters are read on every rank
+  // Port counters are read on every rank, around each of the two sweeps, as on the reporting one.
+  EXPECT_EQ(other_ports.reads, 4);
+  EXPECT_EQ(reporting_ports.reads, 4);
   // 16 bytes, both placements, both sweeps: 3 wrong elements each time, known on every rank.
   EXPECT_EQ(outcome.wrong_elements, 12u);
   EXPECT_EQ(other_wrong, 12u);
