@@ -351,11 +351,11 @@ class RunCommand {
   // Every size runs the planned rounds of pairs in turn; a round's pairs are measured together.
   // Device copies run the same way, one route per round, the op being its own primitive.
   void measure_pair_pattern(const PlannedOp& planned, const RunContext& context, ResultsWriter* writer) {
-    const OpTraits& primitive = planned.op->pair_primitive.empty() ? *planned.op : op_by_name(planned.op->pair_primitive);
+    const OpTraits& primitive = primitive_of(*planned.op);
     if (writer)
       for (const DeviceRoute& route : planned.unavailable_routes)
         std::cout << fmt::format("# {}: {}; not measured\n", planned.op->name, route.unavailable_reason);
-    const PairMetric metric = primitive.name == "latency" ? PairMetric::latency : PairMetric::bandwidth;
+    const PairMetric metric = reports_latency(primitive) ? PairMetric::latency : PairMetric::bandwidth;
     for (const auto& cases : planned.cases_by_size) {
       const BenchmarkCase& pattern_case = cases.front();
       BenchmarkCase primitive_case = pattern_case;

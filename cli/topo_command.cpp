@@ -12,6 +12,7 @@
 
 #include "common/build_info.hpp"
 #include "common/errors.hpp"
+#include "common/op_catalog.hpp"
 #include "common/sizes.hpp"
 #include "results/results_io.hpp"
 #include "topology/analysis.hpp"
@@ -234,12 +235,17 @@ void print_explanation(const topo::CollectiveModel& model, const std::vector<Res
   for (const std::string& warning : warnings) fmt::print(stderr, "fabricbench: warning: {}\n", warning);
 }
 
+// What --op accepts: the catalog's ops the model predicts.
+std::string modelled_op_names() {
+  std::string names;
+  for (const OpTraits& op : all_ops())
+    if (op.modelled_as != ModelledCollective::none) names += fmt::format("{}{}", names.empty() ? "" : ", ", op.name);
+  return names;
+}
+
 int predict(const TopoOptions& options) {
-  const auto op = topo::collective_op_from_string(options.op);
-  if (!op) {
-    throw UsageError("--op must be all_reduce, all_gather, reduce_scatter, broadcast, alltoall or sendrecv, got '" +
-                     options.op + "'");
-  }
+  const OpTraits* op = topo::modelled_op(options.op);
+  if (!op) throw UsageError(fmt::format("--op must be one of {}, got '{}'", modelled_op_names(), options.op));
   topo::Forced forced;
   if (options.algorithm != "auto") {
     forced.algorithm = topo::algorithm_from_string(options.algorithm);
@@ -263,10 +269,7 @@ int predict(const TopoOptions& options) {
       topo::place_ranks(graph, options.nodes, options.gpus_per_node, parse_placement(options.placement));
   const topo::CollectiveModel model =
       topo::model_collectives(graph, ranks, topo::ModelOptions{options.in_network_reduction});
-  const bool per_rank_share =
-      *op == topo::CollectiveOp::all_gather || *op == topo::CollectiveOp::reduce_scatter || *op == topo::CollectiveOp::alltoall;
-  const std::uint64_t unit_bytes = per_rank_share ? 4 * static_cast<std::uint64_t>(model.ranks) : 4;
-  const std::vector<std::uint64_t> sizes = expand_sweep(sweep, unit_bytes, "float elements");
+  const std::vector<std::uint64_t> sizes = expand_sweep(sweep, size_unit_bytes(*op, 4, model.ranks), "float elements");
 
   ResultSet results;
   Provenance& provenance = results.provenance;
@@ -297,7 +300,7 @@ int predict(const TopoOptions& options) {
   }
   // The model's guesses are warnings: a prediction that rests on them says so.
   for (const std::string& assumption : model.assumptions) warnings.push_back("assumed: " + assumption);
-  if (*op == topo::CollectiveOp::alltoall && !model.alltoall_assumption.empty()) {
+  if (op->modelled_as == ModelledCollective::alltoall && !model.alltoall_assumption.empty()) {
     warnings.push_back("assumed: " + model.alltoall_assumption);
   }
   if (options.explain) {
@@ -408,7 +411,7 @@ const CommandRegistrar registrar{
           ->check(CLI::ExistingFile);
       predict_command->add_option("--format", options->format, "input format (default: sniffed)");
       add_nvlink_generation_flag(*predict_command, *options);
-      predict_command->add_option("--op", options->op, "all_reduce, all_gather, reduce_scatter, broadcast, alltoall or sendrecv")
+      predict_command->add_option("--op", options->op, modelled_op_names())
           ->capture_default_str();
       predict_command
           ->add_option("--algo", options->algorithm,

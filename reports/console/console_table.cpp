@@ -202,7 +202,7 @@ void print_summary(std::ostream& out, std::span<const ResultRow> rows) {
     }
     const std::string wrong_text = checked ? fmt::format("{}{}", wrong, wrong == 0 ? " OK" : " FAILED") : "N/A";
     const OpTraits* traits = find_op(op);
-    const bool latency = op == "latency" || (traits && traits->pair_primitive == "latency");
+    const bool latency = traits && reports_latency(*traits);
     const bool has_busbw = op_rows.front()->busbw_gbps.has_value();
     if (latency) {
       // A latency op's bandwidth is a by-product; its answer is the time of the smallest message.
