@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fb::cli {
@@ -29,6 +30,18 @@ struct ProcessArguments {
   char** argv = nullptr;
 };
 ProcessArguments& process_arguments();
+
+// "a, b, c": what `describe` says of each entry of a registry (or of the op catalog), for help
+// texts, so they list what the build has rather than what someone remembered to write.
+template <class Entries, class Describe>
+std::string joined(Entries&& entries, Describe describe, std::string_view separator = ", ") {
+  std::string text;
+  for (const auto& entry : entries) {
+    if (!text.empty()) text += separator;
+    text += describe(entry);
+  }
+  return text;
+}
 
 struct CommandRegistrar {
   CommandRegistrar(std::string name, std::string summary, CommandSetup setup) {

@@ -32,6 +32,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <ranges>
 #include <sstream>
 
 namespace fb::cli {
@@ -237,10 +238,12 @@ void print_explanation(const topo::CollectiveModel& model, const std::vector<Res
 
 // What --op accepts: the catalog's ops the model predicts.
 std::string modelled_op_names() {
-  std::string names;
-  for (const OpTraits& op : all_ops())
-    if (op.modelled_as != ModelledCollective::none) names += fmt::format("{}{}", names.empty() ? "" : ", ", op.name);
-  return names;
+  return joined(all_ops() | std::views::filter([](const OpTraits& op) { return op.modelled_as != ModelledCollective::none; }),
+                [](const OpTraits& op) { return std::string(op.name); });
+}
+
+std::string topology_format_names() {
+  return joined(topo::topology_formats(), [](const topo::TopologyFormat& format) { return format.name; });
 }
 
 int predict(const TopoOptions& options) {
@@ -381,9 +384,7 @@ void add_input_flags(CLI::App& command, TopoOptions& options,
   command.add_option("files", options.files, files_help)
       ->required()
       ->check(CLI::ExistingFile);
-  std::string formats;
-  for (const auto& format : topo::topology_formats()) formats += (formats.empty() ? "" : ", ") + format.name;
-  command.add_option("--format", options.format, "input format: auto (sniffed) or one of " + formats);
+  command.add_option("--format", options.format, "input format: auto (sniffed) or one of " + topology_format_names());
   add_nvlink_generation_flag(command, options);
 }
 
@@ -409,7 +410,8 @@ const CommandRegistrar registrar{
                        "the topology: a cluster spec YAML or any input; repeat to merge (node dumps + fabric)")
           ->required()
           ->check(CLI::ExistingFile);
-      predict_command->add_option("--format", options->format, "input format (default: sniffed)");
+      predict_command->add_option("--format", options->format,
+                                  "input format: auto (sniffed) or one of " + topology_format_names());
       add_nvlink_generation_flag(*predict_command, *options);
       predict_command->add_option("--op", options->op, modelled_op_names())
           ->capture_default_str();

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
+#include <string_view>
 
 namespace fb::topo {
 namespace {
@@ -230,6 +232,39 @@ TEST(CollectiveModel, PredictedRowHasNcclTestsSemanticsAndSaysHow) {
                                          bytes, "run", "t");
   EXPECT_EQ(gather.count, bytes / 4 / 8);
   EXPECT_EQ(gather.redop, "none");
+}
+
+// The model's formulas are reached from the catalog only: every op that names a modelled collective
+// is predicted with the catalog's busbw factor and count semantics, each formula set by exactly
+// one op, and every other op is refused. The collectives left out are named, so a new collective
+// in the catalog is a decision here rather than a silent gap.
+TEST(CollectiveModel, CoversExactlyTheCatalogsModelledCollectives) {
+  const CollectiveModel model = model_of(dgx_h100(2));
+  std::set<ModelledCollective> formula_sets;
+  std::set<std::string_view> collectives_not_modelled;
+  for (const OpTraits& op : all_ops()) {
+    SCOPED_TRACE(op.name);
+    if (op.modelled_as == ModelledCollective::none) {
+      if (op.op_class == OpClass::collective) collectives_not_modelled.insert(op.name);
+      EXPECT_EQ(modelled_op(op.name), nullptr);
+      EXPECT_THROW(predict(model, op, GiB), std::invalid_argument);
+      EXPECT_THROW(candidates(model, op, GiB), std::invalid_argument);
+      continue;
+    }
+    EXPECT_EQ(op.op_class, OpClass::collective);
+    EXPECT_TRUE(formula_sets.insert(op.modelled_as).second) << "a second op for the same formulas";
+    EXPECT_EQ(modelled_op(op.name), &op);
+    const ResultRow row = predicted_row(model, predict(model, op, GiB), op, GiB, "run", "t");
+    EXPECT_EQ(row.op, op.name);
+    ASSERT_TRUE(row.busbw_gbps);
+    EXPECT_DOUBLE_EQ(*row.busbw_gbps, row.algbw_gbps * *busbw_factor_for(op, 16));
+    EXPECT_EQ(row.count, count_per_rank(op, GiB, 4, 16));
+    EXPECT_EQ(row.redop, op.takes_redop ? "sum" : "none");
+    EXPECT_EQ(row.root.has_value(), op.takes_root);
+  }
+  EXPECT_EQ(formula_sets.size(), 6u);  // all_reduce, all_gather, reduce_scatter, broadcast, alltoall, sendrecv
+  EXPECT_EQ(collectives_not_modelled,
+            (std::set<std::string_view>{"reduce", "gather", "scatter", "allgatherv", "alltoallv"}));
 }
 
 TEST(CollectiveModel, NamesParseAsNcclSpellsThem) {
