@@ -135,7 +135,7 @@ std::string ops_help() {
 std::string backends_help() {
   return "backend that runs the ops: " +
          joined(registered_backends(),
-                [](const BackendRegistration& backend) { return fmt::format("{} ({})", backend.name, backend.summary); },
+                [](const BackendRegistration& backend) { return fmt::format("{}: {}", backend.name, backend.summary); },
                 "; ");
 }
 
