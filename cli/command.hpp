@@ -2,9 +2,12 @@
 // Subcommands of the `fabricbench` executable register themselves here, one file each, so a new
 // stage's command is added without editing main().
 
+#include "common/op_catalog.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <ranges>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +44,13 @@ std::string joined(Entries&& entries, Describe describe, std::string_view separa
     text += describe(entry);
   }
   return text;
+}
+
+// The names of the catalog's ops that `is_one` picks.
+template <class IsOne>
+std::string op_names(IsOne is_one, std::string_view separator = ", ") {
+  return joined(all_ops() | std::views::filter(is_one), [](const OpTraits& op) { return std::string(op.name); },
+                separator);
 }
 
 struct CommandRegistrar {

@@ -31,7 +31,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <ranges>
 #include <set>
 
 namespace fb::cli {
@@ -113,14 +112,7 @@ void apply_iterations_flag(const std::string& text, RunOptions& run) {
   run.auto_iterations = false;
 }
 
-// The names of the catalog's ops that `is_one` picks, for --help: what the catalog holds is what
-// `run` accepts.
-template <class IsOne>
-std::string op_names(IsOne is_one, std::string_view separator = ", ") {
-  return joined(all_ops() | std::views::filter(is_one), [](const OpTraits& op) { return std::string(op.name); },
-                separator);
-}
-
+// The ops of the catalog by kind, for --help: what the catalog holds is what `run` accepts.
 std::string ops_help() {
   const std::pair<OpClass, std::string_view> kinds[] = {{OpClass::collective, "collectives"},
                                                        {OpClass::point_to_point, "point-to-point"},

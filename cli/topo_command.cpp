@@ -32,7 +32,6 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <ranges>
 #include <sstream>
 
 namespace fb::cli {
@@ -238,8 +237,7 @@ void print_explanation(const topo::CollectiveModel& model, const std::vector<Res
 
 // What --op accepts: the catalog's ops the model predicts.
 std::string modelled_op_names() {
-  return joined(all_ops() | std::views::filter([](const OpTraits& op) { return op.modelled_as != ModelledCollective::none; }),
-                [](const OpTraits& op) { return std::string(op.name); });
+  return op_names([](const OpTraits& op) { return op.modelled_as != ModelledCollective::none; });
 }
 
 std::string topology_format_names() {
