@@ -2,10 +2,14 @@
 // Subcommands of the `fabricbench` executable register themselves here, one file each, so a new
 // stage's command is added without editing main().
 
+#include "common/op_catalog.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <ranges>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fb::cli {
@@ -29,6 +33,25 @@ struct ProcessArguments {
   char** argv = nullptr;
 };
 ProcessArguments& process_arguments();
+
+// "a, b, c": what `describe` says of each entry of a registry (or of the op catalog), for help
+// texts, so they list what the build has rather than what someone remembered to write.
+template <class Entries, class Describe>
+std::string joined(Entries&& entries, Describe describe, std::string_view separator = ", ") {
+  std::string text;
+  for (const auto& entry : entries) {
+    if (!text.empty()) text += separator;
+    text += describe(entry);
+  }
+  return text;
+}
+
+// The names of the catalog's ops that `is_one` picks.
+template <class IsOne>
+std::string op_names(IsOne is_one, std::string_view separator = ", ") {
+  return joined(all_ops() | std::views::filter(is_one), [](const OpTraits& op) { return std::string(op.name); },
+                separator);
+}
 
 struct CommandRegistrar {
   CommandRegistrar(std::string name, std::string summary, CommandSetup setup) {

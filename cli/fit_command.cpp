@@ -13,6 +13,7 @@
 #include "cli/expectation_columns.hpp"
 #include "cli/topology_input.hpp"
 #include "common/errors.hpp"
+#include "common/op_catalog.hpp"
 #include "common/robust_statistics.hpp"
 #include "common/sizes.hpp"
 #include "topology/format_registry.hpp"
@@ -36,8 +37,9 @@ struct FitOptions {
   std::string max_bytes;
 };
 
-bool is_fitted_op(const std::string& op) {
-  return op == "latency" || op == "bw" || op == "pairwise_latency" || op == "pairwise";
+bool is_fitted_op(const std::string& name) {
+  const OpTraits* op = find_op(name);
+  return op && is_pair_op(*op) && !primitive_of(*op).bidirectional && !measures_contention(*op);
 }
 
 struct SweepGroup {

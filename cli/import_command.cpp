@@ -64,10 +64,13 @@ int run_import(const ImportCommandOptions& options) {
 }
 
 const CommandRegistrar registrar{
-    "import", "convert nccl-tests, OSU micro-benchmark, Google Benchmark or perftest output into results files",
+    "import", "convert other benchmarks' logs into results files (formats: import --help)",
     [](CLI::App& sub) -> std::function<int()> {
       auto options = std::make_shared<ImportCommandOptions>();
-      sub.add_option("logs", options->logs, "log files to import (format detected from the content)")->required();
+      sub.add_option("logs", options->logs,
+                     "log files to import, the format detected from the content: " +
+                         joined(importer_registry(), [](const Importer& importer) { return importer.name; }))
+          ->required();
       sub.add_option("-o,--output-dir", options->output_dir, "directory for RUN_ID.json and RUN_ID.csv")
           ->capture_default_str();
       sub.add_option("--ranks", options->nranks, "process count of OSU collective logs and of nccl-tests tables that do not print it");

@@ -83,17 +83,21 @@ std::string ops_help() {
                                                        {OpClass::pair_pattern, "pair patterns"},
                                                        {OpClass::device_copy, "device copies (cuda backend)"}};
   std::string help = "ops to run;";
-  for (const auto& [op_class, kind] : kinds) {
-    help += fmt::format("\n{}:", kind);
-    for (const OpTraits& op : all_ops())
-      if (op.op_class == op_class) help += fmt::format(" {}", op.name);
-  }
+  for (const auto& [op_class, kind] : kinds)
+    help += fmt::format("\n{}: {}", kind, op_names([&](const OpTraits& op) { return op.op_class == op_class; }, " "));
   return help;
+}
+
+std::string backends_help() {
+  return "backend that runs the ops: " +
+         joined(registered_backends(),
+                [](const BackendRegistration& backend) { return fmt::format("{}: {}", backend.name, backend.summary); },
+                "; ");
 }
 
 void add_flags(CLI::App& sub, RunCommandOptions& o) {
   sub.add_option("ops", o.run.op_names, ops_help())->required();
-  sub.add_option("--backend", o.backend, "backend that runs the ops")->capture_default_str();
+  sub.add_option("--backend", o.backend, backends_help())->capture_default_str();
   sub.add_option("-b,--minbytes", o.run.min_bytes, "smallest size (8, 64K, 32M, 1G); default 8 or the op's smallest");
   sub.add_option("-e,--maxbytes", o.run.max_bytes, "largest size")->capture_default_str();
   sub.add_option("-f,--stepfactor", o.run.step_factor, "multiply the size by this between steps")->capture_default_str();
@@ -122,11 +126,14 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
                  "seconds one step (an iteration) may take before the job is ended and the stuck ranks named; "
                  "0 derives it from the size (30 s + size at 50 MB/s)")
       ->capture_default_str();
+  const std::string pair_patterns = op_names([](const OpTraits& op) { return op.op_class == OpClass::pair_pattern; });
+  const std::string cut_patterns = op_names([](const OpTraits& op) { return measures_contention(op); });
   sub.add_option("--pair-endpoints", o.run.pair_endpoints,
-                 "pairwise and concurrent: pair hosts (their first ranks) or every rank")
+                 pair_patterns + ": pair hosts (their first ranks) or every rank")
       ->capture_default_str();
-  sub.add_option("--cut", o.run.cut, "concurrent: halves (endpoint i with i + N/2) or random")->capture_default_str();
-  sub.add_option("--seed", o.run.seed, "concurrent --cut random: seed of the matching")->capture_default_str();
+  sub.add_option("--cut", o.run.cut, cut_patterns + ": halves (endpoint i with i + N/2) or random")
+      ->capture_default_str();
+  sub.add_option("--seed", o.run.seed, cut_patterns + " --cut random: seed of the matching")->capture_default_str();
   sub.add_option("-g,--ngpus", o.run.launch.gpus_per_process, "GPUs each process drives (nccl backend)")
       ->capture_default_str();
   sub.add_option("-G,--cudagraph", o.run.launch.graph_launches,

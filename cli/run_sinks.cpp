@@ -109,8 +109,7 @@ void ConsoleSink::size_done(const PlannedOp& planned, std::span<const ResultRow>
   if (planned.op->pair_schedule == PairSchedule::cut_alone_then_together) {
     print_alone_against_together(out_, rows);
   } else {
-    const OpTraits& primitive = planned.op->pair_primitive.empty() ? *planned.op : op_by_name(planned.op->pair_primitive);
-    print_pair_matrix(out_, rows, primitive.name == "latency" ? PairMetric::latency : PairMetric::bandwidth);
+    print_pair_matrix(out_, rows, reports_latency(primitive_of(*planned.op)) ? PairMetric::latency : PairMetric::bandwidth);
   }
   for (const EfficiencySummary& summary : summarize_efficiency(rows))
     out_ << fmt::format("# %exp: median {:.1f}%, lowest {:.1f}% ({})\n", summary.median_efficiency_pct,

@@ -12,6 +12,7 @@
 
 #include "common/build_info.hpp"
 #include "common/errors.hpp"
+#include "common/op_catalog.hpp"
 #include "common/sizes.hpp"
 #include "results/results_io.hpp"
 #include "topology/analysis.hpp"
@@ -239,12 +240,18 @@ void print_explanation(const topo::CollectiveModel& model, const std::vector<Res
   for (const std::string& warning : warnings) fmt::print(stderr, "fabricbench: warning: {}\n", warning);
 }
 
+// What --op accepts: the catalog's ops the model predicts.
+std::string modelled_op_names() {
+  return op_names([](const OpTraits& op) { return op.modelled_as != ModelledCollective::none; });
+}
+
+std::string topology_format_names() {
+  return joined(topo::topology_formats(), [](const topo::TopologyFormat& format) { return format.name; });
+}
+
 int predict(const TopoOptions& options) {
-  const auto op = topo::collective_op_from_string(options.op);
-  if (!op) {
-    throw UsageError("--op must be all_reduce, all_gather, reduce_scatter, broadcast, alltoall or sendrecv, got '" +
-                     options.op + "'");
-  }
+  const OpTraits* op = topo::modelled_op(options.op);
+  if (!op) throw UsageError(fmt::format("--op must be one of {}, got '{}'", modelled_op_names(), options.op));
   topo::Forced forced;
   if (options.algorithm != "auto") {
     forced.algorithm = topo::algorithm_from_string(options.algorithm);
@@ -268,10 +275,7 @@ int predict(const TopoOptions& options) {
       topo::place_ranks(graph, options.nodes, options.gpus_per_node, parse_placement(options.placement));
   const topo::CollectiveModel model =
       topo::model_collectives(graph, ranks, topo::ModelOptions{options.in_network_reduction});
-  const bool per_rank_share =
-      *op == topo::CollectiveOp::all_gather || *op == topo::CollectiveOp::reduce_scatter || *op == topo::CollectiveOp::alltoall;
-  const std::uint64_t unit_bytes = per_rank_share ? 4 * static_cast<std::uint64_t>(model.ranks) : 4;
-  const std::vector<std::uint64_t> sizes = expand_sweep(sweep, unit_bytes, "float elements");
+  const std::vector<std::uint64_t> sizes = expand_sweep(sweep, size_unit_bytes(*op, 4, model.ranks), "float elements");
 
   ResultSet results;
   Provenance& provenance = results.provenance;
@@ -302,7 +306,7 @@ int predict(const TopoOptions& options) {
   }
   // The model's guesses are warnings: a prediction that rests on them says so.
   for (const std::string& assumption : model.assumptions) warnings.push_back("assumed: " + assumption);
-  if (*op == topo::CollectiveOp::alltoall && !model.alltoall_assumption.empty()) {
+  if (op->modelled_as == ModelledCollective::alltoall && !model.alltoall_assumption.empty()) {
     warnings.push_back("assumed: " + model.alltoall_assumption);
   }
   if (options.explain) {
@@ -383,9 +387,7 @@ void add_input_flags(CLI::App& command, TopoOptions& options,
   command.add_option("files", options.files, files_help)
       ->required()
       ->check(CLI::ExistingFile);
-  std::string formats;
-  for (const auto& format : topo::topology_formats()) formats += (formats.empty() ? "" : ", ") + format.name;
-  command.add_option("--format", options.format, "input format: auto (sniffed) or one of " + formats);
+  command.add_option("--format", options.format, "input format: auto (sniffed) or one of " + topology_format_names());
   add_nvlink_generation_flag(command, options);
 }
 
@@ -411,9 +413,10 @@ const CommandRegistrar registrar{
                        "the topology: a cluster spec YAML or any input; repeat to merge (node dumps + fabric)")
           ->required()
           ->check(CLI::ExistingFile);
-      predict_command->add_option("--format", options->format, "input format (default: sniffed)");
+      predict_command->add_option("--format", options->format,
+                                  "input format: auto (sniffed) or one of " + topology_format_names());
       add_nvlink_generation_flag(*predict_command, *options);
-      predict_command->add_option("--op", options->op, "all_reduce, all_gather, reduce_scatter, broadcast, alltoall or sendrecv")
+      predict_command->add_option("--op", options->op, modelled_op_names())
           ->capture_default_str();
       predict_command
           ->add_option("--algo", options->algorithm,

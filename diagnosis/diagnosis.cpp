@@ -1,6 +1,7 @@
 #include "diagnosis/diagnosis.hpp"
 
 #include "common/errors.hpp"
+#include "common/op_catalog.hpp"
 #include "common/robust_statistics.hpp"
 #include "topology/flow_model.hpp"
 #include "topology/routing.hpp"
@@ -18,7 +19,8 @@ namespace fb::topo {
 // (--pair-endpoints ranks on a single node) cross no link of the fabric: they have no route to
 // localize a fault on, and stay without an expectation.
 bool is_pair_bandwidth_row(const ResultRow& row) {
-  return (row.op == "pairwise" || row.op == "concurrent") && row.round && !row.src_host.empty() &&
+  const OpTraits* op = find_op(row.op);
+  return op && op->op_class == OpClass::pair_pattern && !reports_latency(*op) && row.round && !row.src_host.empty() &&
          !row.dst_host.empty() && row.src_host != row.dst_host;
 }
 

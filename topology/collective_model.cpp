@@ -514,18 +514,6 @@ std::string solved_limit(const Flows::Solution& solution) {
 
 }  // namespace
 
-std::string_view to_string(CollectiveOp op) {
-  switch (op) {
-    case CollectiveOp::all_reduce: return "all_reduce";
-    case CollectiveOp::all_gather: return "all_gather";
-    case CollectiveOp::reduce_scatter: return "reduce_scatter";
-    case CollectiveOp::broadcast: return "broadcast";
-    case CollectiveOp::alltoall: return "alltoall";
-    case CollectiveOp::sendrecv: return "sendrecv";
-  }
-  return "unknown";
-}
-
 std::string_view to_string(Algorithm algorithm) {
   switch (algorithm) {
     case Algorithm::ring: return "ring";
@@ -549,12 +537,9 @@ std::string_view to_string(Protocol protocol) {
   return "unknown";
 }
 
-std::optional<CollectiveOp> collective_op_from_string(std::string_view name) {
-  for (const CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter,
-                                CollectiveOp::broadcast, CollectiveOp::alltoall, CollectiveOp::sendrecv}) {
-    if (name == to_string(op)) return op;
-  }
-  return std::nullopt;
+const OpTraits* modelled_op(std::string_view name) {
+  const OpTraits* op = find_op(name);
+  return op && op->modelled_as != ModelledCollective::none ? op : nullptr;
 }
 
 std::optional<Algorithm> algorithm_from_string(std::string_view name) {
@@ -818,14 +803,14 @@ double nvls_all_reduce_busbw(const CollectiveModel& m) {
   return 2 * (g - 1) / (g + 1) * m.gpu_nvlink_gbps * nvls_efficiency[generation_index(m.compute_capability)];
 }
 
-std::vector<Candidate> enumerate(const CollectiveModel& m, CollectiveOp op) {
+std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op) {
   const std::size_t generation = generation_index(m.compute_capability);
   const std::size_t node_index = m.nodes <= 2 ? static_cast<std::size_t>(m.nodes - 1) : 2;
   const double ll_max = m.nodes == 1 ? ll_max_gbps[generation][node_index] : ll_max_gbps[0][node_index];
   const int ppn = m.ranks_per_node;
   const bool multi_node = m.nodes > 1;
   const bool ll128_enabled = m.gpu_ranks && m.compute_capability >= 70 && (m.nvlink_intra || ppn == 1);
-  const bool reduces = op == CollectiveOp::all_reduce;
+  const bool reduces = op == ModelledCollective::all_reduce;
   const int p = m.ranks;
   const int nsteps = reduces ? 2 * (p - 1) : p - 1;
   const int inter_steps = !multi_node ? 0 : reduces ? 2 * (m.nodes - 1) : m.nodes - 1;
@@ -859,11 +844,12 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, CollectiveOp op) {
   };
 
   switch (op) {
-    case CollectiveOp::sendrecv:
-    case CollectiveOp::alltoall: break;
-    case CollectiveOp::broadcast: add_ring_family(Algorithm::ring, m.ring_gbps, m.ring_limit); break;
-    case CollectiveOp::all_gather:
-    case CollectiveOp::reduce_scatter:
+    case ModelledCollective::none:
+    case ModelledCollective::sendrecv:
+    case ModelledCollective::alltoall: break;
+    case ModelledCollective::broadcast: add_ring_family(Algorithm::ring, m.ring_gbps, m.ring_limit); break;
+    case ModelledCollective::all_gather:
+    case ModelledCollective::reduce_scatter:
       add_ring_family(Algorithm::ring, m.ring_gbps, m.ring_limit);
       if (has_nvls(m) && !multi_node) {
         out.push_back({Algorithm::nvls, Protocol::simple,
@@ -876,7 +862,7 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, CollectiveOp op) {
                        m.ring_limit});
       }
       break;
-    case CollectiveOp::all_reduce: {
+    case ModelledCollective::all_reduce: {
       add_ring_family(Algorithm::ring, m.ring_gbps, m.ring_limit);
       // Tree: a chain inside each node, a double binary tree across nodes.
       // NCCL credits a 2-node tree's single crossing to NVLS-tree only: a plain tree is held to
@@ -935,40 +921,45 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, CollectiveOp op) {
   return out;
 }
 
-Prediction timed(const CollectiveModel& m, CollectiveOp op, const Candidate& c, std::uint64_t bytes) {
+// nccl-tests' factor; the model places at least 2 ranks, where it is defined.
+double busbw_factor(const OpTraits& op, int ranks) { return busbw_factor_for(op, ranks).value(); }
+
+Prediction timed(const CollectiveModel& m, const OpTraits& op, const Candidate& c, std::uint64_t bytes) {
+  const bool all_reduce = op.modelled_as == ModelledCollective::all_reduce;
   double bw = c.busbw_gbps;
   double latency = c.latency_us;
   const int log_size = bytes >= 64 ? log2_floor(static_cast<int>(std::min<std::uint64_t>(bytes >> 6, 1u << 30))) : -1;
-  if (c.algorithm == Algorithm::tree && op == CollectiveOp::all_reduce && log_size >= 0 && log_size < 23) {
+  if (c.algorithm == Algorithm::tree && all_reduce && log_size >= 0 && log_size < 23) {
     bw *= tree_correction[index_of(c.protocol)][static_cast<std::size_t>(log_size)];
   }
   // NCCL's ring plateau: a multi-node ring in Simple pays its latency again once chunks fill.
-  if (c.algorithm == Algorithm::ring && c.protocol == Protocol::simple && m.nodes > 1 && op == CollectiveOp::all_reduce &&
+  if (c.algorithm == Algorithm::ring && c.protocol == Protocol::simple && m.nodes > 1 && all_reduce &&
       bytes / static_cast<std::uint64_t>(std::max(1, m.channels * m.ranks)) >= 64) {
     latency *= m.compute_capability < 80 ? 1.9 : 1.4;
   }
-  const double algbw = bw / bus_bandwidth_factor(op, m.ranks);
+  const double algbw = bw / busbw_factor(op, m.ranks);
   Prediction prediction;
   prediction.algorithm = c.algorithm;
   prediction.protocol = c.protocol;
   prediction.channels = c.algorithm == Algorithm::nvls || c.algorithm == Algorithm::nvls_tree ? nvls_channels : m.channels;
   prediction.time_us = (m.gpu_ranks ? launch_overhead_us : 0.0) + latency + static_cast<double>(bytes) / (algbw * 1e3);
-  prediction.busbw_gbps = static_cast<double>(bytes) / (prediction.time_us * 1e3) * bus_bandwidth_factor(op, m.ranks);
+  prediction.busbw_gbps = static_cast<double>(bytes) / (prediction.time_us * 1e3) * busbw_factor(op, m.ranks);
   prediction.limit = c.limit;
-  if (c.algorithm == Algorithm::ring && m.nodes > ring_warning_nodes && op != CollectiveOp::broadcast) {
+  if (c.algorithm == Algorithm::ring && m.nodes > ring_warning_nodes && op.modelled_as != ModelledCollective::broadcast) {
     prediction.warning = fmt::format(
         "a ring across {} nodes has {} latency steps; no one runs that: NCCL picks trees, NVLS-tree or "
         "PAT at this scale, and jobs this large use hierarchical (per-rail) collectives",
-        m.nodes, op == CollectiveOp::all_reduce ? 2 * (m.ranks - 1) : m.ranks - 1);
+        m.nodes, all_reduce ? 2 * (m.ranks - 1) : m.ranks - 1);
   }
   return prediction;
 }
 
 // alltoall and sendrecv are grouped point-to-point sends in NCCL: no collective algorithm, LL up
 // to NCCL_P2P_LL_THRESHOLD per peer and Simple above.
-Prediction point_to_point(const CollectiveModel& m, CollectiveOp op, std::uint64_t bytes, const Forced& forced) {
-  const int peers = op == CollectiveOp::alltoall ? m.ranks - 1 : 1;
-  const std::uint64_t per_peer = bytes / static_cast<std::uint64_t>(op == CollectiveOp::alltoall ? m.ranks : 1);
+Prediction point_to_point(const CollectiveModel& m, const OpTraits& op, std::uint64_t bytes, const Forced& forced) {
+  const bool alltoall = op.modelled_as == ModelledCollective::alltoall;
+  const int peers = alltoall ? m.ranks - 1 : 1;
+  const std::uint64_t per_peer = bytes / static_cast<std::uint64_t>(alltoall ? m.ranks : 1);
   Protocol protocol = per_peer <= p2p_ll_threshold_bytes && m.gpu_ranks ? Protocol::ll : Protocol::simple;
   if (forced.protocol) protocol = *forced.protocol;
   const std::size_t pr = index_of(protocol);
@@ -977,7 +968,7 @@ Prediction point_to_point(const CollectiveModel& m, CollectiveOp op, std::uint64
   double time_us = (m.gpu_ranks ? launch_overhead_us : 0.0) + base_latency_us[0][pr] + hop + (peers - 1) * per_peer_us;
   std::string limit;
   const double b = static_cast<double>(bytes);
-  if (op == CollectiveOp::sendrecv) {
+  if (!alltoall) {
     time_us += b / (m.sendrecv_gbps * 1e3 * (protocol == Protocol::ll ? 0.5 : 1.0));
     limit = m.sendrecv_limit;
   } else {
@@ -1009,46 +1000,49 @@ Prediction point_to_point(const CollectiveModel& m, CollectiveOp op, std::uint64
   prediction.protocol = protocol;
   prediction.channels = m.channels;
   prediction.time_us = time_us;
-  prediction.busbw_gbps = b / (time_us * 1e3) * bus_bandwidth_factor(op, m.ranks);
+  prediction.busbw_gbps = b / (time_us * 1e3) * busbw_factor(op, m.ranks);
   prediction.limit = limit;
   return prediction;
 }
 
-}  // namespace
-
-double bus_bandwidth_factor(CollectiveOp op, int ranks) {
-  const double p = ranks;
-  switch (op) {
-    case CollectiveOp::all_reduce: return 2 * (p - 1) / p;
-    case CollectiveOp::all_gather:
-    case CollectiveOp::reduce_scatter:
-    case CollectiveOp::alltoall: return (p - 1) / p;
-    case CollectiveOp::broadcast:
-    case CollectiveOp::sendrecv: return 1.0;
+// alltoall and sendrecv are grouped sends in NCCL, with no collective algorithm. Throws when the
+// model has no formulas for the op.
+bool is_grouped_point_to_point(const OpTraits& op) {
+  switch (op.modelled_as) {
+    case ModelledCollective::none:
+      throw std::invalid_argument(fmt::format("the topology model does not predict {}", op.name));
+    case ModelledCollective::alltoall:
+    case ModelledCollective::sendrecv: return true;
+    case ModelledCollective::all_reduce:
+    case ModelledCollective::all_gather:
+    case ModelledCollective::reduce_scatter:
+    case ModelledCollective::broadcast: return false;
   }
-  return 1.0;
+  return false;
 }
 
-std::vector<Prediction> candidates(const CollectiveModel& model, CollectiveOp op, std::uint64_t bytes) {
+}  // namespace
+
+std::vector<Prediction> candidates(const CollectiveModel& model, const OpTraits& op, std::uint64_t bytes) {
   std::vector<Prediction> out;
-  if (op == CollectiveOp::alltoall || op == CollectiveOp::sendrecv) {
+  if (is_grouped_point_to_point(op)) {
     out.push_back(point_to_point(model, op, bytes, {}));
     return out;
   }
-  for (const Candidate& c : enumerate(model, op)) out.push_back(timed(model, op, c, bytes));
+  for (const Candidate& c : enumerate(model, op.modelled_as)) out.push_back(timed(model, op, c, bytes));
   return out;
 }
 
-Prediction predict(const CollectiveModel& model, CollectiveOp op, std::uint64_t bytes, const Forced& forced) {
-  if (op == CollectiveOp::alltoall || op == CollectiveOp::sendrecv) {
+Prediction predict(const CollectiveModel& model, const OpTraits& op, std::uint64_t bytes, const Forced& forced) {
+  if (is_grouped_point_to_point(op)) {
     if (forced.algorithm && *forced.algorithm != Algorithm::p2p) {
-      throw std::invalid_argument(fmt::format("{} is point-to-point in NCCL: no {} algorithm", to_string(op),
+      throw std::invalid_argument(fmt::format("{} is point-to-point in NCCL: no {} algorithm", op.name,
                                               to_string(*forced.algorithm)));
     }
     return point_to_point(model, op, bytes, forced);
   }
   std::optional<Prediction> best;
-  for (const Candidate& c : enumerate(model, op)) {
+  for (const Candidate& c : enumerate(model, op.modelled_as)) {
     if (forced.algorithm && c.algorithm != *forced.algorithm) continue;
     if (forced.protocol && c.protocol != *forced.protocol) continue;
     const Prediction p = timed(model, op, c, bytes);
@@ -1059,29 +1053,26 @@ Prediction predict(const CollectiveModel& model, CollectiveOp op, std::uint64_t 
         "{}{}{} cannot run {} on {} ranks over {} nodes here (NVLS needs NVSwitch and sm_90+, NVLS-tree several "
         "nodes, CollNet in-network reduction, PAT one GPU per node, LL128 NVLink)",
         forced.algorithm ? to_string(*forced.algorithm) : "", forced.algorithm && forced.protocol ? "/" : "",
-        forced.protocol ? to_string(*forced.protocol) : "", to_string(op), model.ranks, model.nodes));
+        forced.protocol ? to_string(*forced.protocol) : "", op.name, model.ranks, model.nodes));
   }
   return *best;
 }
 
-ResultRow predicted_row(const CollectiveModel& model, const Prediction& prediction, CollectiveOp op,
+ResultRow predicted_row(const CollectiveModel& model, const Prediction& prediction, const OpTraits& op,
                         std::uint64_t bytes, std::string run_id, std::string timestamp) {
-  constexpr std::uint64_t float_bytes = 4;
+  constexpr std::size_t float_bytes = 4;
   ResultRow row;
   row.run_id = std::move(run_id);
   row.backend = "model";
-  row.op = std::string(to_string(op));
+  row.op = std::string(op.name);
   row.dtype = "float";
-  row.redop = op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter ? "sum" : "none";
-  if (op == CollectiveOp::broadcast) row.root = 0;
+  row.redop = op.takes_redop ? "sum" : "none";
+  if (op.takes_root) row.root = 0;
   row.nranks = model.ranks;
   row.nodes = model.nodes;
   row.ranks_per_node = model.ranks_per_node;
   row.bytes = bytes;
-  // nccl-tests prints the per-rank element count: the whole buffer for all_reduce, broadcast and
-  // sendrecv, a rank's share for all_gather, reduce_scatter and alltoall.
-  const bool per_rank_share = op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter || op == CollectiveOp::alltoall;
-  row.count = per_rank_share ? bytes / float_bytes / static_cast<std::uint64_t>(model.ranks) : bytes / float_bytes;
+  row.count = count_per_rank(op, bytes, float_bytes, model.ranks);
   row.time_min_us = row.time_median_us = row.time_p99_us = row.time_max_us = prediction.time_us;
   row.algbw_gbps = static_cast<double>(bytes) / (prediction.time_us * 1e3);
   row.busbw_gbps = prediction.busbw_gbps;

@@ -31,6 +31,7 @@
 
 #include "topology/graph.hpp"
 
+#include "common/op_catalog.hpp"
 #include "results/result_row.hpp"
 
 #include <cstdint>
@@ -42,15 +43,14 @@
 
 namespace fb::topo {
 
-enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, broadcast, alltoall, sendrecv };
 // p2p: alltoall and sendrecv, grouped sends with no collective algorithm.
 enum class Algorithm { ring, tree, nvls, nvls_tree, collnet_direct, collnet_chain, pat, p2p };
 enum class Protocol { ll, ll128, simple };
 
-std::string_view to_string(CollectiveOp op);
 std::string_view to_string(Algorithm algorithm);
 std::string_view to_string(Protocol protocol);
-std::optional<CollectiveOp> collective_op_from_string(std::string_view name);
+// The catalog's op of that name when the model predicts it (OpTraits::modelled_as), else nullptr.
+const OpTraits* modelled_op(std::string_view name);
 // NCCL_ALGO / NCCL_PROTO spellings, case-insensitive: ring, tree, nvls, nvlstree, collnetdirect,
 // collnetchain, pat, p2p; ll, ll128, simple.
 std::optional<Algorithm> algorithm_from_string(std::string_view name);
@@ -126,17 +126,16 @@ struct Prediction {
   std::string warning;    // a setup no one runs (ring across thousands of nodes), else empty
 };
 
-// Every algorithm x protocol NCCL would consider for the op on this model, with its time.
-std::vector<Prediction> candidates(const CollectiveModel& model, CollectiveOp op, std::uint64_t bytes);
+// Every algorithm x protocol NCCL would consider for the op on this model, with its time. The op
+// must be one the model predicts (modelled_op); std::invalid_argument otherwise.
+std::vector<Prediction> candidates(const CollectiveModel& model, const OpTraits& op, std::uint64_t bytes);
 
 // The fastest candidate among those `forced` allows. Throws std::invalid_argument when the forced
 // algorithm or protocol cannot run the op here (NVLS without NVSwitch, PAT with 8 GPUs per node).
-Prediction predict(const CollectiveModel& model, CollectiveOp op, std::uint64_t bytes, const Forced& forced = {});
-
-double bus_bandwidth_factor(CollectiveOp op, int ranks);
+Prediction predict(const CollectiveModel& model, const OpTraits& op, std::uint64_t bytes, const Forced& forced = {});
 
 // A results row for one prediction; the timestamp is the caller's (ISO 8601 UTC).
-ResultRow predicted_row(const CollectiveModel& model, const Prediction& prediction, CollectiveOp op,
+ResultRow predicted_row(const CollectiveModel& model, const Prediction& prediction, const OpTraits& op,
                         std::uint64_t bytes, std::string run_id, std::string timestamp);
 
 }  // namespace fb::topo

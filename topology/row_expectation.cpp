@@ -12,10 +12,6 @@
 namespace fb::topo {
 namespace {
 
-bool is_latency_op(std::string_view op) { return op == "latency" || op == "pairwise_latency"; }
-bool is_bandwidth_pair_op(std::string_view op) { return op == "bw" || op == "pairwise" || op == "concurrent"; }
-bool is_pair_op(std::string_view op) { return is_latency_op(op) || is_bandwidth_pair_op(op) || op == "bibw"; }
-
 // How many ranks before `rank` share its host: its index among the host's ranks.
 int local_index_of(int rank, std::span<const std::string> rank_hosts) {
   const auto& host = rank_hosts[static_cast<std::size_t>(rank)];
@@ -135,7 +131,8 @@ PairPathResult ExpectationModel::path_between(VertexId src, VertexId dst) {
 
 PairPathResult ExpectationModel::pair_path(const ResultRow& row, std::span<const std::string> rank_hosts) {
   const std::optional<RankMemory> memory = rank_memory_of(row.backend);
-  if (!memory || !is_pair_op(row.op) || row.src_host.empty() || row.dst_host.empty()) return {};
+  const OpTraits* op = find_op(row.op);
+  if (!memory || !op || !is_pair_op(*op) || row.src_host.empty() || row.dst_host.empty()) return {};
   // Without the run's placement, two ranks of one host are taken to be its first two.
   const Endpoint src = rank_endpoint(row.src_rank, row.src_host, 0, *memory, rank_hosts);
   if (!src.problem.empty()) return {std::nullopt, src.problem};
@@ -145,7 +142,7 @@ PairPathResult ExpectationModel::pair_path(const ResultRow& row, std::span<const
   return path_between(src.vertex, dst.vertex);
 }
 
-Expectation ExpectationModel::expect_collective(const ResultRow& row, CollectiveOp op, RankMemory memory,
+Expectation ExpectationModel::expect_collective(const ResultRow& row, const OpTraits& op, RankMemory memory,
                                                 std::span<const std::string> rank_hosts, const Forced& forced) {
   if (row.nranks < 2) return {};
   if (rank_hosts.size() < static_cast<std::size_t>(row.nranks))
@@ -197,17 +194,18 @@ Forced forced_by_environment(const std::map<std::string, std::string>& environme
 Expectation ExpectationModel::expect(const ResultRow& row, std::span<const std::string> rank_hosts, const Forced& forced) {
   const std::optional<RankMemory> memory = rank_memory_of(row.backend);
   if (!memory) return {};
-  if (const std::optional<CollectiveOp> op = collective_op_from_string(row.op))
-    return expect_collective(row, *op, *memory, rank_hosts, forced);
-  if (!is_pair_op(row.op)) return {};
+  const OpTraits* op = find_op(row.op);
+  if (!op) return {};
+  if (op->modelled_as != ModelledCollective::none) return expect_collective(row, *op, *memory, rank_hosts, forced);
+  if (!is_pair_op(*op)) return {};
 
   const PairPathResult there = pair_path(row, rank_hosts);
   if (!there.path) return {std::nullopt, std::nullopt, there.problem};
   const PairPath& path = *there.path;
-  if (is_latency_op(row.op))
+  if (reports_latency(*op))
     return {std::nullopt, path.alpha_us + static_cast<double>(row.bytes) / (path.bandwidth_gbps * 1e3), ""};
-  if (is_bandwidth_pair_op(row.op)) return {path.bandwidth_gbps, std::nullopt, ""};
-  // bibw: both directions at once, each on its own route.
+  if (!primitive_of(*op).bidirectional) return {path.bandwidth_gbps, std::nullopt, ""};
+  // Both directions at once, each on its own route.
   ResultRow reverse = row;
   std::swap(reverse.src_rank, reverse.dst_rank);
   std::swap(reverse.src_host, reverse.dst_host);

@@ -94,7 +94,7 @@ class ExpectationModel {
   Endpoint rank_endpoint(std::optional<int> rank, const std::string& host_name, int fallback_local_index,
                          RankMemory memory, std::span<const std::string> rank_hosts) const;
   PairPathResult path_between(VertexId src, VertexId dst);
-  Expectation expect_collective(const ResultRow& row, CollectiveOp op, RankMemory memory,
+  Expectation expect_collective(const ResultRow& row, const OpTraits& op, RankMemory memory,
                                 std::span<const std::string> rank_hosts, const Forced& forced);
 
   const Graph& graph_;

@@ -79,7 +79,7 @@ void MeasurementEngine::measure_sizes(const PlannedOp& planned) {
 // Every size runs the planned rounds of pairs in turn; a round's pairs are measured together.
 // Device copies run the same way, one route per round, the op being its own primitive.
 void MeasurementEngine::measure_pair_rounds(const PlannedOp& planned) {
-  const OpTraits& primitive = planned.op->pair_primitive.empty() ? *planned.op : op_by_name(planned.op->pair_primitive);
+  const OpTraits& primitive = primitive_of(*planned.op);
   const bool reports_rounds = reporting_ && planned.pair_rounds.size() > 1;
   for (const std::vector<BenchmarkCase>& cases : planned.cases_by_size) {
     const BenchmarkCase& pattern_case = cases.front();

@@ -225,9 +225,8 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
                                             test->banner));
       nranks = *options.nranks;
     }
-    // OSU's defaults: osu_allreduce reduced floats before OSU 7 added '# Datatype'; the rest send bytes.
-    const auto [dtype, element_bytes] =
-        dtype_of(mpi_datatype.value_or(test->op == "all_reduce" ? "MPI_FLOAT" : "MPI_CHAR"));
+    // OSU's defaults: its reductions reduced floats before OSU 7 added '# Datatype'; the rest send bytes.
+    const auto [dtype, element_bytes] = dtype_of(mpi_datatype.value_or(op.takes_redop ? "MPI_FLOAT" : "MPI_CHAR"));
     const std::optional<std::uint64_t> size = whole_number(values[Column::size]);
     if (!size) throw fail(line.number, fmt::format("size {} is not a whole number of bytes", values[Column::size]));
     const std::uint64_t message_bytes = *size;

@@ -90,7 +90,7 @@ void BM_PredictFatTree(benchmark::State& state) {
     const auto built = clock::now();
     const std::vector<fb::topo::VertexId> ranks = fb::topo::place_ranks(graph, 0, 0);
     const fb::topo::CollectiveModel model = fb::topo::model_collectives(graph, ranks, {});
-    const fb::topo::Prediction prediction = fb::topo::predict(model, fb::topo::CollectiveOp::all_reduce, 1ull << 30);
+    const fb::topo::Prediction prediction = fb::topo::predict(model, fb::op_by_name("all_reduce"), 1ull << 30);
     const auto modelled = clock::now();
     build_s += std::chrono::duration<double>(built - start).count();
     model_s += std::chrono::duration<double>(modelled - built).count();

@@ -52,7 +52,7 @@ std::vector<HostOutliers> find_slow_hosts(std::span<const ResultRow> rows) {
   std::map<std::string, std::uint64_t> largest_bytes;
   for (const ResultRow& row : rows) {
     const OpTraits* op = find_op(row.op);
-    if (row.src_host.empty() || (op && op->pair_schedule == PairSchedule::cut_alone_then_together)) continue;
+    if (row.src_host.empty() || (op && measures_contention(*op))) continue;
     largest_bytes[row.op] = std::max(largest_bytes[row.op], row.bytes);
   }
   std::vector<HostOutliers> found;
@@ -61,7 +61,7 @@ std::vector<HostOutliers> find_slow_hosts(std::span<const ResultRow> rows) {
     for (const ResultRow& row : rows)
       if (row.op == op_name && row.bytes == bytes && !row.src_host.empty()) at_size.push_back(&row);
     const OpTraits* op = find_op(op_name);
-    const bool latency = op_name == "latency" || (op && op->pair_primitive == "latency");
+    const bool latency = op && reports_latency(*op);
     HostOutliers outliers = find_host_outliers(at_size, latency ? "time_median_us" : "algbw_gbps",
                                                default_max_modified_z);
     for (Finding& finding : outliers.findings) finding.subject = fmt::format("{} ({})", finding.subject, op_name);

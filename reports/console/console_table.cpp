@@ -194,7 +194,7 @@ namespace {
 // A latency op's bandwidth is a by-product; its answer is the time of the smallest message.
 bool is_latency_op(const std::string& op) {
   const OpTraits* traits = find_op(op);
-  return op == "latency" || (traits && traits->pair_primitive == "latency");
+  return traits && reports_latency(*traits);
 }
 
 }  // namespace

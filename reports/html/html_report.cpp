@@ -1,6 +1,7 @@
 #include "reports/html/html_report.hpp"
 
 #include "reports/analysis/efficiency.hpp"
+#include "common/op_catalog.hpp"
 #include "common/sizes.hpp"
 #include "reports/html/gnuplot.hpp"
 #include "reports/html/svg_program.hpp"
@@ -367,12 +368,16 @@ std::string heatmap_section(const std::vector<ResultRow>& rows) {
 // concurrent: each pair alone against all pairs at once, at the largest size; the ratio is what
 // sharing the fabric costs that pair.
 std::string concurrent_section(const std::vector<ResultRow>& rows) {
+  const auto measures_contention_row = [](const ResultRow& row) {
+    const OpTraits* op = find_op(row.op);
+    return op && measures_contention(*op);
+  };
   std::uint64_t bytes = 0;
   for (const ResultRow& row : rows)
-    if (row.op == "concurrent") bytes = std::max(bytes, row.bytes);
+    if (measures_contention_row(row)) bytes = std::max(bytes, row.bytes);
   std::map<std::pair<std::string, std::string>, std::pair<std::optional<double>, std::optional<double>>> by_pair;
   for (const ResultRow& row : rows) {
-    if (row.op != "concurrent" || row.bytes != bytes) continue;
+    if (!measures_contention_row(row) || row.bytes != bytes) continue;
     auto& [alone, together] = by_pair[{row.src_host + ":" + std::to_string(row.src_rank.value_or(-1)),
                                        row.dst_host + ":" + std::to_string(row.dst_rank.value_or(-1))}];
     (row.concurrent_flows.value_or(1) == 1 ? alone : together) = row.algbw_gbps;

@@ -29,12 +29,13 @@ bool has_endpoints(const ResultRow& row) {
 std::vector<PairwiseMatrix> build_pairwise_matrices(std::span<const ResultRow> rows) {
   const auto is_latency = [](const std::string& op) {
     const OpTraits* traits = find_op(op);
-    return op == "latency" || (traits && traits->pair_primitive == "latency");
+    return traits && reports_latency(*traits);
   };
   // Bandwidth shows at the largest size, latency at the smallest.
   std::map<std::string, std::uint64_t> size_by_op;
   for (const ResultRow& row : rows) {
-    if (!has_endpoints(row) || row.op == "concurrent") continue;
+    const OpTraits* traits = find_op(row.op);
+    if (!has_endpoints(row) || (traits && measures_contention(*traits))) continue;
     const auto [entry, inserted] = size_by_op.try_emplace(row.op, row.bytes);
     if (!inserted) entry->second = is_latency(row.op) ? std::min(entry->second, row.bytes) : std::max(entry->second, row.bytes);
   }

@@ -64,9 +64,9 @@ TEST_F(RowExpectation, AllReduceExpectsTheCollectiveModelsPredictionForItsPlacem
     row.algbw_gbps = 2;
     row.busbw_gbps = 3;
     const Expectation expectation = model_.expect(row, hosts);
-    const Prediction prediction = predict(collectives, CollectiveOp::all_reduce, bytes);
+    const Prediction prediction = predict(collectives, op_by_name("all_reduce"), bytes);
     EXPECT_EQ(prediction.protocol, Protocol::simple);
-    const ResultRow predicted = predicted_row(collectives, prediction, CollectiveOp::all_reduce, bytes, "", "");
+    const ResultRow predicted = predicted_row(collectives, prediction, op_by_name("all_reduce"), bytes, "", "");
     ASSERT_TRUE(expectation.busbw_gbps) << expectation.problem;
     EXPECT_DOUBLE_EQ(*expectation.busbw_gbps, *predicted.busbw_gbps);
     EXPECT_FALSE(expectation.time_us);
@@ -180,8 +180,8 @@ TEST(RowExpectationGpus, NcclTestsRanksDriveTheHostsGpusInOrder) {
   row.bytes = 1 << 24;
   const std::vector<std::string> hosts(8, "node00001");
   const CollectiveModel collectives = model_collectives(graph, place_ranks(graph, 1, 8));
-  const ResultRow predicted = predicted_row(collectives, predict(collectives, CollectiveOp::all_gather, row.bytes),
-                                            CollectiveOp::all_gather, row.bytes, "", "");
+  const ResultRow predicted = predicted_row(collectives, predict(collectives, op_by_name("all_gather"), row.bytes),
+                                            op_by_name("all_gather"), row.bytes, "", "");
   const Expectation expectation = model.expect(row, hosts);
   ASSERT_TRUE(expectation.busbw_gbps) << expectation.problem;
   EXPECT_DOUBLE_EQ(*expectation.busbw_gbps, *predicted.busbw_gbps);

@@ -4,28 +4,86 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fb {
 namespace {
 
-TEST(BusbwFactor, MatchesNcclTestsForEveryCollective) {
-  for (int n : {2, 3, 4, 8}) {
-    SCOPED_TRACE(n);
-    const double ring = static_cast<double>(n - 1) / n;
-    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("all_reduce"), n), 2 * ring);
-    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("all_gather"), n), ring);
-    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("reduce_scatter"), n), ring);
-    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("alltoall"), n), ring);
-    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("broadcast"), n), 1);
-    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("sendrecv"), n), 1);
-    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("reduce"), n), 1);
-    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("gather"), n), ring);
-    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("scatter"), n), ring);
-    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("allgatherv"), n), ring);
-    EXPECT_DOUBLE_EQ(*busbw_factor_for(op_by_name("alltoallv"), n), ring);
+// Every op of the catalog, found by name, with the numbers its definition gives: the busbw factor
+// of nccl-tests (src/*.cu GetBw, doc/PERFORMANCE.md) at 2, 3 and 8 ranks, OSU's vector variants as
+// their nccl-tests counterparts, point-to-point ops and device copies 1 (algbw is the link's
+// rate); and the elements per rank of a 1 MiB float sweep point on 8 ranks (nccl-tests' count:
+// the whole buffer, or a rank's share where the size is the whole n-rank buffer).
+struct OpNumbers {
+  std::string_view name;
+  double busbw_factor_2, busbw_factor_3, busbw_factor_8;
+  std::uint64_t count_1mib_float_8_ranks;
+};
+constexpr std::uint64_t whole = (1 << 20) / 4;
+constexpr std::uint64_t share = (1 << 20) / 4 / 8;
+constexpr OpNumbers every_op[] = {
+    {"all_reduce", 1.0, 4.0 / 3, 1.75, whole},  {"all_gather", 0.5, 2.0 / 3, 0.875, share},
+    {"reduce_scatter", 0.5, 2.0 / 3, 0.875, share}, {"broadcast", 1, 1, 1, whole},
+    {"alltoall", 0.5, 2.0 / 3, 0.875, share},   {"reduce", 1, 1, 1, whole},
+    {"gather", 0.5, 2.0 / 3, 0.875, share},     {"scatter", 0.5, 2.0 / 3, 0.875, share},
+    {"allgatherv", 0.5, 2.0 / 3, 0.875, share}, {"alltoallv", 0.5, 2.0 / 3, 0.875, share},
+    {"sendrecv", 1, 1, 1, whole},               {"latency", 1, 1, 1, whole},
+    {"bw", 1, 1, 1, whole},                     {"bibw", 1, 1, 1, whole},
+    {"pairwise", 1, 1, 1, whole},               {"pairwise_latency", 1, 1, 1, whole},
+    {"concurrent", 1, 1, 1, whole},             {"h2d_ce", 1, 1, 1, whole},
+    {"h2d_sm", 1, 1, 1, whole},                 {"d2h_ce", 1, 1, 1, whole},
+    {"d2h_sm", 1, 1, 1, whole},                 {"local_ce", 1, 1, 1, whole},
+    {"local_sm", 1, 1, 1, whole},               {"d2d_ce", 1, 1, 1, whole},
+    {"d2d_sm", 1, 1, 1, whole},                 {"d2d_bidir_ce", 1, 1, 1, whole},
+    {"d2d_bidir_sm", 1, 1, 1, whole},
+};
+
+TEST(BusbwFactor, EveryOpMatchesNcclTestsAndOsu) {
+  for (const OpNumbers& expected : every_op) {
+    SCOPED_TRACE(expected.name);
+    const OpTraits* op = find_op(expected.name);
+    ASSERT_NE(op, nullptr);
+    EXPECT_DOUBLE_EQ(*busbw_factor_for(*op, 2), expected.busbw_factor_2);
+    EXPECT_DOUBLE_EQ(*busbw_factor_for(*op, 3), expected.busbw_factor_3);
+    EXPECT_DOUBLE_EQ(*busbw_factor_for(*op, 8), expected.busbw_factor_8);
+    EXPECT_EQ(count_per_rank(*op, 1 << 20, 4, 8), expected.count_1mib_float_8_ranks);
   }
+  // A new op states its numbers here.
+  EXPECT_EQ(std::size(every_op), all_ops().size());
+}
+
+std::set<std::string_view> ops_where(bool (*holds)(const OpTraits&)) {
+  std::set<std::string_view> names;
+  for (const OpTraits& op : all_ops())
+    if (holds(op)) names.insert(op.name);
+  return names;
+}
+
+TEST(OpCatalog, PairQueriesFollowTheOpsPrimitive) {
+  using Names = std::set<std::string_view>;
+  EXPECT_EQ(ops_where(is_pair_op), (Names{"latency", "bw", "bibw", "pairwise", "pairwise_latency", "concurrent"}));
+  EXPECT_EQ(ops_where(reports_latency), (Names{"latency", "pairwise_latency"}));
+  EXPECT_EQ(ops_where(measures_contention), (Names{"concurrent"}));
+  EXPECT_EQ(primitive_of(op_by_name("pairwise")).name, "bw");
+  EXPECT_EQ(primitive_of(op_by_name("pairwise_latency")).name, "latency");
+  EXPECT_EQ(primitive_of(op_by_name("concurrent")).name, "bw");
+  EXPECT_EQ(&primitive_of(op_by_name("bibw")), &op_by_name("bibw"));
+  EXPECT_EQ(&primitive_of(op_by_name("all_reduce")), &op_by_name("all_reduce"));
+  // bibw counts both directions: twice the message per timed unit.
+  EXPECT_TRUE(op_by_name("bibw").bidirectional);
+  EXPECT_EQ(op_by_name("bibw").algbw_bytes_factor, 2.0);
+  EXPECT_FALSE(op_by_name("bw").bidirectional);
+}
+
+TEST(OpCatalog, RootsAndReductionsAsNcclTestsTakeThem) {
+  using Names = std::set<std::string_view>;
+  EXPECT_EQ(ops_where([](const OpTraits& op) { return op.takes_redop; }),
+            (Names{"all_reduce", "reduce_scatter", "reduce"}));
+  EXPECT_EQ(ops_where([](const OpTraits& op) { return op.takes_root; }),
+            (Names{"broadcast", "reduce", "gather", "scatter"}));
 }
 
 TEST(BusbwFactor, UndefinedForOneRank) {
