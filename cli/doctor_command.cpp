@@ -127,9 +127,8 @@ doctor::DetectedVersion mpi_library_version() {
 
 class MpiSession {
  public:
-  MpiSession() {
-    ProcessArguments& arguments = process_arguments();
-    FB_MPI_CHECK(MPI_Init(&arguments.argc, &arguments.argv));
+  explicit MpiSession(ProcessArguments process) {
+    FB_MPI_CHECK(MPI_Init(&process.argc, &process.argv));
     FB_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   }
   ~MpiSession() { MPI_Finalize(); }
@@ -151,8 +150,8 @@ HostReport report_from_json(const nlohmann::json& json) {
   return {json.at("host").get<std::string>(), std::nullopt, json.at("error").get<std::string>()};
 }
 
-int run_under_mpi(const DoctorOptions& options) {
-  const MpiSession session;
+int run_under_mpi(const DoctorOptions& options, const ProcessArguments& process) {
+  const MpiSession session(process);
   int rank = 0;
   FB_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   // The ranks sharing memory share a host; keyed by world rank, local rank 0 is the lowest
@@ -190,11 +189,11 @@ int run_under_mpi(const DoctorOptions& options) {
 
 #endif  // FABRICBENCH_DOCTOR_WITH_MPI
 
-int run_doctor(const DoctorOptions& options) {
+int run_doctor(const DoctorOptions& options, [[maybe_unused]] const ProcessArguments& process) {
 #ifdef FABRICBENCH_DOCTOR_WITH_MPI
   if (launched_by_mpi_launcher()) {
     try {
-      return run_under_mpi(options);
+      return run_under_mpi(options, process);
     } catch (const std::exception& e) {
       std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
       return static_cast<int>(ExitCode::runtime);
@@ -209,10 +208,10 @@ int run_doctor(const DoctorOptions& options) {
   return report_hosts(options, {std::move(report)});
 }
 
-const CommandRegistrar registrar{
+const Registrar<CommandRegistration> registrar{{
     "doctor",
     "pre-flight check of every host: GPUs, NICs, PCIe links, NUMA, RDMA ports, ACS, versions; flags what is wrong",
-    [](CLI::App& sub) -> std::function<int()> {
+    [](CLI::App& sub, const ProcessArguments& process) -> std::function<int()> {
       auto options = std::make_shared<DoctorOptions>();
       sub.add_option("--sysfs-root", options->sysfs_root,
                      "directory that sys/, proc/ and usr/ are read under (a prepared tree instead of this host)")
@@ -228,8 +227,8 @@ const CommandRegistrar registrar{
                      "(0: read them once; counts since the last clear are warnings)")
           ->check(CLI::NonNegativeNumber)
           ->capture_default_str();
-      return [options] { return run_doctor(*options); };
-    }};
+      return [options, process] { return run_doctor(*options, process); };
+    }}};
 
 }  // namespace
 }  // namespace fb::cli

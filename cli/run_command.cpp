@@ -188,7 +188,7 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
 
 class RunCommand {
  public:
-  explicit RunCommand(RunCommandOptions options) : options_(std::move(options)) {}
+  RunCommand(RunCommandOptions options, ProcessArguments process) : options_(std::move(options)), process_(process) {}
 
   int run() {
     // Errors every rank finds alike: each rank stops, the first one says why.
@@ -197,18 +197,18 @@ class RunCommand {
       if (!options_.duration.empty()) duration_s_ = parse_duration_s(options_.duration);
       if (options_.repeat > 0 && duration_s_ > 0) throw UsageError("give --repeat or --duration, not both");
       validate_run_options(options_.run);
-      backend_by_name(options_.backend).require_supported(options_.run.launch);
+      BackendRegistry::instance().at(options_.backend).require_supported(options_.run.launch);
     } catch (const UsageError& e) {
       return fail_everywhere(e.what(), launcher_rank() == 0, ExitCode::usage);
     }
     // Threads started from here on (MPI's, the watchdog's) inherit this mask, so a termination
     // signal can only reach this thread, which holds it back while it replaces a results file.
     std::optional<TerminationSignalsHeld> signals_held_during_startup(std::in_place);
-    const ProcessArguments& arguments = process_arguments();
     // MPI_Init may strip launcher arguments; provenance keeps the command line as typed.
-    int backend_argc = arguments.argc;
-    char** backend_argv = arguments.argv;
-    backend_ = backend_by_name(options_.backend).factory(backend_argc, backend_argv, options_.run.launch);
+    int backend_argc = process_.argc;
+    char** backend_argv = process_.argv;
+    backend_ =
+        BackendRegistry::instance().at(options_.backend).factory(backend_argc, backend_argv, options_.run.launch);
     const RankPlacement& placement = backend_->placement();
     const bool reporting_rank = placement.rank == 0;
 
@@ -253,7 +253,7 @@ class RunCommand {
         for (const PlannedOp& planned : plan) expected_rows += planned.cases_by_size.size() * planned.placements.size();
         expected_rows *= static_cast<std::size_t>(std::max(options_.repeat, 1));
         writer.emplace(results_paths(run_id),
-                       collect_provenance(*backend_, run_id, shell_command_line(arguments.argc, arguments.argv)),
+                       collect_provenance(*backend_, run_id, shell_command_line(process_.argc, process_.argv)),
                        expected_rows);
         end_cleanly_on_termination_signals(writer->paths());
       } catch (const InputError& e) {
@@ -428,6 +428,7 @@ class RunCommand {
   }
 
   RunCommandOptions options_;
+  ProcessArguments process_;
   std::unique_ptr<Backend> backend_;
   bool any_wrong_ = false;
   double duration_s_ = 0;
@@ -437,13 +438,13 @@ class RunCommand {
   std::optional<ExpectationColumns> expectations_;
 };
 
-const CommandRegistrar registrar{
+const Registrar<CommandRegistration> registrar{{
     "run", "measure ops over a size sweep (nccl-tests flags), print a table, write CSV and JSON results",
-    [](CLI::App& sub) -> std::function<int()> {
+    [](CLI::App& sub, const ProcessArguments& process) -> std::function<int()> {
       auto options = std::make_shared<RunCommandOptions>();
       add_flags(sub, *options);
-      return [options] { return RunCommand(*options).run(); };
-    }};
+      return [options, process] { return RunCommand(*options, process).run(); };
+    }}};
 
 }  // namespace
 }  // namespace fb::cli

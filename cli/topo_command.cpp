@@ -378,15 +378,14 @@ void add_input_flags(CLI::App& command, TopoOptions& options,
   command.add_option("files", options.files, files_help)
       ->required()
       ->check(CLI::ExistingFile);
-  std::string formats;
-  for (const auto& format : topo::topology_formats()) formats += (formats.empty() ? "" : ", ") + format.name;
-  command.add_option("--format", options.format, "input format: auto (sniffed) or one of " + formats);
+  command.add_option("--format", options.format,
+                     "input format: auto (sniffed) or one of " + topo::TopologyFormatRegistry::instance().names());
   add_nvlink_generation_flag(command, options);
 }
 
-const CommandRegistrar registrar{
+const Registrar<CommandRegistration> registrar{{
     "topo", "the fabric model: show, analyze, predict and draw a topology; diff a fleet's dumps",
-    [](CLI::App& sub) -> std::function<int()> {
+    [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
       auto options = std::make_shared<TopoOptions>();
       sub.require_subcommand(1);
       CLI::App* show_command = sub.add_subcommand("show", "summary: counts, link types, tiers, oversubscription");
@@ -453,7 +452,7 @@ const CommandRegistrar registrar{
           return dot(*options);
         });
       };
-    }};
+    }}};
 
 }  // namespace
 }  // namespace fb::cli
