@@ -102,7 +102,7 @@ struct BackendRegistration {
   std::string name;
   std::string summary;
   BackendFactory factory;
-  BackendCapabilities capabilities;
+  BackendCapabilities capabilities{};
 
   // Throws UsageError when `launch` asks for what this backend cannot do.
   void require_supported(const LaunchOptions& launch) const;

@@ -30,7 +30,8 @@ std::map<std::string, std::string> MpiBackend::library_versions() const { return
 
 std::vector<Placement> MpiBackend::placements_of(const OpTraits& op) const {
   // A pair pattern runs wherever its point-to-point primitive does.
-  const MpiOpImplementation* implementation = MpiOpRegistry::instance().find(op.pair_primitive.empty() ? op.name : op.pair_primitive);
+  const auto& primitive = op.pair_primitive.empty() ? op.name : op.pair_primitive;
+  const MpiOpImplementation* implementation = MpiOpRegistry::instance().find(primitive);
   return implementation ? implementation->placements : std::vector<Placement>{};
 }
 

@@ -87,7 +87,8 @@ class NcclBackend final : public Backend {
   std::vector<Placement> placements_of(const OpTraits& op) const override {
     if (op.op_class == OpClass::device_copy) return {};
     // A pair pattern runs wherever its point-to-point primitive does.
-    const NcclOpImplementation* implementation = NcclOpRegistry::instance().find(op.pair_primitive.empty() ? op.name : op.pair_primitive);
+    const auto& primitive = op.pair_primitive.empty() ? op.name : op.pair_primitive;
+    const NcclOpImplementation* implementation = NcclOpRegistry::instance().find(primitive);
     return implementation ? implementation->placements : std::vector<Placement>{};
   }
 
