@@ -60,9 +60,9 @@ int run_accept(const AcceptOptions& options) {
   return static_cast<int>(verdict.passed() ? ExitCode::ok : ExitCode::acceptance_failed);
 }
 
-const CommandRegistrar registrar{
+const Registrar<CommandRegistration> registrar{{
     "accept", "check results against a YAML thresholds file: pass/fail table, JUnit XML, exit code 6 on failure",
-    [](CLI::App& sub) -> std::function<int()> {
+    [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
       auto options = std::make_shared<AcceptOptions>();
       sub.add_option("inputs", options->inputs, "results files or directories")->required();
       sub.add_option("--thresholds", options->thresholds_path, "acceptance thresholds (YAML)")->required();
@@ -70,7 +70,7 @@ const CommandRegistrar registrar{
       sub.add_option("--drain-list", options->drain_list_path,
                      "write the hosts that failed a host-outlier check and why to this file (HOST<TAB>REASON per line)");
       return [options] { return run_accept(*options); };
-    }};
+    }}};
 
 }  // namespace
 }  // namespace fb::cli

@@ -1,8 +1,9 @@
 #pragma once
-// Subcommands of the `fabricbench` executable register themselves here, one file each, so a new
-// stage's command is added without editing main().
+// Subcommands of the `fabricbench` executable register themselves, one file each, so a new stage's
+// command is added without editing main().
 
 #include "common/op_catalog.hpp"
+#include "common/registry.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -10,29 +11,27 @@
 #include <ranges>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace fb::cli {
 
-// Declares the subcommand's flags on `sub` (binding them to state the returned action owns) and
-// returns the action to run when the user picked this subcommand. The action returns the exit code.
-using CommandSetup = std::function<std::function<int()>(CLI::App& sub)>;
-
-struct CommandRegistration {
-  std::string name;
-  std::string summary;
-  CommandSetup setup;
-};
-
-std::vector<CommandRegistration>& command_registry();
-
-// The process's own argc/argv, recorded by main() before parsing: MPI_Init takes them, and
-// provenance records the command line as typed.
+// The process's argc/argv as main() received them: MPI_Init takes them, and provenance records
+// the command line as typed.
 struct ProcessArguments {
   int argc = 0;
   char** argv = nullptr;
 };
-ProcessArguments& process_arguments();
+
+// Declares the subcommand's flags on `sub` (binding them to state the returned action owns) and
+// returns the action to run when the user picked this subcommand. The action returns the exit code.
+using CommandSetup = std::function<std::function<int()>(CLI::App& sub, const ProcessArguments& process)>;
+
+// Each *_command.cpp registers one with a Registrar<CommandRegistration>.
+struct CommandRegistration {
+  static constexpr std::string_view registry_kind = "command";
+  std::string name;
+  std::string summary;
+  CommandSetup setup;
+};
 
 // "a, b, c": what `describe` says of each entry of a registry (or of the op catalog), for help
 // texts, so they list what the build has rather than what someone remembered to write.
@@ -53,10 +52,6 @@ std::string op_names(IsOne is_one, std::string_view separator = ", ") {
                 separator);
 }
 
-struct CommandRegistrar {
-  CommandRegistrar(std::string name, std::string summary, CommandSetup setup) {
-    command_registry().push_back({std::move(name), std::move(summary), std::move(setup)});
-  }
-};
+using CommandRegistry = Registry<CommandRegistration>;
 
 }  // namespace fb::cli

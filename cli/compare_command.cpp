@@ -34,16 +34,16 @@ int run_compare(const CompareOptions& options) {
   return exit_code_for(options.fail_on, [&](const std::string&) { return count_regressions(comparison) > 0; });
 }
 
-const CommandRegistrar registrar{
+const Registrar<CommandRegistration> registrar{{
     "compare", "compare result sets A and B per op and size: ratio B/A, geometric mean, differences beyond the noise",
-    [](CLI::App& sub) -> std::function<int()> {
+    [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
       auto options = std::make_shared<CompareOptions>();
       sub.add_option("a", options->a, "result set A: a results file or directory")->required();
       sub.add_option("b", options->b, "result set B: a results file or directory")->required();
       sub.add_option("--csv", options->csv_path, "write the comparison as CSV here");
       add_fail_on_option(sub, options->fail_on, {{"regression", "B is slower than A beyond the spread at any size"}});
       return [options] { return run_compare(*options); };
-    }};
+    }}};
 
 }  // namespace
 }  // namespace fb::cli

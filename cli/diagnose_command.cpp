@@ -8,6 +8,7 @@
 #include "reports/analysis/result_loading.hpp"
 #include "cli/command.hpp"
 #include "cli/expectation_columns.hpp"
+#include "cli/topology_diagnosis.hpp"
 #include "cli/topology_input.hpp"
 #include "cli/fail_on.hpp"
 #include "common/errors.hpp"
@@ -15,9 +16,6 @@
 #include "results/results_io.hpp"
 #include "diagnosis/diagnosis.hpp"
 #include "topology/format_registry.hpp"
-#include "diagnosis/incident_diagnosis.hpp"
-#include "diagnosis/intermittent_diagnosis.hpp"
-#include "diagnosis/port_diagnosis.hpp"
 
 #include <fmt/format.h>
 
@@ -143,19 +141,11 @@ int run_diagnose(const DiagnoseOptions& options) {
   if (options.topology.empty()) return diagnose_without_topology(options, all_rows(sets));
   const topo::Graph graph = load_topology_with_warnings(options.topology, options.topology_format);
   ExpectationColumns(graph, std::cerr).add(sets);
+  const topo::Diagnosis diagnosis = diagnose_against_topology(graph, sets);
   const std::vector<ResultRow> rows = all_rows(sets);
-  topo::Diagnosis diagnosis = topo::diagnose(graph, rows);
-  const std::vector<Incident> incidents = all_incidents(sets);
-  for (topo::DiagnosisFinding& finding : topo::diagnose_incidents(graph, incidents))
-    diagnosis.findings.push_back(std::move(finding));
-  for (topo::DiagnosisFinding& finding : topo::diagnose_intermittent(rows)) diagnosis.findings.push_back(std::move(finding));
-  for (const LoadedResults& set : sets)
-    for (topo::DiagnosisFinding& finding :
-         topo::diagnose_port_counters(graph, set.results.port_counters, set.results.rows))
-      diagnosis.findings.push_back(std::move(finding));
   const std::vector<Finding> wrong_results = find_wrong_results(rows);
   const std::vector<EfficiencySummary> efficiency = summarize_efficiency(rows);
-  print_diagnosis(std::cout, diagnosis, incidents.size(), wrong_results);
+  print_diagnosis(std::cout, diagnosis, all_incidents(sets).size(), wrong_results);
   print_efficiency(std::cout, efficiency);
   if (!options.json_path.empty()) {
     nlohmann::json json = topo::to_json(graph, diagnosis);
@@ -179,11 +169,11 @@ int run_diagnose(const DiagnoseOptions& options) {
   return static_cast<int>(drained_hosts ? ExitCode::doctor_flags : ExitCode::ok);
 }
 
-const CommandRegistrar registrar{
+const Registrar<CommandRegistration> registrar{{
     "diagnose",
     "join pair measurements and incidents to the topology: degraded, blocking and failed links, slow nodes, wrong "
     "results",
-    [](CLI::App& sub) -> std::function<int()> {
+    [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
       auto options = std::make_shared<DiagnoseOptions>();
       sub.add_option("--results", options->results, "results files or directories (pairwise, concurrent runs)")
           ->required();
@@ -198,7 +188,7 @@ const CommandRegistrar registrar{
                      "write the hosts the findings blame and why to this file (HOST<TAB>REASON per line); exit 7 when "
                      "it lists a host");
       return [options] { return run_diagnose(*options); };
-    }};
+    }}};
 
 }  // namespace
 }  // namespace fb::cli

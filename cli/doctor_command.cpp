@@ -131,9 +131,8 @@ HostReport report_from_json(const nlohmann::json& json) {
   return {json.at("host").get<std::string>(), std::nullopt, json.at("error").get<std::string>()};
 }
 
-int run_under_mpi(const DoctorOptions& options) {
-  ProcessArguments& arguments = process_arguments();
-  const MpiJob job(arguments.argc, arguments.argv);
+int run_under_mpi(const DoctorOptions& options, ProcessArguments process) {
+  const MpiJob job(process.argc, process.argv);
   // The lowest rank of each host is the only one that inspects it.
   std::string payload;
   if (job.local_rank() == 0) {
@@ -157,11 +156,11 @@ int run_under_mpi(const DoctorOptions& options) {
 
 #endif  // FABRICBENCH_DOCTOR_WITH_MPI
 
-int run_doctor(const DoctorOptions& options) {
+int run_doctor(const DoctorOptions& options, [[maybe_unused]] const ProcessArguments& process) {
 #ifdef FABRICBENCH_DOCTOR_WITH_MPI
   if (read_launcher_environment().mpi_launcher) {
     try {
-      return run_under_mpi(options);
+      return run_under_mpi(options, process);
     } catch (const std::exception& e) {
       std::cerr << fmt::format("fabricbench: error: {}\n", e.what());
       return static_cast<int>(ExitCode::runtime);
@@ -176,10 +175,10 @@ int run_doctor(const DoctorOptions& options) {
   return report_hosts(options, {std::move(report)});
 }
 
-const CommandRegistrar registrar{
+const Registrar<CommandRegistration> registrar{{
     "doctor",
     "pre-flight check of every host: GPUs, NICs, PCIe links, NUMA, RDMA ports, ACS, versions; flags what is wrong",
-    [](CLI::App& sub) -> std::function<int()> {
+    [](CLI::App& sub, const ProcessArguments& process) -> std::function<int()> {
       auto options = std::make_shared<DoctorOptions>();
       sub.add_option("--sysfs-root", options->sysfs_root,
                      "directory that sys/, proc/ and usr/ are read under (a prepared tree instead of this host)")
@@ -195,8 +194,8 @@ const CommandRegistrar registrar{
                      "(0: read them once; counts since the last clear are warnings)")
           ->check(CLI::NonNegativeNumber)
           ->capture_default_str();
-      return [options] { return run_doctor(*options); };
-    }};
+      return [options, process] { return run_doctor(*options, process); };
+    }}};
 
 }  // namespace
 }  // namespace fb::cli

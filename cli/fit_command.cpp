@@ -127,9 +127,9 @@ int run_fit(const FitOptions& options) {
   return static_cast<int>(ExitCode::ok);
 }
 
-const CommandRegistrar registrar{
+const Registrar<CommandRegistration> registrar{{
     "fit", "fit latency (alpha) and bandwidth (1/beta) per link class to point-to-point sweeps; compare with the model",
-    [](CLI::App& sub) -> std::function<int()> {
+    [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
       auto options = std::make_shared<FitOptions>();
       sub.add_option("results", options->results, "results files or directories with latency/bw size sweeps")
           ->required();
@@ -138,7 +138,7 @@ const CommandRegistrar registrar{
       sub.add_option("-b,--minbytes", options->min_bytes, "fit only sizes from this one (8, 4K, 1M)");
       sub.add_option("-e,--maxbytes", options->max_bytes, "fit only sizes up to this one");
       return [options] { return run_fit(*options); };
-    }};
+    }}};
 
 }  // namespace
 }  // namespace fb::cli

@@ -63,19 +63,19 @@ int run_import(const ImportCommandOptions& options) {
   return static_cast<int>(ExitCode::ok);
 }
 
-const CommandRegistrar registrar{
+const Registrar<CommandRegistration> registrar{{
     "import", "convert other benchmarks' logs into results files (formats: import --help)",
-    [](CLI::App& sub) -> std::function<int()> {
+    [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
       auto options = std::make_shared<ImportCommandOptions>();
       sub.add_option("logs", options->logs,
                      "log files to import, the format detected from the content: " +
-                         joined(importer_registry(), [](const Importer& importer) { return importer.name; }))
+                         ImporterRegistry::instance().names())
           ->required();
       sub.add_option("-o,--output-dir", options->output_dir, "directory for RUN_ID.json and RUN_ID.csv")
           ->capture_default_str();
       sub.add_option("--ranks", options->nranks, "process count of OSU collective logs and of nccl-tests tables that do not print it");
       return [options] { return run_import(*options); };
-    }};
+    }}};
 
 }  // namespace
 }  // namespace fb::cli

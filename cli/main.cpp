@@ -12,14 +12,14 @@
 #include <map>
 
 int main(int argc, char** argv) {
-  fb::cli::process_arguments() = {argc, argv};
   CLI::App app{"fabricbench: interconnect and collective-communication benchmarks for GPU clusters", "fabricbench"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(fb::tool_version()));
   std::map<CLI::App*, std::function<int()>> actions;
-  for (const auto& command : fb::cli::command_registry()) {
+  const fb::cli::ProcessArguments process{argc, argv};
+  for (const auto& command : fb::cli::CommandRegistry::instance().entries()) {
     CLI::App* sub = app.add_subcommand(command.name, command.summary);
-    actions[sub] = command.setup(*sub);
+    actions[sub] = command.setup(*sub, process);
   }
 
   // Every rank parses the same command line; only the first prints what is wrong with it.

@@ -4,6 +4,7 @@
 #include "reports/analysis/result_loading.hpp"
 #include "cli/command.hpp"
 #include "cli/expectation_columns.hpp"
+#include "cli/topology_diagnosis.hpp"
 #include "cli/topology_input.hpp"
 #include "cli/fail_on.hpp"
 #include "common/errors.hpp"
@@ -14,7 +15,6 @@
 #include "results/results_io.hpp"
 #include "diagnosis/diagnosis.hpp"
 #include "topology/format_registry.hpp"
-#include "diagnosis/incident_diagnosis.hpp"
 
 #include <fmt/format.h>
 
@@ -39,9 +39,7 @@ struct ReportOptions {
 void add_topology(ReportInput& input, const std::vector<std::string>& topology_files) {
   const topo::Graph graph = load_topology_with_warnings(topology_files);
   ExpectationColumns(graph, std::cerr).add(input.sets);
-  topo::Diagnosis diagnosis = topo::diagnose(graph, all_rows(input.sets));
-  for (topo::DiagnosisFinding& finding : topo::diagnose_incidents(graph, all_incidents(input.sets)))
-    diagnosis.findings.push_back(std::move(finding));
+  const topo::Diagnosis diagnosis = diagnose_against_topology(graph, input.sets);
   std::vector<topo::LinkId> flagged;
   for (const topo::DiagnosisFinding& finding : diagnosis.findings) {
     if (finding.link) flagged.push_back(*finding.link);
@@ -95,9 +93,9 @@ int run_report(const ReportOptions& options) {
   });
 }
 
-const CommandRegistrar registrar{
+const Registrar<CommandRegistration> registrar{{
     "report", "write a self-contained HTML report: verdict, findings, plots per op, pairwise heatmap, provenance",
-    [](CLI::App& sub) -> std::function<int()> {
+    [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
       auto options = std::make_shared<ReportOptions>();
       sub.add_option("inputs", options->inputs, "results files or directories (two directories: compared, A then B)");
       sub.add_option("-o,--output", options->output_path, "the HTML file to write")->capture_default_str();
@@ -111,7 +109,7 @@ const CommandRegistrar registrar{
                          {{"fail", "the verdict is FAIL: a check failed or was not available, or any finding"},
                           {"not-pass", "the verdict is FAIL or NOT JUDGED (no thresholds given)"}});
       return [options] { return run_report(*options); };
-    }};
+    }}};
 
 }  // namespace
 }  // namespace fb::cli

@@ -90,8 +90,8 @@ std::string ops_help() {
 
 std::string backends_help() {
   return "backend that runs the ops: " +
-         joined(registered_backends(),
-                [](const BackendRegistration& backend) { return fmt::format("{}: {}", backend.name, backend.summary); },
+         joined(BackendRegistry::instance().listing(),
+                [](const RegistryListing& backend) { return fmt::format("{}: {}", backend.name, backend.summary); },
                 "; ");
 }
 
@@ -159,7 +159,7 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
 
 class RunCommand {
  public:
-  explicit RunCommand(RunCommandOptions options) : options_(std::move(options)) {}
+  RunCommand(RunCommandOptions options, ProcessArguments process) : options_(std::move(options)), process_(process) {}
 
   int run() {
     MeasurementSettings settings;
@@ -170,7 +170,7 @@ class RunCommand {
       if (!options_.duration.empty()) settings.duration_s = parse_duration_s(options_.duration);
       if (options_.repeat > 0 && settings.duration_s > 0) throw UsageError("give --repeat or --duration, not both");
       validate_run_options(options_.run);
-      backend_by_name(options_.backend).require_supported(options_.run.launch);
+      BackendRegistry::instance().at(options_.backend).require_supported(options_.run.launch);
     } catch (const UsageError& e) {
       return fail_everywhere(e.what(), launcher_rank() == 0, ExitCode::usage);
     }
@@ -178,9 +178,10 @@ class RunCommand {
     // signal can only reach this thread, which holds it back while it replaces a results file.
     std::optional<TerminationSignalsHeld> signals_held_during_startup(std::in_place);
     // MPI_Init may strip launcher arguments; provenance keeps the command line as typed.
-    int backend_argc = process_arguments().argc;
-    char** backend_argv = process_arguments().argv;
-    backend_ = backend_by_name(options_.backend).factory(backend_argc, backend_argv, options_.run.launch);
+    int backend_argc = process_.argc;
+    char** backend_argv = process_.argv;
+    backend_ =
+        BackendRegistry::instance().at(options_.backend).factory(backend_argc, backend_argv, options_.run.launch);
     const RankPlacement& placement = backend_->placement();
     const bool reporting_rank = placement.rank == 0;
 
@@ -253,7 +254,7 @@ class RunCommand {
     }
     const std::string run_id = new_run_id();
     settings.provenance = collect_provenance(
-        *backend_, run_id, shell_command_line(process_arguments().argc, process_arguments().argv));
+        *backend_, run_id, shell_command_line(process_.argc, process_.argv));
     std::size_t expected_rows = 0;
     for (const PlannedOp& planned : plan) expected_rows += planned.cases_by_size.size() * planned.placements.size();
     expected_rows *= static_cast<std::size_t>(std::max(options_.repeat, 1));
@@ -273,6 +274,7 @@ class RunCommand {
   }
 
   RunCommandOptions options_;
+  ProcessArguments process_;
   std::unique_ptr<Backend> backend_;
   std::optional<topo::Graph> topology_;  // reporting rank, with --topology
   std::optional<ExpectationColumns> expectations_;
@@ -281,13 +283,13 @@ class RunCommand {
   std::optional<FanOutRowSink> reporting_sinks_;
 };
 
-const CommandRegistrar registrar{
+const Registrar<CommandRegistration> registrar{{
     "run", "measure ops over a size sweep (nccl-tests flags), print a table, write CSV and JSON results",
-    [](CLI::App& sub) -> std::function<int()> {
+    [](CLI::App& sub, const ProcessArguments& process) -> std::function<int()> {
       auto options = std::make_shared<RunCommandOptions>();
       add_flags(sub, *options);
-      return [options] { return RunCommand(*options).run(); };
-    }};
+      return [options, process] { return RunCommand(*options, process).run(); };
+    }}};
 
 }  // namespace
 }  // namespace fb::cli

@@ -245,9 +245,7 @@ std::string modelled_op_names() {
   return op_names([](const OpTraits& op) { return op.modelled_as != ModelledCollective::none; });
 }
 
-std::string topology_format_names() {
-  return joined(topo::topology_formats(), [](const topo::TopologyFormat& format) { return format.name; });
-}
+std::string topology_format_names() { return topo::TopologyFormatRegistry::instance().names(); }
 
 int predict(const TopoOptions& options) {
   const OpTraits* op = topo::modelled_op(options.op);
@@ -391,9 +389,9 @@ void add_input_flags(CLI::App& command, TopoOptions& options,
   add_nvlink_generation_flag(command, options);
 }
 
-const CommandRegistrar registrar{
+const Registrar<CommandRegistration> registrar{{
     "topo", "the fabric model: show, analyze, predict and draw a topology; diff a fleet's dumps",
-    [](CLI::App& sub) -> std::function<int()> {
+    [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
       auto options = std::make_shared<TopoOptions>();
       sub.require_subcommand(1);
       CLI::App* show_command = sub.add_subcommand("show", "summary: counts, link types, tiers, oversubscription");
@@ -461,7 +459,7 @@ const CommandRegistrar registrar{
           return dot(*options);
         });
       };
-    }};
+    }}};
 
 }  // namespace
 }  // namespace fb::cli

@@ -2,6 +2,7 @@
 // Where the ranks of a job run: the vocabulary the pair schedule, the measuring backends and the
 // diagnosis share.
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,15 @@ struct RankPlacement {
   int nodes = 1;
   int ranks_per_node = 1;               // the most ranks on any one node
 };
+
+struct NodeCount {
+  int nodes = 0;
+  int ranks_per_node = 0;  // the most ranks on any one node
+};
+
+// The hosts that `rank_hosts` (one host name per rank) names, and the most ranks on one of them.
+// An empty name is a rank whose host is not known: it counts towards no node.
+NodeCount count_nodes(std::span<const std::string> rank_hosts);
 
 // The placement of `rank` among ranks that run on `rank_hosts` (one host name per rank).
 RankPlacement placement_of(std::vector<std::string> rank_hosts, int rank);

@@ -4,6 +4,7 @@
 // itself with a sniffer (does this text look like my format?) and a parser. What a log does not
 // say and a parser infers is recorded in Provenance::assumptions; the caller prints it as a warning.
 
+#include "common/registry.hpp"
 #include "results/results_io.hpp"
 
 #include <filesystem>
@@ -21,7 +22,9 @@ struct ImportOptions {
 };
 
 struct Importer {
+  static constexpr std::string_view registry_kind = "log format";
   std::string name;  // the format, as messages name it; the rows' backend is the tool (nccl-tests, gbench, ...)
+  std::string summary;  // the tool and its output, for help texts
   // Cheap and specific: true only for text this importer understands (its banner or header).
   bool (*recognizes)(std::string_view text);
   // `origin` is the file's path, for messages ("FILE:LINE: ...") and what the file name tells.
@@ -30,11 +33,8 @@ struct Importer {
   std::vector<ResultSet> (*parse)(std::string_view text, const std::filesystem::path& origin, const ImportOptions& options);
 };
 
-std::vector<Importer>& importer_registry();
-
-struct ImporterRegistrar {
-  explicit ImporterRegistrar(Importer importer) { importer_registry().push_back(std::move(importer)); }
-};
+// Filled by a Registrar<Importer> in each format's file; formats are tried in its name order.
+using ImporterRegistry = Registry<Importer>;
 
 // Reads `path`, picks the importer that recognises it and parses it. Throws InputError when no
 // importer recognises the file (naming the formats it tried) or when parsing fails.

@@ -4,47 +4,11 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 namespace fb::topo {
-namespace {
-
-std::vector<TopologyFormat>& mutable_formats() {
-  static std::vector<TopologyFormat> formats;
-  return formats;
-}
-
-std::string format_names() {
-  std::string names;
-  for (const TopologyFormat& format : topology_formats()) {
-    if (!names.empty()) names += ", ";
-    names += format.name;
-  }
-  return names;
-}
-
-}  // namespace
-
-bool register_topology_format(TopologyFormat format) {
-  auto& formats = mutable_formats();
-  formats.push_back(std::move(format));
-  std::sort(formats.begin(), formats.end(),
-            [](const TopologyFormat& a, const TopologyFormat& b) { return a.name < b.name; });
-  return true;
-}
-
-const std::vector<TopologyFormat>& topology_formats() { return mutable_formats(); }
-
-const TopologyFormat* find_topology_format(std::string_view name) {
-  for (const TopologyFormat& format : topology_formats()) {
-    if (format.name == name) return &format;
-  }
-  return nullptr;
-}
-
 namespace {
 
 // Parsers check names as they go; a contradiction the graph itself catches (one name for two
@@ -60,17 +24,11 @@ Graph parse_with(const TopologyFormat& format, const SourceText& source) {
 }  // namespace
 
 const TopologyFormat& resolve_topology_format(const SourceText& source, std::string_view format_name) {
-  if (format_name != "auto") {
-    const TopologyFormat* format = find_topology_format(format_name);
-    if (format == nullptr) {
-      throw UsageError(fmt::format("unknown topology format '{}' (known: {})", format_name,
-                                   format_names()));
-    }
-    return *format;
-  }
+  const TopologyFormatRegistry& formats = TopologyFormatRegistry::instance();
+  if (format_name != "auto") return formats.at(format_name);
   const TopologyFormat* best = nullptr;
   int best_confidence = 0;
-  for (const TopologyFormat& format : topology_formats()) {
+  for (const TopologyFormat& format : formats.entries()) {
     const int confidence = format.sniff(source.text);
     if (confidence > best_confidence) {
       best = &format;
@@ -80,7 +38,7 @@ const TopologyFormat& resolve_topology_format(const SourceText& source, std::str
   if (best == nullptr) {
     throw InputError(fmt::format("{}:1: expected one of the topology formats ({}), got none that "
                                  "matches; name one with --format",
-                                 source.path, format_names()));
+                                 source.path, formats.names()));
   }
   return *best;
 }

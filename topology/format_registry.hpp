@@ -2,6 +2,7 @@
 // Topology input formats register themselves here, one source file each (topology/formats/).
 // Adding a format is adding a file: nothing central lists them.
 
+#include "common/registry.hpp"
 #include "topology/graph.hpp"
 
 #include <functional>
@@ -31,19 +32,18 @@ struct SourceText {
 };
 
 struct TopologyFormat {
+  static constexpr std::string_view registry_kind = "topology format";
   std::string name;  // what --format takes: "nvidia-smi", "nccl-xml", ...
-  std::string description;
+  std::string summary;
   // How sure the format is that `text` is its own, 0 (not mine) to 100 (certainly mine).
   std::function<int(std::string_view text)> sniff;
   // Throws fb::InputError "FILE:LINE: expected ..., got ..." on malformed input.
   std::function<Graph(const SourceText& source)> parse;
 };
 
-// Registers at static-initialisation time; returns true so that a namespace-scope
-// `const bool registered = register_topology_format(...)` performs it.
-bool register_topology_format(TopologyFormat format);
-const std::vector<TopologyFormat>& topology_formats();
-const TopologyFormat* find_topology_format(std::string_view name);
+// Filled by a Registrar<TopologyFormat> in each format's file. Its name order breaks ties between
+// equally sure sniffs.
+using TopologyFormatRegistry = Registry<TopologyFormat>;
 
 // The named format, or ("auto") the format whose sniff is most certain of `source`.
 const TopologyFormat& resolve_topology_format(const SourceText& source, std::string_view format_name = "auto");

@@ -7,12 +7,14 @@
 #include "benchmarks/core/benchmark_case.hpp"
 #include "benchmarks/core/job_control.hpp"
 #include "common/rank_placement.hpp"
+#include "common/registry.hpp"
 
 #include <functional>
 #include <map>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fb {
@@ -82,24 +84,19 @@ class Backend {
 
 using BackendFactory = std::function<std::unique_ptr<Backend>(int& argc, char**& argv, const LaunchOptions&)>;
 
-struct BackendRegistrar {
-  BackendRegistrar(std::string name, std::string summary, BackendFactory factory,
-                   BackendCapabilities capabilities = {});
-};
-
+// What `--backend NAME` picks; each backend registers one with a Registrar<BackendRegistration>.
 struct BackendRegistration {
+  static constexpr std::string_view registry_kind = "backend";
   std::string name;
   std::string summary;
   BackendFactory factory;
-  BackendCapabilities capabilities;
+  BackendCapabilities capabilities{};
 
   // Throws UsageError when `launch` asks for what this backend cannot do.
   void require_supported(const LaunchOptions& launch) const;
 };
 
-const std::vector<BackendRegistration>& registered_backends();
-
-// Throws UsageError naming the backends this build has.
-const BackendRegistration& backend_by_name(std::string_view name);
+// The backends of this build; at(name) throws UsageError naming them.
+using BackendRegistry = Registry<BackendRegistration>;
 
 }  // namespace fb

@@ -236,11 +236,9 @@ class CudaCopyBackend final : public Backend {
   SingleProcessJob job_;
 };
 
-const BackendRegistrar registrar{"cuda",
-                                 "copies between host memory and the GPUs of one process: copy engine and SM kernel",
-                                 [](int&, char**&, const LaunchOptions&) -> std::unique_ptr<Backend> {
-                                   return std::make_unique<CudaCopyBackend>();
-                                 }};
+const Registrar<BackendRegistration> registrar{
+    {"cuda", "copies between host memory and the GPUs of one process: copy engine and SM kernel",
+     [](int&, char**&, const LaunchOptions&) -> std::unique_ptr<Backend> { return std::make_unique<CudaCopyBackend>(); }}};
 
 }  // namespace
 }  // namespace fb

@@ -32,7 +32,8 @@ std::map<std::string, std::string> MpiBackend::library_versions() const { return
 
 std::vector<Placement> MpiBackend::placements_of(const OpTraits& op) const {
   // A pair pattern runs wherever its point-to-point primitive does.
-  const MpiOpImplementation* implementation = find_mpi_op(op.pair_primitive.empty() ? op.name : op.pair_primitive);
+  const auto& primitive = op.pair_primitive.empty() ? op.name : op.pair_primitive;
+  const MpiOpImplementation* implementation = MpiOpRegistry::instance().find(primitive);
   return implementation ? implementation->placements : std::vector<Placement>{};
 }
 
@@ -58,7 +59,7 @@ int MpiBackend::timed_iterations(const BenchmarkCase& benchmark_case, const std:
 }
 
 MpiBackend::LocalRun MpiBackend::run_locally(const BenchmarkCase& benchmark_case, IterationStart start) {
-  const MpiOpImplementation* implementation = find_mpi_op(benchmark_case.op->name);
+  const MpiOpImplementation* implementation = MpiOpRegistry::instance().find(benchmark_case.op->name);
   if (!implementation) throw std::logic_error("measure() called for an op the plan should have refused");
   const std::unique_ptr<MpiOpCase> op_case = implementation->factory(benchmark_case, context_);
   const auto barrier = [&] { mpi_.barrier(); };
@@ -133,10 +134,11 @@ std::vector<Measurement> MpiBackend::measure_pairs(const BenchmarkCase& benchmar
 }
 
 namespace {
-const BackendRegistrar registrar{"mpi", "host buffers over MPI, one process per rank",
-                                 [](int& argc, char**& argv, const LaunchOptions& launch) -> std::unique_ptr<Backend> {
-                                   return std::make_unique<MpiBackend>(argc, argv, launch);
-                                 }};
+const Registrar<BackendRegistration> registrar{
+    {"mpi", "host buffers over MPI, one process per rank",
+     [](int& argc, char**& argv, const LaunchOptions& launch) -> std::unique_ptr<Backend> {
+       return std::make_unique<MpiBackend>(argc, argv, launch);
+     }}};
 }  // namespace
 
 }  // namespace fb

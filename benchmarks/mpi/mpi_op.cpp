@@ -3,24 +3,6 @@
 #include <stdexcept>
 
 namespace fb {
-namespace {
-
-std::vector<MpiOpImplementation>& registry() {
-  static std::vector<MpiOpImplementation> implementations;
-  return implementations;
-}
-
-}  // namespace
-
-MpiOpRegistrar::MpiOpRegistrar(MpiOpImplementation implementation) {
-  registry().push_back(std::move(implementation));
-}
-
-const MpiOpImplementation* find_mpi_op(std::string_view op_name) {
-  for (const auto& implementation : registry())
-    if (implementation.op_name == op_name) return &implementation;
-  return nullptr;
-}
 
 MPI_Datatype mpi_datatype_of(DataType type) {
   switch (type) {

@@ -4,6 +4,7 @@
 
 #include "benchmarks/core/benchmark_case.hpp"
 #include "common/dtype.hpp"
+#include "common/registry.hpp"
 
 #include <mpi.h>
 
@@ -39,16 +40,14 @@ class MpiOpCase {
 using MpiOpFactory = std::function<std::unique_ptr<MpiOpCase>(const BenchmarkCase&, const MpiOpContext&)>;
 
 struct MpiOpImplementation {
-  std::string_view op_name;
+  static constexpr std::string_view registry_kind = "MPI op";
+  std::string_view name;  // the op's catalog name
   std::vector<Placement> placements;
   MpiOpFactory factory;
 };
 
-const MpiOpImplementation* find_mpi_op(std::string_view op_name);
-
-struct MpiOpRegistrar {
-  explicit MpiOpRegistrar(MpiOpImplementation implementation);
-};
+// Each file under mpi/ops/ registers its op with a Registrar<MpiOpImplementation>.
+using MpiOpRegistry = Registry<MpiOpImplementation>;
 
 // Instantiates Case<T> for the case's element type.
 template <template <class> class Case>

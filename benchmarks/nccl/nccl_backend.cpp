@@ -90,7 +90,8 @@ class NcclBackend final : public Backend {
   std::vector<Placement> placements_of(const OpTraits& op) const override {
     if (op.op_class == OpClass::device_copy) return {};
     // A pair pattern runs wherever its point-to-point primitive does.
-    const NcclOpImplementation* implementation = find_nccl_op(op.pair_primitive.empty() ? op.name : op.pair_primitive);
+    const auto& primitive = op.pair_primitive.empty() ? op.name : op.pair_primitive;
+    const NcclOpImplementation* implementation = NcclOpRegistry::instance().find(primitive);
     return implementation ? implementation->placements : std::vector<Placement>{};
   }
 
@@ -145,7 +146,7 @@ class NcclBackend final : public Backend {
   // Runs the case on this process's GPUs (`pairs`: a pair pattern's round, measured at once).
   // Leaves the watchdog armed; the caller ends the case after combining the processes' results.
   LocalRun run_locally(const BenchmarkCase& benchmark_case, std::span<const RankPair> pairs, std::string label) {
-    const NcclOpImplementation* implementation = find_nccl_op(benchmark_case.op->name);
+    const NcclOpImplementation* implementation = NcclOpRegistry::instance().find(benchmark_case.op->name);
     if (!implementation) throw std::logic_error("measure() called for an op the plan should have refused");
     label_ = std::move(label);
     step_deadline_s_ = benchmark_case.step_deadline_s;
@@ -346,11 +347,12 @@ class NcclBackend final : public Backend {
   double step_deadline_s_ = 30;
 };
 
-const BackendRegistrar registrar{"nccl", "device buffers through NCCL, one process per GPU (or -g GPUs per process)",
-                                 [](int& argc, char**& argv, const LaunchOptions& launch) -> std::unique_ptr<Backend> {
-                                   return std::make_unique<NcclBackend>(argc, argv, launch);
-                                 },
-                                 {.several_gpus_per_process = true, .cuda_graphs = true}};
+const Registrar<BackendRegistration> registrar{
+    {"nccl", "device buffers through NCCL, one process per GPU (or -g GPUs per process)",
+     [](int& argc, char**& argv, const LaunchOptions& launch) -> std::unique_ptr<Backend> {
+       return std::make_unique<NcclBackend>(argc, argv, launch);
+     },
+     {.several_gpus_per_process = true, .cuda_graphs = true}}};
 
 }  // namespace
 }  // namespace fb

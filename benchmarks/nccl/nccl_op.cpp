@@ -7,24 +7,6 @@
 #include <stdexcept>
 
 namespace fb {
-namespace {
-
-std::vector<NcclOpImplementation>& registry() {
-  static std::vector<NcclOpImplementation> ops;
-  return ops;
-}
-
-}  // namespace
-
-const NcclOpImplementation* find_nccl_op(std::string_view op_name) {
-  for (const auto& op : registry())
-    if (op.op_name == op_name) return &op;
-  return nullptr;
-}
-
-NcclOpRegistrar::NcclOpRegistrar(NcclOpImplementation implementation) {
-  registry().push_back(std::move(implementation));
-}
 
 ncclDataType_t nccl_datatype_of(DataType type) {
   switch (type) {

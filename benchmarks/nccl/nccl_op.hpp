@@ -5,6 +5,7 @@
 #include "benchmarks/core/benchmark_case.hpp"
 #include "benchmarks/core/pattern.hpp"
 #include "benchmarks/cuda/device_memory.hpp"
+#include "common/registry.hpp"
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -56,16 +57,14 @@ class NcclOpCase {
 using NcclOpFactory = std::function<std::unique_ptr<NcclOpCase>(const BenchmarkCase&, const NcclOpContext&)>;
 
 struct NcclOpImplementation {
-  std::string_view op_name;
+  static constexpr std::string_view registry_kind = "NCCL op";
+  std::string_view name;  // the op's catalog name
   std::vector<Placement> placements;
   NcclOpFactory factory;
 };
 
-const NcclOpImplementation* find_nccl_op(std::string_view op_name);
-
-struct NcclOpRegistrar {
-  explicit NcclOpRegistrar(NcclOpImplementation implementation);
-};
+// Each file under nccl/ops/ registers its op with a Registrar<NcclOpImplementation>.
+using NcclOpRegistry = Registry<NcclOpImplementation>;
 
 ncclDataType_t nccl_datatype_of(DataType type);
 ncclRedOp_t nccl_redop_of(ReduceOp op);
@@ -113,7 +112,7 @@ class NcclCollectiveCase : public NcclOpCase {
   std::vector<GpuBuffers> buffers_;
 };
 
-// Registers Op as the implementation of `op_name`.
+// The factory an op registers: Op constructed from the case and the context.
 template <class Op>
 std::unique_ptr<NcclOpCase> make_nccl_case(const BenchmarkCase& benchmark_case, const NcclOpContext& context) {
   return std::make_unique<Op>(benchmark_case, context);

@@ -326,8 +326,10 @@ std::vector<ResultSet> parse_console(std::string_view text, const std::filesyste
   return results_of(runs, std::move(provenance), file);
 }
 
-const ImporterRegistrar json_registrar{{"gbench", recognizes_json, parse_json}};
-const ImporterRegistrar console_registrar{{"gbench-console", recognizes_console, parse_console}};
+const Registrar<Importer> json_registrar{
+    {"gbench", "Google Benchmark JSON (--benchmark_format=json or --benchmark_out)", recognizes_json, parse_json}};
+const Registrar<Importer> console_registrar{
+    {"gbench-console", "Google Benchmark console table", recognizes_console, parse_console}};
 
 }  // namespace
 }  // namespace fb

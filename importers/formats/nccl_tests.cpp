@@ -13,6 +13,7 @@
 
 #include "common/errors.hpp"
 #include "common/op_catalog.hpp"
+#include "common/rank_placement.hpp"
 #include "importers/importer_registry.hpp"
 #include "importers/nccl_tests_common.hpp"
 #include "importers/text_lines.hpp"
@@ -397,12 +398,11 @@ class LogReader {
       p.rank_hosts.push_back(host == run.host_by_rank.end() ? std::string() : host->second);
     }
 
-    std::map<std::string, int> ranks_on_host;
-    for (const auto& [rank, host] : run.host_by_rank) ++ranks_on_host[host];
+    const NodeCount named = count_nodes(p.rank_hosts);
     const bool every_host_known = !run.host_by_rank.empty() && static_cast<int>(run.host_by_rank.size()) == nranks;
     if (every_host_known) {
-      p.nodes = static_cast<int>(ranks_on_host.size());
-      for (const auto& [host, count] : ranks_on_host) p.ranks_per_node = std::max(p.ranks_per_node, count);
+      p.nodes = named.nodes;
+      p.ranks_per_node = named.ranks_per_node;
       return;
     }
     // Hosts partly or not at all known: the launcher's placement, in equal blocks per node.
@@ -418,8 +418,8 @@ class LogReader {
                               "rank's host", p.nodes, *per_node));
     } else {
       assume(run, fmt::format("the node count is not in the log{}: recorded as 0 (unknown)",
-                              ranks_on_host.empty() ? std::string()
-                                                    : fmt::format(" (at least {}: the hosts named)", ranks_on_host.size())));
+                              named.nodes == 0 ? std::string()
+                                               : fmt::format(" (at least {}: the hosts named)", named.nodes)));
     }
   }
 
@@ -532,7 +532,9 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
   return LogReader(origin, options).read(text);
 }
 
-const ImporterRegistrar registrar{{"nccl-tests", recognizes, parse}};
+const Registrar<Importer> registrar{
+    {"nccl-tests", "nccl-tests and rccl-tests text logs (all_reduce_perf and the other *_perf tools)",
+     recognizes, parse}};
 
 }  // namespace
 }  // namespace fb

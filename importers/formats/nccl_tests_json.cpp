@@ -6,6 +6,7 @@
 
 #include "common/errors.hpp"
 #include "common/op_catalog.hpp"
+#include "common/rank_placement.hpp"
 #include "importers/importer_registry.hpp"
 #include "importers/nccl_tests_common.hpp"
 #include "importers/text_lines.hpp"
@@ -14,7 +15,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <map>
 
 namespace fb {
 namespace {
@@ -86,10 +86,9 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     } else {
       for (const std::string& host : process_hosts) p.rank_hosts.insert(p.rank_hosts.end(), static_cast<std::size_t>(per_process), host);
       p.nranks = static_cast<int>(p.rank_hosts.size());
-      std::map<std::string, int> ranks_on_host;
-      for (const std::string& host : p.rank_hosts) ++ranks_on_host[host];
-      p.nodes = static_cast<int>(ranks_on_host.size());
-      for (const auto& [host, count] : ranks_on_host) p.ranks_per_node = std::max(p.ranks_per_node, count);
+      const NodeCount count = count_nodes(p.rank_hosts);
+      p.nodes = count.nodes;
+      p.ranks_per_node = count.ranks_per_node;
     }
 
     const Json& sizes = json.at("results");
@@ -154,7 +153,8 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
   return one_run(std::move(results));
 }
 
-const ImporterRegistrar registrar{{"nccl-tests-json", recognizes, parse}};
+const Registrar<Importer> registrar{
+    {"nccl-tests-json", "nccl-tests JSON output (-J FILE)", recognizes, parse}};
 
 }  // namespace
 }  // namespace fb

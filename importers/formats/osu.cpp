@@ -289,7 +289,9 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
   return runs;
 }
 
-const ImporterRegistrar registrar{{"osu", recognizes, parse}};
+const Registrar<Importer> registrar{
+    {"osu", "OSU micro-benchmark logs (osu_latency, osu_bw, osu_bibw, osu_allreduce, osu_allgather)",
+     recognizes, parse}};
 
 }  // namespace
 }  // namespace fb

@@ -240,7 +240,9 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
   return runs;
 }
 
-const ImporterRegistrar registrar{{"perftest", recognizes, parse}};
+const Registrar<Importer> registrar{
+    {"perftest", "perftest output (ib_write_bw, ib_read_bw, ib_send_bw and their _lat counterparts)",
+     recognizes, parse}};
 
 }  // namespace
 }  // namespace fb

@@ -6,11 +6,15 @@
 #include "support/temp_dir.hpp"
 
 #include <gmock/gmock.h>
+#include <nlohmann/json.hpp>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <fstream>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace fb {
 namespace {
@@ -70,7 +74,7 @@ class DrainListCommands : public ::testing::Test {
       }
     }
     results.port_counters = {
-        {"node1", "mlx5_0/1", "ACTIVE", "ACTIVE", "100 Gb/sec (4X EDR)", "100 Gb/sec (4X EDR)", {{"symbol_error", 0}}, {}},
+        {"node1", "mlx5_0/1", "ACTIVE", "ACTIVE", "100 Gb/sec (4X EDR)", "100 Gb/sec (4X EDR)", {{"symbol_error", 0}}, {}, std::nullopt},
         {"node3", "mlx5_0/1", "ACTIVE", "ACTIVE", "100 Gb/sec (4X EDR)", "100 Gb/sec (4X EDR)", {{"symbol_error", 500}}, {}, std::nullopt}};
     return results;
   }
@@ -110,6 +114,37 @@ TEST_F(DrainListCommands, DiagnoseListsTheHostSlowInSomeRepetitionsOfASoak) {
   ASSERT_EQ(lines.size(), 2u) << result.out;
   EXPECT_THAT(lines[1], AllOf(StartsWith("node3\tfabricbench diagnose: "),
                               HasSubstr("intermittent_host node3: 14 pairs slow in repetition 2 only")));
+}
+
+// `report --topology` draws what `diagnose --topology` names: the port whose errors grew (soak1)
+// and the host slow in one repetition of four (soak2) appear in the HTML like the slow pairs.
+TEST_F(DrainListCommands, ReportNamesEveryFindingThatDiagnoseNames) {
+  ResultSet soak = pairwise_results({0, 1, 2, 3}, {2});
+  soak.port_counters.clear();
+  write_file_atomically(dir_ / "soak2.json", results_to_json(soak));
+  const auto in_html = [](std::string text) {
+    for (std::size_t at = 0; (at = text.find_first_of("<>", at)) != std::string::npos;)
+      text.replace(at, 1, text[at] == '<' ? "&lt;" : "&gt;");
+    return text;
+  };
+  const std::vector<std::pair<std::string, std::string>> runs{{"soak1.json", "port_errors"},
+                                                               {"soak2.json", "intermittent_host"}};
+  for (const auto& [results, expected_kind] : runs) {
+    const testing::ProcessResult diagnosed = run_process(directly(
+        {"diagnose", "--results", dir_ / results, "--topology", dir_ / "eight.yaml", "--json", dir_ / "diagnosis.json"}));
+    ASSERT_EQ(diagnosed.exit_code, 0) << describe(diagnosed);
+    const testing::ProcessResult reported = run_process(directly(
+        {"report", dir_ / results, "--topology", dir_ / "eight.yaml", "-o", dir_ / "report.html"}));
+    ASSERT_EQ(reported.exit_code, 0) << describe(reported);
+    const std::string html = read_text_file(dir_ / "report.html");
+    std::vector<std::string> kinds;
+    const nlohmann::json diagnosis = nlohmann::json::parse(read_text_file(dir_ / "diagnosis.json"));
+    for (const nlohmann::json& finding : diagnosis.at("findings")) {
+      kinds.push_back(finding.at("kind").get<std::string>());
+      EXPECT_THAT(html, HasSubstr(in_html(finding.at("subject").get<std::string>()))) << results;
+    }
+    EXPECT_THAT(kinds, ::testing::Contains(expected_kind)) << describe(diagnosed);
+  }
 }
 
 TEST_F(DrainListCommands, AcceptListsTheHostOutlier) {

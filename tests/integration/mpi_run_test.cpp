@@ -248,6 +248,8 @@ INSTANTIATE_TEST_SUITE_P(
     Run, BadInputTest,
     ::testing::Values(BadInput{"MinAboveMax", 2, {"all_reduce", "-b", "1M", "-e", "1K"}, "-b 1M is larger than -e 1K", true},
                       BadInput{"ZeroMin", 2, {"all_reduce", "-b", "0"}, "-b (minimum size) must be greater than 0", true},
+                      BadInput{"UnknownBackend", 2, {"all_reduce", "--backend", "ucx"},
+                               "unknown backend 'ucx' (available: ", true},
                       BadInput{"NegativeMin", 2, {"all_reduce", "-b", "-8"}, "'-8' is negative", true},
                       BadInput{"AllGatherSizeNotAMultiple", 2, {"all_gather", "-b", "6", "-d", "int32"},
                                "-b 6 is not a multiple of 8 bytes", false},

@@ -1,5 +1,6 @@
 #include "common/errors.hpp"
 #include "common/op_catalog.hpp"
+#include "common/rank_placement.hpp"
 #include "benchmarks/core/result_builder.hpp"
 
 #include <gtest/gtest.h>
@@ -239,6 +240,15 @@ TEST(Placement, CountsNodesAndTheBusiestNode) {
   EXPECT_EQ(placement.nranks, 5);
   EXPECT_EQ(placement.nodes, 3);
   EXPECT_EQ(placement.ranks_per_node, 3);
+}
+
+TEST(Placement, RanksOfUnknownHostsCountTowardsNoNode) {
+  // An imported log that names the hosts of some ranks only.
+  const std::vector<std::string> rank_hosts{"a", "", "b", "b", "", ""};
+  const NodeCount count = count_nodes(rank_hosts);
+  EXPECT_EQ(count.nodes, 2);
+  EXPECT_EQ(count.ranks_per_node, 2);
+  EXPECT_EQ(count_nodes(std::vector<std::string>(4, "")).nodes, 0);
 }
 
 }  // namespace

@@ -248,9 +248,9 @@ int sniff_cluster_spec(std::string_view text) {
   return has_node ? (has_fabric ? 90 : 60) : 0;
 }
 
-const bool registered = register_topology_format(
+const Registrar<TopologyFormat> registrar{
     {"cluster-yaml", "declarative cluster spec: nodes and a fat-tree fabric (YAML)",
-     sniff_cluster_spec, parse_cluster_spec});
+     sniff_cluster_spec, parse_cluster_spec}};
 
 }  // namespace
 }  // namespace fb::topo

@@ -318,9 +318,9 @@ int sniff_ibnetdiscover(std::string_view text) {
   return has_guid_keys ? 90 : (has_blocks && head.find("\"S-") != std::string_view::npos ? 70 : 0);
 }
 
-const bool registered = register_topology_format(
+const Registrar<TopologyFormat> registrar{
     {"ibnetdiscover", "ibnetdiscover output (Switch and Ca blocks, ports with peer GUIDs and width/speed)",
-     sniff_ibnetdiscover, parse_ibnetdiscover});
+     sniff_ibnetdiscover, parse_ibnetdiscover}};
 
 }  // namespace
 }  // namespace fb::topo

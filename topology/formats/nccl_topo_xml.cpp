@@ -403,8 +403,8 @@ int sniff_nccl_topo_xml(std::string_view text) {
   return head.find("<cpu") != std::string_view::npos ? 95 : 70;
 }
 
-const bool registered = register_topology_format(
-    {"nccl-xml", "NCCL topology dump (NCCL_TOPO_DUMP_FILE XML)", sniff_nccl_topo_xml, parse_nccl_topo_xml});
+const Registrar<TopologyFormat> registrar{
+    {"nccl-xml", "NCCL topology dump (NCCL_TOPO_DUMP_FILE XML)", sniff_nccl_topo_xml, parse_nccl_topo_xml}};
 
 }  // namespace
 }  // namespace fb::topo

@@ -482,9 +482,9 @@ int sniff_nvidia_smi_topo(std::string_view text) {
   return 0;
 }
 
-const bool registered = register_topology_format(
+const Registrar<TopologyFormat> registrar{
     {"nvidia-smi", "nvidia-smi topo -m matrix (GPUs, NICs, NV#/PIX/PXB/PHB/NODE/SYS, affinities)",
-     sniff_nvidia_smi_topo, parse_nvidia_smi_topo});
+     sniff_nvidia_smi_topo, parse_nvidia_smi_topo}};
 
 }  // namespace
 }  // namespace fb::topo

@@ -162,9 +162,9 @@ int sniff_slurm_topology(std::string_view text) {
   return 0;
 }
 
-const bool registered = register_topology_format(
+const Registrar<TopologyFormat> registrar{
     {"slurm", "Slurm topology.conf (tree plugin: SwitchName, Switches, Nodes)", sniff_slurm_topology,
-     parse_slurm_topology});
+     parse_slurm_topology}};
 
 }  // namespace
 }  // namespace fb::topo

@@ -107,9 +107,9 @@ int sniff_slurm_topology_yaml(std::string_view text) {
   return 0;
 }
 
-const bool registered = register_topology_format(
+const Registrar<TopologyFormat> registrar{
     {"slurm-yaml", "Slurm topology.yaml (the tree topology: switches, children, nodes)", sniff_slurm_topology_yaml,
-     parse_slurm_topology_yaml});
+     parse_slurm_topology_yaml}};
 
 }  // namespace
 }  // namespace fb::topo

@@ -32,7 +32,7 @@ class AllGatherCase final : public SendRecvCase<T> {
   }
 };
 
-const MpiOpRegistrar registrar{
+const Registrar<MpiOpImplementation> registrar{
     {"all_gather", {Placement::out_of_place, Placement::in_place}, make_typed_case<AllGatherCase>}};
 
 }  // namespace

@@ -22,7 +22,7 @@ class AllReduceCase final : public SendRecvCase<T> {
   }
 };
 
-const MpiOpRegistrar registrar{
+const Registrar<MpiOpImplementation> registrar{
     {"all_reduce", {Placement::out_of_place, Placement::in_place}, make_typed_case<AllReduceCase>}};
 
 }  // namespace

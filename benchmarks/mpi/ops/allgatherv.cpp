@@ -36,7 +36,8 @@ class AllGathervCase final : public SendRecvCase<T> {
   std::vector<int> displacements_;
 };
 
-const MpiOpRegistrar registrar{{"allgatherv", {Placement::out_of_place}, make_typed_case<AllGathervCase>}};
+const Registrar<MpiOpImplementation> registrar{
+    {"allgatherv", {Placement::out_of_place}, make_typed_case<AllGathervCase>}};
 
 }  // namespace
 }  // namespace fb

@@ -26,7 +26,7 @@ class AlltoallCase final : public SendRecvCase<T> {
   }
 };
 
-const MpiOpRegistrar registrar{
+const Registrar<MpiOpImplementation> registrar{
     {"alltoall", {Placement::out_of_place, Placement::in_place}, make_typed_case<AlltoallCase>}};
 
 }  // namespace

@@ -37,7 +37,8 @@ class AlltoallvCase final : public SendRecvCase<T> {
   std::vector<int> displacements_;
 };
 
-const MpiOpRegistrar registrar{{"alltoallv", {Placement::out_of_place}, make_typed_case<AlltoallvCase>}};
+const Registrar<MpiOpImplementation> registrar{
+    {"alltoallv", {Placement::out_of_place}, make_typed_case<AlltoallvCase>}};
 
 }  // namespace
 }  // namespace fb

@@ -36,7 +36,8 @@ class BidirectionalBandwidthCase final : public PointToPointCase<T> {
   std::vector<MPI_Request> requests_;
 };
 
-const MpiOpRegistrar registrar{{"bibw", {Placement::out_of_place}, make_typed_case<BidirectionalBandwidthCase>}};
+const Registrar<MpiOpImplementation> registrar{
+    {"bibw", {Placement::out_of_place}, make_typed_case<BidirectionalBandwidthCase>}};
 
 }  // namespace
 }  // namespace fb

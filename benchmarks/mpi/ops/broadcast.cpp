@@ -35,7 +35,7 @@ class BroadcastCase final : public MpiOpCase {
   HostBuffer<T> buffer_;
 };
 
-const MpiOpRegistrar registrar{{"broadcast", {Placement::in_place}, make_typed_case<BroadcastCase>}};
+const Registrar<MpiOpImplementation> registrar{{"broadcast", {Placement::in_place}, make_typed_case<BroadcastCase>}};
 
 }  // namespace
 }  // namespace fb

@@ -39,7 +39,7 @@ class BandwidthCase final : public PointToPointCase<T> {
   std::vector<MPI_Request> requests_;
 };
 
-const MpiOpRegistrar registrar{{"bw", {Placement::out_of_place}, make_typed_case<BandwidthCase>}};
+const Registrar<MpiOpImplementation> registrar{{"bw", {Placement::out_of_place}, make_typed_case<BandwidthCase>}};
 
 }  // namespace
 }  // namespace fb

@@ -26,7 +26,7 @@ class GatherCase final : public SendRecvCase<T> {
   }
 };
 
-const MpiOpRegistrar registrar{{"gather", {Placement::out_of_place}, make_typed_case<GatherCase>}};
+const Registrar<MpiOpImplementation> registrar{{"gather", {Placement::out_of_place}, make_typed_case<GatherCase>}};
 
 }  // namespace
 }  // namespace fb

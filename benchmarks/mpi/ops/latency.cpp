@@ -29,7 +29,7 @@ class LatencyCase final : public PointToPointCase<T> {
   int units_per_iteration() const override { return 2; }
 };
 
-const MpiOpRegistrar registrar{{"latency", {Placement::out_of_place}, make_typed_case<LatencyCase>}};
+const Registrar<MpiOpImplementation> registrar{{"latency", {Placement::out_of_place}, make_typed_case<LatencyCase>}};
 
 }  // namespace
 }  // namespace fb

@@ -32,7 +32,8 @@ class ReduceCase final : public SendRecvCase<T> {
   bool is_root() const { return this->context_.rank == this->case_.root; }
 };
 
-const MpiOpRegistrar registrar{{"reduce", {Placement::out_of_place, Placement::in_place}, make_typed_case<ReduceCase>}};
+const Registrar<MpiOpImplementation> registrar{
+    {"reduce", {Placement::out_of_place, Placement::in_place}, make_typed_case<ReduceCase>}};
 
 }  // namespace
 }  // namespace fb

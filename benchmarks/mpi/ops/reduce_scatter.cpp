@@ -32,7 +32,7 @@ class ReduceScatterCase final : public SendRecvCase<T> {
   }
 };
 
-const MpiOpRegistrar registrar{
+const Registrar<MpiOpImplementation> registrar{
     {"reduce_scatter", {Placement::out_of_place, Placement::in_place}, make_typed_case<ReduceScatterCase>}};
 
 }  // namespace

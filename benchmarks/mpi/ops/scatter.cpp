@@ -33,7 +33,7 @@ class ScatterCase final : public SendRecvCase<T> {
   }
 };
 
-const MpiOpRegistrar registrar{{"scatter", {Placement::out_of_place}, make_typed_case<ScatterCase>}};
+const Registrar<MpiOpImplementation> registrar{{"scatter", {Placement::out_of_place}, make_typed_case<ScatterCase>}};
 
 }  // namespace
 }  // namespace fb

@@ -35,7 +35,7 @@ class SendrecvCase final : public SendRecvCase<T> {
   int previous_;
 };
 
-const MpiOpRegistrar registrar{
+const Registrar<MpiOpImplementation> registrar{
     {"sendrecv", {Placement::out_of_place, Placement::in_place}, make_typed_case<SendrecvCase>}};
 
 }  // namespace

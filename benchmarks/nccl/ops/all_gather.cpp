@@ -23,7 +23,7 @@ class AllGather final : public NcclCollectiveCase {
   }
 };
 
-const NcclOpRegistrar registrar{
+const Registrar<NcclOpImplementation> registrar{
     {"all_gather", {Placement::out_of_place, Placement::in_place}, make_nccl_case<AllGather>}};
 
 }  // namespace

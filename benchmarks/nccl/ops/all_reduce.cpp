@@ -20,7 +20,7 @@ class AllReduce final : public NcclCollectiveCase {
   }
 };
 
-const NcclOpRegistrar registrar{
+const Registrar<NcclOpImplementation> registrar{
     {"all_reduce", {Placement::out_of_place, Placement::in_place}, make_nccl_case<AllReduce>}};
 
 }  // namespace

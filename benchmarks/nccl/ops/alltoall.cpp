@@ -25,7 +25,7 @@ class Alltoall final : public NcclCollectiveCase {
   }
 };
 
-const NcclOpRegistrar registrar{{"alltoall", {Placement::out_of_place}, make_nccl_case<Alltoall>}};
+const Registrar<NcclOpImplementation> registrar{{"alltoall", {Placement::out_of_place}, make_nccl_case<Alltoall>}};
 
 }  // namespace
 }  // namespace fb

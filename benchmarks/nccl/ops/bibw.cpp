@@ -15,7 +15,7 @@ std::unique_ptr<NcclOpCase> make_bibw(const BenchmarkCase& c, const NcclOpContex
       c.window);
 }
 
-const NcclOpRegistrar registrar{{"bibw", {Placement::out_of_place}, make_bibw}};
+const Registrar<NcclOpImplementation> registrar{{"bibw", {Placement::out_of_place}, make_bibw}};
 
 }  // namespace
 }  // namespace fb

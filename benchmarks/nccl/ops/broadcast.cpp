@@ -20,7 +20,7 @@ class Broadcast final : public NcclCollectiveCase {
   }
 };
 
-const NcclOpRegistrar registrar{
+const Registrar<NcclOpImplementation> registrar{
     {"broadcast", {Placement::out_of_place, Placement::in_place}, make_nccl_case<Broadcast>}};
 
 }  // namespace

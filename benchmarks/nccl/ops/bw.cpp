@@ -15,7 +15,7 @@ std::unique_ptr<NcclOpCase> make_bw(const BenchmarkCase& c, const NcclOpContext&
       c.window);
 }
 
-const NcclOpRegistrar registrar{{"bw", {Placement::out_of_place}, make_bw}};
+const Registrar<NcclOpImplementation> registrar{{"bw", {Placement::out_of_place}, make_bw}};
 
 }  // namespace
 }  // namespace fb

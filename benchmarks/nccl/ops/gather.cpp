@@ -31,7 +31,7 @@ class Gather final : public NcclCollectiveCase {
   }
 };
 
-const NcclOpRegistrar registrar{{"gather", {Placement::out_of_place}, make_nccl_case<Gather>}};
+const Registrar<NcclOpImplementation> registrar{{"gather", {Placement::out_of_place}, make_nccl_case<Gather>}};
 
 }  // namespace
 }  // namespace fb

@@ -14,7 +14,7 @@ std::unique_ptr<NcclOpCase> make_latency(const BenchmarkCase& c, const NcclOpCon
       2);
 }
 
-const NcclOpRegistrar registrar{{"latency", {Placement::out_of_place}, make_latency}};
+const Registrar<NcclOpImplementation> registrar{{"latency", {Placement::out_of_place}, make_latency}};
 
 }  // namespace
 }  // namespace fb

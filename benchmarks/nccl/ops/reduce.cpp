@@ -20,7 +20,8 @@ class Reduce final : public NcclCollectiveCase {
   }
 };
 
-const NcclOpRegistrar registrar{{"reduce", {Placement::out_of_place, Placement::in_place}, make_nccl_case<Reduce>}};
+const Registrar<NcclOpImplementation> registrar{
+    {"reduce", {Placement::out_of_place, Placement::in_place}, make_nccl_case<Reduce>}};
 
 }  // namespace
 }  // namespace fb

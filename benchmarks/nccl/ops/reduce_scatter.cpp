@@ -26,7 +26,7 @@ class ReduceScatter final : public NcclCollectiveCase {
   }
 };
 
-const NcclOpRegistrar registrar{
+const Registrar<NcclOpImplementation> registrar{
     {"reduce_scatter", {Placement::out_of_place, Placement::in_place}, make_nccl_case<ReduceScatter>}};
 
 }  // namespace

@@ -34,7 +34,7 @@ class Scatter final : public NcclCollectiveCase {
   }
 };
 
-const NcclOpRegistrar registrar{{"scatter", {Placement::out_of_place}, make_nccl_case<Scatter>}};
+const Registrar<NcclOpImplementation> registrar{{"scatter", {Placement::out_of_place}, make_nccl_case<Scatter>}};
 
 }  // namespace
 }  // namespace fb

@@ -26,7 +26,7 @@ class Sendrecv final : public NcclCollectiveCase {
   }
 };
 
-const NcclOpRegistrar registrar{{"sendrecv", {Placement::out_of_place}, make_nccl_case<Sendrecv>}};
+const Registrar<NcclOpImplementation> registrar{{"sendrecv", {Placement::out_of_place}, make_nccl_case<Sendrecv>}};
 
 }  // namespace
 }  // namespace fb
