@@ -355,16 +355,6 @@ int diff(const TopoOptions& options) {
   return static_cast<int>(fleet_diff.deviations.empty() ? ExitCode::ok : ExitCode::doctor_flags);
 }
 
-// The model refuses some topologies itself (an untiered switch, a placement it cannot hold): to
-// the user that is bad input, like a parse error.
-int run_with_model_errors_as_input_errors(const std::function<int()>& action) {
-  try {
-    return action();
-  } catch (const std::invalid_argument& error) {
-    throw InputError(error.what());
-  }
-}
-
 void add_nvlink_generation_flag(CLI::App& command, TopoOptions& options) {
   command
       .add_option_function<int>("--nvlink-gen", [&options](int generation) { options.hints.nvlink_generation = generation; },
@@ -445,13 +435,11 @@ const CommandRegistrar registrar{
       diff_command->add_option("--json", options->json_path, "write the deviations as JSON to FILE ('-': stdout)");
 
       return [options, show_command, analyze_command, predict_command, dot_command, diff_command]() {
-        return run_with_model_errors_as_input_errors([&]() {
-          if (show_command->parsed()) return show(*options);
-          if (analyze_command->parsed()) return analyze(*options);
-          if (predict_command->parsed()) return predict(*options);
-          if (diff_command->parsed()) return diff(*options);
-          return dot(*options);
-        });
+        if (show_command->parsed()) return show(*options);
+        if (analyze_command->parsed()) return analyze(*options);
+        if (predict_command->parsed()) return predict(*options);
+        if (diff_command->parsed()) return diff(*options);
+        return dot(*options);
       };
     }};
 

@@ -1,5 +1,6 @@
 #include "topology/analysis.hpp"
 
+#include "common/errors.hpp"
 #include "topology/routing.hpp"
 
 #include <fmt/format.h>
@@ -9,7 +10,6 @@
 #include <limits>
 #include <map>
 #include <numeric>
-#include <stdexcept>
 
 namespace fb::topo {
 namespace {
@@ -233,7 +233,7 @@ std::vector<PairBandwidth> gpu_pair_bandwidths(const Graph& graph, std::size_t m
   }
   const std::size_t pair_count = gpus.size() * (gpus.size() - std::min<std::size_t>(gpus.size(), 1)) / 2;
   if (pair_count > max_pairs) {
-    throw std::invalid_argument(fmt::format("{} GPU pairs is more than the limit of {}", pair_count, max_pairs));
+    throw InputError(fmt::format("{} GPU pairs is more than the limit of {}", pair_count, max_pairs));
   }
   std::vector<PairBandwidth> pairs;
   for (std::size_t i = 0; i < gpus.size(); ++i) {
@@ -249,7 +249,7 @@ std::vector<PairBandwidth> host_pair_bandwidths(FabricHierarchy& fabric, std::si
   const std::size_t host_count = fabric.hosts().size();
   const std::size_t pair_count = host_count * (host_count - std::min<std::size_t>(host_count, 1)) / 2;
   if (pair_count > max_pairs) {
-    throw std::invalid_argument(fmt::format("{} host pairs is more than the limit of {}", pair_count, max_pairs));
+    throw InputError(fmt::format("{} host pairs is more than the limit of {}", pair_count, max_pairs));
   }
   const std::span<const double> capacity = fabric.resource_capacity_gbps();
   std::vector<PairBandwidth> pairs;

@@ -67,7 +67,7 @@ struct PatternAnalysis {
   std::vector<BlockingFinding> blocking;  // fabric links only: a full host link is not blocking
 };
 
-// Throws std::invalid_argument when the fabric is malformed for up-down routing (an untiered
+// Throws InputError when the fabric is malformed for up-down routing (an untiered
 // switch). A graph without a fabric gives an analysis with no hosts.
 PatternAnalysis analyze_pattern(FabricHierarchy& fabric, TrafficPattern pattern);
 
@@ -90,7 +90,7 @@ struct PairBandwidth {
 };
 
 // Every unordered pair of GPUs (routes through the whole graph) or of fabric-attached hosts.
-// Refuses (std::invalid_argument) more than max_pairs pairs.
+// Refuses (InputError) more than max_pairs pairs.
 std::vector<PairBandwidth> gpu_pair_bandwidths(const Graph& graph, std::size_t max_pairs);
 std::vector<PairBandwidth> host_pair_bandwidths(FabricHierarchy& fabric, std::size_t max_pairs);
 

@@ -1,16 +1,17 @@
 #include "topology/cluster_spec.hpp"
 
+#include "common/errors.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 
 namespace fb::topo {
 namespace {
 
 void require(bool condition, const std::string& message) {
-  if (!condition) throw std::invalid_argument(message);
+  if (!condition) throw InputError(message);
 }
 
 void validate(const ClusterSpec& spec) {

@@ -1,5 +1,6 @@
 #include "topology/collective_model.hpp"
 
+#include "common/errors.hpp"
 #include "topology/fabric_hierarchy.hpp"
 #include "topology/flow_model.hpp"
 #include "topology/routing.hpp"
@@ -14,7 +15,6 @@
 #include <deque>
 #include <limits>
 #include <map>
-#include <stdexcept>
 #include <tuple>
 #include <utility>
 
@@ -136,8 +136,8 @@ class Flows {
     if (inserted && from != to) {
       const std::optional<Route> route = find_route(graph_, from, to);
       if (!route) {
-        throw std::invalid_argument(fmt::format("no route from {} to {}", graph_.vertex(from).name,
-                                                graph_.vertex(to).name));
+        throw InputError(fmt::format("no route from {} to {}", graph_.vertex(from).name,
+                                     graph_.vertex(to).name));
       }
       for (const LinkUse& use : route->uses) {
         it->second.shares.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
@@ -167,8 +167,8 @@ class Flows {
     const std::uint32_t to_host = host_index(graph_.vertex(to_nic).host);
     const std::optional<std::uint32_t> meeting = fabric_->common_group(from_host, to_host);
     if (!meeting) {
-      throw std::invalid_argument(fmt::format("no fabric route from {} to {}",
-                                              graph_.vertex(from).name, graph_.vertex(to).name));
+      throw InputError(fmt::format("no fabric route from {} to {}",
+                                   graph_.vertex(from).name, graph_.vertex(to).name));
     }
     const int level = fabric_->groups()[*meeting].level;
     FlowClass flow{{}, 1.0};
@@ -195,8 +195,8 @@ class Flows {
     const std::uint32_t to = host_index(to_host);
     const std::optional<std::uint32_t> meeting = fabric_->common_group(from, to);
     if (!meeting) {
-      throw std::invalid_argument(fmt::format("no fabric route from {} to {}", graph_.vertex(from_host).name,
-                                              graph_.vertex(to_host).name));
+      throw InputError(fmt::format("no fabric route from {} to {}", graph_.vertex(from_host).name,
+                                   graph_.vertex(to_host).name));
     }
     const int level = fabric_->groups()[*meeting].level;
     classes_.push_back(FlowClass{{fabric_shares(from, level, false), fabric_shares(to, level, true)}, 1.0});
@@ -289,7 +289,7 @@ class Flows {
     const auto hosts = fabric_->hosts();
     const auto it = std::lower_bound(hosts.begin(), hosts.end(), host);
     if (it == hosts.end() || *it != host) {
-      throw std::invalid_argument(fmt::format("host {} has no fabric link", graph_.vertex(host).name));
+      throw InputError(fmt::format("host {} has no fabric link", graph_.vertex(host).name));
     }
     return static_cast<std::uint32_t>(it - hosts.begin());
   }
@@ -356,7 +356,7 @@ class NearestNics {
       nearest_hops = found->second;
       nearest.push_back(nic);
     }
-    if (nearest.empty()) throw std::invalid_argument(fmt::format("{} has no NIC to reach other nodes", graph_.vertex(rank).name));
+    if (nearest.empty()) throw InputError(fmt::format("{} has no NIC to reach other nodes", graph_.vertex(rank).name));
     return nearest[static_cast<std::size_t>(std::max(graph_.vertex(rank).index, 0)) % nearest.size()];
   }
 
@@ -384,7 +384,7 @@ class RailPlanner {
     std::vector<std::pair<int, VertexId>> by_distance;
     for (const VertexId rank : local_) {
       const auto found = hops.find(rank);
-      if (found == hops.end()) throw std::invalid_argument(fmt::format("{} cannot reach {}", graph_.vertex(rank).name, graph_.vertex(nic).name));
+      if (found == hops.end()) throw InputError(fmt::format("{} cannot reach {}", graph_.vertex(rank).name, graph_.vertex(nic).name));
       by_distance.emplace_back(found->second, rank);
     }
     const auto pick = [&](std::map<VertexId, int>& uses, VertexId excluded) {
@@ -569,13 +569,13 @@ std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_no
     for (const std::string& name : placement.hosts) {
       const VertexId host = graph.find(name);
       if (host == no_vertex || graph.vertex(host).kind != VertexKind::host) {
-        throw std::invalid_argument(fmt::format("placement: host {} is not in the topology", name));
+        throw InputError(fmt::format("placement: host {} is not in the topology", name));
       }
-      if (gpus_of(host).empty()) throw std::invalid_argument(fmt::format("placement: host {} has no GPU", name));
+      if (gpus_of(host).empty()) throw InputError(fmt::format("placement: host {} has no GPU", name));
       hosts.push_back(host);
     }
     if (nodes > 0 && nodes != static_cast<int>(hosts.size())) {
-      throw std::invalid_argument(fmt::format("placement names {} hosts, --nodes asks for {}", hosts.size(), nodes));
+      throw InputError(fmt::format("placement names {} hosts, --nodes asks for {}", hosts.size(), nodes));
     }
   } else {
     std::vector<VertexId> candidates;
@@ -584,8 +584,8 @@ std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_no
     }
     const std::size_t wanted = nodes > 0 ? static_cast<std::size_t>(nodes) : candidates.size();
     if (wanted > candidates.size()) {
-      throw std::invalid_argument(fmt::format("the topology has {} hosts with GPUs, fewer than the {} nodes asked for",
-                                              candidates.size(), nodes));
+      throw InputError(fmt::format("the topology has {} hosts with GPUs, fewer than the {} nodes asked for",
+                                   candidates.size(), nodes));
     }
     for (std::size_t k = 0; k < wanted; ++k) {
       hosts.push_back(candidates[placement.kind == Placement::Kind::spread ? k * candidates.size() / wanted : k]);
@@ -595,8 +595,8 @@ std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_no
   for (const VertexId host : hosts) {
     const std::vector<VertexId> gpus = gpus_of(host);
     if (gpus_per_node > static_cast<int>(gpus.size())) {
-      throw std::invalid_argument(fmt::format("host {} has {} GPUs, fewer than the {} per node asked for",
-                                              graph.vertex(host).name, gpus.size(), gpus_per_node));
+      throw InputError(fmt::format("host {} has {} GPUs, fewer than the {} per node asked for",
+                                   graph.vertex(host).name, gpus.size(), gpus_per_node));
     }
     const std::size_t take = gpus_per_node > 0 ? static_cast<std::size_t>(gpus_per_node) : gpus.size();
     ranks.insert(ranks.end(), gpus.begin(), gpus.begin() + static_cast<std::ptrdiff_t>(take));
@@ -606,7 +606,7 @@ std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_no
 
 CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> rank_vertices, const ModelOptions& options) {
   if (rank_vertices.size() < 2) {
-    throw std::invalid_argument(fmt::format("a collective model needs at least 2 ranks, got {}", rank_vertices.size()));
+    throw InputError(fmt::format("a collective model needs at least 2 ranks, got {}", rank_vertices.size()));
   }
   // Ranks grouped by host, hosts in order of their first rank.
   std::vector<std::vector<VertexId>> local_ranks;
@@ -665,7 +665,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
       node_nics.push_back(nics_of(graph, graph.vertex(local.front()).host));
       model.rails = std::min(model.rails, static_cast<int>(node_nics.back().size()));
     }
-    if (model.rails == 0) throw std::invalid_argument("a multi-node placement needs a NIC on every node");
+    if (model.rails == 0) throw InputError("a multi-node placement needs a NIC on every node");
     std::vector<RailPlanner> planners;
     for (const auto& local : local_ranks) planners.emplace_back(graph, local);
     for (int r = 0; r < model.rails; ++r) {
@@ -1020,8 +1020,8 @@ std::vector<Prediction> candidates(const CollectiveModel& model, CollectiveOp op
 Prediction predict(const CollectiveModel& model, CollectiveOp op, std::uint64_t bytes, const Forced& forced) {
   if (op == CollectiveOp::alltoall || op == CollectiveOp::sendrecv) {
     if (forced.algorithm && *forced.algorithm != Algorithm::p2p) {
-      throw std::invalid_argument(fmt::format("{} is point-to-point in NCCL: no {} algorithm", to_string(op),
-                                              to_string(*forced.algorithm)));
+      throw InputError(fmt::format("{} is point-to-point in NCCL: no {} algorithm", to_string(op),
+                                   to_string(*forced.algorithm)));
     }
     return point_to_point(model, op, bytes, forced);
   }
@@ -1033,7 +1033,7 @@ Prediction predict(const CollectiveModel& model, CollectiveOp op, std::uint64_t 
     if (!best || p.time_us < best->time_us) best = p;
   }
   if (!best) {
-    throw std::invalid_argument(fmt::format(
+    throw InputError(fmt::format(
         "{}{}{} cannot run {} on {} ranks over {} nodes here (NVLS needs NVSwitch and sm_90+, NVLS-tree several "
         "nodes, CollNet in-network reduction, PAT one GPU per node, LL128 NVLink)",
         forced.algorithm ? to_string(*forced.algorithm) : "", forced.algorithm && forced.protocol ? "/" : "",

@@ -102,11 +102,11 @@ struct Placement {
 };
 
 // GPUs in rank order: the first `gpus_per_node` GPUs (0: all) of each of `nodes` hosts with GPUs
-// (0: all, or as many as named) chosen by the placement. Throws std::invalid_argument when the
+// (0: all, or as many as named) chosen by the placement. Throws InputError when the
 // graph has fewer, or a named host is not in it or has no GPU.
 std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_node, const Placement& placement = {});
 
-// Throws std::invalid_argument with fewer than 2 ranks or a multi-node placement on a host
+// Throws InputError with fewer than 2 ranks or a multi-node placement on a host
 // without a NIC or fabric route.
 CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> rank_vertices,
                                   const ModelOptions& options = {});
@@ -129,7 +129,7 @@ struct Prediction {
 // Every algorithm x protocol NCCL would consider for the op on this model, with its time.
 std::vector<Prediction> candidates(const CollectiveModel& model, CollectiveOp op, std::uint64_t bytes);
 
-// The fastest candidate among those `forced` allows. Throws std::invalid_argument when the forced
+// The fastest candidate among those `forced` allows. Throws InputError when the forced
 // algorithm or protocol cannot run the op here (NVLS without NVSwitch, PAT with 8 GPUs per node).
 Prediction predict(const CollectiveModel& model, CollectiveOp op, std::uint64_t bytes, const Forced& forced = {});
 

@@ -1,7 +1,5 @@
 #include "topology/graph.hpp"
 
-#include <stdexcept>
-
 namespace fb::topo {
 
 std::string_view to_string(VertexKind kind) {
@@ -33,9 +31,8 @@ VertexId Graph::add_vertex(VertexKind kind, std::string_view name, VertexId host
   if (!inserted) {
     Vertex& existing = vertices_[it->second];
     if (existing.kind != kind) {
-      throw std::invalid_argument("vertex '" + std::string(name) + "' is a " +
-                                  std::string(to_string(existing.kind)) + " in one input and a " +
-                                  std::string(to_string(kind)) + " in another");
+      throw GraphContradiction("vertex '" + std::string(name) + "' is a " + std::string(to_string(existing.kind)) +
+                               " in one input and a " + std::string(to_string(kind)) + " in another");
     }
     if (existing.index < 0) existing.index = index;
     return it->second;

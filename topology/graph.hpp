@@ -3,6 +3,7 @@
 // Vertices are named uniquely ("dgx01/GPU3", "dgx01/mlx5_0", "leaf07"), which is how several
 // inputs describing the same machines merge into one graph.
 
+#include "common/errors.hpp"
 #include "topology/link_technology.hpp"
 
 #include <cstdint>
@@ -16,6 +17,13 @@
 #include <vector>
 
 namespace fb::topo {
+
+// Inputs that disagree about a vertex (one name, two kinds): bad input, found where the graph
+// grows, far from the file; the reader that knows the file puts its name before the message.
+class GraphContradiction : public InputError {
+ public:
+  using InputError::InputError;
+};
 
 using VertexId = std::uint32_t;
 using LinkId = std::uint32_t;
@@ -63,7 +71,7 @@ struct Link {
 class Graph {
  public:
   // Returns the vertex with this name, creating it when absent. A name that exists with another
-  // kind is a contradiction between inputs and throws std::invalid_argument.
+  // kind is a contradiction between inputs and throws GraphContradiction.
   VertexId add_vertex(VertexKind kind, std::string_view name, VertexId host = no_vertex,
                       int index = -1);
   VertexId find(std::string_view name) const;

@@ -1,5 +1,6 @@
 #include "topology/row_expectation.hpp"
 
+#include "common/errors.hpp"
 #include "topology/routing.hpp"
 
 #include <fmt/format.h>
@@ -7,7 +8,6 @@
 #include <algorithm>
 #include <limits>
 #include <set>
-#include <stdexcept>
 
 namespace fb::topo {
 namespace {
@@ -166,7 +166,7 @@ Expectation ExpectationModel::expect_collective(const ResultRow& row, Collective
   if (inserted) {
     try {
       cached->second = model_collectives(graph_, endpoints);
-    } catch (const std::invalid_argument& refused) {
+    } catch (const InputError& refused) {
       cached->second = fmt::format("the collective model cannot place run {}: {}", row.run_id, refused.what());
     }
   }
@@ -175,7 +175,7 @@ Expectation ExpectationModel::expect_collective(const ResultRow& row, Collective
   Prediction prediction;
   try {
     prediction = predict(model, op, row.bytes, model.gpu_ranks ? forced : Forced{});
-  } catch (const std::invalid_argument& refused) {
+  } catch (const InputError& refused) {
     return {std::nullopt, std::nullopt, fmt::format("run {}: {}", row.run_id, refused.what())};
   }
   const ResultRow predicted = predicted_row(model, prediction, op, row.bytes, "", "");

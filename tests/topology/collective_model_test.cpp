@@ -2,6 +2,7 @@
 
 #include "topology/cluster_spec.hpp"
 
+#include "common/errors.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -82,10 +83,10 @@ TEST(CollectiveModel, ForcedAlgorithmsThatCannotRunAreRefused) {
   const CollectiveModel ampere = model_of(a100);
   EXPECT_EQ(ampere.compute_capability, 80);
   // NVLS needs sm_90; PAT one GPU per node; NVLS-tree several nodes.
-  EXPECT_THROW(predict(ampere, CollectiveOp::all_reduce, GiB, {Algorithm::nvls, std::nullopt}), std::invalid_argument);
-  EXPECT_THROW(predict(ampere, CollectiveOp::all_gather, GiB, {Algorithm::pat, std::nullopt}), std::invalid_argument);
+  EXPECT_THROW(predict(ampere, CollectiveOp::all_reduce, GiB, {Algorithm::nvls, std::nullopt}), InputError);
+  EXPECT_THROW(predict(ampere, CollectiveOp::all_gather, GiB, {Algorithm::pat, std::nullopt}), InputError);
   EXPECT_THROW(predict(model_of(dgx_h100(1)), CollectiveOp::all_reduce, GiB, {Algorithm::nvls_tree, std::nullopt}),
-               std::invalid_argument);
+               InputError);
   EXPECT_EQ(predict(ampere, CollectiveOp::all_reduce, GiB).algorithm, Algorithm::ring);
 }
 
@@ -208,7 +209,7 @@ TEST(CollectiveModel, PlacementDecidesWhetherAlltoallMeetsTheTaper) {
       place_ranks(graph, 0, 2, {Placement::Kind::hosts, {"node00007", "node00003"}});
   ASSERT_EQ(named.size(), 4u);
   EXPECT_EQ(graph.vertex(graph.vertex(named.front()).host).name, "node00007");
-  EXPECT_THROW(place_ranks(graph, 0, 8, {Placement::Kind::hosts, {"node99999"}}), std::invalid_argument);
+  EXPECT_THROW(place_ranks(graph, 0, 8, {Placement::Kind::hosts, {"node99999"}}), InputError);
 }
 
 TEST(CollectiveModel, PredictedRowHasNcclTestsSemanticsAndSaysHow) {
@@ -245,9 +246,9 @@ TEST(CollectiveModel, NamesParseAsNcclSpellsThem) {
 TEST(CollectiveModel, RejectsOneRankAndTooManyNodes) {
   const Graph graph = build_cluster(dgx_h100(1));
   const std::vector<VertexId> one{graph.find("node00001/GPU0")};
-  EXPECT_THROW(model_collectives(graph, one), std::invalid_argument);
-  EXPECT_THROW(place_ranks(graph, 2, 8), std::invalid_argument);
-  EXPECT_THROW(place_ranks(graph, 1, 9), std::invalid_argument);
+  EXPECT_THROW(model_collectives(graph, one), InputError);
+  EXPECT_THROW(place_ranks(graph, 2, 8), InputError);
+  EXPECT_THROW(place_ranks(graph, 1, 9), InputError);
 }
 
 }  // namespace

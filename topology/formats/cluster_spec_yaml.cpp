@@ -236,7 +236,7 @@ Graph parse_cluster_spec(const SourceText& source) {
   }
   try {
     return build_cluster(spec);
-  } catch (const std::invalid_argument& impossible) {
+  } catch (const InputError& impossible) {
     const YAML::Node at = root["fabric"].IsDefined() ? root["fabric"] : root["node"];
     reader.fail(at, "a cluster that can be built", impossible.what());
   }
