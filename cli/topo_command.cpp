@@ -78,7 +78,7 @@ void print_oversubscription(const topo::OversubscriptionReport& report) {
   fmt::print("\n{:<8} {:>9} {:>14} {:>14} {:>16} {:>14}\n", "tier", "switches", "down GB/s", "up GB/s",
              "oversubscription", "worst switch");
   for (const auto& tier : report.tiers) {
-    fmt::print("{:<8} {:>9} {:>14.1f} {:>14.1f} {:>16} {:>14}\n", topo::to_string(tier.tier), tier.switch_count,
+    fmt::print("{:<8} {:>9} {:>14.1f} {:>14.1f} {:>16} {:>14}\n", topo::name_of(tier.tier), tier.switch_count,
                tier.downlink_gbps, tier.uplink_gbps, ratio_text(tier.oversubscription_ratio),
                ratio_text(tier.worst_switch_ratio));
   }
@@ -89,8 +89,8 @@ int show(const TopoOptions& options) {
   std::map<std::string_view, std::size_t> vertices;
   std::map<std::string_view, std::size_t> tiers;
   for (const topo::Vertex& v : graph.vertices()) {
-    ++vertices[topo::to_string(v.kind)];
-    if (v.kind == topo::VertexKind::fabric_switch) ++tiers[topo::to_string(v.tier)];
+    ++vertices[topo::name_of(v.kind)];
+    if (v.kind == topo::VertexKind::fabric_switch) ++tiers[topo::name_of(v.tier)];
   }
   struct LinkSummary {
     std::size_t count = 0;
@@ -174,7 +174,7 @@ int analyze(const TopoOptions& options) {
   const topo::PatternAnalysis analysis = topo::analyze_pattern(fabric, pattern);
   fmt::print("\n# bisection bandwidth {:.1f} GB/s per direction ({} hosts)\n", bisection_gbps, fabric.hosts().size());
   fmt::print("# {}: offered {:.1f} GB/s, max-min fair {:.1f} GB/s ({:.1f}%), slowest flow {:.3f} GB/s\n",
-             topo::to_string(pattern), analysis.offered_gbps, analysis.achieved_gbps,
+             topo::name_of(pattern), analysis.offered_gbps, analysis.achieved_gbps,
              100.0 * analysis.achieved_gbps / analysis.offered_gbps, analysis.min_flow_rate_gbps);
   fmt::print("# {} blocking link direction(s)\n", analysis.blocking.size());
   if (!analysis.blocking.empty()) {

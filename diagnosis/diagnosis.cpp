@@ -332,7 +332,7 @@ class Diagnoser {
   std::map<std::pair<std::string, std::string>, std::vector<ResourceShare>> routes_;
 };
 
-std::string_view to_string(LinkDirection direction) {
+std::string_view name_of(LinkDirection direction) {
   switch (direction) {
     case LinkDirection::both: return "both";
     case LinkDirection::a_to_b: return "a_to_b";
@@ -365,7 +365,7 @@ nlohmann::json to_json(const Graph& graph, const Diagnosis& diagnosis) {
       const Link& link = graph.link(*finding.link);
       entry["link"] = {{"a", graph.vertex(link.a).name},
                        {"b", graph.vertex(link.b).name},
-                       {"direction", to_string(finding.direction)}};
+                       {"direction", name_of(finding.direction)}};
     }
     if (!finding.parallel_links.empty()) {
       entry["parallel_links"] = nlohmann::json::array();

@@ -125,7 +125,7 @@ OversubscriptionReport analyze_oversubscription(const Graph& graph) {
   return report;
 }
 
-std::string_view to_string(TrafficPattern pattern) {
+std::string_view name_of(TrafficPattern pattern) {
   switch (pattern) {
     case TrafficPattern::all_to_all: return "all_to_all";
     case TrafficPattern::ring: return "ring";
@@ -138,7 +138,7 @@ std::string_view to_string(TrafficPattern pattern) {
 std::optional<TrafficPattern> traffic_pattern_from_string(std::string_view name) {
   for (const TrafficPattern pattern : {TrafficPattern::all_to_all, TrafficPattern::ring,
                                        TrafficPattern::leaf_to_leaf, TrafficPattern::bisection}) {
-    if (name == to_string(pattern)) return pattern;
+    if (name == name_of(pattern)) return pattern;
   }
   return std::nullopt;
 }
@@ -276,7 +276,7 @@ nlohmann::json to_json(const Graph& graph, const OversubscriptionReport& report)
   };
   nlohmann::json tiers = nlohmann::json::array();
   for (const TierOversubscription& tier : report.tiers) {
-    tiers.push_back({{"tier", to_string(tier.tier)},
+    tiers.push_back({{"tier", name_of(tier.tier)},
                      {"switches", tier.switch_count},
                      {"downlink_gbps", tier.downlink_gbps},
                      {"uplink_gbps", tier.uplink_gbps},
@@ -286,7 +286,7 @@ nlohmann::json to_json(const Graph& graph, const OversubscriptionReport& report)
   nlohmann::json switches = nlohmann::json::array();
   for (const SwitchOversubscription& entry : report.switches) {
     switches.push_back({{"switch", graph.vertex(entry.switch_vertex).name},
-                        {"tier", to_string(graph.vertex(entry.switch_vertex).tier)},
+                        {"tier", name_of(graph.vertex(entry.switch_vertex).tier)},
                         {"downlink_gbps", entry.downlink_gbps},
                         {"uplink_gbps", entry.uplink_gbps},
                         {"oversubscription_ratio", ratio(entry.oversubscription_ratio)}});
@@ -301,12 +301,12 @@ nlohmann::json to_json(const Graph& graph, const PatternAnalysis& analysis) {
                         {"link", fmt::format("{} -> {}", graph.vertex(finding.from).name, graph.vertex(finding.to).name)},
                         {"from", graph.vertex(finding.from).name},
                         {"to", graph.vertex(finding.to).name},
-                        {"link_type", to_string(graph.link(finding.link).spec.type)},
+                        {"link_type", name_of(graph.link(finding.link).spec.type)},
                         {"capacity_gbps", finding.capacity_gbps},
                         {"expected_load_gbps", finding.expected_load_gbps},
                         {"load_ratio", finding.load_ratio}});
   }
-  return {{"pattern", to_string(analysis.pattern)},
+  return {{"pattern", name_of(analysis.pattern)},
           {"hosts", analysis.host_count},
           {"flow_classes", analysis.flow_classes},
           {"offered_gbps", analysis.offered_gbps},

@@ -44,7 +44,7 @@ enum class TrafficPattern {
   leaf_to_leaf,  // the hosts under leaf k to those under leaf k+1, pairwise
   bisection,     // host i to host i + N/2 and back: the first half against the second
 };
-std::string_view to_string(TrafficPattern pattern);
+std::string_view name_of(TrafficPattern pattern);
 std::optional<TrafficPattern> traffic_pattern_from_string(std::string_view name);
 
 // A link that the pattern fills: its fair share of the traffic equals its capacity.

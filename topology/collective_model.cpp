@@ -493,7 +493,7 @@ std::string solved_limit(const Flows::Solution& solution) {
 
 }  // namespace
 
-std::string_view to_string(CollectiveOp op) {
+std::string_view name_of(CollectiveOp op) {
   switch (op) {
     case CollectiveOp::all_reduce: return "all_reduce";
     case CollectiveOp::all_gather: return "all_gather";
@@ -505,7 +505,7 @@ std::string_view to_string(CollectiveOp op) {
   return "unknown";
 }
 
-std::string_view to_string(Algorithm algorithm) {
+std::string_view name_of(Algorithm algorithm) {
   switch (algorithm) {
     case Algorithm::ring: return "ring";
     case Algorithm::tree: return "tree";
@@ -519,7 +519,7 @@ std::string_view to_string(Algorithm algorithm) {
   return "unknown";
 }
 
-std::string_view to_string(Protocol protocol) {
+std::string_view name_of(Protocol protocol) {
   switch (protocol) {
     case Protocol::ll: return "LL";
     case Protocol::ll128: return "LL128";
@@ -531,7 +531,7 @@ std::string_view to_string(Protocol protocol) {
 std::optional<CollectiveOp> collective_op_from_string(std::string_view name) {
   for (const CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter,
                                 CollectiveOp::broadcast, CollectiveOp::alltoall, CollectiveOp::sendrecv}) {
-    if (name == to_string(op)) return op;
+    if (name == name_of(op)) return op;
   }
   return std::nullopt;
 }
@@ -540,7 +540,7 @@ std::optional<Algorithm> algorithm_from_string(std::string_view name) {
   std::string key = lower(name);
   std::erase(key, '_');
   for (int a = 0; a <= static_cast<int>(Algorithm::p2p); ++a) {
-    std::string candidate(to_string(static_cast<Algorithm>(a)));
+    std::string candidate(name_of(static_cast<Algorithm>(a)));
     std::erase(candidate, '_');
     if (key == candidate) return static_cast<Algorithm>(a);
   }
@@ -550,7 +550,7 @@ std::optional<Algorithm> algorithm_from_string(std::string_view name) {
 std::optional<Protocol> protocol_from_string(std::string_view name) {
   const std::string key = lower(name);
   for (int p = 0; p < protocol_count; ++p) {
-    if (key == lower(to_string(static_cast<Protocol>(p)))) return static_cast<Protocol>(p);
+    if (key == lower(name_of(static_cast<Protocol>(p)))) return static_cast<Protocol>(p);
   }
   return std::nullopt;
 }
@@ -1020,8 +1020,8 @@ std::vector<Prediction> candidates(const CollectiveModel& model, CollectiveOp op
 Prediction predict(const CollectiveModel& model, CollectiveOp op, std::uint64_t bytes, const Forced& forced) {
   if (op == CollectiveOp::alltoall || op == CollectiveOp::sendrecv) {
     if (forced.algorithm && *forced.algorithm != Algorithm::p2p) {
-      throw InputError(fmt::format("{} is point-to-point in NCCL: no {} algorithm", to_string(op),
-                                   to_string(*forced.algorithm)));
+      throw InputError(fmt::format("{} is point-to-point in NCCL: no {} algorithm", name_of(op),
+                                   name_of(*forced.algorithm)));
     }
     return point_to_point(model, op, bytes, forced);
   }
@@ -1036,8 +1036,8 @@ Prediction predict(const CollectiveModel& model, CollectiveOp op, std::uint64_t 
     throw InputError(fmt::format(
         "{}{}{} cannot run {} on {} ranks over {} nodes here (NVLS needs NVSwitch and sm_90+, NVLS-tree several "
         "nodes, CollNet in-network reduction, PAT one GPU per node, LL128 NVLink)",
-        forced.algorithm ? to_string(*forced.algorithm) : "", forced.algorithm && forced.protocol ? "/" : "",
-        forced.protocol ? to_string(*forced.protocol) : "", to_string(op), model.ranks, model.nodes));
+        forced.algorithm ? name_of(*forced.algorithm) : "", forced.algorithm && forced.protocol ? "/" : "",
+        forced.protocol ? name_of(*forced.protocol) : "", name_of(op), model.ranks, model.nodes));
   }
   return *best;
 }
@@ -1048,7 +1048,7 @@ ResultRow predicted_row(const CollectiveModel& model, const Prediction& predicti
   ResultRow row;
   row.run_id = std::move(run_id);
   row.backend = "model";
-  row.op = std::string(to_string(op));
+  row.op = std::string(name_of(op));
   row.dtype = "float";
   row.redop = op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter ? "sum" : "none";
   if (op == CollectiveOp::broadcast) row.root = 0;
@@ -1064,8 +1064,8 @@ ResultRow predicted_row(const CollectiveModel& model, const Prediction& predicti
   row.algbw_gbps = static_cast<double>(bytes) / (prediction.time_us * 1e3);
   row.busbw_gbps = prediction.busbw_gbps;
   row.timestamp = std::move(timestamp);
-  row.model_algorithm = std::string(to_string(prediction.algorithm));
-  row.model_protocol = std::string(to_string(prediction.protocol));
+  row.model_algorithm = std::string(name_of(prediction.algorithm));
+  row.model_protocol = std::string(name_of(prediction.protocol));
   row.model_channels = prediction.channels;
   row.model_limit = prediction.limit;
   return row;

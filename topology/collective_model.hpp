@@ -47,9 +47,9 @@ enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, broadcast, all
 enum class Algorithm { ring, tree, nvls, nvls_tree, collnet_direct, collnet_chain, pat, p2p };
 enum class Protocol { ll, ll128, simple };
 
-std::string_view to_string(CollectiveOp op);
-std::string_view to_string(Algorithm algorithm);
-std::string_view to_string(Protocol protocol);
+std::string_view name_of(CollectiveOp op);
+std::string_view name_of(Algorithm algorithm);
+std::string_view name_of(Protocol protocol);
 std::optional<CollectiveOp> collective_op_from_string(std::string_view name);
 // NCCL_ALGO / NCCL_PROTO spellings, case-insensitive: ring, tree, nvls, nvlstree, collnetdirect,
 // collnetchain, pat, p2p; ll, ll128, simple.

@@ -33,8 +33,8 @@ enum class VertexKind { host, cpu, pcie_switch, gpu, nvswitch, nic, fabric_switc
 // Fabric switches sit in tiers; routes go up towards the core and then down (never down-up).
 enum class SwitchTier { none = 0, leaf = 1, spine = 2, core = 3 };
 
-std::string_view to_string(VertexKind kind);
-std::string_view to_string(SwitchTier tier);
+std::string_view name_of(VertexKind kind);
+std::string_view name_of(SwitchTier tier);
 
 // A NIC's network port as its host reported it (NCCL's topology dump states it; topo -m and the
 // fabric files do not): the rate the port trained at, and whether NCCL can reach the GPUs through

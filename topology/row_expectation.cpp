@@ -55,7 +55,7 @@ void append_leg(PairPath& path, const PairPath& leg) {
 
 std::string shared_vertex_problem(const Graph& graph, VertexId shared) {
   return fmt::format("ranks sharing a {} have no link between them in the topology: no expectation for their rows",
-                     to_string(graph.vertex(shared).kind));
+                     name_of(graph.vertex(shared).kind));
 }
 
 }  // namespace

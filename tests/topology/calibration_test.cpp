@@ -180,10 +180,10 @@ TEST(Calibration, PublishedCollectiveResults) {
     const double ratio = predicted / point.published;
     const std::string unit = is_time ? "us" : "GB/s";
     fmt::print("| {} | {} {} {} | {}{:.2f} {} | {:.2f} {} | {:.3f}{} | {} {} | {} |\n", point.configuration,
-               to_string(point.op), size_text(point.bytes), is_time ? "time" : "busbw",
+               name_of(point.op), size_text(point.bytes), is_time ? "time" : "busbw",
                point.metric == Metric::floor_busbw_gbps ? ">= " : "", point.published, unit, predicted, unit, ratio,
                point.known_miss.empty() ? "" : " (known miss: " + point.known_miss + ")",
-               to_string(prediction.algorithm), to_string(prediction.protocol), point.source);
+               name_of(prediction.algorithm), name_of(prediction.protocol), point.source);
     SCOPED_TRACE(point.configuration + " " + size_text(point.bytes) + " (" + point.source + ")");
     const double miss_bound = 1.6;
     switch (point.metric) {

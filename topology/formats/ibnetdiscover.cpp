@@ -199,8 +199,8 @@ Graph parse_ibnetdiscover(const SourceText& source) {
   const auto add_vertex = [&](const NodeBlock& node, VertexKind kind, const std::string& name, VertexId host) {
     const VertexId existing = graph.find(name);
     if (existing != no_vertex && graph.vertex(existing).kind != kind) {
-      throw_input_error(source.path, node.line, fmt::format("a {} name not used for a {}", to_string(kind),
-                                                            to_string(graph.vertex(existing).kind)),
+      throw_input_error(source.path, node.line, fmt::format("a {} name not used for a {}", name_of(kind),
+                                                            name_of(graph.vertex(existing).kind)),
                         quote_input(name));
     }
     return graph.add_vertex(kind, name, host);
