@@ -40,10 +40,10 @@ void add_topology(ReportInput& input, const std::vector<std::string>& topology_f
   const topo::Graph graph = load_topology_with_warnings(topology_files);
   ExpectationColumns(graph, std::cerr).add(input.sets);
   topo::Diagnosis diagnosis = topo::diagnose(graph, all_rows(input.sets));
-  for (topo::DiagnosisFinding& finding : topo::diagnose_incidents(graph, all_incidents(input.sets)))
+  for (topo::Suspect& finding : topo::diagnose_incidents(graph, all_incidents(input.sets)))
     diagnosis.findings.push_back(std::move(finding));
   std::vector<topo::LinkId> flagged;
-  for (const topo::DiagnosisFinding& finding : diagnosis.findings) {
+  for (const topo::Suspect& finding : diagnosis.findings) {
     if (finding.link) flagged.push_back(*finding.link);
     flagged.insert(flagged.end(), finding.parallel_links.begin(), finding.parallel_links.end());
     std::string evidence;

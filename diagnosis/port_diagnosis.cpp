@@ -52,14 +52,14 @@ std::optional<LinkId> cable_of(const Graph& graph, const PortCounterChange& chan
 
 }  // namespace
 
-std::vector<DiagnosisFinding> diagnose_port_counters(const Graph& graph, std::span<const PortCounterChange> changes,
+std::vector<Suspect> diagnose_port_counters(const Graph& graph, std::span<const PortCounterChange> changes,
                                                      std::span<const ResultRow> rows,
                                                      const DiagnosisSettings& settings) {
   const std::vector<PairRow> pair_rows = pair_rows_at_largest_size(rows);
-  std::vector<DiagnosisFinding> findings;
+  std::vector<Suspect> findings;
   for (const PortCounterChange& change : changes) {
     if (!change.degraded()) continue;
-    DiagnosisFinding finding;
+    Suspect finding;
     finding.kind = "port_errors";
     finding.host = change.host;
     finding.link = cable_of(graph, change);
