@@ -256,7 +256,7 @@ class LogReader {
     for (const std::int64_t v : {threads, gpus, processes})
       if (v < 1 || v > most_per_process)
         throw input_error_at(file_, number, fmt::format("nThread {}, nGpus {} and nRanks {} must be between 1 and {}", threads, gpus,
-                                       processes, most_per_process));
+                                                        processes, most_per_process));
     run_.ranks_in_header = static_cast<int>(threads * gpus * processes);
   }
 
@@ -275,8 +275,8 @@ class LogReader {
       run_.layout = layout_from_columns(tokens.size());
       if (!run_.layout)
         throw input_error_at(file_, number, fmt::format("a table row of {} columns without the '# size count type ...' header above "
-                                       "it (13 columns, or 12 in the old format, are read without one)",
-                                       tokens.size()));
+                                                        "it (13 columns, or 12 in the old format, are read without one)",
+                                                        tokens.size()));
     }
     if (run_.finished) {
       // Rows after "Avg bus bandwidth" of the same header: a second run pasted without its header.
@@ -288,7 +288,7 @@ class LogReader {
     const std::size_t expected = run_.layout->row_columns();
     if (tokens.size() != expected)
       throw input_error_at(file_, number, fmt::format("expected {} columns as in the column header, found {}{}", expected, tokens.size(),
-                                     tokens.size() < expected ? ": the line is cut short (truncated log?)" : ""));
+                                                      tokens.size() < expected ? ": the line is cut short (truncated log?)" : ""));
     run_.table.push_back({number, tokens});
   }
 
@@ -308,7 +308,7 @@ class LogReader {
     if (!run.op) run.op = op_from_bus_ratio(run);
     if (!run.op)
       throw input_error_at(file_, run.first_line, "cannot tell which collective this is: the log has no '# Collective test starting' "
-                                 "line or launcher command; name the file after the test (e.g. all_reduce_perf.log)");
+                                                  "line or launcher command; name the file after the test (e.g. all_reduce_perf.log)");
     runs_.push_back(to_results(run));
   }
 
@@ -382,7 +382,7 @@ class LogReader {
                               "ranks)", nranks));
     } else {
       throw input_error_at(file_, run.first_line, "the log says neither how many ranks ran (no '#  Rank' lines, no launcher line) nor "
-                                 "lets busbw/algbw tell: pass --ranks N");
+                                                  "lets busbw/algbw tell: pass --ranks N");
     }
     if (!bus_ratio_fits(*run.op, nranks, bandwidths)) {
       const std::optional<int> implied = from_ratio ? from_ratio : ranks_from_bus_ratio(*run.op, bandwidths);

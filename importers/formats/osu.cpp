@@ -153,7 +153,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
         if (name == candidate.banner) test = &candidate;
       if (!test)
         throw input_error_at(file, line.number, fmt::format("OSU test '{}' is not imported (osu_latency, osu_bw, osu_bibw, "
-                                            "osu_allreduce, osu_allgather are)", name));
+                                                            "osu_allreduce, osu_allgather are)", name));
       if (ops_in_run.contains(test->op) && !results.rows.empty()) {
         provenance.nranks = results.rows.front().nranks;
         runs.push_back(std::move(results));
@@ -194,7 +194,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     if (columns.empty()) throw input_error_at(file, line.number, "a measurement row before the '# Size ...' column header");
     if (tokens.size() != columns.size())
       throw input_error_at(file, line.number, fmt::format("expected {} columns as in the '# Size' header, found {}{}", columns.size(),
-                                          tokens.size(), tokens.size() < columns.size() ? " (truncated log?)" : ""));
+                                                          tokens.size(), tokens.size() < columns.size() ? " (truncated log?)" : ""));
     RowValues values;
     std::optional<bool> validated;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
@@ -213,7 +213,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     // OSU prints two decimals: a zero is no measurement (a cut row, or a rate below 0.005 MB/s).
     if (!(values[Column::value] > 0))
       throw input_error_at(file, line.number, fmt::format("{} {} is not a measurement (a cut line?)",
-                                          test->bandwidth ? "bandwidth" : "latency", values[Column::value]));
+                                                          test->bandwidth ? "bandwidth" : "latency", values[Column::value]));
 
     const OpTraits& op = op_by_name(test->op);
     const bool collective = op.op_class == OpClass::collective;
@@ -221,7 +221,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     if (collective) {
       if (!options.nranks)
         throw input_error_at(file, banner_line, fmt::format("OSU {} logs do not say how many processes ran: pass --ranks N",
-                                            test->banner));
+                                                            test->banner));
       nranks = *options.nranks;
     }
     // OSU's defaults: osu_allreduce reduced floats before OSU 7 added '# Datatype'; the rest send bytes.

@@ -142,8 +142,8 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     const Header& header = *run.header;
     if (words.size() != header.columns.size())
       throw input_error_at(file, line.number, fmt::format("expected {} columns as in the '#bytes' header, found {}{}",
-                                          header.columns.size(), words.size(),
-                                          words.size() < header.columns.size() ? " (truncated log?)" : ""));
+                                                          header.columns.size(), words.size(),
+                                                          words.size() < header.columns.size() ? " (truncated log?)" : ""));
     std::map<Column, double> values;
     for (std::size_t i = 0; i < words.size(); ++i) {
       const std::optional<double> value = to_double(words[i]);
