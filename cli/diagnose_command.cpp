@@ -36,7 +36,7 @@ struct DiagnoseOptions {
 
 // The host a finding blames: its own host, or the host at either end of its link (a host's cable
 // to its switch). A link between two switches blames no host.
-std::string blamed_host(const topo::Graph& graph, const topo::DiagnosisFinding& finding) {
+std::string blamed_host(const topo::Graph& graph, const topo::Suspect& finding) {
   if (!finding.host.empty()) return finding.host;
   if (!finding.link) return "";
   const topo::Link& link = graph.link(*finding.link);
@@ -60,7 +60,7 @@ void print_diagnosis(std::ostream& out, const topo::Diagnosis& diagnosis, std::s
   }
   out << fmt::format("# {:<14} {:<56} {:>12} {:>12} {:>7} {:>10}\n", "kind", "subject", "expected GB/s",
                      "measured GB/s", "ratio", "confidence");
-  for (const topo::DiagnosisFinding& finding : diagnosis.findings) {
+  for (const topo::Suspect& finding : diagnosis.findings) {
     // Findings from incidents have no bandwidth to compare.
     if (finding.expected_gbps > 0)
       out << fmt::format("  {:<14} {:<56} {:>12.4g} {:>12.4g} {:>7.3f} {:>10.2f}\n", finding.kind, finding.subject,
@@ -156,7 +156,7 @@ int run_diagnose(const DiagnoseOptions& options) {
   bool drained_hosts = false;
   if (!options.drain_list_path.empty()) {
     DrainList drain("diagnose");
-    for (const topo::DiagnosisFinding& finding : diagnosis.findings)
+    for (const topo::Suspect& finding : diagnosis.findings)
       if (const std::string host = blamed_host(graph, finding); !host.empty())
         drain.add(host, fmt::format("{} {}", finding.kind, finding.subject));
     drain.write(options.drain_list_path, std::cout);

@@ -76,7 +76,7 @@ int report_hosts(const DoctorOptions& options, const std::vector<HostReport>& re
   // The same flags on every host: a host that could not be inspected means the flags were wrong.
   if (inspection_failed) return static_cast<int>(ExitCode::usage);
 
-  const std::vector<doctor::Finding> findings = doctor::check_hosts(hosts);
+  const std::vector<doctor::Flag> findings = doctor::check_hosts(hosts);
   doctor::print_doctor_report(std::cout, hosts, findings, options.show_devices || hosts.size() == 1);
   if (!options.json_path.empty()) {
     try {
@@ -91,7 +91,7 @@ int report_hosts(const DoctorOptions& options, const std::vector<HostReport>& re
     // A host is drained for its own error flags; a cross-host disagreement without a majority
     // blames no host.
     DrainList drain("doctor");
-    for (const doctor::Finding& finding : findings)
+    for (const doctor::Flag& finding : findings)
       if (finding.severity == doctor::Severity::error && !finding.host.empty())
         drain.add(finding.host, finding.subject + ": " + finding.message);
     try {

@@ -41,7 +41,7 @@ void add_topology(ReportInput& input, const std::vector<std::string>& topology_f
   ExpectationColumns(graph, std::cerr).add(input.sets);
   const topo::Diagnosis diagnosis = diagnose_against_topology(graph, input.sets);
   std::vector<topo::LinkId> flagged;
-  for (const topo::DiagnosisFinding& finding : diagnosis.findings) {
+  for (const topo::Suspect& finding : diagnosis.findings) {
     if (finding.link) flagged.push_back(*finding.link);
     flagged.insert(flagged.end(), finding.parallel_links.begin(), finding.parallel_links.end());
     std::string evidence;

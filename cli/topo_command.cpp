@@ -79,7 +79,7 @@ void print_oversubscription(const topo::OversubscriptionReport& report) {
   fmt::print("\n{:<8} {:>9} {:>14} {:>14} {:>16} {:>14}\n", "tier", "switches", "down GB/s", "up GB/s",
              "oversubscription", "worst switch");
   for (const auto& tier : report.tiers) {
-    fmt::print("{:<8} {:>9} {:>14.1f} {:>14.1f} {:>16} {:>14}\n", topo::to_string(tier.tier), tier.switch_count,
+    fmt::print("{:<8} {:>9} {:>14.1f} {:>14.1f} {:>16} {:>14}\n", topo::name_of(tier.tier), tier.switch_count,
                tier.downlink_gbps, tier.uplink_gbps, ratio_text(tier.oversubscription_ratio),
                ratio_text(tier.worst_switch_ratio));
   }
@@ -90,8 +90,8 @@ int show(const TopoOptions& options) {
   std::map<std::string_view, std::size_t> vertices;
   std::map<std::string_view, std::size_t> tiers;
   for (const topo::Vertex& v : graph.vertices()) {
-    ++vertices[topo::to_string(v.kind)];
-    if (v.kind == topo::VertexKind::fabric_switch) ++tiers[topo::to_string(v.tier)];
+    ++vertices[topo::name_of(v.kind)];
+    if (v.kind == topo::VertexKind::fabric_switch) ++tiers[topo::name_of(v.tier)];
   }
   struct LinkSummary {
     std::size_t count = 0;
@@ -178,9 +178,9 @@ int analyze(const TopoOptions& options) {
   // that crawl through a full uplink while others race.
   fmt::print("# {}: takes {:.2f}x as long as on a non-blocking fabric: slowest flow {:.3f} GB/s against {:.3f} "
              "GB/s, held by {}\n",
-             topo::to_string(pattern), analysis.completion_time_ratio, analysis.min_flow_rate_gbps,
+             topo::name_of(pattern), analysis.completion_time_ratio, analysis.min_flow_rate_gbps,
              analysis.nonblocking_min_flow_rate_gbps, analysis.slowest_flow_limit);
-  fmt::print("# {}: offered {:.1f} GB/s in all, max-min fair total {:.1f} GB/s\n", topo::to_string(pattern),
+  fmt::print("# {}: offered {:.1f} GB/s in all, max-min fair total {:.1f} GB/s\n", topo::name_of(pattern),
              analysis.offered_gbps, analysis.achieved_gbps);
   fmt::print("# {} blocking link direction(s)\n", analysis.blocking.size());
   if (!analysis.blocking.empty()) {
@@ -362,16 +362,6 @@ int diff(const TopoOptions& options) {
   return static_cast<int>(fleet_diff.deviations.empty() ? ExitCode::ok : ExitCode::doctor_flags);
 }
 
-// The model refuses some topologies itself (an untiered switch, a placement it cannot hold): to
-// the user that is bad input, like a parse error.
-int run_with_model_errors_as_input_errors(const std::function<int()>& action) {
-  try {
-    return action();
-  } catch (const std::invalid_argument& error) {
-    throw InputError(error.what());
-  }
-}
-
 void add_nvlink_generation_flag(CLI::App& command, TopoOptions& options) {
   command
       .add_option_function<int>("--nvlink-gen", [&options](int generation) { options.hints.nvlink_generation = generation; },
@@ -451,13 +441,11 @@ const Registrar<CommandRegistration> registrar{{
       diff_command->add_option("--json", options->json_path, "write the deviations as JSON to FILE ('-': stdout)");
 
       return [options, show_command, analyze_command, predict_command, dot_command, diff_command]() {
-        return run_with_model_errors_as_input_errors([&]() {
-          if (show_command->parsed()) return show(*options);
-          if (analyze_command->parsed()) return analyze(*options);
-          if (predict_command->parsed()) return predict(*options);
-          if (diff_command->parsed()) return diff(*options);
-          return dot(*options);
-        });
+        if (show_command->parsed()) return show(*options);
+        if (analyze_command->parsed()) return analyze(*options);
+        if (predict_command->parsed()) return predict(*options);
+        if (diff_command->parsed()) return diff(*options);
+        return dot(*options);
       };
     }}};
 

@@ -9,8 +9,8 @@ namespace fb::cli {
 topo::Diagnosis diagnose_against_topology(const topo::Graph& graph, const std::vector<LoadedResults>& sets) {
   const std::vector<ResultRow> rows = all_rows(sets);
   topo::Diagnosis diagnosis = topo::diagnose(graph, rows);
-  const auto add = [&](std::vector<topo::DiagnosisFinding> findings) {
-    for (topo::DiagnosisFinding& finding : findings) diagnosis.findings.push_back(std::move(finding));
+  const auto add = [&](std::vector<topo::Suspect> findings) {
+    for (topo::Suspect& finding : findings) diagnosis.findings.push_back(std::move(finding));
   };
   add(topo::diagnose_incidents(graph, all_incidents(sets)));
   add(topo::diagnose_intermittent(rows));

@@ -2,7 +2,15 @@
 
 #include <fmt/format.h>
 
-namespace fb::topo {
+namespace fb {
+
+InputError input_error_at(std::string_view file, std::size_t line, std::string_view problem) {
+  return InputError(fmt::format("{}:{}: {}", file, line, problem));
+}
+
+void throw_input_error(std::string_view file, std::size_t line, std::string_view expected, std::string_view got) {
+  throw input_error_at(file, line, fmt::format("expected {}, got {}", expected, got));
+}
 
 std::string quote_input(std::string_view text) {
   constexpr std::size_t max_shown = 60;
@@ -19,9 +27,4 @@ std::string quote_input(std::string_view text) {
   return quoted + "'";
 }
 
-void throw_input_error(std::string_view file, std::size_t line, std::string_view expected,
-                       std::string_view got) {
-  throw InputError(fmt::format("{}:{}: expected {}, got {}", file, line, expected, got));
-}
-
-}  // namespace fb::topo
+}  // namespace fb

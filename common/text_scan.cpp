@@ -1,9 +1,38 @@
 #include "common/text_scan.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
-namespace fb::topo {
+namespace fb {
+namespace {
+
+constexpr std::string_view no_break_space = "\xc2\xa0";
+
+// The length of the whitespace at the start of `text`: 0, 1, or 2 for a no-break space.
+std::size_t space_at(std::string_view text) {
+  if (text.empty()) return 0;
+  switch (text.front()) {
+    case ' ': case '\t': case '\r': case '\v': case '\f': case '\n': return 1;
+    default: return text.starts_with(no_break_space) ? no_break_space.size() : 0;
+  }
+}
+
+// The length of the whitespace at the end of `text`.
+std::size_t space_before_end(std::string_view text) {
+  if (text.ends_with(no_break_space)) return no_break_space.size();
+  return text.empty() ? 0 : space_at(text.substr(text.size() - 1));
+}
+
+template <typename Number>
+std::optional<Number> whole_token(std::string_view token) {
+  Number value{};
+  const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
+  if (token.empty() || ec != std::errc{} || end != token.data() + token.size()) return std::nullopt;
+  return value;
+}
+
+}  // namespace
 
 std::vector<NumberedLine> split_lines(std::string_view text) {
   std::vector<NumberedLine> lines;
@@ -11,7 +40,7 @@ std::vector<NumberedLine> split_lines(std::string_view text) {
   while (!text.empty()) {
     const std::size_t end = text.find('\n');
     std::string_view line = text.substr(0, end);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.ends_with('\r')) line.remove_suffix(1);
     lines.push_back({number++, line});
     if (end == std::string_view::npos) break;
     text.remove_prefix(end + 1);
@@ -19,23 +48,32 @@ std::vector<NumberedLine> split_lines(std::string_view text) {
   return lines;
 }
 
+std::size_t line_number_at(std::string_view text, std::size_t offset) {
+  const std::string_view before = text.substr(0, offset);
+  return 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+}
+
+std::string_view trim_start(std::string_view text) {
+  while (const std::size_t n = space_at(text)) text.remove_prefix(n);
+  return text;
+}
+
 std::string_view trim(std::string_view text) {
-  const auto is_space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
-  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
-  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
+  text = trim_start(text);
+  while (const std::size_t n = space_before_end(text)) text.remove_suffix(n);
   return text;
 }
 
 std::vector<std::string_view> split_whitespace(std::string_view text) {
   std::vector<std::string_view> tokens;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-    const std::size_t start = i;
-    while (i < text.size() && !std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-    if (i > start) tokens.push_back(text.substr(start, i - start));
+  while (true) {
+    text = trim_start(text);
+    if (text.empty()) return tokens;
+    std::size_t length = 0;
+    while (length < text.size() && space_at(text.substr(length)) == 0) ++length;
+    tokens.push_back(text.substr(0, length));
+    text.remove_prefix(length);
   }
-  return tokens;
 }
 
 std::vector<std::string_view> split_fields(std::string_view text, char separator) {
@@ -52,18 +90,15 @@ std::vector<std::string_view> split_fields(std::string_view text, char separator
 bool starts_with_ignoring_case(std::string_view text, std::string_view prefix) {
   if (text.size() < prefix.size()) return false;
   for (std::size_t i = 0; i < prefix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(text[i])) !=
-        std::tolower(static_cast<unsigned char>(prefix[i]))) {
+    if (std::tolower(static_cast<unsigned char>(text[i])) != std::tolower(static_cast<unsigned char>(prefix[i]))) {
       return false;
     }
   }
   return true;
 }
 
-bool parse_non_negative(std::string_view text, long long& value) {
-  if (text.empty()) return false;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return ec == std::errc{} && end == text.data() + text.size() && value >= 0;
-}
+std::optional<double> to_double(std::string_view token) { return whole_token<double>(token); }
 
-}  // namespace fb::topo
+std::optional<std::int64_t> to_integer(std::string_view token) { return whole_token<std::int64_t>(token); }
+
+}  // namespace fb

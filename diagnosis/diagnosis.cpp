@@ -191,7 +191,7 @@ class Diagnoser {
     }
 
     for (const auto& [link, resources] : chosen_by_link) {
-      DiagnosisFinding finding;
+      Suspect finding;
       finding.kind = "degraded_link";
       finding.link = link;
       finding.direction = resources.size() == 2 ? LinkDirection::both
@@ -228,7 +228,7 @@ class Diagnoser {
       if (row.concurrent_flows.value_or(1) == 1)
         alone[{row.run_id, row.op, row.bytes, row.src_host, row.dst_host}] = f;
     }
-    std::map<LinkId, std::vector<DiagnosisFinding>> by_link;
+    std::map<LinkId, std::vector<Suspect>> by_link;
     for (const auto& [key, members] : groups_) {
       if (members.size() < 2) continue;
       const MaxMinAllocation& allocation = allocations_.at(key);
@@ -241,7 +241,7 @@ class Diagnoser {
           if (allocation.saturated[share.resource]) crossing[share.resource].push_back({f, solo->second});
       }
       for (const auto& [resource, pairs] : crossing) {
-        DiagnosisFinding finding;
+        Suspect finding;
         bool predicted_drop = false;
         std::size_t measured_drops = 0;
         for (const auto& [together, solo] : pairs) {
@@ -274,7 +274,7 @@ class Diagnoser {
       }
     }
     for (auto& [link, findings] : by_link) {
-      DiagnosisFinding merged = std::move(findings.front());
+      Suspect merged = std::move(findings.front());
       if (findings.size() > 1) {
         merged.direction = LinkDirection::both;
         merged.expected_gbps += findings[1].expected_gbps;
@@ -308,7 +308,7 @@ class Diagnoser {
       const auto& flows = flows_of_host[hosts[h]];
       if (std::all_of(flows.begin(), flows.end(), [&](std::size_t f) { return !is_slow(flows_[f]) || explained.contains(f); }))
         continue;
-      DiagnosisFinding finding;
+      Suspect finding;
       finding.kind = "slow_node";
       finding.host = hosts[h];
       finding.subject = hosts[h];
@@ -334,7 +334,7 @@ class Diagnoser {
   std::map<std::pair<std::string, std::string>, std::vector<ResourceShare>> routes_;
 };
 
-std::string_view to_string(LinkDirection direction) {
+std::string_view name_of(LinkDirection direction) {
   switch (direction) {
     case LinkDirection::both: return "both";
     case LinkDirection::a_to_b: return "a_to_b";
@@ -355,7 +355,7 @@ Diagnosis diagnose(const Graph& graph, std::span<const ResultRow> rows, const Di
 
 nlohmann::json to_json(const Graph& graph, const Diagnosis& diagnosis) {
   nlohmann::json findings = nlohmann::json::array();
-  for (const DiagnosisFinding& finding : diagnosis.findings) {
+  for (const Suspect& finding : diagnosis.findings) {
     nlohmann::json entry{{"kind", finding.kind},
                          {"subject", finding.subject},
                          {"expected_gbps", finding.expected_gbps},
@@ -367,7 +367,7 @@ nlohmann::json to_json(const Graph& graph, const Diagnosis& diagnosis) {
       const Link& link = graph.link(*finding.link);
       entry["link"] = {{"a", graph.vertex(link.a).name},
                        {"b", graph.vertex(link.b).name},
-                       {"direction", to_string(finding.direction)}};
+                       {"direction", name_of(finding.direction)}};
     }
     if (!finding.parallel_links.empty()) {
       entry["parallel_links"] = nlohmann::json::array();

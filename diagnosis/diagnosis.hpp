@@ -31,7 +31,12 @@ struct DiagnosisSettings {
 
 enum class LinkDirection { both, a_to_b, b_to_a };
 
-struct DiagnosisFinding {
+// What the measurements point at on the fabric model: a link (with its direction and the parallel
+// cables it cannot be told from), a node or ranks, and how cleanly they single it out. Not a
+// report's Finding (reports/analysis/finding.hpp): it holds graph ids and a confidence the model
+// needs to merge and rank suspects; the report turns each into a Finding when it prints them.
+// Users read them as the diagnosis' "findings", so the results keep that name.
+struct Suspect {
   std::string kind;                  // degraded_link, blocking_link, slow_node; failed_link, stalled_ranks
                                      // (diagnosis/incident_diagnosis.hpp)
   std::string subject;               // readable: "h00003/eth0 <-> leaf0001 (both directions)"
@@ -54,7 +59,7 @@ struct Diagnosis {
   std::size_t flows_examined = 0;
   std::size_t slow_flows = 0;
   std::size_t slow_flows_explained = 0;
-  std::vector<DiagnosisFinding> findings;
+  std::vector<Suspect> findings;
 };
 
 // Rows of the pair patterns (pairwise, concurrent) that are bandwidths between two hosts.

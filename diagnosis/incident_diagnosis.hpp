@@ -22,6 +22,6 @@ namespace fb::topo {
 // A failed_link finding's link is the NIC's cable to its switch (more cables of that NIC, as in a
 // bond, are its parallel links). Throws InputError when a host it must name has no NIC cabled
 // to a switch in the topology.
-std::vector<DiagnosisFinding> diagnose_incidents(const Graph& graph, std::span<const Incident> incidents);
+std::vector<Suspect> diagnose_incidents(const Graph& graph, std::span<const Incident> incidents);
 
 }  // namespace fb::topo

@@ -30,7 +30,7 @@ struct PairHistory {
 
 }  // namespace
 
-std::vector<DiagnosisFinding> diagnose_intermittent(std::span<const ResultRow> rows, const DiagnosisSettings& settings) {
+std::vector<Suspect> diagnose_intermittent(std::span<const ResultRow> rows, const DiagnosisSettings& settings) {
   std::map<std::pair<Series, int>, std::vector<const ResultRow*>> by_repetition;
   for (const ResultRow& row : rows)
     if (is_pair_bandwidth_row(row) && row.repetition)
@@ -49,7 +49,7 @@ std::vector<DiagnosisFinding> diagnose_intermittent(std::span<const ResultRow> r
     }
   }
 
-  std::vector<DiagnosisFinding> findings;
+  std::vector<Suspect> findings;
   for (const auto& [series, pairs] : histories) {
     const auto& [run_id, op, bytes, flows] = series;
     std::vector<std::pair<Pair, const PairHistory*>> intermittent;
@@ -65,7 +65,7 @@ std::vector<DiagnosisFinding> diagnose_intermittent(std::span<const ResultRow> r
       return fmt::format("{} -> {}: slow in {} of {} repetitions of {} {} B in run {}: {}", pair.first, pair.second,
                          history.slow.size(), history.repetitions.size(), op, bytes, run_id, fmt::join(slow, ", "));
     };
-    const auto fill_numbers = [](DiagnosisFinding& finding, const std::vector<const PairHistory*>& histories_of) {
+    const auto fill_numbers = [](Suspect& finding, const std::vector<const PairHistory*>& histories_of) {
       std::vector<double> measured, typical;
       std::size_t slow = 0, total = 0;
       for (const PairHistory* history : histories_of) {
@@ -85,7 +85,7 @@ std::vector<DiagnosisFinding> diagnose_intermittent(std::span<const ResultRow> r
     for (const auto& [pair, history] : intermittent)
       std::erase_if(common, [&](const std::string& host) { return pair.first != host && pair.second != host; });
     if (intermittent.size() >= 2 && common.size() == 1) {
-      DiagnosisFinding finding;
+      Suspect finding;
       finding.kind = "intermittent_host";
       finding.host = *common.begin();
       std::set<int> slow_repetitions;
@@ -102,7 +102,7 @@ std::vector<DiagnosisFinding> diagnose_intermittent(std::span<const ResultRow> r
       continue;
     }
     for (const auto& [pair, history] : intermittent) {
-      DiagnosisFinding finding;
+      Suspect finding;
       finding.kind = "intermittent_pair";
       finding.subject = fmt::format("{} -> {}: slow in {} of {} repetitions", pair.first, pair.second,
                                     history->slow.size(), history->repetitions.size());

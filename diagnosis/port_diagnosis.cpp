@@ -52,11 +52,11 @@ std::optional<LinkId> cable_of(const Graph& graph, const PortCounterChange& chan
 
 }  // namespace
 
-std::vector<DiagnosisFinding> diagnose_port_counters(const Graph& graph, std::span<const PortCounterChange> changes,
+std::vector<Suspect> diagnose_port_counters(const Graph& graph, std::span<const PortCounterChange> changes,
                                                      std::span<const ResultRow> rows,
                                                      const DiagnosisSettings& settings) {
   const std::vector<PairRow> pair_rows = pair_rows_at_largest_size(rows);
-  std::vector<DiagnosisFinding> findings;
+  std::vector<Suspect> findings;
   // A soak run reads every port once per repetition: one finding per port, with the repetitions
   // it degraded in as further evidence.
   std::map<std::pair<std::string, std::string>, std::size_t> finding_of_port;
@@ -68,7 +68,7 @@ std::vector<DiagnosisFinding> diagnose_port_counters(const Graph& graph, std::sp
       findings[known->second].evidence.push_back(describe_port_change(change) + run);
       continue;
     }
-    DiagnosisFinding finding;
+    Suspect finding;
     finding.kind = "port_errors";
     finding.host = change.host;
     finding.link = cable_of(graph, change);

@@ -19,7 +19,7 @@ namespace fb::topo {
 // under settings.slow_ratio of the median of its run, op, size and concurrency (each run's largest
 // size, as diagnose() takes); the evidence lists the host's slow pairs, and the confidence is the
 // share of the host's pair rows that are slow (0 when the run measured no pair touching the host).
-std::vector<DiagnosisFinding> diagnose_port_counters(const Graph& graph, std::span<const PortCounterChange> changes,
+std::vector<Suspect> diagnose_port_counters(const Graph& graph, std::span<const PortCounterChange> changes,
                                                      std::span<const ResultRow> rows,
                                                      const DiagnosisSettings& settings = {});
 

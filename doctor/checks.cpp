@@ -29,7 +29,7 @@ std::string describe_width(std::optional<int> width_lanes) {
 // stays narrow under load. NVIDIA GPUs lower their link speed while idle to save power, so for a
 // GPU a slow-but-full-width link is only a warning until it is seen under load; NICs keep theirs.
 void check_link(const std::string& host, const std::string& subject, const std::optional<PciLink>& link,
-                bool speed_drops_when_idle, std::vector<Finding>& findings) {
+                bool speed_drops_when_idle, std::vector<Flag>& findings) {
   if (!link || (!link->below_max_width() && !link->below_max_speed())) return;
   const bool error = link->below_max_width() || !speed_drops_when_idle;
   std::string message =
@@ -42,7 +42,7 @@ void check_link(const std::string& host, const std::string& subject, const std::
 
 // Error counters are cumulative since they were last cleared, which may be months ago: a count
 // alone is worth a look (warning); growth while the doctor watched means the link is failing now.
-void check_port_counters(const HostInventory& inventory, const IbPort& port, std::vector<Finding>& findings) {
+void check_port_counters(const HostInventory& inventory, const IbPort& port, std::vector<Flag>& findings) {
   const std::string subject = fmt::format("port {} ({})", port.display_name(), port.pci_address);
   if (!port.errors_grown.empty()) {
     std::vector<std::string> grown;
@@ -63,7 +63,7 @@ void check_port_counters(const HostInventory& inventory, const IbPort& port, std
                                       : " (--counter-interval S tells whether they still grow)")});
 }
 
-void check_numa_affinity(const HostInventory& inventory, std::vector<Finding>& findings) {
+void check_numa_affinity(const HostInventory& inventory, std::vector<Flag>& findings) {
   // NCCL sends a GPU's traffic through a NIC near it; with none on its NUMA node the traffic
   // crosses the inter-socket link. Only RDMA NICs count where the host has any: a management
   // Ethernet port next to a GPU carries none of its collective traffic.
@@ -84,7 +84,7 @@ void check_numa_affinity(const HostInventory& inventory, std::vector<Finding>& f
   }
 }
 
-void check_acs(const HostInventory& inventory, std::vector<Finding>& findings) {
+void check_acs(const HostInventory& inventory, std::vector<Flag>& findings) {
   int unreadable = 0;
   for (const PcieBridge& bridge : inventory.bridges) {
     if (!bridge.extended_config_readable) {
@@ -107,7 +107,7 @@ void check_acs(const HostInventory& inventory, std::vector<Finding>& findings) {
                                     unreadable, unreadable > 1 ? "s" : "")});
 }
 
-void check_gpudirect_rdma(const HostInventory& inventory, std::vector<Finding>& findings) {
+void check_gpudirect_rdma(const HostInventory& inventory, std::vector<Flag>& findings) {
   const bool has_rdma = std::any_of(inventory.nics.begin(), inventory.nics.end(),
                                     [](const Nic& nic) { return nic.rdma_capable(); });
   if (inventory.gpus.empty() || !has_rdma || inventory.gpudirect_rdma.possible()) return;
@@ -191,8 +191,8 @@ std::string_view name_of(Severity severity) {
   return "unknown";
 }
 
-std::vector<Finding> check_host(const HostInventory& inventory) {
-  std::vector<Finding> findings;
+std::vector<Flag> check_host(const HostInventory& inventory) {
+  std::vector<Flag> findings;
   if (inventory.gpus.empty())
     findings.push_back({Severity::info, inventory.host, "GPUs",
                         "no NVIDIA GPU (PCI vendor 0x10de, class 0x0300 or 0x0302) on this host"});
@@ -215,8 +215,8 @@ std::vector<Finding> check_host(const HostInventory& inventory) {
   return findings;
 }
 
-std::vector<Finding> compare_hosts(std::span<const HostInventory> hosts) {
-  std::vector<Finding> findings;
+std::vector<Flag> compare_hosts(std::span<const HostInventory> hosts) {
+  std::vector<Flag> findings;
   if (hosts.size() < 2) return findings;
   for (const ComparedAttribute& attribute : compared_attributes()) {
     std::map<std::string, std::vector<std::string>> hosts_by_value;
@@ -244,19 +244,19 @@ std::vector<Finding> compare_hosts(std::span<const HostInventory> hosts) {
   return findings;
 }
 
-std::vector<Finding> check_hosts(std::span<const HostInventory> hosts) {
-  std::vector<Finding> findings;
+std::vector<Flag> check_hosts(std::span<const HostInventory> hosts) {
+  std::vector<Flag> findings;
   for (const HostInventory& host : hosts) {
-    std::vector<Finding> host_findings = check_host(host);
+    std::vector<Flag> host_findings = check_host(host);
     findings.insert(findings.end(), host_findings.begin(), host_findings.end());
   }
-  std::vector<Finding> cross_host = compare_hosts(hosts);
+  std::vector<Flag> cross_host = compare_hosts(hosts);
   findings.insert(findings.end(), cross_host.begin(), cross_host.end());
   return findings;
 }
 
-bool has_errors(std::span<const Finding> findings) {
-  return std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == Severity::error; });
+bool has_errors(std::span<const Flag> findings) {
+  return std::any_of(findings.begin(), findings.end(), [](const Flag& f) { return f.severity == Severity::error; });
 }
 
 }  // namespace fb::doctor

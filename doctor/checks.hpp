@@ -18,22 +18,25 @@ enum class Severity { info, warning, error };
 
 std::string_view name_of(Severity severity);
 
-struct Finding {
+// What the doctor raises about a host's inventory or a difference between hosts: a severity and a
+// sentence, no measurement. Not a report's Finding (reports/analysis/finding.hpp), which judges
+// measured results against an expected number.
+struct Flag {
   Severity severity = Severity::info;
   std::string host;     // empty for a cross-host finding that no single host is to blame for
   std::string subject;  // the device, port, bridge or attribute: "NIC mlx5_3 (0000:9a:00.0)"
   std::string message;
 };
 
-std::vector<Finding> check_host(const HostInventory& inventory);
+std::vector<Flag> check_host(const HostInventory& inventory);
 
 // Every attribute on which some host differs from the value a strict majority of hosts share;
 // without such a majority, one finding lists who has what. Needs at least two hosts.
-std::vector<Finding> compare_hosts(std::span<const HostInventory> hosts);
+std::vector<Flag> compare_hosts(std::span<const HostInventory> hosts);
 
 // check_host for each host, then compare_hosts.
-std::vector<Finding> check_hosts(std::span<const HostInventory> hosts);
+std::vector<Flag> check_hosts(std::span<const HostInventory> hosts);
 
-bool has_errors(std::span<const Finding> findings);
+bool has_errors(std::span<const Flag> findings);
 
 }  // namespace fb::doctor

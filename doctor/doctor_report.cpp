@@ -89,7 +89,7 @@ void print_devices(std::ostream& out, std::span<const HostInventory> hosts) {
 
 }  // namespace
 
-void print_doctor_report(std::ostream& out, std::span<const HostInventory> hosts, std::span<const Finding> findings,
+void print_doctor_report(std::ostream& out, std::span<const HostInventory> hosts, std::span<const Flag> findings,
                          bool show_devices) {
   print_hosts(out, hosts);
   if (show_devices) {
@@ -99,21 +99,21 @@ void print_doctor_report(std::ostream& out, std::span<const HostInventory> hosts
   if (!findings.empty()) {
     out << '\n';
     std::vector<std::vector<std::string>> rows;
-    for (const Finding& finding : findings)
+    for (const Flag& finding : findings)
       rows.push_back({std::string(name_of(finding.severity)), finding.host.empty() ? "(all)" : finding.host,
                       finding.subject, finding.message});
     print_table(out, {"severity", "host", "subject", "finding"}, rows);
   }
-  const auto errors = std::count_if(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == Severity::error; });
+  const auto errors = std::count_if(findings.begin(), findings.end(), [](const Flag& f) { return f.severity == Severity::error; });
   const auto warnings =
-      std::count_if(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == Severity::warning; });
+      std::count_if(findings.begin(), findings.end(), [](const Flag& f) { return f.severity == Severity::warning; });
   out << fmt::format("\ndoctor: {} host{}, {} error{}, {} warning{}\n", hosts.size(), hosts.size() == 1 ? "" : "s",
                      errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
 }
 
-nlohmann::json doctor_report_json(std::span<const HostInventory> hosts, std::span<const Finding> findings) {
+nlohmann::json doctor_report_json(std::span<const HostInventory> hosts, std::span<const Flag> findings) {
   nlohmann::json json_findings = nlohmann::json::array();
-  for (const Finding& finding : findings)
+  for (const Flag& finding : findings)
     json_findings.push_back({{"severity", name_of(finding.severity)}, {"host", finding.host},
                              {"subject", finding.subject}, {"message", finding.message}});
   return {{"schema", doctor_report_schema},

@@ -1,5 +1,6 @@
 #include "topology/analysis.hpp"
 
+#include "common/errors.hpp"
 #include "topology/routing.hpp"
 
 #include <fmt/format.h>
@@ -9,7 +10,6 @@
 #include <limits>
 #include <map>
 #include <numeric>
-#include <stdexcept>
 
 namespace fb::topo {
 namespace {
@@ -151,7 +151,7 @@ OversubscriptionReport analyze_oversubscription(const Graph& graph) {
   return report;
 }
 
-std::string_view to_string(TrafficPattern pattern) {
+std::string_view name_of(TrafficPattern pattern) {
   switch (pattern) {
     case TrafficPattern::all_to_all: return "all_to_all";
     case TrafficPattern::ring: return "ring";
@@ -164,7 +164,7 @@ std::string_view to_string(TrafficPattern pattern) {
 std::optional<TrafficPattern> traffic_pattern_from_string(std::string_view name) {
   for (const TrafficPattern pattern : {TrafficPattern::all_to_all, TrafficPattern::ring,
                                        TrafficPattern::leaf_to_leaf, TrafficPattern::bisection}) {
-    if (name == to_string(pattern)) return pattern;
+    if (name == name_of(pattern)) return pattern;
   }
   return std::nullopt;
 }
@@ -277,7 +277,7 @@ std::vector<PairBandwidth> gpu_pair_bandwidths(const Graph& graph, std::size_t m
   }
   const std::size_t pair_count = gpus.size() * (gpus.size() - std::min<std::size_t>(gpus.size(), 1)) / 2;
   if (pair_count > max_pairs) {
-    throw std::invalid_argument(fmt::format("{} GPU pairs is more than the limit of {}", pair_count, max_pairs));
+    throw InputError(fmt::format("{} GPU pairs is more than the limit of {}", pair_count, max_pairs));
   }
   std::vector<PairBandwidth> pairs;
   for (std::size_t i = 0; i < gpus.size(); ++i) {
@@ -293,7 +293,7 @@ std::vector<PairBandwidth> host_pair_bandwidths(FabricHierarchy& fabric, std::si
   const std::size_t host_count = fabric.hosts().size();
   const std::size_t pair_count = host_count * (host_count - std::min<std::size_t>(host_count, 1)) / 2;
   if (pair_count > max_pairs) {
-    throw std::invalid_argument(fmt::format("{} host pairs is more than the limit of {}", pair_count, max_pairs));
+    throw InputError(fmt::format("{} host pairs is more than the limit of {}", pair_count, max_pairs));
   }
   const std::span<const double> capacity = fabric.resource_capacity_gbps();
   std::vector<PairBandwidth> pairs;
@@ -320,7 +320,7 @@ nlohmann::json to_json(const Graph& graph, const OversubscriptionReport& report)
   };
   nlohmann::json tiers = nlohmann::json::array();
   for (const TierOversubscription& tier : report.tiers) {
-    tiers.push_back({{"tier", to_string(tier.tier)},
+    tiers.push_back({{"tier", name_of(tier.tier)},
                      {"switches", tier.switch_count},
                      {"downlink_gbps", tier.downlink_gbps},
                      {"uplink_gbps", tier.uplink_gbps},
@@ -330,7 +330,7 @@ nlohmann::json to_json(const Graph& graph, const OversubscriptionReport& report)
   nlohmann::json switches = nlohmann::json::array();
   for (const SwitchOversubscription& entry : report.switches) {
     switches.push_back({{"switch", graph.vertex(entry.switch_vertex).name},
-                        {"tier", to_string(graph.vertex(entry.switch_vertex).tier)},
+                        {"tier", name_of(graph.vertex(entry.switch_vertex).tier)},
                         {"downlink_gbps", entry.downlink_gbps},
                         {"uplink_gbps", entry.uplink_gbps},
                         {"oversubscription_ratio", ratio(entry.oversubscription_ratio)}});
@@ -345,12 +345,12 @@ nlohmann::json to_json(const Graph& graph, const PatternAnalysis& analysis) {
                         {"link", fmt::format("{} -> {}", graph.vertex(finding.from).name, graph.vertex(finding.to).name)},
                         {"from", graph.vertex(finding.from).name},
                         {"to", graph.vertex(finding.to).name},
-                        {"link_type", to_string(graph.link(finding.link).spec.type)},
+                        {"link_type", name_of(graph.link(finding.link).spec.type)},
                         {"capacity_gbps", finding.capacity_gbps},
                         {"expected_load_gbps", finding.expected_load_gbps},
                         {"load_ratio", finding.load_ratio}});
   }
-  return {{"pattern", to_string(analysis.pattern)},
+  return {{"pattern", name_of(analysis.pattern)},
           {"hosts", analysis.host_count},
           {"flow_classes", analysis.flow_classes},
           {"offered_gbps", analysis.offered_gbps},

@@ -44,7 +44,7 @@ enum class TrafficPattern {
   leaf_to_leaf,  // the hosts under leaf k to those under leaf k+1, pairwise
   bisection,     // host i to host i + N/2 and back: the first half against the second
 };
-std::string_view to_string(TrafficPattern pattern);
+std::string_view name_of(TrafficPattern pattern);
 std::optional<TrafficPattern> traffic_pattern_from_string(std::string_view name);
 
 // A link that the pattern fills: its fair share of the traffic equals its capacity.
@@ -73,7 +73,7 @@ struct PatternAnalysis {
   std::vector<BlockingFinding> blocking;  // fabric links only: a full host link is not blocking
 };
 
-// Throws std::invalid_argument when the fabric is malformed for up-down routing (an untiered
+// Throws InputError when the fabric is malformed for up-down routing (an untiered
 // switch). A graph without a fabric gives an analysis with no hosts.
 PatternAnalysis analyze_pattern(FabricHierarchy& fabric, TrafficPattern pattern);
 
@@ -96,7 +96,7 @@ struct PairBandwidth {
 };
 
 // Every unordered pair of GPUs (routes through the whole graph) or of fabric-attached hosts.
-// Refuses (std::invalid_argument) more than max_pairs pairs.
+// Refuses (InputError) more than max_pairs pairs.
 std::vector<PairBandwidth> gpu_pair_bandwidths(const Graph& graph, std::size_t max_pairs);
 std::vector<PairBandwidth> host_pair_bandwidths(FabricHierarchy& fabric, std::size_t max_pairs);
 

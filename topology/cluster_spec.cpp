@@ -1,16 +1,17 @@
 #include "topology/cluster_spec.hpp"
 
+#include "common/errors.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 
 namespace fb::topo {
 namespace {
 
 void require(bool condition, const std::string& message) {
-  if (!condition) throw std::invalid_argument(message);
+  if (!condition) throw InputError(message);
 }
 
 void validate(const ClusterSpec& spec) {
@@ -38,10 +39,10 @@ void validate(const ClusterSpec& spec) {
                       spec.fabric.tiers.size()));
   for (const FabricTierSpec& tier : spec.fabric.tiers) {
     require(tier.radix >= 2, fmt::format("fabric {} radix must be at least 2, got {}",
-                                         to_string(tier.tier), tier.radix));
+                                         name_of(tier.tier), tier.radix));
     require(tier.oversubscription > 0 && std::isfinite(tier.oversubscription),
             fmt::format("fabric {} oversubscription must be positive, got {}",
-                        to_string(tier.tier), tier.oversubscription));
+                        name_of(tier.tier), tier.oversubscription));
   }
   // Bounds far above real machines, so that a typo (count: 10000000) fails fast instead of
   // building a graph that exhausts memory.
@@ -118,7 +119,7 @@ std::vector<VertexId> add_switches(Graph& graph, SwitchTier tier, std::size_t co
   switches.reserve(count);
   for (std::size_t i = 0; i < count; ++i) {
     const VertexId s = graph.add_vertex(VertexKind::fabric_switch,
-                                        fmt::format("{}{:04}", to_string(tier), i + 1));
+                                        fmt::format("{}{:04}", name_of(tier), i + 1));
     graph.set_tier(s, tier);
     switches.push_back(s);
   }

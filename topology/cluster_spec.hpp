@@ -57,7 +57,7 @@ struct TierPorts {
 };
 TierPorts split_ports(const FabricTierSpec& tier, bool is_top_tier);
 
-// Throws std::invalid_argument, naming the field, when the spec cannot be built (a radix too
+// Throws InputError, naming the field, when the spec cannot be built (a radix too
 // small for the node count, a negative count).
 Graph build_cluster(const ClusterSpec& spec);
 

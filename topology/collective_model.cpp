@@ -1,5 +1,6 @@
 #include "topology/collective_model.hpp"
 
+#include "common/errors.hpp"
 #include "topology/fabric_hierarchy.hpp"
 #include "topology/flow_model.hpp"
 #include "topology/host_routes.hpp"
@@ -15,7 +16,6 @@
 #include <deque>
 #include <limits>
 #include <map>
-#include <stdexcept>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -145,8 +145,8 @@ class Flows {
     if (from != to) {
       const std::optional<Route> route = host_routes_.between(from, to);
       if (!route) {
-        throw std::invalid_argument(fmt::format("no route from {} to {}", graph_.vertex(from).name,
-                                                graph_.vertex(to).name));
+        throw InputError(fmt::format("no route from {} to {}", graph_.vertex(from).name,
+                                     graph_.vertex(to).name));
       }
       path.shares.reserve(route->uses.size());
       for (const LinkUse& use : route->uses) {
@@ -178,8 +178,8 @@ class Flows {
     const std::uint32_t to_host = host_index(graph_.vertex(to_nic).host);
     const std::optional<std::uint32_t> meeting = fabric_->common_group(from_host, to_host);
     if (!meeting) {
-      throw std::invalid_argument(fmt::format("no fabric route from {} to {}",
-                                              graph_.vertex(from).name, graph_.vertex(to).name));
+      throw InputError(fmt::format("no fabric route from {} to {}",
+                                   graph_.vertex(from).name, graph_.vertex(to).name));
     }
     const int level = fabric_->groups()[*meeting].level;
     FlowClass flow{{}, 1.0};
@@ -208,8 +208,8 @@ class Flows {
     const std::uint32_t to = host_index(to_host);
     const std::optional<std::uint32_t> meeting = fabric_->common_group(from, to);
     if (!meeting) {
-      throw std::invalid_argument(fmt::format("no fabric route from {} to {}", graph_.vertex(from_host).name,
-                                              graph_.vertex(to_host).name));
+      throw InputError(fmt::format("no fabric route from {} to {}", graph_.vertex(from_host).name,
+                                   graph_.vertex(to_host).name));
     }
     const int level = fabric_->groups()[*meeting].level;
     classes_.push_back(FlowClass{{fabric_shares(from, level, false), fabric_shares(to, level, true)}, 1.0});
@@ -305,7 +305,7 @@ class Flows {
     const auto hosts = fabric_->hosts();
     const auto it = std::lower_bound(hosts.begin(), hosts.end(), host);
     if (it == hosts.end() || *it != host) {
-      throw std::invalid_argument(fmt::format("host {} has no fabric link", graph_.vertex(host).name));
+      throw InputError(fmt::format("host {} has no fabric link", graph_.vertex(host).name));
     }
     return static_cast<std::uint32_t>(it - hosts.begin());
   }
@@ -377,7 +377,7 @@ class NearestNics {
       nearest_hops = found->second;
       nearest.push_back(nic);
     }
-    if (nearest.empty()) throw std::invalid_argument(fmt::format("{} has no NIC to reach other nodes", graph_.vertex(rank).name));
+    if (nearest.empty()) throw InputError(fmt::format("{} has no NIC to reach other nodes", graph_.vertex(rank).name));
     return nearest[static_cast<std::size_t>(std::max(graph_.vertex(rank).index, 0)) % nearest.size()];
   }
 
@@ -405,7 +405,7 @@ class RailPlanner {
     std::vector<std::pair<int, VertexId>> by_distance;
     for (const VertexId rank : local_) {
       const auto found = hops.find(rank);
-      if (found == hops.end()) throw std::invalid_argument(fmt::format("{} cannot reach {}", graph_.vertex(rank).name, graph_.vertex(nic).name));
+      if (found == hops.end()) throw InputError(fmt::format("{} cannot reach {}", graph_.vertex(rank).name, graph_.vertex(nic).name));
       by_distance.emplace_back(found->second, rank);
     }
     const auto pick = [&](std::map<VertexId, int>& uses, VertexId excluded) {
@@ -514,7 +514,7 @@ std::string solved_limit(const Flows::Solution& solution) {
 
 }  // namespace
 
-std::string_view to_string(Algorithm algorithm) {
+std::string_view name_of(Algorithm algorithm) {
   switch (algorithm) {
     case Algorithm::ring: return "ring";
     case Algorithm::tree: return "tree";
@@ -528,7 +528,7 @@ std::string_view to_string(Algorithm algorithm) {
   return "unknown";
 }
 
-std::string_view to_string(Protocol protocol) {
+std::string_view name_of(Protocol protocol) {
   switch (protocol) {
     case Protocol::ll: return "LL";
     case Protocol::ll128: return "LL128";
@@ -546,7 +546,7 @@ std::optional<Algorithm> algorithm_from_string(std::string_view name) {
   std::string key = lower(name);
   std::erase(key, '_');
   for (int a = 0; a <= static_cast<int>(Algorithm::p2p); ++a) {
-    std::string candidate(to_string(static_cast<Algorithm>(a)));
+    std::string candidate(name_of(static_cast<Algorithm>(a)));
     std::erase(candidate, '_');
     if (key == candidate) return static_cast<Algorithm>(a);
   }
@@ -556,7 +556,7 @@ std::optional<Algorithm> algorithm_from_string(std::string_view name) {
 std::optional<Protocol> protocol_from_string(std::string_view name) {
   const std::string key = lower(name);
   for (int p = 0; p < protocol_count; ++p) {
-    if (key == lower(to_string(static_cast<Protocol>(p)))) return static_cast<Protocol>(p);
+    if (key == lower(name_of(static_cast<Protocol>(p)))) return static_cast<Protocol>(p);
   }
   return std::nullopt;
 }
@@ -575,13 +575,13 @@ std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_no
     for (const std::string& name : placement.hosts) {
       const VertexId host = graph.find(name);
       if (host == no_vertex || graph.vertex(host).kind != VertexKind::host) {
-        throw std::invalid_argument(fmt::format("placement: host {} is not in the topology", name));
+        throw InputError(fmt::format("placement: host {} is not in the topology", name));
       }
-      if (gpus_of(host).empty()) throw std::invalid_argument(fmt::format("placement: host {} has no GPU", name));
+      if (gpus_of(host).empty()) throw InputError(fmt::format("placement: host {} has no GPU", name));
       hosts.push_back(host);
     }
     if (nodes > 0 && nodes != static_cast<int>(hosts.size())) {
-      throw std::invalid_argument(fmt::format("placement names {} hosts, --nodes asks for {}", hosts.size(), nodes));
+      throw InputError(fmt::format("placement names {} hosts, --nodes asks for {}", hosts.size(), nodes));
     }
   } else {
     std::vector<VertexId> candidates;
@@ -590,8 +590,8 @@ std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_no
     }
     const std::size_t wanted = nodes > 0 ? static_cast<std::size_t>(nodes) : candidates.size();
     if (wanted > candidates.size()) {
-      throw std::invalid_argument(fmt::format("the topology has {} hosts with GPUs, fewer than the {} nodes asked for",
-                                              candidates.size(), nodes));
+      throw InputError(fmt::format("the topology has {} hosts with GPUs, fewer than the {} nodes asked for",
+                                   candidates.size(), nodes));
     }
     for (std::size_t k = 0; k < wanted; ++k) {
       hosts.push_back(candidates[placement.kind == Placement::Kind::spread ? k * candidates.size() / wanted : k]);
@@ -601,8 +601,8 @@ std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_no
   for (const VertexId host : hosts) {
     const std::vector<VertexId> gpus = gpus_of(host);
     if (gpus_per_node > static_cast<int>(gpus.size())) {
-      throw std::invalid_argument(fmt::format("host {} has {} GPUs, fewer than the {} per node asked for",
-                                              graph.vertex(host).name, gpus.size(), gpus_per_node));
+      throw InputError(fmt::format("host {} has {} GPUs, fewer than the {} per node asked for",
+                                   graph.vertex(host).name, gpus.size(), gpus_per_node));
     }
     const std::size_t take = gpus_per_node > 0 ? static_cast<std::size_t>(gpus_per_node) : gpus.size();
     ranks.insert(ranks.end(), gpus.begin(), gpus.begin() + static_cast<std::ptrdiff_t>(take));
@@ -612,7 +612,7 @@ std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_no
 
 CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> rank_vertices, const ModelOptions& options) {
   if (rank_vertices.size() < 2) {
-    throw std::invalid_argument(fmt::format("a collective model needs at least 2 ranks, got {}", rank_vertices.size()));
+    throw InputError(fmt::format("a collective model needs at least 2 ranks, got {}", rank_vertices.size()));
   }
   // Ranks grouped by host, hosts in order of their first rank.
   std::vector<std::vector<VertexId>> local_ranks;
@@ -672,7 +672,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
       node_nics.push_back(nics_of(graph, graph.vertex(local.front()).host));
       model.rails = std::min(model.rails, static_cast<int>(node_nics.back().size()));
     }
-    if (model.rails == 0) throw std::invalid_argument("a multi-node placement needs a NIC on every node");
+    if (model.rails == 0) throw InputError("a multi-node placement needs a NIC on every node");
     std::vector<RailPlanner> planners;
     for (const auto& local : local_ranks) planners.emplace_back(graph, local);
     for (int r = 0; r < model.rails; ++r) {
@@ -1010,7 +1010,7 @@ Prediction point_to_point(const CollectiveModel& m, const OpTraits& op, std::uin
 bool is_grouped_point_to_point(const OpTraits& op) {
   switch (op.modelled_as) {
     case ModelledCollective::none:
-      throw std::invalid_argument(fmt::format("the topology model does not predict {}", op.name));
+      throw InputError(fmt::format("the topology model does not predict {}", op.name));
     case ModelledCollective::alltoall:
     case ModelledCollective::sendrecv: return true;
     case ModelledCollective::all_reduce:
@@ -1036,8 +1036,8 @@ std::vector<Prediction> candidates(const CollectiveModel& model, const OpTraits&
 Prediction predict(const CollectiveModel& model, const OpTraits& op, std::uint64_t bytes, const Forced& forced) {
   if (is_grouped_point_to_point(op)) {
     if (forced.algorithm && *forced.algorithm != Algorithm::p2p) {
-      throw std::invalid_argument(fmt::format("{} is point-to-point in NCCL: no {} algorithm", op.name,
-                                              to_string(*forced.algorithm)));
+      throw InputError(fmt::format("{} is point-to-point in NCCL: no {} algorithm", op.name,
+                                              name_of(*forced.algorithm)));
     }
     return point_to_point(model, op, bytes, forced);
   }
@@ -1049,11 +1049,11 @@ Prediction predict(const CollectiveModel& model, const OpTraits& op, std::uint64
     if (!best || p.time_us < best->time_us) best = p;
   }
   if (!best) {
-    throw std::invalid_argument(fmt::format(
+    throw InputError(fmt::format(
         "{}{}{} cannot run {} on {} ranks over {} nodes here (NVLS needs NVSwitch and sm_90+, NVLS-tree several "
         "nodes, CollNet in-network reduction, PAT one GPU per node, LL128 NVLink)",
-        forced.algorithm ? to_string(*forced.algorithm) : "", forced.algorithm && forced.protocol ? "/" : "",
-        forced.protocol ? to_string(*forced.protocol) : "", op.name, model.ranks, model.nodes));
+        forced.algorithm ? name_of(*forced.algorithm) : "", forced.algorithm && forced.protocol ? "/" : "",
+        forced.protocol ? name_of(*forced.protocol) : "", op.name, model.ranks, model.nodes));
   }
   return *best;
 }
@@ -1077,8 +1077,8 @@ ResultRow predicted_row(const CollectiveModel& model, const Prediction& predicti
   row.algbw_gbps = static_cast<double>(bytes) / (prediction.time_us * 1e3);
   row.busbw_gbps = prediction.busbw_gbps;
   row.timestamp = std::move(timestamp);
-  row.model_algorithm = std::string(to_string(prediction.algorithm));
-  row.model_protocol = std::string(to_string(prediction.protocol));
+  row.model_algorithm = std::string(name_of(prediction.algorithm));
+  row.model_protocol = std::string(name_of(prediction.protocol));
   row.model_channels = prediction.channels;
   row.model_limit = prediction.limit;
   return row;

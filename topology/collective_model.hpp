@@ -47,8 +47,8 @@ namespace fb::topo {
 enum class Algorithm { ring, tree, nvls, nvls_tree, collnet_direct, collnet_chain, pat, p2p };
 enum class Protocol { ll, ll128, simple };
 
-std::string_view to_string(Algorithm algorithm);
-std::string_view to_string(Protocol protocol);
+std::string_view name_of(Algorithm algorithm);
+std::string_view name_of(Protocol protocol);
 // The catalog's op of that name when the model predicts it (OpTraits::modelled_as), else nullptr.
 const OpTraits* modelled_op(std::string_view name);
 // NCCL_ALGO / NCCL_PROTO spellings, case-insensitive: ring, tree, nvls, nvlstree, collnetdirect,
@@ -102,11 +102,11 @@ struct Placement {
 };
 
 // GPUs in rank order: the first `gpus_per_node` GPUs (0: all) of each of `nodes` hosts with GPUs
-// (0: all, or as many as named) chosen by the placement. Throws std::invalid_argument when the
+// (0: all, or as many as named) chosen by the placement. Throws InputError when the
 // graph has fewer, or a named host is not in it or has no GPU.
 std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_node, const Placement& placement = {});
 
-// Throws std::invalid_argument with fewer than 2 ranks or a multi-node placement on a host
+// Throws InputError with fewer than 2 ranks or a multi-node placement on a host
 // without a NIC or fabric route.
 CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> rank_vertices,
                                   const ModelOptions& options = {});
@@ -127,10 +127,10 @@ struct Prediction {
 };
 
 // Every algorithm x protocol NCCL would consider for the op on this model, with its time. The op
-// must be one the model predicts (modelled_op); std::invalid_argument otherwise.
+// must be one the model predicts (modelled_op); InputError otherwise.
 std::vector<Prediction> candidates(const CollectiveModel& model, const OpTraits& op, std::uint64_t bytes);
 
-// The fastest candidate among those `forced` allows. Throws std::invalid_argument when the forced
+// The fastest candidate among those `forced` allows. Throws InputError when the forced
 // algorithm or protocol cannot run the op here (NVLS without NVSwitch, PAT with 8 GPUs per node).
 Prediction predict(const CollectiveModel& model, const OpTraits& op, std::uint64_t bytes, const Forced& forced = {});
 

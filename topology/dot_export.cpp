@@ -62,7 +62,7 @@ void write_dot(std::ostream& out, const Graph& graph, std::span<const LinkId> fl
   }
   for (LinkId l = 0; l < graph.link_count(); ++l) {
     const Link& link = graph.link(l);
-    const std::string label = fmt::format("{} {:.4g} GB/s{}", to_string(link.spec.type), link.spec.capacity_gbps,
+    const std::string label = fmt::format("{} {:.4g} GB/s{}", name_of(link.spec.type), link.spec.capacity_gbps,
                                           link.spec.lane_count > 1 ? fmt::format(" x{}", link.spec.lane_count) : "");
     fmt::print(out, "  {} -- {} [label={}{}];\n", quoted(graph.vertex(link.a).name), quoted(graph.vertex(link.b).name),
                quoted(label), flagged.contains(l) ? ", color=red, penwidth=3" : "");

@@ -1,10 +1,11 @@
 #include "topology/fabric_hierarchy.hpp"
 
+#include "common/errors.hpp"
+
 #include <algorithm>
 #include <array>
 #include <limits>
 #include <numeric>
-#include <stdexcept>
 #include <unordered_map>
 
 namespace fb::topo {
@@ -34,8 +35,8 @@ FabricHierarchy::FabricHierarchy(const Graph& graph) : graph_(graph) {
   for (VertexId v = 0; v < vertex_count; ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (is_fabric_switch(vertex) && vertex.tier == SwitchTier::none) {
-      throw std::invalid_argument("fabric switch '" + vertex.name +
-                                  "' has no tier (leaf, spine or core)");
+      throw InputError("fabric switch '" + vertex.name +
+                       "' has no tier (leaf, spine or core)");
     }
   }
 

@@ -35,7 +35,7 @@ class FabricHierarchy {
     std::optional<std::uint32_t> parent;
   };
 
-  // Throws std::invalid_argument when a fabric switch has no tier.
+  // Throws InputError when a fabric switch has no tier.
   explicit FabricHierarchy(const Graph& graph);
 
   const Graph& graph() const { return graph_; }

@@ -333,7 +333,7 @@ void compare(const Subject& subject, DeviceProperty property,
 
 }  // namespace
 
-std::string_view to_string(DeviceProperty property) {
+std::string_view name_of(DeviceProperty property) {
   switch (property) {
     case DeviceProperty::presence: return "presence";
     case DeviceProperty::nvlink: return "NVLink";
@@ -457,7 +457,7 @@ FleetDiff diff_fleet(const Fleet& fleet) {
 std::string describe(const Deviation& deviation) {
   const std::string what = deviation.property == DeviceProperty::presence
                                ? deviation.subject
-                               : fmt::format("{} {}", deviation.subject, to_string(deviation.property));
+                               : fmt::format("{} {}", deviation.subject, name_of(deviation.property));
   if (deviation.node.empty()) {
     std::vector<std::string> groups;
     for (const ValueGroup& group : deviation.groups) {
@@ -502,7 +502,7 @@ nlohmann::json to_json(const FleetDiff& diff) {
   json["deviations"] = nlohmann::json::array();
   for (const Deviation& deviation : diff.deviations) {
     nlohmann::json entry{{"subject", deviation.subject},
-                         {"property", std::string(to_string(deviation.property))},
+                         {"property", std::string(name_of(deviation.property))},
                          {"compared_nodes", deviation.compared_nodes}};
     if (deviation.node.empty()) {
       entry["node"] = nullptr;

@@ -44,7 +44,7 @@ enum class DeviceProperty {
   port_speed,       // the rate a NIC's network port trained at
   gpu_direct_rdma,  // whether NCCL reaches the GPUs through a NIC without a host-memory copy
 };
-std::string_view to_string(DeviceProperty property);
+std::string_view name_of(DeviceProperty property);
 
 struct ValueGroup {
   std::string value;

@@ -6,7 +6,6 @@
 
 #include <fstream>
 #include <sstream>
-#include <stdexcept>
 
 namespace fb::topo {
 namespace {
@@ -16,7 +15,7 @@ namespace {
 Graph parse_with(const TopologyFormat& format, const SourceText& source) {
   try {
     return format.parse(source);
-  } catch (const std::invalid_argument& contradiction) {
+  } catch (const GraphContradiction& contradiction) {
     throw InputError(fmt::format("{}: {}", source.path, contradiction.what()));
   }
 }
@@ -61,7 +60,7 @@ Graph load_topology(const std::vector<std::string>& paths, std::string_view form
     const Graph parsed = parse_topology(read_topology_source(path, hints), format_name);
     try {
       merged.merge(parsed);
-    } catch (const std::invalid_argument& contradiction) {
+    } catch (const GraphContradiction& contradiction) {
       throw InputError(fmt::format("{}: {}", path, contradiction.what()));
     }
   }

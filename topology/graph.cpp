@@ -1,10 +1,8 @@
 #include "topology/graph.hpp"
 
-#include <stdexcept>
-
 namespace fb::topo {
 
-std::string_view to_string(VertexKind kind) {
+std::string_view name_of(VertexKind kind) {
   switch (kind) {
     case VertexKind::host: return "host";
     case VertexKind::cpu: return "cpu";
@@ -17,7 +15,7 @@ std::string_view to_string(VertexKind kind) {
   return "unknown";
 }
 
-std::string_view to_string(SwitchTier tier) {
+std::string_view name_of(SwitchTier tier) {
   switch (tier) {
     case SwitchTier::none: return "none";
     case SwitchTier::leaf: return "leaf";
@@ -33,9 +31,8 @@ VertexId Graph::add_vertex(VertexKind kind, std::string_view name, VertexId host
   if (!inserted) {
     Vertex& existing = vertices_[it->second];
     if (existing.kind != kind) {
-      throw std::invalid_argument("vertex '" + std::string(name) + "' is a " +
-                                  std::string(to_string(existing.kind)) + " in one input and a " +
-                                  std::string(to_string(kind)) + " in another");
+      throw GraphContradiction("vertex '" + std::string(name) + "' is a " + std::string(name_of(existing.kind)) +
+                               " in one input and a " + std::string(name_of(kind)) + " in another");
     }
     if (existing.index < 0) existing.index = index;
     return it->second;

@@ -3,6 +3,7 @@
 // Vertices are named uniquely ("dgx01/GPU3", "dgx01/mlx5_0", "leaf07"), which is how several
 // inputs describing the same machines merge into one graph.
 
+#include "common/errors.hpp"
 #include "topology/link_technology.hpp"
 
 #include <cstdint>
@@ -17,6 +18,13 @@
 
 namespace fb::topo {
 
+// Inputs that disagree about a vertex (one name, two kinds): bad input, found where the graph
+// grows, far from the file; the reader that knows the file puts its name before the message.
+class GraphContradiction : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 using VertexId = std::uint32_t;
 using LinkId = std::uint32_t;
 inline constexpr VertexId no_vertex = std::numeric_limits<VertexId>::max();
@@ -25,8 +33,8 @@ enum class VertexKind { host, cpu, pcie_switch, gpu, nvswitch, nic, fabric_switc
 // Fabric switches sit in tiers; routes go up towards the core and then down (never down-up).
 enum class SwitchTier { none = 0, leaf = 1, spine = 2, core = 3 };
 
-std::string_view to_string(VertexKind kind);
-std::string_view to_string(SwitchTier tier);
+std::string_view name_of(VertexKind kind);
+std::string_view name_of(SwitchTier tier);
 
 // A NIC's network port as its host reported it (NCCL's topology dump states it; topo -m and the
 // fabric files do not): the rate the port trained at, and whether NCCL can reach the GPUs through
@@ -63,7 +71,7 @@ struct Link {
 class Graph {
  public:
   // Returns the vertex with this name, creating it when absent. A name that exists with another
-  // kind is a contradiction between inputs and throws std::invalid_argument.
+  // kind is a contradiction between inputs and throws GraphContradiction.
   VertexId add_vertex(VertexKind kind, std::string_view name, VertexId host = no_vertex,
                       int index = -1);
   VertexId find(std::string_view name) const;

@@ -50,17 +50,17 @@ bool expand_one(std::string_view name, std::vector<std::string>& out, std::size_
     const std::size_t dash = range.find('-');
     const std::string_view low_text = range.substr(0, dash);
     const std::string_view high_text = dash == std::string_view::npos ? low_text : range.substr(dash + 1);
-    long long low = 0;
-    long long high = 0;
-    if (!parse_non_negative(low_text, low) || !parse_non_negative(high_text, high) || high < low) {
+    const std::optional<std::int64_t> low = to_integer(low_text);
+    const std::optional<std::int64_t> high = to_integer(high_text);
+    if (!low || !high || *low < 0 || *high < *low) {
       error = fmt::format("a range LOW-HIGH of non-negative numbers, got '{}'", range);
       return false;
     }
-    if (static_cast<unsigned long long>(high - low) >= max_hosts) {
+    if (static_cast<std::uint64_t>(*high - *low) >= max_hosts) {
       error = fmt::format("at most {} hosts, got the range '{}'", max_hosts, range);
       return false;
     }
-    for (long long n = low; n <= high; ++n) {
+    for (std::int64_t n = *low; n <= *high; ++n) {
       const std::string expanded =
           fmt::format("{}{:0{}}{}", prefix, n, low_text.size(), suffix);
       if (!expand_one(expanded, out, max_hosts, error)) return false;

@@ -89,7 +89,7 @@ std::optional<LinkSpec> bond_by_name(std::string_view name, int lane_count) {
 
 }  // namespace
 
-std::string_view to_string(LinkType type) {
+std::string_view name_of(LinkType type) {
   switch (type) {
     case LinkType::nvlink: return "NVLink";
     case LinkType::pcie: return "PCIe";

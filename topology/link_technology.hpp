@@ -18,7 +18,7 @@ namespace fb::topo {
 
 enum class LinkType { nvlink, pcie, smp, infiniband, roce, efa, ethernet };
 
-std::string_view to_string(LinkType type);
+std::string_view name_of(LinkType type);
 std::optional<LinkType> link_type_from_string(std::string_view name);
 
 // What one link (or bond of `lane_count` identical lanes) can carry.

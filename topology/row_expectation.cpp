@@ -1,5 +1,6 @@
 #include "topology/row_expectation.hpp"
 
+#include "common/errors.hpp"
 #include "topology/routing.hpp"
 
 #include <fmt/format.h>
@@ -7,7 +8,6 @@
 #include <algorithm>
 #include <limits>
 #include <set>
-#include <stdexcept>
 
 namespace fb::topo {
 namespace {
@@ -51,7 +51,7 @@ void append_leg(PairPath& path, const PairPath& leg) {
 
 std::string shared_vertex_problem(const Graph& graph, VertexId shared) {
   return fmt::format("ranks sharing a {} have no link between them in the topology: no expectation for their rows",
-                     to_string(graph.vertex(shared).kind));
+                     name_of(graph.vertex(shared).kind));
 }
 
 }  // namespace
@@ -163,7 +163,7 @@ Expectation ExpectationModel::expect_collective(const ResultRow& row, const OpTr
   if (inserted) {
     try {
       cached->second = model_collectives(graph_, endpoints);
-    } catch (const std::invalid_argument& refused) {
+    } catch (const InputError& refused) {
       cached->second = fmt::format("the collective model cannot place run {}: {}", row.run_id, refused.what());
     }
   }
@@ -172,7 +172,7 @@ Expectation ExpectationModel::expect_collective(const ResultRow& row, const OpTr
   Prediction prediction;
   try {
     prediction = predict(model, op, row.bytes, model.gpu_ranks ? forced : Forced{});
-  } catch (const std::invalid_argument& refused) {
+  } catch (const InputError& refused) {
     return {std::nullopt, std::nullopt, fmt::format("run {}: {}", row.run_id, refused.what())};
   }
   const ResultRow predicted = predicted_row(model, prediction, op, row.bytes, "", "");

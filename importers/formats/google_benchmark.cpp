@@ -6,8 +6,10 @@
 // (--benchmark_report_aggregates_only), else there is one time and no spread.
 
 #include "common/errors.hpp"
+#include "common/input_error.hpp"
+#include "common/text_scan.hpp"
 #include "importers/importer_registry.hpp"
-#include "importers/text_lines.hpp"
+#include "importers/importer_support.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -172,9 +174,8 @@ std::vector<ResultSet> parse_json(std::string_view text, const std::filesystem::
     json = Json::parse(text.substr(start));
   } catch (const Json::parse_error& e) {
     // The parser reports a byte offset; a line is what a person can find.
-    const std::size_t offset = std::min<std::size_t>(start + e.byte, text.size());
-    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
-    throw InputError(fmt::format("{}:{}: not valid Google Benchmark JSON (truncated?): {}", file, line, e.what()));
+    throw input_error_at(file, line_number_at(text, start + e.byte),
+                         fmt::format("not valid Google Benchmark JSON (truncated?): {}", e.what()));
   } catch (const Json::exception& e) {  // a number beyond double, which the parser reports without a place
     throw InputError(fmt::format("{}: not valid Google Benchmark JSON: {}", file, e.what()));
   }
@@ -233,7 +234,7 @@ bool is_console_header(std::string_view line) {
 }
 
 bool recognizes_console(std::string_view text) {
-  for (const TextLine& line : split_lines(text.substr(0, 64 * 1024)))
+  for (const NumberedLine& line : split_lines(text.substr(0, 64 * 1024)))
     if (is_console_header(line.text)) return true;
   return false;
 }
@@ -266,12 +267,11 @@ std::optional<double> bytes_per_second_of(std::string_view token) {
 
 std::vector<ResultSet> parse_console(std::string_view text, const std::filesystem::path& origin, const ImportOptions&) {
   const std::string file = origin.string();
-  const auto fail = [&](int line, std::string_view what) { return InputError(fmt::format("{}:{}: {}", file, line, what)); };
   Provenance provenance = gbench_provenance(origin);
   std::map<std::string, Measurements> runs;
   std::optional<double> header_us;  // the old header's unit: Time(ns)
   bool in_table = false;
-  for (const TextLine& line : split_lines(text)) {
+  for (const NumberedLine& line : split_lines(text)) {
     const std::vector<std::string_view> words = split_whitespace(line.text);
     if (words.empty()) continue;
     if (is_console_header(line.text)) {
@@ -279,7 +279,7 @@ std::vector<ResultSet> parse_console(std::string_view text, const std::filesyste
       header_us.reset();
       if (const std::size_t open = words[1].find('('); open != std::string_view::npos) {
         header_us = microseconds_per(words[1].substr(open + 1, words[1].size() - open - 2));
-        if (*header_us == 0) throw fail(line.number, fmt::format("unknown time unit in '{}'", words[1]));
+        if (*header_us == 0) throw input_error_at(file, line.number, fmt::format("unknown time unit in '{}'", words[1]));
       }
       continue;
     }
@@ -287,14 +287,14 @@ std::vector<ResultSet> parse_console(std::string_view text, const std::filesyste
     // name, time [unit], cpu [unit], iterations, counters...
     std::size_t at = 1;
     const auto time_us = [&]() -> double {
-      if (at >= words.size()) throw fail(line.number, "a benchmark line cut short (truncated output?)");
+      if (at >= words.size()) throw input_error_at(file, line.number, "a benchmark line cut short (truncated output?)");
       const std::optional<double> value = to_double(words[at++]);
-      if (!value) throw fail(line.number, fmt::format("'{}' is not a time", words[at - 1]));
+      if (!value) throw input_error_at(file, line.number, fmt::format("'{}' is not a time", words[at - 1]));
       double us = header_us.value_or(0);
       if (!header_us) {
-        if (at >= words.size()) throw fail(line.number, "a time without its unit");
+        if (at >= words.size()) throw input_error_at(file, line.number, "a time without its unit");
         us = microseconds_per(words[at++]);
-        if (us == 0) throw fail(line.number, fmt::format("unknown time unit '{}'", words[at - 1]));
+        if (us == 0) throw input_error_at(file, line.number, fmt::format("unknown time unit '{}'", words[at - 1]));
       }
       return *value * us;
     };
@@ -304,7 +304,7 @@ std::vector<ResultSet> parse_console(std::string_view text, const std::filesyste
     if (aggregate == "cv") {
       // The console prints the cv as "0.10 %": a percentage where the times would be.
       const std::optional<double> percent = words.size() > 1 ? to_double(words[1]) : std::nullopt;
-      if (!percent) throw fail(line.number, "a cv line without its percentage");
+      if (!percent) throw input_error_at(file, line.number, "a cv line without its percentage");
       m.aggregates[aggregate] = {*percent / 100, *percent / 100, std::nullopt, 0};
       continue;
     }
@@ -313,7 +313,7 @@ std::vector<ResultSet> parse_console(std::string_view text, const std::filesyste
     repetition.cpu_time_us = time_us();
     const std::optional<std::int64_t> iterations = at < words.size() ? to_integer(words[at]) : std::nullopt;
     // Aggregate lines print the repetitions, or nothing, where repetitions print their iterations.
-    if (!iterations && aggregate.empty()) throw fail(line.number, "a benchmark line without an iteration count");
+    if (!iterations && aggregate.empty()) throw input_error_at(file, line.number, "a benchmark line without an iteration count");
     repetition.iterations = iterations.value_or(0);
     for (std::size_t i = at; i < words.size(); ++i)
       if (const std::optional<double> rate = bytes_per_second_of(words[i])) repetition.bytes_per_second = rate;

@@ -12,11 +12,13 @@
 // assumption.
 
 #include "common/errors.hpp"
+#include "common/input_error.hpp"
 #include "common/op_catalog.hpp"
 #include "common/rank_placement.hpp"
+#include "common/text_scan.hpp"
 #include "importers/importer_registry.hpp"
+#include "importers/importer_support.hpp"
 #include "importers/nccl_tests_common.hpp"
-#include "importers/text_lines.hpp"
 
 #include <fmt/format.h>
 
@@ -76,7 +78,7 @@ std::optional<TableLayout> layout_from_columns(std::size_t columns) {
 }
 
 struct TableLine {
-  int number;
+  std::size_t number;
   std::vector<std::string_view> tokens;
 };
 
@@ -140,7 +142,7 @@ std::optional<LauncherLine> read_launcher_line(std::string_view line) {
 }
 
 struct Run {
-  int first_line = 0;
+  std::size_t first_line = 0;
   Provenance provenance;
   std::optional<std::string> op;
   int iterations = 0;
@@ -161,29 +163,25 @@ class LogReader {
       : file_(origin.string()), origin_(origin), options_(options) {}
 
   std::vector<ResultSet> read(std::string_view text) {
-    int last_line = 0;
-    for (const TextLine& raw : split_lines(text)) {
+    std::size_t last_line = 0;
+    for (const NumberedLine& raw : split_lines(text)) {
       last_line = raw.number;
       read_line(raw.number, without_launcher_tag(raw.text));
     }
     if (run_.started() || run_.ranks_in_header) finish_run(last_line);
-    if (runs_.empty()) throw fail(last_line, "no measurement rows in this nccl-tests log");
+    if (runs_.empty()) throw input_error_at(file_, last_line, "no measurement rows in this nccl-tests log");
     number_runs(runs_);
     return std::move(runs_);
   }
 
  private:
-  InputError fail(int line, std::string_view what) const {
-    return InputError(fmt::format("{}:{}: {}", file_, line, what));
-  }
-
   // A header line of a new run while the current one already has rows: the next run begins.
-  void begin_run_at(int line) {
+  void begin_run_at(std::size_t line) {
     if (run_.started()) finish_run(line - 1);
     if (run_.first_line == 0) run_.first_line = line;
   }
 
-  void read_line(int number, std::string_view line) {
+  void read_line(std::size_t number, std::string_view line) {
     const std::vector<std::string_view> tokens = split_whitespace(line);
     if (tokens.empty()) return;
     if (tokens[0] != "#") {
@@ -220,7 +218,7 @@ class LogReader {
     } else if (line.find("Collective test starting:") != std::string_view::npos) {
       begin_run_at(number);
       run_.op = op_from_test_program(names.back());
-      if (!run_.op) throw fail(number, fmt::format("'{}' is not a test of a known collective", names.back()));
+      if (!run_.op) throw input_error_at(file_, number, fmt::format("'{}' is not a test of a known collective", names.back()));
     } else if (names[0] == "Rank" && names.size() >= 2) {
       read_rank(number, names);
     } else if (!run_.host_by_rank.empty() && run_.table.empty() && names.back().ends_with("...")) {
@@ -234,13 +232,13 @@ class LogReader {
     }
   }
 
-  void read_command(int number, std::string_view text) {
+  void read_command(std::size_t number, std::string_view text) {
     // A new command: the run before it, if any, is over (and must have finished).
     if (run_.started()) finish_run(number - 1);
     launcher_ = read_launcher_line(text);
   }
 
-  void read_parameters(int number, const std::vector<std::string_view>& names) {
+  void read_parameters(std::size_t number, const std::vector<std::string_view>& names) {
     // "nThread 1 nGpus 8 minBytes 8 ... warmup iters: 5 iters: 20 agg iters: 1 ..." and the old
     // rccl-tests "nThreads: 1 nGpus: 2 nRanks: 1 ... warmupIters: 5 iters: 20 validation: 1".
     std::map<std::string, std::int64_t> values;
@@ -258,28 +256,28 @@ class LogReader {
     const std::int64_t processes = values.contains("nRanks") ? values["nRanks"] : 1;
     for (const std::int64_t v : {threads, gpus, processes})
       if (v < 1 || v > most_per_process)
-        throw fail(number, fmt::format("nThread {}, nGpus {} and nRanks {} must be between 1 and {}", threads, gpus,
-                                       processes, most_per_process));
+        throw input_error_at(file_, number, fmt::format("nThread {}, nGpus {} and nRanks {} must be between 1 and {}", threads, gpus,
+                                                        processes, most_per_process));
     run_.ranks_in_header = static_cast<int>(threads * gpus * processes);
   }
 
-  void read_rank(int number, const std::vector<std::string_view>& names) {
+  void read_rank(std::size_t number, const std::vector<std::string_view>& names) {
     // "Rank  3 Group  0 Pid  4242 on node02 device  3 [0x9a] NVIDIA H100"; rccl-tests and old
     // nccl-tests have no "Group".
     const std::optional<std::int64_t> rank = to_integer(names[1]);
-    if (!rank || *rank < 0 || *rank > 1'000'000) throw fail(number, fmt::format("rank '{}' is not a rank", names[1]));
+    if (!rank || *rank < 0 || *rank > 1'000'000) throw input_error_at(file_, number, fmt::format("rank '{}' is not a rank", names[1]));
     const auto on = std::find(names.begin() + 2, names.end(), "on");
-    if (on == names.end() || on + 1 == names.end()) throw fail(number, "a rank line without 'on HOST'");
+    if (on == names.end() || on + 1 == names.end()) throw input_error_at(file_, number, "a rank line without 'on HOST'");
     run_.host_by_rank[static_cast<int>(*rank)] = std::string(*(on + 1));
   }
 
-  void read_row(int number, const std::vector<std::string_view>& tokens) {
+  void read_row(std::size_t number, const std::vector<std::string_view>& tokens) {
     if (!run_.layout) {
       run_.layout = layout_from_columns(tokens.size());
       if (!run_.layout)
-        throw fail(number, fmt::format("a table row of {} columns without the '# size count type ...' header above "
-                                       "it (13 columns, or 12 in the old format, are read without one)",
-                                       tokens.size()));
+        throw input_error_at(file_, number, fmt::format("a table row of {} columns without the '# size count type ...' header above "
+                                                        "it (13 columns, or 12 in the old format, are read without one)",
+                                                        tokens.size()));
     }
     if (run_.finished) {
       // Rows after "Avg bus bandwidth" of the same header: a second run pasted without its header.
@@ -290,8 +288,8 @@ class LogReader {
     }
     const std::size_t expected = run_.layout->row_columns();
     if (tokens.size() != expected)
-      throw fail(number, fmt::format("expected {} columns as in the column header, found {}{}", expected, tokens.size(),
-                                     tokens.size() < expected ? ": the line is cut short (truncated log?)" : ""));
+      throw input_error_at(file_, number, fmt::format("expected {} columns as in the column header, found {}{}", expected, tokens.size(),
+                                                      tokens.size() < expected ? ": the line is cut short (truncated log?)" : ""));
     run_.table.push_back({number, tokens});
   }
 
@@ -299,19 +297,19 @@ class LogReader {
     run.provenance.assumptions.push_back(std::move(what));
   }
 
-  void finish_run(int last_line) {
+  void finish_run(std::size_t last_line) {
     Run run = std::move(run_);
     run_ = Run{};
-    if (run.table.empty()) throw fail(last_line, "no measurement rows in this nccl-tests run");
+    if (run.table.empty()) throw input_error_at(file_, last_line, "no measurement rows in this nccl-tests run");
     if (!run.finished)
-      throw fail(last_line, "the log ends before '# Avg bus bandwidth': truncated, or the run did not finish");
+      throw input_error_at(file_, last_line, "the log ends before '# Avg bus bandwidth': truncated, or the run did not finish");
     run.launcher = launcher_;
     if (!run.op && run.launcher) run.op = run.launcher->op;
     if (!run.op) run.op = op_from_file_name(origin_);
     if (!run.op) run.op = op_from_bus_ratio(run);
     if (!run.op)
-      throw fail(run.first_line, "cannot tell which collective this is: the log has no '# Collective test starting' "
-                                 "line or launcher command; name the file after the test (e.g. all_reduce_perf.log)");
+      throw input_error_at(file_, run.first_line, "cannot tell which collective this is: the log has no '# Collective test starting' "
+                                                  "line or launcher command; name the file after the test (e.g. all_reduce_perf.log)");
     runs_.push_back(to_results(run));
   }
 
@@ -363,7 +361,7 @@ class LogReader {
       const int listed = run.host_by_rank.rbegin()->first + 1;
       const bool gaps = static_cast<int>(run.host_by_rank.size()) != listed;
       if (gaps && !run.ranks_elided)
-        throw fail(run.first_line, fmt::format("the '#  Rank' lines skip ranks (last one {}) without '...'", listed - 1));
+        throw input_error_at(file_, run.first_line, fmt::format("the '#  Rank' lines skip ranks (last one {}) without '...'", listed - 1));
       nranks = listed;
       if (run.ranks_elided) {
         if (from_ratio && *from_ratio >= listed) nranks = *from_ratio;
@@ -384,8 +382,8 @@ class LogReader {
       assume(run, fmt::format("{} ranks from the nThread x nGpus header, as for a single process (the log lists no "
                               "ranks)", nranks));
     } else {
-      throw fail(run.first_line, "the log says neither how many ranks ran (no '#  Rank' lines, no launcher line) nor "
-                                 "lets busbw/algbw tell: pass --ranks N");
+      throw input_error_at(file_, run.first_line, "the log says neither how many ranks ran (no '#  Rank' lines, no launcher line) nor "
+                                                  "lets busbw/algbw tell: pass --ranks N");
     }
     if (!bus_ratio_fits(*run.op, nranks, bandwidths)) {
       const std::optional<int> implied = from_ratio ? from_ratio : ranks_from_bus_ratio(*run.op, bandwidths);
@@ -439,19 +437,19 @@ class LogReader {
       const auto& t = line.tokens;
       const auto number = [&](std::size_t i) {
         const std::optional<double> value = to_double(t[i]);
-        if (!value) throw fail(line.number, fmt::format("column {} is '{}', not a number", i + 1, t[i]));
+        if (!value) throw input_error_at(file_, line.number, fmt::format("column {} is '{}', not a number", i + 1, t[i]));
         return *value;
       };
       // Sizes, counts and #wrong: converting a negative or fractional value would be undefined.
       const auto whole_number_column = [&](std::size_t i) {
         if (const std::optional<std::uint64_t> value = whole_number(number(i))) return *value;
-        throw fail(line.number, fmt::format("column {} is '{}', not a whole number", i + 1, t[i]));
+        throw input_error_at(file_, line.number, fmt::format("column {} is '{}', not a whole number", i + 1, t[i]));
       };
       std::optional<int> root;
       if (layout.has_root) {
         const double root_column = number(4);
         if (root_column < -1 || root_column != std::floor(root_column) || root_column > 1e9)
-          throw fail(line.number, fmt::format("root '{}' is neither -1 nor a rank", t[4]));
+          throw input_error_at(file_, line.number, fmt::format("root '{}' is neither -1 nor a rank", t[4]));
         if (root_column >= 0) root = static_cast<int>(root_column);
       }
       for (const bool in_place : {false, true}) {
@@ -493,7 +491,7 @@ class LogReader {
           // tolerance with '*'. Within the tolerance the size passed validation.
           const bool beyond_tolerance = check.ends_with('*');
           if (beyond_tolerance) check.remove_suffix(1);
-          if (!to_double(check)) throw fail(line.number, fmt::format("error column '{}' is not a number", t[first + 3]));
+          if (!to_double(check)) throw input_error_at(file_, line.number, fmt::format("error column '{}' is not a number", t[first + 3]));
           row.wrong = beyond_tolerance ? 1 : 0;
           counted_error_as_wrong |= beyond_tolerance;
         } else {

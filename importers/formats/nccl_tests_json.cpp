@@ -5,11 +5,13 @@
 // the CV, which become the row's statistics.
 
 #include "common/errors.hpp"
+#include "common/input_error.hpp"
 #include "common/op_catalog.hpp"
 #include "common/rank_placement.hpp"
+#include "common/text_scan.hpp"
 #include "importers/importer_registry.hpp"
+#include "importers/importer_support.hpp"
 #include "importers/nccl_tests_common.hpp"
-#include "importers/text_lines.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -47,9 +49,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
   try {
     json = Json::parse(text);
   } catch (const Json::parse_error& e) {
-    const std::size_t offset = std::min<std::size_t>(e.byte, text.size());
-    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
-    throw InputError(fmt::format("{}:{}: not valid nccl-tests JSON (truncated?): {}", file, line, e.what()));
+    throw input_error_at(file, line_number_at(text, e.byte), fmt::format("not valid nccl-tests JSON (truncated?): {}", e.what()));
   } catch (const Json::exception& e) {
     throw InputError(fmt::format("{}: not valid nccl-tests JSON: {}", file, e.what()));
   }

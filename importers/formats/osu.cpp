@@ -7,9 +7,11 @@
 // the min/max/iterations columns of -f.
 
 #include "common/errors.hpp"
+#include "common/input_error.hpp"
 #include "common/op_catalog.hpp"
+#include "common/text_scan.hpp"
 #include "importers/importer_registry.hpp"
-#include "importers/text_lines.hpp"
+#include "importers/importer_support.hpp"
 
 #include <fmt/format.h>
 
@@ -109,9 +111,6 @@ std::pair<std::string, std::string> buffer_placement(std::string_view line) {
 
 std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path& origin, const ImportOptions& options) {
   const std::string file = origin.string();
-  const auto fail = [&](int line, std::string_view what) {
-    return InputError(fmt::format("{}:{}: {}", file, line, what));
-  };
   // A test whose banner comes again starts another run (a script that repeated it into one file).
   std::vector<ResultSet> runs;
   std::set<std::string_view> ops_in_run;
@@ -125,21 +124,21 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
   };
   start_run();
   const OsuTest* test = nullptr;
-  int banner_line = 0;
+  std::size_t banner_line = 0;
   std::optional<std::string> mpi_datatype;
   std::vector<Column> columns;
   std::pair<std::string, std::string> buffers;
-  const std::vector<TextLine> lines = split_lines(text);
+  const std::vector<NumberedLine> lines = split_lines(text);
   // A file that does not end with a newline was cut: its last line may be a row cut mid-number
   // ("256   0" of "256   0.52").
-  const int cut_line = !text.empty() && text.back() != '\n' && !lines.empty() ? lines.back().number : 0;
+  const std::size_t cut_line = !text.empty() && text.back() != '\n' && !lines.empty() ? lines.back().number : 0;
   // Every row starts with a digit: reserving for those lines avoids holding the rows up to three
   // times while the vector grows.
-  results.rows.reserve(static_cast<std::size_t>(std::count_if(lines.begin(), lines.end(), [](const TextLine& line) {
+  results.rows.reserve(static_cast<std::size_t>(std::count_if(lines.begin(), lines.end(), [](const NumberedLine& line) {
     const std::string_view text = trim(line.text);
     return !text.empty() && text.front() >= '0' && text.front() <= '9';
   })));
-  for (const TextLine& line : lines) {
+  for (const NumberedLine& line : lines) {
     const std::string_view trimmed = trim(without_launcher_tag(line.text));
     if (trimmed.empty()) continue;
     if (trimmed.starts_with("# OSU MPI")) {
@@ -147,14 +146,14 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
       const std::size_t name_start = trimmed.find(' ', 6) + 1;
       const std::size_t test_word = trimmed.find(" Test");
       if (test_word == std::string_view::npos || name_start == 0 || test_word < name_start)
-        throw fail(line.number, "an OSU banner without '... Test vX.Y'");
+        throw input_error_at(file, line.number, "an OSU banner without '... Test vX.Y'");
       const std::string_view name = trimmed.substr(name_start, test_word - name_start);
       test = nullptr;
       for (const OsuTest& candidate : osu_tests)
         if (name == candidate.banner) test = &candidate;
       if (!test)
-        throw fail(line.number, fmt::format("OSU test '{}' is not imported (osu_latency, osu_bw, osu_bibw, "
-                                            "osu_allreduce, osu_allgather are)", name));
+        throw input_error_at(file, line.number, fmt::format("OSU test '{}' is not imported (osu_latency, osu_bw, osu_bibw, "
+                                                            "osu_allreduce, osu_allgather are)", name));
       if (ops_in_run.contains(test->op) && !results.rows.empty()) {
         provenance.nranks = results.rows.front().nranks;
         runs.push_back(std::move(results));
@@ -191,44 +190,44 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
           fmt::format("line {} ('{}') ends the file without a newline: cut mid-row, not imported", line.number, trimmed));
       continue;
     }
-    if (!test) throw fail(line.number, "a measurement row before the '# OSU MPI ... Test' banner");
-    if (columns.empty()) throw fail(line.number, "a measurement row before the '# Size ...' column header");
+    if (!test) throw input_error_at(file, line.number, "a measurement row before the '# OSU MPI ... Test' banner");
+    if (columns.empty()) throw input_error_at(file, line.number, "a measurement row before the '# Size ...' column header");
     if (tokens.size() != columns.size())
-      throw fail(line.number, fmt::format("expected {} columns as in the '# Size' header, found {}{}", columns.size(),
-                                          tokens.size(), tokens.size() < columns.size() ? " (truncated log?)" : ""));
+      throw input_error_at(file, line.number, fmt::format("expected {} columns as in the '# Size' header, found {}{}", columns.size(),
+                                                          tokens.size(), tokens.size() < columns.size() ? " (truncated log?)" : ""));
     RowValues values;
     std::optional<bool> validated;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
       if (columns[i] == Column::validation) {
         if (tokens[i] != "Pass" && tokens[i] != "Fail")
-          throw fail(line.number, fmt::format("validation '{}' is neither Pass nor Fail", tokens[i]));
+          throw input_error_at(file, line.number, fmt::format("validation '{}' is neither Pass nor Fail", tokens[i]));
         validated = tokens[i] == "Pass";
         continue;
       }
       const std::optional<double> value = to_double(tokens[i]);
-      if (!value) throw fail(line.number, fmt::format("column {} is '{}', not a number", i + 1, tokens[i]));
+      if (!value) throw input_error_at(file, line.number, fmt::format("column {} is '{}', not a number", i + 1, tokens[i]));
       values[columns[i]] = *value;
     }
     if (!values.contains(Column::value))
-      throw fail(line.number, "the '# Size' header names no latency or bandwidth column");
+      throw input_error_at(file, line.number, "the '# Size' header names no latency or bandwidth column");
     // OSU prints two decimals: a zero is no measurement (a cut row, or a rate below 0.005 MB/s).
     if (!(values[Column::value] > 0))
-      throw fail(line.number, fmt::format("{} {} is not a measurement (a cut line?)",
-                                          test->bandwidth ? "bandwidth" : "latency", values[Column::value]));
+      throw input_error_at(file, line.number, fmt::format("{} {} is not a measurement (a cut line?)",
+                                                          test->bandwidth ? "bandwidth" : "latency", values[Column::value]));
 
     const OpTraits& op = op_by_name(test->op);
     const bool collective = op.op_class == OpClass::collective;
     int nranks = 2;
     if (collective) {
       if (!options.nranks)
-        throw fail(banner_line, fmt::format("OSU {} logs do not say how many processes ran: pass --ranks N",
-                                            test->banner));
+        throw input_error_at(file, banner_line, fmt::format("OSU {} logs do not say how many processes ran: pass --ranks N",
+                                                            test->banner));
       nranks = *options.nranks;
     }
     // OSU's defaults: its reductions reduced floats before OSU 7 added '# Datatype'; the rest send bytes.
     const auto [dtype, element_bytes] = dtype_of(mpi_datatype.value_or(op.takes_redop ? "MPI_FLOAT" : "MPI_CHAR"));
     const std::optional<std::uint64_t> size = whole_number(values[Column::size]);
-    if (!size) throw fail(line.number, fmt::format("size {} is not a whole number of bytes", values[Column::size]));
+    if (!size) throw input_error_at(file, line.number, fmt::format("size {} is not a whole number of bytes", values[Column::size]));
     const std::uint64_t message_bytes = *size;
 
     ResultRow row;
@@ -254,7 +253,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     if (values.contains(Column::iterations)) {
       const std::optional<std::uint64_t> iterations = whole_number(values[Column::iterations]);
       if (!iterations || *iterations > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
-        throw fail(line.number, fmt::format("iterations {} is not a count", values[Column::iterations]));
+        throw input_error_at(file, line.number, fmt::format("iterations {} is not a count", values[Column::iterations]));
       row.iterations = static_cast<int>(*iterations);
     }
     if (test->bandwidth) {
@@ -281,8 +280,8 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     if (const std::optional<double> factor = busbw_factor_for(op, nranks)) row.busbw_gbps = row.algbw_gbps * *factor;
     results.rows.push_back(std::move(row));
   }
-  if (!test) throw fail(1, "no '# OSU MPI ... Test' banner");
-  if (results.rows.empty()) throw fail(banner_line, "no measurement rows after the OSU banner (truncated log?)");
+  if (!test) throw input_error_at(file, 1, "no '# OSU MPI ... Test' banner");
+  if (results.rows.empty()) throw input_error_at(file, banner_line, "no measurement rows after the OSU banner (truncated log?)");
   provenance.nranks = results.rows.front().nranks;
   runs.push_back(std::move(results));
   number_runs(runs);

@@ -5,9 +5,11 @@
 // median. Each test banner ("RDMA_Write BW Test") starts a run.
 
 #include "common/errors.hpp"
+#include "common/input_error.hpp"
 #include "common/op_catalog.hpp"
+#include "common/text_scan.hpp"
 #include "importers/importer_registry.hpp"
-#include "importers/text_lines.hpp"
+#include "importers/importer_support.hpp"
 
 #include <fmt/format.h>
 
@@ -99,9 +101,6 @@ struct Run {
 
 std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path& origin, const ImportOptions&) {
   const std::string file = origin.string();
-  const auto fail = [&](int line, std::string_view what) {
-    return InputError(fmt::format("{}:{}: {}", file, line, what));
-  };
   std::vector<ResultSet> runs;
   Run run;
   // --use_cuda prints which GPU it allocated on before the banner; it holds for the tests after it.
@@ -110,8 +109,8 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     if (!run.results.rows.empty()) runs.push_back(std::move(run.results));
     run = Run{};
   };
-  int last_line = 0;
-  for (const TextLine& line : split_lines(text)) {
+  std::size_t last_line = 0;
+  for (const NumberedLine& line : split_lines(text)) {
     last_line = line.number;
     const std::string_view content = without_launcher_tag(line.text);
     if (is_banner(content)) {
@@ -142,20 +141,20 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     if (!run.header || !to_integer(words[0])) continue;
     const Header& header = *run.header;
     if (words.size() != header.columns.size())
-      throw fail(line.number, fmt::format("expected {} columns as in the '#bytes' header, found {}{}",
-                                          header.columns.size(), words.size(),
-                                          words.size() < header.columns.size() ? " (truncated log?)" : ""));
+      throw input_error_at(file, line.number, fmt::format("expected {} columns as in the '#bytes' header, found {}{}",
+                                                          header.columns.size(), words.size(),
+                                                          words.size() < header.columns.size() ? " (truncated log?)" : ""));
     std::map<Column, double> values;
     for (std::size_t i = 0; i < words.size(); ++i) {
       const std::optional<double> value = to_double(words[i]);
-      if (!value) throw fail(line.number, fmt::format("column {} is '{}', not a number", i + 1, words[i]));
+      if (!value) throw input_error_at(file, line.number, fmt::format("column {} is '{}', not a number", i + 1, words[i]));
       values[header.columns[i]] = *value;
     }
     const std::optional<std::uint64_t> bytes = whole_number(values[Column::bytes]);
-    if (!bytes || *bytes == 0) throw fail(line.number, fmt::format("size '{}' is not a message size", words[0]));
+    if (!bytes || *bytes == 0) throw input_error_at(file, line.number, fmt::format("size '{}' is not a message size", words[0]));
     const bool bandwidth = header.bandwidth_unit_bytes_per_second > 0;
     if (!bandwidth && !values.contains(Column::t_typical) && !values.contains(Column::t_avg))
-      throw fail(line.number, "a table with neither 'BW average' nor a latency column");
+      throw input_error_at(file, line.number, "a table with neither 'BW average' nor a latency column");
 
     Provenance& provenance = run.results.provenance;
     if (run.results.rows.empty()) {
@@ -181,7 +180,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     row.count = *bytes;
     if (values.contains(Column::iterations)) {
       const std::optional<std::uint64_t> iterations = whole_number(values[Column::iterations]);
-      if (!iterations) throw fail(line.number, "#iterations is not a count");
+      if (!iterations) throw input_error_at(file, line.number, "#iterations is not a count");
       row.iterations = static_cast<int>(std::min<std::uint64_t>(*iterations, 1u << 30));
     }
     std::string unreported;
@@ -191,7 +190,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     if (bandwidth) {
       const double average = values[Column::bw_average] * header.bandwidth_unit_bytes_per_second;
       if (!(average > 0))
-        throw fail(line.number, "BW average is 0: not a measurement (perftest prints 0.00 below its resolution)");
+        throw input_error_at(file, line.number, "BW average is 0: not a measurement (perftest prints 0.00 below its resolution)");
       // Bidirectional rates count both directions, as OSU's bibw: one message's time is twice the bytes at that rate.
       const double factor = run.bidirectional ? 2.0 : 1.0;
       row.algbw_gbps = average / 1e9;
@@ -209,7 +208,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     } else {
       const bool median_printed = values.contains(Column::t_typical);
       row.time_median_us = median_printed ? values[Column::t_typical] : values[Column::t_avg];
-      if (!(row.time_median_us > 0)) throw fail(line.number, "latency 0 is not a measurement");
+      if (!(row.time_median_us > 0)) throw input_error_at(file, line.number, "latency 0 is not a measurement");
       if (!median_printed)
         provenance.assumptions.push_back(
             fmt::format("line {}: no t_typical (median), the average t_avg is recorded as the median", line.number));
@@ -232,7 +231,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     run.results.rows.push_back(std::move(row));
   }
   finish();
-  if (runs.empty()) throw fail(last_line, "no measurement rows under a '#bytes #iterations' header (truncated log?)");
+  if (runs.empty()) throw input_error_at(file, last_line, "no measurement rows under a '#bytes #iterations' header (truncated log?)");
   for (ResultSet& results : runs)
     results.provenance.assumptions.push_back(
         "perftest does not print host names: the two sides are recorded as ranks 0 and 1, with no node count");

@@ -95,7 +95,7 @@ int main() {
 
       std::set<LinkId> found, found_exactly;
       std::size_t reported = 0, correct = 0;
-      for (const DiagnosisFinding& finding : diagnosis.findings) {
+      for (const Suspect& finding : diagnosis.findings) {
         if (finding.kind != "degraded_link") continue;
         ++reported;
         bool names_a_degraded_link = false;

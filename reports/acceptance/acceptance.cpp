@@ -2,6 +2,7 @@
 
 #include "reports/analysis/host_outliers.hpp"
 #include "common/errors.hpp"
+#include "common/input_error.hpp"
 #include "common/op_catalog.hpp"
 #include "common/sizes.hpp"
 
@@ -167,8 +168,8 @@ void reject_unknown_op(const Thresholds& thresholds, const Check& check, std::sp
   for (const OpTraits& traits : all_ops()) known += fmt::format("{}{}", known.empty() ? "" : ", ", traits.name);
   for (const std::string& name : ops_in_results)
     if (!find_op(name)) known += ", " + name;
-  throw InputError(fmt::format("{}:{}: unknown op '{}' in check '{}' (known: {})", thresholds.source.string(),
-                               check.line, op, check.name, known));
+  throw input_error_at(thresholds.source.string(), static_cast<std::size_t>(check.line),
+                       fmt::format("unknown op '{}' in check '{}' (known: {})", op, check.name, known));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "reports/acceptance/thresholds.hpp"
 
 #include "common/errors.hpp"
+#include "common/input_error.hpp"
 #include "common/sizes.hpp"
 #include "results/result_row.hpp"
 #include "results/results_io.hpp"
@@ -39,7 +40,7 @@ class CheckReader {
   CheckReader(const YAML::Node& node, const std::string& origin) : node_(node), origin_(origin) {}
 
   [[noreturn]] void fail(const YAML::Node& at, std::string_view what) const {
-    throw InputError(fmt::format("{}:{}: {}", origin_, at.Mark().line + 1, what));
+    throw input_error_at(origin_, static_cast<std::size_t>(at.Mark().line) + 1, what);
   }
 
   template <class T>
@@ -197,25 +198,25 @@ Thresholds parse_thresholds(std::string_view yaml_text, const std::string& origi
   try {
     const YAML::Node root = YAML::Load(std::string(yaml_text));
     if (!root.IsMap() || !root["checks"])
-      throw InputError(fmt::format("{}:{}: expected a mapping with a 'checks' list", origin, root.Mark().line + 1));
+      throw input_error_at(origin, static_cast<std::size_t>(root.Mark().line) + 1, "expected a mapping with a 'checks' list");
     bool checks_seen = false;
     for (const auto& entry : root) {
       const std::string key = entry.first.as<std::string>();
       if (key != "checks")
-        throw InputError(fmt::format("{}:{}: unknown top-level key '{}' (only 'checks')", origin,
-                                     entry.first.Mark().line + 1, key));
+        throw input_error_at(origin, static_cast<std::size_t>(entry.first.Mark().line) + 1,
+                             fmt::format("unknown top-level key '{}' (only 'checks')", key));
       if (std::exchange(checks_seen, true))
-        throw InputError(fmt::format("{}:{}: 'checks' appears twice", origin, entry.first.Mark().line + 1));
+        throw input_error_at(origin, static_cast<std::size_t>(entry.first.Mark().line) + 1, "'checks' appears twice");
     }
     const YAML::Node checks = root["checks"];
     if (!checks.IsSequence() || checks.size() == 0)
-      throw InputError(fmt::format("{}:{}: 'checks' must be a non-empty list", origin, checks.Mark().line + 1));
+      throw input_error_at(origin, static_cast<std::size_t>(checks.Mark().line) + 1, "'checks' must be a non-empty list");
     Thresholds thresholds;
     thresholds.source = origin;
     for (const auto& node : checks) thresholds.checks.push_back(read_check(node, origin));
     return thresholds;
   } catch (const YAML::Exception& e) {
-    throw InputError(fmt::format("{}:{}: {}", origin, e.mark.line + 1, e.msg));
+    throw input_error_at(origin, static_cast<std::size_t>(e.mark.line) + 1, e.msg);
   }
 }
 

@@ -96,7 +96,7 @@ std::string fabric_overview_dot(const Graph& graph, std::span<const LinkId> flag
   std::map<VertexId, std::string> drawn_id;  // switch -> the node that stands for it
   for (const auto& [tier, switches] : switches_by_tier) {
     const bool collapse = tier != SwitchTier::leaf && switches.size() > drawn_upper_switches_max;
-    const std::string group = fmt::format("{} switches", topo::to_string(tier));
+    const std::string group = fmt::format("{} switches", topo::name_of(tier));
     std::size_t grouped = 0;
     dot += "  { rank=same;\n";
     for (const VertexId v : switches) {
@@ -108,7 +108,7 @@ std::string fabric_overview_dot(const Graph& graph, std::span<const LinkId> flag
       drawn_id[v] = graph.vertex(v).name;
       node(graph.vertex(v).name, graph.vertex(v).name, stands_out(v));
     }
-    if (grouped > 0) node(group, fmt::format("{} {} switches", grouped, topo::to_string(tier)), false);
+    if (grouped > 0) node(group, fmt::format("{} {} switches", grouped, topo::name_of(tier)), false);
     dot += "  }\n";
   }
   const std::size_t hidden_leaves = hosts_by_leaf.size() - drawn_leaves.size();
@@ -189,7 +189,7 @@ std::string fabric_overview_dot(const Graph& graph, std::span<const LinkId> flag
     std::map<VertexKind, std::size_t> counts;
     for (const VertexId device : graph.devices_of(host)) ++counts[graph.vertex(device).kind];
     std::string label = graph.vertex(host).name;
-    for (const auto& [kind, count] : counts) label += fmt::format("\n{} {}", count, topo::to_string(kind));
+    for (const auto& [kind, count] : counts) label += fmt::format("\n{} {}", count, topo::name_of(kind));
     node(graph.vertex(host).name, label, host_stands_out(host));
   }
   return dot + "}\n";

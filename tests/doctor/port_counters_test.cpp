@@ -175,7 +175,7 @@ HostInventory inventory_of(const SysfsTree& tree) {
 TEST_F(PortCounters, DoctorWarnsOfErrorCountsSinceTheLastClear) {
   set_counter(6, "counters", "symbol_error", "4410");
   set_counter(6, "counters", "link_downed", "3");
-  const std::vector<Finding> findings = check_host(inventory_of(tree_));
+  const std::vector<Flag> findings = check_host(inventory_of(tree_));
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].severity, Severity::warning);
   EXPECT_EQ(findings[0].subject, "port mlx5_6/1 (" + fb::testing::nic_address(6) + ")");
@@ -190,7 +190,7 @@ TEST_F(PortCounters, DoctorFailsAPortWhoseErrorsGrewWhileItWatched) {
   record_port_counter_growth(inventory, tree_.root(), 5);
   EXPECT_THAT(inventory.ib_ports[6].errors_grown, ElementsAre(Pair("symbol_error", 51u)));
   EXPECT_THAT(inventory.ib_ports[0].errors_grown, IsEmpty());
-  const std::vector<Finding> findings = check_host(inventory);
+  const std::vector<Flag> findings = check_host(inventory);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].severity, Severity::error);
   EXPECT_EQ(findings[0].message, "error counters grew within 5 s: symbol_error +51");
@@ -200,7 +200,7 @@ TEST_F(PortCounters, DoctorSaysNoneGrewWhenItWatchedAndTheCountStood) {
   set_counter(1, "hw_counters", "local_ack_timeout_err", "17");
   HostInventory inventory = inventory_of(tree_);
   record_port_counter_growth(inventory, tree_.root(), 2);
-  const std::vector<Finding> findings = check_host(inventory);
+  const std::vector<Flag> findings = check_host(inventory);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].severity, Severity::warning);
   EXPECT_THAT(findings[0].message, HasSubstr("local_ack_timeout_err 17 (none grew within 2 s)"));

@@ -56,8 +56,8 @@ TEST(ThisMachine, FindsTheGpusAndNicsItsSysfsShows) {
 
 TEST(ThisMachine, WithoutGpusSaysSoOnceAndRaisesNoError) {
   if (pci_census().nvidia_gpus > 0) GTEST_SKIP() << "this machine has NVIDIA GPUs";
-  const std::vector<Finding> findings = check_host(collect_host_inventory("/"));
-  const auto gpu_lines = std::count_if(findings.begin(), findings.end(), [](const Finding& f) {
+  const std::vector<Flag> findings = check_host(collect_host_inventory("/"));
+  const auto gpu_lines = std::count_if(findings.begin(), findings.end(), [](const Flag& f) {
     return f.subject == "GPUs" && f.severity == Severity::info;
   });
   EXPECT_EQ(gpu_lines, 1);

@@ -3,11 +3,14 @@
 
 #include "common/errors.hpp"
 #include "importers/importer_registry.hpp"
+#include "support/temp_dir.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 namespace fb {
 namespace {
@@ -358,6 +361,69 @@ TEST(ImporterCorpus, EveryFileInTheCorpusImports) {
     EXPECT_NO_THROW(import_log(entry.path(), options)) << entry.path();
   }
 }
+
+}  // namespace
+}  // namespace fb
+
+namespace fb {
+namespace {
+
+// The log as it arrives when pasted from a Windows editor or a web page: CRLF line ends, and a
+// no-break space (U+00A0) starting every run of spaces between columns.
+std::string as_pasted(const std::string& text) {
+  std::string pasted;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      pasted += "\r\n";
+    } else if (text[i] == ' ' && i + 1 < text.size() && text[i + 1] == ' ' && (i == 0 || text[i - 1] != ' ')) {
+      pasted += "\xc2\xa0";
+    } else {
+      pasted += text[i];
+    }
+  }
+  return pasted;
+}
+
+class PastedCorpusLog : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(PastedCorpusLog, ReadsTheSameNumbersAsTheOriginal) {
+  std::ifstream in(corpus(GetParam()), std::ios::binary);
+  std::ostringstream original;
+  original << in.rdbuf();
+  const testing::TempDir dir;
+  std::ofstream(dir / GetParam(), std::ios::binary) << as_pasted(original.str());
+  const std::vector<ResultSet> expected = import_log(corpus(GetParam()), {});
+  const std::vector<ResultSet> pasted = import_log(dir / GetParam(), {});
+  ASSERT_EQ(pasted.size(), expected.size());
+  for (std::size_t run = 0; run < expected.size(); ++run) {
+    EXPECT_EQ(pasted[run].provenance.nranks, expected[run].provenance.nranks);
+    EXPECT_EQ(pasted[run].provenance.rank_hosts, expected[run].provenance.rank_hosts);
+    ASSERT_EQ(pasted[run].rows.size(), expected[run].rows.size());
+    for (std::size_t i = 0; i < expected[run].rows.size(); ++i) {
+      const ResultRow& want = expected[run].rows[i];
+      const ResultRow& got = pasted[run].rows[i];
+      EXPECT_EQ(got.op, want.op);
+      EXPECT_EQ(got.bytes, want.bytes);
+      EXPECT_EQ(got.in_place, want.in_place);
+      EXPECT_EQ(got.iterations, want.iterations);
+      EXPECT_EQ(got.time_median_us, want.time_median_us) << GetParam() << " row " << i;
+      EXPECT_EQ(got.time_min_us, want.time_min_us);
+      EXPECT_EQ(got.time_max_us, want.time_max_us);
+      EXPECT_EQ(got.algbw_gbps, want.algbw_gbps);
+      EXPECT_EQ(got.busbw_gbps, want.busbw_gbps);
+      EXPECT_EQ(got.wrong, want.wrong);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(TextFormats, PastedCorpusLog,
+                         ::testing::Values("all_reduce_perf_rccltests_2x7900xtx_nThreads_header.log",
+                                           "all_gather_perf_mpi_3reps_one_file_rtx5090.log",
+                                           "osu7.5_latency_validation_host_alps_cxi.txt",
+                                           "osu7.5_bw_validation_host_alps_no_cxi_degraded.txt",
+                                           "perftest_ib_read_lat_mlx4_conflicting_cpu_freq.txt",
+                                           "perftest_ib_write_bw_report_gbits_issue273.txt",
+                                           "gbench_docs_user_guide_console_example.txt"));
 
 }  // namespace
 }  // namespace fb

@@ -1,5 +1,6 @@
 #include "topology/analysis.hpp"
 
+#include "common/errors.hpp"
 #include "test_support.hpp"
 
 #include <gmock/gmock.h>
@@ -96,7 +97,7 @@ TEST_F(DgxPod, HostPairBottleneckIsTheHostsNics) {
   const std::vector<PairBandwidth> pairs = host_pair_bandwidths(fabric, 1000);
   ASSERT_EQ(pairs.size(), 32u * 31u / 2u);
   for (const PairBandwidth& pair : pairs) EXPECT_NEAR(pair.bottleneck_gbps, 400.0, 1e-9);
-  EXPECT_THROW(host_pair_bandwidths(fabric, 10), std::invalid_argument);
+  EXPECT_THROW(host_pair_bandwidths(fabric, 10), InputError);
 }
 
 // Two leaves of four single-NIC hosts under two spines; one of leaf1's two uplinks is 4xHDR.

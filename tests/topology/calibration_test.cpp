@@ -184,7 +184,7 @@ TEST(Calibration, PublishedCollectiveResults) {
                point.op, size_text(point.bytes), is_time ? "time" : "busbw",
                point.metric == Metric::floor_busbw_gbps ? ">= " : "", point.published, unit, predicted, unit, ratio,
                point.known_miss.empty() ? "" : " (known miss: " + point.known_miss + ")",
-               to_string(prediction.algorithm), to_string(prediction.protocol), point.source);
+               name_of(prediction.algorithm), name_of(prediction.protocol), point.source);
     SCOPED_TRACE(point.configuration + " " + size_text(point.bytes) + " (" + point.source + ")");
     const double miss_bound = 1.6;
     switch (point.metric) {

@@ -68,7 +68,7 @@ TEST(ClusterSpecBuilder, RejectsARadixTooSmallForTheNodes) {
   spec.node.nic_link = *infiniband(4, "NDR");
   spec.fabric.switch_link = *infiniband(4, "NDR");
   spec.fabric.tiers = {{SwitchTier::leaf, 64, 1.0}, {SwitchTier::spine, 8, 1.0}};
-  EXPECT_THROW(build_cluster(spec), std::invalid_argument);
+  EXPECT_THROW(build_cluster(spec), InputError);
 }
 
 TEST(ClusterSpecYaml, NegativeRadixNamesFileAndLine) {

@@ -2,6 +2,7 @@
 
 #include "topology/cluster_spec.hpp"
 
+#include "common/errors.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -84,10 +85,10 @@ TEST(CollectiveModel, ForcedAlgorithmsThatCannotRunAreRefused) {
   const CollectiveModel ampere = model_of(a100);
   EXPECT_EQ(ampere.compute_capability, 80);
   // NVLS needs sm_90; PAT one GPU per node; NVLS-tree several nodes.
-  EXPECT_THROW(predict(ampere, op_by_name("all_reduce"), GiB, {Algorithm::nvls, std::nullopt}), std::invalid_argument);
-  EXPECT_THROW(predict(ampere, op_by_name("all_gather"), GiB, {Algorithm::pat, std::nullopt}), std::invalid_argument);
+  EXPECT_THROW(predict(ampere, op_by_name("all_reduce"), GiB, {Algorithm::nvls, std::nullopt}), InputError);
+  EXPECT_THROW(predict(ampere, op_by_name("all_gather"), GiB, {Algorithm::pat, std::nullopt}), InputError);
   EXPECT_THROW(predict(model_of(dgx_h100(1)), op_by_name("all_reduce"), GiB, {Algorithm::nvls_tree, std::nullopt}),
-               std::invalid_argument);
+               InputError);
   EXPECT_EQ(predict(ampere, op_by_name("all_reduce"), GiB).algorithm, Algorithm::ring);
 }
 
@@ -210,7 +211,7 @@ TEST(CollectiveModel, PlacementDecidesWhetherAlltoallMeetsTheTaper) {
       place_ranks(graph, 0, 2, {Placement::Kind::hosts, {"node00007", "node00003"}});
   ASSERT_EQ(named.size(), 4u);
   EXPECT_EQ(graph.vertex(graph.vertex(named.front()).host).name, "node00007");
-  EXPECT_THROW(place_ranks(graph, 0, 8, {Placement::Kind::hosts, {"node99999"}}), std::invalid_argument);
+  EXPECT_THROW(place_ranks(graph, 0, 8, {Placement::Kind::hosts, {"node99999"}}), InputError);
 }
 
 TEST(CollectiveModel, PredictedRowHasNcclTestsSemanticsAndSaysHow) {
@@ -247,8 +248,8 @@ TEST(CollectiveModel, CoversExactlyTheCatalogsModelledCollectives) {
     if (op.modelled_as == ModelledCollective::none) {
       if (op.op_class == OpClass::collective) collectives_not_modelled.insert(op.name);
       EXPECT_EQ(modelled_op(op.name), nullptr);
-      EXPECT_THROW(predict(model, op, GiB), std::invalid_argument);
-      EXPECT_THROW(candidates(model, op, GiB), std::invalid_argument);
+      EXPECT_THROW(predict(model, op, GiB), InputError);
+      EXPECT_THROW(candidates(model, op, GiB), InputError);
       continue;
     }
     EXPECT_EQ(op.op_class, OpClass::collective);
@@ -280,9 +281,9 @@ TEST(CollectiveModel, NamesParseAsNcclSpellsThem) {
 TEST(CollectiveModel, RejectsOneRankAndTooManyNodes) {
   const Graph graph = build_cluster(dgx_h100(1));
   const std::vector<VertexId> one{graph.find("node00001/GPU0")};
-  EXPECT_THROW(model_collectives(graph, one), std::invalid_argument);
-  EXPECT_THROW(place_ranks(graph, 2, 8), std::invalid_argument);
-  EXPECT_THROW(place_ranks(graph, 1, 9), std::invalid_argument);
+  EXPECT_THROW(model_collectives(graph, one), InputError);
+  EXPECT_THROW(place_ranks(graph, 2, 8), InputError);
+  EXPECT_THROW(place_ranks(graph, 1, 9), InputError);
 }
 
 }  // namespace

@@ -524,8 +524,8 @@ TEST(CorpusAnalysis, UnequalHostsNeverAchieveMoreThanOffered) {
   for (const TrafficPattern pattern : {TrafficPattern::all_to_all, TrafficPattern::ring, TrafficPattern::bisection}) {
     const PatternAnalysis analysis = analyze_pattern(fabric, pattern);
     // Each host offers its own link: 3 x 12.5 + 0.25 GB/s.
-    EXPECT_DOUBLE_EQ(analysis.offered_gbps, 3 * 12.5 + 0.25) << to_string(pattern);
-    EXPECT_LE(analysis.achieved_gbps, analysis.offered_gbps * (1 + 1e-9)) << to_string(pattern);
+    EXPECT_DOUBLE_EQ(analysis.offered_gbps, 3 * 12.5 + 0.25) << name_of(pattern);
+    EXPECT_LE(analysis.achieved_gbps, analysis.offered_gbps * (1 + 1e-9)) << name_of(pattern);
     EXPECT_GT(analysis.achieved_gbps, 0.0);
   }
 }

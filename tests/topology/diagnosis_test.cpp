@@ -82,7 +82,7 @@ TEST(Diagnosis, NamesExactlyTheThrottledHostLink) {
   truth.set_link_capacity(bad_cable, host_link_gbps / 4);
   const Diagnosis diagnosis = diagnose(fabric.graph, pairwise_on(truth, fabric));
   ASSERT_EQ(diagnosis.findings.size(), 1u);
-  const DiagnosisFinding& finding = diagnosis.findings.front();
+  const Suspect& finding = diagnosis.findings.front();
   EXPECT_EQ(finding.kind, "degraded_link");
   EXPECT_EQ(finding.link, bad_cable);
   EXPECT_EQ(finding.direction, LinkDirection::both);
@@ -109,7 +109,7 @@ TEST(Diagnosis, BlockingUplinksAreConfirmedByConcurrentButNotFlaggedByPairwise) 
   const TwoLeafFabric fabric = two_leaf_fabric(2 * host_link_gbps);  // 2:1
   const Diagnosis concurrent = diagnose(fabric.graph, concurrent_on(fabric.graph, fabric));
   ASSERT_FALSE(concurrent.findings.empty());
-  for (const DiagnosisFinding& finding : concurrent.findings) {
+  for (const Suspect& finding : concurrent.findings) {
     EXPECT_EQ(finding.kind, "blocking_link");
     EXPECT_TRUE(finding.link == fabric.uplinks[0] || finding.link == fabric.uplinks[1]) << finding.subject;
     EXPECT_NEAR(finding.ratio(), 0.5, 0.1);  // four host links' worth offered, two carried
@@ -147,7 +147,7 @@ void hold_back(Incident& incident, int rank, bool answered) {
   incident.ranks_not_arrived.push_back(held);
 }
 
-std::vector<DiagnosisFinding> diagnose_one(const TwoLeafFabric& fabric, const Incident& incident) {
+std::vector<Suspect> diagnose_one(const TwoLeafFabric& fabric, const Incident& incident) {
   return diagnose_incidents(fabric.graph, std::span(&incident, 1));
 }
 
@@ -157,7 +157,7 @@ TEST(IncidentDiagnosis, SilentHostIsNamedByItsLink) {
   Incident incident = pairwise_timeout(fabric);
   hold_back(incident, 2, false);
   hold_back(incident, 6, true);
-  const std::vector<DiagnosisFinding> findings = diagnose_one(fabric, incident);
+  const std::vector<Suspect> findings = diagnose_one(fabric, incident);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].kind, "failed_link");
   EXPECT_EQ(findings[0].link, fabric.host_links[2]);
@@ -176,7 +176,7 @@ TEST(IncidentDiagnosis, HostThatSawItsLinkGoDownIsNamedWhenEveryRankAnswered) {
   hold_back(incident, 2, true);
   hold_back(incident, 6, true);
   incident.links_lost = {{"h00003", "eth0", {2}}};
-  std::vector<DiagnosisFinding> findings = diagnose_one(fabric, incident);
+  std::vector<Suspect> findings = diagnose_one(fabric, incident);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].kind, "failed_link");
   EXPECT_EQ(findings[0].link, fabric.host_links[2]);
@@ -195,7 +195,7 @@ TEST(IncidentDiagnosis, OneStalledPairAnsweringNamesBothHostsAndNoLink) {
   Incident incident = pairwise_timeout(fabric);
   hold_back(incident, 2, true);
   hold_back(incident, 6, true);
-  const std::vector<DiagnosisFinding> findings = diagnose_one(fabric, incident);
+  const std::vector<Suspect> findings = diagnose_one(fabric, incident);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].kind, "stalled_ranks");
   EXPECT_FALSE(findings[0].link);
@@ -211,7 +211,7 @@ TEST(IncidentDiagnosis, StalledPairsOnDifferentHostsNameNoLink) {
   hold_back(incident, 6, true);
   hold_back(incident, 1, true);
   hold_back(incident, 5, true);
-  const std::vector<DiagnosisFinding> findings = diagnose_one(fabric, incident);
+  const std::vector<Suspect> findings = diagnose_one(fabric, incident);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].kind, "stalled_ranks");
   EXPECT_FALSE(findings[0].link);
@@ -226,7 +226,7 @@ TEST(IncidentDiagnosis, HostCommonToEveryStalledPairIsNamed) {
   hold_back(incident, 2, true);
   hold_back(incident, 5, true);
   hold_back(incident, 6, true);
-  const std::vector<DiagnosisFinding> findings = diagnose_one(fabric, incident);
+  const std::vector<Suspect> findings = diagnose_one(fabric, incident);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].kind, "failed_link");
   EXPECT_EQ(findings[0].link, fabric.host_links[2]);
@@ -237,7 +237,7 @@ TEST(IncidentDiagnosis, RankZerosHostIsNamedWhenNoOtherHostAnswers) {
   const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
   Incident incident = pairwise_timeout(fabric);
   for (int rank = 1; rank < 8; ++rank) hold_back(incident, rank, false);
-  const std::vector<DiagnosisFinding> findings = diagnose_one(fabric, incident);
+  const std::vector<Suspect> findings = diagnose_one(fabric, incident);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].kind, "failed_link");
   EXPECT_EQ(findings[0].link, fabric.host_links[0]);
@@ -251,7 +251,7 @@ TEST(IncidentDiagnosis, SilentRankWhoseHostMateAnsweredIsNotALink) {
   Incident incident = pairwise_timeout(fabric);
   incident.ranks_arrived.push_back({8, "h00003", true, "gathering times"});
   hold_back(incident, 2, false);
-  const std::vector<DiagnosisFinding> findings = diagnose_one(fabric, incident);
+  const std::vector<Suspect> findings = diagnose_one(fabric, incident);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].kind, "stalled_ranks");
   EXPECT_EQ(findings[0].subject, "rank 2 on h00003");
@@ -298,9 +298,9 @@ TEST(PortDiagnosis, PortWithRisingSymbolErrorsOnTheSlowHostIsNamedWithItsCableAn
   const std::vector<ResultRow> rows = pairwise_on(truth, fabric);
   const std::vector<PortCounterChange> changes{port_change("h00003", {{"symbol_error", 800}, {"link_downed", 0}}),
                                                port_change("h00005", {{"symbol_error", 0}, {"port_xmit_wait", 9}})};
-  const std::vector<DiagnosisFinding> findings = diagnose_port_counters(fabric.graph, changes, rows);
+  const std::vector<Suspect> findings = diagnose_port_counters(fabric.graph, changes, rows);
   ASSERT_EQ(findings.size(), 1u);
-  const DiagnosisFinding& finding = findings.front();
+  const Suspect& finding = findings.front();
   EXPECT_EQ(finding.kind, "port_errors");
   EXPECT_EQ(finding.host, "h00003");
   // The topology calls the NIC eth0: the port's device is not in it, so the host's NIC stands in.
@@ -316,7 +316,7 @@ TEST(PortDiagnosis, PortWithErrorsOnAHealthyHostHasOnlyItsPairsWithTheSlowHostAs
   const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
   Graph truth = fabric.graph;
   truth.set_link_capacity(fabric.host_links[2], host_link_gbps / 4);
-  const std::vector<DiagnosisFinding> findings = diagnose_port_counters(
+  const std::vector<Suspect> findings = diagnose_port_counters(
       fabric.graph, std::vector{port_change("h00006", {{"port_rcv_errors", 3}})}, pairwise_on(truth, fabric));
   ASSERT_EQ(findings.size(), 1u);
   // Of the 14 pairs touching h00006, only the two with h00003 are slow.
@@ -336,7 +336,7 @@ TEST(PortDiagnosis, ASoakRunsPortIsOneFindingNamingEveryRepetitionItDegradedIn) 
     changes.push_back(change);
   }
   const std::vector<ResultRow> rows = pairwise_on(fabric.graph, fabric);
-  const std::vector<DiagnosisFinding> findings = diagnose_port_counters(fabric.graph, changes, rows);
+  const std::vector<Suspect> findings = diagnose_port_counters(fabric.graph, changes, rows);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].subject, "h00003 mlx5_0/1 (h00003/eth0 <-> leaf0001): symbol_error +40 (repetition 1)");
   EXPECT_EQ(findings[0].evidence.front(),
@@ -348,7 +348,7 @@ TEST(PortDiagnosis, PortOfAHostTheTopologyLacksIsNamedWithoutACable) {
   const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
   PortCounterChange down = port_change("gpu17", {});
   down.state_after = "DOWN";
-  const std::vector<DiagnosisFinding> findings =
+  const std::vector<Suspect> findings =
       diagnose_port_counters(fabric.graph, std::vector{down}, pairwise_on(fabric.graph, fabric));
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].subject, "gpu17 mlx5_0/1: state ACTIVE -> DOWN");
@@ -378,7 +378,7 @@ std::vector<ResultRow> soak(const TwoLeafFabric& fabric, const std::set<int>& th
 
 TEST(IntermittentDiagnosis, AHostLinkThrottledInSomeRepetitionsIsNamedWithThem) {
   const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
-  const std::vector<DiagnosisFinding> findings = diagnose_intermittent(soak(fabric, {1, 2}));
+  const std::vector<Suspect> findings = diagnose_intermittent(soak(fabric, {1, 2}));
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].kind, "intermittent_host");
   EXPECT_EQ(findings[0].host, "h00003");
@@ -402,7 +402,7 @@ TEST(IntermittentDiagnosis, OnePairSlowOnceIsNamedAsAPairWithoutBlamingAHost) {
   });
   ASSERT_NE(victim, rows.end());
   victim->algbw_gbps /= 3;
-  const std::vector<DiagnosisFinding> findings = diagnose_intermittent(rows);
+  const std::vector<Suspect> findings = diagnose_intermittent(rows);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].kind, "intermittent_pair");
   EXPECT_EQ(findings[0].subject, "h00005 -> h00001: slow in 1 of 4 repetitions");

@@ -42,7 +42,7 @@ TEST(Merge, ContradictoryKindsAreInputErrors) {
   a.add_vertex(VertexKind::fabric_switch, "x");
   Graph b;
   b.add_vertex(VertexKind::host, "x");
-  EXPECT_THROW(a.merge(b), std::invalid_argument);
+  EXPECT_THROW(a.merge(b), GraphContradiction);
 }
 
 TEST(Merge, IbFabricAnalysisFindsTheTwoToOneLeaves) {

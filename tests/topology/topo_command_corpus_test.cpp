@@ -4,9 +4,12 @@
 
 #include "common/errors.hpp"
 #include "process_runner.hpp"
+#include "support/temp_dir.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 namespace fb {
 namespace {
@@ -76,6 +79,16 @@ TEST(TopoCommandCorpus, GraphFileIsRefusedWithTheInputExitCode) {
   EXPECT_EQ(result.exit_code, static_cast<int>(ExitCode::input));
   EXPECT_THAT(result.err, HasSubstr("azure_ncv4-graph.xml:1: expected a topology dump"));
   EXPECT_THAT(result.err, HasSubstr("an NCCL graph file (<graphs>"));
+}
+
+TEST(TopoCommandCorpus, InputsThatContradictEachOtherNameTheFile) {
+  // topology.conf calls a switch by the name nvidia-smi's dump gives its host.
+  const testing::TempDir dir;
+  const std::string conf = (dir / "topology.conf").string();
+  std::ofstream(conf) << "SwitchName=dgx01 Nodes=node[1-2]\n";
+  const ProcessResult result = fabricbench({"topo", "show", std::string(TOPOLOGY_SAMPLES_DIR) + "/dgx01.topo", conf});
+  EXPECT_EQ(result.exit_code, static_cast<int>(ExitCode::input)) << result.err;
+  EXPECT_EQ(result.err, "fabricbench: error: " + conf + ": vertex 'dgx01' is a host in one input and a switch in another\n");
 }
 
 }  // namespace

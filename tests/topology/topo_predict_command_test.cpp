@@ -65,6 +65,15 @@ TEST_F(TopoPredictCommand, ImpossibleForcingIsABadInputLine) {
   EXPECT_THAT(bad_name.err, HasSubstr("--proto must be auto, LL, LL128 or Simple"));
 }
 
+TEST_F(TopoPredictCommand, APlacementTheTopologyCannotHoldIsABadInputLine) {
+  const ProcessResult more_nodes = predict({"--nodes", "33"});
+  EXPECT_EQ(more_nodes.exit_code, static_cast<int>(ExitCode::input)) << describe(more_nodes);
+  EXPECT_EQ(more_nodes.err, "fabricbench: error: the topology has 32 hosts with GPUs, fewer than the 33 nodes asked for\n");
+  const ProcessResult more_gpus = predict({"--nodes", "1", "--gpus-per-node", "9"});
+  EXPECT_EQ(more_gpus.exit_code, static_cast<int>(ExitCode::input)) << describe(more_gpus);
+  EXPECT_THAT(more_gpus.err, HasSubstr("has 8 GPUs, fewer than the 9 per node asked for"));
+}
+
 TEST_F(TopoPredictCommand, ARingAcrossHundredsOfNodesWarns) {
   const std::string spec = (dir_ / "wide.yaml").string();
   std::ofstream(spec) << "node:\n  count: 300\n  gpus: 1\n  nvlink: {links_per_gpu: 0, nvswitches: 0}\n"

@@ -200,7 +200,7 @@ FabricSpec read_fabric(const SpecReader& reader, const YAML::Node& fabric, const
   for (std::size_t i = 0; i < tiers.size(); ++i) {
     const YAML::Node tier = tiers[i];
     reader.require_map(tier, "a fabric tier", {"name", "radix", "oversubscription"});
-    const std::string expected_name(to_string(tier_names[i]));
+    const std::string expected_name(name_of(tier_names[i]));
     const std::string name = reader.text(tier, "name", expected_name);
     if (name != expected_name) {
       reader.fail(tier["name"], fmt::format("tier {} named {}", i + 1, expected_name), quote_input(name));
@@ -236,7 +236,7 @@ Graph parse_cluster_spec(const SourceText& source) {
   }
   try {
     return build_cluster(spec);
-  } catch (const std::invalid_argument& impossible) {
+  } catch (const InputError& impossible) {
     const YAML::Node at = root["fabric"].IsDefined() ? root["fabric"] : root["node"];
     reader.fail(at, "a cluster that can be built", impossible.what());
   }

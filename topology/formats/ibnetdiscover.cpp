@@ -55,7 +55,7 @@ class Cursor {
   Cursor(const SourceText& source, std::size_t line_number, std::string_view text)
       : source_(source), line_number_(line_number), rest_(text) {}
 
-  void skip_space() { rest_ = rest_.substr(std::min(rest_.size(), rest_.find_first_not_of(" \t"))); }
+  void skip_space() { rest_ = trim_start(rest_); }
   bool at(char c) const { return !rest_.empty() && rest_.front() == c; }
 
   void expect(char c, std::string_view what) {
@@ -67,10 +67,10 @@ class Cursor {
   long long number(std::string_view what) {
     skip_space();
     const std::size_t end = std::min(rest_.size(), rest_.find_first_not_of("0123456789"));
-    long long value = 0;
-    if (!parse_non_negative(rest_.substr(0, end), value) || value > 1'000'000) fail(what);
+    const std::optional<std::int64_t> value = to_integer(rest_.substr(0, end));
+    if (!value || *value < 0 || *value > 1'000'000) fail(what);
     rest_.remove_prefix(end);
-    return value;
+    return *value;
   }
 
   std::string quoted(std::string_view what) {
@@ -199,8 +199,8 @@ Graph parse_ibnetdiscover(const SourceText& source) {
   const auto add_vertex = [&](const NodeBlock& node, VertexKind kind, const std::string& name, VertexId host) {
     const VertexId existing = graph.find(name);
     if (existing != no_vertex && graph.vertex(existing).kind != kind) {
-      throw_input_error(source.path, node.line, fmt::format("a {} name not used for a {}", to_string(kind),
-                                                            to_string(graph.vertex(existing).kind)),
+      throw_input_error(source.path, node.line, fmt::format("a {} name not used for a {}", name_of(kind),
+                                                            name_of(graph.vertex(existing).kind)),
                         quote_input(name));
     }
     return graph.add_vertex(kind, name, host);

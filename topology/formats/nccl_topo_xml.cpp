@@ -25,6 +25,7 @@
 
 #include "topology/format_registry.hpp"
 #include "common/input_error.hpp"
+#include "common/text_scan.hpp"
 
 #include <fmt/format.h>
 #include <pugixml.hpp>
@@ -74,7 +75,7 @@ class NcclXmlReader {
     pugi::xml_document document;
     const pugi::xml_parse_result parsed = document.load_buffer(source_.text.data(), source_.text.size());
     if (!parsed) {
-      throw_input_error(source_.path, line_at(static_cast<std::size_t>(std::max<std::ptrdiff_t>(parsed.offset, 0))),
+      throw_input_error(source_.path, line_number_at(source_.text, static_cast<std::size_t>(std::max<std::ptrdiff_t>(parsed.offset, 0))),
                         "well-formed XML", parsed.description());
     }
     if (const pugi::xml_node graphs = document.child("graphs")) {
@@ -368,12 +369,7 @@ class NcclXmlReader {
   }
 
   std::size_t line_of(const pugi::xml_node node) const {
-    return line_at(static_cast<std::size_t>(std::max<std::ptrdiff_t>(node.offset_debug(), 0)));
-  }
-
-  std::size_t line_at(std::size_t offset) const {
-    offset = std::min(offset, source_.text.size());
-    return 1 + static_cast<std::size_t>(std::count(source_.text.begin(), source_.text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+    return line_number_at(source_.text, static_cast<std::size_t>(std::max<std::ptrdiff_t>(node.offset_debug(), 0)));
   }
 
   const SourceText& source_;

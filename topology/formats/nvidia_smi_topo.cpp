@@ -44,9 +44,9 @@ std::optional<Cell> parse_cell(std::string_view token) {
   if (token == "PHB") return Cell{Relation::phb, 0};
   if (token == "PXB") return Cell{Relation::pxb, 0};
   if (token == "PIX") return Cell{Relation::pix, 0};
-  long long count = 0;
-  if (token.starts_with("NV") && parse_non_negative(token.substr(2), count) && count >= 1 && count <= 64) {
-    return Cell{Relation::nvlink, static_cast<int>(count)};
+  if (!token.starts_with("NV")) return std::nullopt;
+  if (const std::optional<std::int64_t> count = to_integer(token.substr(2)); count && *count >= 1 && *count <= 64) {
+    return Cell{Relation::nvlink, static_cast<int>(*count)};
   }
   return std::nullopt;
 }
@@ -175,10 +175,9 @@ Matrix read_matrix(const SourceText& source, const std::string& text) {
     const std::vector<std::string_view> affinity = affinity_cells(row_text, tab_separated, device_count, labels.size());
     std::optional<int> numa;
     if (numa_column && matrix.devices[row].starts_with("GPU")) {
-      long long value = 0;
       const std::string_view numa_text = affinity[*numa_column];
-      if (parse_non_negative(numa_text, value) && value < 1024) {
-        numa = static_cast<int>(value);
+      if (const std::optional<std::int64_t> value = to_integer(numa_text); value && *value >= 0 && *value < 1024) {
+        numa = static_cast<int>(*value);
       } else if (numa_text != "N/A" && !numa_text.empty()) {
         throw_input_error(source.path, lines[i].number, "a NUMA node id or N/A", quote_input(numa_text));
       }
@@ -354,17 +353,18 @@ Graph parse_nvidia_smi_topo(const SourceText& source) {
   std::vector<bool> is_gpu(n);
   for (std::size_t d = 0; d < n; ++d) {
     const std::string& label = matrix.devices[d];
-    long long ordinal = -1;
-    is_gpu[d] = label.starts_with("GPU") && parse_non_negative(std::string_view(label).substr(3), ordinal);
+    std::optional<std::int64_t> ordinal;
+    if (label.starts_with("GPU")) ordinal = to_integer(std::string_view(label).substr(3));
+    is_gpu[d] = ordinal && *ordinal >= 0;
     const auto legend = matrix.nic_names.find(label);
     const std::string name = legend != matrix.nic_names.end() ? legend->second : label;
     if (!is_gpu[d]) {
       // NIC3 -> 3; an old header's mlx5_3 -> 3; a name without a trailing number has none.
       const std::size_t digits = label.find_last_not_of("0123456789") + 1;
-      if (digits == label.size() || !parse_non_negative(std::string_view(label).substr(digits), ordinal)) ordinal = -1;
+      ordinal = digits == label.size() ? std::nullopt : to_integer(std::string_view(label).substr(digits));
     }
     device[d] = graph.add_vertex(is_gpu[d] ? VertexKind::gpu : VertexKind::nic, host_name + "/" + name, host,
-                                 static_cast<int>(ordinal));
+                                 static_cast<int>(ordinal.value_or(-1)));
   }
   const Placement placement = place_devices(matrix, is_gpu);
   std::vector<std::string> assumptions = placement.assumptions;

@@ -1,9 +1,9 @@
 #pragma once
-// Line-oriented helpers shared by the text-log importers.
+// Helpers shared by the importers of other tools' logs. Line and token scanning is the foundation's
+// (common/text_scan.hpp), FILE:LINE errors too (common/input_error.hpp).
 
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <vector>
 
@@ -11,23 +11,8 @@ namespace fb {
 
 struct ResultSet;
 
-struct TextLine {
-  int number = 0;  // 1-based, for messages
-  std::string_view text;
-};
-
-// Splits on '\n', dropping a trailing '\r'. A final line without '\n' is kept.
-std::vector<TextLine> split_lines(std::string_view text);
-
 // The line without the prefix `mpirun --tag-output` puts before every line ("[1,0]<stdout>:").
 std::string_view without_launcher_tag(std::string_view line);
-
-std::vector<std::string_view> split_whitespace(std::string_view text);
-std::string_view trim(std::string_view text);
-
-// Whole-token numbers; empty when the token is not entirely a number.
-std::optional<double> to_double(std::string_view token);
-std::optional<std::int64_t> to_integer(std::string_view token);
 
 // A number from a log used as a size or a count: empty unless whole, not negative and below 2^63,
 // so converting it to an integer is defined.
