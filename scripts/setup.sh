@@ -15,6 +15,7 @@ packages=(
   libssl-dev                                  # HMAC-SHA256 of the watchdog's side channel
   libgtest-dev googletest libbenchmark-dev    # unit tests and micro-benchmarks
   clang libclang-rt-14-dev                    # libFuzzer targets with ASan and UBSan
+  clang-format clang-tidy                     # scripts/format.sh and scripts/tidy.sh
   iproute2 procps                             # emulated fabrics (ip netns) and process control in tests
   gnuplot-nox graphviz chromium               # report plots (SVG), topology drawings, report tests in a headless browser
   slurmctld slurmd slurm-client munge jq      # the launcher test under a real Slurm (tests/slurm)
