@@ -16,7 +16,9 @@ if [[ ! -f "${build_dir}/compile_commands.json" ]]; then
 fi
 
 log="${build_dir}/clang-tidy.log"
-"${run_clang_tidy}" -p "${build_dir}" -quiet -j "${TIDY_JOBS:-$(nproc)}" "${file_regex}" >"${log}" 2>&1 || true
+# run-clang-tidy always asks for colour: the escapes are taken out of the log.
+"${run_clang_tidy}" -p "${build_dir}" -quiet -j "${TIDY_JOBS:-$(nproc)}" "${file_regex}" 2>&1 |
+  sed -E 's/\x1b\[[0-9;]*m//g' >"${log}" || true
 # A header's finding is printed once per file that includes it: count each place once.
 findings=$(grep -E '^/.*:[0-9]+:[0-9]+: (warning|error): .* \[[a-z0-9.,-]+\]$' "${log}" | sort -u || true)
 if [[ -z "${findings}" ]]; then
