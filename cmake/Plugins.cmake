@@ -11,6 +11,6 @@ function(fabricbench_add_plugins name)
   target_link_libraries(${name}_objects PUBLIC ${arg_LINK})
   add_library(${name} INTERFACE)
   # A precompiled header (cli/) is listed among the objects too; the linker must not see it.
-  target_link_libraries(${name} INTERFACE $<FILTER:$<TARGET_OBJECTS:${name}_objects>,EXCLUDE,\.(gch|pch)$>
+  target_link_libraries(${name} INTERFACE "$<FILTER:$<TARGET_OBJECTS:${name}_objects>,EXCLUDE,\\.(gch|pch)$>"
                         ${name}_objects ${arg_LINK})
 endfunction()
