@@ -444,7 +444,7 @@ const CommandRegistrar registrar{
       add_input_flags(*diff_command, *options, "one dump per node, each named after its node (dgx01.txt, dgx01.xml)");
       diff_command->add_option("--json", options->json_path, "write the deviations as JSON to FILE ('-': stdout)");
 
-      return [options, show_command, analyze_command, predict_command, dot_command, diff_command]() {
+      return [options, show_command, analyze_command, predict_command, diff_command]() {
         return run_with_model_errors_as_input_errors([&]() {
           if (show_command->parsed()) return show(*options);
           if (analyze_command->parsed()) return analyze(*options);
