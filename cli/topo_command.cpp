@@ -440,7 +440,7 @@ const Registrar<CommandRegistration> registrar{{
       add_input_flags(*diff_command, *options, "one dump per node, each named after its node (dgx01.txt, dgx01.xml)");
       diff_command->add_option("--json", options->json_path, "write the deviations as JSON to FILE ('-': stdout)");
 
-      return [options, show_command, analyze_command, predict_command, dot_command, diff_command]() {
+      return [options, show_command, analyze_command, predict_command, diff_command]() {
         if (show_command->parsed()) return show(*options);
         if (analyze_command->parsed()) return analyze(*options);
         if (predict_command->parsed()) return predict(*options);

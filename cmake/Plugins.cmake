@@ -10,5 +10,7 @@ function(fabricbench_add_plugins name)
   add_library(${name}_objects OBJECT ${arg_SOURCES})
   target_link_libraries(${name}_objects PUBLIC ${arg_LINK})
   add_library(${name} INTERFACE)
-  target_link_libraries(${name} INTERFACE $<TARGET_OBJECTS:${name}_objects> ${name}_objects ${arg_LINK})
+  # A precompiled header (cli/) is listed among the objects too; the linker must not see it.
+  target_link_libraries(${name} INTERFACE "$<FILTER:$<TARGET_OBJECTS:${name}_objects>,EXCLUDE,\\.(gch|pch)$>"
+                        ${name}_objects ${arg_LINK})
 endfunction()

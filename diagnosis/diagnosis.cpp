@@ -248,9 +248,10 @@ class Diagnoser {
           predicted_drop = predicted_drop || flows_[together].model_gbps < settings_.blocked_ratio * flows_[solo].model_gbps;
           const bool dropped = flows_[together].measured_gbps < settings_.blocked_ratio * flows_[solo].measured_gbps;
           measured_drops += dropped ? 1 : 0;
-          const double share = std::find_if(flows_[together].shares.begin(), flows_[together].shares.end(),
-                                            [&](const ResourceShare& s) { return s.resource == resource; })
-                                   ->share;
+          // An init-capture: clang 14 cannot capture a structured binding.
+          const auto crosses = [&crossed = resource](const ResourceShare& s) { return s.resource == crossed; };
+          const double share =
+              std::find_if(flows_[together].shares.begin(), flows_[together].shares.end(), crosses)->share;
           finding.expected_gbps += flows_[solo].measured_gbps * share;
           finding.measured_gbps += flows_[together].measured_gbps * share;
           if (finding.evidence.size() < 6)

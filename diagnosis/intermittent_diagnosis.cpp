@@ -58,12 +58,14 @@ std::vector<Suspect> diagnose_intermittent(std::span<const ResultRow> rows, cons
         intermittent.emplace_back(pair, &history);
     if (intermittent.empty()) continue;
 
-    const auto evidence_of = [&](const Pair& pair, const PairHistory& history) {
+    // Init-captures: clang 14 cannot capture a structured binding.
+    const auto evidence_of = [&run = run_id, &op_name = op, size = bytes](const Pair& pair,
+                                                                           const PairHistory& history) {
       std::vector<std::string> slow;
       for (const SlowRepetition& s : history.slow)
         slow.push_back(fmt::format("{}: {:.4g} GB/s (median {:.4g})", s.repetition, s.measured_gbps, s.median_gbps));
       return fmt::format("{} -> {}: slow in {} of {} repetitions of {} {} B in run {}: {}", pair.first, pair.second,
-                         history.slow.size(), history.repetitions.size(), op, bytes, run_id, fmt::join(slow, ", "));
+                         history.slow.size(), history.repetitions.size(), op_name, size, run, fmt::join(slow, ", "));
     };
     const auto fill_numbers = [](Suspect& finding, const std::vector<const PairHistory*>& histories_of) {
       std::vector<double> measured, typical;
@@ -83,7 +85,8 @@ std::vector<Suspect> diagnose_intermittent(std::span<const ResultRow> rows, cons
 
     std::set<std::string> common{intermittent.front().first.first, intermittent.front().first.second};
     for (const auto& [pair, history] : intermittent)
-      std::erase_if(common, [&](const std::string& host) { return pair.first != host && pair.second != host; });
+      std::erase_if(common,
+                    [&ends = pair](const std::string& host) { return ends.first != host && ends.second != host; });
     if (intermittent.size() >= 2 && common.size() == 1) {
       Suspect finding;
       finding.kind = "intermittent_host";

@@ -15,6 +15,7 @@ packages=(
   libssl-dev                                  # HMAC-SHA256 of the watchdog's side channel
   libgtest-dev googletest libbenchmark-dev    # unit tests and micro-benchmarks
   clang libclang-rt-14-dev                    # libFuzzer targets with ASan and UBSan
+  clang-format clang-tidy                     # scripts/format.sh and scripts/tidy.sh
   iproute2 procps                             # emulated fabrics (ip netns) and process control in tests
   gnuplot-nox graphviz chromium               # report plots (SVG), topology drawings, report tests in a headless browser
   slurmctld slurmd slurm-client munge jq      # the launcher test under a real Slurm (tests/slurm)
@@ -32,5 +33,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_prefix[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-RelWithDebInfo}"
+# FABRICBENCH_STRICT_WARNINGS=ON (CI sets it) makes every warning an error.
+cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-RelWithDebInfo}" \
+  -DFABRICBENCH_STRICT_WARNINGS="${FABRICBENCH_STRICT_WARNINGS:-OFF}"
 cmake --build "$build_dir" -j "$(nproc)"

@@ -135,8 +135,8 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
   // Every row starts with a digit: reserving for those lines avoids holding the rows up to three
   // times while the vector grows.
   results.rows.reserve(static_cast<std::size_t>(std::count_if(lines.begin(), lines.end(), [](const NumberedLine& line) {
-    const std::string_view text = trim(line.text);
-    return !text.empty() && text.front() >= '0' && text.front() <= '9';
+    const std::string_view content = trim(line.text);
+    return !content.empty() && content.front() >= '0' && content.front() <= '9';
   })));
   for (const NumberedLine& line : lines) {
     const std::string_view trimmed = trim(without_launcher_tag(line.text));

@@ -185,7 +185,7 @@ TEST_P(LauncherSignal, MpirunHostfileLauncherExitsWith128PlusTheSignal) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Signals, LauncherSignal, ::testing::Values(SIGTERM, SIGINT),
-                         [](const auto& info) { return info.param == SIGTERM ? "Sigterm" : "Sigint"; });
+                         [](const auto& param_info) { return param_info.param == SIGTERM ? "Sigterm" : "Sigint"; });
 
 // A results directory on a filesystem without room: refused before anything is measured.
 TEST(ResultsDirectory, FullDiskIsRefusedBeforeMeasuring) {

@@ -115,7 +115,7 @@ TEST_P(CollectiveSweep, EveryOpValidatesAndReportsCatalogBusbw) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, CollectiveSweep, ::testing::Values(2, 4),
-                         [](const auto& info) { return "np" + std::to_string(info.param); });
+                         [](const auto& param_info) { return "np" + std::to_string(param_info.param); });
 
 // Rooted ops on a root other than 0, an odd rank count, an integer type and a reduction other than
 // the sum: every rank's output checks out element by element.
@@ -268,7 +268,7 @@ INSTANTIATE_TEST_SUITE_P(
                                "(float, -n 2000000000) needs 64000000016 B of memory per rank (80000000032 B for the 2 "
                                "ranks on ",
                                false}),
-    [](const auto& info) { return info.param.name; });
+    [](const auto& param_info) { return param_info.param.name; });
 
 // Under srun without an MPI plugin (--mpi=none) each task starts alone and only SLURM_PROCID tells
 // them apart: errors every task finds alike, before MPI, come from task 0 only. Covers the command
