@@ -47,9 +47,9 @@ void validate(const ClusterSpec& spec) {
   // Bounds far above real machines, so that a typo (count: 10000000) fails fast instead of
   // building a graph that exhausts memory.
   constexpr int max_devices_per_node = 1024;
-  // Six times the 100,000-GPU fat-tree of the scale benchmark: room for any cluster built, while
-  // a typo in node.count fails at once instead of building for minutes.
-  constexpr long long max_vertices = 2'000'000;
+  // Twice the 1,000,000-GPU fat-tree of the scale benchmark (3.4 million vertices): room for any
+  // cluster on paper, while a typo in node.count fails at once instead of exhausting memory.
+  constexpr long long max_vertices = 8'000'000;
   for (const auto& [field, value] : {std::pair{"node.cpus", node.cpu_sockets}, std::pair{"node.gpus", node.gpus},
                                      std::pair{"node.nics.count", node.nics},
                                      std::pair{"node.pcie.switches", node.pcie_switches},

@@ -15,7 +15,9 @@
 
 namespace {
 
+// Core radix 128 up to 100,000 GPUs; a million need more than 700 pods under the cores, so 1024.
 std::string cluster_spec_yaml(int nodes) {
+  const int core_radix = nodes > 12'500 ? 1024 : 128;
   return fmt::format(R"(name: scale
 node:
   count: {}
@@ -29,9 +31,9 @@ fabric:
   tiers:
     - {{name: leaf, radix: 64, oversubscription: "1:1"}}
     - {{name: spine, radix: 64, oversubscription: "2:1"}}
-    - {{name: core, radix: 128}}
+    - {{name: core, radix: {}}}
 )",
-                     nodes);
+                     nodes, core_radix);
 }
 
 double peak_rss_mib() {
