@@ -1,7 +1,7 @@
 #include "results/incident.hpp"
 
 #include "results/incident_json.hpp"
-#include "results/json_whole_number.hpp"
+#include "results/json_fields.hpp"
 
 #include <fmt/format.h>
 
@@ -12,25 +12,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const Json& member(const Json& object, const char* key) {
-  if (!object.is_object() || !object.contains(key)) throw std::invalid_argument(fmt::format("missing {}", key));
-  return object.at(key);
-}
-
-std::string text(const Json& object, const char* key) {
-  const Json& value = member(object, key);
-  if (!value.is_string()) throw std::invalid_argument(fmt::format("{} is not a string", key));
-  return value.get<std::string>();
-}
-
-bool flag(const Json& object, const char* key) {
-  const Json& value = member(object, key);
-  if (!value.is_boolean()) throw std::invalid_argument(fmt::format("{} is not true or false", key));
-  return value.get<bool>();
-}
-
 double number(const Json& object, const char* key) {
-  const Json& value = member(object, key);
+  const Json& value = json_member(object, key);
   if (!value.is_number()) throw std::invalid_argument(fmt::format("{} is not a number", key));
   return value.get<double>();
 }
@@ -43,7 +26,7 @@ Integer whole_number(const Json& value, const char* key) {
 }
 
 const Json& array(const Json& object, const char* key) {
-  const Json& value = member(object, key);
+  const Json& value = json_member(object, key);
   if (!value.is_array()) throw std::invalid_argument(fmt::format("{} is not an array", key));
   return value;
 }
@@ -58,8 +41,8 @@ Json ranks_to_json(const std::vector<IncidentRank>& ranks) {
 std::vector<IncidentRank> ranks_from_json(const Json& object, const char* key) {
   std::vector<IncidentRank> ranks;
   for (const Json& rank : array(object, key))
-    ranks.push_back({whole_number<int>(member(rank, "rank"), "rank"), text(rank, "host"), flag(rank, "answered"),
-                     text(rank, "position")});
+    ranks.push_back({whole_number<int>(json_member(rank, "rank"), "rank"), json_text(rank, "host"), json_flag(rank, "answered"),
+                     json_text(rank, "position")});
   return ranks;
 }
 
@@ -118,26 +101,26 @@ Json incident_to_json(const Incident& incident) {
 
 Incident incident_from_json(const Json& json) {
   Incident incident;
-  incident.kind = text(json, "kind");
-  incident.op = text(json, "op");
-  incident.case_label = text(json, "case_label");
-  incident.bytes = whole_number<std::uint64_t>(member(json, "bytes"), "bytes");
-  incident.dtype = text(json, "dtype");
-  incident.in_place = flag(json, "in_place");
-  incident.step = text(json, "step");
-  if (const Json& round = member(json, "round"); !round.is_null()) incident.round = whole_number<int>(round, "round");
+  incident.kind = json_text(json, "kind");
+  incident.op = json_text(json, "op");
+  incident.case_label = json_text(json, "case_label");
+  incident.bytes = whole_number<std::uint64_t>(json_member(json, "bytes"), "bytes");
+  incident.dtype = json_text(json, "dtype");
+  incident.in_place = json_flag(json, "in_place");
+  incident.step = json_text(json, "step");
+  if (const Json& round = json_member(json, "round"); !round.is_null()) incident.round = whole_number<int>(round, "round");
   for (const Json& pair : array(json, "pairs_in_flight"))
-    incident.pairs_in_flight.push_back({whole_number<int>(member(pair, "src_rank"), "src_rank"),
-                                        whole_number<int>(member(pair, "dst_rank"), "dst_rank"),
-                                        text(pair, "src_host"), text(pair, "dst_host")});
+    incident.pairs_in_flight.push_back({whole_number<int>(json_member(pair, "src_rank"), "src_rank"),
+                                        whole_number<int>(json_member(pair, "dst_rank"), "dst_rank"),
+                                        json_text(pair, "src_host"), json_text(pair, "dst_host")});
   incident.ranks_not_arrived = ranks_from_json(json, "ranks_not_arrived");
   incident.ranks_arrived = ranks_from_json(json, "ranks_arrived");
   for (const Json& link : array(json, "links_lost"))
-    incident.links_lost.push_back({text(link, "host"), text(link, "link"), ranks_of(link, "ranks")});
+    incident.links_lost.push_back({json_text(link, "host"), json_text(link, "link"), ranks_of(link, "ranks")});
   incident.deadline_s = number(json, "deadline_s");
   incident.stalled_s = number(json, "stalled_s");
-  incident.message = text(json, "message");
-  incident.timestamp = text(json, "timestamp");
+  incident.message = json_text(json, "message");
+  incident.timestamp = json_text(json, "timestamp");
   return incident;
 }
 

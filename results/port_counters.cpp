@@ -1,6 +1,6 @@
 #include "results/port_counters.hpp"
 
-#include "results/json_whole_number.hpp"
+#include "results/json_fields.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,22 +10,8 @@
 #include <stdexcept>
 
 namespace fb {
-namespace {
 
 using Json = nlohmann::ordered_json;
-
-const Json& member(const Json& object, const char* key) {
-  if (!object.is_object() || !object.contains(key)) throw std::invalid_argument(fmt::format("missing {}", key));
-  return object.at(key);
-}
-
-std::string text(const Json& object, const char* key) {
-  const Json& value = member(object, key);
-  if (!value.is_string()) throw std::invalid_argument(fmt::format("{} is not a string", key));
-  return value.get<std::string>();
-}
-
-}  // namespace
 
 const std::vector<std::string_view>& error_counter_names() {
   // counters/: link and receive errors of the IB port (PortCounters attribute). hw_counters/
@@ -87,20 +73,20 @@ Json port_counter_change_to_json(const PortCounterChange& change) {
 
 PortCounterChange port_counter_change_from_json(const Json& json) {
   PortCounterChange change;
-  change.host = text(json, "host");
-  change.port = text(json, "port");
-  change.state_before = text(json, "state_before");
-  change.state_after = text(json, "state_after");
-  change.rate_before = text(json, "rate_before");
-  change.rate_after = text(json, "rate_after");
-  const Json& deltas = member(json, "deltas");
+  change.host = json_text(json, "host");
+  change.port = json_text(json, "port");
+  change.state_before = json_text(json, "state_before");
+  change.state_after = json_text(json, "state_after");
+  change.rate_before = json_text(json, "rate_before");
+  change.rate_after = json_text(json, "rate_after");
+  const Json& deltas = json_member(json, "deltas");
   if (!deltas.is_object()) throw std::invalid_argument("deltas is not an object");
   for (const auto& [name, value] : deltas.items()) {
     const std::optional<std::uint64_t> delta = json_whole_number<std::uint64_t>(value);
     if (!delta) throw std::invalid_argument(fmt::format("deltas.{} is not a whole number >= 0", name));
     change.deltas.emplace(name, *delta);
   }
-  const Json& reset = member(json, "counters_reset");
+  const Json& reset = json_member(json, "counters_reset");
   if (!reset.is_array()) throw std::invalid_argument("counters_reset is not an array");
   for (const Json& name : reset) {
     if (!name.is_string()) throw std::invalid_argument("counters_reset holds a non-string");

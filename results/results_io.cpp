@@ -4,7 +4,7 @@
 #include "common/termination_signals.hpp"
 #include "results/incident_json.hpp"
 #include "results/port_counters.hpp"
-#include "results/json_whole_number.hpp"
+#include "results/json_fields.hpp"
 
 #include <sys/statvfs.h>
 #include <unistd.h>
