@@ -7,10 +7,7 @@
 #include <unordered_set>
 
 namespace fb::topo {
-namespace {
-
-// DOT double-quoted IDs: escape quotes and backslashes; names come from input files.
-std::string quoted(std::string_view text) {
+std::string dot_quoted(std::string_view text) {
   std::string out = "\"";
   for (const char c : text) {
     if (c == '"' || c == '\\') out += '\\';
@@ -18,6 +15,8 @@ std::string quoted(std::string_view text) {
   }
   return out + "\"";
 }
+
+namespace {
 
 std::string_view shape_of(VertexKind kind) {
   switch (kind) {
@@ -34,7 +33,7 @@ std::string_view shape_of(VertexKind kind) {
 
 void write_vertex(std::ostream& out, const Graph& graph, VertexId v, std::string_view indent) {
   const Vertex& vertex = graph.vertex(v);
-  fmt::print(out, "{}{} [shape={}];\n", indent, quoted(vertex.name), shape_of(vertex.kind));
+  fmt::print(out, "{}{} [shape={}];\n", indent, dot_quoted(vertex.name), shape_of(vertex.kind));
 }
 
 }  // namespace
@@ -47,7 +46,7 @@ void write_dot(std::ostream& out, const Graph& graph, std::span<const LinkId> fl
   for (VertexId v = 0; v < graph.vertex_count(); ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (vertex.kind == VertexKind::host) {
-      fmt::print(out, "  subgraph {} {{\n    label={};\n", quoted("cluster_" + vertex.name), quoted(vertex.name));
+      fmt::print(out, "  subgraph {} {{\n    label={};\n", dot_quoted("cluster_" + vertex.name), dot_quoted(vertex.name));
       if (graph.devices_of(v).empty()) write_vertex(out, graph, v, "    ");
       for (const VertexId device : graph.devices_of(v)) write_vertex(out, graph, device, "    ");
       out << "  }\n";
@@ -64,8 +63,8 @@ void write_dot(std::ostream& out, const Graph& graph, std::span<const LinkId> fl
     const Link& link = graph.link(l);
     const std::string label = fmt::format("{} {:.4g} GB/s{}", name_of(link.spec.type), link.spec.capacity_gbps,
                                           link.spec.lane_count > 1 ? fmt::format(" x{}", link.spec.lane_count) : "");
-    fmt::print(out, "  {} -- {} [label={}{}];\n", quoted(graph.vertex(link.a).name), quoted(graph.vertex(link.b).name),
-               quoted(label), flagged.contains(l) ? ", color=red, penwidth=3" : "");
+    fmt::print(out, "  {} -- {} [label={}{}];\n", dot_quoted(graph.vertex(link.a).name), dot_quoted(graph.vertex(link.b).name),
+               dot_quoted(label), flagged.contains(l) ? ", color=red, penwidth=3" : "");
   }
   out << "}\n";
 }

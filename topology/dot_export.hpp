@@ -6,8 +6,14 @@
 
 #include <ostream>
 #include <span>
+#include <string>
+#include <string_view>
 
 namespace fb::topo {
+
+// A DOT double-quoted ID or label: quotes and backslashes escaped, line breaks as spaces. Names
+// come from input files.
+std::string dot_quoted(std::string_view text);
 
 void write_dot(std::ostream& out, const Graph& graph, std::span<const LinkId> flagged_links);
 

@@ -1,5 +1,7 @@
 #include "reports/html/fabric_drawing.hpp"
 
+#include "topology/dot_export.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,16 +17,6 @@ using topo::LinkId;
 using topo::SwitchTier;
 using topo::VertexId;
 using topo::VertexKind;
-
-// DOT double-quoted IDs and labels: names come from input files.
-std::string quoted(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += (c == '\n' || c == '\r') ? ' ' : c;
-  }
-  return out + "\"";
-}
 
 bool is_switch(const Graph& graph, VertexId v) {
   return graph.vertex(v).kind == VertexKind::fabric_switch && graph.vertex(v).host == topo::no_vertex;
@@ -84,7 +76,7 @@ std::string fabric_overview_dot(const Graph& graph, std::span<const LinkId> flag
                     "  node [fontname=\"Helvetica\", fontsize=14, shape=box, style=\"rounded,filled\", "
                     "fillcolor=\"#f4f4f4\"];\n  edge [fontname=\"Helvetica\", fontsize=12, color=\"#777777\"];\n";
   const auto node = [&](const std::string& id, const std::string& label, bool alarm) {
-    dot += fmt::format("  {} [label={}{}];\n", quoted(id), quoted(label),
+    dot += fmt::format("  {} [label={}{}];\n", topo::dot_quoted(id), topo::dot_quoted(label),
                        alarm ? ", color=\"#c00000\", fillcolor=\"#f8d7d7\", penwidth=2" : "");
   };
   // Switches above, one row per tier, the highest first. A tier of more than a few switches above
@@ -143,8 +135,8 @@ std::string fabric_overview_dot(const Graph& graph, std::span<const LinkId> flag
     trunk.red = trunk.red || flagged.contains(l);
   }
   for (const auto& [ends, trunk] : trunks)
-    dot += fmt::format("  {} -- {} [label={}{}];\n", quoted(ends.first), quoted(ends.second),
-                       quoted(fmt::format("{}{:.4g} GB/s", trunk.links > 1 ? fmt::format("{} x ", trunk.links) : "",
+    dot += fmt::format("  {} -- {} [label={}{}];\n", topo::dot_quoted(ends.first), topo::dot_quoted(ends.second),
+                       topo::dot_quoted(fmt::format("{}{:.4g} GB/s", trunk.links > 1 ? fmt::format("{} x ", trunk.links) : "",
                                           trunk.capacity_gbps)),
                        trunk.red ? ", color=\"#c00000\", penwidth=3" : "");
 
@@ -174,15 +166,15 @@ std::string fabric_overview_dot(const Graph& graph, std::span<const LinkId> flag
         continue;
       }
       node(graph.vertex(host).name, graph.vertex(host).name, true);
-      dot += fmt::format("  {} -- {} [label={}{}];\n", quoted(graph.vertex(leaf).name), quoted(graph.vertex(host).name),
-                         quoted(cable ? capacity_label(graph.link(*cable), cables) : ""),
+      dot += fmt::format("  {} -- {} [label={}{}];\n", topo::dot_quoted(graph.vertex(leaf).name), topo::dot_quoted(graph.vertex(host).name),
+                         topo::dot_quoted(cable ? capacity_label(graph.link(*cable), cables) : ""),
                          red ? ", color=\"#c00000\", penwidth=3" : "");
     }
     if (ordinary == 0) continue;
     const std::string group = graph.vertex(leaf).name + " hosts";
     node(group, fmt::format("{} host{}", ordinary, ordinary == 1 ? "" : "s"), false);
-    dot += fmt::format("  {} -- {} [label={}];\n", quoted(graph.vertex(leaf).name), quoted(group),
-                       quoted(host_link ? "each " + capacity_label(graph.link(*host_link), host_cables) : ""));
+    dot += fmt::format("  {} -- {} [label={}];\n", topo::dot_quoted(graph.vertex(leaf).name), topo::dot_quoted(group),
+                       topo::dot_quoted(host_link ? "each " + capacity_label(graph.link(*host_link), host_cables) : ""));
   }
   // Hosts outside any fabric (one node's topo -m or NCCL XML): the host with its device counts.
   for (const VertexId host : hosts_without_leaf) {
