@@ -32,8 +32,20 @@ enum class BusbwFactor {
 };
 
 // The data movement the topology model has formulas for (topology/collective_model.hpp); none:
-// the model predicts nothing for the op.
-enum class ModelledCollective { none, all_reduce, all_gather, reduce_scatter, broadcast, alltoall, sendrecv };
+// the model predicts nothing for the op. OSU's vector variants with equal counts move the same
+// data as their plain ops and share their formulas.
+enum class ModelledCollective {
+  none,
+  all_reduce,
+  all_gather,
+  reduce_scatter,
+  broadcast,
+  reduce,
+  gather,
+  scatter,
+  alltoall,
+  sendrecv
+};
 
 enum class Placement { out_of_place, in_place };
 std::string_view name_of(Placement placement);

@@ -846,8 +846,12 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
   switch (op) {
     case ModelledCollective::none:
     case ModelledCollective::sendrecv:
+    case ModelledCollective::gather:
+    case ModelledCollective::scatter:
     case ModelledCollective::alltoall: break;
-    case ModelledCollective::broadcast: add_ring_family(Algorithm::ring, m.ring_gbps, m.ring_limit); break;
+    // A pipelined chain from (or, reducing, to) the root: NCCL runs both on rings only.
+    case ModelledCollective::broadcast:
+    case ModelledCollective::reduce: add_ring_family(Algorithm::ring, m.ring_gbps, m.ring_limit); break;
     case ModelledCollective::all_gather:
     case ModelledCollective::reduce_scatter:
       add_ring_family(Algorithm::ring, m.ring_gbps, m.ring_limit);
@@ -945,7 +949,8 @@ Prediction timed(const CollectiveModel& m, const OpTraits& op, const Candidate& 
   prediction.time_us = (m.gpu_ranks ? launch_overhead_us : 0.0) + latency + static_cast<double>(bytes) / (algbw * 1e3);
   prediction.busbw_gbps = static_cast<double>(bytes) / (prediction.time_us * 1e3) * busbw_factor(op, m.ranks);
   prediction.limit = c.limit;
-  if (c.algorithm == Algorithm::ring && m.nodes > ring_warning_nodes && op.modelled_as != ModelledCollective::broadcast) {
+  const bool chain = op.modelled_as == ModelledCollective::broadcast || op.modelled_as == ModelledCollective::reduce;
+  if (c.algorithm == Algorithm::ring && m.nodes > ring_warning_nodes && !chain) {
     prediction.warning = fmt::format(
         "a ring across {} nodes has {} latency steps; no one runs that: NCCL picks trees, NVLS-tree or "
         "PAT at this scale, and jobs this large use hierarchical (per-rail) collectives",
@@ -954,69 +959,96 @@ Prediction timed(const CollectiveModel& m, const OpTraits& op, const Candidate& 
   return prediction;
 }
 
-// alltoall and sendrecv are grouped point-to-point sends in NCCL: no collective algorithm, LL up
-// to NCCL_P2P_LL_THRESHOLD per peer and Simple above.
+// alltoall, sendrecv, gather and scatter are grouped point-to-point sends in NCCL (nccl-tests
+// builds gather and scatter from ncclSend/ncclRecv): no collective algorithm, LL up to
+// NCCL_P2P_LL_THRESHOLD per peer and Simple above.
+struct Transfer {
+  double time_us = 0;
+  std::string limit;
+};
+
+// Every GPU sends bytes/p to every rank: (g-1) shares over NVLink, (p-g) over the network.
+Transfer alltoall_transfer(const CollectiveModel& m, double bytes) {
+  const double p = m.ranks;
+  const double g = m.ranks_per_node;
+  Transfer transfer;
+  if (g > 1) {
+    transfer.time_us = bytes * (g - 1) / p / ((m.nvlink_intra ? m.gpu_nvlink_gbps : m.intra_gbps) * 1e3);
+    transfer.limit = m.nvlink_intra ? "NVLink of one GPU" : m.intra_limit;
+  }
+  if (m.nodes > 1) {
+    const double network_us = bytes * g * (p - g) / p / (m.alltoall_node_gbps * 1e3);
+    const double nic_path_us = bytes * (p - g) / p / (m.gpu_nic_gbps * 1e3);
+    if (network_us > transfer.time_us) transfer = {network_us, m.alltoall_limit};
+    if (nic_path_us > transfer.time_us) transfer = {nic_path_us, "a GPU's PCIe path to its NIC"};
+  }
+  return transfer;
+}
+
+// The root exchanges bytes/p with every other rank. Its node's (g-1) shares cross the root's
+// NVLink; the (p-g) from other nodes cross one rail: PXN forwards each sender's share to the GPU
+// on the root NIC's rail, so all of it enters (gather) or leaves (scatter) through the root's NIC
+// port and that NIC's PCIe path to the root.
+Transfer root_transfer(const CollectiveModel& m, double bytes) {
+  const double p = m.ranks;
+  const double g = m.ranks_per_node;
+  Transfer transfer;
+  if (g > 1) {
+    transfer.time_us = bytes * (g - 1) / p / ((m.nvlink_intra ? m.gpu_nvlink_gbps : m.intra_gbps) * 1e3);
+    transfer.limit = m.nvlink_intra ? "NVLink of the root GPU" : m.intra_limit;
+  }
+  if (m.nodes > 1) {
+    const double rail_gbps = m.net_gbps / m.rails;
+    const bool pcie_limits = m.gpu_nic_gbps < rail_gbps;
+    const double network_us = bytes * (p - g) / p / (std::min(rail_gbps, m.gpu_nic_gbps) * 1e3);
+    if (network_us > transfer.time_us) {
+      transfer = {network_us, pcie_limits ? "the root GPU's PCIe path to its NIC" : "the root's NIC port (one rail): " + m.net_limit};
+    }
+  }
+  return transfer;
+}
+
 Prediction point_to_point(const CollectiveModel& m, const OpTraits& op, std::uint64_t bytes, const Forced& forced) {
-  const bool alltoall = op.modelled_as == ModelledCollective::alltoall;
-  const int peers = alltoall ? m.ranks - 1 : 1;
-  const std::uint64_t per_peer = bytes / static_cast<std::uint64_t>(alltoall ? m.ranks : 1);
+  const bool every_peer = op.modelled_as != ModelledCollective::sendrecv;
+  const int peers = every_peer ? m.ranks - 1 : 1;
+  const std::uint64_t per_peer = bytes / static_cast<std::uint64_t>(every_peer ? m.ranks : 1);
   Protocol protocol = per_peer <= p2p_ll_threshold_bytes && m.gpu_ranks ? Protocol::ll : Protocol::simple;
   if (forced.protocol) protocol = *forced.protocol;
   const std::size_t pr = index_of(protocol);
   const double hop = m.nodes > 1 ? network_hop_us[0][pr] + m.net_latency_us
                                  : (m.nvlink_intra ? nvlink_hop_us : pcie_hop_us)[0][pr];
-  double time_us = (m.gpu_ranks ? launch_overhead_us : 0.0) + base_latency_us[0][pr] + hop + (peers - 1) * per_peer_us;
-  std::string limit;
   const double b = static_cast<double>(bytes);
-  if (!alltoall) {
-    time_us += b / (m.sendrecv_gbps * 1e3 * (protocol == Protocol::ll ? 0.5 : 1.0));
-    limit = m.sendrecv_limit;
-  } else {
-    // Each GPU sends bytes/p to every rank: (g-1) shares over NVLink, (p-g) over the network.
-    const double p = m.ranks;
-    const double g = m.ranks_per_node;
-    double transfer_us = 0;
-    const double local_gbps = m.nvlink_intra ? m.gpu_nvlink_gbps : m.intra_gbps;
-    if (g > 1) {
-      transfer_us = b * (g - 1) / p / (local_gbps * 1e3);
-      limit = m.nvlink_intra ? "NVLink of one GPU" : m.intra_limit;
-    }
-    if (m.nodes > 1) {
-      const double network_us = b * g * (p - g) / p / (m.alltoall_node_gbps * 1e3);
-      const double nic_path_us = b * (p - g) / p / (m.gpu_nic_gbps * 1e3);
-      if (network_us > transfer_us) {
-        transfer_us = network_us;
-        limit = m.alltoall_limit;
-      }
-      if (nic_path_us > transfer_us) {
-        transfer_us = nic_path_us;
-        limit = "a GPU's PCIe path to its NIC";
-      }
-    }
-    time_us += transfer_us / (protocol == Protocol::ll ? 0.5 : 1.0);
+  Transfer transfer;
+  switch (op.modelled_as) {
+    case ModelledCollective::sendrecv: transfer = {b / (m.sendrecv_gbps * 1e3), m.sendrecv_limit}; break;
+    case ModelledCollective::alltoall: transfer = alltoall_transfer(m, b); break;
+    default: transfer = root_transfer(m, b); break;  // gather, scatter
   }
   Prediction prediction;
   prediction.algorithm = Algorithm::p2p;
   prediction.protocol = protocol;
   prediction.channels = m.channels;
-  prediction.time_us = time_us;
-  prediction.busbw_gbps = b / (time_us * 1e3) * busbw_factor(op, m.ranks);
-  prediction.limit = limit;
+  prediction.time_us = (m.gpu_ranks ? launch_overhead_us : 0.0) + base_latency_us[0][pr] + hop + (peers - 1) * per_peer_us +
+                       transfer.time_us / (protocol == Protocol::ll ? 0.5 : 1.0);
+  prediction.busbw_gbps = b / (prediction.time_us * 1e3) * busbw_factor(op, m.ranks);
+  prediction.limit = transfer.limit;
   return prediction;
 }
 
-// alltoall and sendrecv are grouped sends in NCCL, with no collective algorithm. Throws when the
-// model has no formulas for the op.
+// The grouped point-to-point ops above. Throws when the model has no formulas for the op.
 bool is_grouped_point_to_point(const OpTraits& op) {
   switch (op.modelled_as) {
     case ModelledCollective::none:
       throw InputError(fmt::format("the topology model does not predict {}", op.name));
     case ModelledCollective::alltoall:
-    case ModelledCollective::sendrecv: return true;
+    case ModelledCollective::sendrecv:
+    case ModelledCollective::gather:
+    case ModelledCollective::scatter: return true;
     case ModelledCollective::all_reduce:
     case ModelledCollective::all_gather:
     case ModelledCollective::reduce_scatter:
-    case ModelledCollective::broadcast: return false;
+    case ModelledCollective::broadcast:
+    case ModelledCollective::reduce: return false;
   }
   return false;
 }

@@ -178,6 +178,45 @@ TEST(CollectiveModel, PatServesOneGpuPerNodeAndAlltoallCrossesTheFabric) {
   EXPECT_NEAR(alltoall.busbw_gbps, expected_busbw, 0.02 * expected_busbw);
 }
 
+// nccl-tests' gather and scatter are grouped sends to or from the root: the root's node's shares
+// cross its NVLink, the other nodes' shares its one NIC (PXN puts them on the root's rail), so
+// busbw = (p-1)/p x rate / share = 47.5 x 31/24 on 4 nodes of 8 and the root's NVLink in one node.
+TEST(CollectiveModel, GatherAndScatterFunnelThroughTheRootsNicAndNvlink) {
+  const CollectiveModel four_nodes = model_of(dgx_h100(4));
+  for (const std::string_view name : {"gather", "scatter"}) {
+    SCOPED_TRACE(name);
+    const Prediction prediction = predict(four_nodes, op_by_name(name), GiB);
+    EXPECT_EQ(prediction.algorithm, Algorithm::p2p);
+    EXPECT_NEAR(prediction.busbw_gbps, 47.5 * 31 / 24, 0.02 * 47.5 * 31 / 24);
+    EXPECT_NE(prediction.limit.find("root's NIC port"), std::string::npos) << prediction.limit;
+  }
+  const CollectiveModel one_node = model_of(dgx_h100(1));
+  const Prediction local = predict(one_node, op_by_name("gather"), GiB);
+  EXPECT_NEAR(local.busbw_gbps, one_node.gpu_nvlink_gbps, 0.02 * one_node.gpu_nvlink_gbps);
+  EXPECT_EQ(local.limit, "NVLink of the root GPU");
+  // Small messages pay one posted receive per peer on top of one send's latency.
+  EXPECT_GT(predict(four_nodes, op_by_name("gather"), 1024).time_us, predict(four_nodes, op_by_name("sendrecv"), 1024).time_us);
+}
+
+// NCCL's reduce is broadcast's ring chain run towards the root; OSU's vector variants with equal
+// counts move what their plain ops move.
+TEST(CollectiveModel, ReduceAndVectorVariantsShareTheirCounterpartsFormulas) {
+  const CollectiveModel model = model_of(dgx_h100(2));
+  const auto same = [&](std::string_view a, std::string_view b, std::uint64_t bytes) {
+    const Prediction pa = predict(model, op_by_name(a), bytes);
+    const Prediction pb = predict(model, op_by_name(b), bytes);
+    EXPECT_EQ(pa.algorithm, pb.algorithm) << a << " " << b;
+    EXPECT_EQ(pa.protocol, pb.protocol) << a << " " << b;
+    EXPECT_DOUBLE_EQ(pa.time_us, pb.time_us) << a << " " << b << " " << bytes;
+  };
+  for (const std::uint64_t bytes : {std::uint64_t{8}, std::uint64_t{1} << 20, GiB}) {
+    same("reduce", "broadcast", bytes);
+    same("allgatherv", "all_gather", bytes);
+    same("alltoallv", "alltoall", bytes);
+  }
+  EXPECT_EQ(predict(model, op_by_name("reduce"), GiB).algorithm, Algorithm::ring);
+}
+
 TEST(CollectiveModel, ARingAcrossThousandsOfNodesWarns) {
   ClusterSpec spec = dgx_h100(512);
   spec.node.nics = 1;
@@ -236,9 +275,9 @@ TEST(CollectiveModel, PredictedRowHasNcclTestsSemanticsAndSaysHow) {
 }
 
 // The model's formulas are reached from the catalog only: every op that names a modelled collective
-// is predicted with the catalog's busbw factor and count semantics, each formula set by exactly
-// one op, and every other op is refused. The collectives left out are named, so a new collective
-// in the catalog is a decision here rather than a silent gap.
+// is predicted with the catalog's busbw factor and count semantics, each formula set by one op
+// (and OSU's vector variants, which share theirs), and every other op is refused. Every collective
+// of the catalog is modelled, so a new one is a decision here rather than a silent gap.
 TEST(CollectiveModel, CoversExactlyTheCatalogsModelledCollectives) {
   const CollectiveModel model = model_of(dgx_h100(2));
   std::set<ModelledCollective> formula_sets;
@@ -253,7 +292,8 @@ TEST(CollectiveModel, CoversExactlyTheCatalogsModelledCollectives) {
       continue;
     }
     EXPECT_EQ(op.op_class, OpClass::collective);
-    EXPECT_TRUE(formula_sets.insert(op.modelled_as).second) << "a second op for the same formulas";
+    const bool vector_variant = op.name == "allgatherv" || op.name == "alltoallv";
+    EXPECT_TRUE(formula_sets.insert(op.modelled_as).second != vector_variant) << "formulas shared unexpectedly";
     EXPECT_EQ(modelled_op(op.name), &op);
     const ResultRow row = predicted_row(model, predict(model, op, GiB), op, GiB, "run", "t");
     EXPECT_EQ(row.op, op.name);
@@ -263,9 +303,9 @@ TEST(CollectiveModel, CoversExactlyTheCatalogsModelledCollectives) {
     EXPECT_EQ(row.redop, op.takes_redop ? "sum" : "none");
     EXPECT_EQ(row.root.has_value(), op.takes_root);
   }
-  EXPECT_EQ(formula_sets.size(), 6u);  // all_reduce, all_gather, reduce_scatter, broadcast, alltoall, sendrecv
-  EXPECT_EQ(collectives_not_modelled,
-            (std::set<std::string_view>{"reduce", "gather", "scatter", "allgatherv", "alltoallv"}));
+  // all_reduce, all_gather, reduce_scatter, broadcast, reduce, gather, scatter, alltoall, sendrecv
+  EXPECT_EQ(formula_sets.size(), 9u);
+  EXPECT_EQ(collectives_not_modelled, std::set<std::string_view>{});
 }
 
 TEST(CollectiveModel, NamesParseAsNcclSpellsThem) {

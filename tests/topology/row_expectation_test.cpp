@@ -151,13 +151,14 @@ TEST_F(RowExpectation, UnknownHostIsNamedOnceNotAnError) {
 
 TEST_F(RowExpectation, OpsAndBackendsTheModelDoesNotPredictHaveNoneAndNoProblem) {
   const std::vector<std::string> hosts{"node1", "node2"};
-  ResultRow reduce = pair_row("reduce", 0, 1, hosts, 1024);
-  reduce.src_rank.reset();
-  const Expectation none = model_.expect(reduce, hosts);
+  // A copy within one GPU's memory crosses no link the topology has.
+  ResultRow local_copy = pair_row("local_ce", 0, 1, hosts, 1024);
+  local_copy.src_rank.reset();
+  const Expectation none = model_.expect(local_copy, hosts);
   EXPECT_FALSE(none.busbw_gbps);
   EXPECT_TRUE(none.problem.empty());
-  // broadcast, alltoall and sendrecv are modelled.
-  for (const char* op : {"broadcast", "alltoall", "sendrecv"}) {
+  // Every collective is modelled.
+  for (const char* op : {"broadcast", "alltoall", "sendrecv", "reduce", "gather", "scatter", "allgatherv", "alltoallv"}) {
     ResultRow modelled = pair_row(op, 0, 1, hosts, 1 << 20);
     modelled.src_rank.reset();
     EXPECT_TRUE(model_.expect(modelled, hosts).busbw_gbps) << op;
