@@ -967,15 +967,19 @@ struct Transfer {
   std::string limit;
 };
 
+// The (g-1) shares of bytes/p a GPU exchanges with its own node's ranks, over its NVLink.
+Transfer node_shares_transfer(const CollectiveModel& m, double bytes, std::string_view nvlink_limit) {
+  const double g = m.ranks_per_node;
+  if (g <= 1) return {};
+  return {bytes * (g - 1) / m.ranks / ((m.nvlink_intra ? m.gpu_nvlink_gbps : m.intra_gbps) * 1e3),
+          m.nvlink_intra ? std::string(nvlink_limit) : m.intra_limit};
+}
+
 // Every GPU sends bytes/p to every rank: (g-1) shares over NVLink, (p-g) over the network.
 Transfer alltoall_transfer(const CollectiveModel& m, double bytes) {
   const double p = m.ranks;
   const double g = m.ranks_per_node;
-  Transfer transfer;
-  if (g > 1) {
-    transfer.time_us = bytes * (g - 1) / p / ((m.nvlink_intra ? m.gpu_nvlink_gbps : m.intra_gbps) * 1e3);
-    transfer.limit = m.nvlink_intra ? "NVLink of one GPU" : m.intra_limit;
-  }
+  Transfer transfer = node_shares_transfer(m, bytes, "NVLink of one GPU");
   if (m.nodes > 1) {
     const double network_us = bytes * g * (p - g) / p / (m.alltoall_node_gbps * 1e3);
     const double nic_path_us = bytes * (p - g) / p / (m.gpu_nic_gbps * 1e3);
@@ -992,11 +996,7 @@ Transfer alltoall_transfer(const CollectiveModel& m, double bytes) {
 Transfer root_transfer(const CollectiveModel& m, double bytes) {
   const double p = m.ranks;
   const double g = m.ranks_per_node;
-  Transfer transfer;
-  if (g > 1) {
-    transfer.time_us = bytes * (g - 1) / p / ((m.nvlink_intra ? m.gpu_nvlink_gbps : m.intra_gbps) * 1e3);
-    transfer.limit = m.nvlink_intra ? "NVLink of the root GPU" : m.intra_limit;
-  }
+  Transfer transfer = node_shares_transfer(m, bytes, "NVLink of the root GPU");
   if (m.nodes > 1) {
     const double rail_gbps = m.net_gbps / m.rails;
     const bool pcie_limits = m.gpu_nic_gbps < rail_gbps;
