@@ -999,10 +999,11 @@ Transfer root_transfer(const CollectiveModel& m, double bytes) {
   Transfer transfer = node_shares_transfer(m, bytes, "NVLink of the root GPU");
   if (m.nodes > 1) {
     const double rail_gbps = m.net_gbps / m.rails;
-    const bool pcie_limits = m.gpu_nic_gbps < rail_gbps;
+    const bool pcie_limits = m.gpu_nic_gbps <= rail_gbps;
     const double network_us = bytes * (p - g) / p / (std::min(rail_gbps, m.gpu_nic_gbps) * 1e3);
     if (network_us > transfer.time_us) {
-      transfer = {network_us, pcie_limits ? "the root GPU's PCIe path to its NIC" : "the root's NIC port (one rail): " + m.net_limit};
+      transfer = {network_us, pcie_limits ? fmt::format("the root GPU's PCIe path to its NIC ({:.1f} GB/s)", m.gpu_nic_gbps)
+                                          : fmt::format("the root's NIC port, one rail ({:.1f} GB/s effective)", rail_gbps)};
     }
   }
   return transfer;
