@@ -745,6 +745,7 @@ std::vector<std::vector<VertexId>> place_jobs(const Graph& graph, std::span<cons
     return gpus;
   };
   const auto whose = [&](std::size_t job) { return jobs.size() > 1 ? fmt::format(" job {}", job + 1) : std::string(); };
+  const auto asked = [&](std::size_t job) { return jobs.size() > 1 ? whose(job) + " asks for" : std::string(" asked for"); };
   std::vector<std::vector<VertexId>> job_hosts(jobs.size());
   std::map<VertexId, std::size_t> owner;  // host -> the job on it
   for (std::size_t j = 0; j < jobs.size(); ++j) {
@@ -781,14 +782,14 @@ std::vector<std::vector<VertexId>> place_jobs(const Graph& graph, std::span<cons
         if (!owner.contains(host)) free.push_back(host);
       }
       const std::size_t wanted = sized ? static_cast<std::size_t>(jobs[j].nodes) : free.size();
-      if (wanted > free.size() || (wanted == 0 && !owner.empty())) {
-        if (owner.empty()) {
-          throw InputError(fmt::format("the topology has {} hosts with GPUs, fewer than the {} nodes asked for",
-                                       with_gpus.size(), jobs[j].nodes));
-        }
-        throw InputError(fmt::format("the topology has {} hosts with GPUs, {} taken by other jobs: too few for the {} "
-                                     "nodes{} asks for", with_gpus.size(), owner.size(),
-                                     sized ? std::to_string(wanted) : std::string("(at least 1)"), whose(j)));
+      if (wanted == 0 && !owner.empty()) {
+        throw InputError(fmt::format("the other jobs take all {} hosts with GPUs: none left for{}", with_gpus.size(), whose(j)));
+      }
+      if (wanted > free.size()) {
+        throw InputError(owner.empty() ? fmt::format("the topology has {} hosts with GPUs, fewer than the {} nodes{}",
+                                                     with_gpus.size(), wanted, asked(j))
+                                       : fmt::format("the topology has {} hosts with GPUs, {} taken by other jobs: too "
+                                                     "few for the {} nodes{}", with_gpus.size(), owner.size(), wanted, asked(j)));
       }
       for (std::size_t k = 0; k < wanted; ++k) {
         const VertexId host = free[jobs[j].placement.kind == Placement::Kind::spread ? k * free.size() / wanted : k];
@@ -802,9 +803,8 @@ std::vector<std::vector<VertexId>> place_jobs(const Graph& graph, std::span<cons
     for (const VertexId host : job_hosts[j]) {
       const std::vector<VertexId> gpus = gpus_of(host);
       if (jobs[j].gpus_per_node > static_cast<int>(gpus.size())) {
-        throw InputError(fmt::format("host {} has {} GPUs, fewer than the {} per node{} asks for",
-                                     graph.vertex(host).name, gpus.size(), jobs[j].gpus_per_node,
-                                     whose(j).empty() ? " asked for" : whose(j) + " asks for"));
+        throw InputError(fmt::format("host {} has {} GPUs, fewer than the {} per node{}", graph.vertex(host).name,
+                                     gpus.size(), jobs[j].gpus_per_node, asked(j)));
       }
       const std::size_t take = jobs[j].gpus_per_node > 0 ? static_cast<std::size_t>(jobs[j].gpus_per_node) : gpus.size();
       job_ranks[j].insert(job_ranks[j].end(), gpus.begin(), gpus.begin() + static_cast<std::ptrdiff_t>(take));
