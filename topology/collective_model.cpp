@@ -574,9 +574,9 @@ double alltoall_pair_weight(const Graph& graph, std::span<const VertexId> hosts,
 }
 
 Flows::Solution solve_alltoall(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes,
-                               std::span<const VertexId> hosts, std::size_t peers, std::span<const CompetingJob> competing) {
+                               std::span<const VertexId> hosts, std::size_t peers, double weight,
+                               std::span<const CompetingJob> competing) {
   Flows pairs(graph, fabric, host_routes);
-  const double weight = alltoall_pair_weight(graph, hosts, peers);
   for (const auto& [from, to] : alltoall_pairs(hosts, peers)) pairs.add_host_pair(from, to, weight);
   pairs.add_competing(competing);
   return pairs.solve();
@@ -952,8 +952,9 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
       model.alltoall_assumption = fmt::format("alltoall: each node's flows to {} evenly spaced peers stand for its "
                                               "flows to all {}", peers, hosts.size() - 1);
     }
-    const Flows::Solution pair_solution = solve_alltoall(graph, fabric, host_routes, hosts, peers, competing);
-    model.alltoall_node_gbps = pair_solution.slowest_gbps * alltoall_pair_weight(graph, hosts, peers) * static_cast<double>(peers);
+    const double weight = alltoall_pair_weight(graph, hosts, peers);
+    const Flows::Solution pair_solution = solve_alltoall(graph, fabric, host_routes, hosts, peers, weight, competing);
+    model.alltoall_node_gbps = pair_solution.slowest_gbps * weight * static_cast<double>(peers);
     model.alltoall_limit = solved_limit(pair_solution);
   }
 
