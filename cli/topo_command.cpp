@@ -313,6 +313,10 @@ void print_explanation(const topo::CollectiveModel& model, const std::vector<Res
              model.ranks_per_node, model.compute_capability, model.nvswitch ? ", NVSwitch" : "",
              model.in_network_reduction ? ", in-network reduction (SHARP)" : "");
   print_sharing(model);
+  if (!model.sharing.empty()) {
+    fmt::print(stderr, "#   a limiting link another job crosses too says 'shared with' that job; any other carries "
+                       "this job's traffic alone\n");
+  }
   fmt::print(stderr, "#   ring {:.1f} GB/s, limited by {}\n", model.ring_gbps, model.ring_limit);
   if (model.nodes > 1) {
     fmt::print(stderr, "#   {} rail(s); network {:.1f} GB/s per node, limited by {}\n", model.rails, model.net_gbps,

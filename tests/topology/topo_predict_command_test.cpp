@@ -121,6 +121,8 @@ TEST_F(TopoPredictCommand, AnotherJobOnTheSameLeavesSlowsTheRingAndIsNamed) {
                                     "all-pairs exchange over 64 nodes (4032 fabric flows) runs throughout\n"));
   // Leaf 2 holds 2 of this job's nodes and 3 of job 2's: per unit of weight 997.5 / (8 + 3 x 8 x
   // 61/63) GB/s of downlinks, 8 rails of it for the ring.
+  EXPECT_THAT(shared.err, HasSubstr("#   a limiting link another job crosses too says 'shared with' that job"));
+  EXPECT_THAT(alone.err, ::testing::Not(HasSubstr("shared")));
   EXPECT_THAT(shared.err, HasSubstr("#   ring 255.5 GB/s, limited by leaf0002 downlinks (997.5 GB/s), shared with job 2 "
                                     "(alltoall on 64 nodes, node00002 ... node00128)\n"));
   const ResultSet before = read_results_json(alone_json);
