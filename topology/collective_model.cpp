@@ -16,6 +16,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -612,6 +613,22 @@ std::vector<std::vector<RailCrossing>> plan_rails(const Graph& graph, const std:
   return crossings;
 }
 
+// The model knows no traffic inside a host but its own job's.
+void require_hosts_of_their_own(const Graph& graph, std::span<const SharingJob> jobs,
+                                const std::vector<std::vector<VertexId>>& own_ranks) {
+  std::set<VertexId> own_hosts;
+  for (const auto& local : own_ranks) own_hosts.insert(graph.vertex(local.front()).host);
+  for (const SharingJob& job : jobs) {
+    for (const VertexId rank : job.ranks) {
+      const VertexId host = graph.vertex(rank).host;
+      if (own_hosts.contains(host)) {
+        throw InputError(fmt::format("{} has ranks on {}, a host of the predicted job: jobs never share a host", job.name,
+                                     graph.vertex(host).name));
+      }
+    }
+  }
+}
+
 // The other jobs' fabric flows in the pattern each offers, and a line per job saying so.
 std::vector<CompetingJob> plan_competing(const Graph& graph, std::span<const SharingJob> jobs, NearestNics& nearest_nics,
                                          std::vector<std::string>& lines) {
@@ -620,6 +637,7 @@ std::vector<CompetingJob> plan_competing(const Graph& graph, std::span<const Sha
     CompetingJob& competing = planned.emplace_back();
     competing.name = job.name;
     const std::vector<std::vector<VertexId>> local_ranks = ranks_by_host(graph, job.ranks);
+    std::string sampled;
     if (local_ranks.size() > 1) {
       switch (job.pattern) {
         case SharingPattern::rings: {
@@ -639,6 +657,7 @@ std::vector<CompetingJob> plan_competing(const Graph& graph, std::span<const Sha
           const std::size_t peers = std::min<std::size_t>(hosts.size() - 1, alltoall_sampled_peers);
           competing.host_pairs = alltoall_pairs(hosts, peers);
           competing.pair_weight = alltoall_pair_weight(graph, hosts, peers);
+          if (peers < hosts.size() - 1) sampled = fmt::format(", each node's to {} evenly spaced peers standing for all", peers);
           break;
         }
         case SharingPattern::neighbours:
@@ -654,8 +673,8 @@ std::vector<CompetingJob> plan_competing(const Graph& graph, std::span<const Sha
     }
     const std::size_t flows = competing.hops.size() + competing.host_pairs.size();
     lines.push_back(flows == 0 ? fmt::format("{}: one node, nothing on the fabric", job.name)
-                               : fmt::format("{}: its {} over {} nodes ({} fabric flows) runs throughout", job.name,
-                                             name_of(job.pattern), local_ranks.size(), flows));
+                               : fmt::format("{}: its {} over {} nodes ({} fabric flows{}) runs throughout", job.name,
+                                             name_of(job.pattern), local_ranks.size(), flows, sampled));
   }
   return planned;
 }
@@ -864,6 +883,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
   NearestNics nearest_nics(graph);
   HostRoutes host_routes(graph);
   // A job on one node meets the other jobs on no link: they have hosts of their own.
+  require_hosts_of_their_own(graph, options.sharing_jobs, local_ranks);
   std::vector<CompetingJob> competing;
   if (model.nodes > 1) {
     competing = plan_competing(graph, options.sharing_jobs, nearest_nics, model.sharing);

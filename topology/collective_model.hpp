@@ -10,7 +10,9 @@
 //     paths do;
 //   - the node's network alone (what trees, NVLS-tree and CollNet cross), the intra-node ring,
 //     one GPU's NVLink (NVLS), the neighbour exchange of sendrecv and the all-pairs exchange of
-//     alltoall.
+//     alltoall;
+//   - with other jobs on the fabric (ModelOptions::sharing_jobs), their traffic as competing flows
+//     in every solve that crosses the fabric.
 // The choice layer (predict) does what NCCL's tuner does per op and size: every enabled
 // algorithm x protocol gets time = launch + latency + bytes / bandwidth, where latency follows
 // NCCL's published base and per-hop figures (src/graph/tuning.cc) and bandwidth is the fabric
@@ -137,8 +139,8 @@ struct JobPlacement {
 // over the free ones), and jobs of 0 nodes what is left. Errors name the job (job 1 is the first).
 std::vector<std::vector<VertexId>> place_jobs(const Graph& graph, std::span<const JobPlacement> jobs);
 
-// Throws InputError with fewer than 2 ranks or a multi-node placement on a host
-// without a NIC or fabric route.
+// Throws InputError with fewer than 2 ranks, a multi-node placement on a host
+// without a NIC or fabric route, or a sharing job on one of the ranks' hosts.
 CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> rank_vertices,
                                   const ModelOptions& options = {});
 

@@ -326,6 +326,9 @@ TEST(CollectiveModel, AJobThatSharesNoLinkIsUnchangedToTheDigit) {
   const CollectiveModel single = model_collectives(graph, one[0], options);
   EXPECT_EQ(single.ring_gbps, model_collectives(graph, one[0]).ring_gbps);
   EXPECT_EQ(single.sharing, std::vector<std::string>{"job 2 (alltoall): shares no link with a job on one node"});
+  // The model knows no other job's traffic inside a host.
+  options.sharing_jobs.front().ranks = {one[0].back()};
+  EXPECT_THROW(model_collectives(graph, one[0], options), InputError);
 }
 
 TEST(CollectiveModel, PredictedRowHasNcclTestsSemanticsAndSaysHow) {
