@@ -4,6 +4,7 @@
 //   topo analyze FILE... --pattern P    oversubscription, bisection, blocking links (table, JSON)
 //   topo predict --spec cluster.yaml --op all_reduce -b 8 -e 1G   a predicted sweep as results
 //                [--algo A --proto P] [--sharp] [--explain]      (NCCL's choice unless forced)
+//                [--job op=alltoall,nodes=64 ...]                other jobs sharing the fabric
 //   topo dot FILE... [--pattern P]      Graphviz DOT, the pattern's blocking links in red
 //   topo diff FILE...                   per-node dumps against the fleet's majority (exit 7 on deviations)
 
@@ -27,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <functional>
 #include <iostream>
@@ -61,6 +63,7 @@ struct TopoOptions {
   int nodes = 0;
   int gpus_per_node = 0;
   std::string placement = "packed";
+  std::vector<std::string> job_specs;  // --job: other jobs on the same fabric
   std::string csv_path;
 };
 
@@ -207,15 +210,101 @@ std::string utc_now_iso8601() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
 }
 
-topo::Placement parse_placement(const std::string& text) {
+// `what` names the flag or field in errors.
+topo::Placement parse_placement(const std::string& text, std::string_view what = "--placement") {
   if (text == "packed") return {};
   if (text == "spread") return {topo::Placement::Kind::spread, {}};
   topo::HostlistResult hosts = topo::expand_hostlist(text);
   if (!hosts.error.empty() || hosts.hosts.empty()) {
-    throw UsageError("--placement must be packed, spread or a host list like node[01-16], got '" + text + "': " +
-                     hosts.error);
+    throw UsageError(fmt::format("{} must be packed, spread or a host list like node[01-16], got '{}': {}", what, text,
+                                 hosts.error));
   }
   return {topo::Placement::Kind::hosts, std::move(hosts.hosts)};
+}
+
+// What --op accepts: the catalog's ops the model predicts.
+std::string modelled_op_names() {
+  return op_names([](const OpTraits& op) { return op.modelled_as != ModelledCollective::none; });
+}
+
+// Another job on the fabric, as --job states it.
+struct OtherJob {
+  const OpTraits* op = nullptr;
+  topo::JobPlacement placement;
+};
+
+// "op=alltoall,nodes=64,placement=spread,gpus-per-node=4": commas inside a host list's brackets
+// belong to it. op is required, nodes too unless the placement names the hosts.
+OtherJob parse_job(const std::string& spec) {
+  const auto fail = [&](const std::string& problem) {
+    return UsageError(fmt::format("--job '{}': {}", spec, problem));
+  };
+  const auto positive = [&](std::string_view field, const std::string& value) {
+    int number = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
+    if (error != std::errc() || end != value.data() + value.size() || number < 1) {
+      throw fail(fmt::format("{} must be a positive integer, got '{}'", field, value));
+    }
+    return number;
+  };
+  std::vector<std::string> fields(1);
+  int depth = 0;
+  for (const char c : spec) {
+    depth += c == '[' ? 1 : c == ']' ? -1 : 0;
+    if (c == ',' && depth == 0) {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  OtherJob job;
+  std::map<std::string, std::string> seen;
+  for (const std::string& field : fields) {
+    const std::size_t equals = field.find('=');
+    if (equals == std::string::npos) throw fail(fmt::format("'{}' is not field=value (fields: op, nodes, gpus-per-node, placement)", field));
+    const std::string key = field.substr(0, equals);
+    const std::string value = field.substr(equals + 1);
+    if (!seen.emplace(key, value).second) throw fail(fmt::format("{} is given twice", key));
+    if (key == "op") {
+      job.op = topo::modelled_op(value);
+      if (!job.op) throw fail(fmt::format("op must be one of {}, got '{}'", modelled_op_names(), value));
+    } else if (key == "nodes") {
+      job.placement.nodes = positive(key, value);
+    } else if (key == "gpus-per-node") {
+      job.placement.gpus_per_node = positive(key, value);
+    } else if (key == "placement") {
+      job.placement.placement = parse_placement(value, fmt::format("--job '{}': placement", spec));
+    } else {
+      throw fail(fmt::format("unknown field '{}' (fields: op, nodes, gpus-per-node, placement)", key));
+    }
+  }
+  if (!job.op) throw fail("op is missing (op=all_reduce, alltoall, ...)");
+  if (job.placement.nodes == 0 && job.placement.placement.kind != topo::Placement::Kind::hosts) {
+    throw fail("nodes is missing (or name the hosts: placement=node[01-16])");
+  }
+  return job;
+}
+
+// The other jobs as the model sees them, named "job 2 (alltoall on 64 nodes, node065 ... node128)".
+std::vector<topo::SharingJob> sharing_jobs(const Graph& graph, const std::vector<OtherJob>& jobs,
+                                           const std::vector<std::vector<topo::VertexId>>& job_ranks) {
+  std::vector<topo::SharingJob> sharing;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const std::vector<topo::VertexId>& ranks = job_ranks[j + 1];
+    const auto host_of = [&](topo::VertexId rank) { return graph.vertex(graph.vertex(rank).host).name; };
+    std::size_t nodes = 0;  // place_jobs lists a host's ranks together
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+      if (r == 0 || graph.vertex(ranks[r]).host != graph.vertex(ranks[r - 1]).host) ++nodes;
+    }
+    sharing.push_back({fmt::format("job {} ({} on {} node{}, {}{})", j + 2, jobs[j].op->name, nodes, nodes == 1 ? "" : "s",
+                                   host_of(ranks.front()), nodes > 1 ? " ... " + host_of(ranks.back()) : std::string()),
+                       ranks, topo::sharing_pattern_of(*jobs[j].op)});
+  }
+  return sharing;
+}
+
+void print_sharing(const topo::CollectiveModel& model) {
+  for (const std::string& line : model.sharing) fmt::print(stderr, "# sharing the fabric: {}\n", line);
 }
 
 void print_explanation(const topo::CollectiveModel& model, const std::vector<ResultRow>& rows,
@@ -223,6 +312,11 @@ void print_explanation(const topo::CollectiveModel& model, const std::vector<Res
   fmt::print(stderr, "# model: {} ranks on {} nodes ({} per node), sm_{}{}{}\n", model.ranks, model.nodes,
              model.ranks_per_node, model.compute_capability, model.nvswitch ? ", NVSwitch" : "",
              model.in_network_reduction ? ", in-network reduction (SHARP)" : "");
+  print_sharing(model);
+  if (!model.sharing.empty()) {
+    fmt::print(stderr, "#   a limiting link another job crosses too says 'shared with' that job; any other carries "
+                       "this job's traffic alone\n");
+  }
   fmt::print(stderr, "#   ring {:.1f} GB/s, limited by {}\n", model.ring_gbps, model.ring_limit);
   if (model.nodes > 1) {
     fmt::print(stderr, "#   {} rail(s); network {:.1f} GB/s per node, limited by {}\n", model.rails, model.net_gbps,
@@ -238,11 +332,6 @@ void print_explanation(const topo::CollectiveModel& model, const std::vector<Res
                row.model_channels.value_or(0), row.model_limit);
   }
   for (const std::string& warning : warnings) fmt::print(stderr, "fabricbench: warning: {}\n", warning);
-}
-
-// What --op accepts: the catalog's ops the model predicts.
-std::string modelled_op_names() {
-  return op_names([](const OpTraits& op) { return op.modelled_as != ModelledCollective::none; });
 }
 
 std::string topology_format_names() { return topo::TopologyFormatRegistry::instance().names(); }
@@ -268,11 +357,18 @@ int predict(const TopoOptions& options) {
   sweep.step_factor = options.step_factor;
   validate_sweep(sweep);
 
+  std::vector<OtherJob> other_jobs;
+  std::vector<topo::JobPlacement> placements{{options.nodes, options.gpus_per_node, parse_placement(options.placement)}};
+  for (const std::string& spec : options.job_specs) {
+    other_jobs.push_back(parse_job(spec));
+    placements.push_back(other_jobs.back().placement);
+  }
+
   const Graph graph = load_topology_with_warnings(options.spec_paths, options.format, options.hints);
-  const std::vector<topo::VertexId> ranks =
-      topo::place_ranks(graph, options.nodes, options.gpus_per_node, parse_placement(options.placement));
-  const topo::CollectiveModel model =
-      topo::model_collectives(graph, ranks, topo::ModelOptions{options.in_network_reduction});
+  const std::vector<std::vector<topo::VertexId>> job_ranks = topo::place_jobs(graph, placements);
+  const std::vector<topo::VertexId>& ranks = job_ranks.front();
+  const topo::CollectiveModel model = topo::model_collectives(
+      graph, ranks, topo::ModelOptions{options.in_network_reduction, sharing_jobs(graph, other_jobs, job_ranks)});
   const std::vector<std::uint64_t> sizes = expand_sweep(sweep, size_unit_bytes(*op, 4, model.ranks), "float elements");
 
   ResultSet results;
@@ -289,6 +385,8 @@ int predict(const TopoOptions& options) {
       "-b {} -e {} -f {}",
       inputs, options.nodes, options.gpus_per_node, options.placement, options.op, options.algorithm, options.protocol,
       options.in_network_reduction ? " --sharp" : "", options.min_bytes, options.max_bytes, options.step_factor);
+  for (const std::string& spec : options.job_specs) provenance.command_line += fmt::format(" --job '{}'", spec);
+  for (const std::string& line : model.sharing) provenance.assumptions.push_back("sharing the fabric: " + line);
   provenance.backend = "model";
   provenance.nranks = model.ranks;
   provenance.nodes = model.nodes;
@@ -312,6 +410,7 @@ int predict(const TopoOptions& options) {
   } else {
     fmt::print(stderr, "# model: {} ranks on {} nodes, ring {:.1f} GB/s ({}){}\n", model.ranks, model.nodes,
                model.ring_gbps, model.ring_limit, model.nodes > 1 ? fmt::format(", network {:.1f} GB/s per node", model.net_gbps) : "");
+    print_sharing(model);
     for (const std::string& warning : warnings) fmt::print(stderr, "fabricbench: warning: {}\n", warning);
   }
   if (!options.csv_path.empty()) write_file_atomically(options.csv_path, results_to_csv(results));
@@ -426,6 +525,11 @@ const Registrar<CommandRegistration> registrar{{
           ->add_option("--placement", options->placement,
                        "which hosts: packed (the first --nodes), spread (evenly over all), or a host list node[01-16]")
           ->capture_default_str();
+      predict_command
+          ->add_option("--job", options->job_specs,
+                       "another job on the same fabric, on hosts of its own, repeatable: "
+                       "op=OP,nodes=N[,gpus-per-node=G][,placement=packed|spread|HOSTLIST]; it sends its op's "
+                       "traffic (rings; alltoall's all-pairs exchange; sendrecv's neighbours) throughout");
       predict_command->add_option("--csv", options->csv_path, "write the rows as CSV (default: CSV on stdout)");
       predict_command->add_option("--json", options->json_path, "write the rows as JSON");
 

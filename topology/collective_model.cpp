@@ -16,6 +16,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -101,6 +102,25 @@ std::string lower(std::string_view text) {
 bool is_network(LinkType type) {
   return type == LinkType::infiniband || type == LinkType::roce || type == LinkType::efa || type == LinkType::ethernet;
 }
+
+// A flow between GPUs (or CPUs) of two hosts, as Flows::add_fabric_hop takes it.
+struct FabricHop {
+  VertexId from = no_vertex;
+  VertexId via = no_vertex;
+  VertexId from_nic = no_vertex;
+  VertexId to_nic = no_vertex;
+  VertexId to = no_vertex;
+};
+
+// Another job's fabric flows (its hops, or host pairs for an all-pairs exchange), planned once and
+// added to every solve that crosses the fabric. Flows inside its hosts are left out: no two jobs
+// share a host, so they meet no link of the predicted job.
+struct CompetingJob {
+  std::string name;
+  std::vector<FabricHop> hops;
+  std::vector<std::pair<VertexId, VertexId>> host_pairs;
+  double pair_weight = 1;  // alltoall_pair_weight
+};
 
 // ---------------------------------------------------------------------------------------------
 // Flows over two resource spaces: directed links [0, 2 * links) for paths inside hosts and NIC
@@ -202,8 +222,8 @@ class Flows {
     return latency_us + fabric_->latency_to_level_us(from_host, level) + fabric_->latency_to_level_us(to_host, level);
   }
 
-  // A host-to-host flow that spreads over all of both hosts' NICs (alltoall through PXN).
-  void add_host_pair(VertexId from_host, VertexId to_host) {
+  // `weight` host-to-host flows that spread over all of both hosts' NICs (alltoall through PXN).
+  void add_host_pair(VertexId from_host, VertexId to_host, double weight) {
     const std::uint32_t from = host_index(from_host);
     const std::uint32_t to = host_index(to_host);
     const std::optional<std::uint32_t> meeting = fabric_->common_group(from, to);
@@ -212,7 +232,18 @@ class Flows {
                                    graph_.vertex(to_host).name));
     }
     const int level = fabric_->groups()[*meeting].level;
-    classes_.push_back(FlowClass{{fabric_shares(from, level, false), fabric_shares(to, level, true)}, 1.0});
+    classes_.push_back(FlowClass{{fabric_shares(from, level, false), fabric_shares(to, level, true)}, weight});
+  }
+
+  // Other jobs' flows, added after this job's: they take their fair share of every resource,
+  // and solve() answers for this job's flows alone.
+  void add_competing(std::span<const CompetingJob> jobs) {
+    own_classes_ = classes_.size();
+    for (const CompetingJob& job : jobs) {
+      competing_.emplace_back(classes_.size(), &job.name);
+      for (const FabricHop& hop : job.hops) add_fabric_hop(hop.from, hop.via, hop.from_nic, hop.to_nic, hop.to);
+      for (const auto& [from, to] : job.host_pairs) add_host_pair(from, to, job.pair_weight);
+    }
   }
 
   struct Solution {
@@ -224,7 +255,8 @@ class Flows {
   // faster than it (max-min fairness: the one that stopped it).
   Solution solve() const {
     const MaxMinAllocation allocation = solve_max_min(capacity_gbps_, classes_);
-    const auto slowest = std::min_element(allocation.rate_gbps.begin(), allocation.rate_gbps.end());
+    const auto slowest = std::min_element(allocation.rate_gbps.begin(),
+                                          allocation.rate_gbps.begin() + static_cast<std::ptrdiff_t>(own_classes()));
     Solution solution{*slowest, ""};
     std::vector<double> fastest_gbps(capacity_gbps_.size(), 0.0);
     for (std::size_t c = 0; c < classes_.size(); ++c) {
@@ -238,7 +270,7 @@ class Flows {
     for (const auto& segment : flow.segments) {
       for (const ResourceShare& use : segment) {
         if (allocation.saturated[use.resource] && use.share > 0 && fastest_gbps[use.resource] <= *slowest * (1 + 1e-9)) {
-          solution.limit = describe(use.resource);
+          solution.limit = describe(use.resource) + shared_with(use.resource);
           return solution;
         }
       }
@@ -247,6 +279,26 @@ class Flows {
   }
 
  private:
+  std::size_t own_classes() const { return std::min(own_classes_, classes_.size()); }
+
+  // ", shared with job 2 (...)" when other jobs' flows cross the resource too.
+  std::string shared_with(std::uint32_t resource) const {
+    std::string names;
+    for (std::size_t j = 0; j < competing_.size(); ++j) {
+      const std::size_t end = j + 1 < competing_.size() ? competing_[j + 1].first : classes_.size();
+      bool crosses = false;
+      for (std::size_t c = competing_[j].first; c < end && !crosses; ++c) {
+        for (const auto& segment : classes_[c].segments) {
+          crosses = crosses || std::any_of(segment.begin(), segment.end(), [&](const ResourceShare& use) {
+                      return use.resource == resource && use.share > 0;
+                    });
+        }
+      }
+      if (crosses) names += (names.empty() ? "" : ", ") + *competing_[j].second;
+    }
+    return names.empty() ? names : ", shared with " + names;
+  }
+
   std::string describe(std::uint32_t resource) const {
     const std::size_t link_resources = 2 * graph_.link_count();
     if (resource < link_resources) {
@@ -315,6 +367,8 @@ class Flows {
   HostRoutes& host_routes_;
   std::vector<double> capacity_gbps_;
   std::vector<FlowClass> classes_;
+  std::size_t own_classes_ = std::numeric_limits<std::size_t>::max();  // classes before the competing ones
+  std::vector<std::pair<std::size_t, const std::string*>> competing_;  // each job's first class, its name
   // Paths by where they start: the index into local_paths_ of each destination. A deque never
   // moves its elements, so the spans the classes hold stay valid.
   std::vector<std::vector<std::pair<VertexId, std::size_t>>> local_path_index_;
@@ -477,7 +531,8 @@ Flows::Solution solve_local_ring(const Graph& graph, std::optional<FabricHierarc
 // NCCL's double binary tree: tree 1 in order over the nodes, tree 2 its mirror image; every edge
 // carries half the data up (reduce) and down (broadcast) at once, on every rail.
 Flows::Solution solve_trees(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes,
-                            const std::vector<std::vector<RailCrossing>>& crossings, int nodes) {
+                            const std::vector<std::vector<RailCrossing>>& crossings, int nodes,
+                            std::span<const CompetingJob> competing) {
   Flows trees(graph, fabric, host_routes);
   for (int tree = 0; tree < 2; ++tree) {
     for (int node = 1; node < nodes; ++node) {
@@ -491,21 +546,137 @@ Flows::Solution solve_trees(const Graph& graph, std::optional<FabricHierarchy>& 
       }
     }
   }
+  trees.add_competing(competing);
   return trees.solve();
 }
 
 // alltoall: every node to `peers` others (all of them, or evenly spaced ones standing for all),
 // each flow spread over both nodes' NICs.
-Flows::Solution solve_alltoall(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes,
-                               std::span<const VertexId> hosts, std::size_t peers) {
-  Flows pairs(graph, fabric, host_routes);
+std::vector<std::pair<VertexId, VertexId>> alltoall_pairs(std::span<const VertexId> hosts, std::size_t peers) {
+  std::vector<std::pair<VertexId, VertexId>> pairs;
+  pairs.reserve(hosts.size() * peers);
   for (std::size_t from = 0; from < hosts.size(); ++from) {
     for (std::size_t k = 1; k <= peers; ++k) {
       const std::size_t offset = peers == hosts.size() - 1 ? k : 1 + (k - 1) * (hosts.size() - 1) / peers;
-      pairs.add_host_pair(hosts[from], hosts[(from + offset) % hosts.size()]);
+      pairs.emplace_back(hosts[from], hosts[(from + offset) % hosts.size()]);
     }
   }
+  return pairs;
+}
+
+// The flows one host pair counts as where they meet other traffic. NCCL's p2p schedule sends to
+// one peer at a time per channel, so a node's alltoall holds about as many connections open at
+// once as a ring holds rails: a node's pairs together weigh its NIC count, as a ring node's rail
+// flows do, and neither job's share of a link depends on how many peers the alltoall has.
+double alltoall_pair_weight(const Graph& graph, std::span<const VertexId> hosts, std::size_t peers) {
+  std::size_t nics = std::numeric_limits<std::size_t>::max();
+  for (const VertexId host : hosts) nics = std::min(nics, nics_of(graph, host).size());
+  return static_cast<double>(std::max<std::size_t>(nics, 1)) / static_cast<double>(peers);
+}
+
+Flows::Solution solve_alltoall(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes,
+                               std::span<const VertexId> hosts, std::size_t peers, double weight,
+                               std::span<const CompetingJob> competing) {
+  Flows pairs(graph, fabric, host_routes);
+  for (const auto& [from, to] : alltoall_pairs(hosts, peers)) pairs.add_host_pair(from, to, weight);
+  pairs.add_competing(competing);
   return pairs.solve();
+}
+
+// Ranks grouped by host, hosts in order of their first rank.
+std::vector<std::vector<VertexId>> ranks_by_host(const Graph& graph, std::span<const VertexId> ranks) {
+  std::vector<std::vector<VertexId>> local_ranks;
+  std::map<VertexId, std::size_t> slot_of_host;
+  for (const VertexId rank : ranks) {
+    const auto [it, inserted] = slot_of_host.try_emplace(graph.vertex(rank).host, local_ranks.size());
+    if (inserted) local_ranks.emplace_back();
+    local_ranks[it->second].push_back(rank);
+  }
+  return local_ranks;
+}
+
+// Every rail's crossing of every node, [rail][node]: one rail per NIC of the node with fewest.
+std::vector<std::vector<RailCrossing>> plan_rails(const Graph& graph, const std::vector<std::vector<VertexId>>& local_ranks,
+                                                  std::vector<RailPlanner>& planners) {
+  std::size_t rails = std::numeric_limits<std::size_t>::max();
+  std::vector<std::vector<VertexId>> node_nics;
+  for (const auto& local : local_ranks) {
+    node_nics.push_back(nics_of(graph, graph.vertex(local.front()).host));
+    rails = std::min(rails, node_nics.back().size());
+  }
+  if (rails == 0) throw InputError("a multi-node placement needs a NIC on every node");
+  for (const auto& local : local_ranks) planners.emplace_back(graph, local);
+  std::vector<std::vector<RailCrossing>> crossings(rails);
+  for (std::size_t r = 0; r < rails; ++r) {
+    for (std::size_t node = 0; node < local_ranks.size(); ++node) crossings[r].push_back(planners[node].plan(node_nics[node][r]));
+  }
+  return crossings;
+}
+
+// The model knows no traffic inside a host but its own job's.
+void require_hosts_of_their_own(const Graph& graph, std::span<const SharingJob> jobs,
+                                const std::vector<std::vector<VertexId>>& own_ranks) {
+  std::set<VertexId> own_hosts;
+  for (const auto& local : own_ranks) own_hosts.insert(graph.vertex(local.front()).host);
+  for (const SharingJob& job : jobs) {
+    for (const VertexId rank : job.ranks) {
+      const VertexId host = graph.vertex(rank).host;
+      if (own_hosts.contains(host)) {
+        throw InputError(fmt::format("{} has ranks on {}, a host of the predicted job: jobs never share a host", job.name,
+                                     graph.vertex(host).name));
+      }
+    }
+  }
+}
+
+// The other jobs' fabric flows in the pattern each offers, and a line per job saying so.
+std::vector<CompetingJob> plan_competing(const Graph& graph, std::span<const SharingJob> jobs, NearestNics& nearest_nics,
+                                         std::vector<std::string>& lines) {
+  std::vector<CompetingJob> planned;
+  for (const SharingJob& job : jobs) {
+    CompetingJob& competing = planned.emplace_back();
+    competing.name = job.name;
+    const std::vector<std::vector<VertexId>> local_ranks = ranks_by_host(graph, job.ranks);
+    std::string sampled;
+    if (local_ranks.size() > 1) {
+      switch (job.pattern) {
+        case SharingPattern::rings: {
+          std::vector<RailPlanner> planners;
+          for (const auto& rail : plan_rails(graph, local_ranks, planners)) {
+            for (std::size_t node = 0; node < rail.size(); ++node) {
+              const RailCrossing& out = rail[node];
+              const RailCrossing& in = rail[(node + 1) % rail.size()];
+              competing.hops.push_back({out.exit, out.via, out.nic, in.nic, in.entry});
+            }
+          }
+          break;
+        }
+        case SharingPattern::all_pairs: {
+          std::vector<VertexId> hosts;
+          for (const auto& local : local_ranks) hosts.push_back(graph.vertex(local.front()).host);
+          const std::size_t peers = std::min<std::size_t>(hosts.size() - 1, alltoall_sampled_peers);
+          competing.host_pairs = alltoall_pairs(hosts, peers);
+          competing.pair_weight = alltoall_pair_weight(graph, hosts, peers);
+          if (peers < hosts.size() - 1) sampled = fmt::format(", each node's to {} evenly spaced peers standing for all", peers);
+          break;
+        }
+        case SharingPattern::neighbours:
+          for (std::size_t i = 0; i < job.ranks.size(); ++i) {
+            const VertexId from = job.ranks[i];
+            const VertexId to = job.ranks[(i + 1) % job.ranks.size()];
+            if (graph.vertex(from).host != graph.vertex(to).host) {
+              competing.hops.push_back({from, from, nearest_nics.of(from), nearest_nics.of(to), to});
+            }
+          }
+          break;
+      }
+    }
+    const std::size_t flows = competing.hops.size() + competing.host_pairs.size();
+    lines.push_back(flows == 0 ? fmt::format("{}: one node, nothing on the fabric", job.name)
+                               : fmt::format("{}: its {} over {} nodes ({} fabric flows{}) runs throughout", job.name,
+                                             name_of(job.pattern), local_ranks.size(), flows, sampled));
+  }
+  return planned;
 }
 
 std::string solved_limit(const Flows::Solution& solution) {
@@ -561,7 +732,29 @@ std::optional<Protocol> protocol_from_string(std::string_view name) {
   return std::nullopt;
 }
 
-std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_node, const Placement& placement) {
+std::string_view name_of(SharingPattern pattern) {
+  switch (pattern) {
+    case SharingPattern::rings: return "ring rails";
+    case SharingPattern::all_pairs: return "all-pairs exchange";
+    case SharingPattern::neighbours: return "neighbour exchange";
+  }
+  return "unknown";
+}
+
+SharingPattern sharing_pattern_of(const OpTraits& op) {
+  switch (op.modelled_as) {
+    case ModelledCollective::alltoall: return SharingPattern::all_pairs;
+    case ModelledCollective::sendrecv: return SharingPattern::neighbours;
+    case ModelledCollective::none:
+    case ModelledCollective::all_reduce:
+    case ModelledCollective::all_gather:
+    case ModelledCollective::reduce_scatter:
+    case ModelledCollective::broadcast: break;
+  }
+  return SharingPattern::rings;
+}
+
+std::vector<std::vector<VertexId>> place_jobs(const Graph& graph, std::span<const JobPlacement> jobs) {
   const auto gpus_of = [&](VertexId host) {
     std::vector<VertexId> gpus;
     for (const VertexId device : graph.devices_of(host)) {
@@ -570,58 +763,85 @@ std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_no
     std::sort(gpus.begin(), gpus.end(), [&](VertexId a, VertexId b) { return graph.vertex(a).index < graph.vertex(b).index; });
     return gpus;
   };
-  std::vector<VertexId> hosts;
-  if (placement.kind == Placement::Kind::hosts) {
-    for (const std::string& name : placement.hosts) {
+  const auto whose = [&](std::size_t job) { return jobs.size() > 1 ? fmt::format(" job {}", job + 1) : std::string(); };
+  const auto asked = [&](std::size_t job) { return jobs.size() > 1 ? whose(job) + " asks for" : std::string(" asked for"); };
+  std::vector<std::vector<VertexId>> job_hosts(jobs.size());
+  std::map<VertexId, std::size_t> owner;  // host -> the job on it
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    if (jobs[j].placement.kind != Placement::Kind::hosts) continue;
+    for (const std::string& name : jobs[j].placement.hosts) {
       const VertexId host = graph.find(name);
       if (host == no_vertex || graph.vertex(host).kind != VertexKind::host) {
         throw InputError(fmt::format("placement: host {} is not in the topology", name));
       }
       if (gpus_of(host).empty()) throw InputError(fmt::format("placement: host {} has no GPU", name));
-      hosts.push_back(host);
+      const auto [it, inserted] = owner.try_emplace(host, j);
+      if (!inserted) {
+        throw InputError(it->second == j ? fmt::format("placement: host {} is named twice{}", name, whose(j).empty() ? "" : " by" + whose(j))
+                                         : fmt::format("placement: host {} is named by job {} and job {}: jobs never share a host",
+                                                       name, it->second + 1, j + 1));
+      }
+      job_hosts[j].push_back(host);
     }
-    if (nodes > 0 && nodes != static_cast<int>(hosts.size())) {
-      throw InputError(fmt::format("placement names {} hosts, --nodes asks for {}", hosts.size(), nodes));
-    }
-  } else {
-    std::vector<VertexId> candidates;
-    for (VertexId host = 0; host < graph.vertex_count(); ++host) {
-      if (graph.vertex(host).kind == VertexKind::host && !gpus_of(host).empty()) candidates.push_back(host);
-    }
-    const std::size_t wanted = nodes > 0 ? static_cast<std::size_t>(nodes) : candidates.size();
-    if (wanted > candidates.size()) {
-      throw InputError(fmt::format("the topology has {} hosts with GPUs, fewer than the {} nodes asked for",
-                                   candidates.size(), nodes));
-    }
-    for (std::size_t k = 0; k < wanted; ++k) {
-      hosts.push_back(candidates[placement.kind == Placement::Kind::spread ? k * candidates.size() / wanted : k]);
+    if (jobs[j].nodes > 0 && jobs[j].nodes != static_cast<int>(job_hosts[j].size())) {
+      throw InputError(fmt::format("placement{} names {} hosts, --nodes asks for {}", whose(j), job_hosts[j].size(),
+                                   jobs[j].nodes));
     }
   }
-  std::vector<VertexId> ranks;
-  for (const VertexId host : hosts) {
-    const std::vector<VertexId> gpus = gpus_of(host);
-    if (gpus_per_node > static_cast<int>(gpus.size())) {
-      throw InputError(fmt::format("host {} has {} GPUs, fewer than the {} per node asked for",
-                                   graph.vertex(host).name, gpus.size(), gpus_per_node));
-    }
-    const std::size_t take = gpus_per_node > 0 ? static_cast<std::size_t>(gpus_per_node) : gpus.size();
-    ranks.insert(ranks.end(), gpus.begin(), gpus.begin() + static_cast<std::ptrdiff_t>(take));
+  std::vector<VertexId> with_gpus;
+  for (VertexId host = 0; host < graph.vertex_count(); ++host) {
+    if (graph.vertex(host).kind == VertexKind::host && !gpus_of(host).empty()) with_gpus.push_back(host);
   }
-  return ranks;
+  // Jobs of a stated size first, in order; jobs of 0 nodes take what they leave.
+  for (const bool sized : {true, false}) {
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      if (jobs[j].placement.kind == Placement::Kind::hosts || (jobs[j].nodes > 0) != sized) continue;
+      std::vector<VertexId> free;
+      for (const VertexId host : with_gpus) {
+        if (!owner.contains(host)) free.push_back(host);
+      }
+      const std::size_t wanted = sized ? static_cast<std::size_t>(jobs[j].nodes) : free.size();
+      if (wanted == 0 && !owner.empty()) {
+        throw InputError(fmt::format("the other jobs take all {} hosts with GPUs: none left for{}", with_gpus.size(), whose(j)));
+      }
+      if (wanted > free.size()) {
+        throw InputError(owner.empty() ? fmt::format("the topology has {} hosts with GPUs, fewer than the {} nodes{}",
+                                                     with_gpus.size(), wanted, asked(j))
+                                       : fmt::format("the topology has {} hosts with GPUs, {} taken by other jobs: too "
+                                                     "few for the {} nodes{}", with_gpus.size(), owner.size(), wanted, asked(j)));
+      }
+      for (std::size_t k = 0; k < wanted; ++k) {
+        const VertexId host = free[jobs[j].placement.kind == Placement::Kind::spread ? k * free.size() / wanted : k];
+        owner.emplace(host, j);
+        job_hosts[j].push_back(host);
+      }
+    }
+  }
+  std::vector<std::vector<VertexId>> job_ranks(jobs.size());
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    for (const VertexId host : job_hosts[j]) {
+      const std::vector<VertexId> gpus = gpus_of(host);
+      if (jobs[j].gpus_per_node > static_cast<int>(gpus.size())) {
+        throw InputError(fmt::format("host {} has {} GPUs, fewer than the {} per node{}", graph.vertex(host).name,
+                                     gpus.size(), jobs[j].gpus_per_node, asked(j)));
+      }
+      const std::size_t take = jobs[j].gpus_per_node > 0 ? static_cast<std::size_t>(jobs[j].gpus_per_node) : gpus.size();
+      job_ranks[j].insert(job_ranks[j].end(), gpus.begin(), gpus.begin() + static_cast<std::ptrdiff_t>(take));
+    }
+  }
+  return job_ranks;
+}
+
+std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_node, const Placement& placement) {
+  const JobPlacement job{nodes, gpus_per_node, placement};
+  return std::move(place_jobs(graph, std::span(&job, 1)).front());
 }
 
 CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> rank_vertices, const ModelOptions& options) {
   if (rank_vertices.size() < 2) {
     throw InputError(fmt::format("a collective model needs at least 2 ranks, got {}", rank_vertices.size()));
   }
-  // Ranks grouped by host, hosts in order of their first rank.
-  std::vector<std::vector<VertexId>> local_ranks;
-  std::map<VertexId, std::size_t> slot_of_host;
-  for (const VertexId rank : rank_vertices) {
-    const auto [it, inserted] = slot_of_host.try_emplace(graph.vertex(rank).host, local_ranks.size());
-    if (inserted) local_ranks.emplace_back();
-    local_ranks[it->second].push_back(rank);
-  }
+  const std::vector<std::vector<VertexId>> local_ranks = ranks_by_host(graph, rank_vertices);
   CollectiveModel model;
   model.ranks = static_cast<int>(rank_vertices.size());
   model.nodes = static_cast<int>(local_ranks.size());
@@ -662,25 +882,23 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
   if (model.nodes > 1) fabric.emplace(graph);
   NearestNics nearest_nics(graph);
   HostRoutes host_routes(graph);
+  // A job on one node meets the other jobs on no link: they have hosts of their own.
+  require_hosts_of_their_own(graph, options.sharing_jobs, local_ranks);
+  std::vector<CompetingJob> competing;
+  if (model.nodes > 1) {
+    competing = plan_competing(graph, options.sharing_jobs, nearest_nics, model.sharing);
+  } else {
+    for (const SharingJob& job : options.sharing_jobs) {
+      model.sharing.push_back(fmt::format("{}: shares no link with a job on one node", job.name));
+    }
+  }
 
   // Every rail's crossing of every node, planned once for the ring and the network alone.
   std::vector<std::vector<RailCrossing>> crossings;  // [rail][node]
   if (model.nodes > 1) {
-    model.rails = std::numeric_limits<int>::max();
-    std::vector<std::vector<VertexId>> node_nics;
-    for (const auto& local : local_ranks) {
-      node_nics.push_back(nics_of(graph, graph.vertex(local.front()).host));
-      model.rails = std::min(model.rails, static_cast<int>(node_nics.back().size()));
-    }
-    if (model.rails == 0) throw InputError("a multi-node placement needs a NIC on every node");
     std::vector<RailPlanner> planners;
-    for (const auto& local : local_ranks) planners.emplace_back(graph, local);
-    for (int r = 0; r < model.rails; ++r) {
-      auto& rail = crossings.emplace_back();
-      for (std::size_t node = 0; node < local_ranks.size(); ++node) {
-        rail.push_back(planners[node].plan(node_nics[node][static_cast<std::size_t>(r)]));
-      }
-    }
+    crossings = plan_rails(graph, local_ranks, planners);
+    model.rails = static_cast<int>(crossings.size());
     // The ring: all rails at once, each through the node's ranks from its entry to its exit.
     Flows flows(graph, fabric, host_routes);
     for (const auto& rail : crossings) {
@@ -692,6 +910,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
         model.net_latency_us = std::max(model.net_latency_us, flows.add_fabric_hop(out.exit, out.via, out.nic, in.nic, in.entry));
       }
     }
+    flows.add_competing(competing);
     const Flows::Solution solution = flows.solve();
     model.ring_gbps = model.rails * solution.slowest_gbps;
     model.ring_limit = solved_limit(solution);
@@ -725,11 +944,12 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
         flows.add_fabric_hop(out.exit, out.via, out.nic, in.nic, in.entry);
       }
     }
+    flows.add_competing(competing);
     const Flows::Solution solution = flows.solve();
     model.net_gbps = model.rails * solution.slowest_gbps;
     model.net_limit = solved_limit(solution);
 
-    const Flows::Solution tree_solution = solve_trees(graph, fabric, host_routes, crossings, model.nodes);
+    const Flows::Solution tree_solution = solve_trees(graph, fabric, host_routes, crossings, model.nodes, competing);
     // Each flow moves S / (2 rails): busbw = 2(p-1)/p x S / T = 4 (p-1)/p x rails x rate.
     const double p = model.ranks;
     model.tree_net_gbps = 4 * (p - 1) / p * model.rails * tree_solution.slowest_gbps;
@@ -752,8 +972,9 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
       model.alltoall_assumption = fmt::format("alltoall: each node's flows to {} evenly spaced peers stand for its "
                                               "flows to all {}", peers, hosts.size() - 1);
     }
-    const Flows::Solution pair_solution = solve_alltoall(graph, fabric, host_routes, hosts, peers);
-    model.alltoall_node_gbps = pair_solution.slowest_gbps * static_cast<double>(peers);
+    const double weight = alltoall_pair_weight(graph, hosts, peers);
+    const Flows::Solution pair_solution = solve_alltoall(graph, fabric, host_routes, hosts, peers, weight, competing);
+    model.alltoall_node_gbps = pair_solution.slowest_gbps * weight * static_cast<double>(peers);
     model.alltoall_limit = solved_limit(pair_solution);
   }
 
@@ -769,6 +990,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
       }
       flows.add_fabric_hop(from, from, nearest_nics.of(from), nearest_nics.of(to), to);
     }
+    flows.add_competing(competing);
     const Flows::Solution solution = flows.solve();
     model.sendrecv_gbps = solution.slowest_gbps;
     model.sendrecv_limit = solved_limit(solution);

@@ -10,7 +10,9 @@
 //     paths do;
 //   - the node's network alone (what trees, NVLS-tree and CollNet cross), the intra-node ring,
 //     one GPU's NVLink (NVLS), the neighbour exchange of sendrecv and the all-pairs exchange of
-//     alltoall.
+//     alltoall;
+//   - with other jobs on the fabric (ModelOptions::sharing_jobs), their traffic as competing flows
+//     in every solve that crosses the fabric.
 // The choice layer (predict) does what NCCL's tuner does per op and size: every enabled
 // algorithm x protocol gets time = launch + latency + bytes / bandwidth, where latency follows
 // NCCL's published base and per-hop figures (src/graph/tuning.cc) and bandwidth is the fabric
@@ -56,9 +58,26 @@ const OpTraits* modelled_op(std::string_view name);
 std::optional<Algorithm> algorithm_from_string(std::string_view name);
 std::optional<Protocol> protocol_from_string(std::string_view name);
 
+// The traffic another job on the same fabric offers: its op's dominant pattern. Rings (all_reduce,
+// all_gather, reduce_scatter, broadcast: NCCL's large-message ring, one per rail, its fabric hops),
+// the all-pairs exchange between its nodes (alltoall), rank i to i + 1 (sendrecv).
+enum class SharingPattern { rings, all_pairs, neighbours };
+std::string_view name_of(SharingPattern pattern);
+SharingPattern sharing_pattern_of(const OpTraits& op);
+
+// Another job running at the same time, on hosts of its own. It sends throughout the predicted
+// job's collective (the worst case for it): its flows take their max-min fair share of every
+// fabric link both jobs cross.
+struct SharingJob {
+  std::string name;  // how limits and explanations name it: "job 2 (alltoall on 64 nodes)"
+  std::vector<VertexId> ranks;
+  SharingPattern pattern = SharingPattern::rings;
+};
+
 struct ModelOptions {
   // The fabric reduces in the switches (SHARP): enables CollNet and multi-node NVLS.
   bool in_network_reduction = false;
+  std::vector<SharingJob> sharing_jobs;
 };
 
 // What one placement of ranks can carry; computed once, queried per op and size.
@@ -91,6 +110,8 @@ struct CollectiveModel {
   double net_latency_us = 0;  // one fabric crossing, NIC to NIC
   std::vector<std::string> assumptions;
   std::string alltoall_assumption;  // beyond 128 nodes: the sampled peers standing for all
+  // One line per sharing job: its pattern and what of it crosses the fabric.
+  std::vector<std::string> sharing;
 };
 
 // Which hosts a job gets: packed (the first N hosts in the topology's order, so neighbours share
@@ -106,8 +127,20 @@ struct Placement {
 // graph has fewer, or a named host is not in it or has no GPU.
 std::vector<VertexId> place_ranks(const Graph& graph, int nodes, int gpus_per_node, const Placement& placement = {});
 
-// Throws InputError with fewer than 2 ranks or a multi-node placement on a host
-// without a NIC or fabric route.
+struct JobPlacement {
+  int nodes = 0;  // 0: every host the other jobs leave free (or as many as named)
+  int gpus_per_node = 0;
+  Placement placement;
+};
+
+// Several jobs' ranks, as place_ranks does for one, on hosts no two jobs share: named hosts are
+// reserved first (a host two jobs name is an InputError naming it), then packed and spread jobs,
+// in order, take theirs from the hosts still free (packed: the first free ones; spread: evenly
+// over the free ones), and jobs of 0 nodes what is left. Errors name the job (job 1 is the first).
+std::vector<std::vector<VertexId>> place_jobs(const Graph& graph, std::span<const JobPlacement> jobs);
+
+// Throws InputError with fewer than 2 ranks, a multi-node placement on a host
+// without a NIC or fabric route, or a sharing job on one of the ranks' hosts.
 CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> rank_vertices,
                                   const ModelOptions& options = {});
 

@@ -253,6 +253,123 @@ TEST(CollectiveModel, PlacementDecidesWhetherAlltoallMeetsTheTaper) {
   EXPECT_THROW(place_ranks(graph, 0, 8, {Placement::Kind::hosts, {"node99999"}}), InputError);
 }
 
+// docs/examples/h100-128-taper2.yaml: 128 DGX H100 on leaves of 5 nodes (40 NDR ports down, 21
+// up: 997.5 GB/s of uplinks per leaf at 47.5 GB/s effective per port).
+Graph taper2_h100_128() {
+  ClusterSpec spec = dgx_h100(128);
+  spec.fabric.tiers = {{SwitchTier::leaf, 64, 2.0}, {SwitchTier::spine, 64, 1.0}};
+  return build_cluster(spec);
+}
+
+std::vector<std::vector<VertexId>> place(const Graph& graph, std::vector<JobPlacement> jobs) {
+  return place_jobs(graph, jobs);
+}
+
+std::string host_of(const Graph& graph, VertexId rank) { return graph.vertex(graph.vertex(rank).host).name; }
+
+TEST(CollectiveModel, JobsNeverShareAHost) {
+  const Graph graph = test::parse_sample("dgx_h100_pod.yaml");  // 32 hosts
+  const Placement spread{Placement::Kind::spread, {}};
+  // A packed job after another takes the next free hosts; a spread one spaces over the free ones;
+  // one of 0 nodes takes what the others leave.
+  const auto jobs = place(graph, {{4, 8, {}}, {4, 8, {}}, {4, 1, spread}, {0, 2, {}}});
+  EXPECT_EQ(host_of(graph, jobs[0].front()), "node00001");
+  EXPECT_EQ(host_of(graph, jobs[1].front()), "node00005");
+  ASSERT_EQ(jobs[2].size(), 4u);  // free: node00009 ... node00032, every sixth
+  EXPECT_EQ(host_of(graph, jobs[2][0]), "node00009");
+  EXPECT_EQ(host_of(graph, jobs[2][1]), "node00015");
+  EXPECT_EQ(host_of(graph, jobs[2][3]), "node00027");
+  EXPECT_EQ(jobs[3].size(), 2u * (32 - 12));
+  std::set<std::string> hosts;
+  for (const auto& job : jobs) {
+    for (const VertexId rank : job) hosts.insert(host_of(graph, rank));
+  }
+  EXPECT_EQ(hosts.size(), 32u);
+  // Named hosts are reserved before packed jobs place theirs, wherever they come in the list.
+  const auto named = place(graph, {{2, 8, {}}, {0, 8, {Placement::Kind::hosts, {"node00001"}}}});
+  EXPECT_EQ(host_of(graph, named[0].front()), "node00002");
+  try {
+    place(graph, {{0, 8, {Placement::Kind::hosts, {"node00003", "node00004"}}},
+                  {0, 8, {Placement::Kind::hosts, {"node00005", "node00004"}}}});
+    ADD_FAILURE() << "overlapping host lists were accepted";
+  } catch (const InputError& error) {
+    EXPECT_STREQ(error.what(), "placement: host node00004 is named by job 1 and job 2: jobs never share a host");
+  }
+  try {
+    place(graph, {{20, 8, {}}, {13, 8, {}}});
+    ADD_FAILURE() << "45 nodes placed on 32";
+  } catch (const InputError& error) {
+    EXPECT_STREQ(error.what(), "the topology has 32 hosts with GPUs, 20 taken by other jobs: too few for the 13 nodes "
+                               "job 2 asks for");
+  }
+}
+
+TEST(CollectiveModel, AnAlltoallJobOnTheSameLeavesTakesItsShareOfTheUplinks) {
+  // All_reduce on 64 nodes spread (node00001, 00003, ...) and alltoall packed on the 64 left free:
+  // every leaf holds both. Leaf 2 (node00006-00010) has job 1 on two nodes, job 2 on three. Its
+  // downlinks carry job 1's ring into node00007 (8 rails, a flow each) and, of each job 2 node's
+  // alltoall (its pairs weigh its 8 NICs), the 61 of 63 peers outside the leaf: per unit of weight
+  // 997.5 / (8 + 3 x 8 x 61/63), 8 rails of it for the ring.
+  const Graph graph = taper2_h100_128();
+  const Placement spread{Placement::Kind::spread, {}};
+  const auto jobs = place(graph, {{64, 8, spread}, {64, 8, {}}});
+  EXPECT_EQ(host_of(graph, jobs[1].front()), "node00002");
+  const CollectiveModel alone = model_collectives(graph, jobs[0]);
+  ModelOptions options;
+  options.sharing_jobs.push_back({"job 2 (alltoall)", jobs[1], sharing_pattern_of(op_by_name("alltoall"))});
+  const CollectiveModel shared = model_collectives(graph, jobs[0], options);
+  EXPECT_NEAR(alone.ring_gbps, 8 * 47.5, 1e-9);
+  const double ring_gbps = 8 * 997.5 / (8 + 3 * 8 * 61 / 63.0);
+  EXPECT_NEAR(shared.ring_gbps, ring_gbps, 1e-6);  // 255.46: 0.672 of alone
+  EXPECT_NEAR(shared.net_gbps, ring_gbps, 1e-6);
+  EXPECT_EQ(shared.ring_limit, "leaf0002 downlinks (997.5 GB/s), shared with job 2 (alltoall)");
+  ASSERT_EQ(shared.sharing.size(), 1u);
+  EXPECT_EQ(shared.sharing.front(), "job 2 (alltoall): its all-pairs exchange over 64 nodes (4032 fabric flows) runs "
+                                    "throughout");
+  // A forced ring's latency (1,022 steps) is the same; its bytes take 380 / 255.46 as long.
+  const Prediction ring_alone = predict(alone, op_by_name("all_reduce"), GiB, {Algorithm::ring, Protocol::simple});
+  const Prediction ring_shared = predict(shared, op_by_name("all_reduce"), GiB, {Algorithm::ring, Protocol::simple});
+  const double busbw_factor = 2 * 511 / 512.0;
+  EXPECT_NEAR(ring_shared.time_us - ring_alone.time_us, GiB * busbw_factor * (1 / ring_gbps - 1 / 380.0) / 1e3, 1e-3);
+  EXPECT_NE(ring_shared.limit.find("shared with job 2"), std::string::npos) << ring_shared.limit;
+  const Prediction chosen = predict(shared, op_by_name("all_reduce"), GiB);
+  EXPECT_LT(chosen.busbw_gbps, predict(alone, op_by_name("all_reduce"), GiB).busbw_gbps);
+  // An all_reduce job beside it instead crosses each leaf once per rail: the ring keeps its ports' rate.
+  options.sharing_jobs.front().pattern = sharing_pattern_of(op_by_name("all_reduce"));
+  EXPECT_NEAR(model_collectives(graph, jobs[0], options).ring_gbps, 8 * 47.5, 1e-9);
+}
+
+TEST(CollectiveModel, AJobThatSharesNoLinkIsUnchangedToTheDigit) {
+  // 60 packed nodes fill leaves 1-12; an alltoall on the 68 others stays on leaves 13-26, and a
+  // two-tier fat tree's leaf-spine links each belong to one leaf.
+  const Graph graph = taper2_h100_128();
+  const auto jobs = place(graph, {{60, 8, {}}, {68, 8, {}}});
+  const CollectiveModel alone = model_collectives(graph, jobs[0]);
+  ModelOptions options;
+  options.sharing_jobs.push_back({"job 2 (alltoall)", jobs[1], SharingPattern::all_pairs});
+  const CollectiveModel shared = model_collectives(graph, jobs[0], options);
+  EXPECT_EQ(shared.ring_gbps, alone.ring_gbps);
+  EXPECT_EQ(shared.ring_limit, alone.ring_limit);
+  EXPECT_EQ(shared.net_gbps, alone.net_gbps);
+  EXPECT_EQ(shared.tree_net_gbps, alone.tree_net_gbps);
+  EXPECT_EQ(shared.tree_limit, alone.tree_limit);
+  EXPECT_EQ(shared.alltoall_node_gbps, alone.alltoall_node_gbps);
+  EXPECT_EQ(shared.alltoall_limit, alone.alltoall_limit);
+  EXPECT_EQ(shared.sendrecv_gbps, alone.sendrecv_gbps);
+  for (const char* op : {"all_reduce", "all_gather", "alltoall", "sendrecv"}) {
+    EXPECT_EQ(predict(shared, op_by_name(op), GiB).time_us, predict(alone, op_by_name(op), GiB).time_us) << op;
+  }
+  // A job on one node shares nothing with the others, whatever they send.
+  const auto one = place(graph, {{1, 8, {}}, {127, 8, {}}});
+  options.sharing_jobs.front().ranks = one[1];
+  const CollectiveModel single = model_collectives(graph, one[0], options);
+  EXPECT_EQ(single.ring_gbps, model_collectives(graph, one[0]).ring_gbps);
+  EXPECT_EQ(single.sharing, std::vector<std::string>{"job 2 (alltoall): shares no link with a job on one node"});
+  // The model knows no other job's traffic inside a host.
+  options.sharing_jobs.front().ranks = {one[0].back()};
+  EXPECT_THROW(model_collectives(graph, one[0], options), InputError);
+}
+
 TEST(CollectiveModel, PredictedRowHasNcclTestsSemanticsAndSaysHow) {
   const CollectiveModel model = model_of(dgx_h100(1));
   const std::uint64_t bytes = GiB;

@@ -71,7 +71,13 @@ TEST_F(TopoPredictCommand, APlacementTheTopologyCannotHoldIsABadInputLine) {
   EXPECT_EQ(more_nodes.err, "fabricbench: error: the topology has 32 hosts with GPUs, fewer than the 33 nodes asked for\n");
   const ProcessResult more_gpus = predict({"--nodes", "1", "--gpus-per-node", "9"});
   EXPECT_EQ(more_gpus.exit_code, static_cast<int>(ExitCode::input)) << describe(more_gpus);
-  EXPECT_THAT(more_gpus.err, HasSubstr("has 8 GPUs, fewer than the 9 per node asked for"));
+  EXPECT_EQ(more_gpus.err, "fabricbench: error: host node00001 has 8 GPUs, fewer than the 9 per node asked for\n");
+  const ProcessResult taken = predict({"--nodes", "20", "--job", "op=alltoall,nodes=13"});
+  EXPECT_EQ(taken.exit_code, static_cast<int>(ExitCode::input)) << describe(taken);
+  EXPECT_EQ(taken.err, "fabricbench: error: the topology has 32 hosts with GPUs, 20 taken by other jobs: too few for "
+                       "the 13 nodes job 2 asks for\n");
+  const ProcessResult none_left = predict({"--job", "op=alltoall,nodes=32"});
+  EXPECT_EQ(none_left.err, "fabricbench: error: the other jobs take all 32 hosts with GPUs: none left for job 1\n");
 }
 
 TEST_F(TopoPredictCommand, ARingAcrossHundredsOfNodesWarns) {
@@ -85,6 +91,85 @@ TEST_F(TopoPredictCommand, ARingAcrossHundredsOfNodesWarns) {
   EXPECT_THAT(result.err, HasSubstr("warning: a ring across 300 nodes has 598 latency steps; no one runs that"));
   // The GPUs have no NVLink to name their generation: the guess is a warning too.
   EXPECT_THAT(result.err, HasSubstr("warning: assumed: the GPUs have no NVLink"));
+}
+
+// docs/examples/h100-128-taper2.yaml: 128 DGX H100, leaves of 5 nodes with 997.5 GB/s of
+// uplinks (21 NDR ports at 47.5 GB/s effective) for 1,900 of NIC ports.
+constexpr const char* taper2_h100_128 =
+    "node:\n  count: 128\n  cpus: 2\n  gpus: 8\n  nvlink: {generation: 4, links_per_gpu: 18, nvswitches: 4}\n"
+    "  pcie: {generation: 5, width: 16, switches: 4}\n  nics: {count: 8, link: 4xNDR}\n"
+    "fabric:\n  topology: fat_tree\n  tiers:\n    - {name: leaf, radix: 64, oversubscription: \"2:1\"}\n"
+    "    - {name: spine, radix: 64}\n";
+
+TEST_F(TopoPredictCommand, AnotherJobOnTheSameLeavesSlowsTheRingAndIsNamed) {
+  const std::string spec = (dir_ / "taper2.yaml").string();
+  std::ofstream(spec) << taper2_h100_128;
+  const auto run = [&](const std::string& json, std::vector<std::string> extra) {
+    std::vector<std::string> argv{FABRICBENCH_BINARY, "topo", "predict", "--spec", spec, "--nodes", "64",
+                                  "--placement", "spread", "--algo", "ring", "--proto", "Simple", "-b", "1G", "-e", "1G",
+                                  "--explain", "--json", json};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return testing::run_process(argv);
+  };
+  const std::string alone_json = (dir_ / "alone.json").string();
+  const std::string shared_json = (dir_ / "shared.json").string();
+  const ProcessResult alone = run(alone_json, {});
+  ASSERT_EQ(alone.exit_code, 0) << describe(alone);
+  const ProcessResult shared = run(shared_json, {"--job", "op=alltoall,nodes=64"});
+  ASSERT_EQ(shared.exit_code, 0) << describe(shared);
+  EXPECT_THAT(shared.err, HasSubstr("# sharing the fabric: job 2 (alltoall on 64 nodes, node00002 ... node00128): its "
+                                    "all-pairs exchange over 64 nodes (4032 fabric flows) runs throughout\n"));
+  // Leaf 2 holds 2 of this job's nodes and 3 of job 2's: per unit of weight 997.5 / (8 + 3 x 8 x
+  // 61/63) GB/s of downlinks, 8 rails of it for the ring.
+  EXPECT_THAT(shared.err, HasSubstr("#   a limiting link another job crosses too says 'shared with' that job"));
+  EXPECT_THAT(alone.err, ::testing::Not(HasSubstr("shared")));
+  EXPECT_THAT(shared.err, HasSubstr("#   ring 255.5 GB/s, limited by leaf0002 downlinks (997.5 GB/s), shared with job 2 "
+                                    "(alltoall on 64 nodes, node00002 ... node00128)\n"));
+  const ResultSet before = read_results_json(alone_json);
+  const ResultSet after = read_results_json(shared_json);
+  ASSERT_EQ(before.rows.size(), 1u);
+  ASSERT_EQ(after.rows.size(), 1u);
+  const double ring_gbps = 8 * 997.5 / (8 + 3 * 8 * 61 / 63.0);
+  const double gib = 1 << 30;
+  EXPECT_NEAR(after.rows[0].time_median_us - before.rows[0].time_median_us,
+              gib * (2 * 511 / 512.0) * (1 / ring_gbps - 1 / 380.0) / 1e3, 0.01);
+  EXPECT_THAT(after.rows[0].model_limit, HasSubstr("shared with job 2"));
+  EXPECT_THAT(before.rows[0].model_limit, ::testing::Not(HasSubstr("shared")));
+  EXPECT_THAT(after.provenance.command_line, HasSubstr(" --job 'op=alltoall,nodes=64'"));
+  ASSERT_EQ(after.provenance.assumptions.size(), 1u);
+  EXPECT_THAT(after.provenance.assumptions[0], HasSubstr("sharing the fabric: job 2 (alltoall on 64 nodes"));
+  EXPECT_TRUE(before.provenance.assumptions.empty());
+}
+
+TEST_F(TopoPredictCommand, BadJobSpecsAreUsageErrorsNamingTheField) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"nodes=4", "--job 'nodes=4': op is missing"},
+      {"op=alltoall", "--job 'op=alltoall': nodes is missing"},
+      {"op=alltoall,nodes=four", "--job 'op=alltoall,nodes=four': nodes must be a positive integer, got 'four'"},
+      {"op=allreduce,nodes=4", "--job 'op=allreduce,nodes=4': op must be one of"},
+      {"op=alltoall,nodes=4,rack=2", "--job 'op=alltoall,nodes=4,rack=2': unknown field 'rack'"},
+      {"op=alltoall,nodes=4,nodes=5", "--job 'op=alltoall,nodes=4,nodes=5': nodes is given twice"},
+      {"op=alltoall,placement=node[3-", "--job 'op=alltoall,placement=node[3-': placement must be packed, spread or"},
+  };
+  for (const auto& [spec, message] : cases) {
+    const ProcessResult result = predict({"--nodes", "4", "--job", spec});
+    EXPECT_EQ(result.exit_code, static_cast<int>(ExitCode::usage)) << describe(result);
+    EXPECT_THAT(result.err, HasSubstr(message)) << spec;
+  }
+}
+
+TEST_F(TopoPredictCommand, JobsOnOverlappingHostListsAreRefused) {
+  const ProcessResult overlap = predict({"--placement", "node[00001-00004]", "--job", "op=alltoall,placement=node[00004-00006]"});
+  EXPECT_EQ(overlap.exit_code, static_cast<int>(ExitCode::input)) << describe(overlap);
+  EXPECT_EQ(overlap.err,
+            "fabricbench: error: placement: host node00004 is named by job 1 and job 2: jobs never share a host\n");
+  // Commas inside a host list's brackets belong to it; a packed job takes the hosts left free.
+  const ProcessResult named = predict({"--nodes", "2", "-b", "1M", "-e", "1M", "--job",
+                                       "op=sendrecv,placement=node[00001-00002,00009],gpus-per-node=2"});
+  ASSERT_EQ(named.exit_code, 0) << describe(named);
+  EXPECT_THAT(named.err, HasSubstr("# sharing the fabric: job 2 (sendrecv on 3 nodes, node00001 ... node00009): its "
+                                   "neighbour exchange over 3 nodes (3 fabric flows) runs throughout"));
+  EXPECT_THAT(named.out, HasSubstr("node00003"));
 }
 
 }  // namespace
