@@ -268,6 +268,10 @@ OtherJob parse_job(const std::string& spec) {
     if (key == "op") {
       job.op = topo::modelled_op(value);
       if (!job.op) throw fail(fmt::format("op must be one of {}, got '{}'", modelled_op_names(), value));
+      if (!topo::sharing_pattern_of(*job.op)) {
+        throw fail(fmt::format("op {} converges on one root: the model has no fabric-wide pattern for it as another job",
+                               value));
+      }
     } else if (key == "nodes") {
       job.placement.nodes = positive(key, value);
     } else if (key == "gpus-per-node") {
@@ -298,7 +302,7 @@ std::vector<topo::SharingJob> sharing_jobs(const Graph& graph, const std::vector
     }
     sharing.push_back({fmt::format("job {} ({} on {} node{}, {}{})", j + 2, jobs[j].op->name, nodes, nodes == 1 ? "" : "s",
                                    host_of(ranks.front()), nodes > 1 ? " ... " + host_of(ranks.back()) : std::string()),
-                       ranks, topo::sharing_pattern_of(*jobs[j].op)});
+                       ranks, *topo::sharing_pattern_of(*jobs[j].op)});
   }
   return sharing;
 }

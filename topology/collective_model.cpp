@@ -741,15 +741,18 @@ std::string_view name_of(SharingPattern pattern) {
   return "unknown";
 }
 
-SharingPattern sharing_pattern_of(const OpTraits& op) {
+std::optional<SharingPattern> sharing_pattern_of(const OpTraits& op) {
   switch (op.modelled_as) {
     case ModelledCollective::alltoall: return SharingPattern::all_pairs;
     case ModelledCollective::sendrecv: return SharingPattern::neighbours;
+    case ModelledCollective::gather:
+    case ModelledCollective::scatter: return std::nullopt;
     case ModelledCollective::none:
     case ModelledCollective::all_reduce:
     case ModelledCollective::all_gather:
     case ModelledCollective::reduce_scatter:
-    case ModelledCollective::broadcast: break;
+    case ModelledCollective::broadcast:
+    case ModelledCollective::reduce: break;
   }
   return SharingPattern::rings;
 }

@@ -59,11 +59,12 @@ std::optional<Algorithm> algorithm_from_string(std::string_view name);
 std::optional<Protocol> protocol_from_string(std::string_view name);
 
 // The traffic another job on the same fabric offers: its op's dominant pattern. Rings (all_reduce,
-// all_gather, reduce_scatter, broadcast: NCCL's large-message ring, one per rail, its fabric hops),
-// the all-pairs exchange between its nodes (alltoall), rank i to i + 1 (sendrecv).
+// all_gather, reduce_scatter, broadcast, reduce: NCCL's large-message ring, one per rail, its fabric hops),
+// the all-pairs exchange between its nodes (alltoall), rank i to i + 1 (sendrecv). Empty for
+// gather and scatter, whose traffic converges on one root and is not modelled as a neighbour's.
 enum class SharingPattern { rings, all_pairs, neighbours };
 std::string_view name_of(SharingPattern pattern);
-SharingPattern sharing_pattern_of(const OpTraits& op);
+std::optional<SharingPattern> sharing_pattern_of(const OpTraits& op);
 
 // Another job running at the same time, on hosts of its own. It sends throughout the predicted
 // job's collective (the worst case for it): its flows take their max-min fair share of every

@@ -316,7 +316,7 @@ TEST(CollectiveModel, AnAlltoallJobOnTheSameLeavesTakesItsShareOfTheUplinks) {
   EXPECT_EQ(host_of(graph, jobs[1].front()), "node00002");
   const CollectiveModel alone = model_collectives(graph, jobs[0]);
   ModelOptions options;
-  options.sharing_jobs.push_back({"job 2 (alltoall)", jobs[1], sharing_pattern_of(op_by_name("alltoall"))});
+  options.sharing_jobs.push_back({"job 2 (alltoall)", jobs[1], *sharing_pattern_of(op_by_name("alltoall"))});
   const CollectiveModel shared = model_collectives(graph, jobs[0], options);
   EXPECT_NEAR(alone.ring_gbps, 8 * 47.5, 1e-9);
   const double ring_gbps = 8 * 997.5 / (8 + 3 * 8 * 61 / 63.0);
@@ -335,7 +335,7 @@ TEST(CollectiveModel, AnAlltoallJobOnTheSameLeavesTakesItsShareOfTheUplinks) {
   const Prediction chosen = predict(shared, op_by_name("all_reduce"), GiB);
   EXPECT_LT(chosen.busbw_gbps, predict(alone, op_by_name("all_reduce"), GiB).busbw_gbps);
   // An all_reduce job beside it instead crosses each leaf once per rail: the ring keeps its ports' rate.
-  options.sharing_jobs.front().pattern = sharing_pattern_of(op_by_name("all_reduce"));
+  options.sharing_jobs.front().pattern = *sharing_pattern_of(op_by_name("all_reduce"));
   EXPECT_NEAR(model_collectives(graph, jobs[0], options).ring_gbps, 8 * 47.5, 1e-9);
 }
 

@@ -150,6 +150,7 @@ TEST_F(TopoPredictCommand, BadJobSpecsAreUsageErrorsNamingTheField) {
       {"op=alltoall,nodes=4,rack=2", "--job 'op=alltoall,nodes=4,rack=2': unknown field 'rack'"},
       {"op=alltoall,nodes=4,nodes=5", "--job 'op=alltoall,nodes=4,nodes=5': nodes is given twice"},
       {"op=alltoall,placement=node[3-", "--job 'op=alltoall,placement=node[3-': placement must be packed, spread or"},
+      {"op=gather,nodes=4", "--job 'op=gather,nodes=4': op gather converges on one root"},
   };
   for (const auto& [spec, message] : cases) {
     const ProcessResult result = predict({"--nodes", "4", "--job", spec});
