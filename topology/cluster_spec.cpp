@@ -135,6 +135,7 @@ struct Leaves {
   int nodes_per_unit = 1;  // nodes per leaf (fat tree) or per scalable unit (rails)
   int rails_per_leaf = 1;  // NICs of one node per leaf (fat tree: all of them)
   int leaves_per_unit = 1;
+  std::size_t units = 0;  // leaves (fat tree) or scalable units
 
   std::size_t leaf_of_nic(int node, int nic) const {
     return static_cast<std::size_t>(node / nodes_per_unit) * leaves_per_unit + nic / rails_per_leaf;
@@ -155,12 +156,12 @@ Leaves fat_tree_leaves(const ClusterSpec& spec, const TierPorts& leaf_ports, con
   require(leaves.nodes_per_unit >= 1,
           fmt::format("fabric {}, fewer than one node's {} NICs", down_ports_text(spec.fabric.tiers[0], leaf_ports),
                       node.nics));
-  const std::size_t leaf_count = (node.count + leaves.nodes_per_unit - 1) / leaves.nodes_per_unit;
-  for (std::size_t i = 0; i < leaf_count; ++i) {
+  leaves.units = (node.count + leaves.nodes_per_unit - 1) / leaves.nodes_per_unit;
+  for (std::size_t i = 0; i < leaves.units; ++i) {
     leaves.names.push_back(fmt::format("{}{:04}", name_of(SwitchTier::leaf), i + 1));
     leaves.pod_of_leaf.push_back(spine_ports.down > 0 ? i / spine_ports.down : 0);
   }
-  leaves.pod_count = leaf_count == 0 ? 0 : leaves.pod_of_leaf.back() + 1;
+  leaves.pod_count = leaves.pod_of_leaf.back() + 1;
   return leaves;
 }
 
@@ -186,6 +187,7 @@ Leaves rail_leaves(const ClusterSpec& spec, const TierPorts& leaf_ports, const T
                       down_ports_text(fabric.tiers[0], leaf_ports)));
   leaves.leaves_per_unit = (node.nics + leaves.rails_per_leaf - 1) / leaves.rails_per_leaf;
   const int units = (node.count + leaves.nodes_per_unit - 1) / leaves.nodes_per_unit;
+  leaves.units = static_cast<std::size_t>(units);
   const int units_per_pod = spine_ports.down > 0 ? spine_ports.down : units;
   const int pods_per_rail_group = (units + units_per_pod - 1) / units_per_pod;
   const int unit_width = std::max(2, static_cast<int>(std::to_string(units).size()));
@@ -242,9 +244,10 @@ Graph build_cluster(const ClusterSpec& spec) {
                             ? rail_leaves(spec, leaf_ports, spine_ports)
                             : fat_tree_leaves(spec, leaf_ports, spine_ports);
   const std::size_t leaf_count = layout.names.size();
-  require(tiers.size() > 1 || leaf_count == 1,
-          fmt::format("{} nodes need {} leaves; a one-tier fabric has one switch: add a spine tier",
-                      node.count, leaf_count));
+  // One tier: one leaf, or one scalable unit's rail leaves, which only rail-aligned traffic crosses.
+  require(tiers.size() > 1 || layout.units == 1,
+          fmt::format("{} nodes need {} {}; a one-tier fabric has one: add a spine tier", node.count, layout.units,
+                      spec.fabric.layout == FabricLayout::rail_optimized ? "scalable units" : "leaves"));
   std::vector<VertexId> leaves;
   leaves.reserve(leaf_count);
   for (const std::string& name : layout.names) {

@@ -212,21 +212,67 @@ VertexId FabricHierarchy::access_switch(VertexId nic) const {
   return found;
 }
 
-std::optional<int> FabricHierarchy::switch_meeting_level(VertexId a, VertexId b) const {
-  if (a == b) return static_cast<int>(graph_.vertex(a).tier);
-  std::optional<std::uint32_t> group_a = group_of_switch_[a] == none ? std::nullopt : std::optional(group_of_switch_[a]);
-  std::optional<std::uint32_t> group_b = group_of_switch_[b] == none ? std::nullopt : std::optional(group_of_switch_[b]);
-  const bool one_group = group_a && group_a == group_b;
-  while (group_a && group_b && *group_a != *group_b) {
-    if (groups_[*group_a].level <= groups_[*group_b].level) {
-      group_a = groups_[*group_a].parent;
-    } else {
-      group_b = groups_[*group_b].parent;
+void FabricHierarchy::build_cabled_groups() {
+  const std::size_t vertex_count = graph_.vertex_count();
+  cabled_group_of_switch_.assign(vertex_count, none);
+  std::array<std::vector<VertexId>, max_tier + 1> switches_by_tier;
+  for (VertexId v = 0; v < vertex_count; ++v) {
+    const Vertex& vertex = graph_.vertex(v);
+    if (is_fabric_switch(vertex)) switches_by_tier[static_cast<int>(vertex.tier)].push_back(v);
+  }
+  // A tier's switches that reach a common group below are one group; a leaf reaches none, so
+  // each leaf is its own.
+  for (int tier = 1; tier <= max_tier; ++tier) {
+    const std::vector<VertexId>& switches = switches_by_tier[tier];
+    std::vector<std::uint32_t> union_parent(switches.size());
+    std::iota(union_parent.begin(), union_parent.end(), 0u);
+    std::unordered_map<std::uint32_t, std::uint32_t> first_parent_of_child;
+    const auto for_each_child = [&](std::uint32_t i, auto&& visit) {
+      for (const LinkId l : graph_.links_of(switches[i])) {
+        const VertexId w = graph_.link(l).other_end(switches[i]);
+        if (is_fabric_switch(graph_.vertex(w)) && static_cast<int>(graph_.vertex(w).tier) < tier &&
+            cabled_group_of_switch_[w] != none) {
+          visit(cabled_group_of_switch_[w]);
+        }
+      }
+    };
+    for (std::uint32_t i = 0; i < switches.size(); ++i) {
+      for_each_child(i, [&](std::uint32_t child) {
+        const auto [it, inserted] = first_parent_of_child.try_emplace(child, i);
+        if (!inserted) union_parent[find_root(union_parent, i)] = find_root(union_parent, it->second);
+      });
+    }
+    std::unordered_map<std::uint32_t, std::uint32_t> group_of_root;
+    for (std::uint32_t i = 0; i < switches.size(); ++i) {
+      const auto [it, inserted] =
+          group_of_root.try_emplace(find_root(union_parent, i), static_cast<std::uint32_t>(cabled_groups_.size()));
+      if (inserted) cabled_groups_.push_back(CabledGroup{tier, std::nullopt});
+      cabled_group_of_switch_[switches[i]] = it->second;
+    }
+    for (std::uint32_t i = 0; i < switches.size(); ++i) {
+      for_each_child(i, [&](std::uint32_t child) {
+        if (!cabled_groups_[child].parent) cabled_groups_[child].parent = cabled_group_of_switch_[switches[i]];
+      });
     }
   }
-  if (one_group) group_a = groups_[*group_a].parent;
+}
+
+std::optional<int> FabricHierarchy::switch_meeting_level(VertexId a, VertexId b) {
+  if (a == b) return static_cast<int>(graph_.vertex(a).tier);
+  if (cabled_group_of_switch_.empty()) build_cabled_groups();
+  std::optional<std::uint32_t> group_a = cabled_group_of_switch_[a];
+  std::optional<std::uint32_t> group_b = cabled_group_of_switch_[b];
+  // Two switches of one group are not cabled to each other: they meet in the group above.
+  if (group_a == group_b) group_a = group_b = cabled_groups_[*group_a].parent;
+  while (group_a && group_b && *group_a != *group_b) {
+    if (cabled_groups_[*group_a].level <= cabled_groups_[*group_b].level) {
+      group_a = cabled_groups_[*group_a].parent;
+    } else {
+      group_b = cabled_groups_[*group_b].parent;
+    }
+  }
   if (!group_a || !group_b) return std::nullopt;
-  return groups_[*group_a].level;
+  return cabled_groups_[*group_a].level;
 }
 
 std::span<const ResourceShare> FabricHierarchy::switch_profile(VertexId s, int limit_level, bool downwards) {

@@ -77,9 +77,10 @@ class FabricHierarchy {
   // (the host's links stand for it) or ports on several switches.
   VertexId access_switch(VertexId nic) const;
   // The level at which traffic entering at switch a and leaving at switch b turns down: a's tier
-  // when a == b, else the lowest group above both. Switches of one group share hosts, not cables,
-  // so two of them meet in the group above. None when nothing joins them.
-  std::optional<int> switch_meeting_level(VertexId a, VertexId b) const;
+  // when a == b, else the tier of the lowest switches both reach going up. Groups joined by
+  // cables alone, not by shared hosts, decide it: one rail's spines (a rail-aligned pod) do not
+  // reach another rail's leaves, though both serve the same hosts. None when nothing joins them.
+  std::optional<int> switch_meeting_level(VertexId a, VertexId b);
   // As profile(), for a flow entering the fabric at switch s (its ports are the caller's).
   std::span<const ResourceShare> switch_profile(VertexId s, int limit_level, bool downwards);
   double switch_latency_to_level_us(VertexId s, int limit_level) const;
@@ -96,6 +97,8 @@ class FabricHierarchy {
   // Carries the shares seeded on `reached` up through every tier below limit_level, into `shares`.
   void climb(ReachedByTier& reached, int limit_level, std::uint32_t offset, std::vector<ResourceShare>& shares);
   double max_latency_us(const Bundle& bundle) const;
+  // Built on the first switch_meeting_level: the analyses of whole fabrics never need it.
+  void build_cabled_groups();
   double chain_latency_us(VertexId from_switch, int limit_level) const;
 
   const Graph& graph_;
@@ -109,6 +112,12 @@ class FabricHierarchy {
   // spans handed out stay valid as it grows.
   std::unordered_map<std::uint64_t, std::vector<ResourceShare>> profiles_;
   std::vector<double> scratch_share_;  // per vertex, zero between profile computations
+  struct CabledGroup {
+    int level = 0;
+    std::optional<std::uint32_t> parent;
+  };
+  std::vector<CabledGroup> cabled_groups_;
+  std::vector<std::uint32_t> cabled_group_of_switch_;
 };
 
 }  // namespace fb::topo
