@@ -260,7 +260,7 @@ Graph parse_cluster_spec(const SourceText& source) {
     for (const char* key : {"scalable_unit", "rails_per_leaf"}) {
       if (fabric.IsDefined() && fabric[key].IsDefined() &&
           std::string_view(impossible.what()).find(fmt::format("fabric.{}", key)) != std::string_view::npos) {
-        at = fabric[key];
+        at.reset(fabric[key]);  // operator= would write the field's value into the node `at` refers to
       }
     }
     reader.fail(at, "a cluster that can be built", impossible.what());
