@@ -246,8 +246,10 @@ TEST(RailOptimizedProcurement, TheNumbersDocsModelMdStates) {
       {"h100-rail-roce800.yaml", 16, "all_gather", 317.3, "PCIe Gen5"},
       {"h100-rail-roce800.yaml", 16, "alltoall", 50.6, "PCIe path"},
       {"h100-roce400-taper2.yaml", 16, "all_reduce", 306.7, "leaf0002 downlinks"},
+      {"h100-roce400-taper2.yaml", 16, "all_gather", 303.3, "RoCE"},
       {"h100-roce400-taper2.yaml", 16, "alltoall", 34.8, "leaf0001 uplinks"},
       {"h100-rail-roce400-taper2.yaml", 16, "all_reduce", 350.1, "RoCE"},
+      {"h100-rail-roce400-taper2.yaml", 16, "all_gather", 305.3, "RoCE"},
       {"h100-rail-roce400-taper2.yaml", 16, "alltoall", 48.5, "NIC ports"},
       {"h100-roce400.yaml", 128, "all_reduce", 340.5, "RoCE"},
       {"h100-roce400.yaml", 128, "all_gather", 177.2, "RoCE"},
@@ -262,8 +264,10 @@ TEST(RailOptimizedProcurement, TheNumbersDocsModelMdStates) {
       {"h100-rail-roce800.yaml", 128, "all_gather", 181.1, "PCIe Gen5"},
       {"h100-rail-roce800.yaml", 128, "alltoall", 47.6, "PCIe path"},
       {"h100-roce400-taper2.yaml", 128, "all_reduce", 300.7, "leaf0002 downlinks"},
+      {"h100-roce400-taper2.yaml", 128, "all_gather", 177.2, "RoCE"},
       {"h100-roce400-taper2.yaml", 128, "alltoall", 24.9, "leaf0001 uplinks"},
       {"h100-rail-roce400-taper2.yaml", 128, "all_reduce", 340.5, "RoCE"},
+      {"h100-rail-roce400-taper2.yaml", 128, "all_gather", 177.2, "RoCE"},
       {"h100-rail-roce400-taper2.yaml", 128, "alltoall", 33.4, "su01-rail0 uplinks"},
   };
   for (const ProcurementPoint& point : points) {
