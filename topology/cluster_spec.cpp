@@ -34,6 +34,9 @@ void validate(const ClusterSpec& spec) {
   require(node.nvswitches == 0 || node.nvlinks_per_gpu >= node.nvswitches,
           fmt::format("node.nvlink.links_per_gpu ({}) must be at least nvswitches ({})",
                       node.nvlinks_per_gpu, node.nvswitches));
+  require(spec.fabric.scalable_unit_nodes >= 0 && spec.fabric.rails_per_leaf >= 0,
+          fmt::format("fabric.scalable_unit ({}) and fabric.rails_per_leaf ({}) must not be negative",
+                      spec.fabric.scalable_unit_nodes, spec.fabric.rails_per_leaf));
   require(spec.fabric.tiers.size() <= 3,
           fmt::format("fabric.tiers: at most 3 tiers (leaf, spine, core), got {}",
                       spec.fabric.tiers.size()));
