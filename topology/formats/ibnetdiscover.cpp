@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <numeric>
 #include <set>
 #include <tuple>
 
@@ -238,9 +239,9 @@ Graph parse_ibnetdiscover(const SourceText& source) {
   struct CaName {
     std::string host;
     std::string nic;
+    int ordinal = 0;
   };
-  std::map<std::string, CaName> ca_names;  // by node id
-  std::map<std::string, std::vector<std::string>> nics_by_host;
+  std::vector<CaName> ca_names;  // in the order of `nodes`
   for (const auto& [id, node] : nodes) {
     if (node.is_switch) continue;
     const bool shared = description_uses["H" + node.description] > 1;
@@ -253,19 +254,28 @@ Graph parse_ibnetdiscover(const SourceText& source) {
     if (name.host.find('/') != std::string::npos || name.nic.find('/') != std::string::npos) {
       throw_input_error(source.path, node.line, "a CA description \"HOST DEVICE\" without '/'", quote_input(node.description));
     }
-    nics_by_host[name.host].push_back(name.nic);
-    ca_names.emplace(id, std::move(name));
+    ca_names.push_back(std::move(name));
   }
   // A host's NICs are numbered in the order of their device names, digits as numbers (mlx5_2
   // before mlx5_10): rails pair NIC k of one host with NIC k of the next, as NCCL pairs devices.
-  for (auto& [host, nics] : nics_by_host) std::sort(nics.begin(), nics.end(), natural_less);
+  std::vector<std::uint32_t> by_name(ca_names.size());
+  std::iota(by_name.begin(), by_name.end(), 0u);
+  std::sort(by_name.begin(), by_name.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const CaName& x = ca_names[a];
+    const CaName& y = ca_names[b];
+    return x.host != y.host ? x.host < y.host : natural_less(x.nic, y.nic);
+  });
+  for (std::size_t k = 1; k < by_name.size(); ++k) {
+    const CaName& previous = ca_names[by_name[k - 1]];
+    CaName& current = ca_names[by_name[k]];
+    if (previous.host == current.host) current.ordinal = previous.ordinal + (natural_less(previous.nic, current.nic) ? 1 : 0);
+  }
+  std::size_t ca_index = 0;
   for (const auto& [id, node] : nodes) {
     if (!node.is_switch) {
-      const CaName& name = ca_names.at(id);
-      const std::vector<std::string>& host_nics = nics_by_host.at(name.host);
-      const auto ordinal = std::lower_bound(host_nics.begin(), host_nics.end(), name.nic, natural_less) - host_nics.begin();
+      const CaName& name = ca_names[ca_index++];
       const VertexId host = add_vertex(node, VertexKind::host, name.host, no_vertex, -1);
-      vertex_of_id[id] = add_vertex(node, VertexKind::nic, name.host + "/" + name.nic, host, static_cast<int>(ordinal));
+      vertex_of_id[id] = add_vertex(node, VertexKind::nic, name.host + "/" + name.nic, host, name.ordinal);
       continue;
     }
     // "MF0;leaf01:MQM9700/U1" -> "leaf01"; an undescribed switch keeps its id.
