@@ -705,6 +705,17 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
       model.rails = std::min(model.rails, static_cast<int>(node_nics.back().size()));
     }
     if (model.rails == 0) throw InputError("a multi-node placement needs a NIC on every node");
+    // A rail-optimized fabric: traffic between rails takes NCCL's default path through PXN.
+    const bool rails_on_several_switches = std::any_of(node_nics.begin(), node_nics.end(), [&](const auto& nics) {
+      return std::any_of(nics.begin(), nics.end(),
+                         [&](VertexId nic) { return fabric->access_switch(nic) != fabric->access_switch(nics.front()); });
+    });
+    if (rails_on_several_switches) {
+      model.assumptions.push_back(
+          "a node's NICs sit on several leaves (rail-optimized): traffic between rails goes through PXN "
+          "(NCCL_P2P_PXN_LEVEL=2, NCCL's default), over NVLink to the GPU on the receiver's rail and out on that "
+          "rail, not from one rail's leaf to another's through the spines");
+    }
     std::vector<RailPlanner> planners;
     for (const auto& local : local_ranks) planners.emplace_back(graph, local);
     for (int r = 0; r < model.rails; ++r) {

@@ -164,6 +164,12 @@ TEST(RailOptimizedModel, OneUnitWithoutSpinesCarriesEveryOpOnItsRails) {
   for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "alltoall", "sendrecv"}) {
     EXPECT_GT(predict(model, op_by_name(op), GiB).busbw_gbps, 0) << op;
   }
+  // The path between rails is the model's assumption, said aloud; a fat tree makes none.
+  EXPECT_THAT(model.assumptions, ::testing::Contains(::testing::HasSubstr("through PXN")));
+  spec.fabric.layout = FabricLayout::fat_tree;
+  const Graph fat_tree = build_cluster(spec);
+  EXPECT_THAT(model_collectives(fat_tree, place_ranks(fat_tree, 0, 0)).assumptions,
+              ::testing::Not(::testing::Contains(::testing::HasSubstr("PXN"))));
 }
 
 Graph rail_dump_with_nodes() {
