@@ -172,6 +172,32 @@ TEST(RailOptimizedModel, OneUnitWithoutSpinesCarriesEveryOpOnItsRails) {
               ::testing::Not(::testing::Contains(::testing::HasSubstr("PXN"))));
 }
 
+// Between rails, PXN keeps a send on the receiver's rail; without NVLink there is no PXN and the
+// send crosses from one rail's leaf to the other's through the spines. Spine cables of 1xSDR make
+// that crossing the limit wherever it happens.
+TEST(RailOptimizedModel, SendsBetweenRailsCrossTheSpinesOnlyWithoutPxn) {
+  ClusterSpec spec;
+  spec.node.count = 2;
+  spec.node.nic_link = *infiniband(4, "NDR");
+  spec.fabric.switch_link = *infiniband(1, "SDR");
+  spec.fabric.layout = FabricLayout::rail_optimized;
+  spec.fabric.rails_per_leaf = 1;
+  spec.fabric.tiers = {{SwitchTier::leaf, 64, 1.0}, {SwitchTier::spine, 64, 1.0}};
+  const Graph nvlink = build_cluster(spec);
+  const CollectiveModel pxn = model_collectives(nvlink, place_ranks(nvlink, 0, 0));
+  EXPECT_NEAR(pxn.sendrecv_gbps, 50 * 0.95, 1e-6);
+  spec.node.nvlinks_per_gpu = 0;
+  spec.node.nvswitches = 0;
+  const Graph pcie_only = build_cluster(spec);
+  const CollectiveModel direct = model_collectives(pcie_only, place_ranks(pcie_only, 0, 0));
+  // GPU7 -> mlx5_7 -> su01-rail7 -> spines -> su01-rail0 -> mlx5_0 -> GPU0, from both nodes: two
+  // sends share rail 7's 32 uplinks of 1xSDR (0.25 GB/s each, 0.95 of it for NCCL).
+  EXPECT_NEAR(direct.sendrecv_gbps, 32 * 0.25 * 0.95 / 2, 1e-6);
+  EXPECT_THAT(direct.sendrecv_limit, ::testing::MatchesRegex("su01-rail(7 uplinks|0 downlinks) .*"));
+  // Rings stay on their rails either way: no spine at all.
+  EXPECT_NEAR(direct.net_gbps, 8 * 47.5, 1e-6);
+}
+
 Graph rail_dump_with_nodes() {
   Graph graph = parse_topology(
       SourceText{"nodes.yaml",
