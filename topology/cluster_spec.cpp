@@ -34,6 +34,9 @@ void validate(const ClusterSpec& spec) {
   require(node.nvswitches == 0 || node.nvlinks_per_gpu >= node.nvswitches,
           fmt::format("node.nvlink.links_per_gpu ({}) must be at least nvswitches ({})",
                       node.nvlinks_per_gpu, node.nvswitches));
+  require(spec.fabric.scalable_unit_nodes >= 0 && spec.fabric.rails_per_leaf >= 0,
+          fmt::format("fabric.scalable_unit ({}) and fabric.rails_per_leaf ({}) must not be negative",
+                      spec.fabric.scalable_unit_nodes, spec.fabric.rails_per_leaf));
   require(spec.fabric.tiers.size() <= 3,
           fmt::format("fabric.tiers: at most 3 tiers (leaf, spine, core), got {}",
                       spec.fabric.tiers.size()));
@@ -126,6 +129,85 @@ std::vector<VertexId> add_switches(Graph& graph, SwitchTier tier, std::size_t co
   return switches;
 }
 
+// The leaves of a fabric, which leaf each NIC cables to, and which pod (the leaves sharing a set
+// of spines under a core tier) each leaf belongs to.
+struct Leaves {
+  std::vector<std::string> names;
+  std::vector<std::size_t> pod_of_leaf;
+  std::size_t pod_count = 0;
+  int nodes_per_unit = 1;  // nodes per leaf (fat tree) or per scalable unit (rails)
+  int rails_per_leaf = 1;  // NICs of one node per leaf (fat tree: all of them)
+  int leaves_per_unit = 1;
+  std::size_t units = 0;  // leaves (fat tree) or scalable units
+
+  std::size_t leaf_of_nic(int node, int nic) const {
+    return static_cast<std::size_t>(node / nodes_per_unit) * leaves_per_unit + nic / rails_per_leaf;
+  }
+};
+
+std::string down_ports_text(const FabricTierSpec& leaf, const TierPorts& ports) {
+  return fmt::format("leaf radix {} at {:g}:1 leaves {} down ports", leaf.radix, leaf.oversubscription, ports.down);
+}
+
+// Whole nodes per leaf, so that a node's NICs share one leaf and no node straddles two; pods are
+// consecutive leaves.
+Leaves fat_tree_leaves(const ClusterSpec& spec, const TierPorts& leaf_ports, const TierPorts& spine_ports) {
+  const NodeSpec& node = spec.node;
+  Leaves leaves;
+  leaves.nodes_per_unit = leaf_ports.down / node.nics;
+  leaves.rails_per_leaf = node.nics;
+  require(leaves.nodes_per_unit >= 1,
+          fmt::format("fabric {}, fewer than one node's {} NICs", down_ports_text(spec.fabric.tiers[0], leaf_ports),
+                      node.nics));
+  leaves.units = (node.count + leaves.nodes_per_unit - 1) / leaves.nodes_per_unit;
+  for (std::size_t i = 0; i < leaves.units; ++i) {
+    leaves.names.push_back(fmt::format("{}{:04}", name_of(SwitchTier::leaf), i + 1));
+    leaves.pod_of_leaf.push_back(spine_ports.down > 0 ? i / spine_ports.down : 0);
+  }
+  leaves.pod_count = leaves.pod_of_leaf.back() + 1;
+  return leaves;
+}
+
+// Scalable units of nodes_per_unit nodes; in each, leaf g takes rails [g * rails_per_leaf, ...)
+// of every node. Under a core tier, pods are rail-aligned: one rail group's leaves of up to
+// spine_ports.down consecutive units, so that a rail's traffic between units stays off the cores.
+Leaves rail_leaves(const ClusterSpec& spec, const TierPorts& leaf_ports, const TierPorts& spine_ports) {
+  const NodeSpec& node = spec.node;
+  const FabricSpec& fabric = spec.fabric;
+  Leaves leaves;
+  leaves.nodes_per_unit = fabric.scalable_unit_nodes > 0 ? fabric.scalable_unit_nodes
+                                                          : std::min(node.count, leaf_ports.down);
+  require(leaves.nodes_per_unit <= leaf_ports.down,
+          fmt::format("fabric.scalable_unit of {} nodes needs {} down ports per rail leaf; the {}",
+                      leaves.nodes_per_unit, leaves.nodes_per_unit, down_ports_text(fabric.tiers[0], leaf_ports)));
+  leaves.rails_per_leaf = fabric.rails_per_leaf > 0 ? fabric.rails_per_leaf
+                                                    : std::min(node.nics, leaf_ports.down / leaves.nodes_per_unit);
+  require(leaves.rails_per_leaf <= node.nics,
+          fmt::format("fabric.rails_per_leaf {} is more than node.nics.count {}", leaves.rails_per_leaf, node.nics));
+  require(leaves.rails_per_leaf * leaves.nodes_per_unit <= leaf_ports.down,
+          fmt::format("fabric.rails_per_leaf {} x scalable_unit {} nodes needs {} down ports; the {}",
+                      leaves.rails_per_leaf, leaves.nodes_per_unit, leaves.rails_per_leaf * leaves.nodes_per_unit,
+                      down_ports_text(fabric.tiers[0], leaf_ports)));
+  leaves.leaves_per_unit = (node.nics + leaves.rails_per_leaf - 1) / leaves.rails_per_leaf;
+  const int units = (node.count + leaves.nodes_per_unit - 1) / leaves.nodes_per_unit;
+  leaves.units = static_cast<std::size_t>(units);
+  const int units_per_pod = spine_ports.down > 0 ? spine_ports.down : units;
+  const int pods_per_rail_group = (units + units_per_pod - 1) / units_per_pod;
+  const int unit_width = std::max(2, static_cast<int>(std::to_string(units).size()));
+  for (int unit = 0; unit < units; ++unit) {
+    for (int group = 0; group < leaves.leaves_per_unit; ++group) {
+      const int first_rail = group * leaves.rails_per_leaf;
+      const int last_rail = std::min(node.nics, first_rail + leaves.rails_per_leaf) - 1;
+      leaves.names.push_back(first_rail == last_rail
+                                 ? fmt::format("su{:0{}}-rail{}", unit + 1, unit_width, first_rail)
+                                 : fmt::format("su{:0{}}-rails{}-{}", unit + 1, unit_width, first_rail, last_rail));
+      leaves.pod_of_leaf.push_back(static_cast<std::size_t>(group) * pods_per_rail_group + unit / units_per_pod);
+    }
+  }
+  leaves.pod_count = static_cast<std::size_t>(leaves.leaves_per_unit) * pods_per_rail_group;
+  return leaves;
+}
+
 }  // namespace
 
 TierPorts split_ports(const FabricTierSpec& tier, bool is_top_tier) {
@@ -159,27 +241,32 @@ Graph build_cluster(const ClusterSpec& spec) {
   const auto& tiers = spec.fabric.tiers;
   if (tiers.empty()) return graph;
 
-  // Leaves: whole nodes per leaf, so that a node's NICs share one leaf and no node straddles two.
   const TierPorts leaf_ports = split_ports(tiers[0], tiers.size() == 1);
-  const int nodes_per_leaf = leaf_ports.down / node.nics;
-  require(nodes_per_leaf >= 1,
-          fmt::format("fabric leaf radix {} leaves {} down ports, fewer than one node's {} NICs",
-                      tiers[0].radix, leaf_ports.down, node.nics));
-  const std::size_t leaf_count = (node.count + nodes_per_leaf - 1) / nodes_per_leaf;
-  require(tiers.size() > 1 || leaf_count == 1,
-          fmt::format("{} nodes need {} leaves; a one-tier fabric has one switch: add a spine tier",
-                      node.count, leaf_count));
-  const std::vector<VertexId> leaves = add_switches(graph, SwitchTier::leaf, leaf_count);
+  const TierPorts spine_ports = tiers.size() > 1 ? split_ports(tiers[1], tiers.size() == 2) : TierPorts{};
+  const Leaves layout = spec.fabric.layout == FabricLayout::rail_optimized
+                            ? rail_leaves(spec, leaf_ports, spine_ports)
+                            : fat_tree_leaves(spec, leaf_ports, spine_ports);
+  const std::size_t leaf_count = layout.names.size();
+  // One tier: one leaf, or one scalable unit's rail leaves, which only rail-aligned traffic crosses.
+  require(tiers.size() > 1 || layout.units == 1,
+          fmt::format("{} nodes need {} {}; a one-tier fabric has one: add a spine tier", node.count, layout.units,
+                      spec.fabric.layout == FabricLayout::rail_optimized ? "scalable units" : "leaves"));
+  std::vector<VertexId> leaves;
+  leaves.reserve(leaf_count);
+  for (const std::string& name : layout.names) {
+    leaves.push_back(graph.add_vertex(VertexKind::fabric_switch, name));
+    graph.set_tier(leaves.back(), SwitchTier::leaf);
+  }
   for (int n = 0; n < node.count; ++n) {
-    const VertexId leaf = leaves[n / nodes_per_leaf];
-    for (const VertexId nic : nics_by_node[n]) graph.add_link(nic, leaf, node.nic_link);
+    for (int i = 0; i < node.nics; ++i) {
+      graph.add_link(nics_by_node[n][i], leaves[layout.leaf_of_nic(n, i)], node.nic_link);
+    }
   }
   if (tiers.size() == 1) return graph;
 
   const LinkSpec& cable = spec.fabric.switch_link;
   if (tiers.size() == 2) {
     // Every leaf has one cable to each spine.
-    const TierPorts spine_ports = split_ports(tiers[1], true);
     require(static_cast<int>(leaf_count) <= spine_ports.down,
             fmt::format("{} leaves need a spine radix of at least {}, got {}: add a core tier",
                         leaf_count, leaf_count, tiers[1].radix));
@@ -190,25 +277,22 @@ Graph build_cluster(const ClusterSpec& spec) {
     return graph;
   }
 
-  // Three tiers: pods of spine_ports.down leaves, each leaf cabled once to each of its pod's
+  // Three tiers: pods of at most spine_ports.down leaves, each leaf cabled once to each of its pod's
   // leaf_ports.up spines; spine j of every pod is cabled to core group j (spine_ports.up cores).
-  const TierPorts spine_ports = split_ports(tiers[1], false);
   const TierPorts core_ports = split_ports(tiers[2], true);
-  const std::size_t pod_count = (leaf_count + spine_ports.down - 1) / spine_ports.down;
-  require(static_cast<int>(pod_count) <= core_ports.down,
-          fmt::format("{} pods need a core radix of at least {}, got {}", pod_count, pod_count,
+  require(static_cast<int>(layout.pod_count) <= core_ports.down,
+          fmt::format("{} pods need a core radix of at least {}, got {}", layout.pod_count, layout.pod_count,
                       tiers[2].radix));
   const std::vector<VertexId> spines =
-      add_switches(graph, SwitchTier::spine, pod_count * leaf_ports.up);
+      add_switches(graph, SwitchTier::spine, layout.pod_count * leaf_ports.up);
   const std::vector<VertexId> cores =
       add_switches(graph, SwitchTier::core, static_cast<std::size_t>(leaf_ports.up) * spine_ports.up);
   for (std::size_t leaf = 0; leaf < leaf_count; ++leaf) {
-    const std::size_t pod = leaf / spine_ports.down;
     for (int j = 0; j < leaf_ports.up; ++j) {
-      graph.add_link(leaves[leaf], spines[pod * leaf_ports.up + j], cable);
+      graph.add_link(leaves[leaf], spines[layout.pod_of_leaf[leaf] * leaf_ports.up + j], cable);
     }
   }
-  for (std::size_t pod = 0; pod < pod_count; ++pod) {
+  for (std::size_t pod = 0; pod < layout.pod_count; ++pod) {
     for (int j = 0; j < leaf_ports.up; ++j) {
       for (int k = 0; k < spine_ports.up; ++k) {
         graph.add_link(spines[pod * leaf_ports.up + j], cores[j * spine_ports.up + k], cable);

@@ -1,5 +1,6 @@
 #pragma once
-// A cluster on paper: N identical nodes and a fat-tree fabric, built into a topology graph.
+// A cluster on paper: N identical nodes and a fat-tree or rail-optimized fabric, built into a
+// topology graph.
 // The YAML format (formats/cluster_spec_yaml.cpp) fills this in; the scale benchmark and the
 // tests build specs directly.
 
@@ -38,9 +39,20 @@ struct FabricTierSpec {
   double oversubscription = 1.0;
 };
 
+// fat_tree: whole nodes per leaf. rail_optimized: nodes in scalable units (SUs); NIC i of every
+// node of an SU cables to the SU's leaf for rail i (DGX SuperPOD: 32 nodes x 8 rails per SU), so
+// a rail's traffic inside an SU crosses one switch; spines join the SUs, and with a core tier the
+// spines form rail-aligned groups (one rail's leaves of several SUs).
+enum class FabricLayout { fat_tree, rail_optimized };
+
 struct FabricSpec {
+  FabricLayout layout = FabricLayout::fat_tree;
   std::vector<FabricTierSpec> tiers;  // bottom (leaf) first; 1 to 3 tiers; empty: no fabric
   LinkSpec switch_link;               // switch-to-switch cables
+  // rail_optimized only; 0 derives them: an SU is as many nodes as a leaf's down ports hold for
+  // one rail (at most node.count), a leaf takes as many rails as its down ports hold for an SU.
+  int scalable_unit_nodes = 0;
+  int rails_per_leaf = 0;
 };
 
 struct ClusterSpec {

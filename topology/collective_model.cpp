@@ -192,16 +192,26 @@ class Flows {
   }
 
   // A flow between GPUs (or CPUs) of two hosts: out to `from_nic` (through `via`, a GPU near it,
-  // when PXN forwards over NVLink), the NIC port, the fabric, the far NIC port, in to `to`.
+  // when PXN forwards over NVLink), the NIC port, the fabric, the far NIC port, in to `to`. NICs
+  // with ports of their own enter the fabric at their switch (a rail leaf reaches another rail's
+  // leaf only through the spines); NICs the fabric knows only through their host's links enter
+  // through the host's.
   double add_fabric_hop(VertexId from, VertexId via, VertexId from_nic, VertexId to_nic, VertexId to) {
     const std::uint32_t from_host = host_index(graph_.vertex(from_nic).host);
     const std::uint32_t to_host = host_index(graph_.vertex(to_nic).host);
-    const std::optional<std::uint32_t> meeting = fabric_->common_group(from_host, to_host);
-    if (!meeting) {
+    const VertexId from_switch = fabric_->access_switch(from_nic);
+    const VertexId to_switch = fabric_->access_switch(to_nic);
+    const bool per_port = from_switch != no_vertex && to_switch != no_vertex;
+    std::optional<int> level;
+    if (per_port) {
+      level = fabric_->switch_meeting_level(from_switch, to_switch);
+    } else if (const std::optional<std::uint32_t> meeting = fabric_->common_group(from_host, to_host)) {
+      level = fabric_->groups()[*meeting].level;
+    }
+    if (!level) {
       throw InputError(fmt::format("no fabric route from {} to {}",
                                    graph_.vertex(from).name, graph_.vertex(to).name));
     }
-    const int level = fabric_->groups()[*meeting].level;
     FlowClass flow{{}, 1.0};
     // At most seven pieces: one growth of the vector per flow instead of four, a million flows.
     flow.segments.reserve(7);
@@ -214,12 +224,20 @@ class Flows {
     if (via != from) local(from, via);
     local(via, from_nic);
     flow.segments.emplace_back(port_shares(from_nic, true));
-    flow.segments.emplace_back(fabric_shares(from_host, level, false));
-    flow.segments.emplace_back(fabric_shares(to_host, level, true));
+    if (per_port) {
+      flow.segments.emplace_back(switch_shares(from_switch, *level, false));
+      flow.segments.emplace_back(switch_shares(to_switch, *level, true));
+      latency_us += fabric_->latency_to_level_us(from_host, 1) + fabric_->switch_latency_to_level_us(from_switch, *level) +
+                    fabric_->latency_to_level_us(to_host, 1) + fabric_->switch_latency_to_level_us(to_switch, *level);
+    } else {
+      flow.segments.emplace_back(fabric_shares(from_host, *level, false));
+      flow.segments.emplace_back(fabric_shares(to_host, *level, true));
+      latency_us += fabric_->latency_to_level_us(from_host, *level) + fabric_->latency_to_level_us(to_host, *level);
+    }
     flow.segments.emplace_back(port_shares(to_nic, false));
     local(to_nic, to);
     classes_.push_back(std::move(flow));
-    return latency_us + fabric_->latency_to_level_us(from_host, level) + fabric_->latency_to_level_us(to_host, level);
+    return latency_us;
   }
 
   // `weight` host-to-host flows that spread over all of both hosts' NICs (alltoall through PXN).
@@ -353,6 +371,18 @@ class Flows {
     return shares;
   }
 
+  std::span<const ResourceShare> switch_shares(VertexId entry, int level, bool downwards) {
+    std::vector<ResourceShare>& shares =
+        switch_paths_[std::uint64_t{entry} << 8 | static_cast<std::uint64_t>(level) << 1 | (downwards ? 1 : 0)];
+    if (shares.empty()) {
+      const auto offset = static_cast<std::uint32_t>(2 * graph_.link_count());
+      for (const ResourceShare& use : fabric_->switch_profile(entry, level, downwards)) {
+        shares.push_back({use.resource + offset, use.share});
+      }
+    }
+    return shares;
+  }
+
   std::uint32_t host_index(VertexId host) const {
     const auto hosts = fabric_->hosts();
     const auto it = std::lower_bound(hosts.begin(), hosts.end(), host);
@@ -377,6 +407,8 @@ class Flows {
   // by NIC and direction, and by fabric host, level and direction.
   std::vector<std::vector<ResourceShare>> port_paths_;
   std::vector<std::vector<ResourceShare>> fabric_paths_;
+  // By entry switch, level and direction; node-based, so the vectors never move.
+  std::unordered_map<std::uint64_t, std::vector<ResourceShare>> switch_paths_;
 };
 
 std::vector<VertexId> nics_of(const Graph& graph, VertexId host) {
@@ -902,6 +934,20 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     std::vector<RailPlanner> planners;
     crossings = plan_rails(graph, local_ranks, planners);
     model.rails = static_cast<int>(crossings.size());
+    // A rail-optimized fabric: traffic between rails takes NCCL's default path through PXN.
+    bool rails_on_several_switches = false;
+    for (std::size_t node = 0; node < local_ranks.size() && !rails_on_several_switches; ++node) {
+      for (const auto& rail : crossings) {
+        rails_on_several_switches = rails_on_several_switches ||
+                                    fabric->access_switch(rail[node].nic) != fabric->access_switch(crossings.front()[node].nic);
+      }
+    }
+    if (rails_on_several_switches) {
+      model.assumptions.push_back(
+          "a node's NICs sit on several leaves (rail-optimized): traffic between rails goes through PXN "
+          "(NCCL_P2P_PXN_LEVEL=2, NCCL's default), over NVLink to the GPU on the receiver's rail and out on that "
+          "rail, not from one rail's leaf to another's through the spines");
+    }
     // The ring: all rails at once, each through the node's ranks from its entry to its exit.
     Flows flows(graph, fabric, host_routes);
     for (const auto& rail : crossings) {
@@ -981,17 +1027,38 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     model.alltoall_limit = solved_limit(pair_solution);
   }
 
-  // sendrecv: rank i to rank i + 1, each through its own nearest NIC between nodes.
+  // sendrecv: rank i to rank i + 1; between nodes the receiver's nearest NIC takes it in. PXN
+  // (NCCL_P2P_PXN_LEVEL=2, the default): over NVLink the sender hands its data to the local rank
+  // nearest its own NIC of the receiver's rail (the same ordinal), so that a rail-optimized fabric
+  // keeps it on one rail; otherwise it leaves through its own nearest NIC.
   {
     Flows flows(graph, fabric, host_routes);
+    std::map<VertexId, std::size_t> slot_of_host;
+    for (std::size_t n = 0; n < local_ranks.size(); ++n) slot_of_host.emplace(graph.vertex(local_ranks[n].front()).host, n);
     for (std::size_t i = 0; i < rank_vertices.size(); ++i) {
       const VertexId from = rank_vertices[i];
       const VertexId to = rank_vertices[(i + 1) % rank_vertices.size()];
-      if (graph.vertex(from).host == graph.vertex(to).host) {
+      const VertexId from_host = graph.vertex(from).host;
+      if (from_host == graph.vertex(to).host) {
         flows.add({&flows.local_path(from, to)});
         continue;
       }
-      flows.add_fabric_hop(from, from, nearest_nics.of(from), nearest_nics.of(to), to);
+      const VertexId to_nic = nearest_nics.of(to);
+      VertexId via = from;
+      VertexId from_nic = nearest_nics.of(from);
+      if (model.nvlink_intra) {
+        const std::vector<VertexId> far_nics = nics_of(graph, graph.vertex(to).host);
+        const std::vector<VertexId> own_nics = nics_of(graph, from_host);
+        const auto rail = static_cast<std::size_t>(std::find(far_nics.begin(), far_nics.end(), to_nic) - far_nics.begin());
+        for (const VertexId proxy : local_ranks[slot_of_host.at(from_host)]) {
+          if (rail < own_nics.size() && own_nics[rail] != from_nic && nearest_nics.of(proxy) == own_nics[rail]) {
+            via = proxy;
+            from_nic = own_nics[rail];
+            break;
+          }
+        }
+      }
+      flows.add_fabric_hop(from, via, from_nic, to_nic, to);
     }
     flows.add_competing(competing);
     const Flows::Solution solution = flows.solve();

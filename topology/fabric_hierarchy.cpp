@@ -158,66 +158,168 @@ std::optional<std::uint32_t> FabricHierarchy::common_group(std::uint32_t host_a,
   return a && b ? a : std::nullopt;
 }
 
+void FabricHierarchy::spread(const Bundle& bundle, VertexId from, double share, ReachedByTier& reached) {
+  const double per_link = share / static_cast<double>(bundle.links.size());
+  for (const LinkId l : bundle.links) {
+    const Link& link = graph_.link(l);
+    const VertexId to = is_fabric_switch(graph_.vertex(link.a)) && link.a != from ? link.a : link.b;
+    if (scratch_share_[to] == 0) reached[static_cast<int>(graph_.vertex(to).tier)].push_back(to);
+    scratch_share_[to] += per_link;
+  }
+}
+
+void FabricHierarchy::climb(ReachedByTier& reached, int limit_level, std::uint32_t offset,
+                            std::vector<ResourceShare>& shares) {
+  for (int tier = 1; tier < limit_level && tier <= max_tier; ++tier) {
+    for (const VertexId s : reached[tier]) {
+      const std::uint32_t bundle = bundle_of_vertex_[s];
+      if (bundle != none) {
+        shares.push_back({bundle + offset, scratch_share_[s]});
+        spread(bundles_[bundle], s, scratch_share_[s], reached);
+      }
+    }
+  }
+  for (const auto& switches : reached) {
+    for (const VertexId s : switches) scratch_share_[s] = 0;
+  }
+}
+
 std::span<const ResourceShare> FabricHierarchy::profile(std::uint32_t group, int limit_level, bool downwards) {
   const std::uint64_t key = std::uint64_t{group} << 8 | static_cast<std::uint64_t>(limit_level) << 1 | (downwards ? 1 : 0);
   if (const auto it = profiles_.find(key); it != profiles_.end()) return it->second;
 
   const std::uint32_t offset = downwards ? static_cast<std::uint32_t>(bundles_.size()) : 0;
   std::vector<ResourceShare> shares;
-  std::array<std::vector<VertexId>, max_tier + 1> reached_by_tier;
+  ReachedByTier reached;
   const auto& hosts = groups_[group].hosts;
   const double per_host = 1.0 / static_cast<double>(hosts.size());
-  const auto spread = [&](const Bundle& bundle, VertexId from, double share) {
-    const double per_link = share / static_cast<double>(bundle.links.size());
-    for (const LinkId l : bundle.links) {
-      const Link& link = graph_.link(l);
-      const VertexId to = is_fabric_switch(graph_.vertex(link.a)) && link.a != from ? link.a : link.b;
-      if (scratch_share_[to] == 0) reached_by_tier[static_cast<int>(graph_.vertex(to).tier)].push_back(to);
-      scratch_share_[to] += per_link;
-    }
-  };
   for (const std::uint32_t h : hosts) {
     shares.push_back({h + offset, per_host});
-    spread(bundles_[h], hosts_[h], per_host);
+    spread(bundles_[h], hosts_[h], per_host, reached);
   }
-  for (int tier = 1; tier < limit_level && tier <= max_tier; ++tier) {
-    for (const VertexId s : reached_by_tier[tier]) {
-      const std::uint32_t bundle = bundle_of_vertex_[s];
-      if (bundle != none) {
-        shares.push_back({bundle + offset, scratch_share_[s]});
-        spread(bundles_[bundle], s, scratch_share_[s]);
-      }
-    }
-  }
-  for (const auto& reached : reached_by_tier) {
-    for (const VertexId s : reached) scratch_share_[s] = 0;
-  }
+  climb(reached, limit_level, offset, shares);
   return profiles_.emplace(key, std::move(shares)).first->second;
 }
 
-double FabricHierarchy::latency_to_level_us(std::uint32_t group, int limit_level) const {
-  const auto max_latency = [&](const Bundle& bundle) {
-    double slowest = 0;
-    for (const LinkId l : bundle.links) slowest = std::max(slowest, graph_.link(l).spec.latency_us);
-    return slowest;
-  };
-  const std::uint32_t host = groups_[group].hosts.front();
-  double latency = max_latency(bundles_[host]);
-  // Follow one representative chain of switches up: in a tiered fabric every chain has as many
-  // hops, and cable latencies within a tier are alike.
-  VertexId current = no_vertex;
-  for (const LinkId l : bundles_[host].links) {
-    const Link& link = graph_.link(l);
-    current = is_fabric_switch(graph_.vertex(link.a)) ? link.a : link.b;
+VertexId FabricHierarchy::access_switch(VertexId nic) const {
+  VertexId found = no_vertex;
+  for (const LinkId l : graph_.links_of(nic)) {
+    const VertexId other = graph_.link(l).other_end(nic);
+    if (!is_fabric_switch(graph_.vertex(other))) continue;
+    if (found != no_vertex && found != other) return no_vertex;
+    found = other;
   }
+  return found;
+}
+
+void FabricHierarchy::build_cabled_groups() {
+  const std::size_t vertex_count = graph_.vertex_count();
+  cabled_group_of_switch_.assign(vertex_count, none);
+  std::array<std::vector<VertexId>, max_tier + 1> switches_by_tier;
+  for (VertexId v = 0; v < vertex_count; ++v) {
+    const Vertex& vertex = graph_.vertex(v);
+    if (is_fabric_switch(vertex)) switches_by_tier[static_cast<int>(vertex.tier)].push_back(v);
+  }
+  // A tier's switches that reach a common group below are one group; a leaf reaches none, so
+  // each leaf is its own.
+  for (int tier = 1; tier <= max_tier; ++tier) {
+    const std::vector<VertexId>& switches = switches_by_tier[tier];
+    std::vector<std::uint32_t> union_parent(switches.size());
+    std::iota(union_parent.begin(), union_parent.end(), 0u);
+    std::unordered_map<std::uint32_t, std::uint32_t> first_parent_of_child;
+    const auto for_each_child = [&](std::uint32_t i, auto&& visit) {
+      for (const LinkId l : graph_.links_of(switches[i])) {
+        const VertexId w = graph_.link(l).other_end(switches[i]);
+        if (is_fabric_switch(graph_.vertex(w)) && static_cast<int>(graph_.vertex(w).tier) < tier &&
+            cabled_group_of_switch_[w] != none) {
+          visit(cabled_group_of_switch_[w]);
+        }
+      }
+    };
+    for (std::uint32_t i = 0; i < switches.size(); ++i) {
+      for_each_child(i, [&](std::uint32_t child) {
+        const auto [it, inserted] = first_parent_of_child.try_emplace(child, i);
+        if (!inserted) union_parent[find_root(union_parent, i)] = find_root(union_parent, it->second);
+      });
+    }
+    std::unordered_map<std::uint32_t, std::uint32_t> group_of_root;
+    for (std::uint32_t i = 0; i < switches.size(); ++i) {
+      const auto [it, inserted] =
+          group_of_root.try_emplace(find_root(union_parent, i), static_cast<std::uint32_t>(cabled_groups_.size()));
+      if (inserted) cabled_groups_.push_back(CabledGroup{tier, std::nullopt});
+      cabled_group_of_switch_[switches[i]] = it->second;
+    }
+    for (std::uint32_t i = 0; i < switches.size(); ++i) {
+      for_each_child(i, [&](std::uint32_t child) {
+        if (!cabled_groups_[child].parent) cabled_groups_[child].parent = cabled_group_of_switch_[switches[i]];
+      });
+    }
+  }
+}
+
+std::optional<int> FabricHierarchy::switch_meeting_level(VertexId a, VertexId b) {
+  if (a == b) return static_cast<int>(graph_.vertex(a).tier);
+  if (cabled_group_of_switch_.empty()) build_cabled_groups();
+  std::optional<std::uint32_t> group_a = cabled_group_of_switch_[a];
+  std::optional<std::uint32_t> group_b = cabled_group_of_switch_[b];
+  // Two switches of one group are not cabled to each other: they meet in the group above.
+  if (group_a == group_b) group_a = group_b = cabled_groups_[*group_a].parent;
+  while (group_a && group_b && *group_a != *group_b) {
+    if (cabled_groups_[*group_a].level <= cabled_groups_[*group_b].level) {
+      group_a = cabled_groups_[*group_a].parent;
+    } else {
+      group_b = cabled_groups_[*group_b].parent;
+    }
+  }
+  if (!group_a || !group_b) return std::nullopt;
+  return cabled_groups_[*group_a].level;
+}
+
+std::span<const ResourceShare> FabricHierarchy::switch_profile(VertexId s, int limit_level, bool downwards) {
+  // Above every group key (groups number fewer than 2^32).
+  const std::uint64_t key = std::uint64_t{1} << 63 | std::uint64_t{s} << 8 |
+                            static_cast<std::uint64_t>(limit_level) << 1 | (downwards ? 1 : 0);
+  if (const auto it = profiles_.find(key); it != profiles_.end()) return it->second;
+  std::vector<ResourceShare> shares;
+  ReachedByTier reached;
+  reached[static_cast<int>(graph_.vertex(s).tier)].push_back(s);
+  scratch_share_[s] = 1.0;
+  climb(reached, limit_level, downwards ? static_cast<std::uint32_t>(bundles_.size()) : 0, shares);
+  return profiles_.emplace(key, std::move(shares)).first->second;
+}
+
+double FabricHierarchy::max_latency_us(const Bundle& bundle) const {
+  double slowest = 0;
+  for (const LinkId l : bundle.links) slowest = std::max(slowest, graph_.link(l).spec.latency_us);
+  return slowest;
+}
+
+// Follows one representative chain of switches up: in a tiered fabric every chain has as many
+// hops, and cable latencies within a tier are alike.
+double FabricHierarchy::chain_latency_us(VertexId current, int limit_level) const {
+  double latency = 0;
   while (current != no_vertex && static_cast<int>(graph_.vertex(current).tier) < limit_level) {
     const std::uint32_t bundle = bundle_of_vertex_[current];
     if (bundle == none) break;
-    latency += max_latency(bundles_[bundle]);
+    latency += max_latency_us(bundles_[bundle]);
     const Link& up = graph_.link(bundles_[bundle].links.front());
     current = up.other_end(current);
   }
   return latency;
+}
+
+double FabricHierarchy::latency_to_level_us(std::uint32_t group, int limit_level) const {
+  const std::uint32_t host = groups_[group].hosts.front();
+  VertexId first_switch = no_vertex;
+  for (const LinkId l : bundles_[host].links) {
+    const Link& link = graph_.link(l);
+    first_switch = is_fabric_switch(graph_.vertex(link.a)) ? link.a : link.b;
+  }
+  return max_latency_us(bundles_[host]) + chain_latency_us(first_switch, limit_level);
+}
+
+double FabricHierarchy::switch_latency_to_level_us(VertexId s, int limit_level) const {
+  return chain_latency_us(s, limit_level);
 }
 
 }  // namespace fb::topo

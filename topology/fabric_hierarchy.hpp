@@ -15,6 +15,7 @@
 #include "topology/flow_model.hpp"
 #include "topology/graph.hpp"
 
+#include <array>
 #include <map>
 #include <optional>
 #include <span>
@@ -69,11 +70,36 @@ class FabricHierarchy {
   // Latency of the longest hop chain from a host of the group up to limit_level.
   double latency_to_level_us(std::uint32_t group, int limit_level) const;
 
+  // Per-port traffic (a rail) enters the fabric at its NIC's switch rather than spread over its
+  // host's: a scalable unit's rail leaves share hosts, so they are one group, yet rail i's leaf
+  // reaches rail j's only through the spines.
+  // The one switch all of the NIC's fabric ports go to; no_vertex when it has none of its own
+  // (the host's links stand for it) or ports on several switches.
+  VertexId access_switch(VertexId nic) const;
+  // The level at which traffic entering at switch a and leaving at switch b turns down: a's tier
+  // when a == b, else the tier of the lowest switches both reach going up. Groups joined by
+  // cables alone, not by shared hosts, decide it: one rail's spines (a rail-aligned pod) do not
+  // reach another rail's leaves, though both serve the same hosts. None when nothing joins them.
+  std::optional<int> switch_meeting_level(VertexId a, VertexId b);
+  // As profile(), for a flow entering the fabric at switch s (its ports are the caller's).
+  std::span<const ResourceShare> switch_profile(VertexId s, int limit_level, bool downwards);
+  double switch_latency_to_level_us(VertexId s, int limit_level) const;
+
  private:
   struct Bundle {
     VertexId owner;
     std::vector<LinkId> links;
   };
+  using ReachedByTier = std::array<std::vector<VertexId>, static_cast<std::size_t>(SwitchTier::core) + 1>;
+
+  // Spreads `share` over the bundle's links onto the switches they reach.
+  void spread(const Bundle& bundle, VertexId from, double share, ReachedByTier& reached);
+  // Carries the shares seeded on `reached` up through every tier below limit_level, into `shares`.
+  void climb(ReachedByTier& reached, int limit_level, std::uint32_t offset, std::vector<ResourceShare>& shares);
+  double max_latency_us(const Bundle& bundle) const;
+  // Built on the first switch_meeting_level: the analyses of whole fabrics never need it.
+  void build_cabled_groups();
+  double chain_latency_us(VertexId from_switch, int limit_level) const;
 
   const Graph& graph_;
   std::vector<VertexId> hosts_;
@@ -86,6 +112,12 @@ class FabricHierarchy {
   // spans handed out stay valid as it grows.
   std::unordered_map<std::uint64_t, std::vector<ResourceShare>> profiles_;
   std::vector<double> scratch_share_;  // per vertex, zero between profile computations
+  struct CabledGroup {
+    int level = 0;
+    std::optional<std::uint32_t> parent;
+  };
+  std::vector<CabledGroup> cabled_groups_;
+  std::vector<std::uint32_t> cabled_group_of_switch_;
 };
 
 }  // namespace fb::topo

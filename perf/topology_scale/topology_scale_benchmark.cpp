@@ -1,4 +1,5 @@
-// Builds and analyzes DGX H100 clusters on a 3-tier NDR fat-tree (leaves 1:1, spines 2:1) from
+// Builds and analyzes DGX H100 clusters on a 3-tier NDR fat-tree (leaves 1:1, spines 2:1) and on a
+// 3-tier rail-optimized fabric (DGX SuperPOD units of 32 nodes on rail leaves, the same tiers) from
 // 1,000 to 1,000,000 GPUs: YAML spec -> graph -> oversubscription -> all-to-all max-min blocking;
 // and `topo predict`'s model of a collective over every GPU, 1,000 to 100,000 GPUs. Phase times
 // and the peak resident set are reported as counters.
@@ -16,7 +17,7 @@
 namespace {
 
 // Core radix 128 up to 100,000 GPUs; a million need more than 700 pods under the cores, so 1024.
-std::string cluster_spec_yaml(int nodes) {
+std::string cluster_spec_yaml(int nodes, std::string_view layout = "fat_tree") {
   const int core_radix = nodes > 12'500 ? 1024 : 128;
   return fmt::format(R"(name: scale
 node:
@@ -27,13 +28,13 @@ node:
   pcie: {{generation: 5, width: 16, switches: 4}}
   nics: {{count: 8, link: 4xNDR}}
 fabric:
-  topology: fat_tree
+  topology: {}{}
   tiers:
     - {{name: leaf, radix: 64, oversubscription: "1:1"}}
     - {{name: spine, radix: 64, oversubscription: "2:1"}}
     - {{name: core, radix: {}}}
 )",
-                     nodes, core_radix);
+                     nodes, layout, layout == "rail_optimized" ? "\n  scalable_unit: 32" : "", core_radix);
 }
 
 double peak_rss_mib() {
@@ -42,9 +43,9 @@ double peak_rss_mib() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-void BM_BuildAndAnalyzeFatTree(benchmark::State& state) {
+void build_and_analyze(benchmark::State& state, std::string_view layout) {
   const int gpus = static_cast<int>(state.range(0));
-  const fb::topo::SourceText source{"scale.yaml", cluster_spec_yaml(gpus / 8)};
+  const fb::topo::SourceText source{"scale.yaml", cluster_spec_yaml(gpus / 8, layout)};
   using clock = std::chrono::steady_clock;
   double build_s = 0, oversubscription_s = 0, blocking_s = 0;
   std::size_t links = 0, vertices = 0, findings = 0, classes = 0;
@@ -77,6 +78,9 @@ void BM_BuildAndAnalyzeFatTree(benchmark::State& state) {
   state.counters["peak_rss_MiB"] = peak_rss_mib();
 }
 
+void BM_BuildAndAnalyzeFatTree(benchmark::State& state) { build_and_analyze(state, "fat_tree"); }
+void BM_BuildAndAnalyzeRailOptimized(benchmark::State& state) { build_and_analyze(state, "rail_optimized"); }
+
 // What `topo predict` does for an all_reduce over every GPU: place the ranks, model what the
 // placement carries (rings, trees, the network alone, alltoall, sendrecv: max-min fair flows over
 // every link), then NCCL's algorithm and protocol choice at one size.
@@ -107,6 +111,7 @@ void BM_PredictFatTree(benchmark::State& state) {
 
 // One process per size keeps peak_rss_MiB meaningful: run with --benchmark_filter=.../100000.
 BENCHMARK(BM_BuildAndAnalyzeFatTree)->Arg(1000)->Arg(10000)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_BuildAndAnalyzeRailOptimized)->Arg(1000)->Arg(10000)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PredictFatTree)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

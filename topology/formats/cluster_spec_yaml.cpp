@@ -1,4 +1,5 @@
-// The declarative cluster spec (YAML): identical nodes and a fat-tree, for clusters on paper.
+// The declarative cluster spec (YAML): identical nodes and a fat-tree or rail-optimized fabric,
+// for clusters on paper.
 //
 //   name: h100-pod
 //   node:
@@ -13,6 +14,12 @@
 //     tiers:
 //       - {name: leaf, radix: 64, oversubscription: "2:1"}
 //       - {name: spine, radix: 64}
+//
+//   fabric:                                  # DGX SuperPOD style: NIC i of each node to rail leaf i
+//     topology: rail_optimized
+//     scalable_unit: 32                      # nodes per SU (default: what a leaf's down ports hold)
+//     rails_per_leaf: 1                      # default: as many rails as the leaf's down ports hold
+//     tiers: [{name: leaf, radix: 64}, {name: spine, radix: 64}, {name: core, radix: 64}]
 
 #include "topology/cluster_spec.hpp"
 #include "topology/format_registry.hpp"
@@ -182,12 +189,22 @@ NodeSpec read_node(const SpecReader& reader, const YAML::Node& node) {
 }
 
 FabricSpec read_fabric(const SpecReader& reader, const YAML::Node& fabric, const NodeSpec& node) {
-  reader.require_map(fabric, "fabric", {"topology", "link", "type", "rate_gbps", "tiers"});
+  reader.require_map(fabric, "fabric",
+                     {"topology", "link", "type", "rate_gbps", "tiers", "scalable_unit", "rails_per_leaf"});
   const std::string topology = reader.text(fabric, "topology", "fat_tree");
-  if (topology != "fat_tree") {
-    reader.fail(fabric["topology"], "fabric topology fat_tree", quote_input(topology));
-  }
   FabricSpec spec;
+  if (topology == "rail_optimized") {
+    spec.layout = FabricLayout::rail_optimized;
+    spec.scalable_unit_nodes = reader.integer(fabric, "scalable_unit", 0, 1);
+    spec.rails_per_leaf = reader.integer(fabric, "rails_per_leaf", 0, 1);
+  } else if (topology != "fat_tree") {
+    reader.fail(fabric["topology"], "fabric topology fat_tree or rail_optimized", quote_input(topology));
+  }
+  for (const char* key : {"scalable_unit", "rails_per_leaf"}) {
+    if (spec.layout != FabricLayout::rail_optimized && fabric[key].IsDefined()) {
+      reader.fail(fabric[key], fmt::format("fabric.{} only with topology: rail_optimized", key), quote_input(topology));
+    }
+  }
   spec.switch_link = fabric["link"].IsDefined() || fabric["type"].IsDefined()
                          ? reader.network_link(fabric, "fabric")
                          : node.nic_link;
@@ -237,7 +254,15 @@ Graph parse_cluster_spec(const SourceText& source) {
   try {
     return build_cluster(spec);
   } catch (const InputError& impossible) {
-    const YAML::Node at = root["fabric"].IsDefined() ? root["fabric"] : root["node"];
+    const YAML::Node fabric = root["fabric"];
+    YAML::Node at = fabric.IsDefined() ? fabric : root["node"];
+    // A problem the builder names by its field is reported at that field's line.
+    for (const char* key : {"scalable_unit", "rails_per_leaf"}) {
+      if (fabric.IsDefined() && fabric[key].IsDefined() &&
+          std::string_view(impossible.what()).find(fmt::format("fabric.{}", key)) != std::string_view::npos) {
+        at.reset(fabric[key]);  // operator= would write the field's value into the node `at` refers to
+      }
+    }
     reader.fail(at, "a cluster that can be built", impossible.what());
   }
 }
@@ -249,7 +274,7 @@ int sniff_cluster_spec(std::string_view text) {
 }
 
 const Registrar<TopologyFormat> registrar{
-    {"cluster-yaml", "declarative cluster spec: nodes and a fat-tree fabric (YAML)",
+    {"cluster-yaml", "declarative cluster spec: nodes and a fat-tree or rail-optimized fabric (YAML)",
      sniff_cluster_spec, parse_cluster_spec}};
 
 }  // namespace

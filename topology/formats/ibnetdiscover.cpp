@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <numeric>
 #include <set>
 #include <tuple>
 
@@ -132,6 +133,32 @@ std::pair<LinkSpec, std::string> link_speed(const SourceText& source, const Numb
   return {*spec, std::string(last)};
 }
 
+// Name order with digit runs compared as numbers: "mlx5_2" < "mlx5_10".
+bool natural_less(std::string_view a, std::string_view b) {
+  std::size_t i = 0;
+  std::size_t j = 0;
+  const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  while (i < a.size() && j < b.size()) {
+    if (is_digit(a[i]) && is_digit(b[j])) {
+      const std::size_t a_end = std::min(a.size(), a.find_first_not_of("0123456789", i));
+      const std::size_t b_end = std::min(b.size(), b.find_first_not_of("0123456789", j));
+      const std::string_view a_digits = a.substr(i, a_end - i);
+      const std::string_view b_digits = b.substr(j, b_end - j);
+      const std::string_view a_value = a_digits.substr(std::min(a_digits.find_first_not_of('0'), a_digits.size()));
+      const std::string_view b_value = b_digits.substr(std::min(b_digits.find_first_not_of('0'), b_digits.size()));
+      if (a_value.size() != b_value.size()) return a_value.size() < b_value.size();
+      if (a_value != b_value) return a_value < b_value;
+      i = a_end;
+      j = b_end;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
 // Lines that are not part of the topology: headings of older dumps, and stderr mixed into a
 // captured file.
 bool is_heading_or_diagnostic(std::string_view text) {
@@ -196,46 +223,69 @@ Graph parse_ibnetdiscover(const SourceText& source) {
   std::map<std::string, VertexId> vertex_of_id;
   std::set<std::string> switch_names;
   // A name the dump uses for two kinds of thing (a host called like a switch) is an input error.
-  const auto add_vertex = [&](const NodeBlock& node, VertexKind kind, const std::string& name, VertexId host) {
+  const auto add_vertex = [&](const NodeBlock& node, VertexKind kind, const std::string& name, VertexId host, int index) {
     const VertexId existing = graph.find(name);
     if (existing != no_vertex && graph.vertex(existing).kind != kind) {
       throw_input_error(source.path, node.line, fmt::format("a {} name not used for a {}", name_of(kind),
                                                             name_of(graph.vertex(existing).kind)),
                         quote_input(name));
     }
-    return graph.add_vertex(kind, name, host);
+    return graph.add_vertex(kind, name, host, index);
   };
   // Descriptions shared by several nodes name none of them: those nodes are told apart by GUID.
   std::map<std::string, std::size_t> description_uses;
   for (const auto& [id, node] : nodes) ++description_uses[std::string(node.is_switch ? "S" : "H") + node.description];
   std::map<std::string, std::size_t> shared_ca_descriptions;
+  struct CaName {
+    std::string host;
+    std::string nic;
+    int ordinal = 0;
+  };
+  std::vector<CaName> ca_names;  // in the order of `nodes`
   for (const auto& [id, node] : nodes) {
-    const bool shared = description_uses[std::string(node.is_switch ? "S" : "H") + node.description] > 1;
-    const std::string guid = id.substr(2);
-    if (node.is_switch) {
-      // "MF0;leaf01:MQM9700/U1" -> "leaf01"; an undescribed switch keeps its id.
-      std::string name = node.description;
-      const std::size_t semicolon = name.find(';');
-      if (semicolon != std::string::npos) name = name.substr(semicolon + 1);
-      name = name.substr(0, name.find(':'));
-      if (trim(name).empty() || name.find('/') != std::string::npos) name = id;
-      if (shared || !switch_names.insert(name).second) name += "-" + guid;
-      vertex_of_id[id] = add_vertex(node, VertexKind::fabric_switch, name, no_vertex);
-    } else {
-      const std::vector<std::string_view> words = split_whitespace(node.description);
-      std::string host_name = words.empty() ? id : std::string(words[0]);
-      std::string nic_name = words.size() > 1 ? std::string(words[1]) : id;
-      if (shared && !node.description.empty()) {
-        ++shared_ca_descriptions[node.description];
-        host_name = "ca-" + guid;
-        nic_name = words.empty() ? id : std::string(words[0]);
-      }
-      if (host_name.find('/') != std::string::npos || nic_name.find('/') != std::string::npos) {
-        throw_input_error(source.path, node.line, "a CA description \"HOST DEVICE\" without '/'", quote_input(node.description));
-      }
-      const VertexId host = add_vertex(node, VertexKind::host, host_name, no_vertex);
-      vertex_of_id[id] = add_vertex(node, VertexKind::nic, host_name + "/" + nic_name, host);
+    if (node.is_switch) continue;
+    const bool shared = description_uses["H" + node.description] > 1;
+    const std::vector<std::string_view> words = split_whitespace(node.description);
+    CaName name{words.empty() ? id : std::string(words[0]), words.size() > 1 ? std::string(words[1]) : id};
+    if (shared && !node.description.empty()) {
+      ++shared_ca_descriptions[node.description];
+      name = {"ca-" + id.substr(2), words.empty() ? id : std::string(words[0])};
     }
+    if (name.host.find('/') != std::string::npos || name.nic.find('/') != std::string::npos) {
+      throw_input_error(source.path, node.line, "a CA description \"HOST DEVICE\" without '/'", quote_input(node.description));
+    }
+    ca_names.push_back(std::move(name));
+  }
+  // A host's NICs are numbered in the order of their device names, digits as numbers (mlx5_2
+  // before mlx5_10): rails pair NIC k of one host with NIC k of the next, as NCCL pairs devices.
+  std::vector<std::uint32_t> by_name(ca_names.size());
+  std::iota(by_name.begin(), by_name.end(), 0u);
+  std::sort(by_name.begin(), by_name.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const CaName& x = ca_names[a];
+    const CaName& y = ca_names[b];
+    return x.host != y.host ? x.host < y.host : natural_less(x.nic, y.nic);
+  });
+  for (std::size_t k = 1; k < by_name.size(); ++k) {
+    const CaName& previous = ca_names[by_name[k - 1]];
+    CaName& current = ca_names[by_name[k]];
+    if (previous.host == current.host) current.ordinal = previous.ordinal + (natural_less(previous.nic, current.nic) ? 1 : 0);
+  }
+  std::size_t ca_index = 0;
+  for (const auto& [id, node] : nodes) {
+    if (!node.is_switch) {
+      const CaName& name = ca_names[ca_index++];
+      const VertexId host = add_vertex(node, VertexKind::host, name.host, no_vertex, -1);
+      vertex_of_id[id] = add_vertex(node, VertexKind::nic, name.host + "/" + name.nic, host, name.ordinal);
+      continue;
+    }
+    // "MF0;leaf01:MQM9700/U1" -> "leaf01"; an undescribed switch keeps its id.
+    std::string name = node.description;
+    const std::size_t semicolon = name.find(';');
+    if (semicolon != std::string::npos) name = name.substr(semicolon + 1);
+    name = name.substr(0, name.find(':'));
+    if (trim(name).empty() || name.find('/') != std::string::npos) name = id;
+    if (description_uses["S" + node.description] > 1 || !switch_names.insert(name).second) name += "-" + id.substr(2);
+    vertex_of_id[id] = add_vertex(node, VertexKind::fabric_switch, name, no_vertex, -1);
   }
   for (const auto& [description, count] : shared_ca_descriptions) {
     graph.add_assumption(fmt::format("{}: {} CAs share the description \"{}\" (a driver default, not a host name): "
