@@ -267,8 +267,8 @@ Graph parse_ibnetdiscover(const SourceText& source) {
   });
   for (std::size_t k = 1; k < by_name.size(); ++k) {
     const CaName& previous = ca_names[by_name[k - 1]];
-    CaName& current = ca_names[by_name[k]];
-    if (previous.host == current.host) current.ordinal = previous.ordinal + (natural_less(previous.nic, current.nic) ? 1 : 0);
+    CaName& next = ca_names[by_name[k]];
+    if (previous.host == next.host) next.ordinal = previous.ordinal + (natural_less(previous.nic, next.nic) ? 1 : 0);
   }
   std::size_t ca_index = 0;
   for (const auto& [id, node] : nodes) {
