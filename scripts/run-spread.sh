@@ -9,8 +9,9 @@
 #                                        'unbound=--bind-to none -- bw -b 4M -e 4M'
 #
 # The figure per run is the row's headline: time_median_us for latency ops, busbw_gbps for the
-# rest. Per configuration it prints the figures in run order, their median, (max - min) / median,
-# the coefficient of variation (sample standard deviation / mean), the iterations the rows
+# rest. Per configuration it prints their median, (max - min) / median and coefficient of
+# variation (sample standard deviation / mean), the same for the best iteration's figure (the
+# fastest window of bw: the least disturbed by other work), the figures in run order, the iterations the rows
 # recorded, the mean wall seconds of one run (mpirun included), and the 1-minute load average
 # seen before its runs (min-max). The raw per-run lines go to RUN_SPREAD_LOG (default
 # run-spread.log in the current directory).
@@ -51,11 +52,14 @@ work="$(mktemp -d)"
 trap 'rm -rf "${work}"' EXIT
 : >"${log}"
 
-# One row's headline figure and its iterations, from the CSV header's column names.
+# One row's headline figure, its best-iteration figure (latency: time_min_us; bandwidth: the
+# fastest iteration's busbw) and its iterations, from the CSV header's column names.
 row_figures() {
   awk -F, '/^#/ {next} !header {for (i = 1; i <= NF; i++) column[$i] = i; header = 1; next}
-           {metric = ($column["op"] ~ /latency$/) ? "time_median_us" : "busbw_gbps";
-            print $column[metric], $column["iterations"]; exit}' "$1"
+           {if ($column["op"] ~ /latency$/) print $column["time_median_us"], $column["time_min_us"], $column["iterations"]
+            else print $column["busbw_gbps"], $column["busbw_gbps"] * $column["time_median_us"] / $column["time_min_us"],
+                       $column["iterations"]
+            exit}' "$1"
 }
 
 for ((run = 1; run <= runs; run++)); do
@@ -68,28 +72,33 @@ for ((run = 1; run <= runs; run++)); do
       --csv "${work}/row.csv" --json "${work}/row.json" >"${work}/out.txt" 2>&1 ||
       { echo "run-spread: ${labels[i]} run ${run} failed:" >&2; grep -v "^#" "${work}/out.txt" | head -5 >&2; exit 1; }
     ended="$(date +%s.%N)"
-    read -r figure iterations < <(row_figures "${work}/row.csv")
-    echo "${labels[i]} ${run} ${figure} ${iterations} $(awk -v a="${started}" -v b="${ended}" 'BEGIN {print b - a}') ${load}" |
+    read -r figure best iterations < <(row_figures "${work}/row.csv")
+    echo "${labels[i]} ${run} ${figure} ${iterations} $(awk -v a="${started}" -v b="${ended}" 'BEGIN {print b - a}') ${load} ${best}" |
       tee -a "${log}" >&2
   done
 done
 
-printf '%-12s %-10s %-8s %-9s %-7s %-11s %-8s %s\n' label median spread cv iters wall_s load figures
+# Log fields: label run figure iterations wall_s load best.
+printf '%-10s %-9s %-7s %-7s %-9s %-7s %-7s %-12s %-7s %-10s %s\n' label median spread cv best_med best_sp best_cv \
+  iters wall_s load figures
 for label in "${labels[@]}"; do
-  awk -v label="${label}" '$1 == label {n++; v[n] = $3; sum += $3; wall += $5
-                                        if (n == 1 || $4 < imin) imin = $4; if (n == 1 || $4 > imax) imax = $4
-                                        if (n == 1 || $6 < lmin) lmin = $6; if (n == 1 || $6 > lmax) lmax = $6}
-    END {
-      # insertion sort: n is small
-      for (i = 1; i <= n; i++) s[i] = v[i]
-      for (i = 2; i <= n; i++) {x = s[i]; for (j = i - 1; j >= 1 && s[j] > x; j--) s[j + 1] = s[j]; s[j + 1] = x}
+  awk -v label="${label}" '
+    # median, (max - min) / median and CV of x[1..n]
+    function spread_of(x, n,    s, i, j, y, median, mean, ss) {
+      for (i = 1; i <= n; i++) s[i] = x[i]
+      for (i = 2; i <= n; i++) {y = s[i]; for (j = i - 1; j >= 1 && s[j] > y; j--) s[j + 1] = s[j]; s[j + 1] = y}
       median = (n % 2) ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2
-      mean = sum / n; ss = 0; for (i = 1; i <= n; i++) ss += (v[i] - mean) ^ 2
-      cv = (n > 1) ? sqrt(ss / (n - 1)) / mean : 0
-      iters = (imin == imax) ? imin : imin "-" imax
+      for (i = 1; i <= n; i++) mean += x[i] / n
+      for (i = 1; i <= n; i++) ss += (x[i] - mean) ^ 2
+      return sprintf("%-9.4g %-7s %-7s", median, sprintf("%.1f%%", 100 * (s[n] - s[1]) / median),
+                     sprintf("%.1f%%", n > 1 ? 100 * sqrt(ss / (n - 1)) / mean : 0))
+    }
+    $1 == label {n++; v[n] = $3; b[n] = $7; wall += $5
+                 if (n == 1 || $4 < imin) imin = $4; if (n == 1 || $4 > imax) imax = $4
+                 if (n == 1 || $6 < lmin) lmin = $6; if (n == 1 || $6 > lmax) lmax = $6}
+    END {
       figures = ""; for (i = 1; i <= n; i++) figures = figures sprintf("%.4g ", v[i])
-      printf "%-12s %-10.4g %-8s %-9s %-7s %-11.2f %-8s %s\n", label, median,
-             sprintf("%.1f%%", 100 * (s[n] - s[1]) / median), sprintf("%.1f%%", 100 * cv), iters, wall / n,
-             lmin "-" lmax, figures
+      printf "%-10s %s %s %-12s %-7.2f %-10s %s\n", label, spread_of(v, n), spread_of(b, n),
+             (imin == imax) ? imin : imin "-" imax, wall / n, lmin "-" lmax, figures
     }' "${log}"
 done
