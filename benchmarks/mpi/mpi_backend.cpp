@@ -4,9 +4,9 @@
 #include "benchmarks/core/harness.hpp"
 #include "common/pair_schedule.hpp"
 #include "benchmarks/core/pair_measurements.hpp"
+#include "common/statistics.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <fmt/format.h>
 
 namespace fb {
@@ -48,12 +48,9 @@ int MpiBackend::iterations_to_min_time(const BenchmarkCase& benchmark_case, std:
   // The median iteration, not the total, sets the pace: one preemption among the first iterations
   // would otherwise cut the count to the minimum. The slowest rank's pace sets the count every rank
   // runs (each must run as many as its partners).
-  std::vector<double> sorted(first_seconds.begin(), first_seconds.end());
-  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
-  const double iteration_seconds = mpi_.max_over_ranks(sorted[sorted.size() / 2]);
-  const double wanted = std::ceil(benchmark_case.min_time_s / std::max(iteration_seconds, 1e-9));
-  return static_cast<int>(std::clamp(wanted, static_cast<double>(benchmark_case.iterations),
-                                     static_cast<double>(benchmark_case.max_iterations)));
+  const double iteration_seconds = mpi_.max_over_ranks(summarize_times(first_seconds).median_s);
+  return iterations_to_fill(benchmark_case.min_time_s, iteration_seconds, benchmark_case.iterations,
+                            benchmark_case.max_iterations);
 }
 
 MpiBackend::LocalRun MpiBackend::run_locally(const BenchmarkCase& benchmark_case, IterationStart start) {
