@@ -11,10 +11,11 @@
 # The figure per run is the row's headline: time_median_us for latency ops, busbw_gbps for the
 # rest. Per configuration it prints their median, (max - min) / median and coefficient of
 # variation (sample standard deviation / mean), the same for the best iteration's figure (the
-# fastest window of bw: the least disturbed by other work), the figures in run order, the iterations the rows
-# recorded, the mean wall seconds of one run (mpirun included), and the 1-minute load average
-# seen before its runs (min-max). The raw per-run lines go to RUN_SPREAD_LOG (default
-# run-spread.log in the current directory).
+# fastest window of bw: the least disturbed by other work), the iterations the rows recorded,
+# the mean wall seconds of one run (mpirun included), the 1-minute load average seen before its
+# runs (min-max) and the figures in run order. The raw per-run lines go to RUN_SPREAD_LOG
+# (default run-spread.log in the current directory). FABRICBENCH names another binary than
+# build/fabricbench (one that execs "$FB_BIN" with 'x=-x FB_BIN=PATH -- FLAGS' compares builds).
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,7 +26,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --np) np="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) break ;;
   esac
 done
