@@ -73,8 +73,10 @@ MpiBackend::LocalRun MpiBackend::run_locally(const BenchmarkCase& benchmark_case
   phase = CasePhase::timed;
   iteration = 0;
   const auto time_iterations = [&](std::span<double> seconds) {
-    if (start == IterationStart::together) time_synchronized(seconds, barrier, iterate);
-    else time_back_to_back(seconds, iterate);
+    if (start == IterationStart::together)
+      time_synchronized(seconds, barrier, iterate);
+    else
+      time_back_to_back(seconds, iterate);
   };
   // -n auto: the least count is timed first and kept, then as many more as fill min_time_s. Its
   // samples are measurements like the rest, so where they already fill it (a 4 MiB bw window
