@@ -1,5 +1,8 @@
 #include "benchmarks/core/harness.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
@@ -34,6 +37,12 @@ double TickClock::seconds_per_tick() {
     return std::chrono::duration<double>(steady_end - steady_start).count() / static_cast<double>(ticks_end - ticks_start);
   }();
   return calibrated;
+}
+
+int iterations_to_fill(double min_time_s, double iteration_seconds, int least, int most) {
+  // An iteration too fast for the clock to see counts as a nanosecond, not as a division by zero.
+  const double wanted = std::ceil(min_time_s / std::max(iteration_seconds, 1e-9));
+  return static_cast<int>(std::clamp(wanted, static_cast<double>(least), static_cast<double>(most)));
 }
 
 }  // namespace fb

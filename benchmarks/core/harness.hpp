@@ -61,4 +61,8 @@ void time_synchronized(std::span<double> seconds, Synchronize&& synchronize, Ite
   for (double& duration : seconds) duration *= seconds_per_tick;
 }
 
+// -n auto, as Google Benchmark sizes its loops: the iterations of `iteration_seconds` each that
+// last at least `min_time_s`, within [least, most].
+int iterations_to_fill(double min_time_s, double iteration_seconds, int least, int most);
+
 }  // namespace fb

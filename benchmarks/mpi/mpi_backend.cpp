@@ -4,9 +4,9 @@
 #include "benchmarks/core/harness.hpp"
 #include "common/pair_schedule.hpp"
 #include "benchmarks/core/pair_measurements.hpp"
+#include "common/statistics.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <fmt/format.h>
 
 namespace fb {
@@ -44,18 +44,13 @@ void MpiBackend::require_supported(DataType dtype) const {
                                  name_of(dtype), MPI_VERSION, MPI_SUBVERSION));
 }
 
-int MpiBackend::timed_iterations(const BenchmarkCase& benchmark_case, const std::function<void()>& iterate) {
-  if (benchmark_case.min_time_s <= 0) return benchmark_case.iterations;
-  // A probe of the least count, untimed for the results. Its median iteration, not its total, sets
-  // the pace: one preemption in the probe would otherwise cut the count to the minimum. The
-  // slowest rank's pace sets the count every rank runs (each must run as many as its partners).
-  std::vector<double> probe(static_cast<std::size_t>(benchmark_case.iterations));
-  time_back_to_back(probe, iterate);
-  std::nth_element(probe.begin(), probe.begin() + static_cast<std::ptrdiff_t>(probe.size() / 2), probe.end());
-  const double iteration_seconds = mpi_.max_over_ranks(probe[probe.size() / 2]);
-  const double wanted = std::ceil(benchmark_case.min_time_s / std::max(iteration_seconds, 1e-9));
-  return static_cast<int>(std::clamp(wanted, static_cast<double>(benchmark_case.iterations),
-                                     static_cast<double>(benchmark_case.max_iterations)));
+int MpiBackend::iterations_to_min_time(const BenchmarkCase& benchmark_case, std::span<const double> first_seconds) {
+  // The median iteration, not the total, sets the pace: one preemption among the first iterations
+  // would otherwise cut the count to the minimum. The slowest rank's pace sets the count every rank
+  // runs (each must run as many as its partners).
+  const double iteration_seconds = mpi_.max_over_ranks(summarize_times(first_seconds).median_s);
+  return iterations_to_fill(benchmark_case.min_time_s, iteration_seconds, benchmark_case.iterations,
+                            benchmark_case.max_iterations);
 }
 
 MpiBackend::LocalRun MpiBackend::run_locally(const BenchmarkCase& benchmark_case, IterationStart start) {
@@ -75,11 +70,24 @@ MpiBackend::LocalRun MpiBackend::run_locally(const BenchmarkCase& benchmark_case
   barrier();
 
   LocalRun local;
-  local.unit_seconds.resize(static_cast<std::size_t>(timed_iterations(benchmark_case, iterate)));
   phase = CasePhase::timed;
   iteration = 0;
-  if (start == IterationStart::together) time_synchronized(local.unit_seconds, barrier, iterate);
-  else time_back_to_back(local.unit_seconds, iterate);
+  const auto time_iterations = [&](std::span<double> seconds) {
+    if (start == IterationStart::together)
+      time_synchronized(seconds, barrier, iterate);
+    else
+      time_back_to_back(seconds, iterate);
+  };
+  // -n auto: the least count is timed first and kept, then as many more as fill min_time_s. Its
+  // samples are measurements like the rest, so where they already fill it (a 4 MiB bw window
+  // lasts tens of milliseconds) auto costs no more than the fixed count.
+  local.unit_seconds.resize(static_cast<std::size_t>(benchmark_case.iterations));
+  time_iterations(local.unit_seconds);
+  if (benchmark_case.min_time_s > 0) {
+    const std::size_t first = local.unit_seconds.size();
+    local.unit_seconds.resize(static_cast<std::size_t>(iterations_to_min_time(benchmark_case, local.unit_seconds)));
+    time_iterations(std::span(local.unit_seconds).subspan(first));
+  }
   const double units = op_case->units_per_iteration();
   for (double& seconds : local.unit_seconds) seconds /= units;
 

@@ -6,8 +6,8 @@
 #include "benchmarks/mpi/mpi_op.hpp"
 #include "benchmarks/mpi/mpi_job.hpp"
 
-#include <functional>
 #include <memory>
+#include <span>
 
 namespace fb {
 
@@ -36,9 +36,9 @@ class MpiBackend final : public Backend {
     std::vector<double> unit_seconds;
     std::optional<std::uint64_t> wrong;
   };
-  // The case's iterations, or with min_time_s the count that lasts that long on the slowest rank.
-  // Collective.
-  int timed_iterations(const BenchmarkCase& benchmark_case, const std::function<void()>& iterate);
+  // With min_time_s: from the first timed iterations, the count that lasts that long on the slowest
+  // rank, within the case's bounds. Collective.
+  int iterations_to_min_time(const BenchmarkCase& benchmark_case, std::span<const double> first_seconds);
   // How the timed iterations of a case line up across ranks.
   enum class IterationStart {
     back_to_back,  // each rank runs its iterations without waiting: point-to-point alone

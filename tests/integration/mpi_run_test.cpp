@@ -363,9 +363,9 @@ namespace fb {
 namespace {
 
 // -n auto under the real mpirun: the iterations each row records follow the bounds.
-std::map<std::string, int> iterations_by_op(const std::vector<std::string>& flags) {
+std::map<std::string, int> iterations_by_op(const std::vector<std::string>& flags, const std::string& size = "8") {
   const TempDir dir;
-  std::vector<std::string> args{"run", "-b", "8", "-e", "8", "--csv", dir / "r.csv", "--json", dir / "r.json"};
+  std::vector<std::string> args{"run", "-b", size, "-e", size, "--csv", dir / "r.csv", "--json", dir / "r.json"};
   args.insert(args.end(), flags.begin(), flags.end());
   const ProcessResult result = run_process(under_mpirun(2, FABRICBENCH_BINARY, args), allow_root);
   EXPECT_EQ(result.exit_code, 0) << describe(result);
@@ -393,6 +393,16 @@ TEST(AutoIterations, TheBoundsHold) {
   const std::map<std::string, int> all_auto = iterations_by_op({"all_reduce", "-n", "auto", "--max-iters", "64"});
   EXPECT_EQ(all_auto.at("all_reduce"), 64);
   EXPECT_EQ(all_auto.at("all_reduce in"), 64);
+}
+
+// One bw iteration is a window of 64 messages: at 4 MiB tens of milliseconds, so -n auto's first
+// 20 (kept as samples) already fill a short --min-time and the count stays within the bounds.
+TEST(AutoIterations, A4MiBBwWindowCountsWithinTheBounds) {
+  EXPECT_EQ(iterations_by_op({"bw", "--min-time", "1e-9"}, "4M").at("bw"), 20);
+  EXPECT_EQ(iterations_by_op({"bw", "-n", "auto", "--max-iters", "20", "--min-time", "100"}, "4M").at("bw"), 20);
+  const int filled = iterations_by_op({"bw", "--min-time", "0.5", "--max-iters", "24"}, "4M").at("bw");
+  EXPECT_GE(filled, 20);
+  EXPECT_LE(filled, 24);
 }
 
 TEST(AutoIterations, ACountThatIsNotOneIsAUsageError) {
