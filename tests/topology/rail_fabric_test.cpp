@@ -22,6 +22,17 @@ using test::count_links;
 
 constexpr std::uint64_t GiB = std::uint64_t{1} << 30;
 
+// N nodes of 8 H100 with 8x NDR, rail-optimized over these tiers (NDR cables between switches).
+ClusterSpec rail_cluster(int nodes, std::vector<FabricTierSpec> tiers) {
+  ClusterSpec spec;
+  spec.node.count = nodes;
+  spec.node.nic_link = *infiniband(4, "NDR");
+  spec.fabric.switch_link = spec.node.nic_link;
+  spec.fabric.layout = FabricLayout::rail_optimized;
+  spec.fabric.tiers = std::move(tiers);
+  return spec;
+}
+
 std::size_t count_tier(const Graph& graph, SwitchTier tier) {
   std::size_t count = 0;
   for (const Vertex& v : graph.vertices()) count += v.kind == VertexKind::fabric_switch && v.tier == tier ? 1 : 0;
@@ -74,12 +85,7 @@ TEST(RailOptimizedSpec, SuperPodUnitsCableNicIToRailLeafI) {
 }
 
 TEST(RailOptimizedSpec, LeavesTakeSeveralRailsWhenTheirPortsAllow) {
-  ClusterSpec spec;
-  spec.node.count = 16;
-  spec.node.nic_link = *infiniband(4, "NDR");
-  spec.fabric.switch_link = spec.node.nic_link;
-  spec.fabric.layout = FabricLayout::rail_optimized;
-  spec.fabric.tiers = {{SwitchTier::leaf, 64, 1.0}, {SwitchTier::spine, 64, 1.0}};
+  ClusterSpec spec = rail_cluster(16, {{SwitchTier::leaf, 64, 1.0}, {SwitchTier::spine, 64, 1.0}});
   // One unit of 16 nodes; 32 down ports per leaf hold 2 rails of 16 nodes: 4 leaves.
   const Graph graph = build_cluster(spec);
   EXPECT_EQ(count_tier(graph, SwitchTier::leaf), 4u);
@@ -95,15 +101,10 @@ TEST(RailOptimizedSpec, LeavesTakeSeveralRailsWhenTheirPortsAllow) {
 }
 
 TEST(RailOptimizedSpec, UnderACoreEachRailHasItsOwnSpines) {
-  ClusterSpec spec;
-  spec.node.count = 8;
-  spec.node.nics = 2;
-  spec.node.nic_link = *infiniband(4, "NDR");
-  spec.fabric.switch_link = spec.node.nic_link;
-  spec.fabric.layout = FabricLayout::rail_optimized;
   // Leaves of 2 down, 2 up: units of 2 nodes, one rail per leaf; spines of 2 down and 2 up: pods
   // of 2 units' leaves of one rail. 4 units x 2 rails = 8 leaves; 4 pods x 2 spines; 2 x 2 cores.
-  spec.fabric.tiers = {{SwitchTier::leaf, 4, 1.0}, {SwitchTier::spine, 4, 1.0}, {SwitchTier::core, 4, 1.0}};
+  ClusterSpec spec = rail_cluster(8, {{SwitchTier::leaf, 4, 1.0}, {SwitchTier::spine, 4, 1.0}, {SwitchTier::core, 4, 1.0}});
+  spec.node.nics = 2;
   const Graph graph = build_cluster(spec);
   EXPECT_EQ(count_tier(graph, SwitchTier::leaf), 8u);
   EXPECT_EQ(count_tier(graph, SwitchTier::spine), 8u);
@@ -147,13 +148,8 @@ TEST(RailOptimizedSpec, BadFieldsNameTheirLine) {
 // A spine-less rail fabric: rail-aligned traffic is all it can carry, so every op must keep to its
 // rails (rings and trees pair NIC k with NIC k; sendrecv goes through PXN).
 TEST(RailOptimizedModel, OneUnitWithoutSpinesCarriesEveryOpOnItsRails) {
-  ClusterSpec spec;
-  spec.node.count = 4;
-  spec.node.nic_link = *infiniband(4, "NDR");
-  spec.fabric.switch_link = spec.node.nic_link;
-  spec.fabric.layout = FabricLayout::rail_optimized;
+  ClusterSpec spec = rail_cluster(4, {{SwitchTier::leaf, 64, 1.0}});
   spec.fabric.rails_per_leaf = 1;
-  spec.fabric.tiers = {{SwitchTier::leaf, 64, 1.0}};
   const Graph graph = build_cluster(spec);
   const CollectiveModel model = model_collectives(graph, place_ranks(graph, 0, 0));
   EXPECT_NEAR(model.ring_gbps, 8 * 50 * 0.95, 1e-6);
@@ -176,13 +172,9 @@ TEST(RailOptimizedModel, OneUnitWithoutSpinesCarriesEveryOpOnItsRails) {
 // send crosses from one rail's leaf to the other's through the spines. Spine cables of 1xSDR make
 // that crossing the limit wherever it happens.
 TEST(RailOptimizedModel, SendsBetweenRailsCrossTheSpinesOnlyWithoutPxn) {
-  ClusterSpec spec;
-  spec.node.count = 2;
-  spec.node.nic_link = *infiniband(4, "NDR");
+  ClusterSpec spec = rail_cluster(2, {{SwitchTier::leaf, 64, 1.0}, {SwitchTier::spine, 64, 1.0}});
   spec.fabric.switch_link = *infiniband(1, "SDR");
-  spec.fabric.layout = FabricLayout::rail_optimized;
   spec.fabric.rails_per_leaf = 1;
-  spec.fabric.tiers = {{SwitchTier::leaf, 64, 1.0}, {SwitchTier::spine, 64, 1.0}};
   const Graph nvlink = build_cluster(spec);
   const CollectiveModel pxn = model_collectives(nvlink, place_ranks(nvlink, 0, 0));
   EXPECT_NEAR(pxn.sendrecv_gbps, 50 * 0.95, 1e-6);
