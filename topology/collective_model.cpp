@@ -14,6 +14,7 @@
 #include <cctype>
 #include <cmath>
 #include <deque>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -106,9 +107,13 @@ bool is_network(LinkType type) {
 // Flows over two resource spaces: directed links [0, 2 * links) for paths inside hosts and NIC
 // ports, then the fabric hierarchy's bundles. Network resources carry their transport's
 // collective efficiency, so a 400G port offers what NCCL gets through it.
-class Flows {
+//
+// The pieces flows are made of (the path between two devices of a host, a NIC's ports, a host's
+// way up or down the fabric to a level) are built once per model and shared by all its solves;
+// a flow is the list of its pieces' indices.
+class FlowPaths {
  public:
-  Flows(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes)
+  FlowPaths(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes)
       : graph_(graph), fabric_(fabric), host_routes_(host_routes) {
     const std::size_t link_resources = 2 * graph.link_count();
     capacity_gbps_.resize(link_resources + (fabric_ ? fabric_->resource_count() : 0));
@@ -127,7 +132,7 @@ class Flows {
   }
 
   struct LocalPath {
-    std::vector<ResourceShare> shares;
+    std::uint32_t piece = 0;
     double latency_us = 0;
     int hops = 0;
   };
@@ -135,10 +140,10 @@ class Flows {
   const LocalPath& local_path(VertexId from, VertexId to) {
     if (local_path_index_.empty()) local_path_index_.resize(graph_.vertex_count());
     // A vertex reaches a handful of others inside its host: a short list beats a hash lookup.
-    std::vector<std::pair<VertexId, std::size_t>>& known = local_path_index_[from];
+    std::vector<std::pair<VertexId, std::uint32_t>>& known = local_path_index_[from];
     for (const auto& [known_to, index] : known)
       if (known_to == to) return local_paths_[index];
-    known.emplace_back(to, local_paths_.size());
+    known.emplace_back(to, static_cast<std::uint32_t>(local_paths_.size()));
     LocalPath& path = local_paths_.emplace_back();
     // A rank placed on a NIC (host memory on a host the topology knows only by its NIC) is
     // already where its fabric hop starts.
@@ -148,105 +153,80 @@ class Flows {
         throw InputError(fmt::format("no route from {} to {}", graph_.vertex(from).name,
                                      graph_.vertex(to).name));
       }
-      path.shares.reserve(route->uses.size());
       for (const LinkUse& use : route->uses) {
-        path.shares.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
+        shares_.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
       }
       path.latency_us = route->latency_us;
       path.hops = route->hop_count;
     }
+    path.piece = end_piece();
     return path;
   }
 
-  // One flow through these paths; returns its latency.
-  double add(std::vector<const LocalPath*> paths) {
-    FlowClass flow{{}, 1.0};
-    flow.segments.reserve(paths.size());
-    double latency_us = 0;
-    for (const LocalPath* path : paths) {
-      flow.segments.emplace_back(path->shares);
-      latency_us += path->latency_us;
+  // The NIC's own port(s) to the fabric, one direction: a rail's share that pooling would hide.
+  std::uint32_t port(VertexId nic, bool outbound) {
+    if (port_pieces_.empty()) port_pieces_.resize(2 * graph_.vertex_count(), no_piece);
+    std::uint32_t& piece = port_pieces_[2 * std::size_t{nic} + (outbound ? 1 : 0)];
+    if (piece == no_piece) {
+      std::vector<LinkId> ports;
+      for (const LinkId l : graph_.links_of(nic)) {
+        if (graph_.vertex(graph_.link(l).other_end(nic)).host != graph_.vertex(nic).host) ports.push_back(l);
+      }
+      for (const LinkId l : ports) {
+        const bool from_a = (graph_.link(l).a == nic) == outbound;
+        shares_.push_back({static_cast<std::uint32_t>(2 * static_cast<std::size_t>(l) + (from_a ? 0 : 1)),
+                           1.0 / static_cast<double>(ports.size())});
+      }
+      piece = end_piece();
     }
-    classes_.push_back(std::move(flow));
-    return latency_us;
+    return piece;
   }
 
-  // A flow between GPUs (or CPUs) of two hosts: out to `from_nic` (through `via`, a GPU near it,
-  // when PXN forwards over NVLink), the NIC port, the fabric, the far NIC port, in to `to`.
-  double add_fabric_hop(VertexId from, VertexId via, VertexId from_nic, VertexId to_nic, VertexId to) {
-    const std::uint32_t from_host = host_index(graph_.vertex(from_nic).host);
-    const std::uint32_t to_host = host_index(graph_.vertex(to_nic).host);
+  // A host's way up (or down) the fabric to the level where it meets the other end, and the
+  // latency of that climb.
+  struct FabricClimb {
+    std::uint32_t piece = no_piece;
+    double latency_us = 0;
+  };
+  const FabricClimb& fabric_climb(std::uint32_t host, int level, bool downwards) {
+    constexpr std::size_t slots_per_host = 2 * (static_cast<std::size_t>(SwitchTier::core) + 1);
+    if (fabric_climbs_.empty()) fabric_climbs_.resize(slots_per_host * fabric_->hosts().size());
+    FabricClimb& climb = fabric_climbs_[slots_per_host * host + 2 * static_cast<std::size_t>(level) + (downwards ? 1 : 0)];
+    if (climb.piece == no_piece) {
+      const auto offset = static_cast<std::uint32_t>(2 * graph_.link_count());
+      for (const ResourceShare& use : fabric_->profile(fabric_->host_group(host), level, downwards)) {
+        shares_.push_back({use.resource + offset, use.share});
+      }
+      climb.piece = end_piece();
+      climb.latency_us = fabric_->latency_to_level_us(host, level);
+    }
+    return climb;
+  }
+
+  // The fabric level where two hosts' paths meet (hosts by index in the fabric, `from` and `to`
+  // for the error).
+  int meeting_level(std::uint32_t from_host, std::uint32_t to_host, VertexId from, VertexId to) const {
     const std::optional<std::uint32_t> meeting = fabric_->common_group(from_host, to_host);
     if (!meeting) {
-      throw InputError(fmt::format("no fabric route from {} to {}",
-                                   graph_.vertex(from).name, graph_.vertex(to).name));
+      throw InputError(fmt::format("no fabric route from {} to {}", graph_.vertex(from).name, graph_.vertex(to).name));
     }
-    const int level = fabric_->groups()[*meeting].level;
-    FlowClass flow{{}, 1.0};
-    // At most seven pieces: one growth of the vector per flow instead of four, a million flows.
-    flow.segments.reserve(7);
-    double latency_us = 0;
-    const auto local = [&](VertexId a, VertexId b) {
-      const LocalPath& path = local_path(a, b);
-      flow.segments.emplace_back(path.shares);
-      latency_us += path.latency_us;
-    };
-    if (via != from) local(from, via);
-    local(via, from_nic);
-    flow.segments.emplace_back(port_shares(from_nic, true));
-    flow.segments.emplace_back(fabric_shares(from_host, level, false));
-    flow.segments.emplace_back(fabric_shares(to_host, level, true));
-    flow.segments.emplace_back(port_shares(to_nic, false));
-    local(to_nic, to);
-    classes_.push_back(std::move(flow));
-    return latency_us + fabric_->latency_to_level_us(from_host, level) + fabric_->latency_to_level_us(to_host, level);
+    return fabric_->groups()[*meeting].level;
   }
 
-  // A host-to-host flow that spreads over all of both hosts' NICs (alltoall through PXN).
-  void add_host_pair(VertexId from_host, VertexId to_host) {
-    const std::uint32_t from = host_index(from_host);
-    const std::uint32_t to = host_index(to_host);
-    const std::optional<std::uint32_t> meeting = fabric_->common_group(from, to);
-    if (!meeting) {
-      throw InputError(fmt::format("no fabric route from {} to {}", graph_.vertex(from_host).name,
-                                   graph_.vertex(to_host).name));
+  std::uint32_t host_index(VertexId host) const {
+    const auto hosts = fabric_->hosts();
+    const auto it = std::lower_bound(hosts.begin(), hosts.end(), host);
+    if (it == hosts.end() || *it != host) {
+      throw InputError(fmt::format("host {} has no fabric link", graph_.vertex(host).name));
     }
-    const int level = fabric_->groups()[*meeting].level;
-    classes_.push_back(FlowClass{{fabric_shares(from, level, false), fabric_shares(to, level, true)}, 1.0});
+    return static_cast<std::uint32_t>(it - hosts.begin());
   }
 
-  struct Solution {
-    double slowest_gbps = 0;
-    std::string limit;  // a full resource on the slowest flow's path
-  };
+  const Graph& graph() const { return graph_; }
+  std::span<const double> capacity_gbps() const { return capacity_gbps_; }
+  // The pieces so far, for a solve (valid until the next piece is added).
+  PieceFlows pieces() const { return PieceFlows{shares_, first_share_, {}, {}}; }
 
-  // The slowest flow's rate and its bottleneck: a full resource on its path where no flow runs
-  // faster than it (max-min fairness: the one that stopped it).
-  Solution solve() const {
-    const MaxMinAllocation allocation = solve_max_min(capacity_gbps_, classes_);
-    const auto slowest = std::min_element(allocation.rate_gbps.begin(), allocation.rate_gbps.end());
-    Solution solution{*slowest, ""};
-    std::vector<double> fastest_gbps(capacity_gbps_.size(), 0.0);
-    for (std::size_t c = 0; c < classes_.size(); ++c) {
-      for (const auto& segment : classes_[c].segments) {
-        for (const ResourceShare& use : segment) {
-          fastest_gbps[use.resource] = std::max(fastest_gbps[use.resource], allocation.rate_gbps[c]);
-        }
-      }
-    }
-    const FlowClass& flow = classes_[static_cast<std::size_t>(slowest - allocation.rate_gbps.begin())];
-    for (const auto& segment : flow.segments) {
-      for (const ResourceShare& use : segment) {
-        if (allocation.saturated[use.resource] && use.share > 0 && fastest_gbps[use.resource] <= *slowest * (1 + 1e-9)) {
-          solution.limit = describe(use.resource);
-          return solution;
-        }
-      }
-    }
-    return solution;
-  }
-
- private:
   std::string describe(std::uint32_t resource) const {
     const std::size_t link_resources = 2 * graph_.link_count();
     if (resource < link_resources) {
@@ -269,60 +249,128 @@ class Flows {
                        capacity_gbps_[resource]);
   }
 
-  // The NIC's own port(s) to the fabric, one direction: a rail's share that pooling would hide.
-  std::span<const ResourceShare> port_shares(VertexId nic, bool outbound) {
-    if (port_paths_.empty()) port_paths_.resize(2 * graph_.vertex_count());
-    std::vector<ResourceShare>& shares = port_paths_[2 * std::size_t{nic} + (outbound ? 1 : 0)];
-    if (shares.empty()) {
-      std::vector<LinkId> ports;
-      for (const LinkId l : graph_.links_of(nic)) {
-        if (graph_.vertex(graph_.link(l).other_end(nic)).host != graph_.vertex(nic).host) ports.push_back(l);
-      }
-      for (const LinkId l : ports) {
-        const bool from_a = (graph_.link(l).a == nic) == outbound;
-        shares.push_back({static_cast<std::uint32_t>(2 * static_cast<std::size_t>(l) + (from_a ? 0 : 1)),
-                          1.0 / static_cast<double>(ports.size())});
-      }
-    }
-    return shares;
-  }
+ private:
+  static constexpr std::uint32_t no_piece = std::numeric_limits<std::uint32_t>::max();
 
-  std::span<const ResourceShare> fabric_shares(std::uint32_t host, int level, bool downwards) {
-    constexpr std::size_t slots_per_host = 2 * (static_cast<std::size_t>(SwitchTier::core) + 1);
-    if (fabric_paths_.empty()) fabric_paths_.resize(slots_per_host * fabric_->hosts().size());
-    std::vector<ResourceShare>& shares =
-        fabric_paths_[slots_per_host * host + 2 * static_cast<std::size_t>(level) + (downwards ? 1 : 0)];
-    if (shares.empty()) {
-      const auto offset = static_cast<std::uint32_t>(2 * graph_.link_count());
-      for (const ResourceShare& use : fabric_->profile(fabric_->host_group(host), level, downwards)) {
-        shares.push_back({use.resource + offset, use.share});
-      }
-    }
-    return shares;
-  }
-
-  std::uint32_t host_index(VertexId host) const {
-    const auto hosts = fabric_->hosts();
-    const auto it = std::lower_bound(hosts.begin(), hosts.end(), host);
-    if (it == hosts.end() || *it != host) {
-      throw InputError(fmt::format("host {} has no fabric link", graph_.vertex(host).name));
-    }
-    return static_cast<std::uint32_t>(it - hosts.begin());
+  // Closes the piece whose shares were just appended.
+  std::uint32_t end_piece() {
+    first_share_.push_back(static_cast<std::uint32_t>(shares_.size()));
+    return static_cast<std::uint32_t>(first_share_.size() - 2);
   }
 
   const Graph& graph_;
   std::optional<FabricHierarchy>& fabric_;
   HostRoutes& host_routes_;
   std::vector<double> capacity_gbps_;
-  std::vector<FlowClass> classes_;
+  std::vector<ResourceShare> shares_;             // every piece's resources, piece after piece
+  std::vector<std::uint32_t> first_share_{0};     // piece p: [first_share_[p], first_share_[p + 1])
   // Paths by where they start: the index into local_paths_ of each destination. A deque never
-  // moves its elements, so the spans the classes hold stay valid.
-  std::vector<std::vector<std::pair<VertexId, std::size_t>>> local_path_index_;
+  // moves its elements, so a path handed out stays valid while more are added.
+  std::vector<std::vector<std::pair<VertexId, std::uint32_t>>> local_path_index_;
   std::deque<LocalPath> local_paths_;
-  // Sized once when first used, so the inner vectors, which the classes' spans point into, never move:
-  // by NIC and direction, and by fabric host, level and direction.
-  std::vector<std::vector<ResourceShare>> port_paths_;
-  std::vector<std::vector<ResourceShare>> fabric_paths_;
+  // Sized once when first used: by NIC and direction, and by fabric host, level and direction.
+  std::vector<std::uint32_t> port_pieces_;
+  std::vector<FabricClimb> fabric_climbs_;
+};
+
+// The flows of one solve, over a model's shared paths.
+class Flows {
+ public:
+  explicit Flows(FlowPaths& paths) : paths_(paths) {}
+
+  using LocalPath = FlowPaths::LocalPath;
+  const LocalPath& local_path(VertexId from, VertexId to) { return paths_.local_path(from, to); }
+
+  // One flow through these paths; returns its latency.
+  double add(std::initializer_list<const LocalPath*> paths) {
+    double latency_us = 0;
+    for (const LocalPath* path : paths) {
+      piece_of_use_.push_back(path->piece);
+      latency_us += path->latency_us;
+    }
+    first_use_.push_back(static_cast<std::uint32_t>(piece_of_use_.size()));
+    return latency_us;
+  }
+
+  // A flow between GPUs (or CPUs) of two hosts: out to `from_nic` (through `via`, a GPU near it,
+  // when PXN forwards over NVLink), the NIC port, the fabric, the far NIC port, in to `to`.
+  double add_fabric_hop(VertexId from, VertexId via, VertexId from_nic, VertexId to_nic, VertexId to) {
+    const std::uint32_t from_host = paths_.host_index(paths_.graph().vertex(from_nic).host);
+    const std::uint32_t to_host = paths_.host_index(paths_.graph().vertex(to_nic).host);
+    const int level = paths_.meeting_level(from_host, to_host, from, to);
+    double latency_us = 0;
+    const auto local = [&](VertexId a, VertexId b) {
+      const LocalPath& path = paths_.local_path(a, b);
+      piece_of_use_.push_back(path.piece);
+      latency_us += path.latency_us;
+    };
+    if (via != from) local(from, via);
+    local(via, from_nic);
+    piece_of_use_.push_back(paths_.port(from_nic, true));
+    const FlowPaths::FabricClimb& up = paths_.fabric_climb(from_host, level, false);
+    piece_of_use_.push_back(up.piece);
+    const FlowPaths::FabricClimb& down = paths_.fabric_climb(to_host, level, true);
+    piece_of_use_.push_back(down.piece);
+    piece_of_use_.push_back(paths_.port(to_nic, false));
+    local(to_nic, to);
+    first_use_.push_back(static_cast<std::uint32_t>(piece_of_use_.size()));
+    return latency_us + up.latency_us + down.latency_us;
+  }
+
+  // A host-to-host flow that spreads over all of both hosts' NICs (alltoall through PXN).
+  void add_host_pair(VertexId from_host, VertexId to_host) {
+    const std::uint32_t from = paths_.host_index(from_host);
+    const std::uint32_t to = paths_.host_index(to_host);
+    const int level = paths_.meeting_level(from, to, from_host, to_host);
+    piece_of_use_.push_back(paths_.fabric_climb(from, level, false).piece);
+    piece_of_use_.push_back(paths_.fabric_climb(to, level, true).piece);
+    first_use_.push_back(static_cast<std::uint32_t>(piece_of_use_.size()));
+  }
+
+  struct Solution {
+    double slowest_gbps = 0;
+    std::string limit;  // a full resource on the slowest flow's path
+  };
+
+  // The slowest flow's rate and its bottleneck: a full resource on its path where no flow runs
+  // faster than it (max-min fairness: the one that stopped it).
+  Solution solve() const {
+    PieceFlows flows = paths_.pieces();
+    flows.piece_of_use = piece_of_use_;
+    flows.first_use = first_use_;
+    const std::span<const double> capacity_gbps = paths_.capacity_gbps();
+    const MaxMinAllocation allocation = solve_max_min(capacity_gbps, flows);
+    const auto slowest = std::min_element(allocation.rate_gbps.begin(), allocation.rate_gbps.end());
+    Solution solution{*slowest, ""};
+    // The fastest flow through each piece, then through each resource.
+    std::vector<double> fastest_through_piece(flows.piece_count(), 0.0);
+    for (std::size_t f = 0; f < flows.size(); ++f) {
+      for (const std::uint32_t p : flows.pieces_of(f)) {
+        fastest_through_piece[p] = std::max(fastest_through_piece[p], allocation.rate_gbps[f]);
+      }
+    }
+    std::vector<double> fastest_gbps(capacity_gbps.size(), 0.0);
+    for (std::size_t p = 0; p < flows.piece_count(); ++p) {
+      if (fastest_through_piece[p] == 0) continue;
+      for (const ResourceShare& use : flows.shares_of(p)) {
+        fastest_gbps[use.resource] = std::max(fastest_gbps[use.resource], fastest_through_piece[p]);
+      }
+    }
+    for (const std::uint32_t p : flows.pieces_of(static_cast<std::size_t>(slowest - allocation.rate_gbps.begin()))) {
+      for (const ResourceShare& use : flows.shares_of(p)) {
+        if (allocation.saturated[use.resource] && use.share > 0 && fastest_gbps[use.resource] <= *slowest * (1 + 1e-9)) {
+          solution.limit = paths_.describe(use.resource);
+          return solution;
+        }
+      }
+    }
+    return solution;
+  }
+
+ private:
+  FlowPaths& paths_;
+  std::vector<std::uint32_t> piece_of_use_;
+  std::vector<std::uint32_t> first_use_{0};
 };
 
 std::vector<VertexId> nics_of(const Graph& graph, VertexId host) {
@@ -334,47 +382,78 @@ std::vector<VertexId> nics_of(const Graph& graph, VertexId host) {
   return nics;
 }
 
-// Hops from `source` to every vertex of its host, crossing only switches, CPUs and NICs (a GPU
-// relays nothing), as routes inside a host go. One search per NIC serves all the host's ranks.
-std::unordered_map<VertexId, int> hops_within_host(const Graph& graph, VertexId source) {
-  std::unordered_map<VertexId, int> hops{{source, 0}};
-  std::deque<VertexId> queue{source};
-  const VertexId host = graph.vertex(source).host;
-  while (!queue.empty()) {
-    const VertexId u = queue.front();
-    queue.pop_front();
-    const VertexKind kind = graph.vertex(u).kind;
-    if (u != source && (kind == VertexKind::gpu || kind == VertexKind::host)) continue;
-    const int next = hops.at(u) + 1;
-    for (const LinkId l : graph.links_of(u)) {
-      const VertexId w = graph.link(l).other_end(u);
-      if (graph.vertex(w).host == host && hops.try_emplace(w, next).second) queue.push_back(w);
-    }
+// Hops from a vertex to every vertex of its host, crossing only switches, CPUs and NICs (a GPU
+// relays nothing), as routes inside a host go. Searched once per source, into a table by
+// position in the host, and shared by the rail planners and the nearest-NIC rule.
+class HostHops {
+ public:
+  explicit HostHops(const Graph& graph)
+      : graph_(graph), position_(graph.vertex_count(), 0), table_of_(graph.vertex_count(), no_table) {}
+
+  // None when `to` is not reached from `from` (or sits in another host).
+  std::optional<int> between(VertexId from, VertexId to) {
+    if (graph_.vertex(to).host != graph_.vertex(from).host) return std::nullopt;
+    const int hops = table(from)[position_[to]];
+    return hops == unreached ? std::nullopt : std::optional<int>(hops);
   }
-  return hops;
-}
+
+ private:
+  static constexpr std::uint32_t no_table = std::numeric_limits<std::uint32_t>::max();
+  static constexpr int unreached = -1;
+
+  const std::vector<int>& table(VertexId source) {
+    std::uint32_t& index = table_of_[source];
+    if (index != no_table) return tables_[index];
+    index = static_cast<std::uint32_t>(tables_.size());
+    const VertexId host = graph_.vertex(source).host;
+    const auto devices = graph_.devices_of(host);
+    position_[host] = 0;
+    for (std::uint32_t p = 0; p < devices.size(); ++p) position_[devices[p]] = p + 1;
+    std::vector<int>& hops = tables_.emplace_back(devices.size() + 1, unreached);
+    hops[position_[source]] = 0;
+    queue_.assign(1, source);
+    for (std::size_t head = 0; head < queue_.size(); ++head) {
+      const VertexId u = queue_[head];
+      const VertexKind kind = graph_.vertex(u).kind;
+      if (u != source && (kind == VertexKind::gpu || kind == VertexKind::host)) continue;
+      const int next = hops[position_[u]] + 1;
+      for (const LinkId l : graph_.links_of(u)) {
+        const VertexId w = graph_.link(l).other_end(u);
+        if (graph_.vertex(w).host == host && hops[position_[w]] == unreached) {
+          hops[position_[w]] = next;
+          queue_.push_back(w);
+        }
+      }
+    }
+    return hops;
+  }
+
+  const Graph& graph_;
+  std::vector<std::uint32_t> position_;  // in its host: the host 0, its devices from 1
+  std::vector<std::uint32_t> table_of_;  // source vertex -> index into tables_
+  std::vector<std::vector<int>> tables_;
+  std::vector<VertexId> queue_;
+};
 
 // The NIC a rank's own point-to-point traffic leaves through: the fewest hops away, ranks sharing
 // a switch with several NICs taking them in ordinal order (routing's nearest_nic rule); a rank
-// placed on a NIC is its own. Searched once per host.
+// placed on a NIC is its own.
 class NearestNics {
  public:
-  explicit NearestNics(const Graph& graph) : graph_(graph) {}
+  NearestNics(const Graph& graph, HostHops& host_hops) : graph_(graph), host_hops_(host_hops) {}
 
   VertexId of(VertexId rank) {
     if (graph_.vertex(rank).kind == VertexKind::nic) return rank;
     const VertexId host = graph_.vertex(rank).host;
-    auto [it, inserted] = hops_by_host_.try_emplace(host);
-    if (inserted) {
-      for (const VertexId nic : nics_of(graph_, host)) it->second.emplace_back(nic, hops_within_host(graph_, nic));
-    }
+    auto [it, inserted] = nics_by_host_.try_emplace(host);
+    if (inserted) it->second = nics_of(graph_, host);
     std::vector<VertexId> nearest;
     int nearest_hops = std::numeric_limits<int>::max();
-    for (const auto& [nic, hops] : it->second) {
-      const auto found = hops.find(rank);
-      if (found == hops.end() || found->second > nearest_hops) continue;
-      if (found->second < nearest_hops) nearest.clear();
-      nearest_hops = found->second;
+    for (const VertexId nic : it->second) {
+      const std::optional<int> hops = host_hops_.between(nic, rank);
+      if (!hops || *hops > nearest_hops) continue;
+      if (*hops < nearest_hops) nearest.clear();
+      nearest_hops = *hops;
       nearest.push_back(nic);
     }
     if (nearest.empty()) throw InputError(fmt::format("{} has no NIC to reach other nodes", graph_.vertex(rank).name));
@@ -383,7 +462,8 @@ class NearestNics {
 
  private:
   const Graph& graph_;
-  std::unordered_map<VertexId, std::vector<std::pair<VertexId, std::unordered_map<VertexId, int>>>> hops_by_host_;
+  HostHops& host_hops_;
+  std::unordered_map<VertexId, std::vector<VertexId>> nics_by_host_;
 };
 
 // How one rail crosses a node: data arrives through the NIC at `entry`, visits the node's other
@@ -398,15 +478,15 @@ struct RailCrossing {
 
 class RailPlanner {
  public:
-  RailPlanner(const Graph& graph, std::span<const VertexId> local) : graph_(graph), local_(local.begin(), local.end()) {}
+  RailPlanner(const Graph& graph, HostHops& host_hops, std::span<const VertexId> local)
+      : graph_(graph), host_hops_(host_hops), local_(local.begin(), local.end()) {}
 
   RailCrossing plan(VertexId nic) {
-    const std::unordered_map<VertexId, int> hops = hops_within_host(graph_, nic);
     std::vector<std::pair<int, VertexId>> by_distance;
     for (const VertexId rank : local_) {
-      const auto found = hops.find(rank);
-      if (found == hops.end()) throw InputError(fmt::format("{} cannot reach {}", graph_.vertex(rank).name, graph_.vertex(nic).name));
-      by_distance.emplace_back(found->second, rank);
+      const std::optional<int> hops = host_hops_.between(nic, rank);
+      if (!hops) throw InputError(fmt::format("{} cannot reach {}", graph_.vertex(rank).name, graph_.vertex(nic).name));
+      by_distance.emplace_back(*hops, rank);
     }
     const auto pick = [&](std::map<VertexId, int>& uses, VertexId excluded) {
       VertexId best = no_vertex;
@@ -447,6 +527,7 @@ class RailPlanner {
 
  private:
   const Graph& graph_;
+  HostHops& host_hops_;
   std::vector<VertexId> local_;
   std::map<VertexId, int> entry_uses_;
   std::map<VertexId, int> exit_uses_;
@@ -467,18 +548,16 @@ int in_order_parent(int r, int n) {
 }
 
 // One node's ranks in a ring, alone.
-Flows::Solution solve_local_ring(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes,
-                                 std::span<const VertexId> local) {
-  Flows flows(graph, fabric, host_routes);
+Flows::Solution solve_local_ring(FlowPaths& paths, std::span<const VertexId> local) {
+  Flows flows(paths);
   for (std::size_t k = 0; k < local.size(); ++k) flows.add({&flows.local_path(local[k], local[(k + 1) % local.size()])});
   return flows.solve();
 }
 
 // NCCL's double binary tree: tree 1 in order over the nodes, tree 2 its mirror image; every edge
 // carries half the data up (reduce) and down (broadcast) at once, on every rail.
-Flows::Solution solve_trees(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes,
-                            const std::vector<std::vector<RailCrossing>>& crossings, int nodes) {
-  Flows trees(graph, fabric, host_routes);
+Flows::Solution solve_trees(FlowPaths& paths, const std::vector<std::vector<RailCrossing>>& crossings, int nodes) {
+  Flows trees(paths);
   for (int tree = 0; tree < 2; ++tree) {
     for (int node = 1; node < nodes; ++node) {
       const int child = tree == 0 ? node : nodes - 1 - node;
@@ -496,9 +575,8 @@ Flows::Solution solve_trees(const Graph& graph, std::optional<FabricHierarchy>& 
 
 // alltoall: every node to `peers` others (all of them, or evenly spaced ones standing for all),
 // each flow spread over both nodes' NICs.
-Flows::Solution solve_alltoall(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes,
-                               std::span<const VertexId> hosts, std::size_t peers) {
-  Flows pairs(graph, fabric, host_routes);
+Flows::Solution solve_alltoall(FlowPaths& paths, std::span<const VertexId> hosts, std::size_t peers) {
+  Flows pairs(paths);
   for (std::size_t from = 0; from < hosts.size(); ++from) {
     for (std::size_t k = 1; k <= peers; ++k) {
       const std::size_t offset = peers == hosts.size() - 1 ? k : 1 + (k - 1) * (hosts.size() - 1) / peers;
@@ -660,8 +738,10 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
 
   std::optional<FabricHierarchy> fabric;
   if (model.nodes > 1) fabric.emplace(graph);
-  NearestNics nearest_nics(graph);
+  HostHops host_hops(graph);
+  NearestNics nearest_nics(graph, host_hops);
   HostRoutes host_routes(graph);
+  FlowPaths paths(graph, fabric, host_routes);
 
   // Every rail's crossing of every node, planned once for the ring and the network alone.
   std::vector<std::vector<RailCrossing>> crossings;  // [rail][node]
@@ -674,7 +754,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     }
     if (model.rails == 0) throw InputError("a multi-node placement needs a NIC on every node");
     std::vector<RailPlanner> planners;
-    for (const auto& local : local_ranks) planners.emplace_back(graph, local);
+    for (const auto& local : local_ranks) planners.emplace_back(graph, host_hops, local);
     for (int r = 0; r < model.rails; ++r) {
       auto& rail = crossings.emplace_back();
       for (std::size_t node = 0; node < local_ranks.size(); ++node) {
@@ -682,7 +762,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
       }
     }
     // The ring: all rails at once, each through the node's ranks from its entry to its exit.
-    Flows flows(graph, fabric, host_routes);
+    Flows flows(paths);
     for (const auto& rail : crossings) {
       for (std::size_t node = 0; node < rail.size(); ++node) {
         const std::vector<VertexId> order = planners[node].order(rail[node]);
@@ -696,7 +776,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     model.ring_gbps = model.rails * solution.slowest_gbps;
     model.ring_limit = solved_limit(solution);
   } else {
-    const Flows::Solution solution = solve_local_ring(graph, fabric, host_routes, local_ranks.front());
+    const Flows::Solution solution = solve_local_ring(paths, local_ranks.front());
     model.ring_gbps = solution.slowest_gbps;
     model.ring_limit = solved_limit(solution);
   }
@@ -705,7 +785,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
   if (model.nodes > 1 && model.ranks_per_node > 1) {
     const auto& local = *std::max_element(local_ranks.begin(), local_ranks.end(),
                                           [](const auto& a, const auto& b) { return a.size() < b.size(); });
-    const Flows::Solution solution = solve_local_ring(graph, fabric, host_routes, local);
+    const Flows::Solution solution = solve_local_ring(paths, local);
     model.intra_gbps = solution.slowest_gbps;
     model.intra_limit = solved_limit(solution);
   } else if (model.nodes == 1) {
@@ -717,7 +797,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
 
   // The network alone: every rail's crossing, GPU to GPU, at once.
   if (model.nodes > 1) {
-    Flows flows(graph, fabric, host_routes);
+    Flows flows(paths);
     for (const auto& rail : crossings) {
       for (std::size_t node = 0; node < rail.size(); ++node) {
         const RailCrossing& out = rail[node];
@@ -729,7 +809,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     model.net_gbps = model.rails * solution.slowest_gbps;
     model.net_limit = solved_limit(solution);
 
-    const Flows::Solution tree_solution = solve_trees(graph, fabric, host_routes, crossings, model.nodes);
+    const Flows::Solution tree_solution = solve_trees(paths, crossings, model.nodes);
     // Each flow moves S / (2 rails): busbw = 2(p-1)/p x S / T = 4 (p-1)/p x rails x rate.
     const double p = model.ranks;
     model.tree_net_gbps = 4 * (p - 1) / p * model.rails * tree_solution.slowest_gbps;
@@ -752,14 +832,14 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
       model.alltoall_assumption = fmt::format("alltoall: each node's flows to {} evenly spaced peers stand for its "
                                               "flows to all {}", peers, hosts.size() - 1);
     }
-    const Flows::Solution pair_solution = solve_alltoall(graph, fabric, host_routes, hosts, peers);
+    const Flows::Solution pair_solution = solve_alltoall(paths, hosts, peers);
     model.alltoall_node_gbps = pair_solution.slowest_gbps * static_cast<double>(peers);
     model.alltoall_limit = solved_limit(pair_solution);
   }
 
   // sendrecv: rank i to rank i + 1, each through its own nearest NIC between nodes.
   {
-    Flows flows(graph, fabric, host_routes);
+    Flows flows(paths);
     for (std::size_t i = 0; i < rank_vertices.size(); ++i) {
       const VertexId from = rank_vertices[i];
       const VertexId to = rank_vertices[(i + 1) % rank_vertices.size()];
