@@ -148,7 +148,7 @@ class FlowPaths {
     // A rank placed on a NIC (host memory on a host the topology knows only by its NIC) is
     // already where its fabric hop starts.
     if (from != to) {
-      const std::optional<Route> route = host_routes_.between(from, to);
+      const Route* route = host_routes_.between(from, to);
       if (!route) {
         throw InputError(fmt::format("no route from {} to {}", graph_.vertex(from).name,
                                      graph_.vertex(to).name));
@@ -203,15 +203,15 @@ class FlowPaths {
     return climb;
   }
 
-  // The fabric level where two hosts' paths meet (hosts by index in the fabric, `from` and `to`
-  // for the error).
-  int meeting_level(std::uint32_t from_host, std::uint32_t to_host, VertexId from, VertexId to) const {
+  // The fabric level where two hosts' paths meet (hosts by index in the fabric); none when they
+  // sit in separate fabrics.
+  std::optional<int> meeting_level(std::uint32_t from_host, std::uint32_t to_host) const {
     const std::optional<std::uint32_t> meeting = fabric_->common_group(from_host, to_host);
-    if (!meeting) {
-      throw InputError(fmt::format("no fabric route from {} to {}", graph_.vertex(from).name, graph_.vertex(to).name));
-    }
+    if (!meeting) return std::nullopt;
     return fabric_->groups()[*meeting].level;
   }
+
+  VertexId host_vertex(std::uint32_t host_index) const { return fabric_->hosts()[host_index]; }
 
   std::uint32_t host_index(VertexId host) const {
     const auto hosts = fabric_->hosts();
@@ -297,7 +297,11 @@ class Flows {
   double add_fabric_hop(VertexId from, VertexId via, VertexId from_nic, VertexId to_nic, VertexId to) {
     const std::uint32_t from_host = paths_.host_index(paths_.graph().vertex(from_nic).host);
     const std::uint32_t to_host = paths_.host_index(paths_.graph().vertex(to_nic).host);
-    const int level = paths_.meeting_level(from_host, to_host, from, to);
+    const std::optional<int> level = paths_.meeting_level(from_host, to_host);
+    if (!level) {
+      throw InputError(fmt::format("no fabric route from {} to {}", paths_.graph().vertex(from).name,
+                                   paths_.graph().vertex(to).name));
+    }
     double latency_us = 0;
     const auto local = [&](VertexId a, VertexId b) {
       const LocalPath& path = paths_.local_path(a, b);
@@ -307,9 +311,9 @@ class Flows {
     if (via != from) local(from, via);
     local(via, from_nic);
     piece_of_use_.push_back(paths_.port(from_nic, true));
-    const FlowPaths::FabricClimb& up = paths_.fabric_climb(from_host, level, false);
+    const FlowPaths::FabricClimb& up = paths_.fabric_climb(from_host, *level, false);
     piece_of_use_.push_back(up.piece);
-    const FlowPaths::FabricClimb& down = paths_.fabric_climb(to_host, level, true);
+    const FlowPaths::FabricClimb& down = paths_.fabric_climb(to_host, *level, true);
     piece_of_use_.push_back(down.piece);
     piece_of_use_.push_back(paths_.port(to_nic, false));
     local(to_nic, to);
@@ -317,13 +321,16 @@ class Flows {
     return latency_us + up.latency_us + down.latency_us;
   }
 
-  // A host-to-host flow that spreads over all of both hosts' NICs (alltoall through PXN).
-  void add_host_pair(VertexId from_host, VertexId to_host) {
-    const std::uint32_t from = paths_.host_index(from_host);
-    const std::uint32_t to = paths_.host_index(to_host);
-    const int level = paths_.meeting_level(from, to, from_host, to_host);
-    piece_of_use_.push_back(paths_.fabric_climb(from, level, false).piece);
-    piece_of_use_.push_back(paths_.fabric_climb(to, level, true).piece);
+  // A host-to-host flow that spreads over all of both hosts' NICs (alltoall through PXN); hosts
+  // by index in the fabric (FlowPaths::host_index).
+  void add_host_pair(std::uint32_t from, std::uint32_t to) {
+    const std::optional<int> level = paths_.meeting_level(from, to);
+    if (!level) {
+      throw InputError(fmt::format("no fabric route from {} to {}", paths_.graph().vertex(paths_.host_vertex(from)).name,
+                                   paths_.graph().vertex(paths_.host_vertex(to)).name));
+    }
+    piece_of_use_.push_back(paths_.fabric_climb(from, *level, false).piece);
+    piece_of_use_.push_back(paths_.fabric_climb(to, *level, true).piece);
     first_use_.push_back(static_cast<std::uint32_t>(piece_of_use_.size()));
   }
 
@@ -383,17 +390,18 @@ std::vector<VertexId> nics_of(const Graph& graph, VertexId host) {
 }
 
 // Hops from a vertex to every vertex of its host, crossing only switches, CPUs and NICs (a GPU
-// relays nothing), as routes inside a host go. Searched once per source, into a table by
-// position in the host, and shared by the rail planners and the nearest-NIC rule.
+// relays nothing), as routes inside a host go. Searched once per shape of host and position of
+// the source (hosts built alike count alike), into a table by position in the host; shared by
+// the rail planners and the nearest-NIC rule.
 class HostHops {
  public:
-  explicit HostHops(const Graph& graph)
-      : graph_(graph), position_(graph.vertex_count(), 0), table_of_(graph.vertex_count(), no_table) {}
+  HostHops(const Graph& graph, HostRoutes& host_routes)
+      : graph_(graph), host_routes_(host_routes), table_of_(graph.vertex_count(), no_table) {}
 
   // None when `to` is not reached from `from` (or sits in another host).
   std::optional<int> between(VertexId from, VertexId to) {
     if (graph_.vertex(to).host != graph_.vertex(from).host) return std::nullopt;
-    const int hops = table(from)[position_[to]];
+    const int hops = tables_[table(from)][host_routes_.position(to)];
     return hops == unreached ? std::nullopt : std::optional<int>(hops);
   }
 
@@ -401,38 +409,38 @@ class HostHops {
   static constexpr std::uint32_t no_table = std::numeric_limits<std::uint32_t>::max();
   static constexpr int unreached = -1;
 
-  const std::vector<int>& table(VertexId source) {
+  std::uint32_t table(VertexId source) {
     std::uint32_t& index = table_of_[source];
-    if (index != no_table) return tables_[index];
-    index = static_cast<std::uint32_t>(tables_.size());
+    if (index != no_table) return index;
+    const std::uint64_t key = std::uint64_t{host_routes_.shape(source)} << 32 | host_routes_.position(source);
+    const auto [it, inserted] = table_of_shape_.try_emplace(key, static_cast<std::uint32_t>(tables_.size()));
+    index = it->second;
+    if (!inserted) return index;
     const VertexId host = graph_.vertex(source).host;
-    const auto devices = graph_.devices_of(host);
-    position_[host] = 0;
-    for (std::uint32_t p = 0; p < devices.size(); ++p) position_[devices[p]] = p + 1;
-    std::vector<int>& hops = tables_.emplace_back(devices.size() + 1, unreached);
-    hops[position_[source]] = 0;
-    queue_.assign(1, source);
-    for (std::size_t head = 0; head < queue_.size(); ++head) {
-      const VertexId u = queue_[head];
+    std::vector<int>& hops = tables_.emplace_back(graph_.devices_of(host).size() + 1, unreached);
+    hops[host_routes_.position(source)] = 0;
+    std::vector<VertexId> queue{source};
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+      const VertexId u = queue[head];
       const VertexKind kind = graph_.vertex(u).kind;
       if (u != source && (kind == VertexKind::gpu || kind == VertexKind::host)) continue;
-      const int next = hops[position_[u]] + 1;
+      const int next = hops[host_routes_.position(u)] + 1;
       for (const LinkId l : graph_.links_of(u)) {
         const VertexId w = graph_.link(l).other_end(u);
-        if (graph_.vertex(w).host == host && hops[position_[w]] == unreached) {
-          hops[position_[w]] = next;
-          queue_.push_back(w);
+        if (graph_.vertex(w).host == host && hops[host_routes_.position(w)] == unreached) {
+          hops[host_routes_.position(w)] = next;
+          queue.push_back(w);
         }
       }
     }
-    return hops;
+    return index;
   }
 
   const Graph& graph_;
-  std::vector<std::uint32_t> position_;  // in its host: the host 0, its devices from 1
+  HostRoutes& host_routes_;
   std::vector<std::uint32_t> table_of_;  // source vertex -> index into tables_
+  std::unordered_map<std::uint64_t, std::uint32_t> table_of_shape_;  // (shape, position) -> index
   std::vector<std::vector<int>> tables_;
-  std::vector<VertexId> queue_;
 };
 
 // The NIC a rank's own point-to-point traffic leaves through: the fewest hops away, ranks sharing
@@ -577,10 +585,12 @@ Flows::Solution solve_trees(FlowPaths& paths, const std::vector<std::vector<Rail
 // each flow spread over both nodes' NICs.
 Flows::Solution solve_alltoall(FlowPaths& paths, std::span<const VertexId> hosts, std::size_t peers) {
   Flows pairs(paths);
+  std::vector<std::uint32_t> fabric_hosts;
+  for (const VertexId host : hosts) fabric_hosts.push_back(paths.host_index(host));
   for (std::size_t from = 0; from < hosts.size(); ++from) {
     for (std::size_t k = 1; k <= peers; ++k) {
       const std::size_t offset = peers == hosts.size() - 1 ? k : 1 + (k - 1) * (hosts.size() - 1) / peers;
-      pairs.add_host_pair(hosts[from], hosts[(from + offset) % hosts.size()]);
+      pairs.add_host_pair(fabric_hosts[from], fabric_hosts[(from + offset) % hosts.size()]);
     }
   }
   return pairs.solve();
@@ -738,9 +748,9 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
 
   std::optional<FabricHierarchy> fabric;
   if (model.nodes > 1) fabric.emplace(graph);
-  HostHops host_hops(graph);
-  NearestNics nearest_nics(graph, host_hops);
   HostRoutes host_routes(graph);
+  HostHops host_hops(graph, host_routes);
+  NearestNics nearest_nics(graph, host_hops);
   FlowPaths paths(graph, fabric, host_routes);
 
   // Every rail's crossing of every node, planned once for the ring and the network alone.
