@@ -193,9 +193,28 @@ class FlowPaths {
     if (fabric_climbs_.empty()) fabric_climbs_.resize(slots_per_host * fabric_->hosts().size());
     FabricClimb& climb = fabric_climbs_[slots_per_host * host + 2 * static_cast<std::size_t>(level) + (downwards ? 1 : 0)];
     if (climb.piece == no_piece) {
-      const auto offset = static_cast<std::uint32_t>(2 * graph_.link_count());
-      for (const ResourceShare& use : fabric_->profile(fabric_->host_group(host), level, downwards)) {
-        shares_.push_back({use.resource + offset, use.share});
+      // Past its own ports (the profile's first share), a host's climb depends only on where
+      // those ports lead: hosts cabled to the same switches in the same order climb alike, so
+      // the first one's profile serves the others, its first share moved to their ports.
+      std::vector<VertexId> cabling{static_cast<VertexId>(level), downwards ? 1u : 0u};
+      const VertexId host_vertex = fabric_->hosts()[host];
+      for (const LinkId l : fabric_->resource_links(host)) {
+        const Link& link = graph_.link(l);
+        cabling.push_back(graph_.vertex(link.a).host == host_vertex ? link.b : link.a);
+      }
+      const auto [alike, first] = climbs_by_cabling_.try_emplace(std::move(cabling), host);
+      if (first) {
+        const auto offset = static_cast<std::uint32_t>(2 * graph_.link_count());
+        for (const ResourceShare& use : fabric_->profile(fabric_->host_group(host), level, downwards)) {
+          shares_.push_back({use.resource + offset, use.share});
+        }
+      } else {
+        const std::uint32_t piece = fabric_climb(alike->second, level, downwards).piece;
+        const std::uint32_t begin = first_share_[piece];
+        const std::uint32_t end = first_share_[piece + 1];
+        shares_.reserve(shares_.size() + (end - begin));  // the copies below read shares_ itself
+        shares_.push_back({shares_[begin].resource - alike->second + host, shares_[begin].share});
+        for (std::uint32_t s = begin + 1; s < end; ++s) shares_.push_back(shares_[s]);
       }
       climb.piece = end_piece();
       climb.latency_us = fabric_->latency_to_level_us(host, level);
@@ -271,6 +290,8 @@ class FlowPaths {
   // Sized once when first used: by NIC and direction, and by fabric host, level and direction.
   std::vector<std::uint32_t> port_pieces_;
   std::vector<FabricClimb> fabric_climbs_;
+  // (level, direction, the far ends of the host's fabric links) -> the first host cabled so.
+  std::map<std::vector<VertexId>, std::uint32_t> climbs_by_cabling_;
 };
 
 // The flows of one solve, over a model's shared paths.
