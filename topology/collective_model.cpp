@@ -786,10 +786,33 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     if (model.rails == 0) throw InputError("a multi-node placement needs a NIC on every node");
     std::vector<RailPlanner> planners;
     for (const auto& local : local_ranks) planners.emplace_back(graph, host_hops, local);
+    // Nodes of one host shape with their ranks and rails' NICs at the same positions cross alike:
+    // the first such node plans, the others take its crossings by position.
+    std::map<std::vector<std::uint32_t>, std::size_t> first_alike;
+    std::vector<std::size_t> planned_by;  // per node: the node whose plans it takes
+    for (std::size_t node = 0; node < local_ranks.size(); ++node) {
+      std::vector<std::uint32_t> key{host_routes.shape(local_ranks[node].front())};
+      for (const VertexId rank : local_ranks[node]) key.push_back(host_routes.position(rank));
+      key.push_back(no_vertex);
+      for (int r = 0; r < model.rails; ++r) key.push_back(host_routes.position(node_nics[node][static_cast<std::size_t>(r)]));
+      planned_by.push_back(first_alike.try_emplace(std::move(key), node).first->second);
+    }
+    const auto at_position_of = [&](VertexId vertex, VertexId host) {
+      const std::uint32_t position = host_routes.position(vertex);
+      return position == 0 ? host : graph.devices_of(host)[position - 1];
+    };
     for (int r = 0; r < model.rails; ++r) {
       auto& rail = crossings.emplace_back();
       for (std::size_t node = 0; node < local_ranks.size(); ++node) {
-        rail.push_back(planners[node].plan(node_nics[node][static_cast<std::size_t>(r)]));
+        const VertexId nic = node_nics[node][static_cast<std::size_t>(r)];
+        if (planned_by[node] == node) {
+          rail.push_back(planners[node].plan(nic));
+          continue;
+        }
+        const RailCrossing& alike = rail[planned_by[node]];
+        const VertexId host = graph.vertex(nic).host;
+        rail.push_back({nic, at_position_of(alike.entry, host), at_position_of(alike.exit, host),
+                        at_position_of(alike.via, host)});
       }
     }
     // The ring: all rails at once, each through the node's ranks from its entry to its exit.

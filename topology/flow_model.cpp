@@ -98,15 +98,19 @@ MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps, const Piec
   std::vector<double> users(flows.piece_count(), 0.0);
   std::vector<bool> full(flows.piece_count(), false);
   std::vector<std::uint32_t> live;
+  std::vector<std::uint32_t> next_live;
+  const auto count_users = [&](std::uint32_t f) {
+    for (const std::uint32_t p : flows.pieces_of(f)) {
+      if (users[p] == 0) next_live.push_back(p);
+      users[p] += 1;
+    }
+  };
+  for (const std::uint32_t f : active) count_users(f);
   std::vector<double> growth(capacity_gbps.size(), 0.0);
   std::vector<std::uint32_t> touched;
   while (!active.empty()) {
-    for (const std::uint32_t f : active) {
-      for (const std::uint32_t p : flows.pieces_of(f)) {
-        if (users[p] == 0) live.push_back(p);
-        users[p] += 1;
-      }
-    }
+    std::swap(live, next_live);
+    next_live.clear();
     for (const std::uint32_t p : live) {
       for (const ResourceShare& use : flows.shares_of(p)) {
         if (growth[use.resource] == 0) touched.push_back(use.resource);
@@ -118,19 +122,24 @@ MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps, const Piec
       for (const std::uint32_t f : active) result.rate_gbps[f] = step;
       break;
     }
-    for (const std::uint32_t f : active) result.rate_gbps[f] += step;
     for (const std::uint32_t p : live) {
       const auto shares = flows.shares_of(p);
       full[p] = std::any_of(shares.begin(), shares.end(),
                             [&](const ResourceShare& use) { return result.saturated[use.resource]; });
       users[p] = 0;
     }
-    std::erase_if(active, [&](std::uint32_t f) {
+    // One pass raises the rates, drops the flows that cross a full piece and counts the pieces
+    // of the others for the next round.
+    std::size_t kept = 0;
+    for (const std::uint32_t f : active) {
+      result.rate_gbps[f] += step;
       const auto pieces = flows.pieces_of(f);
-      return std::any_of(pieces.begin(), pieces.end(), [&](std::uint32_t p) { return full[p]; });
-    });
+      if (std::any_of(pieces.begin(), pieces.end(), [&](std::uint32_t p) { return full[p]; })) continue;
+      active[kept++] = f;
+      count_users(f);
+    }
+    active.resize(kept);
     for (const std::uint32_t p : live) full[p] = false;
-    live.clear();
   }
   return result;
 }
