@@ -1,8 +1,8 @@
 #include "topology/host_routes.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <limits>
-#include <unordered_set>
 
 namespace fb::topo {
 
@@ -30,11 +30,15 @@ const HostRoutes::HostShape& HostRoutes::shape_of(VertexId host) {
     const Vertex& vertex = graph_.vertex(v);
     signature.push_back(static_cast<std::uint64_t>(vertex.kind) << 8 | static_cast<std::uint64_t>(vertex.tier));
   }
-  std::unordered_set<LinkId> listed;
   for (const VertexId v : shape.vertices)
     for (const LinkId l : graph_.links_of(v)) {
       const Link& link = graph_.link(l);
-      if (graph_.vertex(link.a).host != host || graph_.vertex(link.b).host != host || !listed.insert(l).second) continue;
+      const VertexId other = link.other_end(v);
+      if (graph_.vertex(other).host != host) continue;
+      // Listed from the end met first (the lower position); a loop onto v, once.
+      const bool listed = other == v ? std::find(shape.links.begin(), shape.links.end(), l) != shape.links.end()
+                                     : position_of_vertex_[other] < position_of_vertex_[v];
+      if (listed) continue;
       shape.links.push_back(l);
       signature.push_back(std::uint64_t{position_of_vertex_[link.a]} << 32 | position_of_vertex_[link.b]);
       signature.push_back(static_cast<std::uint64_t>(link.spec.type));
