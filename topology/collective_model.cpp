@@ -134,7 +134,6 @@ class FlowPaths {
   struct LocalPath {
     std::uint32_t piece = 0;
     double latency_us = 0;
-    int hops = 0;
   };
 
   const LocalPath& local_path(VertexId from, VertexId to) {
@@ -157,7 +156,6 @@ class FlowPaths {
         shares_.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
       }
       path.latency_us = route->latency_us;
-      path.hops = route->hop_count;
     }
     path.piece = end_piece();
     return path;

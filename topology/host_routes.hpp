@@ -27,8 +27,9 @@ class HostRoutes {
   // Searches done, and hosts of a shape seen before (their routes were translated).
   std::size_t searches() const { return searches_; }
 
-  // The shape of a vertex's host and the vertex's position in it (the host 0, its devices from
-  // 1): equal pairs sit alike in hosts built alike, so what is found for one holds for the other.
+  // For a vertex of a host: the host's shape and the vertex's position in it (the host 0, its
+  // devices from 1). Equal pairs sit alike in hosts built alike: what holds for one holds for the
+  // other.
   std::uint32_t shape(VertexId v) { return shape_of(graph_.vertex(v).host).shape; }
   std::uint32_t position(VertexId v) {
     shape_of(graph_.vertex(v).host);
