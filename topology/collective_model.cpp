@@ -14,6 +14,7 @@
 #include <cctype>
 #include <cmath>
 #include <deque>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <set>
@@ -126,9 +127,14 @@ struct CompetingJob {
 // Flows over two resource spaces: directed links [0, 2 * links) for paths inside hosts and NIC
 // ports, then the fabric hierarchy's bundles. Network resources carry their transport's
 // collective efficiency, so a 400G port offers what NCCL gets through it.
-class Flows {
+//
+// The pieces flows are made of (the path between two devices of a host, a NIC's ports, a host's
+// or a NIC's switch's way up or down the fabric to a level) are built once per model and shared
+// by all its solves; a flow is the list of its pieces' indices, with a weight: the connections
+// it stands for.
+class FlowPaths {
  public:
-  Flows(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes)
+  FlowPaths(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes)
       : graph_(graph), fabric_(fabric), host_routes_(host_routes) {
     const std::size_t link_resources = 2 * graph.link_count();
     capacity_gbps_.resize(link_resources + (fabric_ ? fabric_->resource_count() : 0));
@@ -147,175 +153,153 @@ class Flows {
   }
 
   struct LocalPath {
-    std::vector<ResourceShare> shares;
+    std::uint32_t piece = 0;
     double latency_us = 0;
-    int hops = 0;
   };
 
   const LocalPath& local_path(VertexId from, VertexId to) {
     if (local_path_index_.empty()) local_path_index_.resize(graph_.vertex_count());
     // A vertex reaches a handful of others inside its host: a short list beats a hash lookup.
-    std::vector<std::pair<VertexId, std::size_t>>& known = local_path_index_[from];
+    std::vector<std::pair<VertexId, std::uint32_t>>& known = local_path_index_[from];
     for (const auto& [known_to, index] : known)
       if (known_to == to) return local_paths_[index];
-    known.emplace_back(to, local_paths_.size());
+    known.emplace_back(to, static_cast<std::uint32_t>(local_paths_.size()));
     LocalPath& path = local_paths_.emplace_back();
     // A rank placed on a NIC (host memory on a host the topology knows only by its NIC) is
     // already where its fabric hop starts.
     if (from != to) {
-      const std::optional<Route> route = host_routes_.between(from, to);
+      const Route* route = host_routes_.between(from, to);
       if (!route) {
         throw InputError(fmt::format("no route from {} to {}", graph_.vertex(from).name,
                                      graph_.vertex(to).name));
       }
-      path.shares.reserve(route->uses.size());
       for (const LinkUse& use : route->uses) {
-        path.shares.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
+        shares_.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
       }
       path.latency_us = route->latency_us;
-      path.hops = route->hop_count;
     }
+    path.piece = end_piece();
     return path;
   }
 
-  // One flow through these paths; returns its latency.
-  double add(std::vector<const LocalPath*> paths) {
-    FlowClass flow{{}, 1.0};
-    flow.segments.reserve(paths.size());
+  // The NIC's own port(s) to the fabric, one direction: a rail's share that pooling would hide.
+  std::uint32_t port(VertexId nic, bool outbound) {
+    if (port_pieces_.empty()) port_pieces_.resize(2 * graph_.vertex_count(), no_piece);
+    std::uint32_t& piece = port_pieces_[2 * std::size_t{nic} + (outbound ? 1 : 0)];
+    if (piece == no_piece) {
+      std::vector<LinkId> ports;
+      for (const LinkId l : graph_.links_of(nic)) {
+        if (graph_.vertex(graph_.link(l).other_end(nic)).host != graph_.vertex(nic).host) ports.push_back(l);
+      }
+      for (const LinkId l : ports) {
+        const bool from_a = (graph_.link(l).a == nic) == outbound;
+        shares_.push_back({static_cast<std::uint32_t>(2 * static_cast<std::size_t>(l) + (from_a ? 0 : 1)),
+                           1.0 / static_cast<double>(ports.size())});
+      }
+      piece = end_piece();
+    }
+    return piece;
+  }
+
+  // A host's way up (or down) the fabric to the level where it meets the other end, and the
+  // latency of that climb.
+  struct FabricClimb {
+    std::uint32_t piece = no_piece;
     double latency_us = 0;
-    for (const LocalPath* path : paths) {
-      flow.segments.emplace_back(path->shares);
-      latency_us += path->latency_us;
-    }
-    classes_.push_back(std::move(flow));
-    return latency_us;
-  }
-
-  // A flow between GPUs (or CPUs) of two hosts: out to `from_nic` (through `via`, a GPU near it,
-  // when PXN forwards over NVLink), the NIC port, the fabric, the far NIC port, in to `to`. NICs
-  // with ports of their own enter the fabric at their switch (a rail leaf reaches another rail's
-  // leaf only through the spines); NICs the fabric knows only through their host's links enter
-  // through the host's.
-  double add_fabric_hop(VertexId from, VertexId via, VertexId from_nic, VertexId to_nic, VertexId to) {
-    const std::uint32_t from_host = host_index(graph_.vertex(from_nic).host);
-    const std::uint32_t to_host = host_index(graph_.vertex(to_nic).host);
-    const VertexId from_switch = fabric_->access_switch(from_nic);
-    const VertexId to_switch = fabric_->access_switch(to_nic);
-    const bool per_port = from_switch != no_vertex && to_switch != no_vertex;
-    std::optional<int> level;
-    if (per_port) {
-      level = fabric_->switch_meeting_level(from_switch, to_switch);
-    } else if (const std::optional<std::uint32_t> meeting = fabric_->common_group(from_host, to_host)) {
-      level = fabric_->groups()[*meeting].level;
-    }
-    if (!level) {
-      throw InputError(fmt::format("no fabric route from {} to {}",
-                                   graph_.vertex(from).name, graph_.vertex(to).name));
-    }
-    FlowClass flow{{}, 1.0};
-    // At most seven pieces: one growth of the vector per flow instead of four, a million flows.
-    flow.segments.reserve(7);
-    double latency_us = 0;
-    const auto local = [&](VertexId a, VertexId b) {
-      const LocalPath& path = local_path(a, b);
-      flow.segments.emplace_back(path.shares);
-      latency_us += path.latency_us;
-    };
-    if (via != from) local(from, via);
-    local(via, from_nic);
-    flow.segments.emplace_back(port_shares(from_nic, true));
-    if (per_port) {
-      flow.segments.emplace_back(switch_shares(from_switch, *level, false));
-      flow.segments.emplace_back(switch_shares(to_switch, *level, true));
-      latency_us += fabric_->latency_to_level_us(from_host, 1) + fabric_->switch_latency_to_level_us(from_switch, *level) +
-                    fabric_->latency_to_level_us(to_host, 1) + fabric_->switch_latency_to_level_us(to_switch, *level);
-    } else {
-      flow.segments.emplace_back(fabric_shares(from_host, *level, false));
-      flow.segments.emplace_back(fabric_shares(to_host, *level, true));
-      latency_us += fabric_->latency_to_level_us(from_host, *level) + fabric_->latency_to_level_us(to_host, *level);
-    }
-    flow.segments.emplace_back(port_shares(to_nic, false));
-    local(to_nic, to);
-    classes_.push_back(std::move(flow));
-    return latency_us;
-  }
-
-  // `weight` host-to-host flows that spread over all of both hosts' NICs (alltoall through PXN).
-  void add_host_pair(VertexId from_host, VertexId to_host, double weight) {
-    const std::uint32_t from = host_index(from_host);
-    const std::uint32_t to = host_index(to_host);
-    const std::optional<std::uint32_t> meeting = fabric_->common_group(from, to);
-    if (!meeting) {
-      throw InputError(fmt::format("no fabric route from {} to {}", graph_.vertex(from_host).name,
-                                   graph_.vertex(to_host).name));
-    }
-    const int level = fabric_->groups()[*meeting].level;
-    classes_.push_back(FlowClass{{fabric_shares(from, level, false), fabric_shares(to, level, true)}, weight});
-  }
-
-  // Other jobs' flows, added after this job's: they take their fair share of every resource,
-  // and solve() answers for this job's flows alone.
-  void add_competing(std::span<const CompetingJob> jobs) {
-    own_classes_ = classes_.size();
-    for (const CompetingJob& job : jobs) {
-      competing_.emplace_back(classes_.size(), &job.name);
-      for (const FabricHop& hop : job.hops) add_fabric_hop(hop.from, hop.via, hop.from_nic, hop.to_nic, hop.to);
-      for (const auto& [from, to] : job.host_pairs) add_host_pair(from, to, job.pair_weight);
-    }
-  }
-
-  struct Solution {
-    double slowest_gbps = 0;
-    std::string limit;  // a full resource on the slowest flow's path
   };
-
-  // The slowest flow's rate and its bottleneck: a full resource on its path where no flow runs
-  // faster than it (max-min fairness: the one that stopped it).
-  Solution solve() const {
-    const MaxMinAllocation allocation = solve_max_min(capacity_gbps_, classes_);
-    const auto slowest = std::min_element(allocation.rate_gbps.begin(),
-                                          allocation.rate_gbps.begin() + static_cast<std::ptrdiff_t>(own_classes()));
-    Solution solution{*slowest, ""};
-    std::vector<double> fastest_gbps(capacity_gbps_.size(), 0.0);
-    for (std::size_t c = 0; c < classes_.size(); ++c) {
-      for (const auto& segment : classes_[c].segments) {
-        for (const ResourceShare& use : segment) {
-          fastest_gbps[use.resource] = std::max(fastest_gbps[use.resource], allocation.rate_gbps[c]);
-        }
+  const FabricClimb& fabric_climb(std::uint32_t host, int level, bool downwards) {
+    constexpr std::size_t slots_per_host = 2 * (static_cast<std::size_t>(SwitchTier::core) + 1);
+    if (fabric_climbs_.empty()) fabric_climbs_.resize(slots_per_host * fabric_->hosts().size());
+    FabricClimb& climb = fabric_climbs_[slots_per_host * host + 2 * static_cast<std::size_t>(level) + (downwards ? 1 : 0)];
+    if (climb.piece == no_piece) {
+      // Past its own ports (the profile's first share), a host's climb depends only on where
+      // those ports lead: hosts cabled to the same switches in the same order climb alike, so
+      // the first one's profile serves the others, its first share moved to their ports.
+      std::vector<VertexId> cabling{static_cast<VertexId>(level), downwards ? 1u : 0u};
+      const VertexId host_vertex = fabric_->hosts()[host];
+      for (const LinkId l : fabric_->resource_links(host)) {
+        const Link& link = graph_.link(l);
+        cabling.push_back(graph_.vertex(link.a).host == host_vertex ? link.b : link.a);
       }
-    }
-    const FlowClass& flow = classes_[static_cast<std::size_t>(slowest - allocation.rate_gbps.begin())];
-    for (const auto& segment : flow.segments) {
-      for (const ResourceShare& use : segment) {
-        if (allocation.saturated[use.resource] && use.share > 0 && fastest_gbps[use.resource] <= *slowest * (1 + 1e-9)) {
-          solution.limit = describe(use.resource) + shared_with(use.resource);
-          return solution;
+      const auto [alike, first] = climbs_by_cabling_.try_emplace(std::move(cabling), host);
+      if (first) {
+        const auto offset = static_cast<std::uint32_t>(2 * graph_.link_count());
+        for (const ResourceShare& use : fabric_->profile(fabric_->host_group(host), level, downwards)) {
+          shares_.push_back({use.resource + offset, use.share});
         }
+      } else {
+        const std::uint32_t piece = fabric_climb(alike->second, level, downwards).piece;
+        const std::uint32_t begin = first_share_[piece];
+        const std::uint32_t end = first_share_[piece + 1];
+        shares_.reserve(shares_.size() + (end - begin));  // the copies below read shares_ itself
+        shares_.push_back({shares_[begin].resource - alike->second + host, shares_[begin].share});
+        for (std::uint32_t s = begin + 1; s < end; ++s) shares_.push_back(shares_[s]);
       }
+      climb.piece = end_piece();
+      climb.latency_us = fabric_->latency_to_level_us(host, level);
     }
-    return solution;
+    return climb;
   }
 
- private:
-  std::size_t own_classes() const { return std::min(own_classes_, classes_.size()); }
-
-  // ", shared with job 2 (...)" when other jobs' flows cross the resource too.
-  std::string shared_with(std::uint32_t resource) const {
-    std::string names;
-    for (std::size_t j = 0; j < competing_.size(); ++j) {
-      const std::size_t end = j + 1 < competing_.size() ? competing_[j + 1].first : classes_.size();
-      bool crosses = false;
-      for (std::size_t c = competing_[j].first; c < end && !crosses; ++c) {
-        for (const auto& segment : classes_[c].segments) {
-          crosses = crosses || std::any_of(segment.begin(), segment.end(), [&](const ResourceShare& use) {
-                      return use.resource == resource && use.share > 0;
-                    });
-        }
+  // The way up (or down) from the switch a NIC with ports of its own enters the fabric at, and
+  // the latency of that climb from the switch.
+  const FabricClimb& switch_climb(VertexId entry, int level, bool downwards) {
+    FabricClimb& climb =
+        switch_climbs_[std::uint64_t{entry} << 8 | static_cast<std::uint64_t>(level) << 1 | (downwards ? 1 : 0)];
+    if (climb.piece == no_piece) {
+      const auto offset = static_cast<std::uint32_t>(2 * graph_.link_count());
+      for (const ResourceShare& use : fabric_->switch_profile(entry, level, downwards)) {
+        shares_.push_back({use.resource + offset, use.share});
       }
-      if (crosses) names += (names.empty() ? "" : ", ") + *competing_[j].second;
+      climb.piece = end_piece();
+      climb.latency_us = fabric_->switch_latency_to_level_us(entry, level);
     }
-    return names.empty() ? names : ", shared with " + names;
+    return climb;
   }
+
+  // The one switch the NIC's own fabric ports go to (FabricHierarchy::access_switch), looked up
+  // once per NIC: every hop through it asks.
+  VertexId access_switch(VertexId nic) {
+    if (access_switches_.empty()) access_switches_.resize(graph_.vertex_count());
+    std::optional<VertexId>& entry = access_switches_[nic];
+    if (!entry) entry = fabric_->access_switch(nic);
+    return *entry;
+  }
+
+  // The latency from a host up to its leaves, for hops that enter the fabric at a NIC's switch.
+  double latency_to_leaves_us(std::uint32_t host) {
+    if (latency_to_leaves_us_.empty()) latency_to_leaves_us_.resize(fabric_->hosts().size());
+    std::optional<double>& latency_us = latency_to_leaves_us_[host];
+    if (!latency_us) latency_us = fabric_->latency_to_level_us(host, 1);
+    return *latency_us;
+  }
+
+  // The fabric level where two hosts' paths meet (hosts by index in the fabric); none when they
+  // sit in separate fabrics.
+  std::optional<int> meeting_level(std::uint32_t from_host, std::uint32_t to_host) const {
+    const std::optional<std::uint32_t> meeting = fabric_->common_group(from_host, to_host);
+    if (!meeting) return std::nullopt;
+    return fabric_->groups()[*meeting].level;
+  }
+
+  // The level where traffic entering at switch a and leaving at switch b turns down.
+  std::optional<int> switch_meeting_level(VertexId a, VertexId b) const { return fabric_->switch_meeting_level(a, b); }
+
+  VertexId host_vertex(std::uint32_t host_index) const { return fabric_->hosts()[host_index]; }
+
+  std::uint32_t host_index(VertexId host) const {
+    const auto hosts = fabric_->hosts();
+    const auto it = std::lower_bound(hosts.begin(), hosts.end(), host);
+    if (it == hosts.end() || *it != host) {
+      throw InputError(fmt::format("host {} has no fabric link", graph_.vertex(host).name));
+    }
+    return static_cast<std::uint32_t>(it - hosts.begin());
+  }
+
+  const Graph& graph() const { return graph_; }
+  std::span<const double> capacity_gbps() const { return capacity_gbps_; }
+  // The pieces so far, for a solve (valid until the next piece is added).
+  PieceFlows pieces() const { return PieceFlows{shares_, first_share_, {}, {}, {}}; }
 
   std::string describe(std::uint32_t resource) const {
     const std::size_t link_resources = 2 * graph_.link_count();
@@ -339,76 +323,210 @@ class Flows {
                        capacity_gbps_[resource]);
   }
 
-  // The NIC's own port(s) to the fabric, one direction: a rail's share that pooling would hide.
-  std::span<const ResourceShare> port_shares(VertexId nic, bool outbound) {
-    if (port_paths_.empty()) port_paths_.resize(2 * graph_.vertex_count());
-    std::vector<ResourceShare>& shares = port_paths_[2 * std::size_t{nic} + (outbound ? 1 : 0)];
-    if (shares.empty()) {
-      std::vector<LinkId> ports;
-      for (const LinkId l : graph_.links_of(nic)) {
-        if (graph_.vertex(graph_.link(l).other_end(nic)).host != graph_.vertex(nic).host) ports.push_back(l);
-      }
-      for (const LinkId l : ports) {
-        const bool from_a = (graph_.link(l).a == nic) == outbound;
-        shares.push_back({static_cast<std::uint32_t>(2 * static_cast<std::size_t>(l) + (from_a ? 0 : 1)),
-                          1.0 / static_cast<double>(ports.size())});
-      }
-    }
-    return shares;
-  }
+ private:
+  static constexpr std::uint32_t no_piece = std::numeric_limits<std::uint32_t>::max();
 
-  std::span<const ResourceShare> fabric_shares(std::uint32_t host, int level, bool downwards) {
-    constexpr std::size_t slots_per_host = 2 * (static_cast<std::size_t>(SwitchTier::core) + 1);
-    if (fabric_paths_.empty()) fabric_paths_.resize(slots_per_host * fabric_->hosts().size());
-    std::vector<ResourceShare>& shares =
-        fabric_paths_[slots_per_host * host + 2 * static_cast<std::size_t>(level) + (downwards ? 1 : 0)];
-    if (shares.empty()) {
-      const auto offset = static_cast<std::uint32_t>(2 * graph_.link_count());
-      for (const ResourceShare& use : fabric_->profile(fabric_->host_group(host), level, downwards)) {
-        shares.push_back({use.resource + offset, use.share});
-      }
-    }
-    return shares;
-  }
-
-  std::span<const ResourceShare> switch_shares(VertexId entry, int level, bool downwards) {
-    std::vector<ResourceShare>& shares =
-        switch_paths_[std::uint64_t{entry} << 8 | static_cast<std::uint64_t>(level) << 1 | (downwards ? 1 : 0)];
-    if (shares.empty()) {
-      const auto offset = static_cast<std::uint32_t>(2 * graph_.link_count());
-      for (const ResourceShare& use : fabric_->switch_profile(entry, level, downwards)) {
-        shares.push_back({use.resource + offset, use.share});
-      }
-    }
-    return shares;
-  }
-
-  std::uint32_t host_index(VertexId host) const {
-    const auto hosts = fabric_->hosts();
-    const auto it = std::lower_bound(hosts.begin(), hosts.end(), host);
-    if (it == hosts.end() || *it != host) {
-      throw InputError(fmt::format("host {} has no fabric link", graph_.vertex(host).name));
-    }
-    return static_cast<std::uint32_t>(it - hosts.begin());
+  // Closes the piece whose shares were just appended.
+  std::uint32_t end_piece() {
+    first_share_.push_back(static_cast<std::uint32_t>(shares_.size()));
+    return static_cast<std::uint32_t>(first_share_.size() - 2);
   }
 
   const Graph& graph_;
   std::optional<FabricHierarchy>& fabric_;
   HostRoutes& host_routes_;
   std::vector<double> capacity_gbps_;
-  std::vector<FlowClass> classes_;
-  std::size_t own_classes_ = std::numeric_limits<std::size_t>::max();  // classes before the competing ones
-  std::vector<std::pair<std::size_t, const std::string*>> competing_;  // each job's first class, its name
+  std::vector<ResourceShare> shares_;             // every piece's resources, piece after piece
+  std::vector<std::uint32_t> first_share_{0};     // piece p: [first_share_[p], first_share_[p + 1])
   // Paths by where they start: the index into local_paths_ of each destination. A deque never
-  // moves its elements, so the spans the classes hold stay valid.
-  std::vector<std::vector<std::pair<VertexId, std::size_t>>> local_path_index_;
+  // moves its elements, so a path handed out stays valid while more are added.
+  std::vector<std::vector<std::pair<VertexId, std::uint32_t>>> local_path_index_;
   std::deque<LocalPath> local_paths_;
-  // Sized once when first used, so the inner vectors, which the classes' spans point into, never move:
-  // by NIC and direction, and by fabric host, level and direction.
-  std::vector<std::vector<ResourceShare>> port_paths_;
-  std::vector<std::vector<ResourceShare>> fabric_paths_;
-  // By entry switch, level and direction; node-based, so the vectors never move.
-  std::unordered_map<std::uint64_t, std::vector<ResourceShare>> switch_paths_;
+  // Sized once when first used: by NIC and direction, and by fabric host, level and direction.
+  std::vector<std::uint32_t> port_pieces_;
+  std::vector<FabricClimb> fabric_climbs_;
+  // (level, direction, the far ends of the host's fabric links) -> the first host cabled so.
+  std::map<std::vector<VertexId>, std::uint32_t> climbs_by_cabling_;
+  // By entry switch, level and direction; node-based, so a climb handed out stays valid.
+  std::unordered_map<std::uint64_t, FabricClimb> switch_climbs_;
+  std::vector<std::optional<VertexId>> access_switches_;  // by NIC vertex, once looked up
+  std::vector<std::optional<double>> latency_to_leaves_us_;  // by fabric host, once looked up
+};
+
+// The flows of one solve, over a model's shared paths.
+class Flows {
+ public:
+  explicit Flows(FlowPaths& paths) : paths_(paths) {}
+
+  using LocalPath = FlowPaths::LocalPath;
+  const LocalPath& local_path(VertexId from, VertexId to) { return paths_.local_path(from, to); }
+
+  // One flow through these paths; returns its latency.
+  double add(std::initializer_list<const LocalPath*> paths) {
+    double latency_us = 0;
+    for (const LocalPath* path : paths) {
+      piece_of_use_.push_back(path->piece);
+      latency_us += path->latency_us;
+    }
+    end_flow(1.0);
+    return latency_us;
+  }
+
+  // A flow between GPUs (or CPUs) of two hosts: out to `from_nic` (through `via`, a GPU near it,
+  // when PXN forwards over NVLink), the NIC port, the fabric, the far NIC port, in to `to`. NICs
+  // with ports of their own enter the fabric at their switch (a rail leaf reaches another rail's
+  // leaf only through the spines); NICs the fabric knows only through their host's links enter
+  // through the host's.
+  double add_fabric_hop(VertexId from, VertexId via, VertexId from_nic, VertexId to_nic, VertexId to) {
+    const Graph& graph = paths_.graph();
+    const std::uint32_t from_host = paths_.host_index(graph.vertex(from_nic).host);
+    const std::uint32_t to_host = paths_.host_index(graph.vertex(to_nic).host);
+    const VertexId from_switch = paths_.access_switch(from_nic);
+    const VertexId to_switch = paths_.access_switch(to_nic);
+    const bool per_port = from_switch != no_vertex && to_switch != no_vertex;
+    const std::optional<int> level =
+        per_port ? paths_.switch_meeting_level(from_switch, to_switch) : paths_.meeting_level(from_host, to_host);
+    if (!level) {
+      throw InputError(fmt::format("no fabric route from {} to {}", graph.vertex(from).name, graph.vertex(to).name));
+    }
+    double latency_us = 0;
+    const auto local = [&](VertexId a, VertexId b) {
+      const LocalPath& path = paths_.local_path(a, b);
+      piece_of_use_.push_back(path.piece);
+      latency_us += path.latency_us;
+    };
+    if (via != from) local(from, via);
+    local(via, from_nic);
+    piece_of_use_.push_back(paths_.port(from_nic, true));
+    if (per_port) {
+      const FlowPaths::FabricClimb& up = paths_.switch_climb(from_switch, *level, false);
+      piece_of_use_.push_back(up.piece);
+      const FlowPaths::FabricClimb& down = paths_.switch_climb(to_switch, *level, true);
+      piece_of_use_.push_back(down.piece);
+      latency_us += paths_.latency_to_leaves_us(from_host) + up.latency_us + paths_.latency_to_leaves_us(to_host) +
+                    down.latency_us;
+    } else {
+      const FlowPaths::FabricClimb& up = paths_.fabric_climb(from_host, *level, false);
+      piece_of_use_.push_back(up.piece);
+      const FlowPaths::FabricClimb& down = paths_.fabric_climb(to_host, *level, true);
+      piece_of_use_.push_back(down.piece);
+      latency_us += up.latency_us + down.latency_us;
+    }
+    piece_of_use_.push_back(paths_.port(to_nic, false));
+    local(to_nic, to);
+    end_flow(1.0);
+    return latency_us;
+  }
+
+  // `weight` host-to-host flows that spread over all of both hosts' NICs (alltoall through PXN);
+  // hosts by index in the fabric (FlowPaths::host_index).
+  void add_host_pair(std::uint32_t from, std::uint32_t to, double weight) {
+    const std::optional<int> level = paths_.meeting_level(from, to);
+    if (!level) {
+      throw InputError(fmt::format("no fabric route from {} to {}", paths_.graph().vertex(paths_.host_vertex(from)).name,
+                                   paths_.graph().vertex(paths_.host_vertex(to)).name));
+    }
+    piece_of_use_.push_back(paths_.fabric_climb(from, *level, false).piece);
+    piece_of_use_.push_back(paths_.fabric_climb(to, *level, true).piece);
+    end_flow(weight);
+  }
+
+  // Other jobs' flows, added after this job's: they take their fair share of every resource,
+  // and solve() answers for this job's flows alone.
+  void add_competing(std::span<const CompetingJob> jobs) {
+    own_flows_ = weight_.size();
+    for (const CompetingJob& job : jobs) {
+      competing_.emplace_back(weight_.size(), &job.name);
+      for (const FabricHop& hop : job.hops) add_fabric_hop(hop.from, hop.via, hop.from_nic, hop.to_nic, hop.to);
+      for (const auto& [from, to] : job.host_pairs) {
+        add_host_pair(paths_.host_index(from), paths_.host_index(to), job.pair_weight);
+      }
+    }
+  }
+
+  struct Solution {
+    double slowest_gbps = 0;
+    std::string limit;  // a full resource on the slowest flow's path
+  };
+
+  // The slowest of this job's flows, its rate and its bottleneck: a full resource on its path
+  // where no flow runs faster than it (max-min fairness: the one that stopped it).
+  Solution solve() const {
+    const PieceFlows flows = piece_flows();
+    const std::span<const double> capacity_gbps = paths_.capacity_gbps();
+    const MaxMinAllocation allocation = solve_max_min(capacity_gbps, flows);
+    const auto slowest = std::min_element(allocation.rate_gbps.begin(),
+                                          allocation.rate_gbps.begin() + static_cast<std::ptrdiff_t>(own_flows()));
+    Solution solution{*slowest, ""};
+    // The fastest flow through each piece, then through each resource.
+    std::vector<double> fastest_through_piece(flows.piece_count(), 0.0);
+    for (std::size_t f = 0; f < flows.size(); ++f) {
+      for (const std::uint32_t p : flows.pieces_of(f)) {
+        fastest_through_piece[p] = std::max(fastest_through_piece[p], allocation.rate_gbps[f]);
+      }
+    }
+    std::vector<double> fastest_gbps(capacity_gbps.size(), 0.0);
+    for (std::size_t p = 0; p < flows.piece_count(); ++p) {
+      if (fastest_through_piece[p] == 0) continue;
+      for (const ResourceShare& use : flows.shares_of(p)) {
+        fastest_gbps[use.resource] = std::max(fastest_gbps[use.resource], fastest_through_piece[p]);
+      }
+    }
+    for (const std::uint32_t p : flows.pieces_of(static_cast<std::size_t>(slowest - allocation.rate_gbps.begin()))) {
+      for (const ResourceShare& use : flows.shares_of(p)) {
+        if (allocation.saturated[use.resource] && use.share > 0 && fastest_gbps[use.resource] <= *slowest * (1 + 1e-9)) {
+          solution.limit = paths_.describe(use.resource) + shared_with(flows, use.resource);
+          return solution;
+        }
+      }
+    }
+    return solution;
+  }
+
+ private:
+  void end_flow(double weight) {
+    first_use_.push_back(static_cast<std::uint32_t>(piece_of_use_.size()));
+    weight_.push_back(weight);
+  }
+
+  PieceFlows piece_flows() const {
+    PieceFlows flows = paths_.pieces();
+    flows.piece_of_use = piece_of_use_;
+    flows.first_use = first_use_;
+    flows.weight = weight_;
+    return flows;
+  }
+
+  std::size_t own_flows() const { return std::min(own_flows_, weight_.size()); }
+
+  // ", shared with job 2 (...)" when other jobs' flows cross the resource too.
+  std::string shared_with(const PieceFlows& flows, std::uint32_t resource) const {
+    std::vector<bool> crosses_piece(flows.piece_count(), false);
+    for (std::size_t p = 0; p < flows.piece_count(); ++p) {
+      const auto shares = flows.shares_of(p);
+      crosses_piece[p] = std::any_of(shares.begin(), shares.end(), [&](const ResourceShare& use) {
+        return use.resource == resource && use.share > 0;
+      });
+    }
+    std::string names;
+    for (std::size_t j = 0; j < competing_.size(); ++j) {
+      const std::size_t end = j + 1 < competing_.size() ? competing_[j + 1].first : flows.size();
+      bool crosses = false;
+      for (std::size_t f = competing_[j].first; f < end && !crosses; ++f) {
+        const auto pieces = flows.pieces_of(f);
+        crosses = std::any_of(pieces.begin(), pieces.end(), [&](std::uint32_t p) { return crosses_piece[p]; });
+      }
+      if (crosses) names += (names.empty() ? "" : ", ") + *competing_[j].second;
+    }
+    return names.empty() ? names : ", shared with " + names;
+  }
+
+  FlowPaths& paths_;
+  std::vector<std::uint32_t> piece_of_use_;
+  std::vector<std::uint32_t> first_use_{0};
+  std::vector<double> weight_;  // per flow: the identical flows it stands for
+  std::size_t own_flows_ = std::numeric_limits<std::size_t>::max();  // flows before the competing ones
+  std::vector<std::pair<std::size_t, const std::string*>> competing_;  // each job's first flow, its name
 };
 
 std::vector<VertexId> nics_of(const Graph& graph, VertexId host) {
@@ -420,47 +538,79 @@ std::vector<VertexId> nics_of(const Graph& graph, VertexId host) {
   return nics;
 }
 
-// Hops from `source` to every vertex of its host, crossing only switches, CPUs and NICs (a GPU
-// relays nothing), as routes inside a host go. One search per NIC serves all the host's ranks.
-std::unordered_map<VertexId, int> hops_within_host(const Graph& graph, VertexId source) {
-  std::unordered_map<VertexId, int> hops{{source, 0}};
-  std::deque<VertexId> queue{source};
-  const VertexId host = graph.vertex(source).host;
-  while (!queue.empty()) {
-    const VertexId u = queue.front();
-    queue.pop_front();
-    const VertexKind kind = graph.vertex(u).kind;
-    if (u != source && (kind == VertexKind::gpu || kind == VertexKind::host)) continue;
-    const int next = hops.at(u) + 1;
-    for (const LinkId l : graph.links_of(u)) {
-      const VertexId w = graph.link(l).other_end(u);
-      if (graph.vertex(w).host == host && hops.try_emplace(w, next).second) queue.push_back(w);
-    }
+// Hops from a vertex to every vertex of its host, crossing only switches, CPUs and NICs (a GPU
+// relays nothing), as routes inside a host go. Searched once per shape of host and position of
+// the source (hosts built alike count alike), into a table by position in the host; shared by
+// the rail planners and the nearest-NIC rule.
+class HostHops {
+ public:
+  HostHops(const Graph& graph, HostRoutes& host_routes)
+      : graph_(graph), host_routes_(host_routes), table_of_(graph.vertex_count(), no_table) {}
+
+  // None when `to` is not reached from `from` (or sits in another host).
+  std::optional<int> between(VertexId from, VertexId to) {
+    if (graph_.vertex(to).host != graph_.vertex(from).host) return std::nullopt;
+    const int hops = tables_[table(from)][host_routes_.position(to)];
+    return hops == unreached ? std::nullopt : std::optional<int>(hops);
   }
-  return hops;
-}
+
+ private:
+  static constexpr std::uint32_t no_table = std::numeric_limits<std::uint32_t>::max();
+  static constexpr int unreached = -1;
+
+  std::uint32_t table(VertexId source) {
+    std::uint32_t& index = table_of_[source];
+    if (index != no_table) return index;
+    const std::uint64_t key = std::uint64_t{host_routes_.shape(source)} << 32 | host_routes_.position(source);
+    const auto [it, inserted] = table_of_shape_.try_emplace(key, static_cast<std::uint32_t>(tables_.size()));
+    index = it->second;
+    if (!inserted) return index;
+    const VertexId host = graph_.vertex(source).host;
+    std::vector<int>& hops = tables_.emplace_back(graph_.devices_of(host).size() + 1, unreached);
+    hops[host_routes_.position(source)] = 0;
+    std::vector<VertexId> queue{source};
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+      const VertexId u = queue[head];
+      const VertexKind kind = graph_.vertex(u).kind;
+      if (u != source && (kind == VertexKind::gpu || kind == VertexKind::host)) continue;
+      const int next = hops[host_routes_.position(u)] + 1;
+      for (const LinkId l : graph_.links_of(u)) {
+        const VertexId w = graph_.link(l).other_end(u);
+        if (graph_.vertex(w).host == host && hops[host_routes_.position(w)] == unreached) {
+          hops[host_routes_.position(w)] = next;
+          queue.push_back(w);
+        }
+      }
+    }
+    return index;
+  }
+
+  const Graph& graph_;
+  HostRoutes& host_routes_;
+  std::vector<std::uint32_t> table_of_;  // source vertex -> index into tables_
+  std::unordered_map<std::uint64_t, std::uint32_t> table_of_shape_;  // (shape, position) -> index
+  std::vector<std::vector<int>> tables_;
+};
 
 // The NIC a rank's own point-to-point traffic leaves through: the fewest hops away, ranks sharing
 // a switch with several NICs taking them in ordinal order (routing's nearest_nic rule); a rank
-// placed on a NIC is its own. Searched once per host.
+// placed on a NIC is its own.
 class NearestNics {
  public:
-  explicit NearestNics(const Graph& graph) : graph_(graph) {}
+  NearestNics(const Graph& graph, HostHops& host_hops) : graph_(graph), host_hops_(host_hops) {}
 
   VertexId of(VertexId rank) {
     if (graph_.vertex(rank).kind == VertexKind::nic) return rank;
     const VertexId host = graph_.vertex(rank).host;
-    auto [it, inserted] = hops_by_host_.try_emplace(host);
-    if (inserted) {
-      for (const VertexId nic : nics_of(graph_, host)) it->second.emplace_back(nic, hops_within_host(graph_, nic));
-    }
+    auto [it, inserted] = nics_by_host_.try_emplace(host);
+    if (inserted) it->second = nics_of(graph_, host);
     std::vector<VertexId> nearest;
     int nearest_hops = std::numeric_limits<int>::max();
-    for (const auto& [nic, hops] : it->second) {
-      const auto found = hops.find(rank);
-      if (found == hops.end() || found->second > nearest_hops) continue;
-      if (found->second < nearest_hops) nearest.clear();
-      nearest_hops = found->second;
+    for (const VertexId nic : it->second) {
+      const std::optional<int> hops = host_hops_.between(nic, rank);
+      if (!hops || *hops > nearest_hops) continue;
+      if (*hops < nearest_hops) nearest.clear();
+      nearest_hops = *hops;
       nearest.push_back(nic);
     }
     if (nearest.empty()) throw InputError(fmt::format("{} has no NIC to reach other nodes", graph_.vertex(rank).name));
@@ -469,7 +619,8 @@ class NearestNics {
 
  private:
   const Graph& graph_;
-  std::unordered_map<VertexId, std::vector<std::pair<VertexId, std::unordered_map<VertexId, int>>>> hops_by_host_;
+  HostHops& host_hops_;
+  std::unordered_map<VertexId, std::vector<VertexId>> nics_by_host_;
 };
 
 // How one rail crosses a node: data arrives through the NIC at `entry`, visits the node's other
@@ -484,15 +635,15 @@ struct RailCrossing {
 
 class RailPlanner {
  public:
-  RailPlanner(const Graph& graph, std::span<const VertexId> local) : graph_(graph), local_(local.begin(), local.end()) {}
+  RailPlanner(const Graph& graph, HostHops& host_hops, std::span<const VertexId> local)
+      : graph_(graph), host_hops_(host_hops), local_(local.begin(), local.end()) {}
 
   RailCrossing plan(VertexId nic) {
-    const std::unordered_map<VertexId, int> hops = hops_within_host(graph_, nic);
     std::vector<std::pair<int, VertexId>> by_distance;
     for (const VertexId rank : local_) {
-      const auto found = hops.find(rank);
-      if (found == hops.end()) throw InputError(fmt::format("{} cannot reach {}", graph_.vertex(rank).name, graph_.vertex(nic).name));
-      by_distance.emplace_back(found->second, rank);
+      const std::optional<int> hops = host_hops_.between(nic, rank);
+      if (!hops) throw InputError(fmt::format("{} cannot reach {}", graph_.vertex(rank).name, graph_.vertex(nic).name));
+      by_distance.emplace_back(*hops, rank);
     }
     const auto pick = [&](std::map<VertexId, int>& uses, VertexId excluded) {
       VertexId best = no_vertex;
@@ -533,6 +684,7 @@ class RailPlanner {
 
  private:
   const Graph& graph_;
+  HostHops& host_hops_;
   std::vector<VertexId> local_;
   std::map<VertexId, int> entry_uses_;
   std::map<VertexId, int> exit_uses_;
@@ -553,19 +705,17 @@ int in_order_parent(int r, int n) {
 }
 
 // One node's ranks in a ring, alone.
-Flows::Solution solve_local_ring(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes,
-                                 std::span<const VertexId> local) {
-  Flows flows(graph, fabric, host_routes);
+Flows::Solution solve_local_ring(FlowPaths& paths, std::span<const VertexId> local) {
+  Flows flows(paths);
   for (std::size_t k = 0; k < local.size(); ++k) flows.add({&flows.local_path(local[k], local[(k + 1) % local.size()])});
   return flows.solve();
 }
 
 // NCCL's double binary tree: tree 1 in order over the nodes, tree 2 its mirror image; every edge
 // carries half the data up (reduce) and down (broadcast) at once, on every rail.
-Flows::Solution solve_trees(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes,
-                            const std::vector<std::vector<RailCrossing>>& crossings, int nodes,
+Flows::Solution solve_trees(FlowPaths& paths, const std::vector<std::vector<RailCrossing>>& crossings, int nodes,
                             std::span<const CompetingJob> competing) {
-  Flows trees(graph, fabric, host_routes);
+  Flows trees(paths);
   for (int tree = 0; tree < 2; ++tree) {
     for (int node = 1; node < nodes; ++node) {
       const int child = tree == 0 ? node : nodes - 1 - node;
@@ -582,18 +732,16 @@ Flows::Solution solve_trees(const Graph& graph, std::optional<FabricHierarchy>& 
   return trees.solve();
 }
 
-// alltoall: every node to `peers` others (all of them, or evenly spaced ones standing for all),
-// each flow spread over both nodes' NICs.
-std::vector<std::pair<VertexId, VertexId>> alltoall_pairs(std::span<const VertexId> hosts, std::size_t peers) {
-  std::vector<std::pair<VertexId, VertexId>> pairs;
-  pairs.reserve(hosts.size() * peers);
-  for (std::size_t from = 0; from < hosts.size(); ++from) {
+// alltoall's host pairs: every node to `peers` others (all of them, or evenly spaced ones
+// standing for all), as pair(from, to) with positions in a list of `hosts` hosts.
+template <typename PairFn>
+void for_each_alltoall_pair(std::size_t hosts, std::size_t peers, PairFn pair) {
+  for (std::size_t from = 0; from < hosts; ++from) {
     for (std::size_t k = 1; k <= peers; ++k) {
-      const std::size_t offset = peers == hosts.size() - 1 ? k : 1 + (k - 1) * (hosts.size() - 1) / peers;
-      pairs.emplace_back(hosts[from], hosts[(from + offset) % hosts.size()]);
+      const std::size_t offset = peers == hosts - 1 ? k : 1 + (k - 1) * (hosts - 1) / peers;
+      pair(from, (from + offset) % hosts);
     }
   }
-  return pairs;
 }
 
 // The flows one host pair counts as where they meet other traffic. NCCL's p2p schedule sends to
@@ -606,11 +754,15 @@ double alltoall_pair_weight(const Graph& graph, std::span<const VertexId> hosts,
   return static_cast<double>(std::max<std::size_t>(nics, 1)) / static_cast<double>(peers);
 }
 
-Flows::Solution solve_alltoall(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes,
-                               std::span<const VertexId> hosts, std::size_t peers, double weight,
+// alltoall: every host pair's flow spread over both nodes' NICs.
+Flows::Solution solve_alltoall(FlowPaths& paths, std::span<const VertexId> hosts, std::size_t peers, double weight,
                                std::span<const CompetingJob> competing) {
-  Flows pairs(graph, fabric, host_routes);
-  for (const auto& [from, to] : alltoall_pairs(hosts, peers)) pairs.add_host_pair(from, to, weight);
+  Flows pairs(paths);
+  std::vector<std::uint32_t> fabric_hosts;
+  for (const VertexId host : hosts) fabric_hosts.push_back(paths.host_index(host));
+  for_each_alltoall_pair(hosts.size(), peers, [&](std::size_t from, std::size_t to) {
+    pairs.add_host_pair(fabric_hosts[from], fabric_hosts[to], weight);
+  });
   pairs.add_competing(competing);
   return pairs.solve();
 }
@@ -628,7 +780,8 @@ std::vector<std::vector<VertexId>> ranks_by_host(const Graph& graph, std::span<c
 }
 
 // Every rail's crossing of every node, [rail][node]: one rail per NIC of the node with fewest.
-std::vector<std::vector<RailCrossing>> plan_rails(const Graph& graph, const std::vector<std::vector<VertexId>>& local_ranks,
+std::vector<std::vector<RailCrossing>> plan_rails(const Graph& graph, HostRoutes& host_routes, HostHops& host_hops,
+                                                  const std::vector<std::vector<VertexId>>& local_ranks,
                                                   std::vector<RailPlanner>& planners) {
   std::size_t rails = std::numeric_limits<std::size_t>::max();
   std::vector<std::vector<VertexId>> node_nics;
@@ -637,10 +790,36 @@ std::vector<std::vector<RailCrossing>> plan_rails(const Graph& graph, const std:
     rails = std::min(rails, node_nics.back().size());
   }
   if (rails == 0) throw InputError("a multi-node placement needs a NIC on every node");
-  for (const auto& local : local_ranks) planners.emplace_back(graph, local);
+  for (const auto& local : local_ranks) planners.emplace_back(graph, host_hops, local);
+  // Nodes of one host shape with their ranks and rails' NICs at the same positions cross alike:
+  // the first such node plans, the others take its crossings by position.
+  std::map<std::vector<std::uint32_t>, std::size_t> first_alike;
+  std::vector<std::size_t> planned_by;  // per node: the node whose plans it takes
+  for (std::size_t node = 0; node < local_ranks.size(); ++node) {
+    std::vector<std::uint32_t> key{host_routes.shape(local_ranks[node].front())};
+    for (const VertexId rank : local_ranks[node]) key.push_back(host_routes.position(rank));
+    key.push_back(no_vertex);
+    for (std::size_t r = 0; r < rails; ++r) key.push_back(host_routes.position(node_nics[node][r]));
+    planned_by.push_back(first_alike.try_emplace(std::move(key), node).first->second);
+  }
+  const auto at_position_of = [&](VertexId vertex, VertexId host) {
+    const std::uint32_t position = host_routes.position(vertex);
+    return position == 0 ? host : graph.devices_of(host)[position - 1];
+  };
   std::vector<std::vector<RailCrossing>> crossings(rails);
   for (std::size_t r = 0; r < rails; ++r) {
-    for (std::size_t node = 0; node < local_ranks.size(); ++node) crossings[r].push_back(planners[node].plan(node_nics[node][r]));
+    auto& rail = crossings[r];
+    for (std::size_t node = 0; node < local_ranks.size(); ++node) {
+      const VertexId nic = node_nics[node][r];
+      if (planned_by[node] == node) {
+        rail.push_back(planners[node].plan(nic));
+        continue;
+      }
+      const RailCrossing& alike = rail[planned_by[node]];
+      const VertexId host = graph.vertex(nic).host;
+      rail.push_back({nic, at_position_of(alike.entry, host), at_position_of(alike.exit, host),
+                      at_position_of(alike.via, host)});
+    }
   }
   return crossings;
 }
@@ -662,7 +841,8 @@ void require_hosts_of_their_own(const Graph& graph, std::span<const SharingJob> 
 }
 
 // The other jobs' fabric flows in the pattern each offers, and a line per job saying so.
-std::vector<CompetingJob> plan_competing(const Graph& graph, std::span<const SharingJob> jobs, NearestNics& nearest_nics,
+std::vector<CompetingJob> plan_competing(const Graph& graph, HostRoutes& host_routes, HostHops& host_hops,
+                                         std::span<const SharingJob> jobs, NearestNics& nearest_nics,
                                          std::vector<std::string>& lines) {
   std::vector<CompetingJob> planned;
   for (const SharingJob& job : jobs) {
@@ -674,7 +854,7 @@ std::vector<CompetingJob> plan_competing(const Graph& graph, std::span<const Sha
       switch (job.pattern) {
         case SharingPattern::rings: {
           std::vector<RailPlanner> planners;
-          for (const auto& rail : plan_rails(graph, local_ranks, planners)) {
+          for (const auto& rail : plan_rails(graph, host_routes, host_hops, local_ranks, planners)) {
             for (std::size_t node = 0; node < rail.size(); ++node) {
               const RailCrossing& out = rail[node];
               const RailCrossing& in = rail[(node + 1) % rail.size()];
@@ -687,7 +867,9 @@ std::vector<CompetingJob> plan_competing(const Graph& graph, std::span<const Sha
           std::vector<VertexId> hosts;
           for (const auto& local : local_ranks) hosts.push_back(graph.vertex(local.front()).host);
           const std::size_t peers = std::min<std::size_t>(hosts.size() - 1, alltoall_sampled_peers);
-          competing.host_pairs = alltoall_pairs(hosts, peers);
+          for_each_alltoall_pair(hosts.size(), peers, [&](std::size_t from, std::size_t to) {
+            competing.host_pairs.emplace_back(hosts[from], hosts[to]);
+          });
           competing.pair_weight = alltoall_pair_weight(graph, hosts, peers);
           if (peers < hosts.size() - 1) sampled = fmt::format(", each node's to {} evenly spaced peers standing for all", peers);
           break;
@@ -915,13 +1097,15 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
 
   std::optional<FabricHierarchy> fabric;
   if (model.nodes > 1) fabric.emplace(graph);
-  NearestNics nearest_nics(graph);
   HostRoutes host_routes(graph);
+  HostHops host_hops(graph, host_routes);
+  NearestNics nearest_nics(graph, host_hops);
+  FlowPaths paths(graph, fabric, host_routes);
   // A job on one node meets the other jobs on no link: they have hosts of their own.
   require_hosts_of_their_own(graph, options.sharing_jobs, local_ranks);
   std::vector<CompetingJob> competing;
   if (model.nodes > 1) {
-    competing = plan_competing(graph, options.sharing_jobs, nearest_nics, model.sharing);
+    competing = plan_competing(graph, host_routes, host_hops, options.sharing_jobs, nearest_nics, model.sharing);
   } else {
     for (const SharingJob& job : options.sharing_jobs) {
       model.sharing.push_back(fmt::format("{}: shares no link with a job on one node", job.name));
@@ -932,7 +1116,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
   std::vector<std::vector<RailCrossing>> crossings;  // [rail][node]
   if (model.nodes > 1) {
     std::vector<RailPlanner> planners;
-    crossings = plan_rails(graph, local_ranks, planners);
+    crossings = plan_rails(graph, host_routes, host_hops, local_ranks, planners);
     model.rails = static_cast<int>(crossings.size());
     // A rail-optimized fabric: traffic between rails takes NCCL's default path through PXN.
     bool rails_on_several_switches = false;
@@ -949,7 +1133,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
           "rail, not from one rail's leaf to another's through the spines");
     }
     // The ring: all rails at once, each through the node's ranks from its entry to its exit.
-    Flows flows(graph, fabric, host_routes);
+    Flows flows(paths);
     for (const auto& rail : crossings) {
       for (std::size_t node = 0; node < rail.size(); ++node) {
         const std::vector<VertexId> order = planners[node].order(rail[node]);
@@ -964,7 +1148,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     model.ring_gbps = model.rails * solution.slowest_gbps;
     model.ring_limit = solved_limit(solution);
   } else {
-    const Flows::Solution solution = solve_local_ring(graph, fabric, host_routes, local_ranks.front());
+    const Flows::Solution solution = solve_local_ring(paths, local_ranks.front());
     model.ring_gbps = solution.slowest_gbps;
     model.ring_limit = solved_limit(solution);
   }
@@ -973,7 +1157,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
   if (model.nodes > 1 && model.ranks_per_node > 1) {
     const auto& local = *std::max_element(local_ranks.begin(), local_ranks.end(),
                                           [](const auto& a, const auto& b) { return a.size() < b.size(); });
-    const Flows::Solution solution = solve_local_ring(graph, fabric, host_routes, local);
+    const Flows::Solution solution = solve_local_ring(paths, local);
     model.intra_gbps = solution.slowest_gbps;
     model.intra_limit = solved_limit(solution);
   } else if (model.nodes == 1) {
@@ -985,7 +1169,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
 
   // The network alone: every rail's crossing, GPU to GPU, at once.
   if (model.nodes > 1) {
-    Flows flows(graph, fabric, host_routes);
+    Flows flows(paths);
     for (const auto& rail : crossings) {
       for (std::size_t node = 0; node < rail.size(); ++node) {
         const RailCrossing& out = rail[node];
@@ -998,7 +1182,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     model.net_gbps = model.rails * solution.slowest_gbps;
     model.net_limit = solved_limit(solution);
 
-    const Flows::Solution tree_solution = solve_trees(graph, fabric, host_routes, crossings, model.nodes, competing);
+    const Flows::Solution tree_solution = solve_trees(paths, crossings, model.nodes, competing);
     // Each flow moves S / (2 rails): busbw = 2(p-1)/p x S / T = 4 (p-1)/p x rails x rate.
     const double p = model.ranks;
     model.tree_net_gbps = 4 * (p - 1) / p * model.rails * tree_solution.slowest_gbps;
@@ -1022,7 +1206,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
                                               "flows to all {}", peers, hosts.size() - 1);
     }
     const double weight = alltoall_pair_weight(graph, hosts, peers);
-    const Flows::Solution pair_solution = solve_alltoall(graph, fabric, host_routes, hosts, peers, weight, competing);
+    const Flows::Solution pair_solution = solve_alltoall(paths, hosts, peers, weight, competing);
     model.alltoall_node_gbps = pair_solution.slowest_gbps * weight * static_cast<double>(peers);
     model.alltoall_limit = solved_limit(pair_solution);
   }
@@ -1032,7 +1216,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
   // nearest its own NIC of the receiver's rail (the same ordinal), so that a rail-optimized fabric
   // keeps it on one rail; otherwise it leaves through its own nearest NIC.
   {
-    Flows flows(graph, fabric, host_routes);
+    Flows flows(paths);
     std::map<VertexId, std::size_t> slot_of_host;
     for (std::size_t n = 0; n < local_ranks.size(); ++n) slot_of_host.emplace(graph.vertex(local_ranks[n].front()).host, n);
     for (std::size_t i = 0; i < rank_vertices.size(); ++i) {

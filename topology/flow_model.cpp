@@ -8,16 +8,45 @@ namespace {
 
 // Relative slack under which a resource counts as full; loads are sums of many fractions.
 constexpr double saturation_tolerance = 1e-9;
+constexpr double unlimited = std::numeric_limits<double>::infinity();
+
+// One filling round once the active flows' demand growth per unit of rate is known for the
+// resources `touched`: raises their loads as far as the first one fills, marks the full ones and
+// clears growth and touched. Returns the step every active flow's rate grows by, infinity when
+// no touched resource grows (only zero-share uses: nothing in the graph limits the flows).
+double fill_round(std::span<const double> capacity_gbps, std::vector<double>& growth,
+                  std::vector<std::uint32_t>& touched, MaxMinAllocation& result) {
+  ++result.rounds;
+  double step = unlimited;
+  for (const std::uint32_t r : touched) {
+    if (growth[r] > 0) step = std::min(step, std::max(0.0, capacity_gbps[r] - result.load_gbps[r]) / growth[r]);
+  }
+  for (const std::uint32_t r : touched) {
+    if (step != unlimited) {
+      result.load_gbps[r] += step * growth[r];
+      if (capacity_gbps[r] - result.load_gbps[r] <= saturation_tolerance * capacity_gbps[r]) {
+        result.saturated[r] = true;
+      }
+    }
+    growth[r] = 0;
+  }
+  touched.clear();
+  return step;
+}
+
+MaxMinAllocation empty_allocation(std::size_t resources, std::size_t flows) {
+  MaxMinAllocation result;
+  result.rate_gbps.assign(flows, 0.0);
+  result.load_gbps.assign(resources, 0.0);
+  result.saturated.assign(resources, false);
+  return result;
+}
 
 }  // namespace
 
 MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps,
                                std::span<const FlowClass> classes) {
-  MaxMinAllocation result;
-  result.rate_gbps.assign(classes.size(), 0.0);
-  result.load_gbps.assign(capacity_gbps.size(), 0.0);
-  result.saturated.assign(capacity_gbps.size(), false);
-
+  MaxMinAllocation result = empty_allocation(capacity_gbps.size(), classes.size());
   std::vector<std::uint32_t> active;
   for (std::uint32_t c = 0; c < classes.size(); ++c) {
     const bool crosses_something = std::any_of(classes[c].segments.begin(), classes[c].segments.end(),
@@ -29,7 +58,6 @@ MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps,
   std::vector<double> growth(capacity_gbps.size(), 0.0);
   std::vector<std::uint32_t> touched;
   while (!active.empty()) {
-    ++result.rounds;
     for (const std::uint32_t c : active) {
       for (const auto& segment : classes[c].segments) {
         for (const ResourceShare& use : segment) {
@@ -38,27 +66,12 @@ MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps,
         }
       }
     }
-    double step = std::numeric_limits<double>::infinity();
-    for (const std::uint32_t r : touched) {
-      if (growth[r] > 0) {
-        step = std::min(step, std::max(0.0, capacity_gbps[r] - result.load_gbps[r]) / growth[r]);
-      }
-    }
-    if (step == std::numeric_limits<double>::infinity()) {
-      // Only zero-share uses remain: nothing in the graph limits these classes.
-      for (const std::uint32_t r : touched) growth[r] = 0;
+    const double step = fill_round(capacity_gbps, growth, touched, result);
+    if (step == unlimited) {
       for (const std::uint32_t c : active) result.rate_gbps[c] = step;
       break;
     }
     for (const std::uint32_t c : active) result.rate_gbps[c] += step;
-    for (const std::uint32_t r : touched) {
-      result.load_gbps[r] += step * growth[r];
-      if (capacity_gbps[r] - result.load_gbps[r] <= saturation_tolerance * capacity_gbps[r]) {
-        result.saturated[r] = true;
-      }
-      growth[r] = 0;
-    }
-    touched.clear();
     std::erase_if(active, [&](std::uint32_t c) {
       for (const auto& segment : classes[c].segments) {
         for (const ResourceShare& use : segment) {
@@ -67,6 +80,67 @@ MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps,
       }
       return false;
     });
+  }
+  return result;
+}
+
+MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps, const PieceFlows& flows) {
+  MaxMinAllocation result = empty_allocation(capacity_gbps.size(), flows.size());
+  std::vector<std::uint32_t> active;
+  for (std::uint32_t f = 0; f < flows.size(); ++f) {
+    const auto pieces = flows.pieces_of(f);
+    if (flows.weight_of(f) > 0 &&
+        std::any_of(pieces.begin(), pieces.end(), [&](std::uint32_t p) { return !flows.shares_of(p).empty(); })) {
+      active.push_back(f);
+    }
+  }
+  // Per piece: the active flows crossing it (by weight), then whether it holds a full resource;
+  // reset through `live` (the pieces the active flows cross) each round.
+  std::vector<double> users(flows.piece_count(), 0.0);
+  std::vector<bool> full(flows.piece_count(), false);
+  std::vector<std::uint32_t> live;
+  std::vector<std::uint32_t> next_live;
+  const auto count_users = [&](std::uint32_t f) {
+    for (const std::uint32_t p : flows.pieces_of(f)) {
+      if (users[p] == 0) next_live.push_back(p);
+      users[p] += flows.weight_of(f);
+    }
+  };
+  for (const std::uint32_t f : active) count_users(f);
+  std::vector<double> growth(capacity_gbps.size(), 0.0);
+  std::vector<std::uint32_t> touched;
+  while (!active.empty()) {
+    std::swap(live, next_live);
+    next_live.clear();
+    for (const std::uint32_t p : live) {
+      for (const ResourceShare& use : flows.shares_of(p)) {
+        if (growth[use.resource] == 0) touched.push_back(use.resource);
+        growth[use.resource] += users[p] * use.share;
+      }
+    }
+    const double step = fill_round(capacity_gbps, growth, touched, result);
+    if (step == unlimited) {
+      for (const std::uint32_t f : active) result.rate_gbps[f] = step;
+      break;
+    }
+    for (const std::uint32_t p : live) {
+      const auto shares = flows.shares_of(p);
+      full[p] = std::any_of(shares.begin(), shares.end(),
+                            [&](const ResourceShare& use) { return result.saturated[use.resource]; });
+      users[p] = 0;
+    }
+    // One pass raises the rates, drops the flows that cross a full piece and counts the pieces
+    // of the others for the next round.
+    std::size_t kept = 0;
+    for (const std::uint32_t f : active) {
+      result.rate_gbps[f] += step;
+      const auto pieces = flows.pieces_of(f);
+      if (std::any_of(pieces.begin(), pieces.end(), [&](std::uint32_t p) { return full[p]; })) continue;
+      active[kept++] = f;
+      count_users(f);
+    }
+    active.resize(kept);
+    for (const std::uint32_t p : live) full[p] = false;
   }
   return result;
 }

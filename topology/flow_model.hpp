@@ -28,10 +28,35 @@ struct MaxMinAllocation {
   int rounds = 0;                 // filling rounds, one per distinct bottleneck level
 };
 
+// One flow per class, each listing by index the pieces of path it crosses, pieces that many
+// flows share (a host's way up the fabric, a NIC port, the path between two GPUs). A prediction
+// has millions of flows but far fewer distinct pieces: a filling round then counts each flow's
+// pieces and adds each piece's resources once, instead of walking every flow's resources.
+struct PieceFlows {
+  std::span<const ResourceShare> shares;        // piece 0's resources, then piece 1's, ...
+  std::span<const std::uint32_t> first_share;   // piece p: [first_share[p], first_share[p + 1])
+  std::span<const std::uint32_t> piece_of_use;  // flow 0's pieces, then flow 1's, ...
+  std::span<const std::uint32_t> first_use;     // flow f: [first_use[f], first_use[f + 1])
+  std::span<const double> weight;               // flow f stands for weight[f] identical flows; empty: 1 each
+
+  std::size_t size() const { return first_use.empty() ? 0 : first_use.size() - 1; }
+  std::size_t piece_count() const { return first_share.empty() ? 0 : first_share.size() - 1; }
+  std::span<const std::uint32_t> pieces_of(std::size_t flow) const {
+    return piece_of_use.subspan(first_use[flow], first_use[flow + 1] - first_use[flow]);
+  }
+  double weight_of(std::size_t flow) const { return weight.empty() ? 1.0 : weight[flow]; }
+  std::span<const ResourceShare> shares_of(std::size_t piece) const {
+    return shares.subspan(first_share[piece], first_share[piece + 1] - first_share[piece]);
+  }
+};
+
 // Every class's flows grow at the same pace until a resource fills; classes crossing a full
 // resource stop there and the rest keep growing. Classes with no resources are given rate 0.
 MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps,
                                std::span<const FlowClass> classes);
+// The same over flows built of shared pieces (rate_gbps per flow; a flow of weight w counts as
+// w flows of that rate where it meets others).
+MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps, const PieceFlows& flows);
 
 // The load each resource carries when class c's flows each send offered_rate_gbps[c].
 std::vector<double> offered_load(std::size_t resource_count, std::span<const FlowClass> classes,

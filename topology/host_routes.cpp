@@ -1,16 +1,23 @@
 #include "topology/host_routes.hpp"
 
+#include <algorithm>
 #include <bit>
-#include <unordered_set>
+#include <limits>
 
 namespace fb::topo {
 
-HostRoutes::HostRoutes(const Graph& graph) : graph_(graph), position_of_vertex_(graph.vertex_count(), 0) {}
+namespace {
+constexpr std::uint32_t unseen = std::numeric_limits<std::uint32_t>::max();
+}  // namespace
+
+HostRoutes::HostRoutes(const Graph& graph)
+    : graph_(graph), host_slot_(graph.vertex_count(), unseen), position_of_vertex_(graph.vertex_count(), 0) {}
 
 const HostRoutes::HostShape& HostRoutes::shape_of(VertexId host) {
-  const auto [it, inserted] = hosts_.try_emplace(host);
-  HostShape& shape = it->second;
-  if (!inserted) return shape;
+  std::uint32_t& slot = host_slot_[host];
+  if (slot != unseen) return hosts_[slot];
+  slot = static_cast<std::uint32_t>(hosts_.size());
+  HostShape& shape = hosts_.emplace_back();
   shape.vertices.push_back(host);
   for (const VertexId device : graph_.devices_of(host))
     if (device != host) shape.vertices.push_back(device);
@@ -23,11 +30,15 @@ const HostRoutes::HostShape& HostRoutes::shape_of(VertexId host) {
     const Vertex& vertex = graph_.vertex(v);
     signature.push_back(static_cast<std::uint64_t>(vertex.kind) << 8 | static_cast<std::uint64_t>(vertex.tier));
   }
-  std::unordered_set<LinkId> listed;
   for (const VertexId v : shape.vertices)
     for (const LinkId l : graph_.links_of(v)) {
       const Link& link = graph_.link(l);
-      if (graph_.vertex(link.a).host != host || graph_.vertex(link.b).host != host || !listed.insert(l).second) continue;
+      const VertexId other = link.other_end(v);
+      if (graph_.vertex(other).host != host) continue;
+      // Listed from the end met first (the lower position); a loop onto v, once.
+      const bool listed = other == v ? std::find(shape.links.begin(), shape.links.end(), l) != shape.links.end()
+                                     : position_of_vertex_[other] < position_of_vertex_[v];
+      if (listed) continue;
       shape.links.push_back(l);
       signature.push_back(std::uint64_t{position_of_vertex_[link.a]} << 32 | position_of_vertex_[link.b]);
       signature.push_back(static_cast<std::uint64_t>(link.spec.type));
@@ -38,9 +49,14 @@ const HostRoutes::HostShape& HostRoutes::shape_of(VertexId host) {
   return shape;
 }
 
-std::optional<Route> HostRoutes::between(VertexId from, VertexId to) {
+const Route* HostRoutes::between(VertexId from, VertexId to) {
   const VertexId host = graph_.vertex(from).host;
-  if (host == no_vertex || host != graph_.vertex(to).host) return find_route(graph_, from, to);
+  if (host == no_vertex || host != graph_.vertex(to).host) {
+    std::optional<Route> route = find_route(graph_, from, to);
+    if (!route) return nullptr;
+    route_ = std::move(*route);
+    return &route_;
+  }
   const HostShape& shape = shape_of(host);
   // Shapes number in the hundreds and hosts' vertices in the tens: 20 bits each is ample.
   const std::uint64_t key = std::uint64_t{shape.shape} << 40 | std::uint64_t{position_of_vertex_[from]} << 20 |
@@ -58,14 +74,14 @@ std::optional<Route> HostRoutes::between(VertexId from, VertexId to) {
       found.bottleneck_gbps = route->bottleneck_gbps;
     }
   }
-  if (!it->second) return std::nullopt;
-  Route route;
-  route.hop_count = it->second->hop_count;
-  route.latency_us = it->second->latency_us;
-  route.bottleneck_gbps = it->second->bottleneck_gbps;
+  if (!it->second) return nullptr;
+  route_.hop_count = it->second->hop_count;
+  route_.latency_us = it->second->latency_us;
+  route_.bottleneck_gbps = it->second->bottleneck_gbps;
+  route_.uses.clear();
   for (const auto& [position, use] : it->second->uses)
-    route.uses.push_back({shape.links[position], use.from_a, use.fraction});
-  return route;
+    route_.uses.push_back({shape.links[position], use.from_a, use.fraction});
+  return &route_;
 }
 
 }  // namespace fb::topo

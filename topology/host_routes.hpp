@@ -19,11 +19,22 @@ class HostRoutes {
  public:
   explicit HostRoutes(const Graph& graph);
 
-  // find_route(graph, from, to) for two vertices of one host (searched directly otherwise).
-  std::optional<Route> between(VertexId from, VertexId to);
+  // find_route(graph, from, to) for two vertices of one host (searched directly otherwise), or
+  // null when there is none. The route is valid until the next call: a million calls allocate
+  // nothing.
+  const Route* between(VertexId from, VertexId to);
 
   // Searches done, and hosts of a shape seen before (their routes were translated).
   std::size_t searches() const { return searches_; }
+
+  // For a vertex of a host: the host's shape and the vertex's position in it (the host 0, its
+  // devices from 1). Equal pairs sit alike in hosts built alike: what holds for one holds for the
+  // other.
+  std::uint32_t shape(VertexId v) { return shape_of(graph_.vertex(v).host).shape; }
+  std::uint32_t position(VertexId v) {
+    shape_of(graph_.vertex(v).host);
+    return position_of_vertex_[v];
+  }
 
  private:
   struct HostShape {
@@ -42,11 +53,13 @@ class HostRoutes {
   const HostShape& shape_of(VertexId host);
 
   const Graph& graph_;
-  std::unordered_map<VertexId, HostShape> hosts_;
+  std::vector<std::uint32_t> host_slot_;  // host vertex -> index into hosts_, for hosts seen so far
+  std::vector<HostShape> hosts_;
   std::map<std::vector<std::uint64_t>, std::uint32_t> shape_ids_;
   std::vector<std::uint32_t> position_of_vertex_;  // within its host, for hosts seen so far
   std::unordered_map<std::uint64_t, std::optional<RouteTemplate>> templates_;
   std::size_t searches_ = 0;
+  Route route_;
 };
 
 }  // namespace fb::topo
