@@ -16,6 +16,18 @@ const std::vector<double> capacity_gbps{100, 30, 10};
 const std::vector<ResourceShare> shares{{0, 1.0}, {1, 1.0}, {2, 0.5}};
 const std::vector<std::uint32_t> first_share{0, 1, 2, 3, 3};
 
+void expect_rates(const MaxMinAllocation& allocation, const std::vector<double>& rate_gbps) {
+  ASSERT_EQ(allocation.rate_gbps.size(), rate_gbps.size());
+  for (std::size_t f = 0; f < rate_gbps.size(); ++f) EXPECT_DOUBLE_EQ(allocation.rate_gbps[f], rate_gbps[f]) << "flow " << f;
+}
+
+// The piece solver and the class solver agree exactly on the same flows.
+void expect_same_allocation(const MaxMinAllocation& by_pieces, const MaxMinAllocation& by_classes) {
+  EXPECT_EQ(by_pieces.rate_gbps, by_classes.rate_gbps);
+  EXPECT_EQ(by_pieces.load_gbps, by_classes.load_gbps);
+  EXPECT_EQ(by_pieces.saturated, by_classes.saturated);
+}
+
 TEST(PieceFlows, SharedPiecesFillInMaxMinOrder) {
   // Flow A: link 0. Flow B: link 0 then link 1. Flow C: link 1. Flow D: half of link 2.
   const std::vector<std::uint32_t> piece_of_use{0, 0, 1, 1, 2};
@@ -48,15 +60,10 @@ TEST(PieceFlows, AgreesWithClassesListingTheirOwnResources) {
   const std::vector<FlowClass> classes{{{link0}, 1}, {{link0, link1}, 1}, {{link0, link1}, 1}, {{}, 1}};
   const MaxMinAllocation by_classes = solve_max_min(capacity_gbps, classes);
 
-  EXPECT_EQ(by_pieces.rate_gbps, by_classes.rate_gbps);
-  EXPECT_EQ(by_pieces.load_gbps, by_classes.load_gbps);
-  EXPECT_EQ(by_pieces.saturated, by_classes.saturated);
+  expect_same_allocation(by_pieces, by_classes);
   // Link 1 fills at 15 each for the two flows on it; the first flow then gets 70 of link 0; the
   // flow that crosses nothing is given no rate.
-  EXPECT_DOUBLE_EQ(by_pieces.rate_gbps[0], 70.0);
-  EXPECT_DOUBLE_EQ(by_pieces.rate_gbps[1], 15.0);
-  EXPECT_DOUBLE_EQ(by_pieces.rate_gbps[2], 15.0);
-  EXPECT_EQ(by_pieces.rate_gbps[3], 0.0);
+  expect_rates(by_pieces, {70.0, 15.0, 15.0, 0.0});
 }
 
 TEST(PieceFlows, WeightedFlowsCountAsThatManyFlows) {
@@ -74,15 +81,10 @@ TEST(PieceFlows, WeightedFlowsCountAsThatManyFlows) {
   const std::vector<FlowClass> classes{{{link1}, 3}, {{link1, link0}, 1}, {{link0}, 0.5}, {{half_link2}, 0}};
   const MaxMinAllocation by_classes = solve_max_min(capacity_gbps, classes);
 
-  EXPECT_EQ(by_pieces.rate_gbps, by_classes.rate_gbps);
-  EXPECT_EQ(by_pieces.load_gbps, by_classes.load_gbps);
-  EXPECT_EQ(by_pieces.saturated, by_classes.saturated);
+  expect_same_allocation(by_pieces, by_classes);
   // Link 1 fills at 30 / (3 + 1) = 7.5 per flow; C then takes link 0's 100 - 7.5 at half weight:
   // 185 GB/s per flow. A flow of weight 0 is given no rate and loads nothing.
-  EXPECT_DOUBLE_EQ(by_pieces.rate_gbps[0], 7.5);
-  EXPECT_DOUBLE_EQ(by_pieces.rate_gbps[1], 7.5);
-  EXPECT_DOUBLE_EQ(by_pieces.rate_gbps[2], 185.0);
-  EXPECT_EQ(by_pieces.rate_gbps[3], 0.0);
+  expect_rates(by_pieces, {7.5, 7.5, 185.0, 0.0});
   EXPECT_DOUBLE_EQ(by_pieces.load_gbps[0], 100.0);
   EXPECT_EQ(by_pieces.load_gbps[2], 0.0);
   EXPECT_EQ(by_pieces.rounds, 2);
