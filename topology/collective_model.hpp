@@ -2,8 +2,9 @@
 // Predictions of NCCL collectives on a topology, in the results format measurements use (backend
 // "model"), so predicted and measured sweeps compare row by row.
 //
-// Two layers. The fabric layer (model_collectives) measures what a placement of ranks can carry,
-// with max-min fair sharing of every NVLink, PCIe link, NIC port and fabric bundle:
+// Two layers. The fabric layer (model_collectives, collective_fabric.cpp) measures what a
+// placement of ranks can carry, with max-min fair sharing of every NVLink, PCIe link, NIC port and
+// fabric bundle:
 //   - rings as NCCL builds them: one per NIC (a rail), entering each node at a GPU near that NIC
 //     and leaving through a GPU near it too, or through NVLink to it (PXN) when no second GPU is
 //     near; a node's NICs are never pooled, so 32x 100G and 8x 400G differ where ports or PCIe
@@ -13,11 +14,11 @@
 //     alltoall;
 //   - with other jobs on the fabric (ModelOptions::sharing_jobs), their traffic as competing flows
 //     in every solve that crosses the fabric.
-// The choice layer (predict) does what NCCL's tuner does per op and size: every enabled
-// algorithm x protocol gets time = launch + latency + bytes / bandwidth, where latency follows
-// NCCL's published base and per-hop figures (src/graph/tuning.cc) and bandwidth is the fabric
-// layer's, scaled by the protocol's efficiency and capped by NCCL's per-channel limits; the
-// fastest wins unless --algo/--proto force one, as NCCL_ALGO/NCCL_PROTO do.
+// The choice layer (predict, collective_model.cpp) does what NCCL's tuner does per op and size:
+// every enabled algorithm x protocol gets time = launch + latency + bytes / bandwidth, where
+// latency follows NCCL's published base and per-hop figures (src/graph/tuning.cc) and bandwidth
+// is the fabric layer's, scaled by the protocol's efficiency and capped by NCCL's per-channel
+// limits; the fastest wins unless --algo/--proto force one, as NCCL_ALGO/NCCL_PROTO do.
 //
 // Bus bandwidth per algorithm (busbw = algbw x nccl-tests' factor; p ranks, N nodes, g per node):
 //   ring       the ring rate B (all rails at once)
