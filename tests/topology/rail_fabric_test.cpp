@@ -208,6 +208,9 @@ TEST(RailOptimizedIbnetdiscover, UnitsGroupTheHostsAndNamesNumberTheRails) {
   EXPECT_EQ(count_tier(graph, SwitchTier::spine), 2u);
   // GUIDs follow no NIC order; the device names do.
   for (int rail : {0, 2, 7}) EXPECT_EQ(graph.vertex(graph.find(fmt::format("dgx03/mlx5_{}", rail))).index, rail);
+  // The dump states no PCI order: numbering by name is an assumption, said once for the file.
+  EXPECT_THAT(graph.assumptions(),
+              ::testing::Contains(::testing::HasSubstr("rails.ibnet: a host's NICs are ordered by device name")));
   FabricHierarchy fabric(graph);
   std::vector<std::vector<std::string>> units;
   for (const FabricHierarchy::Group& group : fabric.groups()) {

@@ -265,10 +265,18 @@ Graph parse_ibnetdiscover(const SourceText& source) {
     const CaName& y = ca_names[b];
     return x.host != y.host ? x.host < y.host : natural_less(x.nic, y.nic);
   });
+  bool hosts_with_several_nics = false;
   for (std::size_t k = 1; k < by_name.size(); ++k) {
     const CaName& previous = ca_names[by_name[k - 1]];
     CaName& next = ca_names[by_name[k]];
-    if (previous.host == next.host) next.ordinal = previous.ordinal + (natural_less(previous.nic, next.nic) ? 1 : 0);
+    if (previous.host != next.host) continue;
+    next.ordinal = previous.ordinal + (natural_less(previous.nic, next.nic) ? 1 : 0);
+    hosts_with_several_nics = true;
+  }
+  if (hosts_with_several_nics) {
+    graph.add_assumption(fmt::format("{}: a host's NICs are ordered by device name (mlx5_2 before mlx5_10); ibnetdiscover "
+                                     "states no PCI order, so rail k is taken to be each host's k-th NIC",
+                                     source.path));
   }
   std::size_t ca_index = 0;
   for (const auto& [id, node] : nodes) {
