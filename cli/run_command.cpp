@@ -39,6 +39,7 @@ struct RunCommandOptions {
   std::string iterations;  // -n as typed: a count, "auto", or empty for each op's default
   int repeat = 0;          // soak: sweeps to run; 0: one, or as many as --duration allows
   std::string duration;    // soak: keep repeating the sweep until this much time has passed
+  std::string host_pages{name_of(HostPages::huge)};
 };
 
 // "2h", "30m", "90s", "45" (seconds) -> seconds.
@@ -111,6 +112,12 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
   sub.add_option("--min-time", o.run.min_time_s, "-n auto: seconds of timed iterations per size")->capture_default_str();
   sub.add_option("--max-iters", o.run.max_auto_iterations, "-n auto: the most iterations per size")
       ->capture_default_str();
+  sub.add_option("--host-pages", o.host_pages,
+                 "pages behind host buffers of 2 MiB and more: huge (transparent huge pages, asked for with "
+                 "madvise; steadier bandwidth) or base (4 KiB pages, as a plain malloc gets them where THP is not "
+                 "`always`)")
+      ->check(CLI::IsMember({std::string(name_of(HostPages::huge)), std::string(name_of(HostPages::base))}))
+      ->capture_default_str();
   sub.add_option("-w,--warmup_iters", o.run.warmup_iterations, "untimed iterations before timing")->capture_default_str();
   sub.add_option("-c,--check", o.run.check, "validate results element by element (0 or 1)")->capture_default_str();
   sub.add_option("-d,--datatype", o.run.dtype, "element type: int8 uint8 int32 uint32 int64 uint64 half bfloat16 "
@@ -167,6 +174,7 @@ class RunCommand {
     // Errors every rank finds alike: each rank stops, the first one says why.
     try {
       apply_iterations_flag(options_.iterations, options_.run);
+      options_.run.launch.host_pages = options_.host_pages == name_of(HostPages::base) ? HostPages::base : HostPages::huge;
       if (!options_.duration.empty()) settings.duration_s = parse_duration_s(options_.duration);
       if (options_.repeat > 0 && settings.duration_s > 0) throw UsageError("give --repeat or --duration, not both");
       validate_run_options(options_.run);
@@ -255,6 +263,8 @@ class RunCommand {
     const std::string run_id = new_run_id();
     settings.provenance = collect_provenance(
         *backend_, run_id, shell_command_line(process_.argc, process_.argv));
+    if (const auto pages = backend_->host_buffer_pages(); pages && pages->warning())
+      std::cerr << fmt::format("fabricbench: warning: {}\n", *pages->warning());
     std::size_t expected_rows = 0;
     for (const PlannedOp& planned : plan) expected_rows += planned.cases_by_size.size() * planned.placements.size();
     expected_rows *= static_cast<std::size_t>(std::max(options_.repeat, 1));

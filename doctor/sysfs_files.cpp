@@ -3,19 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
-#include <sstream>
 
 namespace fb::doctor {
-
-std::optional<std::string> read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  // Reading a sysfs attribute can fail after a successful open (the driver refuses it).
-  if (in.bad()) return std::nullopt;
-  return std::move(text).str();
-}
 
 std::optional<std::string> read_first_line(const std::filesystem::path& path) {
   std::ifstream in(path);

@@ -2,6 +2,8 @@
 // Small readers for sysfs and procfs attribute files: one value per file, a trailing newline,
 // and files that may be missing, unreadable or say "Unknown".
 
+#include "common/text_file.hpp"
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -11,9 +13,6 @@ namespace fb::doctor {
 
 // The first line without surrounding white space; empty when the file cannot be read.
 std::optional<std::string> read_first_line(const std::filesystem::path& path);
-
-// The whole file; empty when it cannot be read.
-std::optional<std::string> read_text(const std::filesystem::path& path);
 
 // A decimal ("16", "-1") or 0x-prefixed hexadecimal ("0x030200") integer file.
 std::optional<long> read_integer(const std::filesystem::path& path);

@@ -1,6 +1,7 @@
 #include "importers/importer_registry.hpp"
 
 #include "common/errors.hpp"
+#include "common/text_file.hpp"
 
 #include <fmt/format.h>
 

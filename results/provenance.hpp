@@ -19,6 +19,9 @@ struct Provenance {
   int ranks_per_node = 0;
   std::vector<std::string> rank_hosts;    // host of every rank, by rank
   std::string kernel;                     // uname of the reporting rank's host
+  // Which pages back the reporting rank's host buffers ("2 MiB transparent huge pages for buffers
+  // of 2 MiB and more, ..."); empty where the buffers are device memory.
+  std::string host_buffer_pages;
   std::map<std::string, std::string> libraries;    // library -> version
   std::map<std::string, std::string> environment;  // NCCL_*, UCX_*, OMPI_MCA_*, ...
   // What an importer inferred because the log did not say it ("8 ranks from busbw/algbw"): each

@@ -2,6 +2,7 @@
 
 #include "common/errors.hpp"
 #include "common/termination_signals.hpp"
+#include "common/text_file.hpp"
 #include "results/incident_json.hpp"
 #include "results/port_counters.hpp"
 #include "results/json_fields.hpp"
@@ -15,7 +16,6 @@
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
-#include <fstream>
 // The parser copies a file name into a fixed buffer with strncpy, which GCC flags in its header.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-truncation"
@@ -23,7 +23,6 @@
 #pragma GCC diagnostic pop
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 namespace fb {
 namespace {
@@ -213,7 +212,8 @@ Json provenance_to_json(const Provenance& p) {
               {"start_time", p.start_time},   {"command_line", p.command_line}, {"backend", p.backend},
               {"nranks", p.nranks},           {"nodes", p.nodes},               {"ranks_per_node", p.ranks_per_node},
               {"rank_hosts", p.rank_hosts},   {"kernel", p.kernel},             {"libraries", p.libraries},
-              {"environment", p.environment}, {"assumptions", p.assumptions}};
+              {"environment", p.environment}, {"assumptions", p.assumptions},
+              {"host_buffer_pages", p.host_buffer_pages.empty() ? Json() : Json(p.host_buffer_pages)}};
 }
 
 Provenance provenance_from_json(const Json& json) {
@@ -233,6 +233,9 @@ Provenance provenance_from_json(const Json& json) {
   p.environment = json.at("environment").get<std::map<std::string, std::string>>();
   // Files written before importers recorded assumptions have none.
   p.assumptions = json.value("assumptions", std::vector<std::string>{});
+  // Files written before runs recorded their host pages, and runs on device memory, have none.
+  if (const auto pages = json.find("host_buffer_pages"); pages != json.end() && !pages->is_null())
+    p.host_buffer_pages = pages->get<std::string>();
   return p;
 }
 
@@ -375,14 +378,6 @@ ResultSet parse_results_json(std::string_view text, const std::string& origin) {
     }
   }
   return results;
-}
-
-std::string read_text_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 ResultSet read_results_json(const std::filesystem::path& path) {

@@ -34,9 +34,6 @@ ResultSet read_results_json(const std::filesystem::path& path);
 ResultSet parse_results_json(std::string_view text, const std::string& origin);
 ResultSet parse_results_csv(std::string_view text, const std::string& origin);
 
-// The whole file; throws InputError naming the path when it cannot be read.
-std::string read_text_file(const std::filesystem::path& path);
-
 // Throws std::runtime_error when the filesystem holding `dir` has less than `bytes_needed` free,
 // so a run that could not keep its results fails before measuring instead of after hours.
 void require_free_space(const std::filesystem::path& dir, std::uint64_t bytes_needed);

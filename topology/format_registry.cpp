@@ -1,11 +1,10 @@
 #include "topology/format_registry.hpp"
 
 #include "common/input_error.hpp"
+#include "common/text_file.hpp"
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
 
 namespace fb::topo {
 namespace {
@@ -47,11 +46,7 @@ Graph parse_topology(const SourceText& source, std::string_view format_name) {
 }
 
 SourceText read_topology_source(const std::string& path, const ReaderHints& hints) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open the file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return SourceText{path, text.str(), hints};
+  return SourceText{path, read_text_file(path), hints};
 }
 
 Graph load_topology(const std::vector<std::string>& paths, std::string_view format_name, const ReaderHints& hints) {

@@ -5,6 +5,7 @@
 // `fabricbench run --backend NAME` picks one.
 
 #include "benchmarks/core/benchmark_case.hpp"
+#include "benchmarks/core/host_pages.hpp"
 #include "benchmarks/core/job_control.hpp"
 #include "common/rank_placement.hpp"
 #include "common/registry.hpp"
@@ -12,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,12 +31,13 @@ struct DeviceRoute {
   std::string unavailable_reason;
 };
 
-// How the processes of a run drive GPUs (nccl-tests' -g and -G); backends without GPUs take the
-// defaults only, which run_command checks before the backend starts.
+// How the processes of a run drive GPUs (nccl-tests' -g and -G) and back host buffers; backends
+// without GPUs take the GPU defaults only, which run_command checks before the backend starts.
 struct LaunchOptions {
   int gpus_per_process = 1;
   int graph_launches = 0;  // 0: ops are launched one by one; N: each timed sample replays a CUDA graph
   std::string watchdog_interface{};  // WatchdogSettings::interface_name
+  HostPages host_pages = HostPages::huge;  // backends whose buffers are host memory
 };
 
 struct BackendCapabilities {
@@ -62,6 +65,8 @@ class Backend {
   // Whether the send and receive buffers of a case are host memory (checked against each node's
   // available memory before the run) rather than device memory.
   virtual bool buffers_in_host_memory() const { return false; }
+  // Where buffers are host memory: which pages back them, as the kernel granted them.
+  virtual std::optional<HostPagesReport> host_buffer_pages() const { return std::nullopt; }
 
   // Device copy ops: every route the op measures on this machine, in the order to run them.
   virtual std::vector<DeviceRoute> device_routes(const OpTraits& /*op*/) const { return {}; }

@@ -35,6 +35,7 @@ Provenance collect_provenance(const Backend& backend, std::string run_id, std::s
   p.rank_hosts = placement.rank_hosts;
   if (utsname host{}; ::uname(&host) == 0) p.kernel = fmt::format("{} {} {}", host.sysname, host.release, host.machine);
   p.libraries = backend.library_versions();
+  if (const std::optional<HostPagesReport> pages = backend.host_buffer_pages()) p.host_buffer_pages = pages->describe();
   for (char** entry = environ; *entry; ++entry) {
     const std::string_view text = *entry;
     const auto equals = text.find('=');

@@ -16,6 +16,8 @@ MpiBackend::MpiBackend(int& argc, char**& argv, const LaunchOptions& launch)
   context_.comm = mpi_.comm();
   context_.rank = mpi_.rank();
   context_.nranks = mpi_.size();
+  context_.host_pages = launch.host_pages;
+  host_pages_ = probe_host_pages(launch.host_pages);
 
   watchdog_ = std::make_unique<Watchdog>(context_.rank, placement_.rank_hosts,
                                          WatchdogSettings{.interface_name = launch.watchdog_interface},

@@ -24,6 +24,7 @@ class MpiBackend final : public Backend {
   std::map<std::string, std::string> library_versions() const override;
   std::vector<Placement> placements_of(const OpTraits& op) const override;
   bool buffers_in_host_memory() const override { return true; }
+  std::optional<HostPagesReport> host_buffer_pages() const override { return host_pages_; }
   void require_supported(DataType dtype) const override;
   Measurement measure(const BenchmarkCase& benchmark_case) override;
   std::vector<Measurement> measure_pairs(const BenchmarkCase& benchmark_case, std::span<const RankPair> pairs) override;
@@ -51,6 +52,7 @@ class MpiBackend final : public Backend {
   RankPlacement placement_;
   std::unique_ptr<Watchdog> watchdog_;
   std::unique_ptr<MpiJobControl> job_control_;
+  HostPagesReport host_pages_;
 };
 
 }  // namespace fb

@@ -3,6 +3,7 @@
 // MpiOpImplementation; the backend finds it by the op's catalog name.
 
 #include "benchmarks/core/benchmark_case.hpp"
+#include "benchmarks/core/host_pages.hpp"
 #include "common/dtype.hpp"
 #include "common/registry.hpp"
 
@@ -20,6 +21,7 @@ struct MpiOpContext {
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0;
   int nranks = 1;
+  HostPages host_pages = HostPages::huge;
 };
 
 // One prepared case: buffers allocated for a size, type and placement.

@@ -17,8 +17,8 @@ class PointToPointCase : public MpiOpCase {
         is_src_(context.rank == benchmark_case.src_rank),
         is_dst_(context.rank == benchmark_case.dst_rank),
         peer_(is_src_ ? benchmark_case.dst_rank : benchmark_case.src_rank),
-        send_(endpoint() ? case_.count : 0),
-        recv_(endpoint() ? case_.count : 0) {}
+        send_(endpoint() ? case_.count : 0, context.host_pages),
+        recv_(endpoint() ? case_.count : 0, context.host_pages) {}
 
   void fill_inputs() override {
     if (!endpoint()) return;

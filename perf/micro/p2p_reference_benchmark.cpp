@@ -1,12 +1,17 @@
 // fabricbench's point-to-point latency (8 B) and bandwidth (4 MiB) against bare MPI loops written
 // the way osu_latency and osu_bw write them, measured in the same job and interleaved, so both see
-// the same machine state. Run with: mpirun -np 2 build/perf/micro/p2p_reference_benchmark
+// the same machine state. Run with: mpirun -np 2 build/perf/micro/p2p_reference_benchmark [base]
+//
+// Both sides send from buffers on the same pages: huge pages as `fabricbench run` asks for by
+// default, or base pages with the argument `base` (`--host-pages base`); the pages move the
+// bandwidth of both by a third on this machine, so a comparison across them compares pages.
 //
 // The reference reports the mean over its loop (as OSU does); fabricbench reports the median of
 // per-iteration times. Each is taken per repetition and the table shows the median over
 // repetitions.
 
 #include "common/op_catalog.hpp"
+#include "benchmarks/core/host_buffer.hpp"
 #include "benchmarks/core/result_builder.hpp"
 #include "benchmarks/mpi/mpi_backend.hpp"
 #include "benchmarks/mpi/mpi_check.hpp"
@@ -14,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -53,8 +59,9 @@ double reference_latency_us(int rank) {
 }
 
 // osu_bw: windows of non-blocking sends, each acknowledged. Returns GB/s.
-double reference_bandwidth_gbps(int rank) {
-  std::vector<char> buffer(bandwidth_bytes, 'a');
+double reference_bandwidth_gbps(int rank, fb::HostPages pages) {
+  fb::HostBuffer<char> buffer(bandwidth_bytes, pages);
+  std::fill_n(buffer.data(), buffer.size(), 'a');
   std::vector<MPI_Request> requests(window);
   int ack = 0;
   const int peer = 1 - rank;
@@ -92,7 +99,10 @@ fb::ResultRow fabricbench_row(fb::MpiBackend& backend, std::string_view op, std:
 }  // namespace
 
 int main(int argc, char** argv) {
-  fb::MpiBackend backend(argc, argv);
+  const fb::HostPages pages = argc > 1 && std::string_view(argv[1]) == fb::name_of(fb::HostPages::base)
+                                  ? fb::HostPages::base
+                                  : fb::HostPages::huge;
+  fb::MpiBackend backend(argc, argv, fb::LaunchOptions{.host_pages = pages});
   const int rank = backend.placement().rank;
   if (backend.placement().nranks != 2) {
     if (rank == 0) fmt::print(stderr, "p2p_reference_benchmark: run it with exactly 2 ranks (mpirun -np 2)\n");
@@ -105,14 +115,15 @@ int main(int argc, char** argv) {
     fabricbench_latency.push_back(
         fabricbench_row(backend, "latency", latency_bytes, latency_iterations, latency_warmup).time_median_us);
     MPI_Barrier(MPI_COMM_WORLD);
-    reference_bandwidth.push_back(reference_bandwidth_gbps(rank));
+    reference_bandwidth.push_back(reference_bandwidth_gbps(rank, pages));
     fabricbench_bandwidth.push_back(
         fabricbench_row(backend, "bw", bandwidth_bytes, bandwidth_iterations, bandwidth_warmup).algbw_gbps);
   }
   if (rank == 0) {
     const double latency_ref = median(reference_latency), latency_fb = median(fabricbench_latency);
     const double bandwidth_ref = median(reference_bandwidth), bandwidth_fb = median(fabricbench_bandwidth);
-    fmt::print("# {} repetitions, medians over repetitions\n", repetitions);
+    fmt::print("# {} repetitions, medians over repetitions; host buffers: {}\n", repetitions,
+               backend.host_buffer_pages()->describe());
     fmt::print("{:<24} {:>12} {:>12} {:>8}\n", "measurement", "reference", "fabricbench", "ratio");
     fmt::print("{:<24} {:>12.3f} {:>12.3f} {:>8.3f}\n", "latency 8 B (us)", latency_ref, latency_fb,
                latency_fb / latency_ref);

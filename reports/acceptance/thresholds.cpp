@@ -3,6 +3,7 @@
 #include "common/errors.hpp"
 #include "common/input_error.hpp"
 #include "common/sizes.hpp"
+#include "common/text_file.hpp"
 #include "results/result_row.hpp"
 #include "results/results_io.hpp"
 

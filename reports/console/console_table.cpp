@@ -57,6 +57,7 @@ void print_provenance(std::ostream& out, const Provenance& p) {
                      p.nranks == 1 ? "" : "s", p.nodes, p.nodes == 1 ? "" : "s", p.ranks_per_node);
   out << fmt::format("# hosts: {}\n", describe_rank_hosts(p.rank_hosts));
   out << fmt::format("# kernel: {}\n", p.kernel);
+  if (!p.host_buffer_pages.empty()) out << fmt::format("# host buffers: {}\n", p.host_buffer_pages);
   for (const auto& [library, version] : p.libraries) out << fmt::format("# {}: {}\n", library, version);
   for (const auto& [name, value] : p.environment) out << fmt::format("# env {}={}\n", name, value);
 }

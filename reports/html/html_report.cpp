@@ -500,6 +500,7 @@ std::string provenance_section(const std::vector<LoadedResults>& sets) {
     row("ranks, nodes, ranks per node", fmt::format("{}, {}, {}", p.nranks, p.nodes, p.ranks_per_node));
     row("hosts", describe_rank_hosts(p.rank_hosts));
     row("kernel", p.kernel);
+    if (!p.host_buffer_pages.empty()) row("host buffers", p.host_buffer_pages);
     for (const auto& [library, version] : p.libraries) row("library " + h(library), version);
     for (const auto& [name, value] : p.environment) row("env " + h(name), value);
     // What an importer inferred because the log did not say it: shown beside what it did say.

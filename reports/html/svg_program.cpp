@@ -1,4 +1,5 @@
 #include "reports/html/svg_program.hpp"
+#include "common/text_file.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -11,7 +12,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 extern char** environ;
@@ -40,12 +40,6 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 }  // namespace
 
@@ -76,7 +70,7 @@ int run_program(std::vector<std::string> words, const std::filesystem::path& std
 }
 
 std::string last_words(const std::filesystem::path& error_path) {
-  std::string message = read_text(error_path);
+  std::string message = read_text(error_path).value_or("");
   while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
   return message;
 }
@@ -94,7 +88,7 @@ std::string draw_svg(const std::string& program, const std::vector<std::string>&
   words.insert(words.end(), arguments.begin(), arguments.end());
   words.push_back(script_path.string());
   const int status = run_program(std::move(words), svg_path, error_path, package);
-  const std::string svg = read_text(svg_path);
+  const std::string svg = read_text(svg_path).value_or("");
   // What precedes <svg> (an XML prolog, a DOCTYPE with external references) stays out of the page.
   const std::size_t start = svg.find("<svg");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || start == std::string::npos)
@@ -115,7 +109,7 @@ std::string print_html_to_pdf(std::string_view html) {
                                   "--user-data-dir=" + (scratch / "profile").string(), "--no-pdf-header-footer",
                                   "--print-to-pdf=" + pdf.string(), "file://" + page.string()},
                                  scratch / "stdout.txt", error_path, "chromium");
-  const std::string document = read_text(pdf);
+  const std::string document = read_text(pdf).value_or("");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !document.starts_with("%PDF-"))
     throw std::runtime_error(fmt::format("chromium failed printing the report to PDF: {}", last_words(error_path)));
   return document;

@@ -2,6 +2,7 @@
 // hosts where node3 is slow and its port gathered symbol errors: node3 alone is listed.
 
 #include "fabricbench_runs.hpp"
+#include "common/text_file.hpp"
 #include "results/results_io.hpp"
 #include "support/temp_dir.hpp"
 

@@ -413,6 +413,40 @@ TEST(AutoIterations, ACountThatIsNotOneIsAUsageError) {
   EXPECT_THAT(result.err, HasSubstr("fabricbench: error: -n five is neither a count nor auto"));
 }
 
+// The pages behind the host buffers are the run's provenance: huge pages unless --host-pages
+// base, as the kernel granted them (this machine's THP mode decides whether it can).
+TEST(HostPages, TheResultsSayWhichPagesBackedTheBuffers) {
+  const TempDir dir;
+  const auto run_bw = [&](std::vector<std::string> flags, const std::string& name) {
+    std::vector<std::string> args{"run", "bw", "-b", "4M", "-e", "4M", "-n", "2", "--json", dir / (name + ".json"),
+                                  "--csv", dir / (name + ".csv")};
+    args.insert(args.end(), flags.begin(), flags.end());
+    return run_process(under_mpirun(2, FABRICBENCH_BINARY, args), allow_root);
+  };
+  const ProcessResult huge = run_bw({}, "huge");
+  ASSERT_EQ(huge.exit_code, 0) << describe(huge);
+  const std::string huge_pages = read_results_json(dir / "huge.json").provenance.host_buffer_pages;
+  EXPECT_THAT(huge.out, HasSubstr("# host buffers: " + huge_pages + "\n"));
+  std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string thp_modes;
+  std::getline(thp, thp_modes);
+  if (thp_modes.find("[never]") != std::string::npos || thp_modes.empty()) {
+    EXPECT_THAT(huge_pages, HasSubstr("asked for and not granted"));
+    EXPECT_THAT(huge.err, HasSubstr("fabricbench: warning: host buffers are on"));
+  } else {
+    EXPECT_THAT(huge_pages, StartsWith("2 MiB transparent huge pages for buffers of 2 MiB and more"));
+    EXPECT_THAT(huge.err, ::testing::Not(HasSubstr("warning")));
+  }
+
+  const ProcessResult base = run_bw({"--host-pages", "base"}, "base");
+  ASSERT_EQ(base.exit_code, 0) << describe(base);
+  EXPECT_EQ(read_results_json(dir / "base.json").provenance.host_buffer_pages, "4 KiB pages (--host-pages base)");
+
+  const ProcessResult wrong = run_bw({"--host-pages", "giant"}, "wrong");
+  EXPECT_EQ(wrong.exit_code, 2) << describe(wrong);
+  EXPECT_THAT(wrong.err, HasSubstr("--host-pages"));
+}
+
 }  // namespace
 }  // namespace fb
 

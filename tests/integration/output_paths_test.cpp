@@ -2,6 +2,7 @@
 // and logs of the same name from different directories imported together.
 
 #include "fabricbench_runs.hpp"
+#include "common/text_file.hpp"
 #include "results/results_io.hpp"
 #include "support/temp_dir.hpp"
 
@@ -9,8 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace fb {
 namespace {
@@ -23,12 +22,6 @@ using testing::ProcessResult;
 using testing::run_process;
 using testing::TempDir;
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 TEST(OutputPaths, CsvEqualToJsonIsRefusedBeforeMeasuring) {
   const TempDir dir;
@@ -49,16 +42,16 @@ TEST(OutputPaths, ASecondRunIntoTheSameFilesIsRefusedAndTheFirstKept) {
                                      "--csv", dir / "r.csv", "--json", dir / "r.json"};
   const ProcessResult first = run_process(directly(run), allow_root);
   ASSERT_EQ(first.exit_code, 0) << describe(first);
-  const std::string csv = read_text(dir / "r.csv");
-  const std::string json = read_text(dir / "r.json");
+  const std::string csv = read_text_file(dir / "r.csv");
+  const std::string json = read_text_file(dir / "r.json");
   ASSERT_EQ(read_results_json(dir / "r.json").rows.size(), 3u);
 
   const ProcessResult second = run_process(directly(run), allow_root);
   EXPECT_EQ(second.exit_code, 2) << describe(second);
   EXPECT_EQ(second.err, "fabricbench: error: " + (dir / "r.json").string() +
                             " exists already: results are never overwritten; remove it or give another path\n");
-  EXPECT_EQ(read_text(dir / "r.csv"), csv);
-  EXPECT_EQ(read_text(dir / "r.json"), json);
+  EXPECT_EQ(read_text_file(dir / "r.csv"), csv);
+  EXPECT_EQ(read_text_file(dir / "r.json"), json);
 
   // Only the CSV taken: the JSON the refused run claimed first is not left behind.
   std::filesystem::remove(dir / "r.json");
@@ -66,7 +59,7 @@ TEST(OutputPaths, ASecondRunIntoTheSameFilesIsRefusedAndTheFirstKept) {
   EXPECT_EQ(third.exit_code, 2) << describe(third);
   EXPECT_THAT(third.err, HasSubstr((dir / "r.csv").string() + " exists already"));
   EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
-  EXPECT_EQ(read_text(dir / "r.csv"), csv);
+  EXPECT_EQ(read_text_file(dir / "r.csv"), csv);
 }
 
 // One directory per node holding logs of the same name is how logs are gathered: each becomes

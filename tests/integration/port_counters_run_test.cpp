@@ -3,6 +3,7 @@
 // while the run measures flags its port.
 
 #include "fabricbench_runs.hpp"
+#include "common/text_file.hpp"
 #include "results/results_io.hpp"
 #include "support/temp_dir.hpp"
 #include "sysfs_tree.hpp"

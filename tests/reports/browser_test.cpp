@@ -2,6 +2,7 @@
 // console stays clean, and a hostile host name shows as text rather than becoming an element.
 
 #include "reports/acceptance/acceptance.hpp"
+#include "common/text_file.hpp"
 #include "reports/html/fabric_drawing.hpp"
 #include "importers/importer_registry.hpp"
 #include "report_fixture.hpp"
@@ -25,12 +26,6 @@ namespace {
 
 constexpr const char* chromium = "/usr/bin/chromium";
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 struct Scratch {
   Scratch() {
@@ -79,10 +74,10 @@ TEST(Browser, ReportRendersEveryPlotWithoutConsoleErrorsAndShowsHostileNamesAsTe
   }
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  const std::string browser_log = read_text(log);
+  const std::string browser_log = read_text_file(log);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << browser_log;
 
-  const std::string rendered = read_text(dom);
+  const std::string rendered = read_text_file(dom);
   EXPECT_EQ(count_of(rendered, "<svg"), expected_plot_count(input)) << "every plot must be in the rendered DOM";
   EXPECT_EQ(count_of(rendered, "<img"), 0u) << "an input string became an element";
   EXPECT_THAT(rendered, ::testing::HasSubstr("&lt;img src=x onerror=alert(1)&gt;"));
@@ -164,8 +159,8 @@ std::string run_chromium(const std::filesystem::path& scratch, const std::filesy
   }
   int status = 0;
   if (::waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error("chromium failed: " + read_text(log));
-  return read_text(out_path);
+    throw std::runtime_error("chromium failed: " + read_text_file(log));
+  return read_text_file(out_path);
 }
 
 using Measurements = std::map<std::string, std::string>;

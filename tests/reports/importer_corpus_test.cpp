@@ -2,6 +2,7 @@
 // extracts: ranks, nodes, op, sizes, bandwidth at a size, statistics, runs, and what was assumed.
 
 #include "common/errors.hpp"
+#include "common/text_file.hpp"
 #include "importers/importer_registry.hpp"
 #include "support/temp_dir.hpp"
 

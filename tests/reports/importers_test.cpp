@@ -1,4 +1,5 @@
 #include "common/errors.hpp"
+#include "common/text_file.hpp"
 #include "importers/importer_registry.hpp"
 #include "results/results_io.hpp"
 

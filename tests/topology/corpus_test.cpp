@@ -1,6 +1,7 @@
 // The real files of tests/corpus/topology/ read as SOURCES.md there says they must.
 
 #include "topology/analysis.hpp"
+#include "common/text_file.hpp"
 #include "topology/fleet_diff.hpp"
 #include "topology/format_registry.hpp"
 
@@ -24,7 +25,7 @@ std::string corpus_path(const std::string& name) { return std::string(TOPOLOGY_C
 
 Graph parse_corpus(const std::string& name, ReaderHints hints = {}) {
   const std::string path = corpus_path(name);
-  return parse_topology(SourceText{path, test::read_text(path), hints});
+  return parse_topology(SourceText{path, fb::read_text_file(path), hints});
 }
 
 std::string corpus_error(const std::string& name) {
@@ -200,7 +201,7 @@ TEST(CorpusNcclXml, TwentyThousandCpusAreRefusedNotMeshed) {
 
 TEST(CorpusTopoM, DellaBlankCpuAffinityKeepsTheNumaColumn) {
   for (const bool spaces : {false, true}) {
-    std::string text = test::read_text(corpus_path("topo_m/della-k17g3_h100_sparse_cpu_affinity.txt"));
+    std::string text = fb::read_text_file(corpus_path("topo_m/della-k17g3_h100_sparse_cpu_affinity.txt"));
     if (spaces) {
       // A terminal paste: tabs expanded to 8-column stops, blank cells leave no token.
       std::string expanded;
@@ -250,7 +251,7 @@ TEST(CorpusTopoM, Nv18IsNvlink4UnlessStatedAndTheAssumptionIsRecorded) {
   EXPECT_FALSE(assumes(stated, "NV# read as"));
 
   // A GPU model named above the matrix (nvidia-smi -L) decides without the flag.
-  const std::string text = "GPU 0: NVIDIA B200 (UUID: GPU-0)\n" + test::read_text(corpus_path("topo_m/tpgds-aihub0007.txt"));
+  const std::string text = "GPU 0: NVIDIA B200 (UUID: GPU-0)\n" + fb::read_text_file(corpus_path("topo_m/tpgds-aihub0007.txt"));
   const Graph named = parse_topology(SourceText{"b200.txt", text});
   EXPECT_EQ(links_between_kinds(named, "b200/GPU0", VertexKind::nvswitch)[0].technology, "NVLink5");
   EXPECT_TRUE(assumes(named, "NV# read as NVLink5 links, from the GPU model named in the file"));
@@ -472,7 +473,7 @@ TEST(CorpusFleet, NicMissingIsTheOnlyDeviation) {
 }
 
 TEST(CorpusFleet, NcclDumpsMatchGpusByBusId) {
-  const std::string dump = test::read_text(corpus_path("nccl_xml/ibmcloud_h100_vsi_topo_dump_2.5GTx1_bridges_width0.xml"));
+  const std::string dump = fb::read_text_file(corpus_path("nccl_xml/ibmcloud_h100_vsi_topo_dump_2.5GTx1_bridges_width0.xml"));
   // GPU dev 2 (bus 0000:b8:00.0) gone, as CUDA then numbers the rest: dev 3..7 become 2..6.
   const std::size_t gpu2 = dump.find("<pci busid=\"0000:b8:00.0\"");
   ASSERT_NE(gpu2, std::string::npos);

@@ -2,6 +2,7 @@
 // that node, device and property named, with the node's and the majority's values.
 
 #include "topology/fleet_diff.hpp"
+#include "common/text_file.hpp"
 
 #include "fleet_dumps.hpp"
 #include "test_support.hpp"
@@ -142,7 +143,7 @@ TEST(FleetDiff, EveryDeviatingNodeIsNamedInInputOrder) {
 // The real dump of a one-GPU H100 VM, copied to eight host names: the VM reports no PCIe width,
 // so its GPU link compares by generation.
 TEST(FleetDiffNccl, FixtureFleetComparesTheStatedGenerationWithoutAWidth) {
-  const std::string fixture = test::read_text(std::string(TOPOLOGY_FIXTURES_DIR) + "/nccl_topo_h100_1gpu.xml");
+  const std::string fixture = fb::read_text_file(std::string(TOPOLOGY_FIXTURES_DIR) + "/nccl_topo_h100_1gpu.xml");
   std::vector<std::pair<std::string, std::string>> dumps;
   for (int i = 1; i <= 8; ++i) dumps.emplace_back(fmt::format("/data/topo/node{:02}.xml", i), fixture);
   EXPECT_EQ(described(diff_dumps(dumps)), Lines{});
@@ -205,7 +206,7 @@ TEST(FleetDiff, RefusesFleetsItCannotCompare) {
   EXPECT_EQ(refusal({{"a/dgx01.txt", smi}, {"b/dgx01.topo.txt", smi}}),
             "a/dgx01.txt and b/dgx01.topo.txt both describe host 'dgx01' (a single-node dump is named after its file, "
             "up to the first dot): name each dump after its node");
-  const std::string cluster = test::read_text(test::sample_path("dgx_h100_pod.yaml"));
+  const std::string cluster = fb::read_text_file(test::sample_path("dgx_h100_pod.yaml"));
   EXPECT_NE(refusal({{"pod.yaml", cluster}, {"pod2.yaml", cluster}}).find("pod.yaml: describes "), std::string::npos);
 }
 

@@ -1,4 +1,5 @@
 #include "topology/format_registry.hpp"
+#include "common/text_file.hpp"
 #include "topology/hostlist.hpp"
 
 #include "test_support.hpp"
@@ -130,7 +131,7 @@ TEST(NvidiaSmiTopo, MalformedMatricesNameLineAndToken) {
 
 TEST(NcclTopoXml, H100SingleGpuFixture) {
   const std::string path = std::string(TOPOLOGY_FIXTURES_DIR) + "/nccl_topo_h100_1gpu.xml";
-  const Graph graph = parse_topology(SourceText{path, test::read_text(path)});
+  const Graph graph = parse_topology(SourceText{path, fb::read_text_file(path)});
   EXPECT_NE(graph.find("nccl_topo_h100_1gpu"), no_vertex);
   EXPECT_EQ(count_kind(graph, VertexKind::cpu), 1u);
   EXPECT_EQ(count_kind(graph, VertexKind::gpu), 1u);
@@ -205,7 +206,7 @@ TEST(Ibnetdiscover, TwoLevelFatTree) {
 }
 
 TEST(Ibnetdiscover, MalformedDumpsNameLineAndWhat) {
-  const std::string ok = test::read_text(test::sample_path("fabric.ibnet"));
+  const std::string ok = fb::read_text_file(test::sample_path("fabric.ibnet"));
   std::string unknown_speed = ok;
   const std::size_t first_port = unknown_speed.find("4xNDR");
   unknown_speed.replace(first_port, 5, "4xZZZ");

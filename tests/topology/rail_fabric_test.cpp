@@ -3,6 +3,7 @@
 // states for them.
 
 #include "topology/analysis.hpp"
+#include "common/text_file.hpp"
 #include "topology/cluster_spec.hpp"
 #include "topology/collective_model.hpp"
 #include "topology/fabric_hierarchy.hpp"
@@ -300,7 +301,7 @@ TEST(RailOptimizedProcurement, TheNumbersDocsModelMdStates) {
   for (const ProcurementPoint& point : points) {
     SCOPED_TRACE(fmt::format("{} --nodes {} --op {}", point.spec, point.nodes, point.op));
     const std::string path = std::string(DOCS_EXAMPLES_DIR) + "/" + point.spec;
-    const Graph graph = parse_topology(SourceText{path, test::read_text(path)});
+    const Graph graph = parse_topology(SourceText{path, fb::read_text_file(path)});
     const Prediction prediction =
         predict(model_collectives(graph, place_ranks(graph, point.nodes, 0)), op_by_name(point.op), GiB);
     EXPECT_NEAR(prediction.busbw_gbps, point.busbw_gbps, 0.05);

@@ -2,26 +2,19 @@
 // Helpers shared by the topology tests.
 
 #include "topology/format_registry.hpp"
+#include "common/text_file.hpp"
 #include "topology/graph.hpp"
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 namespace fb::topo::test {
 
 inline std::string sample_path(const std::string& name) { return std::string(TOPOLOGY_SAMPLES_DIR) + "/" + name; }
 
-inline std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 inline Graph parse_sample(const std::string& name, std::string_view format = "auto") {
   const std::string path = sample_path(name);
-  return parse_topology(SourceText{path, read_text(path)}, format);
+  return parse_topology(SourceText{path, read_text_file(path)}, format);
 }
 
 inline std::size_t count_kind(const Graph& graph, VertexKind kind) {

@@ -1,4 +1,5 @@
 #include "common/errors.hpp"
+#include "common/text_file.hpp"
 #include "results/results_io.hpp"
 #include "support/temp_dir.hpp"
 
@@ -120,12 +121,6 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Replaces the first occurrence of `from` (which must exist) with `to`.
 std::string replace_first(std::string text, const std::string& from, const std::string& to) {
@@ -239,7 +234,7 @@ TEST(ResultsIo, WriterOnAnUnwritablePathThrowsBeforeAnyRow) {
   write_text(dir / "plain-file", "not a directory\n");
   EXPECT_THROW(ResultsWriter({dir / "plain-file/r.csv", dir / "plain-file/r.json"}, sample_provenance()),
                std::runtime_error);
-  EXPECT_EQ(read_text(dir / "plain-file"), "not a directory\n");
+  EXPECT_EQ(read_text_file(dir / "plain-file"), "not a directory\n");
 }
 
 std::vector<std::string> names_in(const std::filesystem::path& dir) {
@@ -253,7 +248,7 @@ TEST(ResultsIo, WriteFileAtomicallyReplacesAndLeavesNoTemporaryFiles) {
   const TempDir dir;
   write_file_atomically(dir / "out.txt", "first\n");
   write_file_atomically(dir / "out.txt", "second\n");
-  EXPECT_EQ(read_text(dir / "out.txt"), "second\n");
+  EXPECT_EQ(read_text_file(dir / "out.txt"), "second\n");
   EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"out.txt"});
 }
 
@@ -266,9 +261,9 @@ TEST(ResultsIo, OutputsNeverFollowALinkPlantedInTheDirectory) {
     std::filesystem::create_symlink(dir / "victim", dir / fmt::format("{}.tmp.{}", name, ::getpid()));
   std::filesystem::create_symlink(dir / "victim", dir / "out.txt");
   write_file_atomically(dir / "out.txt", "new\n");
-  EXPECT_EQ(read_text(dir / "victim"), "precious\n");
+  EXPECT_EQ(read_text_file(dir / "victim"), "precious\n");
   EXPECT_FALSE(std::filesystem::is_symlink(dir / "out.txt"));
-  EXPECT_EQ(read_text(dir / "out.txt"), "new\n");
+  EXPECT_EQ(read_text_file(dir / "out.txt"), "new\n");
 
   const ResultSet sample = sample_results();
   {
@@ -278,12 +273,12 @@ TEST(ResultsIo, OutputsNeverFollowALinkPlantedInTheDirectory) {
       writer.flush();
     }
   }
-  EXPECT_EQ(read_text(dir / "victim"), "precious\n");
+  EXPECT_EQ(read_text_file(dir / "victim"), "precious\n");
   EXPECT_EQ(read_results_json(dir / "r.json").rows, sample.rows);
   // A run's results files are new files: a link where one should go is refused like any file.
   std::filesystem::create_symlink(dir / "victim", dir / "s.json");
   EXPECT_THROW(ResultsWriter({dir / "s.csv", dir / "s.json"}, sample.provenance), std::runtime_error);
-  EXPECT_EQ(read_text(dir / "victim"), "precious\n");
+  EXPECT_EQ(read_text_file(dir / "victim"), "precious\n");
   EXPECT_FALSE(std::filesystem::exists(dir / "s.csv"));
 }
 
@@ -297,7 +292,7 @@ TEST(ResultsIo, WriterRefusesExistingFilesAndOnePathForBoth) {
     EXPECT_EQ(std::string(e.what()), (dir / "r.csv").string() +
                                          " exists already: results are never overwritten; remove it or give another path");
   }
-  EXPECT_EQ(read_text(dir / "r.csv"), "earlier results\n");
+  EXPECT_EQ(read_text_file(dir / "r.csv"), "earlier results\n");
   EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
   try {
     ResultsWriter({dir / "both", dir / "sub/../both"}, sample_provenance());
@@ -436,7 +431,7 @@ TEST(ResultsIo, IncidentsRideInTheJsonFileAndShowInCsvComments) {
   EXPECT_EQ(from_json.incidents, written.incidents);
   EXPECT_EQ(from_json.rows, written.rows);
   // CSV holds rows only; each incident is one comment line, which readers skip.
-  const std::string csv = read_text(dir / "r.csv");
+  const std::string csv = read_text_file(dir / "r.csv");
   EXPECT_THAT(csv, HasSubstr("# incident: timeout in pairwise 1048576 B round 4 at gathering times: rank 2 on node02 "
                              "did not answer, rank 5 on node03 still at timed iteration 3; mlx5_0/1 of node02 went "
                              "down (rank 2)\n"));
@@ -450,7 +445,7 @@ TEST(ResultsIo, JsonWithoutIncidentsReadsWithNone) {
   const TempDir dir;
   const std::string json = results_to_json(sample_results());
   write_text(dir / "old.json", replace_first(json, ",\n \"incidents\": []", ""));
-  ASSERT_THAT(read_text(dir / "old.json"), ::testing::Not(HasSubstr("incidents")));
+  ASSERT_THAT(read_text_file(dir / "old.json"), ::testing::Not(HasSubstr("incidents")));
   const ResultSet old = read_results_json(dir / "old.json");
   EXPECT_EQ(old.rows, sample_results().rows);
   EXPECT_TRUE(old.incidents.empty());
@@ -488,8 +483,8 @@ TEST(ResultsIo, GrowingFilesEqualTheWholeRenderingAfterEveryFlush) {
       writer->append(row);
       writer->flush();
       expected.rows.push_back(row);
-      ASSERT_EQ(read_text(dir / "r.json"), results_to_json(expected));
-      ASSERT_EQ(read_text(dir / "r.csv"), results_to_csv(expected));
+      ASSERT_EQ(read_text_file(dir / "r.json"), results_to_json(expected));
+      ASSERT_EQ(read_text_file(dir / "r.csv"), results_to_csv(expected));
       // Besides the two files, at most the previous version of each, kept to be appended to.
       EXPECT_LE(names_in(dir.path()).size(), 4u);
     }
@@ -512,7 +507,7 @@ TEST(ResultsIo, WriterRecordsAnIncidentBesideTheRowsOnDisk) {
   EXPECT_EQ(on_disk.rows, std::vector<ResultRow>(sample.rows.begin(), sample.rows.begin() + 2));
   EXPECT_EQ(on_disk.incidents, std::vector<Incident>{sample_incident()});
   EXPECT_EQ(read_results_csv(dir / "r.csv").rows.size(), 2u);
-  EXPECT_THAT(read_text(dir / "r.csv"), HasSubstr("# incident: timeout in pairwise"));
+  EXPECT_THAT(read_text_file(dir / "r.csv"), HasSubstr("# incident: timeout in pairwise"));
 }
 
 TEST(ResultsIo, MissingFileIsAnInputError) {

@@ -12,7 +12,7 @@ template <class T>
 class BroadcastCase final : public MpiOpCase {
  public:
   BroadcastCase(const BenchmarkCase& benchmark_case, const MpiOpContext& context)
-      : case_(benchmark_case), context_(context), buffer_(case_.count) {}
+      : case_(benchmark_case), context_(context), buffer_(case_.count, context.host_pages) {}
 
   void fill_inputs() override {
     // Non-root ranks start from their own pattern so a broadcast that never arrives is visible.
