@@ -113,7 +113,7 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
   sub.add_option("--max-iters", o.run.max_auto_iterations, "-n auto: the most iterations per size")
       ->capture_default_str();
   sub.add_option("--host-pages", o.host_pages,
-                 "pages behind host buffers of 2 MiB and more: huge (transparent huge pages, asked for with "
+                 "pages behind host buffers of 64 KiB and more: huge (transparent huge pages, asked for with "
                  "madvise; steadier bandwidth) or base (4 KiB pages, as a plain malloc gets them where THP is not "
                  "`always`)")
       ->check(CLI::IsMember({std::string(name_of(HostPages::huge)), std::string(name_of(HostPages::base))}))

@@ -2,11 +2,11 @@
 // A page-aligned host buffer of T. Pages are touched only when the pattern is written, by the rank
 // that uses them, so memory lands on that rank's NUMA node.
 //
-// With HostPages::huge a buffer of at least one huge page is rounded up to whole huge pages and
-// asked for transparent huge pages (madvise), whatever the host's THP policy (`always` or
-// `madvise`). On 4 KiB pages a 4 MiB MPI transfer between two processes of one host read 10.3 to
-// 11.6 GB/s over eight runs on an idle machine, on huge pages 14.15 to 14.23 (docs/performance.md):
-// which physical pages a run happens to get, not the transport, set the spread.
+// With HostPages::huge a buffer of at least huge_page_threshold_bytes() is rounded up to whole
+// huge pages and asked for transparent huge pages (madvise), whatever the host's THP policy
+// (`always` or `madvise`). On 4 KiB pages a 4 MiB MPI transfer between two processes of one host
+// read 10.3 to 11.6 GB/s over eight runs on an idle machine, on huge pages 14.15 to 14.23
+// (docs/performance.md): the pages a run happens to get, not the transport, set the spread.
 
 #include "benchmarks/core/host_pages.hpp"
 
@@ -26,7 +26,7 @@ class HostBuffer {
     if (count == 0) return;
     const std::size_t bytes = count * sizeof(T);
     const std::size_t huge_bytes = huge_page_bytes();
-    const bool huge = pages == HostPages::huge && bytes >= huge_bytes;
+    const bool huge = pages == HostPages::huge && bytes >= huge_page_threshold_bytes();
     const std::size_t alignment = huge ? huge_bytes : base_alignment_bytes;
     const std::size_t allocation = huge ? (bytes + huge_bytes - 1) / huge_bytes * huge_bytes : bytes;
     data_ = {static_cast<T*>(::operator new[](allocation, std::align_val_t{alignment})), AlignedDelete{alignment}};

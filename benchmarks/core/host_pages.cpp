@@ -28,6 +28,8 @@ std::size_t huge_page_bytes_under(const std::filesystem::path& sysfs_root) {
   return default_huge_page_bytes;
 }
 
+std::size_t threshold_of(std::size_t huge_bytes) { return huge_bytes / 32; }
+
 // Page sizes are whole KiB or MiB: "4 KiB", "2 MiB", "512 MiB".
 std::string page_size_text(std::size_t bytes) {
   constexpr std::size_t mib = std::size_t{1} << 20;
@@ -42,6 +44,8 @@ std::size_t huge_page_bytes() {
   static const std::size_t bytes = huge_page_bytes_under("/");
   return bytes;
 }
+
+std::size_t huge_page_threshold_bytes() { return threshold_of(huge_page_bytes()); }
 
 std::string thp_mode_of(std::string_view enabled_text) {
   const auto open = enabled_text.find('[');
@@ -81,7 +85,7 @@ std::string HostPagesReport::describe() const {
   const std::string mode = thp_mode.empty() ? "the kernel has no transparent huge pages" : "THP enabled: " + thp_mode;
   if (!huge_granted) return fmt::format("{}: transparent huge pages asked for and not granted ({})", base, mode);
   return fmt::format("{} transparent huge pages for buffers of {} and more, {} below (granted; {})",
-                     page_size_text(huge_page_bytes), page_size_text(huge_page_bytes), base, mode);
+                     page_size_text(huge_page_bytes), page_size_text(threshold_of(huge_page_bytes)), base, mode);
 }
 
 std::optional<std::string> HostPagesReport::warning() const {

@@ -20,6 +20,10 @@ std::string_view name_of(HostPages pages);
 
 // The PMD huge page size the kernel reports; 2 MiB where it reports none.
 std::size_t huge_page_bytes();
+// The smallest buffer put on huge pages (64 KiB with 2 MiB pages): from there on, transfers between
+// processes copy whole pages and page-table walks show in their bandwidth; below, messages go
+// through the transport's own bounce buffers, and a huge page each would be memory for nothing.
+std::size_t huge_page_threshold_bytes();
 
 // The bracketed mode of /sys/kernel/mm/transparent_hugepage/enabled ("always [madvise] never" ->
 // "madvise"); empty when the text has none.

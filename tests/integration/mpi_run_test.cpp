@@ -434,7 +434,7 @@ TEST(HostPages, TheResultsSayWhichPagesBackedTheBuffers) {
     EXPECT_THAT(huge_pages, HasSubstr("asked for and not granted"));
     EXPECT_THAT(huge.err, HasSubstr("fabricbench: warning: host buffers are on"));
   } else {
-    EXPECT_THAT(huge_pages, StartsWith("2 MiB transparent huge pages for buffers of 2 MiB and more"));
+    EXPECT_THAT(huge_pages, StartsWith("2 MiB transparent huge pages for buffers of 64 KiB and more"));
     EXPECT_THAT(huge.err, ::testing::Not(HasSubstr("warning")));
   }
 

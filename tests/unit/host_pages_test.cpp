@@ -108,7 +108,7 @@ TEST(HostBuffer, HugeBuffersAreAlignedRoundedUpAndBackedByHugePages) {
 
 TEST(HostBuffer, BasePagesAndSmallBuffersStayPageAligned) {
   HostBuffer<std::byte> base(4 * mib, HostPages::base);
-  HostBuffer<std::byte> small(64 * 1024, HostPages::huge);
+  HostBuffer<std::byte> small(huge_page_threshold_bytes() - 1, HostPages::huge);
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(base.data()) % 4096, 0u);
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(small.data()) % 4096, 0u);
   std::memset(base.data(), 1, base.size());
