@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <charconv>
 #include <cstring>
 

@@ -12,7 +12,7 @@
 namespace fb {
 
 enum class HostPages {
-  huge,  // transparent huge pages for buffers of at least one huge page (the default)
+  huge,  // transparent huge pages for buffers of huge_page_threshold_bytes() and more (the default)
   base,  // the kernel's base pages, as a plain malloc gets them under THP `madvise` or `never`
 };
 
@@ -40,7 +40,7 @@ struct HostPagesReport {
   std::size_t huge_page_bytes = 0;
   std::size_t base_page_bytes = 0;
 
-  // The provenance line: "2 MiB transparent huge pages for buffers of 2 MiB and more (...)".
+  // The provenance line: "2 MiB transparent huge pages for buffers of 64 KiB and more, ...".
   std::string describe() const;
   // Set when huge pages were asked for and not granted.
   std::optional<std::string> warning() const;
