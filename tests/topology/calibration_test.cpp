@@ -7,8 +7,10 @@
 // within 5%; vendor acceptance floors at or below the prediction. A point the model's mechanisms do
 // not explain says why (known_miss) and is held to a looser bound (1.6x), so it still cannot drift.
 
+#include "common/errors.hpp"
 #include "topology/cluster_spec.hpp"
 #include "topology/collective_model.hpp"
+#include "topology/nccl_tuning.hpp"
 #include "topology/routing.hpp"
 
 #include <fmt/format.h>
@@ -237,6 +239,60 @@ TEST(Calibration, PublishedCollectiveResults) {
   const double geometric_mean_error = std::exp(log_error_sum / large_points) - 1;
   fmt::print("\nlarge-message busbw: {} points, geometric-mean error {:.1f}%\n", large_points, 100 * geometric_mean_error);
   EXPECT_LT(geometric_mean_error, 0.10);
+}
+
+// The two small-message points the releases were read for, predicted with every release's figures.
+const NcclTuning& release(std::string_view version) { return *nccl_tuning_for(parse_nccl_version(version)).tuning; }
+
+TEST(NcclReleases, DgxA100RunsRingLLAt8BytesWithEveryReleasesFigures) {
+  const Graph graph = build_cluster(a100_node(1, 8));
+  const CollectiveModel model = model_collectives(graph, place_ranks(graph, 1, 0));
+  const OpTraits& all_reduce = op_by_name("all_reduce");
+  for (const NcclTuning& tuning : nccl_tunings()) {
+    SCOPED_TRACE(std::string(tuning.range));
+    const Prediction chosen = predict(model, all_reduce, 8, {}, tuning);
+    EXPECT_EQ(chosen.algorithm, Algorithm::ring);
+    EXPECT_EQ(chosen.protocol, Protocol::ll);
+    EXPECT_EQ(predict(model, all_reduce, 8, {Algorithm::ring, std::nullopt}, tuning).protocol, Protocol::ll);
+  }
+  // 14 ring steps after a base latency, and 1.5 us to launch: published (nccl-tests#123, -t 8)
+  // LL 21, LL128 32, Simple 84 us. Before 2.18: base 3.6 / 10 / 8.4 us, NVLink hops .47 / 1.9 / 3.4.
+  const auto time = [&](std::string_view version, Protocol protocol) {
+    return predict(model, all_reduce, 8, {Algorithm::ring, protocol}, release(version)).time_us;
+  };
+  EXPECT_NEAR(time("2.16", Protocol::ll), 11.68, 0.01);
+  EXPECT_NEAR(time("2.16", Protocol::ll128), 38.10, 0.01);
+  EXPECT_NEAR(time("2.16", Protocol::simple), 57.50, 0.01);
+  // From 2.18: base 6.6 / 14 / 8.4 us, NVLink hops .6 / 1.9 / 3.4.
+  EXPECT_NEAR(time("2.18", Protocol::ll), 16.50, 0.01);
+  EXPECT_NEAR(time("2.18", Protocol::ll128), 42.10, 0.01);
+  EXPECT_NEAR(time("2.30", Protocol::ll), 16.50, 0.01);
+}
+
+TEST(NcclReleases, NvlsTreeAt8BytesOnTwoH100NodesFollowsEachReleasesFormula) {
+  const Graph graph = build_cluster(h100_node(2));
+  const CollectiveModel model = model_collectives(graph, place_ranks(graph, 2, 0));
+  const OpTraits& all_reduce = op_by_name("all_reduce");
+  const Forced nvls_tree{Algorithm::nvls_tree, std::nullopt};
+  const auto time = [&](std::string_view version) { return predict(model, all_reduce, 8, nvls_tree, release(version)).time_us; };
+  // Two network crossings (up and down the tree), each NCCL's figure plus the fabric's own 2.6 us
+  // twice (Simple flushes).
+  EXPECT_NEAR(model.net_latency_us, 2.6, 0.01);
+  // 2.18: a 23 us base, 2(N-1) crossings of 19 us; 2.19-2.20: a 23 us NVLink hop, 2 log2(N) of 14.
+  EXPECT_NEAR(time("2.18.5"), 1.5 + 23 + 2 * (19 + 5.2), 0.01);
+  EXPECT_NEAR(time("2.20.3"), 1.5 + 23 + 2 * (14 + 5.2), 0.01);
+  // 2.21: the NVLink hop 25 us (nccl#1244 ran 2.21.5 and measured 47.5 us); 2.28.9: crossings 20.9 us.
+  EXPECT_NEAR(time("2.21.5"), 64.9, 0.01);
+  EXPECT_NEAR(time("2.28.7"), 64.9, 0.01);
+  EXPECT_NEAR(time("2.28.9"), 78.7, 0.01);
+  EXPECT_NEAR(time("2.30"), 78.7, 0.01);
+  // No NVLS-tree before 2.18, no NVLS at all before 2.17.
+  EXPECT_THROW(time("2.17"), InputError);
+  const Graph one_node = build_cluster(h100_node(1));
+  const CollectiveModel node = model_collectives(one_node, place_ranks(one_node, 1, 0));
+  EXPECT_THROW(predict(node, all_reduce, 8, {Algorithm::nvls, std::nullopt}, release("2.16")), InputError);
+  // 2.17's NVLS inside a node: a 40 us base latency.
+  EXPECT_NEAR(predict(node, all_reduce, 8, {Algorithm::nvls, std::nullopt}, release("2.17")).time_us, 41.5, 0.01);
 }
 
 // Link rates one flow reaches alone: the pair path the expectation columns use.
