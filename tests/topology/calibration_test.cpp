@@ -339,7 +339,7 @@ TEST(Calibration, PublishedPointToPointRates) {
     const std::optional<Route> route = find_route(graph, graph.find(point.from), graph.find(point.to));
     ASSERT_TRUE(route) << point.configuration;
     const double ratio = route->bottleneck_gbps / point.published_gbps;
-    fmt::print("| {} | point-to-point | {:.2f} GB/s | {:.2f} GB/s | {:.3f} | - | - | {} |\n", point.configuration,
+    fmt::print("| {} | point-to-point | {:.2f} GB/s | {:.2f} GB/s | {:.3f} | - | {} |\n", point.configuration,
                point.published_gbps, route->bottleneck_gbps, ratio, point.source);
     EXPECT_NEAR(ratio, 1.0, 0.05) << point.configuration;
   }
