@@ -183,7 +183,7 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
     case ModelledCollective::all_gather:
     case ModelledCollective::reduce_scatter:
       add_ring_family(Algorithm::ring, m.ring_gbps, m.ring_limit);
-      if (has_nvls(m, t) && !multi_node) {
+      if (has_nvls(m, t) && t.has_nvls_gathers && !multi_node) {
         out.push_back({Algorithm::nvls, Protocol::simple, m.gpu_nvlink_gbps * nvls_efficiency[generation],
                        base(Algorithm::nvls, Protocol::simple) + intra_hop(Algorithm::nvls, Protocol::simple),
                        "NVLink to the NVSwitches (NVLS multicast)"});

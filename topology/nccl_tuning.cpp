@@ -104,9 +104,11 @@ std::vector<NcclTuning> build_tunings() {
   t.ring_ll128_per_channel_gbps[hopper].fill(36.7);
   t.tree_ll128_per_channel_gbps = t.ring_ll128_per_channel_gbps;
   t.has_nvls = true;
+  t.has_nvls_gathers = true;
   out.push_back(t);
 
-  // New base latencies; NVLS across nodes and NVLS-tree; no 1.8x LL penalty.
+  // New base latencies; NVLS across nodes and NVLS-tree, but all_gather and reduce_scatter on
+  // rings only; no 1.8x LL penalty.
   t.first = {2, 18, 0};
   t.range = "2.18";
   t.source = "v2.18.5-1";
@@ -128,10 +130,11 @@ std::vector<NcclTuning> build_tunings() {
   t.ring_network_overhead = true;
   t.nvls_tree_linear_in_nodes = true;
   t.has_multi_node_nvls = true;
+  t.has_nvls_gathers = false;
   out.push_back(t);
 
-  // NVLS and NVLS-tree pay an NVLink hop (23 us) instead of a base latency; tree Simple back to
-  // 28 us a hop; CollNet re-tuned.
+  // NVLS and NVLS-tree pay an NVLink hop (23 us) instead of a base latency; NVLS gathers again;
+  // tree Simple back to 28 us a hop; CollNet re-tuned.
   t.first = {2, 19, 0};
   t.range = "2.19-2.20";
   t.source = "v2.19.4-1";
@@ -150,6 +153,7 @@ std::vector<NcclTuning> build_tunings() {
   t.network_hop_us[nvls_tree] = {0, 0, 14};
   t.nvls_tree_linear_in_nodes = false;
   t.collnet_arity_us = 0.4;
+  t.has_nvls_gathers = true;
   out.push_back(t);
 
   // Hopper gets its own LL ceiling; LL's ring share doubles.

@@ -66,6 +66,7 @@ struct NcclTuning {
 
   bool has_nvls = false;             // NVLink SHARP inside a node (2.17)
   bool has_multi_node_nvls = false;  // NVLS with the network's SHARP, and NVLS-tree (2.18)
+  bool has_nvls_gathers = false;     // NVLS for all_gather and reduce_scatter (2.17, then from 2.19)
   bool has_pat = false;              // PAT for all_gather/reduce_scatter, one GPU per node (2.23)
   bool ll128_on_blackwell = false;   // LL128 enabled by default on sm_100 and sm_120 (2.25)
 };

@@ -36,6 +36,11 @@ TEST(NcclVersion, EachReleaseGetsTheFiguresOfItsRange) {
   EXPECT_DOUBLE_EQ(nccl_tuning_for(NcclVersion{2, 20, 3}).tuning->nvlink_hop_us[3][2], 23.0);
   EXPECT_DOUBLE_EQ(nccl_tuning_for(NcclVersion{2, 20, 3}).tuning->ring_ll_share, 0.25);
   EXPECT_DOUBLE_EQ(nccl_tuning_for(NcclVersion{2, 21, 5}).tuning->ring_ll_share, 0.5);
+  // 2.18 ran all_gather and reduce_scatter on rings only; 2.17 and 2.19 on offered NVLS too.
+  EXPECT_TRUE(nccl_tuning_for(NcclVersion{2, 17, 1}).tuning->has_nvls_gathers);
+  EXPECT_FALSE(nccl_tuning_for(NcclVersion{2, 18, 5}).tuning->has_nvls_gathers);
+  EXPECT_TRUE(nccl_tuning_for(NcclVersion{2, 19, 4}).tuning->has_nvls_gathers);
+  EXPECT_FALSE(nccl_tuning_for(NcclVersion{2, 16, 5}).tuning->has_nvls);
 }
 
 TEST(NcclVersion, AnUnknownOrOutOfTableReleaseIsAnAssumption) {
