@@ -3,8 +3,6 @@
 
 #include "topology/collective_model.hpp"
 
-#include "topology/nccl_tuning.hpp"
-
 #include "common/errors.hpp"
 
 #include <fmt/format.h>
@@ -133,8 +131,9 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
   const double ll_max = m.nodes == 1 ? t.ll_max_gbps[generation][node_index] : t.ll_max_gbps[0][node_index];
   const int ppn = m.ranks_per_node;
   const bool multi_node = m.nodes > 1;
-  const bool ll128_enabled = m.gpu_ranks && m.compute_capability >= 70 && (generation < 3 || t.ll128_on_blackwell) &&
-                             (m.nvlink_intra || ppn == 1);
+  const bool blackwell = m.compute_capability >= 100;
+  const bool ll128_enabled =
+      m.gpu_ranks && m.compute_capability >= 70 && (!blackwell || t.ll128_on_blackwell) && (m.nvlink_intra || ppn == 1);
   const bool reduces = op == ModelledCollective::all_reduce;
   const int p = m.ranks;
   const int nsteps = reduces ? 2 * (p - 1) : p - 1;
@@ -152,8 +151,8 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
   };
   const auto base = [&](Algorithm a, Protocol pr) { return t.base_latency_us[index_of(a)][index_of(pr)]; };
 
-  const double ll_share =
-      multi_node || op == ModelledCollective::all_reduce || op == ModelledCollective::reduce ? t.ring_ll_share : t.ring_ll_share_other_one_node;
+  const bool ll_share_reducing = multi_node || op == ModelledCollective::all_reduce || op == ModelledCollective::reduce;
+  const double ll_share = ll_share_reducing ? t.ring_ll_share : t.ring_ll_share_other_one_node;
   std::vector<Candidate> out;
   const std::array<Protocol, 3> protocols{Protocol::ll, Protocol::ll128, Protocol::simple};
   const auto add_ring_family = [&](Algorithm a, double simple_gbps, const std::string& limit) {
@@ -165,7 +164,9 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
       if (pr == Protocol::ll128) bw = std::min(ll128_efficiency * bw, m.channels * t.ring_ll128_per_channel_gbps[generation][node_index]);
       double intra = intra_hop(Algorithm::ring, pr);
       if (multi_node && pr == Protocol::ll) intra *= t.multi_node_ll_intra_factor;
-      if (multi_node && t.ring_network_overhead) intra = std::max(intra, network_post_overhead_us * (pr == Protocol::simple ? 3 : 1));
+      if (multi_node && t.ring_network_overhead) {
+        intra = std::max(intra, network_post_overhead_us * (pr == Protocol::simple ? 3 : 1));
+      }
       const double latency = base(Algorithm::ring, pr) + (nsteps - inter_steps) * intra + inter_steps * inter_hop(Algorithm::ring, pr);
       out.push_back({a, pr, bw, latency, limit});
     }
@@ -211,7 +212,8 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
         if (pr == Protocol::ll128) {
           bw = std::min(bw * (multi_node ? 120.0 / 128.0 : 7.0 / 9.0), m.channels * t.tree_ll128_per_channel_gbps[generation][node_index]);
         }
-        const double intra = intra_hop(Algorithm::tree, pr) * (multi_node && pr == Protocol::ll ? t.multi_node_ll_intra_factor : 1.0);
+        const double intra =
+            intra_hop(Algorithm::tree, pr) * (multi_node && pr == Protocol::ll ? t.multi_node_ll_intra_factor : 1.0);
         const double latency = base(Algorithm::tree, pr) + 2 * ((ppn - 1) * intra + depth * inter_hop(Algorithm::tree, pr));
         out.push_back({Algorithm::tree, pr, bw, latency, tree_limit});
       }
@@ -229,7 +231,8 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
         if (multi_node && t.has_multi_node_nvls) {
           const double network = m.tree_net_gbps;
           const int crossings = t.nvls_tree_linear_in_nodes ? m.nodes - 1 : depth;
-          const double latency = base(Algorithm::nvls_tree, Protocol::simple) + intra_hop(Algorithm::nvls_tree, Protocol::simple) +
+          const double latency = base(Algorithm::nvls_tree, Protocol::simple) +
+                                 intra_hop(Algorithm::nvls_tree, Protocol::simple) +
                                  2 * crossings * inter_hop(Algorithm::nvls_tree, Protocol::simple);
           out.push_back({Algorithm::nvls_tree, Protocol::simple, std::min(nvls_all_reduce_busbw(m), network), latency,
                          network < nvls_all_reduce_busbw(m) ? m.tree_limit : nvls_limit});

@@ -56,8 +56,8 @@ std::vector<NcclTuning> build_tunings() {
   std::vector<NcclTuning> out;
   NcclTuning t;
 
-  // v2.8.3-1 .. v2.11.4-1. (2.8-2.14 capped LL128 per op at 12-18.8 GB/s a channel; the table
-  // takes the single 20 GB/s of 2.14-2.16.)
+  // v2.8.3-1 .. v2.11.4-1. (2.8-2.9 capped LL128 per op at 12-18.8 GB/s a channel; the table
+  // takes the single 20 GB/s of 2.10-2.16.)
   t.first = {2, 8, 0};
   t.range = "2.8-2.11";
   t.source = "v2.8.3-1";
@@ -240,8 +240,8 @@ NcclTuningChoice nccl_tuning_for(std::optional<NcclVersion> version) {
     if (tuning.first <= *version) chosen = &tuning;
   }
   const std::optional<NcclVersion> newest_read = parse_nccl_version(chosen->source.substr(1));
-  if (chosen == &all.back() && newest_read && NcclVersion{version->major, version->minor, 0} >
-                                                    NcclVersion{newest_read->major, newest_read->minor, 0}) {
+  if (chosen == &all.back() && newest_read &&
+      NcclVersion{version->major, version->minor, 0} > NcclVersion{newest_read->major, newest_read->minor, 0}) {
     return {chosen, fmt::format("NCCL {} is newer than the model's tuning tables: NCCL {}'s figures",
                                 to_string(*version), chosen->range)};
   }

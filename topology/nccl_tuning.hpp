@@ -37,9 +37,9 @@ using LatencyFigures = std::array<std::array<double, tuned_protocol_count>, tune
 using GenerationFigures = std::array<std::array<double, 3>, 4>;
 
 struct NcclTuning {
-  NcclVersion first;       // the first release these figures hold for
-  std::string_view range;  // "2.19-2.20", for explanations
-  std::string_view source; // the release tag the figures were read from
+  NcclVersion first;        // the first release these figures hold for
+  std::string_view range;   // "2.19-2.20", for explanations
+  std::string_view source;  // the release tag the figures were read from
 
   LatencyFigures base_latency_us{};
   LatencyFigures nvlink_hop_us{};
