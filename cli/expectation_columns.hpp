@@ -21,9 +21,11 @@ class ExpectationColumns {
   ExpectationColumns(const topo::Graph& graph, std::ostream& warnings) : model_(graph), warnings_(warnings) {}
 
   // Fills the row's expectation and efficiency unless it carries an expectation already; the run's
-  // environment says what NCCL_ALGO/NCCL_PROTO forced.
+  // environment says what NCCL_ALGO/NCCL_PROTO forced, its libraries which NCCL's tuner chose
+  // (the newest figures, said once, when they do not record it).
   void add(ResultRow& row, std::span<const std::string> rank_hosts,
-           const std::map<std::string, std::string>& environment = {});
+           const std::map<std::string, std::string>& environment = {},
+           const std::map<std::string, std::string>& libraries = {});
   // Every row of every set, each with its own run's placement.
   void add(std::vector<LoadedResults>& sets);
 

@@ -278,8 +278,9 @@ class RunCommand {
     reporting_sinks_.emplace(std::vector<RowSink*>{&*results_sink_, &*console_sink_});
     if (expectations_)
       settings.annotate_row = [this, rank_hosts = settings.provenance.rank_hosts,
-                               environment = settings.provenance.environment](ResultRow& row) {
-        expectations_->add(row, rank_hosts, environment);
+                               environment = settings.provenance.environment,
+                               libraries = settings.provenance.libraries](ResultRow& row) {
+        expectations_->add(row, rank_hosts, environment, libraries);
       };
   }
 

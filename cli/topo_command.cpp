@@ -4,6 +4,7 @@
 //   topo analyze FILE... --pattern P    oversubscription, bisection, blocking links (table, JSON)
 //   topo predict --spec cluster.yaml --op all_reduce -b 8 -e 1G   a predicted sweep as results
 //                [--algo A --proto P] [--sharp] [--explain]      (NCCL's choice unless forced)
+//                [--nccl-version 2.21]                           whose tuner figures choose
 //                [--job op=alltoall,nodes=64 ...]                other jobs sharing the fabric
 //   topo dot FILE... [--pattern P]      Graphviz DOT, the pattern's blocking links in red
 //   topo diff FILE...                   per-node dumps against the fleet's majority (exit 7 on deviations)
@@ -57,6 +58,7 @@ struct TopoOptions {
   std::string protocol = "auto";
   bool in_network_reduction = false;
   bool explain = false;
+  std::string nccl_version;  // empty: the newest figures, an assumption
   std::string min_bytes = "8";
   std::string max_bytes = "32M";
   std::uint64_t step_factor = 2;
@@ -311,11 +313,12 @@ void print_sharing(const topo::CollectiveModel& model) {
   for (const std::string& line : model.sharing) fmt::print(stderr, "# sharing the fabric: {}\n", line);
 }
 
-void print_explanation(const topo::CollectiveModel& model, const std::vector<ResultRow>& rows,
-                       const std::vector<std::string>& warnings) {
+void print_explanation(const topo::CollectiveModel& model, const topo::NcclTuning& tuning,
+                       const std::vector<ResultRow>& rows, const std::vector<std::string>& warnings) {
   fmt::print(stderr, "# model: {} ranks on {} nodes ({} per node), sm_{}{}{}\n", model.ranks, model.nodes,
              model.ranks_per_node, model.compute_capability, model.nvswitch ? ", NVSwitch" : "",
              model.in_network_reduction ? ", in-network reduction (SHARP)" : "");
+  fmt::print(stderr, "#   NCCL {} tuner figures (read from NCCL's {} src/graph/tuning.cc)\n", tuning.range, tuning.source);
   print_sharing(model);
   if (!model.sharing.empty()) {
     fmt::print(stderr, "#   a limiting link another job crosses too says 'shared with' that job; any other carries "
@@ -355,6 +358,15 @@ int predict(const TopoOptions& options) {
     forced.protocol = topo::protocol_from_string(options.protocol);
     if (!forced.protocol) throw UsageError("--proto must be auto, LL, LL128 or Simple, got '" + options.protocol + "'");
   }
+  std::optional<topo::NcclVersion> nccl_version;
+  if (!options.nccl_version.empty()) {
+    nccl_version = topo::parse_nccl_version(options.nccl_version);
+    if (!nccl_version) {
+      throw UsageError("--nccl-version must be a release such as 2.21 or 2.21.5 (or a version code such as 22105), got '" +
+                       options.nccl_version + "'");
+    }
+  }
+  const topo::NcclTuningChoice tuning = topo::nccl_tuning_for(nccl_version);
   SweepSpec sweep;
   sweep.min_bytes = parse_size_bytes(options.min_bytes);
   sweep.max_bytes = parse_size_bytes(options.max_bytes);
@@ -389,6 +401,7 @@ int predict(const TopoOptions& options) {
       "-b {} -e {} -f {}",
       inputs, options.nodes, options.gpus_per_node, options.placement, options.op, options.algorithm, options.protocol,
       options.in_network_reduction ? " --sharp" : "", options.min_bytes, options.max_bytes, options.step_factor);
+  if (nccl_version) provenance.command_line += " --nccl-version " + options.nccl_version;
   for (const std::string& spec : options.job_specs) provenance.command_line += fmt::format(" --job '{}'", spec);
   for (const std::string& line : model.sharing) provenance.assumptions.push_back("sharing the fabric: " + line);
   provenance.backend = "model";
@@ -398,19 +411,23 @@ int predict(const TopoOptions& options) {
   for (const topo::VertexId gpu : ranks) provenance.rank_hosts.push_back(graph.vertex(graph.vertex(gpu).host).name);
   std::vector<std::string> warnings;
   for (const std::uint64_t bytes : sizes) {
-    const topo::Prediction prediction = topo::predict(model, *op, bytes, forced);
+    const topo::Prediction prediction = topo::predict(model, *op, bytes, forced, *tuning.tuning);
     if (!prediction.warning.empty() && std::find(warnings.begin(), warnings.end(), prediction.warning) == warnings.end()) {
       warnings.push_back(prediction.warning);
     }
     results.rows.push_back(topo::predicted_row(model, prediction, *op, bytes, provenance.run_id, provenance.start_time));
   }
   // The model's guesses are warnings: a prediction that rests on them says so.
+  if (!tuning.assumption.empty()) {
+    warnings.push_back("assumed: " + tuning.assumption);
+    provenance.assumptions.push_back(tuning.assumption);
+  }
   for (const std::string& assumption : model.assumptions) warnings.push_back("assumed: " + assumption);
   if (op->modelled_as == ModelledCollective::alltoall && !model.alltoall_assumption.empty()) {
     warnings.push_back("assumed: " + model.alltoall_assumption);
   }
   if (options.explain) {
-    print_explanation(model, results.rows, warnings);
+    print_explanation(model, *tuning.tuning, results.rows, warnings);
   } else {
     fmt::print(stderr, "# model: {} ranks on {} nodes, ring {:.1f} GB/s ({}){}\n", model.ranks, model.nodes,
                model.ring_gbps, model.ring_limit, model.nodes > 1 ? fmt::format(", network {:.1f} GB/s per node", model.net_gbps) : "");
@@ -516,6 +533,9 @@ const Registrar<CommandRegistration> registrar{{
           ->capture_default_str();
       predict_command->add_option("--proto", options->protocol, "auto, or force one as NCCL_PROTO does: LL, LL128, Simple")
           ->capture_default_str();
+      predict_command->add_option("--nccl-version", options->nccl_version,
+                                  "the NCCL release whose tuner figures choose algorithm and protocol (2.21, "
+                                  "2.21.5, 22105); default: the newest the model has, stated as an assumption");
       predict_command->add_flag("--sharp", options->in_network_reduction,
                                 "the fabric reduces in its switches (SHARP): CollNet and multi-node NVLS");
       predict_command->add_flag("--explain", options->explain,

@@ -17,41 +17,8 @@
 namespace fb::topo {
 namespace {
 
-// ---------------------------------------------------------------------------------------------
-// NCCL's tuning figures (src/graph/tuning.cc, NCCL 2.2x), indexed [algorithm][protocol] in the
-// order of the enums above: LL, LL128, Simple.
-
-constexpr int algorithm_count = 7;
-constexpr int protocol_count = 3;
-using Figures = std::array<std::array<double, protocol_count>, algorithm_count>;
-
-constexpr Figures base_latency_us{{
-    {6.6, 14.0, 8.4},  // ring
-    {6.8, 14.0, 8.4},  // tree
-    {0, 0, 0},         // NVLS
-    {0, 0, 0},         // NVLS-tree
-    {0, 0, 0},         // CollNet direct
-    {0, 0, 0},         // CollNet chain
-    {8.0, 8.0, 8.0},   // PAT
-}};
-
-// Per-hop latencies by the hardware the hop crosses.
-constexpr Figures nvlink_hop_us{{
-    {0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}, {0, 0, 25}, {0, 0, 25}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 4.0},
-}};
-constexpr Figures pcie_hop_us{{
-    {1.0, 2.5, 5.7}, {1.0, 1.9, 4.0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 4.0},
-}};
-constexpr Figures network_hop_us{{
-    {2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 31}, {0, 0, 30}, {0, 0, 14},
-}};
-
-// Per GPU generation (Volta, Ampere, Hopper, Blackwell) and node count (1, 2, more).
-using ByGeneration = std::array<std::array<double, 3>, 4>;
-// LL's ceiling: one node by GPU generation; several nodes by CPU (row 0 Intel, row 1 AMD).
-constexpr ByGeneration ll_max_gbps{{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}}};
-constexpr ByGeneration ring_ll128_per_channel_gbps{{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}}};
-constexpr ByGeneration tree_ll128_per_channel_gbps{{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}}};
+// NCCL's tuning figures per release range are in nccl_tuning.cpp; what follows holds for all.
+constexpr int protocol_count = tuned_protocol_count;
 constexpr std::array<double, 4> nvls_efficiency{0.0, 0.0, 0.85, 0.74};
 
 // NCCL's correction of tree bandwidth at medium sizes, per protocol, powers of two from 64 B.
@@ -149,8 +116,8 @@ struct Candidate {
   std::string limit;
 };
 
-bool has_nvls(const CollectiveModel& m) {
-  return m.gpu_ranks && m.nvswitch && m.compute_capability >= 90 && m.ranks_per_node > 1;
+bool has_nvls(const CollectiveModel& m, const NcclTuning& t) {
+  return t.has_nvls && m.gpu_ranks && m.nvswitch && m.compute_capability >= 90 && m.ranks_per_node > 1;
 }
 
 double nvls_all_reduce_busbw(const CollectiveModel& m) {
@@ -158,13 +125,15 @@ double nvls_all_reduce_busbw(const CollectiveModel& m) {
   return 2 * (g - 1) / (g + 1) * m.gpu_nvlink_gbps * nvls_efficiency[generation_index(m.compute_capability)];
 }
 
-std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op) {
+std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op, const NcclTuning& t) {
   const std::size_t generation = generation_index(m.compute_capability);
   const std::size_t node_index = m.nodes <= 2 ? static_cast<std::size_t>(m.nodes - 1) : 2;
-  const double ll_max = m.nodes == 1 ? ll_max_gbps[generation][node_index] : ll_max_gbps[0][node_index];
+  const double ll_max = m.nodes == 1 ? t.ll_max_gbps[generation][node_index] : t.ll_max_gbps[0][node_index];
   const int ppn = m.ranks_per_node;
   const bool multi_node = m.nodes > 1;
-  const bool ll128_enabled = m.gpu_ranks && m.compute_capability >= 70 && (m.nvlink_intra || ppn == 1);
+  const bool blackwell = m.compute_capability >= 100;
+  const bool ll128_enabled =
+      m.gpu_ranks && m.compute_capability >= 70 && (!blackwell || t.ll128_on_blackwell) && (m.nvlink_intra || ppn == 1);
   const bool reduces = op == ModelledCollective::all_reduce;
   const int p = m.ranks;
   const int nsteps = reduces ? 2 * (p - 1) : p - 1;
@@ -172,16 +141,18 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
   const int depth = log2_floor(m.nodes);
 
   const auto intra_hop = [&](Algorithm a, Protocol pr) {
-    return (m.nvlink_intra ? nvlink_hop_us : pcie_hop_us)[index_of(a)][index_of(pr)];
+    return (m.nvlink_intra ? t.nvlink_hop_us : t.pcie_hop_us)[index_of(a)][index_of(pr)];
   };
   // One network step: with one rank per node latencies are fully exposed (NCCL takes the
   // tree's figure); Simple flushes, paying the fabric twice.
   const auto inter_hop = [&](Algorithm a, Protocol pr) {
-    const Algorithm figure = ppn == 1 ? Algorithm::tree : a;
-    return network_hop_us[index_of(figure)][index_of(pr)] + m.net_latency_us * (pr == Protocol::simple ? 2 : 1);
+    const Algorithm figure = ppn == 1 && t.one_rank_per_node_uses_tree_network_hop ? Algorithm::tree : a;
+    return t.network_hop_us[index_of(figure)][index_of(pr)] + m.net_latency_us * (pr == Protocol::simple ? 2 : 1);
   };
-  const auto base = [&](Algorithm a, Protocol pr) { return base_latency_us[index_of(a)][index_of(pr)]; };
+  const auto base = [&](Algorithm a, Protocol pr) { return t.base_latency_us[index_of(a)][index_of(pr)]; };
 
+  const bool ll_share_reducing = multi_node || op == ModelledCollective::all_reduce || op == ModelledCollective::reduce;
+  const double ll_share = ll_share_reducing ? t.ring_ll_share : t.ring_ll_share_other_one_node;
   std::vector<Candidate> out;
   const std::array<Protocol, 3> protocols{Protocol::ll, Protocol::ll128, Protocol::simple};
   const auto add_ring_family = [&](Algorithm a, double simple_gbps, const std::string& limit) {
@@ -189,10 +160,13 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
       if (!m.gpu_ranks && pr != Protocol::simple) continue;
       if (pr == Protocol::ll128 && !ll128_enabled) continue;
       double bw = simple_gbps;
-      if (pr == Protocol::ll) bw = std::min(ll_max, 0.5 * bw);
-      if (pr == Protocol::ll128) bw = std::min(ll128_efficiency * bw, m.channels * ring_ll128_per_channel_gbps[generation][node_index]);
+      if (pr == Protocol::ll) bw = std::min(ll_max, ll_share * bw);
+      if (pr == Protocol::ll128) bw = std::min(ll128_efficiency * bw, m.channels * t.ring_ll128_per_channel_gbps[generation][node_index]);
       double intra = intra_hop(Algorithm::ring, pr);
-      if (multi_node) intra = std::max(intra, network_post_overhead_us * (pr == Protocol::simple ? 3 : 1));
+      if (multi_node && pr == Protocol::ll) intra *= t.multi_node_ll_intra_factor;
+      if (multi_node && t.ring_network_overhead) {
+        intra = std::max(intra, network_post_overhead_us * (pr == Protocol::simple ? 3 : 1));
+      }
       const double latency = base(Algorithm::ring, pr) + (nsteps - inter_steps) * intra + inter_steps * inter_hop(Algorithm::ring, pr);
       out.push_back({a, pr, bw, latency, limit});
     }
@@ -210,12 +184,12 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
     case ModelledCollective::all_gather:
     case ModelledCollective::reduce_scatter:
       add_ring_family(Algorithm::ring, m.ring_gbps, m.ring_limit);
-      if (has_nvls(m) && !multi_node) {
-        out.push_back({Algorithm::nvls, Protocol::simple,
-                       m.gpu_nvlink_gbps * nvls_efficiency[generation], intra_hop(Algorithm::nvls, Protocol::simple),
+      if (has_nvls(m, t) && t.has_nvls_gathers && !multi_node) {
+        out.push_back({Algorithm::nvls, Protocol::simple, m.gpu_nvlink_gbps * nvls_efficiency[generation],
+                       base(Algorithm::nvls, Protocol::simple) + intra_hop(Algorithm::nvls, Protocol::simple),
                        "NVLink to the NVSwitches (NVLS multicast)"});
       }
-      if (m.gpu_ranks && multi_node && ppn == 1 && m.compute_capability >= 60) {
+      if (t.has_pat && m.gpu_ranks && multi_node && ppn == 1 && m.compute_capability >= 60) {
         out.push_back({Algorithm::pat, Protocol::simple, pat_efficiency * m.ring_gbps,
                        base(Algorithm::pat, Protocol::simple) + depth * inter_hop(Algorithm::pat, Protocol::simple) / 3.5 + p * 2.8,
                        m.ring_limit});
@@ -236,24 +210,30 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
         double bw = tree_gbps;
         if (pr == Protocol::ll) bw = std::min(bw / 3.8, ll_max);
         if (pr == Protocol::ll128) {
-          bw = std::min(bw * (multi_node ? 120.0 / 128.0 : 7.0 / 9.0), m.channels * tree_ll128_per_channel_gbps[generation][node_index]);
+          bw = std::min(bw * (multi_node ? 120.0 / 128.0 : 7.0 / 9.0), m.channels * t.tree_ll128_per_channel_gbps[generation][node_index]);
         }
-        const double latency = base(Algorithm::tree, pr) + 2 * ((ppn - 1) * intra_hop(Algorithm::tree, pr) + depth * inter_hop(Algorithm::tree, pr));
+        const double intra =
+            intra_hop(Algorithm::tree, pr) * (multi_node && pr == Protocol::ll ? t.multi_node_ll_intra_factor : 1.0);
+        const double latency = base(Algorithm::tree, pr) + 2 * ((ppn - 1) * intra + depth * inter_hop(Algorithm::tree, pr));
         out.push_back({Algorithm::tree, pr, bw, latency, tree_limit});
       }
-      if (has_nvls(m)) {
+      if (has_nvls(m, t)) {
         const double intra = intra_hop(Algorithm::nvls, Protocol::simple);
         const std::string nvls_limit = "NVLink to the NVSwitches (NVLS in-switch reduction)";
-        if (!multi_node || m.in_network_reduction) {
+        if (!multi_node || (m.in_network_reduction && t.has_multi_node_nvls)) {
           const double sharp_gbps = m.net_gbps * 2 * (p - 1.0) / p;
           const double bw = multi_node ? std::min(nvls_all_reduce_busbw(m), sharp_gbps) : nvls_all_reduce_busbw(m);
-          const double latency = intra + (multi_node ? inter_hop(Algorithm::nvls, Protocol::simple) : 0.0);
+          const double latency = base(Algorithm::nvls, Protocol::simple) + intra +
+                                 (multi_node ? inter_hop(Algorithm::nvls, Protocol::simple) : 0.0);
           out.push_back({Algorithm::nvls, Protocol::simple, bw, latency,
                          multi_node && sharp_gbps < nvls_all_reduce_busbw(m) ? m.net_limit : nvls_limit});
         }
-        if (multi_node) {
+        if (multi_node && t.has_multi_node_nvls) {
           const double network = m.tree_net_gbps;
-          const double latency = intra + 2 * depth * inter_hop(Algorithm::nvls_tree, Protocol::simple);
+          const int crossings = t.nvls_tree_linear_in_nodes ? m.nodes - 1 : depth;
+          const double latency = base(Algorithm::nvls_tree, Protocol::simple) +
+                                 intra_hop(Algorithm::nvls_tree, Protocol::simple) +
+                                 2 * crossings * inter_hop(Algorithm::nvls_tree, Protocol::simple);
           out.push_back({Algorithm::nvls_tree, Protocol::simple, std::min(nvls_all_reduce_busbw(m), network), latency,
                          network < nvls_all_reduce_busbw(m) ? m.tree_limit : nvls_limit});
         }
@@ -266,11 +246,14 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
         if (m.nvswitch) {
           const double intra = intra_hop(Algorithm::collnet_direct, Protocol::simple);
           out.push_back({Algorithm::collnet_direct, Protocol::simple, bw,
-                         2 * (std::min(1, ppn - 1) * intra + (ppn - 1) * 0.4) + inter_hop(Algorithm::collnet_direct, Protocol::simple),
+                         base(Algorithm::collnet_direct, Protocol::simple) +
+                             2 * (std::min(1, ppn - 1) * intra + (ppn - 1) * t.collnet_arity_us) +
+                             inter_hop(Algorithm::collnet_direct, Protocol::simple),
                          limit});
         }
         out.push_back({Algorithm::collnet_chain, Protocol::simple, bw,
-                       2 * (ppn - 1) * intra_hop(Algorithm::collnet_chain, Protocol::simple) +
+                       base(Algorithm::collnet_chain, Protocol::simple) +
+                           2 * (ppn - 1) * intra_hop(Algorithm::collnet_chain, Protocol::simple) +
                            inter_hop(Algorithm::collnet_chain, Protocol::simple),
                        limit});
       }
@@ -364,15 +347,16 @@ Transfer root_transfer(const CollectiveModel& m, double bytes) {
   return transfer;
 }
 
-Prediction point_to_point(const CollectiveModel& m, const OpTraits& op, std::uint64_t bytes, const Forced& forced) {
+Prediction point_to_point(const CollectiveModel& m, const OpTraits& op, std::uint64_t bytes, const Forced& forced,
+                          const NcclTuning& t) {
   const bool every_peer = op.modelled_as != ModelledCollective::sendrecv;
   const int peers = every_peer ? m.ranks - 1 : 1;
   const std::uint64_t per_peer = bytes / static_cast<std::uint64_t>(every_peer ? m.ranks : 1);
   Protocol protocol = per_peer <= p2p_ll_threshold_bytes && m.gpu_ranks ? Protocol::ll : Protocol::simple;
   if (forced.protocol) protocol = *forced.protocol;
   const std::size_t pr = index_of(protocol);
-  const double hop = m.nodes > 1 ? network_hop_us[0][pr] + m.net_latency_us
-                                 : (m.nvlink_intra ? nvlink_hop_us : pcie_hop_us)[0][pr];
+  const double hop = m.nodes > 1 ? t.network_hop_us[0][pr] + m.net_latency_us
+                                 : (m.nvlink_intra ? t.nvlink_hop_us : t.pcie_hop_us)[0][pr];
   const double b = static_cast<double>(bytes);
   Transfer transfer;
   switch (op.modelled_as) {
@@ -384,7 +368,7 @@ Prediction point_to_point(const CollectiveModel& m, const OpTraits& op, std::uin
   prediction.algorithm = Algorithm::p2p;
   prediction.protocol = protocol;
   prediction.channels = m.channels;
-  prediction.time_us = (m.gpu_ranks ? launch_overhead_us : 0.0) + base_latency_us[0][pr] + hop + (peers - 1) * per_peer_us +
+  prediction.time_us = (m.gpu_ranks ? launch_overhead_us : 0.0) + t.base_latency_us[0][pr] + hop + (peers - 1) * per_peer_us +
                        transfer.time_us / (protocol == Protocol::ll ? 0.5 : 1.0);
   prediction.busbw_gbps = b / (prediction.time_us * 1e3) * busbw_factor(op, m.ranks);
   prediction.limit = transfer.limit;
@@ -411,26 +395,28 @@ bool is_grouped_point_to_point(const OpTraits& op) {
 
 }  // namespace
 
-std::vector<Prediction> candidates(const CollectiveModel& model, const OpTraits& op, std::uint64_t bytes) {
+std::vector<Prediction> candidates(const CollectiveModel& model, const OpTraits& op, std::uint64_t bytes,
+                                   const NcclTuning& tuning) {
   std::vector<Prediction> out;
   if (is_grouped_point_to_point(op)) {
-    out.push_back(point_to_point(model, op, bytes, {}));
+    out.push_back(point_to_point(model, op, bytes, {}, tuning));
     return out;
   }
-  for (const Candidate& c : enumerate(model, op.modelled_as)) out.push_back(timed(model, op, c, bytes));
+  for (const Candidate& c : enumerate(model, op.modelled_as, tuning)) out.push_back(timed(model, op, c, bytes));
   return out;
 }
 
-Prediction predict(const CollectiveModel& model, const OpTraits& op, std::uint64_t bytes, const Forced& forced) {
+Prediction predict(const CollectiveModel& model, const OpTraits& op, std::uint64_t bytes, const Forced& forced,
+                   const NcclTuning& tuning) {
   if (is_grouped_point_to_point(op)) {
     if (forced.algorithm && *forced.algorithm != Algorithm::p2p) {
       throw InputError(fmt::format("{} is point-to-point in NCCL: no {} algorithm", op.name,
                                               name_of(*forced.algorithm)));
     }
-    return point_to_point(model, op, bytes, forced);
+    return point_to_point(model, op, bytes, forced, tuning);
   }
   std::optional<Prediction> best;
-  for (const Candidate& c : enumerate(model, op.modelled_as)) {
+  for (const Candidate& c : enumerate(model, op.modelled_as, tuning)) {
     if (forced.algorithm && c.algorithm != *forced.algorithm) continue;
     if (forced.protocol && c.protocol != *forced.protocol) continue;
     const Prediction p = timed(model, op, c, bytes);
@@ -438,10 +424,11 @@ Prediction predict(const CollectiveModel& model, const OpTraits& op, std::uint64
   }
   if (!best) {
     throw InputError(fmt::format(
-        "{}{}{} cannot run {} on {} ranks over {} nodes here (NVLS needs NVSwitch and sm_90+, NVLS-tree several "
-        "nodes, CollNet in-network reduction, PAT one GPU per node, LL128 NVLink)",
+        "{}{}{} cannot run {} on {} ranks over {} nodes here with NCCL {} (NVLS needs NVSwitch, sm_90+ and NCCL "
+        "2.17+, NVLS-tree several nodes and 2.18+, CollNet in-network reduction, PAT one GPU per node and 2.23+, "
+        "LL128 NVLink, and on Blackwell 2.25+)",
         forced.algorithm ? name_of(*forced.algorithm) : "", forced.algorithm && forced.protocol ? "/" : "",
-        forced.protocol ? name_of(*forced.protocol) : "", op.name, model.ranks, model.nodes));
+        forced.protocol ? name_of(*forced.protocol) : "", op.name, model.ranks, model.nodes, tuning.range));
   }
   return *best;
 }

@@ -33,6 +33,7 @@
 //   PAT        0.75 x ring (1 GPU per node only)
 
 #include "topology/graph.hpp"
+#include "topology/nccl_tuning.hpp"
 
 #include "common/op_catalog.hpp"
 #include "results/result_row.hpp"
@@ -161,13 +162,17 @@ struct Prediction {
   std::string warning;    // a setup no one runs (ring across thousands of nodes), else empty
 };
 
+// `tuning`: the figures of the NCCL release whose tuner the choice follows (nccl_tuning.hpp).
+
 // Every algorithm x protocol NCCL would consider for the op on this model, with its time. The op
 // must be one the model predicts (modelled_op); InputError otherwise.
-std::vector<Prediction> candidates(const CollectiveModel& model, const OpTraits& op, std::uint64_t bytes);
+std::vector<Prediction> candidates(const CollectiveModel& model, const OpTraits& op, std::uint64_t bytes,
+                                   const NcclTuning& tuning = newest_nccl_tuning());
 
 // The fastest candidate among those `forced` allows. Throws InputError when the forced
 // algorithm or protocol cannot run the op here (NVLS without NVSwitch, PAT with 8 GPUs per node).
-Prediction predict(const CollectiveModel& model, const OpTraits& op, std::uint64_t bytes, const Forced& forced = {});
+Prediction predict(const CollectiveModel& model, const OpTraits& op, std::uint64_t bytes, const Forced& forced = {},
+                   const NcclTuning& tuning = newest_nccl_tuning());
 
 // A results row for one prediction; the timestamp is the caller's (ISO 8601 UTC).
 ResultRow predicted_row(const CollectiveModel& model, const Prediction& prediction, const OpTraits& op,

@@ -143,7 +143,8 @@ PairPathResult ExpectationModel::pair_path(const ResultRow& row, std::span<const
 }
 
 Expectation ExpectationModel::expect_collective(const ResultRow& row, const OpTraits& op, RankMemory memory,
-                                                std::span<const std::string> rank_hosts, const Forced& forced) {
+                                                std::span<const std::string> rank_hosts, const Forced& forced,
+                                                const NcclTuning& tuning) {
   if (row.nranks < 2) return {};
   if (rank_hosts.size() < static_cast<std::size_t>(row.nranks))
     return {std::nullopt, std::nullopt,
@@ -171,7 +172,7 @@ Expectation ExpectationModel::expect_collective(const ResultRow& row, const OpTr
   const CollectiveModel& model = std::get<CollectiveModel>(cached->second);
   Prediction prediction;
   try {
-    prediction = predict(model, op, row.bytes, model.gpu_ranks ? forced : Forced{});
+    prediction = predict(model, op, row.bytes, model.gpu_ranks ? forced : Forced{}, tuning);
   } catch (const InputError& refused) {
     return {std::nullopt, std::nullopt, fmt::format("run {}: {}", row.run_id, refused.what())};
   }
@@ -191,12 +192,20 @@ Forced forced_by_environment(const std::map<std::string, std::string>& environme
   return forced;
 }
 
-Expectation ExpectationModel::expect(const ResultRow& row, std::span<const std::string> rank_hosts, const Forced& forced) {
+std::optional<NcclVersion> nccl_version_recorded(const std::map<std::string, std::string>& libraries) {
+  for (const char* key : {"nccl", "nccl-library"}) {
+    if (const auto found = libraries.find(key); found != libraries.end()) return parse_nccl_version(found->second);
+  }
+  return std::nullopt;
+}
+
+Expectation ExpectationModel::expect(const ResultRow& row, std::span<const std::string> rank_hosts, const Forced& forced,
+                                     const NcclTuning& tuning) {
   const std::optional<RankMemory> memory = rank_memory_of(row.backend);
   if (!memory) return {};
   const OpTraits* op = find_op(row.op);
   if (!op) return {};
-  if (op->modelled_as != ModelledCollective::none) return expect_collective(row, *op, *memory, rank_hosts, forced);
+  if (op->modelled_as != ModelledCollective::none) return expect_collective(row, *op, *memory, rank_hosts, forced, tuning);
   if (!is_pair_op(*op)) return {};
 
   const PairPathResult there = pair_path(row, rank_hosts);

@@ -78,8 +78,10 @@ class ExpectationModel {
 
   // `rank_hosts`: the host of every rank of the row's run (empty when the run did not record it;
   // pair rows then rely on their src_host and dst_host).
-  // `forced`: the algorithm/protocol the run forced (NCCL_ALGO, NCCL_PROTO), for collectives.
-  Expectation expect(const ResultRow& row, std::span<const std::string> rank_hosts, const Forced& forced = {});
+  // `forced`: the algorithm/protocol the run forced (NCCL_ALGO, NCCL_PROTO), for collectives;
+  // `tuning`: the figures of the NCCL release the run used (nccl_version_recorded).
+  Expectation expect(const ResultRow& row, std::span<const std::string> rank_hosts, const Forced& forced = {},
+                     const NcclTuning& tuning = newest_nccl_tuning());
 
   // The path between a point-to-point or pair row's two ranks, src to dst.
   PairPathResult pair_path(const ResultRow& row, std::span<const std::string> rank_hosts);
@@ -95,7 +97,7 @@ class ExpectationModel {
                          RankMemory memory, std::span<const std::string> rank_hosts) const;
   PairPathResult path_between(VertexId src, VertexId dst);
   Expectation expect_collective(const ResultRow& row, const OpTraits& op, RankMemory memory,
-                                std::span<const std::string> rank_hosts, const Forced& forced);
+                                std::span<const std::string> rank_hosts, const Forced& forced, const NcclTuning& tuning);
 
   const Graph& graph_;
   std::map<std::pair<VertexId, VertexId>, PairPathResult> paths_;
@@ -105,6 +107,11 @@ class ExpectationModel {
 // What a run's environment forces on NCCL: NCCL_ALGO and NCCL_PROTO when each names one algorithm
 // or protocol (lists and exclusions leave NCCL a choice and force nothing here).
 Forced forced_by_environment(const std::map<std::string, std::string>& environment);
+
+// The NCCL release a run's provenance records: the library "nccl" (fabricbench's NCCL backend:
+// "2.21.5"; nccl-tests' JSON: its version code) or "nccl-library" (nccl-tests' header line).
+// Empty when it records neither or the text is not a version.
+std::optional<NcclVersion> nccl_version_recorded(const std::map<std::string, std::string>& libraries);
 
 // Writes the expectation into the row's expected_busbw_gbps / expected_time_us and sets
 // efficiency_pct: measured busbw (algbw where busbw is undefined) over expected, or expected time

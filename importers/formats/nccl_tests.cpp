@@ -157,6 +157,8 @@ struct Run {
   bool started() const { return !table.empty() || finished; }
 };
 
+constexpr std::string_view nccl_version_prefix = "NCCL version ";
+
 class LogReader {
  public:
   LogReader(const std::filesystem::path& origin, const ImportOptions& options)
@@ -197,6 +199,11 @@ class LogReader {
         command_text_ = std::string(line);
         command_continues_ = continues;
         if (!continues) read_command(number, command_text_);
+      } else if (const std::size_t at = line.find(nccl_version_prefix); at != std::string_view::npos) {
+        // The NCCL library the run loaded: nccl-tests prints "NCCL version 2.20.3+cuda12.3" before
+        // its table, NCCL_DEBUG=INFO "... NCCL INFO NCCL version 2.29.7+cuda12.9"; the first counts.
+        const std::vector<std::string_view> words = split_whitespace(line.substr(at + nccl_version_prefix.size()));
+        if (!words.empty()) run_.provenance.libraries.try_emplace("nccl", words.front());
       }
       // Anything else is chatter: NCCL_DEBUG lines ("host:pid:tid"), banners, stderr of the launcher.
       return;

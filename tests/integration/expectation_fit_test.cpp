@@ -151,6 +151,66 @@ TEST(ExpectationAndFit, DiagnoseFillsMissingExpectationsAndWarnsOncePerUnknownHo
   EXPECT_EQ(by_size["2097152"][7], "25.0");
 }
 
+// A 1 MiB all_reduce with NCCL_ALGO=NVLSTree on 2 nodes of 8 H100: NVLS-tree's latency is the
+// figure NCCL's releases changed (a network crossing 14 us in 2.21, 20.9 us from 2.28.9).
+TEST(ExpectationAndFit, CollectiveExpectationsFollowTheNcclTheRunRecorded) {
+  const TempDir dir;
+  std::ofstream(dir / "h100.yaml") << "node:\n  hosts: \"node[1-2]\"\n  gpus: 8\n"
+                                      "  nvlink: {generation: 4, links_per_gpu: 18, nvswitches: 4}\n"
+                                      "  nics: {count: 8, link: 4xNDR}\n"
+                                      "fabric:\n  tiers:\n    - {name: leaf, radix: 64}\n";
+  const auto expected_busbw = [&](const std::string& name, const std::map<std::string, std::string>& libraries) {
+    ResultSet results;
+    results.provenance.run_id = name;
+    for (const char* host : {"node1", "node2"})
+      for (int gpu = 0; gpu < 8; ++gpu) results.provenance.rank_hosts.emplace_back(host);
+    results.provenance.libraries = libraries;
+    results.provenance.environment = {{"NCCL_ALGO", "NVLSTree"}};
+    ResultRow row;
+    row.run_id = name;
+    row.backend = "nccl";
+    row.op = "all_reduce";
+    row.nranks = 16;
+    row.bytes = 1 << 20;
+    row.time_median_us = 100;
+    row.algbw_gbps = (1 << 20) / 100e3;
+    row.busbw_gbps = row.algbw_gbps * 30 / 16;
+    results.rows.push_back(row);
+    write_file_atomically(dir / (name + ".json"), results_to_json(results));
+    const ProcessResult diagnose =
+        run_process(directly({"diagnose", "--results", dir / (name + ".json"), "--topology", dir / "h100.yaml"}));
+    EXPECT_EQ(diagnose.exit_code, 0) << describe(diagnose);
+    for (const std::string& line : lines_of(diagnose.out))
+      if (const auto fields = fields_of(line); fields.size() > 8 && fields[0] == "all_reduce")
+        return std::make_pair(std::stod(fields[3]), diagnose.err);
+    ADD_FAILURE() << describe(diagnose);
+    return std::make_pair(0.0, diagnose.err);
+  };
+  const auto predicted_busbw = [&](const std::vector<std::string>& version) {
+    std::vector<std::string> args{"topo", "predict", "--spec", dir / "h100.yaml", "--algo", "nvls_tree", "-b", "1M",
+                                  "-e", "1M", "--csv", dir / "p.csv"};
+    args.insert(args.end(), version.begin(), version.end());
+    const ProcessResult predict = run_process(directly(args));
+    EXPECT_EQ(predict.exit_code, 0) << describe(predict);
+    return *read_results_csv(dir / "p.csv").rows.at(0).busbw_gbps;
+  };
+  const double with_2_21 = predicted_busbw({"--nccl-version", "2.21.5"});
+  const double newest = predicted_busbw({});
+  EXPECT_GT(with_2_21, newest * 1.05);  // 13.8 us less latency on a ~70 us call
+
+  // fabricbench's NCCL backend records "2.21.5"; nccl-tests' header line nccl-library=22105.
+  for (const auto& libraries : std::vector<std::map<std::string, std::string>>{{{"nccl", "2.21.5"}},
+                                                                              {{"nccl-library", "22105"}}}) {
+    const auto [expected, err] = expected_busbw("recorded", libraries);
+    EXPECT_NEAR(expected, with_2_21, 0.05 * with_2_21 / 10) << libraries.begin()->first;
+    EXPECT_THAT(err, ::testing::Not(HasSubstr("NCCL version not given")));
+  }
+  const auto [expected, err] = expected_busbw("unrecorded", {});
+  EXPECT_NEAR(expected, newest, 0.05 * newest / 10);
+  EXPECT_THAT(err, HasSubstr("fabricbench: warning: run unrecorded: assumed: NCCL version not given: NCCL 2.29-2.30's "
+                             "tuning figures (the newest the model has)\n"));
+}
+
 TEST(ExpectationAndFit, FitWithoutPointToPointRowsIsAOneLineUsageError) {
   const TempDir dir;
   ResultSet results;

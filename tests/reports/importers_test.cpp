@@ -2,9 +2,15 @@
 #include "common/text_file.hpp"
 #include "importers/importer_registry.hpp"
 #include "results/results_io.hpp"
+#include "support/temp_dir.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
 
 namespace fb {
 namespace {
@@ -31,6 +37,25 @@ std::string import_error(const std::filesystem::path& path, ImportOptions option
 TEST(Importers, EveryFormatRegistersItself) {
   // Also the order in which they are tried: by name, whatever order the linker chose.
   EXPECT_EQ(ImporterRegistry::instance().names(), "gbench, gbench-console, nccl-tests, nccl-tests-json, osu, perftest");
+}
+
+// The NCCL a run loaded, as nccl-tests prints it before its table (and NCCL_DEBUG=INFO before
+// that): the collective model picks that release's tuner figures from it.
+TEST(NcclTestsImporter, TheNcclVersionLineNamesTheLibrary) {
+  std::ifstream in(sample("all_reduce_perf_2x4.log"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string before_table = "gpu-node-a1:301122:301122 [0] NCCL INFO Bootstrap : Using ib0:10.4.0.11<0>\n";
+  ASSERT_NE(text.find(before_table), std::string::npos);
+  text.replace(text.find(before_table), before_table.size(),
+               "gpu-node-a1:301122:301122 [0] NCCL INFO NCCL version 2.20.3+cuda12.3\n" + before_table +
+                   "NCCL version 2.20.3+cuda12.3\n");
+  const testing::TempDir dir;
+  std::ofstream(dir / "version.log") << text;
+  const ResultSet results = import_single(dir / "version.log");
+  EXPECT_EQ(results.provenance.libraries.at("nccl"), "2.20.3+cuda12.3");
+  EXPECT_EQ(results.provenance.libraries.at("nccl-library"), "21903");
+  EXPECT_EQ(results.rows.size(), 12u);
+  EXPECT_FALSE(import_single(sample("all_reduce_perf_2x4.log")).provenance.libraries.contains("nccl"));
 }
 
 TEST(NcclTestsImporter, MultiNodeAllReduceLog) {

@@ -56,6 +56,40 @@ TEST_F(TopoPredictCommand, ExplainPrintsRatesAndEveryRowsLimitingLink) {
   EXPECT_THAT(result.err, HasSubstr("(IB NDR x4, 47.5 GB/s effective of 50.0)"));
 }
 
+TEST_F(TopoPredictCommand, TheNcclReleaseChoosesWithItsOwnFigures) {
+  // 2 nodes of 8 H100, NVLS-tree forced at 8 B (nccl#1244 measured 47.5 us with 2.21.5).
+  const std::vector<std::string> nvls_tree{"--nodes", "2", "--algo", "nvls_tree", "-b", "8", "-e", "8"};
+  const auto time_with = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = nvls_tree;
+    args.insert(args.end(), extra.begin(), extra.end());
+    const std::string json = (dir_ / "v.json").string();
+    args.insert(args.end(), {"--json", json});
+    const ProcessResult result = predict(args);
+    EXPECT_EQ(result.exit_code, 0) << describe(result);
+    return std::make_pair(read_results_json(json), result.err);
+  };
+  // 1.5 us launch + a 25 us NVLink hop + two crossings of (14 + 2 x 2.6) us; 2.28.9 on: 20.9 a crossing.
+  const auto [with_2_21, err_2_21] = time_with({"--nccl-version", "2.21.5"});
+  EXPECT_NEAR(with_2_21.rows.at(0).time_median_us, 64.9, 0.01);
+  EXPECT_EQ(err_2_21.find("NCCL version not given"), std::string::npos) << err_2_21;
+  EXPECT_THAT(with_2_21.provenance.command_line, HasSubstr("--nccl-version 2.21.5"));
+  const auto [newest, err_newest] = time_with({});
+  EXPECT_NEAR(newest.rows.at(0).time_median_us, 78.7, 0.01);
+  EXPECT_THAT(err_newest, HasSubstr("fabricbench: warning: assumed: NCCL version not given: NCCL 2.29-2.30's tuning "
+                                    "figures (the newest the model has)"));
+  EXPECT_THAT(newest.provenance.assumptions,
+              ::testing::Contains("NCCL version not given: NCCL 2.29-2.30's tuning figures (the newest the model has)"));
+
+  const ProcessResult explained = predict({"--nodes", "1", "-b", "8", "-e", "8", "--nccl-version", "22105", "--explain"});
+  EXPECT_THAT(explained.err, HasSubstr("#   NCCL 2.21-2.22 tuner figures (read from NCCL's v2.21.5-1 src/graph/tuning.cc)"));
+  const ProcessResult too_old = predict({"--nodes", "2", "--algo", "nvls_tree", "--nccl-version", "2.17"});
+  EXPECT_EQ(too_old.exit_code, static_cast<int>(ExitCode::input)) << describe(too_old);
+  EXPECT_THAT(too_old.err, HasSubstr("with NCCL 2.17 (NVLS needs NVSwitch, sm_90+ and NCCL 2.17+, NVLS-tree"));
+  const ProcessResult bad = predict({"--nccl-version", "two"});
+  EXPECT_EQ(bad.exit_code, static_cast<int>(ExitCode::usage)) << describe(bad);
+  EXPECT_THAT(bad.err, HasSubstr("--nccl-version must be a release such as 2.21 or 2.21.5"));
+}
+
 TEST_F(TopoPredictCommand, ImpossibleForcingIsABadInputLine) {
   const ProcessResult result = predict({"--nodes", "1", "--algo", "nvls_tree", "-b", "1M", "-e", "1M"});
   EXPECT_EQ(result.exit_code, static_cast<int>(ExitCode::input)) << describe(result);
@@ -136,9 +170,12 @@ TEST_F(TopoPredictCommand, AnotherJobOnTheSameLeavesSlowsTheRingAndIsNamed) {
   EXPECT_THAT(after.rows[0].model_limit, HasSubstr("shared with job 2"));
   EXPECT_THAT(before.rows[0].model_limit, ::testing::Not(HasSubstr("shared")));
   EXPECT_THAT(after.provenance.command_line, HasSubstr(" --job 'op=alltoall,nodes=64'"));
-  ASSERT_EQ(after.provenance.assumptions.size(), 1u);
+  // Besides the NCCL release neither names: the newest figures, assumed.
+  ASSERT_EQ(after.provenance.assumptions.size(), 2u);
   EXPECT_THAT(after.provenance.assumptions[0], HasSubstr("sharing the fabric: job 2 (alltoall on 64 nodes"));
-  EXPECT_TRUE(before.provenance.assumptions.empty());
+  ASSERT_EQ(before.provenance.assumptions.size(), 1u);
+  EXPECT_THAT(before.provenance.assumptions[0], HasSubstr("NCCL version not given"));
+  EXPECT_EQ(after.provenance.assumptions[1], before.provenance.assumptions[0]);
 }
 
 TEST_F(TopoPredictCommand, BadJobSpecsAreUsageErrorsNamingTheField) {

@@ -1,0 +1,84 @@
+#pragma once
+// The figures NCCL's tuner uses to pick an algorithm and protocol, per range of NCCL versions.
+// They changed between releases (base and per-hop latencies, the NVLS and NVLS-tree latency
+// formulas, LL's bandwidth share, which algorithms and protocols exist on which GPUs), so a
+// published result is predicted with the figures of the NCCL that produced it.
+//
+// The figures are public numbers read from NCCL's src/graph/tuning.cc at each release tag named
+// in nccl_tuning.cpp; the tables there are ours, written as what changed at each release.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace fb::topo {
+
+struct NcclVersion {
+  int major = 0;
+  int minor = 0;
+  int patch = 0;
+  auto operator<=>(const NcclVersion&) const = default;
+};
+
+// "2.21", "2.21.5", "2.21.5-1", "2.21.5+cuda12.3", or NCCL_VERSION_CODE as nccl-tests prints it
+// ("nccl-library=22105": major*10000 + minor*100 + patch; 2.8 and older: major*1000 + minor*100 +
+// patch). Empty when the text is none of these.
+std::optional<NcclVersion> parse_nccl_version(std::string_view text);
+std::string to_string(const NcclVersion& version);
+
+constexpr int tuned_algorithm_count = 7;  // ring, tree, NVLS, NVLS-tree, CollNet direct, CollNet chain, PAT
+constexpr int tuned_protocol_count = 3;   // LL, LL128, Simple
+// [algorithm][protocol], in the order of Algorithm and Protocol (collective_model.hpp).
+using LatencyFigures = std::array<std::array<double, tuned_protocol_count>, tuned_algorithm_count>;
+// [GPU generation: Volta, Ampere, Hopper, Blackwell][node count: 1, 2, more].
+using GenerationFigures = std::array<std::array<double, 3>, 4>;
+
+struct NcclTuning {
+  NcclVersion first;        // the first release these figures hold for
+  std::string_view range;   // "2.19-2.20", for explanations
+  std::string_view source;  // the release tag the figures were read from
+
+  LatencyFigures base_latency_us{};
+  LatencyFigures nvlink_hop_us{};
+  LatencyFigures pcie_hop_us{};
+  LatencyFigures network_hop_us{};
+
+  // LL's ceiling: one node by GPU generation; several nodes by CPU (row 0 Intel, row 1 AMD).
+  GenerationFigures ll_max_gbps{};
+  GenerationFigures ring_ll128_per_channel_gbps{};
+  GenerationFigures tree_ll128_per_channel_gbps{};
+  // A ring's LL bandwidth against Simple's: reducing or across nodes, and the other ops in one node.
+  double ring_ll_share = 0.5;
+  double ring_ll_share_other_one_node = 0.5;
+  // Before 2.18 an LL hop inside a node cost 1.8x when the ring also crossed the network.
+  double multi_node_ll_intra_factor = 1.0;
+  // From 2.18: a ring step across nodes costs at least the network's per-step overhead.
+  bool ring_network_overhead = false;
+  // From 2.23: with one rank per node every algorithm pays the tree's network hop.
+  bool one_rank_per_node_uses_tree_network_hop = false;
+  // 2.18: NVLS-tree crossed the network 2(N-1) times and NVLS had no NVLink hop; from 2.19,
+  // 2 log2(N) crossings after one NVLink hop.
+  bool nvls_tree_linear_in_nodes = false;
+  double collnet_arity_us = 0.4;  // CollNet direct: serialising each extra local rank
+
+  bool has_nvls = false;             // NVLink SHARP inside a node (2.17)
+  bool has_multi_node_nvls = false;  // NVLS with the network's SHARP, and NVLS-tree (2.18)
+  bool has_nvls_gathers = false;     // NVLS for all_gather and reduce_scatter (2.17, then from 2.19)
+  bool has_pat = false;              // PAT for all_gather/reduce_scatter, one GPU per node (2.23)
+  bool ll128_on_blackwell = false;   // LL128 enabled by default on sm_100 and sm_120 (2.25)
+};
+
+// The figures of the release range holding `version`; the newest when empty. A version older
+// than the oldest range gets the oldest range's figures (NcclTuningChoice says so).
+struct NcclTuningChoice {
+  const NcclTuning* tuning = nullptr;
+  std::string assumption;  // non-empty when the version was not given or is outside the table
+};
+NcclTuningChoice nccl_tuning_for(std::optional<NcclVersion> version);
+const NcclTuning& newest_nccl_tuning();
+std::span<const NcclTuning> nccl_tunings();
+
+}  // namespace fb::topo
