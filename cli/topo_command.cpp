@@ -5,6 +5,7 @@
 //   topo predict --spec cluster.yaml --op all_reduce -b 8 -e 1G   a predicted sweep as results
 //                [--algo A --proto P] [--sharp] [--explain]      (NCCL's choice unless forced)
 //                [--nccl-version 2.21]                           whose tuner figures choose
+//                [-g 8]                                          GPUs one process drives (nccl-tests -g)
 //                [--job op=alltoall,nodes=64 ...]                other jobs sharing the fabric
 //   topo dot FILE... [--pattern P]      Graphviz DOT, the pattern's blocking links in red
 //   topo diff FILE...                   per-node dumps against the fleet's majority (exit 7 on deviations)
@@ -64,6 +65,7 @@ struct TopoOptions {
   std::uint64_t step_factor = 2;
   int nodes = 0;
   int gpus_per_node = 0;
+  int gpus_per_process = 1;
   std::string placement = "packed";
   std::vector<std::string> job_specs;  // --job: other jobs on the same fabric
   std::string csv_path;
@@ -331,6 +333,10 @@ void print_explanation(const topo::CollectiveModel& model, const topo::NcclTunin
     if (model.ranks_per_node > 1) fmt::print(stderr, "#   intra-node ring {:.1f} GB/s, limited by {}\n", model.intra_gbps, model.intra_limit);
   }
   if (model.gpu_nvlink_gbps > 0) fmt::print(stderr, "#   one GPU's NVLink {:.1f} GB/s\n", model.gpu_nvlink_gbps);
+  if (const double serial_us = topo::serial_launch_us(model); serial_us > 0) {
+    fmt::print(stderr, "#   one process launches {} GPUs' kernels in turn: +{:.1f} us per call\n", model.gpus_per_process,
+               serial_us);
+  }
   fmt::print(stderr, "# {:>14} {:>12} {:>10} {:>14} {:>7} {:>8}  {}\n", "bytes", "time us", "busbw", "algorithm",
              "proto", "channels", "limiting link");
   for (const ResultRow& row : rows) {
@@ -372,6 +378,9 @@ int predict(const TopoOptions& options) {
   sweep.max_bytes = parse_size_bytes(options.max_bytes);
   sweep.step_factor = options.step_factor;
   validate_sweep(sweep);
+  if (options.gpus_per_process < 1) {
+    throw UsageError(fmt::format("--gpus-per-process must be at least 1, got {}", options.gpus_per_process));
+  }
 
   std::vector<OtherJob> other_jobs;
   std::vector<topo::JobPlacement> placements{{options.nodes, options.gpus_per_node, parse_placement(options.placement)}};
@@ -383,8 +392,17 @@ int predict(const TopoOptions& options) {
   const Graph graph = load_topology_with_warnings(options.spec_paths, options.format, options.hints);
   const std::vector<std::vector<topo::VertexId>> job_ranks = topo::place_jobs(graph, placements);
   const std::vector<topo::VertexId>& ranks = job_ranks.front();
+  std::map<topo::VertexId, int> ranks_on_host;
+  for (const topo::VertexId gpu : ranks) ++ranks_on_host[graph.vertex(gpu).host];
+  for (const auto& [host, count] : ranks_on_host) {
+    if (count % options.gpus_per_process != 0) {
+      throw UsageError(fmt::format("--gpus-per-process {} must divide the GPUs per node: {} has {} ranks",
+                                   options.gpus_per_process, graph.vertex(host).name, count));
+    }
+  }
   const topo::CollectiveModel model = topo::model_collectives(
-      graph, ranks, topo::ModelOptions{options.in_network_reduction, sharing_jobs(graph, other_jobs, job_ranks)});
+      graph, ranks,
+      topo::ModelOptions{options.in_network_reduction, sharing_jobs(graph, other_jobs, job_ranks), options.gpus_per_process});
   const std::vector<std::uint64_t> sizes = expand_sweep(sweep, size_unit_bytes(*op, 4, model.ranks), "float elements");
 
   ResultSet results;
@@ -397,9 +415,9 @@ int predict(const TopoOptions& options) {
   provenance.git_revision = git_revision();
   provenance.start_time = utc_now_iso8601();
   provenance.command_line = fmt::format(
-      "fabricbench topo predict --spec {} --nodes {} --gpus-per-node {} --placement {} --op {} --algo {} --proto {}{} "
-      "-b {} -e {} -f {}",
-      inputs, options.nodes, options.gpus_per_node, options.placement, options.op, options.algorithm, options.protocol,
+      "fabricbench topo predict --spec {} --nodes {} --gpus-per-node {} --gpus-per-process {} --placement {} --op {} "
+      "--algo {} --proto {}{} -b {} -e {} -f {}",
+      inputs, options.nodes, options.gpus_per_node, options.gpus_per_process, options.placement, options.op, options.algorithm, options.protocol,
       options.in_network_reduction ? " --sharp" : "", options.min_bytes, options.max_bytes, options.step_factor);
   if (nccl_version) provenance.command_line += " --nccl-version " + options.nccl_version;
   for (const std::string& spec : options.job_specs) provenance.command_line += fmt::format(" --job '{}'", spec);
@@ -545,6 +563,11 @@ const Registrar<CommandRegistration> registrar{{
       predict_command->add_option("-f,--stepfactor", options->step_factor, "size multiplier")->capture_default_str();
       predict_command->add_option("--nodes", options->nodes, "nodes to place ranks on (0: all)");
       predict_command->add_option("--gpus-per-node", options->gpus_per_node, "ranks per node (0: every GPU)");
+      predict_command
+          ->add_option("-g,--gpus-per-process", options->gpus_per_process,
+                       "GPUs one process drives, as nccl-tests -g: it launches their kernels in turn, adding a "
+                       "launch per extra GPU to every call; must divide the GPUs per node")
+          ->capture_default_str();
       predict_command
           ->add_option("--placement", options->placement,
                        "which hosts: packed (the first --nodes), spread (evenly over all), or a host list node[01-16]")

@@ -943,7 +943,17 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
   model.ranks = static_cast<int>(rank_vertices.size());
   model.nodes = static_cast<int>(local_ranks.size());
   model.in_network_reduction = options.in_network_reduction && model.nodes > 1;
-  for (const auto& local : local_ranks) model.ranks_per_node = std::max(model.ranks_per_node, static_cast<int>(local.size()));
+  if (options.gpus_per_process < 1) {
+    throw InputError(fmt::format("a process drives at least 1 GPU, got {} GPUs per process", options.gpus_per_process));
+  }
+  model.gpus_per_process = options.gpus_per_process;
+  for (const auto& local : local_ranks) {
+    model.ranks_per_node = std::max(model.ranks_per_node, static_cast<int>(local.size()));
+    if (local.size() % static_cast<std::size_t>(model.gpus_per_process) != 0) {
+      throw InputError(fmt::format("{} GPUs per process do not divide the {} ranks on {}", model.gpus_per_process,
+                                   local.size(), graph.vertex(graph.vertex(local.front()).host).name));
+    }
+  }
   model.gpu_ranks = std::all_of(rank_vertices.begin(), rank_vertices.end(),
                                 [&](VertexId v) { return graph.vertex(v).kind == VertexKind::gpu; });
 

@@ -266,6 +266,9 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
 // nccl-tests' factor; the model places at least 2 ranks, where it is defined.
 double busbw_factor(const OpTraits& op, int ranks) { return busbw_factor_for(op, ranks).value(); }
 
+// The host's part of a call: one launch per GPU its process drives, the last one's kernel ending it.
+double launch_us(const CollectiveModel& m) { return m.gpu_ranks ? launch_overhead_us * m.gpus_per_process : 0.0; }
+
 Prediction timed(const CollectiveModel& m, const OpTraits& op, const Candidate& c, std::uint64_t bytes) {
   const bool all_reduce = op.modelled_as == ModelledCollective::all_reduce;
   double bw = c.busbw_gbps;
@@ -284,7 +287,7 @@ Prediction timed(const CollectiveModel& m, const OpTraits& op, const Candidate& 
   prediction.algorithm = c.algorithm;
   prediction.protocol = c.protocol;
   prediction.channels = c.algorithm == Algorithm::nvls || c.algorithm == Algorithm::nvls_tree ? nvls_channels : m.channels;
-  prediction.time_us = (m.gpu_ranks ? launch_overhead_us : 0.0) + latency + static_cast<double>(bytes) / (algbw * 1e3);
+  prediction.time_us = launch_us(m) + latency + static_cast<double>(bytes) / (algbw * 1e3);
   prediction.busbw_gbps = static_cast<double>(bytes) / (prediction.time_us * 1e3) * busbw_factor(op, m.ranks);
   prediction.limit = c.limit;
   const bool chain = op.modelled_as == ModelledCollective::broadcast || op.modelled_as == ModelledCollective::reduce;
@@ -368,7 +371,7 @@ Prediction point_to_point(const CollectiveModel& m, const OpTraits& op, std::uin
   prediction.algorithm = Algorithm::p2p;
   prediction.protocol = protocol;
   prediction.channels = m.channels;
-  prediction.time_us = (m.gpu_ranks ? launch_overhead_us : 0.0) + t.base_latency_us[0][pr] + hop + (peers - 1) * per_peer_us +
+  prediction.time_us = launch_us(m) + t.base_latency_us[0][pr] + hop + (peers - 1) * per_peer_us +
                        transfer.time_us / (protocol == Protocol::ll ? 0.5 : 1.0);
   prediction.busbw_gbps = b / (prediction.time_us * 1e3) * busbw_factor(op, m.ranks);
   prediction.limit = transfer.limit;
@@ -394,6 +397,10 @@ bool is_grouped_point_to_point(const OpTraits& op) {
 }
 
 }  // namespace
+
+double serial_launch_us(const CollectiveModel& model) {
+  return model.gpu_ranks ? launch_overhead_us * (model.gpus_per_process - 1) : 0.0;
+}
 
 std::vector<Prediction> candidates(const CollectiveModel& model, const OpTraits& op, std::uint64_t bytes,
                                    const NcclTuning& tuning) {

@@ -81,6 +81,9 @@ struct ModelOptions {
   // The fabric reduces in the switches (SHARP): enables CollNet and multi-node NVLS.
   bool in_network_reduction = false;
   std::vector<SharingJob> sharing_jobs;
+  // GPUs one process drives (nccl-tests -g): it launches their kernels one after another, so a
+  // collective ends no sooner than the last GPU's launch. At least 1.
+  int gpus_per_process = 1;
 };
 
 // What one placement of ranks can carry; computed once, queried per op and size.
@@ -93,6 +96,7 @@ struct CollectiveModel {
   bool nvlink_intra = false;  // a node's ranks reach each other over NVLink
   bool nvswitch = false;      // and through NVSwitches: NVLS is possible from sm_90 on
   bool in_network_reduction = false;
+  int gpus_per_process = 1;  // ModelOptions::gpus_per_process
   int rails = 0;     // rings across nodes: one per NIC
   int channels = 0;  // NCCL's channels for the ring: two per rail, or per NVLink pair in a node
 
@@ -146,6 +150,10 @@ std::vector<std::vector<VertexId>> place_jobs(const Graph& graph, std::span<cons
 // without a NIC or fabric route, or a sharing job on one of the ranks' hosts.
 CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> rank_vertices,
                                   const ModelOptions& options = {});
+
+// What launching the kernels of a process's other GPUs adds to every GPU collective: one launch
+// overhead per GPU after the first (0 with one GPU per process, or ranks in host memory).
+double serial_launch_us(const CollectiveModel& model);
 
 struct Forced {
   std::optional<Algorithm> algorithm;  // NCCL_ALGO

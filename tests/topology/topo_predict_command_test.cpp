@@ -90,6 +90,34 @@ TEST_F(TopoPredictCommand, TheNcclReleaseChoosesWithItsOwnFigures) {
   EXPECT_THAT(bad.err, HasSubstr("--nccl-version must be a release such as 2.21 or 2.21.5"));
 }
 
+TEST_F(TopoPredictCommand, OneProcessDrivingEightGpusLaunchesTheirKernelsInTurn) {
+  const auto time_with = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args{"--nodes", "1", "-b", "8", "-e", "8"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const std::string json = (dir_ / "g.json").string();
+    args.insert(args.end(), {"--json", json});
+    const ProcessResult result = predict(args);
+    EXPECT_EQ(result.exit_code, 0) << describe(result);
+    return std::make_pair(read_results_json(json), result.err);
+  };
+  const auto [one, err_one] = time_with({});
+  const auto [eight, err_eight] = time_with({"-g", "8", "--explain"});
+  // 7 more launches of 1.5 us each; the choice (ring LL) does not change.
+  EXPECT_NEAR(eight.rows.at(0).time_median_us - one.rows.at(0).time_median_us, 10.5, 0.001);
+  EXPECT_EQ(eight.rows.at(0).model_protocol, "LL");
+  EXPECT_THAT(err_eight, HasSubstr("#   one process launches 8 GPUs' kernels in turn: +10.5 us per call"));
+  EXPECT_THAT(eight.provenance.command_line, HasSubstr("--gpus-per-process 8"));
+  const auto [four, err_four] = time_with({"--gpus-per-process", "4"});
+  EXPECT_NEAR(four.rows.at(0).time_median_us - one.rows.at(0).time_median_us, 4.5, 0.001);
+
+  const ProcessResult zero = predict({"--nodes", "1", "-g", "0"});
+  EXPECT_EQ(zero.exit_code, static_cast<int>(ExitCode::usage)) << describe(zero);
+  EXPECT_THAT(zero.err, HasSubstr("--gpus-per-process must be at least 1, got 0"));
+  const ProcessResult uneven = predict({"--nodes", "1", "-g", "3"});
+  EXPECT_EQ(uneven.exit_code, static_cast<int>(ExitCode::usage)) << describe(uneven);
+  EXPECT_THAT(uneven.err, HasSubstr("--gpus-per-process 3 must divide the GPUs per node: dgx-h100-001 has 8 ranks"));
+}
+
 TEST_F(TopoPredictCommand, ImpossibleForcingIsABadInputLine) {
   const ProcessResult result = predict({"--nodes", "1", "--algo", "nvls_tree", "-b", "1M", "-e", "1M"});
   EXPECT_EQ(result.exit_code, static_cast<int>(ExitCode::input)) << describe(result);
