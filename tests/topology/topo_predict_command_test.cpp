@@ -115,7 +115,7 @@ TEST_F(TopoPredictCommand, OneProcessDrivingEightGpusLaunchesTheirKernelsInTurn)
   EXPECT_THAT(zero.err, HasSubstr("--gpus-per-process must be at least 1, got 0"));
   const ProcessResult uneven = predict({"--nodes", "1", "-g", "3"});
   EXPECT_EQ(uneven.exit_code, static_cast<int>(ExitCode::usage)) << describe(uneven);
-  EXPECT_THAT(uneven.err, HasSubstr("--gpus-per-process 3 must divide the GPUs per node: dgx-h100-001 has 8 ranks"));
+  EXPECT_THAT(uneven.err, HasSubstr("--gpus-per-process 3 must divide the GPUs per node: node00001 has 8 ranks"));
 }
 
 TEST_F(TopoPredictCommand, ImpossibleForcingIsABadInputLine) {
