@@ -3,14 +3,13 @@
 // (run, diagnose, report, fit). Why a row has none is said once per reason, not once per row.
 
 #include "reports/analysis/result_loading.hpp"
+#include "results/provenance.hpp"
 #include "results/result_row.hpp"
 #include "topology/graph.hpp"
 #include "topology/row_expectation.hpp"
 
-#include <map>
 #include <ostream>
 #include <set>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -20,12 +19,12 @@ class ExpectationColumns {
  public:
   ExpectationColumns(const topo::Graph& graph, std::ostream& warnings) : model_(graph), warnings_(warnings) {}
 
-  // Fills the row's expectation and efficiency unless it carries an expectation already; the run's
-  // environment says what NCCL_ALGO/NCCL_PROTO forced, its libraries which NCCL's tuner chose
-  // (the newest figures, said once, when they do not record it).
-  void add(ResultRow& row, std::span<const std::string> rank_hosts,
-           const std::map<std::string, std::string>& environment = {},
-           const std::map<std::string, std::string>& libraries = {});
+  // Fills the row's expectation and efficiency unless it carries an expectation already, for the
+  // ranks where the run's provenance placed them; its environment says what NCCL_ALGO/NCCL_PROTO
+  // forced, its libraries which NCCL's tuner chose (the newest figures, said once, when they do
+  // not record it), its GPUs per process how many kernels one thread launches per call (one, said
+  // once for GPU collectives, when it does not record it).
+  void add(ResultRow& row, const Provenance& provenance);
   // Every row of every set, each with its own run's placement.
   void add(std::vector<LoadedResults>& sets);
 

@@ -263,6 +263,7 @@ class RunCommand {
     const std::string run_id = new_run_id();
     settings.provenance = collect_provenance(
         *backend_, run_id, shell_command_line(process_.argc, process_.argv));
+    settings.provenance.gpus_per_process = options_.run.launch.gpus_per_process;
     if (const auto pages = backend_->host_buffer_pages(); pages && pages->warning())
       std::cerr << fmt::format("fabricbench: warning: {}\n", *pages->warning());
     std::size_t expected_rows = 0;
@@ -277,10 +278,8 @@ class RunCommand {
                                           .results = results_paths(run_id)});
     reporting_sinks_.emplace(std::vector<RowSink*>{&*results_sink_, &*console_sink_});
     if (expectations_)
-      settings.annotate_row = [this, rank_hosts = settings.provenance.rank_hosts,
-                               environment = settings.provenance.environment,
-                               libraries = settings.provenance.libraries](ResultRow& row) {
-        expectations_->add(row, rank_hosts, environment, libraries);
+      settings.annotate_row = [this, provenance = settings.provenance](ResultRow& row) {
+        expectations_->add(row, provenance);
       };
   }
 

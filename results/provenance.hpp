@@ -2,6 +2,7 @@
 // Where a result set came from: enough to reproduce the run or to explain why two runs differ.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct Provenance {
   int nodes = 0;
   int ranks_per_node = 0;
   std::vector<std::string> rank_hosts;    // host of every rank, by rank
+  // GPUs one host thread drives, launching their kernels in turn (run -g; nccl-tests' nGpus, per
+  // each of its nThread threads); empty where the run did not record it.
+  std::optional<int> gpus_per_process;
   std::string kernel;                     // uname of the reporting rank's host
   // Which pages back the reporting rank's host buffers ("2 MiB transparent huge pages for buffers
   // of 2 MiB and more, ..."); empty where the buffers are device memory.

@@ -213,7 +213,8 @@ Json provenance_to_json(const Provenance& p) {
               {"nranks", p.nranks},           {"nodes", p.nodes},               {"ranks_per_node", p.ranks_per_node},
               {"rank_hosts", p.rank_hosts},   {"kernel", p.kernel},             {"libraries", p.libraries},
               {"environment", p.environment}, {"assumptions", p.assumptions},
-              {"host_buffer_pages", p.host_buffer_pages.empty() ? Json() : Json(p.host_buffer_pages)}};
+              {"host_buffer_pages", p.host_buffer_pages.empty() ? Json() : Json(p.host_buffer_pages)},
+              {"gpus_per_process", p.gpus_per_process ? Json(*p.gpus_per_process) : Json()}};
 }
 
 Provenance provenance_from_json(const Json& json) {
@@ -236,6 +237,11 @@ Provenance provenance_from_json(const Json& json) {
   // Files written before runs recorded their host pages, and runs on device memory, have none.
   if (const auto pages = json.find("host_buffer_pages"); pages != json.end() && !pages->is_null())
     p.host_buffer_pages = pages->get<std::string>();
+  // Files written before runs recorded it, and imports whose log does not say it, have none.
+  if (const auto gpus = json.find("gpus_per_process"); gpus != json.end() && !gpus->is_null()) {
+    p.gpus_per_process = gpus->get<int>();
+    if (*p.gpus_per_process < 1) throw InputError(fmt::format("gpus_per_process is {}, expected at least 1", *p.gpus_per_process));
+  }
   return p;
 }
 
@@ -337,6 +343,8 @@ ResultSet parse_results_json(std::string_view text, const std::string& origin) {
   try {
     results.provenance = provenance_from_json(json.at("provenance"));
   } catch (const Json::exception& e) {
+    throw InputError(fmt::format("{}: provenance: {}", origin, e.what()));
+  } catch (const InputError& e) {
     throw InputError(fmt::format("{}: provenance: {}", origin, e.what()));
   }
   const Json& rows = json.value("rows", Json());

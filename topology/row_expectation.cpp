@@ -144,7 +144,7 @@ PairPathResult ExpectationModel::pair_path(const ResultRow& row, std::span<const
 
 Expectation ExpectationModel::expect_collective(const ResultRow& row, const OpTraits& op, RankMemory memory,
                                                 std::span<const std::string> rank_hosts, const Forced& forced,
-                                                const NcclTuning& tuning) {
+                                                const NcclTuning& tuning, int gpus_per_process) {
   if (row.nranks < 2) return {};
   if (rank_hosts.size() < static_cast<std::size_t>(row.nranks))
     return {std::nullopt, std::nullopt,
@@ -160,10 +160,12 @@ Expectation ExpectationModel::expect_collective(const ResultRow& row, const OpTr
   for (const VertexId v : endpoints)
     if (!distinct.insert(v).second) return {std::nullopt, std::nullopt, shared_vertex_problem(graph_, v)};
 
-  auto [cached, inserted] = models_.try_emplace(endpoints, std::string());
+  auto [cached, inserted] = models_.try_emplace(std::pair{endpoints, gpus_per_process}, std::string());
   if (inserted) {
+    ModelOptions options;
+    options.gpus_per_process = gpus_per_process;
     try {
-      cached->second = model_collectives(graph_, endpoints);
+      cached->second = model_collectives(graph_, endpoints, options);
     } catch (const InputError& refused) {
       cached->second = fmt::format("the collective model cannot place run {}: {}", row.run_id, refused.what());
     }
@@ -200,12 +202,12 @@ std::optional<NcclVersion> nccl_version_recorded(const std::map<std::string, std
 }
 
 Expectation ExpectationModel::expect(const ResultRow& row, std::span<const std::string> rank_hosts, const Forced& forced,
-                                     const NcclTuning& tuning) {
+                                     const NcclTuning& tuning, int gpus_per_process) {
   const std::optional<RankMemory> memory = rank_memory_of(row.backend);
   if (!memory) return {};
   const OpTraits* op = find_op(row.op);
   if (!op) return {};
-  if (op->modelled_as != ModelledCollective::none) return expect_collective(row, *op, *memory, rank_hosts, forced, tuning);
+  if (op->modelled_as != ModelledCollective::none) return expect_collective(row, *op, *memory, rank_hosts, forced, tuning, gpus_per_process);
   if (!is_pair_op(*op)) return {};
 
   const PairPathResult there = pair_path(row, rank_hosts);

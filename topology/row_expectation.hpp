@@ -79,9 +79,10 @@ class ExpectationModel {
   // `rank_hosts`: the host of every rank of the row's run (empty when the run did not record it;
   // pair rows then rely on their src_host and dst_host).
   // `forced`: the algorithm/protocol the run forced (NCCL_ALGO, NCCL_PROTO), for collectives;
-  // `tuning`: the figures of the NCCL release the run used (nccl_version_recorded).
+  // `tuning`: the figures of the NCCL release the run used (nccl_version_recorded);
+  // `gpus_per_process`: the GPUs one of its threads launched in turn (ModelOptions).
   Expectation expect(const ResultRow& row, std::span<const std::string> rank_hosts, const Forced& forced = {},
-                     const NcclTuning& tuning = newest_nccl_tuning());
+                     const NcclTuning& tuning = newest_nccl_tuning(), int gpus_per_process = 1);
 
   // The path between a point-to-point or pair row's two ranks, src to dst.
   PairPathResult pair_path(const ResultRow& row, std::span<const std::string> rank_hosts);
@@ -97,11 +98,13 @@ class ExpectationModel {
                          RankMemory memory, std::span<const std::string> rank_hosts) const;
   PairPathResult path_between(VertexId src, VertexId dst);
   Expectation expect_collective(const ResultRow& row, const OpTraits& op, RankMemory memory,
-                                std::span<const std::string> rank_hosts, const Forced& forced, const NcclTuning& tuning);
+                                std::span<const std::string> rank_hosts, const Forced& forced, const NcclTuning& tuning,
+                                int gpus_per_process);
 
   const Graph& graph_;
   std::map<std::pair<VertexId, VertexId>, PairPathResult> paths_;
-  std::map<std::vector<VertexId>, std::variant<CollectiveModel, std::string>> models_;
+  // Per placement and GPUs per process.
+  std::map<std::pair<std::vector<VertexId>, int>, std::variant<CollectiveModel, std::string>> models_;
 };
 
 // What a run's environment forces on NCCL: NCCL_ALGO and NCCL_PROTO when each names one algorithm

@@ -266,6 +266,8 @@ class LogReader {
         throw input_error_at(file_, number, fmt::format("nThread {}, nGpus {} and nRanks {} must be between 1 and {}", threads, gpus,
                                                         processes, most_per_process));
     run_.ranks_in_header = static_cast<int>(threads * gpus * processes);
+    // Each of the nThread threads launches its nGpus GPUs' kernels in turn.
+    if (values.contains("nGpus")) run_.provenance.gpus_per_process = static_cast<int>(gpus);
   }
 
   void read_rank(std::size_t number, const std::vector<std::string_view>& names) {

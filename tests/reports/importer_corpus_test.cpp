@@ -47,6 +47,7 @@ TEST(NcclTestsCorpus, OldRcclHeaderAndErrorColumn) {
   EXPECT_EQ(r.provenance.nranks, 2);
   EXPECT_EQ(r.provenance.nodes, 1);
   EXPECT_EQ(r.provenance.rank_hosts, (std::vector<std::string>{"astrali-SuperServer", "astrali-SuperServer"}));
+  EXPECT_EQ(r.provenance.gpus_per_process, 2);  // "nThreads: 1 nGpus: 2"
   ASSERT_EQ(r.rows.size(), 10u);
   EXPECT_EQ(r.rows[0].op, "all_reduce");
   EXPECT_FALSE(r.rows[0].root.has_value());  // the old table has no root column
@@ -80,6 +81,7 @@ TEST(NcclTestsCorpus, MpiBinaryWithThreeRunsInOneFile) {
     EXPECT_EQ(run.provenance.run_id, "nccl-tests-all_gather_perf_mpi_3reps_one_file_rtx5090-run" + std::to_string(i + 1));
     EXPECT_EQ(run.provenance.nranks, 2);
     EXPECT_EQ(run.provenance.nodes, 1);
+    EXPECT_EQ(run.provenance.gpus_per_process, 1);  // the MPI binary: one process per GPU
     ASSERT_EQ(run.rows.size(), 16u);
     EXPECT_EQ(run.rows[0].op, "all_gather");  // not all_gather_perf_mpi
     EXPECT_EQ(run.rows[0].run_id, run.provenance.run_id);
@@ -94,6 +96,7 @@ TEST(NcclTestsCorpus, RcclRankLinesWithoutGroup) {
   EXPECT_EQ(r.provenance.nodes, 1);
   EXPECT_EQ(r.provenance.ranks_per_node, 8);
   EXPECT_EQ(r.provenance.rank_hosts.at(7), "c42f4555f685");
+  EXPECT_EQ(r.provenance.gpus_per_process, 8);  // "nThread 1 nGpus 8": one thread launches all 8
   EXPECT_EQ(r.rows.size(), 50u);
   EXPECT_DOUBLE_EQ(*row_at(r, 134217728).busbw_gbps, 293.07);
   EXPECT_DOUBLE_EQ(*row_at(r, 134217728, true).busbw_gbps, 289.60);

@@ -191,6 +191,28 @@ TEST(RowExpectationGpus, NcclTestsRanksDriveTheHostsGpusInOrder) {
   EXPECT_FALSE(model.expect(row, std::vector<std::string>(9, "node00001")).busbw_gbps);
 }
 
+TEST(RowExpectationGpus, OneProcessDrivingAllGpusIsExpectedSevenLaunchesSlower) {
+  const Graph graph = test::parse_sample("dgx_h100_pod.yaml");
+  ExpectationModel model(graph);
+  ResultRow row;
+  row.backend = "nccl-tests";
+  row.op = "all_reduce";
+  row.nranks = 8;
+  row.bytes = 8;
+  const std::vector<std::string> hosts(8, "node00001");
+  // busbw = bytes / time x 2(n-1)/n: the time each expectation stands for.
+  const auto expected_time_us = [&](const Expectation& e) { return 8 * 1.75 / (e.busbw_gbps.value() * 1e3); };
+  const double per_gpu_us = expected_time_us(model.expect(row, hosts));
+  const Expectation per_node = model.expect(row, hosts, {}, newest_nccl_tuning(), 8);
+  EXPECT_NEAR(expected_time_us(per_node) - per_gpu_us, 7 * 1.5, 1e-6);
+  EXPECT_EQ(per_node.choice.protocol, "LL");
+  // GPUs per process that do not divide a host's ranks: the row's problem.
+  const Expectation uneven = model.expect(row, hosts, {}, newest_nccl_tuning(), 3);
+  EXPECT_FALSE(uneven.busbw_gbps);
+  EXPECT_NE(uneven.problem.find("3 GPUs per process do not divide the 8 ranks on node00001"), std::string::npos)
+      << uneven.problem;
+}
+
 TEST(RowExpectationGpus, TheRunsNcclAlgoAndProtoDecideWhatIsExpected) {
   const Graph graph = test::parse_sample("dgx_h100_pod.yaml");
   ExpectationModel model(graph);
