@@ -334,8 +334,8 @@ void print_explanation(const topo::CollectiveModel& model, const topo::NcclTunin
   }
   if (model.gpu_nvlink_gbps > 0) fmt::print(stderr, "#   one GPU's NVLink {:.1f} GB/s\n", model.gpu_nvlink_gbps);
   if (const double serial_us = topo::serial_launch_us(model); serial_us > 0) {
-    fmt::print(stderr, "#   one process launches {} GPUs' kernels in turn: +{:.1f} us per call\n", model.gpus_per_process,
-               serial_us);
+    fmt::print(stderr, "#   one process launches {} GPUs' kernels in turn: +{:.1f} us per call\n",
+               model.gpus_per_process, serial_us);
   }
   fmt::print(stderr, "# {:>14} {:>12} {:>10} {:>14} {:>7} {:>8}  {}\n", "bytes", "time us", "busbw", "algorithm",
              "proto", "channels", "limiting link");
@@ -402,7 +402,8 @@ int predict(const TopoOptions& options) {
   }
   const topo::CollectiveModel model = topo::model_collectives(
       graph, ranks,
-      topo::ModelOptions{options.in_network_reduction, sharing_jobs(graph, other_jobs, job_ranks), options.gpus_per_process});
+      topo::ModelOptions{options.in_network_reduction, sharing_jobs(graph, other_jobs, job_ranks),
+                         options.gpus_per_process});
   const std::vector<std::uint64_t> sizes = expand_sweep(sweep, size_unit_bytes(*op, 4, model.ranks), "float elements");
 
   ResultSet results;
@@ -417,8 +418,9 @@ int predict(const TopoOptions& options) {
   provenance.command_line = fmt::format(
       "fabricbench topo predict --spec {} --nodes {} --gpus-per-node {} --gpus-per-process {} --placement {} --op {} "
       "--algo {} --proto {}{} -b {} -e {} -f {}",
-      inputs, options.nodes, options.gpus_per_node, options.gpus_per_process, options.placement, options.op, options.algorithm, options.protocol,
-      options.in_network_reduction ? " --sharp" : "", options.min_bytes, options.max_bytes, options.step_factor);
+      inputs, options.nodes, options.gpus_per_node, options.gpus_per_process, options.placement, options.op,
+      options.algorithm, options.protocol, options.in_network_reduction ? " --sharp" : "", options.min_bytes,
+      options.max_bytes, options.step_factor);
   if (nccl_version) provenance.command_line += " --nccl-version " + options.nccl_version;
   for (const std::string& spec : options.job_specs) provenance.command_line += fmt::format(" --job '{}'", spec);
   for (const std::string& line : model.sharing) provenance.assumptions.push_back("sharing the fabric: " + line);

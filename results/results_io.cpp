@@ -240,7 +240,8 @@ Provenance provenance_from_json(const Json& json) {
   // Files written before runs recorded it, and imports whose log does not say it, have none.
   if (const auto gpus = json.find("gpus_per_process"); gpus != json.end() && !gpus->is_null()) {
     p.gpus_per_process = gpus->get<int>();
-    if (*p.gpus_per_process < 1) throw InputError(fmt::format("gpus_per_process is {}, expected at least 1", *p.gpus_per_process));
+    if (*p.gpus_per_process < 1)
+      throw InputError(fmt::format("gpus_per_process is {}, expected at least 1", *p.gpus_per_process));
   }
   return p;
 }

@@ -207,7 +207,8 @@ Expectation ExpectationModel::expect(const ResultRow& row, std::span<const std::
   if (!memory) return {};
   const OpTraits* op = find_op(row.op);
   if (!op) return {};
-  if (op->modelled_as != ModelledCollective::none) return expect_collective(row, *op, *memory, rank_hosts, forced, tuning, gpus_per_process);
+  if (op->modelled_as != ModelledCollective::none)
+    return expect_collective(row, *op, *memory, rank_hosts, forced, tuning, gpus_per_process);
   if (!is_pair_op(*op)) return {};
 
   const PairPathResult there = pair_path(row, rank_hosts);
