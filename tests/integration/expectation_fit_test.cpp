@@ -211,6 +211,59 @@ TEST(ExpectationAndFit, CollectiveExpectationsFollowTheNcclTheRunRecorded) {
                              "tuning figures (the newest the model has)\n"));
 }
 
+// A 64 KiB all_reduce on one node of 8 H100 from a run whose one process drove all 8 GPUs (-g 8):
+// expected 7 launches (10.5 us) slower than with a process per GPU, as topo predict -g 8 says.
+TEST(ExpectationAndFit, CollectiveExpectationsFollowTheGpusPerProcessTheRunRecorded) {
+  const TempDir dir;
+  std::ofstream(dir / "h100.yaml") << "node:\n  hosts: \"node[1-1]\"\n  gpus: 8\n"
+                                      "  nvlink: {generation: 4, links_per_gpu: 18, nvswitches: 4}\n";
+  const auto expected_busbw = [&](const std::string& name, std::optional<int> gpus_per_process) {
+    ResultSet results;
+    results.provenance.run_id = name;
+    results.provenance.rank_hosts.assign(8, "node1");
+    results.provenance.libraries = {{"nccl", "2.21.5"}};
+    results.provenance.gpus_per_process = gpus_per_process;
+    ResultRow row;
+    row.run_id = name;
+    row.backend = "nccl";
+    row.op = "all_reduce";
+    row.nranks = 8;
+    row.bytes = 64 << 10;
+    row.time_median_us = 40;
+    row.algbw_gbps = (64 << 10) / 40e3;
+    row.busbw_gbps = row.algbw_gbps * 14 / 8;
+    results.rows.push_back(row);
+    write_file_atomically(dir / (name + ".json"), results_to_json(results));
+    const ProcessResult diagnose =
+        run_process(directly({"diagnose", "--results", dir / (name + ".json"), "--topology", dir / "h100.yaml"}));
+    EXPECT_EQ(diagnose.exit_code, 0) << describe(diagnose);
+    for (const std::string& line : lines_of(diagnose.out))
+      if (const auto fields = fields_of(line); fields.size() > 8 && fields[0] == "all_reduce")
+        return std::make_pair(std::stod(fields[3]), diagnose.err);
+    ADD_FAILURE() << describe(diagnose);
+    return std::make_pair(0.0, diagnose.err);
+  };
+  const auto predicted_busbw = [&](const std::string& gpus_per_process) {
+    const ProcessResult predict =
+        run_process(directly({"topo", "predict", "--spec", dir / "h100.yaml", "-b", "64K", "-e", "64K", "-g",
+                              gpus_per_process, "--nccl-version", "2.21.5", "--csv", dir / "p.csv"}));
+    EXPECT_EQ(predict.exit_code, 0) << describe(predict);
+    return *read_results_csv(dir / "p.csv").rows.at(0).busbw_gbps;
+  };
+  const double one_launch = predicted_busbw("1");
+  const double eight_launches = predicted_busbw("8");
+  // busbw = 64 KiB x 7/4 / time: 10.5 us more time.
+  EXPECT_NEAR(65536 * 1.75 / (eight_launches * 1e3) - 65536 * 1.75 / (one_launch * 1e3), 10.5, 0.01);
+
+  const auto [with_g8, err_g8] = expected_busbw("g8", 8);
+  EXPECT_NEAR(with_g8, eight_launches, 0.01 * eight_launches);
+  EXPECT_THAT(err_g8, ::testing::Not(HasSubstr("GPUs per process not recorded")));
+  const auto [unrecorded, err] = expected_busbw("unrecorded", std::nullopt);
+  EXPECT_NEAR(unrecorded, one_launch, 0.01 * one_launch);
+  EXPECT_THAT(err, HasSubstr("fabricbench: warning: run unrecorded: assumed: GPUs per process not recorded: one "
+                             "process (one launching thread) per GPU, as nccl-tests -g 1\n"));
+}
+
 TEST(ExpectationAndFit, FitWithoutPointToPointRowsIsAOneLineUsageError) {
   const TempDir dir;
   ResultSet results;

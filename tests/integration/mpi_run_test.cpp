@@ -93,6 +93,7 @@ TEST_P(CollectiveSweep, EveryOpValidatesAndReportsCatalogBusbw) {
   for (const auto& op : ops) expected_rows += expected_sizes(op_by_name(op), nranks, 64 << 10).size() * placements_of(op);
   EXPECT_EQ(results.rows.size(), expected_rows);
   EXPECT_EQ(results.provenance.nranks, nranks);
+  EXPECT_EQ(results.provenance.gpus_per_process, 1);  // -g's default, recorded
 
   for (const ResultRow& row : results.rows) {
     SCOPED_TRACE(row.op + " " + std::to_string(row.bytes) + (row.in_place ? " in-place" : " out-of-place"));
