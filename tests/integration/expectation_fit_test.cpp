@@ -151,6 +151,21 @@ TEST(ExpectationAndFit, DiagnoseFillsMissingExpectationsAndWarnsOncePerUnknownHo
   EXPECT_EQ(by_size["2097152"][7], "25.0");
 }
 
+// The expected busbw diagnose gives the results' one collective row (written to DIR/RUN_ID.json), and
+// its warnings.
+std::pair<double, std::string> diagnosed_busbw(const std::filesystem::path& dir, const ResultSet& results,
+                                               const std::filesystem::path& topology) {
+  const std::filesystem::path path = dir / (results.provenance.run_id + ".json");
+  write_file_atomically(path, results_to_json(results));
+  const ProcessResult diagnose = run_process(directly({"diagnose", "--results", path, "--topology", topology}));
+  EXPECT_EQ(diagnose.exit_code, 0) << describe(diagnose);
+  for (const std::string& line : lines_of(diagnose.out))
+    if (const auto fields = fields_of(line); fields.size() > 8 && fields[0] == results.rows.at(0).op)
+      return {std::stod(fields[3]), diagnose.err};
+  ADD_FAILURE() << describe(diagnose);
+  return {0.0, diagnose.err};
+}
+
 // A 1 MiB all_reduce with NCCL_ALGO=NVLSTree on 2 nodes of 8 H100: NVLS-tree's latency is the
 // figure NCCL's releases changed (a network crossing 14 us in 2.21, 20.9 us from 2.28.9).
 TEST(ExpectationAndFit, CollectiveExpectationsFollowTheNcclTheRunRecorded) {
@@ -176,15 +191,7 @@ TEST(ExpectationAndFit, CollectiveExpectationsFollowTheNcclTheRunRecorded) {
     row.algbw_gbps = (1 << 20) / 100e3;
     row.busbw_gbps = row.algbw_gbps * 30 / 16;
     results.rows.push_back(row);
-    write_file_atomically(dir / (name + ".json"), results_to_json(results));
-    const ProcessResult diagnose =
-        run_process(directly({"diagnose", "--results", dir / (name + ".json"), "--topology", dir / "h100.yaml"}));
-    EXPECT_EQ(diagnose.exit_code, 0) << describe(diagnose);
-    for (const std::string& line : lines_of(diagnose.out))
-      if (const auto fields = fields_of(line); fields.size() > 8 && fields[0] == "all_reduce")
-        return std::make_pair(std::stod(fields[3]), diagnose.err);
-    ADD_FAILURE() << describe(diagnose);
-    return std::make_pair(0.0, diagnose.err);
+    return diagnosed_busbw(dir.path(), results, dir / "h100.yaml");
   };
   const auto predicted_busbw = [&](const std::vector<std::string>& version) {
     std::vector<std::string> args{"topo", "predict", "--spec", dir / "h100.yaml", "--algo", "nvls_tree", "-b", "1M",
@@ -233,15 +240,7 @@ TEST(ExpectationAndFit, CollectiveExpectationsFollowTheGpusPerProcessTheRunRecor
     row.algbw_gbps = (64 << 10) / 40e3;
     row.busbw_gbps = row.algbw_gbps * 14 / 8;
     results.rows.push_back(row);
-    write_file_atomically(dir / (name + ".json"), results_to_json(results));
-    const ProcessResult diagnose =
-        run_process(directly({"diagnose", "--results", dir / (name + ".json"), "--topology", dir / "h100.yaml"}));
-    EXPECT_EQ(diagnose.exit_code, 0) << describe(diagnose);
-    for (const std::string& line : lines_of(diagnose.out))
-      if (const auto fields = fields_of(line); fields.size() > 8 && fields[0] == "all_reduce")
-        return std::make_pair(std::stod(fields[3]), diagnose.err);
-    ADD_FAILURE() << describe(diagnose);
-    return std::make_pair(0.0, diagnose.err);
+    return diagnosed_busbw(dir.path(), results, dir / "h100.yaml");
   };
   const auto predicted_busbw = [&](const std::string& gpus_per_process) {
     const ProcessResult predict =
