@@ -1,5 +1,8 @@
 #include "topology/graph.hpp"
 
+#include <algorithm>
+#include <functional>
+
 namespace fb::topo {
 
 std::string_view name_of(VertexKind kind) {
@@ -25,19 +28,52 @@ std::string_view name_of(SwitchTier tier) {
   return "unknown";
 }
 
+std::uint32_t Graph::name_hash(std::string_view name) {
+  const std::size_t hash = std::hash<std::string_view>{}(name);
+  return static_cast<std::uint32_t>(hash ^ (hash >> 32));
+}
+
+std::size_t Graph::name_slot(std::string_view name, std::uint32_t hash) const {
+  const std::size_t mask = name_slots_.size() - 1;
+  for (std::size_t slot = hash & mask;; slot = (slot + 1) & mask) {
+    const NameSlot& candidate = name_slots_[slot];
+    if (candidate.vertex == no_vertex ||
+        (candidate.hash == hash && vertices_[candidate.vertex].name == name)) {
+      return slot;
+    }
+  }
+}
+
+void Graph::grow_name_index(std::size_t vertex_count) {
+  std::size_t capacity = std::max<std::size_t>(name_slots_.size(), 16);
+  while (capacity < 2 * vertex_count) capacity *= 2;
+  if (capacity == name_slots_.size()) return;
+  std::vector<NameSlot> slots(capacity);
+  const std::size_t mask = capacity - 1;
+  for (const NameSlot& entry : name_slots_) {
+    if (entry.vertex == no_vertex) continue;
+    std::size_t slot = entry.hash & mask;
+    while (slots[slot].vertex != no_vertex) slot = (slot + 1) & mask;
+    slots[slot] = entry;
+  }
+  name_slots_ = std::move(slots);
+}
+
 VertexId Graph::add_vertex(VertexKind kind, std::string_view name, VertexId host, int index) {
-  const auto [it, inserted] =
-      by_name_.try_emplace(std::string(name), static_cast<VertexId>(vertices_.size()));
-  if (!inserted) {
-    Vertex& existing = vertices_[it->second];
+  grow_name_index(vertices_.size() + 1);
+  const std::uint32_t hash = name_hash(name);
+  NameSlot& slot = name_slots_[name_slot(name, hash)];
+  if (slot.vertex != no_vertex) {
+    Vertex& existing = vertices_[slot.vertex];
     if (existing.kind != kind) {
       throw GraphContradiction("vertex '" + std::string(name) + "' is a " + std::string(name_of(existing.kind)) +
                                " in one input and a " + std::string(name_of(kind)) + " in another");
     }
     if (existing.index < 0) existing.index = index;
-    return it->second;
+    return slot.vertex;
   }
   const auto id = static_cast<VertexId>(vertices_.size());
+  slot = NameSlot{id, hash};
   vertices_.push_back(Vertex{kind, SwitchTier::none, std::string(name),
                              kind == VertexKind::host ? id : host, index, std::nullopt, {}});
   adjacency_.emplace_back();
@@ -47,8 +83,8 @@ VertexId Graph::add_vertex(VertexKind kind, std::string_view name, VertexId host
 }
 
 VertexId Graph::find(std::string_view name) const {
-  const auto it = by_name_.find(std::string(name));
-  return it == by_name_.end() ? no_vertex : it->second;
+  if (name_slots_.empty()) return no_vertex;
+  return name_slots_[name_slot(name, name_hash(name))].vertex;
 }
 
 LinkId Graph::add_link(VertexId a, VertexId b, const LinkSpec& spec, bool nominal_capacity) {
@@ -70,7 +106,7 @@ void Graph::reserve(std::size_t vertex_count, std::size_t link_count) {
   vertices_.reserve(vertex_count);
   adjacency_.reserve(vertex_count);
   devices_by_host_.reserve(vertex_count);
-  by_name_.reserve(vertex_count);
+  grow_name_index(vertex_count);
   links_.reserve(link_count);
 }
 

@@ -12,7 +12,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -115,7 +114,19 @@ class Graph {
   std::vector<Link> links_;
   std::vector<std::vector<LinkId>> adjacency_;
   std::vector<std::vector<VertexId>> devices_by_host_;  // indexed by host vertex; empty otherwise
-  std::unordered_map<std::string, VertexId> by_name_;
+  // Which vertex has a name: open addressing over vertex ids, keyed by the vertices' own names,
+  // so that 3 million names are neither copied nor given a node each. A power of two of slots,
+  // at most half of them used; `hash` is the name's hash, which also says where a slot goes when
+  // the table grows.
+  struct NameSlot {
+    VertexId vertex = no_vertex;
+    std::uint32_t hash = 0;
+  };
+  std::vector<NameSlot> name_slots_;
+  static std::uint32_t name_hash(std::string_view name);
+  // The slot holding `name`, or the empty slot where it would go.
+  std::size_t name_slot(std::string_view name, std::uint32_t hash) const;
+  void grow_name_index(std::size_t vertex_count);
   std::vector<std::string> assumptions_;
   std::unordered_set<std::string> assumption_set_;
 };
