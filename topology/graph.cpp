@@ -76,7 +76,6 @@ VertexId Graph::add_vertex(VertexKind kind, std::string_view name, VertexId host
   slot = NameSlot{id, hash};
   vertices_.push_back(Vertex{kind, SwitchTier::none, std::string(name),
                              kind == VertexKind::host ? id : host, index, std::nullopt, {}});
-  adjacency_.emplace_back();
   devices_by_host_.emplace_back();
   if (kind != VertexKind::host && host != no_vertex) devices_by_host_[host].push_back(id);
   return id;
@@ -90,13 +89,27 @@ VertexId Graph::find(std::string_view name) const {
 LinkId Graph::add_link(VertexId a, VertexId b, const LinkSpec& spec, bool nominal_capacity) {
   const auto id = static_cast<LinkId>(links_.size());
   links_.push_back(Link{a, b, spec, nominal_capacity});
-  adjacency_[a].push_back(id);
-  adjacency_[b].push_back(id);
   return id;
 }
 
+void Graph::index_adjacency() const {
+  adjacency_offsets_.assign(vertices_.size() + 1, 0);
+  for (const Link& link : links_) {
+    ++adjacency_offsets_[link.a + 1];
+    ++adjacency_offsets_[link.b + 1];
+  }
+  for (std::size_t v = 1; v < adjacency_offsets_.size(); ++v) adjacency_offsets_[v] += adjacency_offsets_[v - 1];
+  adjacency_.resize(adjacency_offsets_.back());
+  std::vector<std::size_t> next(adjacency_offsets_.begin(), adjacency_offsets_.end() - 1);
+  for (LinkId l = 0; l < links_.size(); ++l) {
+    adjacency_[next[links_[l].a]++] = l;
+    adjacency_[next[links_[l].b]++] = l;
+  }
+  indexed_link_count_ = links_.size();
+}
+
 std::optional<LinkId> Graph::find_link(VertexId a, VertexId b) const {
-  for (const LinkId l : adjacency_[a]) {
+  for (const LinkId l : links_of(a)) {
     if (links_[l].other_end(a) == b) return l;
   }
   return std::nullopt;
@@ -104,7 +117,6 @@ std::optional<LinkId> Graph::find_link(VertexId a, VertexId b) const {
 
 void Graph::reserve(std::size_t vertex_count, std::size_t link_count) {
   vertices_.reserve(vertex_count);
-  adjacency_.reserve(vertex_count);
   devices_by_host_.reserve(vertex_count);
   grow_name_index(vertex_count);
   links_.reserve(link_count);
@@ -132,11 +144,12 @@ void Graph::merge(const Graph& other) {
     if (!source.pci_bus_id.empty()) vertices_[mapped[v]].pci_bus_id = source.pci_bus_id;
   }
   // Only links that were here before this merge count as duplicates: parallel links within
-  // `other` (two cables between the same pair of switches) are all kept.
-  const std::size_t links_before_merge = links_.size();
+  // `other` (two cables between the same pair of switches) are all kept. So the adjacency is
+  // indexed once here, before the first link is added, and looked up as it stands.
+  index_adjacency();
   const auto find_earlier_link = [&](VertexId a, VertexId b) -> std::optional<LinkId> {
-    for (const LinkId l : adjacency_[a]) {
-      if (l < links_before_merge && links_[l].other_end(a) == b) return l;
+    for (std::size_t i = adjacency_offsets_[a]; i < adjacency_offsets_[a + 1]; ++i) {
+      if (links_[adjacency_[i]].other_end(a) == b) return adjacency_[i];
     }
     return std::nullopt;
   };

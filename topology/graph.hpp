@@ -91,7 +91,12 @@ class Graph {
   const Link& link(LinkId l) const { return links_[l]; }
   std::span<const Vertex> vertices() const { return vertices_; }
   std::span<const Link> links() const { return links_; }
-  std::span<const LinkId> links_of(VertexId v) const { return adjacency_[v]; }
+  // Every link of v, in the order they were added. The index is built at the first call after the
+  // graph changed: readers add all their links before anyone asks.
+  std::span<const LinkId> links_of(VertexId v) const {
+    if (adjacency_offsets_.size() != vertices_.size() + 1 || indexed_link_count_ != links_.size()) index_adjacency();
+    return {adjacency_.data() + adjacency_offsets_[v], adjacency_.data() + adjacency_offsets_[v + 1]};
+  }
   std::size_t vertex_count() const { return vertices_.size(); }
   std::size_t link_count() const { return links_.size(); }
 
@@ -112,7 +117,13 @@ class Graph {
  private:
   std::vector<Vertex> vertices_;
   std::vector<Link> links_;
-  std::vector<std::vector<LinkId>> adjacency_;
+  // The links of each vertex in one array (vertex v's from adjacency_offsets_[v] to [v + 1]),
+  // rebuilt in one pass over the links when stale, instead of a vector per vertex grown link by
+  // link: a million-GPU cluster has 3.4 million vertices and 9 million links.
+  void index_adjacency() const;
+  mutable std::vector<std::size_t> adjacency_offsets_;
+  mutable std::vector<LinkId> adjacency_;
+  mutable std::size_t indexed_link_count_ = 0;
   std::vector<std::vector<VertexId>> devices_by_host_;  // indexed by host vertex; empty otherwise
   // Which vertex has a name: open addressing over vertex ids, keyed by the vertices' own names,
   // so that 3 million names are neither copied nor given a node each. A power of two of slots,
