@@ -76,8 +76,6 @@ VertexId Graph::add_vertex(VertexKind kind, std::string_view name, VertexId host
   slot = NameSlot{id, hash};
   vertices_.push_back(Vertex{kind, SwitchTier::none, std::string(name),
                              kind == VertexKind::host ? id : host, index, std::nullopt, {}});
-  devices_by_host_.emplace_back();
-  if (kind != VertexKind::host && host != no_vertex) devices_by_host_[host].push_back(id);
   return id;
 }
 
@@ -92,20 +90,39 @@ LinkId Graph::add_link(VertexId a, VertexId b, const LinkSpec& spec, bool nomina
   return id;
 }
 
+namespace {
+
+// Groups the pairs (vertex, id) that for_each_pair(add) passes to add by vertex, each vertex's ids
+// in the order given; for_each_pair is called twice, to count and to place.
+template <typename ForEachPair>
+void group_by_vertex(std::vector<std::size_t>& offsets, std::vector<std::uint32_t>& ids, std::size_t vertex_count,
+                     const ForEachPair& for_each_pair) {
+  offsets.assign(vertex_count + 1, 0);
+  for_each_pair([&](VertexId v, std::uint32_t) { ++offsets[v + 1]; });
+  for (std::size_t v = 1; v < offsets.size(); ++v) offsets[v] += offsets[v - 1];
+  ids.resize(offsets.back());
+  std::vector<std::size_t> next(offsets.begin(), offsets.end() - 1);
+  for_each_pair([&](VertexId v, std::uint32_t id) { ids[next[v]++] = id; });
+}
+
+}  // namespace
+
 void Graph::index_adjacency() const {
-  adjacency_offsets_.assign(vertices_.size() + 1, 0);
-  for (const Link& link : links_) {
-    ++adjacency_offsets_[link.a + 1];
-    ++adjacency_offsets_[link.b + 1];
-  }
-  for (std::size_t v = 1; v < adjacency_offsets_.size(); ++v) adjacency_offsets_[v] += adjacency_offsets_[v - 1];
-  adjacency_.resize(adjacency_offsets_.back());
-  std::vector<std::size_t> next(adjacency_offsets_.begin(), adjacency_offsets_.end() - 1);
-  for (LinkId l = 0; l < links_.size(); ++l) {
-    adjacency_[next[links_[l].a]++] = l;
-    adjacency_[next[links_[l].b]++] = l;
-  }
+  group_by_vertex(adjacency_.offsets, adjacency_.ids, vertices_.size(), [&](const auto& add) {
+    for (LinkId l = 0; l < links_.size(); ++l) {
+      add(links_[l].a, l);
+      add(links_[l].b, l);
+    }
+  });
   indexed_link_count_ = links_.size();
+}
+
+void Graph::index_devices() const {
+  group_by_vertex(devices_by_host_.offsets, devices_by_host_.ids, vertices_.size(), [&](const auto& add) {
+    for (VertexId v = 0; v < vertices_.size(); ++v) {
+      if (vertices_[v].kind != VertexKind::host && vertices_[v].host != no_vertex) add(vertices_[v].host, v);
+    }
+  });
 }
 
 std::optional<LinkId> Graph::find_link(VertexId a, VertexId b) const {
@@ -117,7 +134,6 @@ std::optional<LinkId> Graph::find_link(VertexId a, VertexId b) const {
 
 void Graph::reserve(std::size_t vertex_count, std::size_t link_count) {
   vertices_.reserve(vertex_count);
-  devices_by_host_.reserve(vertex_count);
   grow_name_index(vertex_count);
   links_.reserve(link_count);
 }
@@ -148,8 +164,8 @@ void Graph::merge(const Graph& other) {
   // indexed once here, before the first link is added, and looked up as it stands.
   index_adjacency();
   const auto find_earlier_link = [&](VertexId a, VertexId b) -> std::optional<LinkId> {
-    for (std::size_t i = adjacency_offsets_[a]; i < adjacency_offsets_[a + 1]; ++i) {
-      if (links_[adjacency_[i]].other_end(a) == b) return adjacency_[i];
+    for (const LinkId l : adjacency_.of(a)) {
+      if (links_[l].other_end(a) == b) return l;
     }
     return std::nullopt;
   };
