@@ -92,7 +92,8 @@ class Graph {
   std::span<const Vertex> vertices() const { return vertices_; }
   std::span<const Link> links() const { return links_; }
   // Every link of v, in the order they were added. The index is built at the first call after the
-  // graph changed: readers add all their links before anyone asks.
+  // graph changed: readers add all their links before anyone asks. That call writes, so a graph
+  // is not shared between threads (nothing in fabricbench does).
   std::span<const LinkId> links_of(VertexId v) const {
     if (adjacency_.offsets.size() != vertices_.size() + 1 || indexed_link_count_ != links_.size()) index_adjacency();
     return adjacency_.of(v);
