@@ -221,13 +221,30 @@ TierPorts split_ports(const FabricTierSpec& tier, bool is_top_tier) {
 Graph build_cluster(const ClusterSpec& spec) {
   validate(spec);
   const NodeSpec& node = spec.node;
+  const auto& tiers = spec.fabric.tiers;
+  // The fabric's layout is known before the nodes are built, so that the graph is reserved at its
+  // final size: growing the link array of a million GPUs (9 million links) would copy it whole.
+  const TierPorts leaf_ports = tiers.empty() ? TierPorts{} : split_ports(tiers[0], tiers.size() == 1);
+  const TierPorts spine_ports = tiers.size() > 1 ? split_ports(tiers[1], tiers.size() == 2) : TierPorts{};
+  const Leaves layout = tiers.empty() ? Leaves{}
+                        : spec.fabric.layout == FabricLayout::rail_optimized
+                            ? rail_leaves(spec, leaf_ports, spine_ports)
+                            : fat_tree_leaves(spec, leaf_ports, spine_ports);
+  const std::size_t leaf_count = layout.names.size();
+  const std::size_t spine_count = tiers.size() == 2 ? static_cast<std::size_t>(leaf_ports.up)
+                                  : tiers.size() == 3 ? layout.pod_count * leaf_ports.up
+                                                      : 0;
+  const std::size_t core_count =
+      tiers.size() == 3 ? static_cast<std::size_t>(leaf_ports.up) * spine_ports.up : 0;
+  const std::size_t switch_links = tiers.size() < 2 ? 0 : leaf_count * leaf_ports.up + spine_count * spine_ports.up;
+
   Graph graph;
-  const std::size_t per_node_vertices = 1 + node.cpu_sockets + node.pcie_switches + node.gpus +
-                                        node.nvswitches + node.nics;
-  const std::size_t per_node_links = node.cpu_sockets * (node.cpu_sockets - 1) / 2 +
-                                     node.pcie_switches + node.gpus * (1 + node.nvswitches) +
-                                     node.nics * 3;
-  graph.reserve(per_node_vertices * node.count + node.count, per_node_links * node.count);
+  const std::size_t nvswitches = node.nvlinks_per_gpu > 0 ? node.nvswitches : 0;
+  const std::size_t per_node_vertices = 1 + node.cpu_sockets + node.pcie_switches + node.gpus + nvswitches + node.nics;
+  const std::size_t per_node_links = node.cpu_sockets * (node.cpu_sockets - 1) / 2 + node.pcie_switches +
+                                     node.gpus * (1 + nvswitches) + node.nics * (tiers.empty() ? 1 : 2);
+  graph.reserve(per_node_vertices * node.count + leaf_count + spine_count + core_count,
+                per_node_links * node.count + switch_links);
 
   const int name_width = std::max(5, static_cast<int>(std::to_string(node.count).size()));
   std::vector<std::vector<VertexId>> nics_by_node;
@@ -238,15 +255,8 @@ Graph build_cluster(const ClusterSpec& spec) {
                                       : node.host_names[static_cast<std::size_t>(n)];
     nics_by_node.push_back(build_node(graph, node, host_name));
   }
-  const auto& tiers = spec.fabric.tiers;
   if (tiers.empty()) return graph;
 
-  const TierPorts leaf_ports = split_ports(tiers[0], tiers.size() == 1);
-  const TierPorts spine_ports = tiers.size() > 1 ? split_ports(tiers[1], tiers.size() == 2) : TierPorts{};
-  const Leaves layout = spec.fabric.layout == FabricLayout::rail_optimized
-                            ? rail_leaves(spec, leaf_ports, spine_ports)
-                            : fat_tree_leaves(spec, leaf_ports, spine_ports);
-  const std::size_t leaf_count = layout.names.size();
   // One tier: one leaf, or one scalable unit's rail leaves, which only rail-aligned traffic crosses.
   require(tiers.size() > 1 || layout.units == 1,
           fmt::format("{} nodes need {} {}; a one-tier fabric has one: add a spine tier", node.count, layout.units,
@@ -270,7 +280,7 @@ Graph build_cluster(const ClusterSpec& spec) {
     require(static_cast<int>(leaf_count) <= spine_ports.down,
             fmt::format("{} leaves need a spine radix of at least {}, got {}: add a core tier",
                         leaf_count, leaf_count, tiers[1].radix));
-    const std::vector<VertexId> spines = add_switches(graph, SwitchTier::spine, leaf_ports.up);
+    const std::vector<VertexId> spines = add_switches(graph, SwitchTier::spine, spine_count);
     for (const VertexId leaf : leaves) {
       for (const VertexId spine : spines) graph.add_link(leaf, spine, cable);
     }
@@ -283,10 +293,8 @@ Graph build_cluster(const ClusterSpec& spec) {
   require(static_cast<int>(layout.pod_count) <= core_ports.down,
           fmt::format("{} pods need a core radix of at least {}, got {}", layout.pod_count, layout.pod_count,
                       tiers[2].radix));
-  const std::vector<VertexId> spines =
-      add_switches(graph, SwitchTier::spine, layout.pod_count * leaf_ports.up);
-  const std::vector<VertexId> cores =
-      add_switches(graph, SwitchTier::core, static_cast<std::size_t>(leaf_ports.up) * spine_ports.up);
+  const std::vector<VertexId> spines = add_switches(graph, SwitchTier::spine, spine_count);
+  const std::vector<VertexId> cores = add_switches(graph, SwitchTier::core, core_count);
   for (std::size_t leaf = 0; leaf < leaf_count; ++leaf) {
     for (int j = 0; j < leaf_ports.up; ++j) {
       graph.add_link(leaves[leaf], spines[layout.pod_of_leaf[leaf] * leaf_ports.up + j], cable);

@@ -1,5 +1,8 @@
 #include "topology/graph.hpp"
 
+#include <algorithm>
+#include <functional>
+
 namespace fb::topo {
 
 std::string_view name_of(VertexKind kind) {
@@ -25,42 +28,105 @@ std::string_view name_of(SwitchTier tier) {
   return "unknown";
 }
 
+std::uint32_t Graph::name_hash(std::string_view name) {
+  const std::size_t hash = std::hash<std::string_view>{}(name);
+  return static_cast<std::uint32_t>(hash ^ (hash >> 32));
+}
+
+std::size_t Graph::name_slot(std::string_view name, std::uint32_t hash) const {
+  const std::size_t mask = name_slots_.size() - 1;
+  for (std::size_t slot = hash & mask;; slot = (slot + 1) & mask) {
+    const NameSlot& candidate = name_slots_[slot];
+    if (candidate.vertex == no_vertex ||
+        (candidate.hash == hash && vertices_[candidate.vertex].name == name)) {
+      return slot;
+    }
+  }
+}
+
+void Graph::grow_name_index(std::size_t vertex_count) {
+  std::size_t capacity = std::max<std::size_t>(name_slots_.size(), 16);
+  while (capacity < 2 * vertex_count) capacity *= 2;
+  if (capacity == name_slots_.size()) return;
+  std::vector<NameSlot> slots(capacity);
+  const std::size_t mask = capacity - 1;
+  for (const NameSlot& entry : name_slots_) {
+    if (entry.vertex == no_vertex) continue;
+    std::size_t slot = entry.hash & mask;
+    while (slots[slot].vertex != no_vertex) slot = (slot + 1) & mask;
+    slots[slot] = entry;
+  }
+  name_slots_ = std::move(slots);
+}
+
 VertexId Graph::add_vertex(VertexKind kind, std::string_view name, VertexId host, int index) {
-  const auto [it, inserted] =
-      by_name_.try_emplace(std::string(name), static_cast<VertexId>(vertices_.size()));
-  if (!inserted) {
-    Vertex& existing = vertices_[it->second];
+  grow_name_index(vertices_.size() + 1);
+  const std::uint32_t hash = name_hash(name);
+  NameSlot& slot = name_slots_[name_slot(name, hash)];
+  if (slot.vertex != no_vertex) {
+    Vertex& existing = vertices_[slot.vertex];
     if (existing.kind != kind) {
       throw GraphContradiction("vertex '" + std::string(name) + "' is a " + std::string(name_of(existing.kind)) +
                                " in one input and a " + std::string(name_of(kind)) + " in another");
     }
     if (existing.index < 0) existing.index = index;
-    return it->second;
+    return slot.vertex;
   }
   const auto id = static_cast<VertexId>(vertices_.size());
+  slot = NameSlot{id, hash};
   vertices_.push_back(Vertex{kind, SwitchTier::none, std::string(name),
                              kind == VertexKind::host ? id : host, index, std::nullopt, {}});
-  adjacency_.emplace_back();
-  devices_by_host_.emplace_back();
-  if (kind != VertexKind::host && host != no_vertex) devices_by_host_[host].push_back(id);
   return id;
 }
 
 VertexId Graph::find(std::string_view name) const {
-  const auto it = by_name_.find(std::string(name));
-  return it == by_name_.end() ? no_vertex : it->second;
+  if (name_slots_.empty()) return no_vertex;
+  return name_slots_[name_slot(name, name_hash(name))].vertex;
 }
 
 LinkId Graph::add_link(VertexId a, VertexId b, const LinkSpec& spec, bool nominal_capacity) {
   const auto id = static_cast<LinkId>(links_.size());
   links_.push_back(Link{a, b, spec, nominal_capacity});
-  adjacency_[a].push_back(id);
-  adjacency_[b].push_back(id);
   return id;
 }
 
+namespace {
+
+// Groups the pairs (vertex, id) that for_each_pair(add) passes to add by vertex, each vertex's ids
+// in the order given; for_each_pair is called twice, to count and to place.
+template <typename ForEachPair>
+void group_by_vertex(std::vector<std::size_t>& offsets, std::vector<std::uint32_t>& ids, std::size_t vertex_count,
+                     const ForEachPair& for_each_pair) {
+  offsets.assign(vertex_count + 1, 0);
+  for_each_pair([&](VertexId v, std::uint32_t) { ++offsets[v + 1]; });
+  for (std::size_t v = 1; v < offsets.size(); ++v) offsets[v] += offsets[v - 1];
+  ids.resize(offsets.back());
+  std::vector<std::size_t> next(offsets.begin(), offsets.end() - 1);
+  for_each_pair([&](VertexId v, std::uint32_t id) { ids[next[v]++] = id; });
+}
+
+}  // namespace
+
+void Graph::index_adjacency() const {
+  group_by_vertex(adjacency_.offsets, adjacency_.ids, vertices_.size(), [&](const auto& add) {
+    for (LinkId l = 0; l < links_.size(); ++l) {
+      add(links_[l].a, l);
+      add(links_[l].b, l);
+    }
+  });
+  indexed_link_count_ = links_.size();
+}
+
+void Graph::index_devices() const {
+  group_by_vertex(devices_by_host_.offsets, devices_by_host_.ids, vertices_.size(), [&](const auto& add) {
+    for (VertexId v = 0; v < vertices_.size(); ++v) {
+      if (vertices_[v].kind != VertexKind::host && vertices_[v].host != no_vertex) add(vertices_[v].host, v);
+    }
+  });
+}
+
 std::optional<LinkId> Graph::find_link(VertexId a, VertexId b) const {
-  for (const LinkId l : adjacency_[a]) {
+  for (const LinkId l : links_of(a)) {
     if (links_[l].other_end(a) == b) return l;
   }
   return std::nullopt;
@@ -68,9 +134,7 @@ std::optional<LinkId> Graph::find_link(VertexId a, VertexId b) const {
 
 void Graph::reserve(std::size_t vertex_count, std::size_t link_count) {
   vertices_.reserve(vertex_count);
-  adjacency_.reserve(vertex_count);
-  devices_by_host_.reserve(vertex_count);
-  by_name_.reserve(vertex_count);
+  grow_name_index(vertex_count);
   links_.reserve(link_count);
 }
 
@@ -96,11 +160,12 @@ void Graph::merge(const Graph& other) {
     if (!source.pci_bus_id.empty()) vertices_[mapped[v]].pci_bus_id = source.pci_bus_id;
   }
   // Only links that were here before this merge count as duplicates: parallel links within
-  // `other` (two cables between the same pair of switches) are all kept.
-  const std::size_t links_before_merge = links_.size();
+  // `other` (two cables between the same pair of switches) are all kept. So the adjacency is
+  // indexed once here, before the first link is added, and looked up as it stands.
+  index_adjacency();
   const auto find_earlier_link = [&](VertexId a, VertexId b) -> std::optional<LinkId> {
-    for (const LinkId l : adjacency_[a]) {
-      if (l < links_before_merge && links_[l].other_end(a) == b) return l;
+    for (const LinkId l : adjacency_.of(a)) {
+      if (links_[l].other_end(a) == b) return l;
     }
     return std::nullopt;
   };

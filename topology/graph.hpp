@@ -12,7 +12,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -92,12 +91,21 @@ class Graph {
   const Link& link(LinkId l) const { return links_[l]; }
   std::span<const Vertex> vertices() const { return vertices_; }
   std::span<const Link> links() const { return links_; }
-  std::span<const LinkId> links_of(VertexId v) const { return adjacency_[v]; }
+  // Every link of v, in the order they were added. The index is built at the first call after the
+  // graph changed: readers add all their links before anyone asks. That call writes, so a graph
+  // is not shared between threads (nothing in fabricbench does).
+  std::span<const LinkId> links_of(VertexId v) const {
+    if (adjacency_.offsets.size() != vertices_.size() + 1 || indexed_link_count_ != links_.size()) index_adjacency();
+    return adjacency_.of(v);
+  }
   std::size_t vertex_count() const { return vertices_.size(); }
   std::size_t link_count() const { return links_.size(); }
 
-  // The devices of one host (not the host itself), in creation order.
-  std::span<const VertexId> devices_of(VertexId host) const { return devices_by_host_[host]; }
+  // The devices of one host (not the host itself), in creation order; indexed like links_of.
+  std::span<const VertexId> devices_of(VertexId host) const {
+    if (devices_by_host_.offsets.size() != vertices_.size() + 1) index_devices();
+    return devices_by_host_.of(host);
+  }
 
   // What a reader assumed because its input did not state it (a link rate, an NVLink generation,
   // a NUMA node), one sentence each naming the file: the CLI prints them as warnings and `topo
@@ -113,9 +121,32 @@ class Graph {
  private:
   std::vector<Vertex> vertices_;
   std::vector<Link> links_;
-  std::vector<std::vector<LinkId>> adjacency_;
-  std::vector<std::vector<VertexId>> devices_by_host_;  // indexed by host vertex; empty otherwise
-  std::unordered_map<std::string, VertexId> by_name_;
+  // Ids grouped per vertex in one array (vertex v's from offsets[v] to offsets[v + 1]), rebuilt
+  // in one pass when stale, instead of a vector per vertex grown one id at a time: a million-GPU
+  // cluster has 3.4 million vertices and 9 million links.
+  struct IdsPerVertex {
+    std::vector<std::size_t> offsets;
+    std::vector<std::uint32_t> ids;
+    std::span<const std::uint32_t> of(VertexId v) const { return {ids.data() + offsets[v], ids.data() + offsets[v + 1]}; }
+  };
+  void index_adjacency() const;
+  void index_devices() const;
+  mutable IdsPerVertex adjacency_;        // each vertex's links
+  mutable std::size_t indexed_link_count_ = 0;
+  mutable IdsPerVertex devices_by_host_;  // each host's devices; empty for other vertices
+  // Which vertex has a name: open addressing over vertex ids, keyed by the vertices' own names,
+  // so that 3 million names are neither copied nor given a node each. A power of two of slots,
+  // at most half of them used; `hash` is the name's hash, which also says where a slot goes when
+  // the table grows.
+  struct NameSlot {
+    VertexId vertex = no_vertex;
+    std::uint32_t hash = 0;
+  };
+  std::vector<NameSlot> name_slots_;
+  static std::uint32_t name_hash(std::string_view name);
+  // The slot holding `name`, or the empty slot where it would go.
+  std::size_t name_slot(std::string_view name, std::uint32_t hash) const;
+  void grow_name_index(std::size_t vertex_count);
   std::vector<std::string> assumptions_;
   std::unordered_set<std::string> assumption_set_;
 };

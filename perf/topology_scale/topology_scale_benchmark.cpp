@@ -84,7 +84,7 @@ void BM_BuildAndAnalyzeRailOptimized(benchmark::State& state) { build_and_analyz
 // What `topo predict` does for an all_reduce over every GPU: place the ranks, model what the
 // placement carries (rings, trees, the network alone, alltoall, sendrecv: max-min fair flows over
 // every link), then NCCL's algorithm and protocol choice at one size. Target: 100,000 GPUs in
-// under 2 s; 1.58 s and 411 MiB on the development machine (docs/performance-topology.md).
+// under 2 s; 1.50 s and 372 MiB on the development machine (docs/performance-topology.md).
 void BM_PredictFatTree(benchmark::State& state) {
   const int gpus = static_cast<int>(state.range(0));
   const fb::topo::SourceText source{"scale.yaml", cluster_spec_yaml(gpus / 8)};
