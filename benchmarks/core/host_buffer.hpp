@@ -25,14 +25,11 @@ class HostBuffer {
   explicit HostBuffer(std::size_t count, HostPages pages = HostPages::base) : count_(count) {
     if (count == 0) return;
     const std::size_t bytes = count * sizeof(T);
-    const std::size_t huge_bytes = huge_page_bytes();
-    const bool huge = pages == HostPages::huge && bytes >= huge_page_threshold_bytes();
-    const std::size_t alignment = huge ? huge_bytes : base_alignment_bytes;
-    const std::size_t allocation = huge ? (bytes + huge_bytes - 1) / huge_bytes * huge_bytes : bytes;
-    data_ = {static_cast<T*>(::operator new[](allocation, std::align_val_t{alignment})), AlignedDelete{alignment}};
-    // A refusal (a kernel without THP) leaves base pages, which is what the probe in
-    // host_pages.cpp reports for the run.
-    if (huge) ::madvise(data_.get(), allocation, MADV_HUGEPAGE);
+    if (pages == HostPages::huge && bytes >= huge_page_threshold_bytes()) {
+      data_ = {static_cast<T*>(map_huge_pages(bytes)), Release{round_up_to_huge_pages(bytes)}};
+      return;
+    }
+    data_ = {static_cast<T*>(::operator new[](bytes, std::align_val_t{base_alignment_bytes})), Release{}};
   }
 
   T* data() { return data_.get(); }
@@ -43,12 +40,19 @@ class HostBuffer {
 
  private:
   static constexpr std::size_t base_alignment_bytes = 4096;
-  struct AlignedDelete {
-    std::size_t alignment = base_alignment_bytes;
-    void operator()(T* pointer) const { ::operator delete[](pointer, std::align_val_t{alignment}); }
+  // Huge-page buffers are mappings of their own, not heap memory: an allocator may keep huge
+  // pages off its heap (AddressSanitizer's does), and a mapping goes back to the kernel whole.
+  struct Release {
+    std::size_t mapped_bytes = 0;  // 0: from operator new
+    void operator()(T* pointer) const {
+      if (mapped_bytes > 0)
+        ::munmap(pointer, mapped_bytes);
+      else
+        ::operator delete[](pointer, std::align_val_t{base_alignment_bytes});
+    }
   };
   std::size_t count_;
-  std::unique_ptr<T, AlignedDelete> data_;
+  std::unique_ptr<T, Release> data_;
 };
 
 }  // namespace fb

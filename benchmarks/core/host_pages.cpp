@@ -5,10 +5,12 @@
 #include "common/text_scan.hpp"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <charconv>
 #include <cstring>
+#include <new>
 
 namespace fb {
 namespace {
@@ -45,6 +47,26 @@ std::size_t huge_page_bytes() {
 }
 
 std::size_t huge_page_threshold_bytes() { return threshold_of(huge_page_bytes()); }
+
+std::size_t round_up_to_huge_pages(std::size_t bytes) {
+  const std::size_t huge = huge_page_bytes();
+  return (bytes + huge - 1) / huge * huge;
+}
+
+void* map_huge_pages(std::size_t bytes) {
+  const std::size_t huge = huge_page_bytes();
+  const std::size_t length = round_up_to_huge_pages(bytes);
+  // Map one huge page more than needed and unmap the slack on either side of the aligned part.
+  void* mapping = ::mmap(nullptr, length + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapping == MAP_FAILED) throw std::bad_alloc();
+  const auto start = reinterpret_cast<std::uintptr_t>(mapping);
+  const std::uintptr_t aligned = (start + huge - 1) / huge * huge;
+  if (aligned > start) ::munmap(mapping, aligned - start);
+  if (const std::uintptr_t end = start + length + huge; end > aligned + length)
+    ::munmap(reinterpret_cast<void*>(aligned + length), end - (aligned + length));
+  ::madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE);
+  return reinterpret_cast<void*>(aligned);
+}
 
 std::string thp_mode_of(std::string_view enabled_text) {
   const auto open = enabled_text.find('[');

@@ -25,6 +25,13 @@ std::size_t huge_page_bytes();
 // through the transport's own bounce buffers, and a huge page each would be memory for nothing.
 std::size_t huge_page_threshold_bytes();
 
+// `bytes` rounded up to whole huge pages.
+std::size_t round_up_to_huge_pages(std::size_t bytes);
+// A private anonymous mapping of round_up_to_huge_pages(bytes), aligned to a huge page and asked
+// for transparent huge pages (a kernel that refuses leaves base pages, which the probe below
+// reports). Throws std::bad_alloc when the kernel has no room; munmap releases it.
+void* map_huge_pages(std::size_t bytes);
+
 // The bracketed mode of /sys/kernel/mm/transparent_hugepage/enabled ("always [madvise] never" ->
 // "madvise"); empty when the text has none.
 std::string thp_mode_of(std::string_view enabled_text);

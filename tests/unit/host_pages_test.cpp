@@ -103,7 +103,8 @@ TEST(HostBuffer, HugeBuffersAreAlignedRoundedUpAndBackedByHugePages) {
   std::memset(buffer.data(), 1, buffer.size());
   const std::string mode = real_thp_mode();
   if (mode.empty() || mode == "never") GTEST_SKIP() << "transparent huge pages are off on this kernel (" << mode << ")";
-  EXPECT_EQ(anon_huge_bytes_at(read_text_file("/proc/self/smaps"), address), 2 * huge);
+  // At least: a neighbouring huge mapping may have merged with it.
+  EXPECT_GE(anon_huge_bytes_at(read_text_file("/proc/self/smaps"), address), 2 * huge);
 }
 
 TEST(HostBuffer, BasePagesAndSmallBuffersStayPageAligned) {
