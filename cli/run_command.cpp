@@ -223,6 +223,9 @@ class RunCommand {
     if (!backend_->job().all_agree(writer_error.empty()))
       return fail_everywhere(writer_error.empty() ? "the reporting rank cannot write results" : writer_error,
                              reporting_rank, writer_error_code);
+    // Said once the run goes ahead: a run refused for its flags or files prints only why.
+    if (const auto pages = backend_->host_buffer_pages(); reporting_rank && pages && pages->warning())
+      std::cerr << fmt::format("fabricbench: warning: {}\n", *pages->warning());
 
     NullRowSink no_sink;
     MeasurementEngine engine(*backend_, reporting_sinks_ ? static_cast<RowSink&>(*reporting_sinks_) : no_sink,
@@ -264,8 +267,6 @@ class RunCommand {
     settings.provenance = collect_provenance(
         *backend_, run_id, shell_command_line(process_.argc, process_.argv));
     settings.provenance.gpus_per_process = options_.run.launch.gpus_per_process;
-    if (const auto pages = backend_->host_buffer_pages(); pages && pages->warning())
-      std::cerr << fmt::format("fabricbench: warning: {}\n", *pages->warning());
     std::size_t expected_rows = 0;
     for (const PlannedOp& planned : plan) expected_rows += planned.cases_by_size.size() * planned.placements.size();
     expected_rows *= static_cast<std::size_t>(std::max(options_.repeat, 1));
