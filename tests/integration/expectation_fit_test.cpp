@@ -153,6 +153,25 @@ TEST(ExpectationAndFit, DiagnoseFillsMissingExpectationsAndWarnsOncePerUnknownHo
 
 // The expected busbw diagnose gives the results' one collective row (written to DIR/RUN_ID.json), and
 // its warnings.
+// A run of the nccl backend on `rank_hosts` with one all_reduce row of `bytes` in `time_us`.
+ResultSet nccl_all_reduce_run(const std::string& name, std::vector<std::string> rank_hosts, std::uint64_t bytes,
+                              double time_us) {
+  ResultSet results;
+  results.provenance.run_id = name;
+  ResultRow row;
+  row.run_id = name;
+  row.backend = "nccl";
+  row.op = "all_reduce";
+  row.nranks = static_cast<int>(rank_hosts.size());
+  row.bytes = bytes;
+  row.time_median_us = time_us;
+  row.algbw_gbps = static_cast<double>(bytes) / (time_us * 1e3);
+  row.busbw_gbps = row.algbw_gbps * 2 * (row.nranks - 1) / row.nranks;
+  results.rows.push_back(row);
+  results.provenance.rank_hosts = std::move(rank_hosts);
+  return results;
+}
+
 std::pair<double, std::string> diagnosed_busbw(const std::filesystem::path& dir, const ResultSet& results,
                                                const std::filesystem::path& topology) {
   const std::filesystem::path path = dir / (results.provenance.run_id + ".json");
@@ -175,22 +194,11 @@ TEST(ExpectationAndFit, CollectiveExpectationsFollowTheNcclTheRunRecorded) {
                                       "  nics: {count: 8, link: 4xNDR}\n"
                                       "fabric:\n  tiers:\n    - {name: leaf, radix: 64}\n";
   const auto expected_busbw = [&](const std::string& name, const std::map<std::string, std::string>& libraries) {
-    ResultSet results;
-    results.provenance.run_id = name;
-    for (const char* host : {"node1", "node2"})
-      for (int gpu = 0; gpu < 8; ++gpu) results.provenance.rank_hosts.emplace_back(host);
+    std::vector<std::string> rank_hosts(8, "node1");
+    rank_hosts.resize(16, "node2");
+    ResultSet results = nccl_all_reduce_run(name, std::move(rank_hosts), 1 << 20, 100);
     results.provenance.libraries = libraries;
     results.provenance.environment = {{"NCCL_ALGO", "NVLSTree"}};
-    ResultRow row;
-    row.run_id = name;
-    row.backend = "nccl";
-    row.op = "all_reduce";
-    row.nranks = 16;
-    row.bytes = 1 << 20;
-    row.time_median_us = 100;
-    row.algbw_gbps = (1 << 20) / 100e3;
-    row.busbw_gbps = row.algbw_gbps * 30 / 16;
-    results.rows.push_back(row);
     return diagnosed_busbw(dir.path(), results, dir / "h100.yaml");
   };
   const auto predicted_busbw = [&](const std::vector<std::string>& version) {
@@ -225,21 +233,9 @@ TEST(ExpectationAndFit, CollectiveExpectationsFollowTheGpusPerProcessTheRunRecor
   std::ofstream(dir / "h100.yaml") << "node:\n  hosts: \"node[1-1]\"\n  gpus: 8\n"
                                       "  nvlink: {generation: 4, links_per_gpu: 18, nvswitches: 4}\n";
   const auto expected_busbw = [&](const std::string& name, std::optional<int> gpus_per_process) {
-    ResultSet results;
-    results.provenance.run_id = name;
-    results.provenance.rank_hosts.assign(8, "node1");
+    ResultSet results = nccl_all_reduce_run(name, std::vector<std::string>(8, "node1"), 64 << 10, 40);
     results.provenance.libraries = {{"nccl", "2.21.5"}};
     results.provenance.gpus_per_process = gpus_per_process;
-    ResultRow row;
-    row.run_id = name;
-    row.backend = "nccl";
-    row.op = "all_reduce";
-    row.nranks = 8;
-    row.bytes = 64 << 10;
-    row.time_median_us = 40;
-    row.algbw_gbps = (64 << 10) / 40e3;
-    row.busbw_gbps = row.algbw_gbps * 14 / 8;
-    results.rows.push_back(row);
     return diagnosed_busbw(dir.path(), results, dir / "h100.yaml");
   };
   const auto predicted_busbw = [&](const std::string& gpus_per_process) {
