@@ -1,10 +1,10 @@
 // `fabricbench accept --thresholds FILE DIR...`: pass/fail per acceptance check, JUnit XML for CI,
 // and an exit code a pipeline can branch on.
 
-#include "reports/acceptance/acceptance.hpp"
+#include "diagnosis/acceptance.hpp"
 #include "reports/acceptance/junit_xml.hpp"
-#include "reports/analysis/drain_list.hpp"
-#include "reports/analysis/result_loading.hpp"
+#include "diagnosis/drain_list.hpp"
+#include "results/result_loading.hpp"
 #include "cli/command.hpp"
 #include "common/errors.hpp"
 #include "results/results_io.hpp"
@@ -16,6 +16,16 @@
 #include <memory>
 
 namespace fb::cli {
+
+using diagnosis::AcceptanceVerdict;
+using diagnosis::CheckResult;
+using diagnosis::CheckStatus;
+using diagnosis::DrainList;
+using diagnosis::Finding;
+using diagnosis::Thresholds;
+using diagnosis::evaluate_acceptance;
+using diagnosis::read_thresholds;
+using diagnosis::name_of;
 namespace {
 
 struct AcceptOptions {
@@ -30,7 +40,7 @@ void print_verdict(std::ostream& out, const AcceptanceVerdict& verdict) {
   for (const CheckResult& r : verdict.results) {
     out << fmt::format("  {:<40} {:<18} {:<6} {:>6}  {}\n", r.check.name, name_of(r.check.kind), name_of(r.status),
                        r.rows_checked, r.summary);
-    for (const Finding& f : r.findings) out << fmt::format("      {}: {}\n", f.subject, f.evidence);
+    for (const Finding& f : r.findings) out << fmt::format("      {}: {}\n", f.subject, f.evidence_text());
   }
   const bool any_failed = std::any_of(verdict.results.begin(), verdict.results.end(),
                                       [](const CheckResult& r) { return r.status == CheckStatus::fail; });
@@ -54,7 +64,7 @@ int run_accept(const AcceptOptions& options) {
     DrainList drain("accept");
     for (const CheckResult& result : verdict.results)
       for (const Finding& finding : result.findings)
-        if (finding.kind == "slow_host") drain.add(finding.subject, result.check.name + ": " + finding.evidence);
+        if (finding.kind == "slow_host") drain.add(finding.subject, result.check.name + ": " + finding.evidence_text());
     drain.write(options.drain_list_path, std::cout);
   }
   return static_cast<int>(verdict.passed() ? ExitCode::ok : ExitCode::acceptance_failed);

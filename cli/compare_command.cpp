@@ -1,9 +1,10 @@
 // `fabricbench compare A B`: two result sets side by side, ratio B/A per op and size.
 
-#include "reports/analysis/result_loading.hpp"
+#include "results/result_loading.hpp"
 #include "cli/command.hpp"
 #include "cli/fail_on.hpp"
-#include "reports/compare/comparison.hpp"
+#include "diagnosis/comparison.hpp"
+#include "reports/compare/comparison_table.hpp"
 #include "common/errors.hpp"
 #include "results/results_io.hpp"
 
@@ -13,6 +14,10 @@
 #include <memory>
 
 namespace fb::cli {
+
+using diagnosis::Comparison;
+using diagnosis::compare_results;
+using diagnosis::count_regressions;
 namespace {
 
 struct CompareOptions {

@@ -1,14 +1,14 @@
 // `fabricbench diagnose --results PATH... [--topology FILE...]`: measured pair bandwidths joined to
 // the model's routes, to name the degraded link, the blocking link or the slow node.
 
-#include "reports/analysis/drain_list.hpp"
-#include "reports/analysis/efficiency.hpp"
-#include "reports/analysis/finding.hpp"
-#include "reports/analysis/host_outliers.hpp"
-#include "reports/analysis/result_loading.hpp"
+#include "diagnosis/drain_list.hpp"
+#include "diagnosis/efficiency.hpp"
+#include "diagnosis/finding.hpp"
+#include "diagnosis/host_outliers.hpp"
+#include "results/result_loading.hpp"
 #include "cli/command.hpp"
-#include "cli/expectation_columns.hpp"
-#include "cli/topology_diagnosis.hpp"
+#include "diagnosis/expectation_columns.hpp"
+#include "diagnosis/topology_diagnosis.hpp"
 #include "cli/topology_input.hpp"
 #include "cli/fail_on.hpp"
 #include "common/errors.hpp"
@@ -23,6 +23,18 @@
 #include <memory>
 
 namespace fb::cli {
+
+using diagnosis::DrainList;
+using diagnosis::EfficiencySummary;
+using diagnosis::ExpectationColumns;
+using diagnosis::Finding;
+using diagnosis::HostOutliers;
+using diagnosis::Diagnosis;
+using diagnosis::diagnose_against_topology;
+using diagnosis::find_slow_hosts;
+using diagnosis::find_wrong_results;
+using diagnosis::summarize_efficiency;
+using diagnosis::to_json;
 namespace {
 
 struct DiagnoseOptions {
@@ -36,7 +48,7 @@ struct DiagnoseOptions {
 
 // The host a finding blames: its own host, or the host at either end of its link (a host's cable
 // to its switch). A link between two switches blames no host.
-std::string blamed_host(const topo::Graph& graph, const topo::Suspect& finding) {
+std::string blamed_host(const topo::Graph& graph, const Finding& finding) {
   if (!finding.host.empty()) return finding.host;
   if (!finding.link) return "";
   const topo::Link& link = graph.link(*finding.link);
@@ -47,7 +59,7 @@ std::string blamed_host(const topo::Graph& graph, const topo::Suspect& finding) 
   return "";
 }
 
-void print_diagnosis(std::ostream& out, const topo::Diagnosis& diagnosis, std::size_t incidents,
+void print_diagnosis(std::ostream& out, const Diagnosis& diagnosis, std::size_t incidents,
                      std::span<const Finding> wrong_results) {
   out << fmt::format("# {} pair measurements examined (each run's largest size); scale {:.4g} measured GB/s per "
                      "modelled GB/s; {} slow, {} explained by the findings\n",
@@ -60,18 +72,19 @@ void print_diagnosis(std::ostream& out, const topo::Diagnosis& diagnosis, std::s
   }
   out << fmt::format("# {:<14} {:<56} {:>12} {:>12} {:>7} {:>10}\n", "kind", "subject", "expected GB/s",
                      "measured GB/s", "ratio", "confidence");
-  for (const topo::Suspect& finding : diagnosis.findings) {
+  for (const Finding& finding : diagnosis.findings) {
     // Findings from incidents have no bandwidth to compare.
-    if (finding.expected_gbps > 0)
+    const double confidence = finding.confidence.value_or(0);
+    if (finding.expected.value_or(0) > 0)
       out << fmt::format("  {:<14} {:<56} {:>12.4g} {:>12.4g} {:>7.3f} {:>10.2f}\n", finding.kind, finding.subject,
-                         finding.expected_gbps, finding.measured_gbps, finding.ratio(), finding.confidence);
+                         *finding.expected, finding.measured.value_or(0), finding.ratio().value_or(0), confidence);
     else
       out << fmt::format("  {:<14} {:<56} {:>12} {:>12} {:>7} {:>10.2f}\n", finding.kind, finding.subject, "-", "-", "-",
-                         finding.confidence);
+                         confidence);
     for (const std::string& line : finding.evidence) out << fmt::format("      {}\n", line);
   }
   for (const Finding& finding : wrong_results)
-    out << fmt::format("  {:<14} {:<56} {}\n", finding.kind, finding.subject, finding.evidence);
+    out << fmt::format("  {:<14} {:<56} {}\n", finding.kind, finding.subject, finding.evidence_text());
 }
 
 // Every measured row against the model's expectation of it, one line per op, size and placement.
@@ -104,7 +117,7 @@ nlohmann::json efficiency_json(std::span<const EfficiencySummary> summaries) {
 }
 
 nlohmann::json finding_json(const Finding& finding) {
-  nlohmann::json json{{"kind", finding.kind}, {"subject", finding.subject}, {"evidence", {finding.evidence}}};
+  nlohmann::json json{{"kind", finding.kind}, {"subject", finding.subject}, {"evidence", {finding.evidence_text()}}};
   const std::string suffix = finding.unit == "GB/s" ? "_gbps" : finding.unit == "us" ? "_us" : "_" + finding.unit;
   if (finding.measured) json["measured" + suffix] = *finding.measured;
   if (finding.expected) json["expected" + suffix] = *finding.expected;
@@ -126,7 +139,7 @@ int diagnose_without_topology(const DiagnoseOptions& options, const std::vector<
   if (outliers.empty()) std::cout << "# no op with per-host rows of at least 3 hosts: no host compared\n";
   if (findings.empty()) std::cout << "# no findings\n";
   for (const Finding& finding : findings)
-    std::cout << fmt::format("  {:<14} {:<56} {}\n", finding.kind, finding.subject, finding.evidence);
+    std::cout << fmt::format("  {:<14} {:<56} {}\n", finding.kind, finding.subject, finding.evidence_text());
   if (!options.json_path.empty()) {
     nlohmann::json json{{"findings", nlohmann::json::array()}};
     for (const Finding& finding : findings) json["findings"].push_back(finding_json(finding));
@@ -141,14 +154,14 @@ int run_diagnose(const DiagnoseOptions& options) {
   if (options.topology.empty()) return diagnose_without_topology(options, all_rows(sets));
   const topo::Graph graph = load_topology_with_warnings(options.topology, options.topology_format);
   ExpectationColumns(graph, std::cerr).add(sets);
-  const topo::Diagnosis diagnosis = diagnose_against_topology(graph, sets);
+  const Diagnosis diagnosis = diagnose_against_topology(graph, sets);
   const std::vector<ResultRow> rows = all_rows(sets);
   const std::vector<Finding> wrong_results = find_wrong_results(rows);
   const std::vector<EfficiencySummary> efficiency = summarize_efficiency(rows);
   print_diagnosis(std::cout, diagnosis, all_incidents(sets).size(), wrong_results);
   print_efficiency(std::cout, efficiency);
   if (!options.json_path.empty()) {
-    nlohmann::json json = topo::to_json(graph, diagnosis);
+    nlohmann::json json = to_json(graph, diagnosis);
     json["efficiency"] = efficiency_json(efficiency);
     for (const Finding& finding : wrong_results) json["findings"].push_back(finding_json(finding));
     write_file_atomically(options.json_path, json.dump(1) + "\n");
@@ -156,7 +169,7 @@ int run_diagnose(const DiagnoseOptions& options) {
   bool drained_hosts = false;
   if (!options.drain_list_path.empty()) {
     DrainList drain("diagnose");
-    for (const topo::Suspect& finding : diagnosis.findings)
+    for (const Finding& finding : diagnosis.findings)
       if (const std::string host = blamed_host(graph, finding); !host.empty())
         drain.add(host, fmt::format("{} {}", finding.kind, finding.subject));
     drain.write(options.drain_list_path, std::cout);

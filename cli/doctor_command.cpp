@@ -3,7 +3,7 @@
 // hosts and prints one table for the job.
 
 #include "cli/command.hpp"
-#include "reports/analysis/drain_list.hpp"
+#include "diagnosis/drain_list.hpp"
 #include "common/errors.hpp"
 #include "doctor/checks.hpp"
 #include "doctor/doctor_report.hpp"
@@ -28,6 +28,8 @@
 #endif
 
 namespace fb::cli {
+
+using diagnosis::DrainList;
 namespace {
 
 struct DoctorOptions {

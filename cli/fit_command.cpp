@@ -7,10 +7,10 @@
 // bibw (two messages crossing) and concurrent (pairs sharing links) are left out for the same
 // reason.
 
-#include "reports/analysis/alpha_beta_fit.hpp"
-#include "reports/analysis/result_loading.hpp"
+#include "diagnosis/alpha_beta_fit.hpp"
+#include "results/result_loading.hpp"
 #include "cli/command.hpp"
-#include "cli/expectation_columns.hpp"
+#include "diagnosis/expectation_columns.hpp"
 #include "cli/topology_input.hpp"
 #include "common/errors.hpp"
 #include "common/op_catalog.hpp"
@@ -27,6 +27,11 @@
 #include <optional>
 
 namespace fb::cli {
+
+using diagnosis::AlphaBetaFit;
+using diagnosis::ExpectationColumns;
+using diagnosis::SizeTime;
+using diagnosis::fit_alpha_beta;
 namespace {
 
 struct FitOptions {

@@ -1,16 +1,16 @@
 // `fabricbench report INPUT... -o report.html`: the self-contained HTML report.
 
-#include "reports/acceptance/acceptance.hpp"
-#include "reports/analysis/result_loading.hpp"
+#include "diagnosis/acceptance.hpp"
+#include "results/result_loading.hpp"
 #include "cli/command.hpp"
-#include "cli/expectation_columns.hpp"
-#include "cli/topology_diagnosis.hpp"
+#include "diagnosis/expectation_columns.hpp"
+#include "diagnosis/topology_diagnosis.hpp"
 #include "cli/topology_input.hpp"
 #include "cli/fail_on.hpp"
 #include "common/errors.hpp"
 #include "reports/html/fabric_drawing.hpp"
 #include "reports/html/html_report.hpp"
-#include "reports/html/report_verdict.hpp"
+#include "diagnosis/verdict.hpp"
 #include "reports/html/svg_program.hpp"
 #include "results/results_io.hpp"
 #include "diagnosis/diagnosis.hpp"
@@ -22,6 +22,15 @@
 #include <memory>
 
 namespace fb::cli {
+
+using diagnosis::ExpectationColumns;
+using diagnosis::Finding;
+using diagnosis::ReportVerdict;
+using diagnosis::VerdictStatus;
+using diagnosis::compare_results;
+using diagnosis::diagnose_against_topology;
+using diagnosis::evaluate_acceptance;
+using diagnosis::read_thresholds;
 namespace {
 
 struct ReportOptions {
@@ -39,20 +48,13 @@ struct ReportOptions {
 void add_topology(ReportInput& input, const std::vector<std::string>& topology_files) {
   const topo::Graph graph = load_topology_with_warnings(topology_files);
   ExpectationColumns(graph, std::cerr).add(input.sets);
-  const topo::Diagnosis diagnosis = diagnose_against_topology(graph, input.sets);
+  const diagnosis::Diagnosis diagnosis = diagnose_against_topology(graph, input.sets);
   std::vector<topo::LinkId> flagged;
-  for (const topo::Suspect& finding : diagnosis.findings) {
+  for (const Finding& finding : diagnosis.findings) {
     if (finding.link) flagged.push_back(*finding.link);
     flagged.insert(flagged.end(), finding.parallel_links.begin(), finding.parallel_links.end());
-    std::string evidence;
-    for (const std::string& line : finding.evidence) evidence += (evidence.empty() ? "" : "; ") + line;
-    // Findings from incidents have no bandwidth to compare.
-    const bool has_bandwidth = finding.expected_gbps > 0;
-    input.model_findings.push_back({finding.kind, finding.subject,
-                                    has_bandwidth ? std::optional(finding.expected_gbps) : std::nullopt,
-                                    has_bandwidth ? std::optional(finding.measured_gbps) : std::nullopt,
-                                    has_bandwidth ? "GB/s" : "", evidence});
   }
+  input.model_findings.insert(input.model_findings.end(), diagnosis.findings.begin(), diagnosis.findings.end());
   std::vector<std::string> subjects;
   for (const Finding& finding : input.model_findings) subjects.push_back(finding.subject);
   input.topology_dot = fabric_overview_dot(graph, flagged, subjects);
@@ -84,7 +86,7 @@ int run_report(const ReportOptions& options) {
   const std::string html = render_html_report(input);
   write_file_atomically(options.output_path, html);
   if (!options.pdf_path.empty()) write_file_atomically(options.pdf_path, print_html_to_pdf(html));
-  const ReportVerdict verdict = judge_report(input);
+  const ReportVerdict verdict = verdict_of(input);
   std::cout << fmt::format("# report: {}{} ({} result sets)\n# verdict: {}\n", options.output_path,
                            options.pdf_path.empty() ? "" : " and " + options.pdf_path, input.sets.size(),
                            verdict.headline());

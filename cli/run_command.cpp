@@ -6,7 +6,7 @@
 #include "benchmarks/core/run_plan.hpp"
 #include "benchmarks/core/run_provenance.hpp"
 #include "cli/command.hpp"
-#include "cli/expectation_columns.hpp"
+#include "diagnosis/expectation_columns.hpp"
 #include "benchmarks/mpi/launcher_environment.hpp"
 #include "cli/port_counter_watch.hpp"
 #include "cli/run_sinks.hpp"
@@ -25,6 +25,8 @@
 #include <optional>
 
 namespace fb::cli {
+
+using diagnosis::ExpectationColumns;
 namespace {
 
 struct RunCommandOptions {

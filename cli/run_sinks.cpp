@@ -2,7 +2,7 @@
 
 #include "benchmarks/core/result_builder.hpp"
 #include "common/termination_signals.hpp"
-#include "reports/analysis/efficiency.hpp"
+#include "diagnosis/efficiency.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -14,6 +14,9 @@
 #include <set>
 
 namespace fb::cli {
+
+using diagnosis::EfficiencySummary;
+using diagnosis::summarize_efficiency;
 namespace {
 
 // What the termination-signal handler prints: composed before the handler is installed, because

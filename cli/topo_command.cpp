@@ -39,6 +39,7 @@
 #include <sstream>
 
 namespace fb::cli {
+
 namespace {
 
 using topo::FabricHierarchy;
@@ -194,7 +195,7 @@ int analyze(const TopoOptions& options) {
     fmt::print("{:<28} {:<28} {:>10} {:>14} {:>8}\n", "from", "to", "cap GB/s", "expected GB/s", "load");
   }
   for (std::size_t i = 0; i < analysis.blocking.size() && i < options.max_rows; ++i) {
-    const topo::BlockingFinding& finding = analysis.blocking[i];
+    const topo::SaturatedLink& finding = analysis.blocking[i];
     fmt::print("{:<28} {:<28} {:>10.1f} {:>14.1f} {:>7.2f}x\n", graph.vertex(finding.from).name,
                graph.vertex(finding.to).name, finding.capacity_gbps, finding.expected_load_gbps, finding.load_ratio);
   }
@@ -465,7 +466,7 @@ int dot(const TopoOptions& options) {
   std::vector<topo::LinkId> flagged;
   if (options.pattern != "none") {
     FabricHierarchy fabric(graph);
-    for (const topo::BlockingFinding& finding : topo::analyze_pattern(fabric, parse_pattern(options.pattern)).blocking) {
+    for (const topo::SaturatedLink& finding : topo::analyze_pattern(fabric, parse_pattern(options.pattern)).blocking) {
       flagged.push_back(finding.link);
     }
   }

@@ -1,5 +1,6 @@
 #include "diagnosis/diagnosis.hpp"
 
+#include "diagnosis/host_outliers.hpp"
 #include "common/errors.hpp"
 #include "common/op_catalog.hpp"
 #include "common/robust_statistics.hpp"
@@ -13,7 +14,17 @@
 #include <set>
 #include <tuple>
 
-namespace fb::topo {
+namespace fb::diagnosis {
+
+using topo::Graph;
+using topo::Link;
+using topo::LinkId;
+using topo::FlowClass;
+using topo::MaxMinAllocation;
+using topo::ResourceShare;
+using topo::LinkUse;
+using topo::Route;
+using topo::VertexId;
 
 // The pair patterns whose rows are bandwidths between hosts. Pairs of ranks on one host
 // (--pair-endpoints ranks on a single node) cross no link of the fabric: they have no route to
@@ -191,7 +202,7 @@ class Diagnoser {
     }
 
     for (const auto& [link, resources] : chosen_by_link) {
-      Suspect finding;
+      Finding finding;
       finding.kind = "degraded_link";
       finding.link = link;
       finding.direction = resources.size() == 2 ? LinkDirection::both
@@ -201,18 +212,19 @@ class Diagnoser {
       finding.parallel_links = parallel_of_link[link];
       if (!finding.parallel_links.empty())
         finding.subject += fmt::format(", or one of {} parallel links", finding.parallel_links.size());
-      finding.expected_gbps = diagnosis.calibration * graph_.link(link).spec.capacity_gbps;
       // What the link still carries: the most any slow flow got through it, scaled by its share.
+      double carried_gbps = 0;
       double confidence_sum = 0;
       for (const std::uint32_t resource : resources) {
         confidence_sum += confidence_of(resource);
         for (const std::size_t f : slow_through[resource]) {
           const auto share = std::find_if(flows_[f].shares.begin(), flows_[f].shares.end(),
                                           [&](const ResourceShare& s) { return s.resource == resource; });
-          finding.measured_gbps = std::max(finding.measured_gbps, flows_[f].measured_gbps * share->share);
+          carried_gbps = std::max(carried_gbps, flows_[f].measured_gbps * share->share);
           if (finding.evidence.size() < 6) finding.evidence.push_back(describe_flow(flows_[f]));
         }
       }
+      finding.set_bandwidth_gbps(diagnosis.calibration * graph_.link(link).spec.capacity_gbps, carried_gbps);
       finding.confidence = confidence_sum / static_cast<double>(resources.size());
       diagnosis.findings.push_back(std::move(finding));
     }
@@ -228,7 +240,7 @@ class Diagnoser {
       if (row.concurrent_flows.value_or(1) == 1)
         alone[{row.run_id, row.op, row.bytes, row.src_host, row.dst_host}] = f;
     }
-    std::map<LinkId, std::vector<Suspect>> by_link;
+    std::map<LinkId, std::vector<Finding>> by_link;
     for (const auto& [key, members] : groups_) {
       if (members.size() < 2) continue;
       const MaxMinAllocation& allocation = allocations_.at(key);
@@ -241,7 +253,9 @@ class Diagnoser {
           if (allocation.saturated[share.resource]) crossing[share.resource].push_back({f, solo->second});
       }
       for (const auto& [resource, pairs] : crossing) {
-        Suspect finding;
+        Finding finding;
+        double offered_gbps = 0;  // what the pairs got alone, through this link
+        double carried_gbps = 0;  // and together
         bool predicted_drop = false;
         std::size_t measured_drops = 0;
         for (const auto& [together, solo] : pairs) {
@@ -252,8 +266,8 @@ class Diagnoser {
           const auto crosses = [&crossed = resource](const ResourceShare& s) { return s.resource == crossed; };
           const double share =
               std::find_if(flows_[together].shares.begin(), flows_[together].shares.end(), crosses)->share;
-          finding.expected_gbps += flows_[solo].measured_gbps * share;
-          finding.measured_gbps += flows_[together].measured_gbps * share;
+          offered_gbps += flows_[solo].measured_gbps * share;
+          carried_gbps += flows_[together].measured_gbps * share;
           if (finding.evidence.size() < 6)
             finding.evidence.push_back(fmt::format("{} -> {}: {:.4g} GB/s alone, {:.4g} GB/s with {} pairs at once",
                                                    flows_[together].row->src_host, flows_[together].row->dst_host,
@@ -266,21 +280,21 @@ class Diagnoser {
         finding.link = resource / 2;
         finding.direction = resource % 2 == 0 ? LinkDirection::a_to_b : LinkDirection::b_to_a;
         finding.confidence = confidence;
+        finding.set_bandwidth_gbps(offered_gbps, carried_gbps);
         finding.evidence.insert(finding.evidence.begin(),
                                 fmt::format("capacity {:.4g} GB/s in the measurements' scale; the pairs offer {:.4g} "
                                             "GB/s alone and get {:.4g} GB/s together",
-                                            diagnosis.calibration * capacity_gbps_[resource], finding.expected_gbps,
-                                            finding.measured_gbps));
+                                            diagnosis.calibration * capacity_gbps_[resource], offered_gbps,
+                                            carried_gbps));
         by_link[resource / 2].push_back(std::move(finding));
       }
     }
     for (auto& [link, findings] : by_link) {
-      Suspect merged = std::move(findings.front());
+      Finding merged = std::move(findings.front());
       if (findings.size() > 1) {
         merged.direction = LinkDirection::both;
-        merged.expected_gbps += findings[1].expected_gbps;
-        merged.measured_gbps += findings[1].measured_gbps;
-        merged.confidence = std::min(merged.confidence, findings[1].confidence);
+        merged.set_bandwidth_gbps(*merged.expected + *findings[1].expected, *merged.measured + *findings[1].measured);
+        merged.confidence = std::min(*merged.confidence, *findings[1].confidence);
       }
       merged.subject = link_subject(graph_, link, merged.direction);
       diagnosis.findings.push_back(std::move(merged));
@@ -295,21 +309,16 @@ class Diagnoser {
       flows_of_host[flows_[f].row->dst_host].push_back(f);
     }
     if (flows_of_host.size() < 3) return;
-    std::vector<std::string> hosts;
-    std::vector<double> median_ratios;
-    for (const auto& [host, flows] : flows_of_host) {
-      std::vector<double> ratios;
-      for (const std::size_t f : flows) ratios.push_back(flows_[f].ratio);
-      hosts.push_back(host);
-      median_ratios.push_back(median_of(ratios));
-    }
-    const std::vector<double> z_scores = modified_z_scores(median_ratios);
+    std::map<std::string, std::vector<double>> ratios_by_host;
+    for (const auto& [host, flows] : flows_of_host)
+      for (const std::size_t f : flows) ratios_by_host[host].push_back(flows_[f].ratio);
+    const auto [hosts, median_ratios, z_scores] = score_hosts(ratios_by_host);
     for (std::size_t h = 0; h < hosts.size(); ++h) {
       if (z_scores[h] >= settings_.outlier_z_score || median_ratios[h] >= settings_.slow_ratio) continue;
       const auto& flows = flows_of_host[hosts[h]];
       if (std::all_of(flows.begin(), flows.end(), [&](std::size_t f) { return !is_slow(flows_[f]) || explained.contains(f); }))
         continue;
-      Suspect finding;
+      Finding finding;
       finding.kind = "slow_node";
       finding.host = hosts[h];
       finding.subject = hosts[h];
@@ -319,8 +328,7 @@ class Diagnoser {
         expected.push_back(flows_[f].expected_gbps);
         if (finding.evidence.size() < 6 && is_slow(flows_[f])) finding.evidence.push_back(describe_flow(flows_[f]));
       }
-      finding.measured_gbps = median_of(measured);
-      finding.expected_gbps = median_of(expected);
+      finding.set_bandwidth_gbps(median_of(expected), median_of(measured));
       finding.confidence = std::min(1.0, z_scores[h] / settings_.outlier_z_score / 2);
       diagnosis.findings.push_back(std::move(finding));
     }
@@ -335,15 +343,6 @@ class Diagnoser {
   std::map<std::pair<std::string, std::string>, std::vector<ResourceShare>> routes_;
 };
 
-std::string_view name_of(LinkDirection direction) {
-  switch (direction) {
-    case LinkDirection::both: return "both";
-    case LinkDirection::a_to_b: return "a_to_b";
-    case LinkDirection::b_to_a: return "b_to_a";
-  }
-  return "both";
-}
-
 }  // namespace
 
 std::string link_name(const Graph& graph, LinkId link) {
@@ -356,13 +355,14 @@ Diagnosis diagnose(const Graph& graph, std::span<const ResultRow> rows, const Di
 
 nlohmann::json to_json(const Graph& graph, const Diagnosis& diagnosis) {
   nlohmann::json findings = nlohmann::json::array();
-  for (const Suspect& finding : diagnosis.findings) {
+  for (const Finding& finding : diagnosis.findings) {
+    // Findings from incidents have no bandwidth: their numbers are written as 0.
     nlohmann::json entry{{"kind", finding.kind},
                          {"subject", finding.subject},
-                         {"expected_gbps", finding.expected_gbps},
-                         {"measured_gbps", finding.measured_gbps},
-                         {"ratio", finding.ratio()},
-                         {"confidence", finding.confidence},
+                         {"expected_gbps", finding.expected.value_or(0)},
+                         {"measured_gbps", finding.measured.value_or(0)},
+                         {"ratio", finding.ratio().value_or(0)},
+                         {"confidence", finding.confidence.value_or(0)},
                          {"evidence", finding.evidence}};
     if (finding.link) {
       const Link& link = graph.link(*finding.link);
@@ -384,4 +384,4 @@ nlohmann::json to_json(const Graph& graph, const Diagnosis& diagnosis) {
           {"findings", std::move(findings)}};
 }
 
-}  // namespace fb::topo
+}  // namespace fb::diagnosis

@@ -7,6 +7,7 @@
 // the measurements themselves (the median of measured / modelled over all flows), so a healthy
 // majority sets "normal" and nominal capacities in the inputs do not matter, only their ratios.
 
+#include "diagnosis/finding.hpp"
 #include "results/result_row.hpp"
 #include "topology/graph.hpp"
 
@@ -17,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace fb::topo {
+namespace fb::diagnosis {
 
 struct DiagnosisSettings {
   double slow_ratio = 0.7;      // a flow under this fraction of its expectation is slow
@@ -29,37 +30,12 @@ struct DiagnosisSettings {
   double outlier_z_score = -3.5;  // Iglewicz-Hoaglin modified z-score for a slow node
 };
 
-enum class LinkDirection { both, a_to_b, b_to_a };
-
-// What the measurements point at on the fabric model: a link (with its direction and the parallel
-// cables it cannot be told from), a node or ranks, and how cleanly they single it out. Not a
-// report's Finding (reports/analysis/finding.hpp): it holds graph ids and a confidence the model
-// needs to merge and rank suspects; the report turns each into a Finding when it prints them.
-// Users read them as the diagnosis' "findings", so the results keep that name.
-struct Suspect {
-  std::string kind;                  // degraded_link, blocking_link, slow_node; failed_link, stalled_ranks
-                                     // (diagnosis/incident_diagnosis.hpp)
-  std::string subject;               // readable: "h00003/eth0 <-> leaf0001 (both directions)"
-  std::optional<LinkId> link;        // link findings
-  LinkDirection direction = LinkDirection::both;
-  // Links the measurements cannot tell apart from `link`: parallel cables that every measured flow
-  // spreads over alike (ECMP), so the fault is in one of them.
-  std::vector<LinkId> parallel_links;
-  std::string host;                  // slow_node findings
-  double expected_gbps = 0;          // in the measurements' scale
-  double measured_gbps = 0;
-  double confidence = 0;             // 0..1: how cleanly the measurements single it out
-  std::vector<std::string> evidence;  // the measurements that show it
-
-  double ratio() const { return expected_gbps > 0 ? measured_gbps / expected_gbps : 0; }
-};
-
 struct Diagnosis {
   double calibration = 0;         // measured GB/s per modelled GB/s over all flows (median)
   std::size_t flows_examined = 0;
   std::size_t slow_flows = 0;
   std::size_t slow_flows_explained = 0;
-  std::vector<Suspect> findings;
+  std::vector<Finding> findings;  // in the measurements' scale (GB/s)
 };
 
 // Rows of the pair patterns (pairwise, concurrent) that are bandwidths between two hosts.
@@ -67,11 +43,11 @@ bool is_pair_bandwidth_row(const ResultRow& row);
 
 // Examines the bandwidth rows of pair patterns (pairwise, concurrent) at each run's largest size.
 // Throws fb::InputError when a row names a host the topology does not have, or a host has no NIC.
-Diagnosis diagnose(const Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings = {});
+Diagnosis diagnose(const topo::Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings = {});
 
-nlohmann::json to_json(const Graph& graph, const Diagnosis& diagnosis);
+nlohmann::json to_json(const topo::Graph& graph, const Diagnosis& diagnosis);
 
 // "h00003/eth0 <-> leaf0001": how findings name a link.
-std::string link_name(const Graph& graph, LinkId link);
+std::string link_name(const topo::Graph& graph, topo::LinkId link);
 
-}  // namespace fb::topo
+}  // namespace fb::diagnosis

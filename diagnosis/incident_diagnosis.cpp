@@ -9,7 +9,13 @@
 #include <map>
 #include <set>
 
-namespace fb::topo {
+namespace fb::diagnosis {
+
+using topo::Graph;
+using topo::LinkId;
+using topo::VertexId;
+using topo::VertexKind;
+using topo::no_vertex;
 namespace {
 
 // "pairwise 1048576 B round 4": what the run was measuring.
@@ -127,7 +133,7 @@ class IncidentDiagnoser {
     add_stalled_ranks(incident, where);
   }
 
-  std::vector<Suspect> findings() && { return std::move(findings_); }
+  std::vector<Finding> findings() && { return std::move(findings_); }
 
  private:
   // The NIC named by the lost link ("eth0", "mlx5_0/1" -> HOST/mlx5_0) when the topology has it,
@@ -148,7 +154,7 @@ class IncidentDiagnoser {
     if (cables.empty())
       throw InputError(fmt::format("NIC {} of an incident's host has no link to a switch in the topology",
                                    graph_.vertex(nic).name));
-    Suspect finding;
+    Finding finding;
     finding.kind = "failed_link";
     finding.link = cables.front();
     finding.parallel_links.assign(cables.begin() + 1, cables.end());
@@ -166,7 +172,7 @@ class IncidentDiagnoser {
     for (const IncidentRank& rank : incident.ranks_not_arrived) ranks_by_host[rank.host].push_back(rank.rank);
     std::vector<std::string> parts;
     for (const auto& [host, ranks] : ranks_by_host) parts.push_back(fmt::format("{} on {}", describe_ranks(ranks), host));
-    Suspect finding;
+    Finding finding;
     finding.kind = "stalled_ranks";
     finding.subject = parts.empty() ? "every rank, at the same step" : fmt::format("{}", fmt::join(parts, ", "));
     finding.confidence = ranks_by_host.empty() ? 0 : 1.0 / static_cast<double>(ranks_by_host.size());
@@ -178,15 +184,15 @@ class IncidentDiagnoser {
   }
 
   const Graph& graph_;
-  std::vector<Suspect> findings_;
+  std::vector<Finding> findings_;
 };
 
 }  // namespace
 
-std::vector<Suspect> diagnose_incidents(const Graph& graph, std::span<const Incident> incidents) {
+std::vector<Finding> diagnose_incidents(const Graph& graph, std::span<const Incident> incidents) {
   IncidentDiagnoser diagnoser(graph);
   for (const Incident& incident : incidents) diagnoser.add(incident);
   return std::move(diagnoser).findings();
 }
 
-}  // namespace fb::topo
+}  // namespace fb::diagnosis

@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-namespace fb::topo {
+namespace fb::diagnosis {
 
 // One finding per timeout, in order of the evidence that decides it:
 //  - a host's network link went down during the run (the ranks on it saw it): failed_link for the
@@ -22,6 +22,6 @@ namespace fb::topo {
 // A failed_link finding's link is the NIC's cable to its switch (more cables of that NIC, as in a
 // bond, are its parallel links). Throws InputError when a host it must name has no NIC cabled
 // to a switch in the topology.
-std::vector<Suspect> diagnose_incidents(const Graph& graph, std::span<const Incident> incidents);
+std::vector<Finding> diagnose_incidents(const topo::Graph& graph, std::span<const Incident> incidents);
 
-}  // namespace fb::topo
+}  // namespace fb::diagnosis

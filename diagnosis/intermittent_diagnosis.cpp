@@ -10,7 +10,7 @@
 #include <set>
 #include <tuple>
 
-namespace fb::topo {
+namespace fb::diagnosis {
 namespace {
 
 // What is measured alike in every repetition.
@@ -30,7 +30,7 @@ struct PairHistory {
 
 }  // namespace
 
-std::vector<Suspect> diagnose_intermittent(std::span<const ResultRow> rows, const DiagnosisSettings& settings) {
+std::vector<Finding> diagnose_intermittent(std::span<const ResultRow> rows, const DiagnosisSettings& settings) {
   std::map<std::pair<Series, int>, std::vector<const ResultRow*>> by_repetition;
   for (const ResultRow& row : rows)
     if (is_pair_bandwidth_row(row) && row.repetition)
@@ -49,7 +49,7 @@ std::vector<Suspect> diagnose_intermittent(std::span<const ResultRow> rows, cons
     }
   }
 
-  std::vector<Suspect> findings;
+  std::vector<Finding> findings;
   for (const auto& [series, pairs] : histories) {
     const auto& [run_id, op, bytes, flows] = series;
     std::vector<std::pair<Pair, const PairHistory*>> intermittent;
@@ -67,7 +67,7 @@ std::vector<Suspect> diagnose_intermittent(std::span<const ResultRow> rows, cons
       return fmt::format("{} -> {}: slow in {} of {} repetitions of {} {} B in run {}: {}", pair.first, pair.second,
                          history.slow.size(), history.repetitions.size(), op_name, size, run, fmt::join(slow, ", "));
     };
-    const auto fill_numbers = [](Suspect& finding, const std::vector<const PairHistory*>& histories_of) {
+    const auto fill_numbers = [](Finding& finding, const std::vector<const PairHistory*>& histories_of) {
       std::vector<double> measured, typical;
       std::size_t slow = 0, total = 0;
       for (const PairHistory* history : histories_of) {
@@ -78,8 +78,7 @@ std::vector<Suspect> diagnose_intermittent(std::span<const ResultRow> rows, cons
         slow += history->slow.size();
         total += history->repetitions.size();
       }
-      finding.measured_gbps = median_of(measured);
-      finding.expected_gbps = median_of(typical);
+      finding.set_bandwidth_gbps(median_of(typical), median_of(measured));
       finding.confidence = static_cast<double>(slow) / static_cast<double>(total);
     };
 
@@ -88,7 +87,7 @@ std::vector<Suspect> diagnose_intermittent(std::span<const ResultRow> rows, cons
       std::erase_if(common,
                     [&ends = pair](const std::string& host) { return ends.first != host && ends.second != host; });
     if (intermittent.size() >= 2 && common.size() == 1) {
-      Suspect finding;
+      Finding finding;
       finding.kind = "intermittent_host";
       finding.host = *common.begin();
       std::set<int> slow_repetitions;
@@ -105,7 +104,7 @@ std::vector<Suspect> diagnose_intermittent(std::span<const ResultRow> rows, cons
       continue;
     }
     for (const auto& [pair, history] : intermittent) {
-      Suspect finding;
+      Finding finding;
       finding.kind = "intermittent_pair";
       finding.subject = fmt::format("{} -> {}: slow in {} of {} repetitions", pair.first, pair.second,
                                     history->slow.size(), history->repetitions.size());
@@ -117,4 +116,4 @@ std::vector<Suspect> diagnose_intermittent(std::span<const ResultRow> rows, cons
   return findings;
 }
 
-}  // namespace fb::topo
+}  // namespace fb::diagnosis

@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-namespace fb::topo {
+namespace fb::diagnosis {
 
 // Pair rows (is_pair_bandwidth_row) that carry a repetition, of runs with at least two
 // repetitions. In each repetition a pair is slow when its bandwidth is under settings.slow_ratio
@@ -17,7 +17,7 @@ namespace fb::topo {
 // run (and there are at least two such pairs), one intermittent_host finding names it (host set);
 // otherwise each pair is an intermittent_pair finding naming no host. Confidence: the share of the
 // repetitions in which the pair (or the host's pairs) were slow, against the slowest one.
-std::vector<Suspect> diagnose_intermittent(std::span<const ResultRow> rows,
+std::vector<Finding> diagnose_intermittent(std::span<const ResultRow> rows,
                                                     const DiagnosisSettings& settings = {});
 
-}  // namespace fb::topo
+}  // namespace fb::diagnosis

@@ -9,7 +9,13 @@
 #include <map>
 #include <tuple>
 
-namespace fb::topo {
+namespace fb::diagnosis {
+
+using topo::Graph;
+using topo::LinkId;
+using topo::VertexId;
+using topo::VertexKind;
+using topo::no_vertex;
 namespace {
 
 // A pair row at its run's largest size, with the median of the rows measured like it.
@@ -52,11 +58,11 @@ std::optional<LinkId> cable_of(const Graph& graph, const PortCounterChange& chan
 
 }  // namespace
 
-std::vector<Suspect> diagnose_port_counters(const Graph& graph, std::span<const PortCounterChange> changes,
+std::vector<Finding> diagnose_port_counters(const Graph& graph, std::span<const PortCounterChange> changes,
                                                      std::span<const ResultRow> rows,
                                                      const DiagnosisSettings& settings) {
   const std::vector<PairRow> pair_rows = pair_rows_at_largest_size(rows);
-  std::vector<Suspect> findings;
+  std::vector<Finding> findings;
   // A soak run reads every port once per repetition: one finding per port, with the repetitions
   // it degraded in as further evidence.
   std::map<std::pair<std::string, std::string>, std::size_t> finding_of_port;
@@ -68,7 +74,7 @@ std::vector<Suspect> diagnose_port_counters(const Graph& graph, std::span<const 
       findings[known->second].evidence.push_back(describe_port_change(change) + run);
       continue;
     }
-    Suspect finding;
+    Finding finding;
     finding.kind = "port_errors";
     finding.host = change.host;
     finding.link = cable_of(graph, change);
@@ -93,10 +99,7 @@ std::vector<Suspect> diagnose_port_counters(const Graph& graph, std::span<const 
                                              row.src_host, row.dst_host, row.algbw_gbps, pair.typical_gbps, row.op,
                                              row.bytes, row.concurrent_flows.value_or(1) > 1 ? ", together" : ""));
     }
-    if (!measured.empty()) {
-      finding.measured_gbps = median_of(measured);
-      finding.expected_gbps = median_of(typical);
-    }
+    if (!measured.empty()) finding.set_bandwidth_gbps(median_of(typical), median_of(measured));
     finding.confidence = touching > 0 ? static_cast<double>(measured.size()) / static_cast<double>(touching) : 0;
     if (touching == 0) finding.evidence.push_back("no pair touching this host was measured in the run");
     findings.push_back(std::move(finding));
@@ -104,4 +107,4 @@ std::vector<Suspect> diagnose_port_counters(const Graph& graph, std::span<const 
   return findings;
 }
 
-}  // namespace fb::topo
+}  // namespace fb::diagnosis

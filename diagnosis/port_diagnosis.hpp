@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-namespace fb::topo {
+namespace fb::diagnosis {
 
 // One port_errors finding per degraded port of `changes`, all from the run that measured `rows`.
 // Its subject names the port, where the topology has the host the NIC's cable (the NIC named like
@@ -19,8 +19,8 @@ namespace fb::topo {
 // under settings.slow_ratio of the median of its run, op, size and concurrency (each run's largest
 // size, as diagnose() takes); the evidence lists the host's slow pairs, and the confidence is the
 // share of the host's pair rows that are slow (0 when the run measured no pair touching the host).
-std::vector<Suspect> diagnose_port_counters(const Graph& graph, std::span<const PortCounterChange> changes,
+std::vector<Finding> diagnose_port_counters(const topo::Graph& graph, std::span<const PortCounterChange> changes,
                                                      std::span<const ResultRow> rows,
                                                      const DiagnosisSettings& settings = {});
 
-}  // namespace fb::topo
+}  // namespace fb::diagnosis

@@ -19,7 +19,7 @@ enum class Severity { info, warning, error };
 std::string_view name_of(Severity severity);
 
 // What the doctor raises about a host's inventory or a difference between hosts: a severity and a
-// sentence, no measurement. Not a report's Finding (reports/analysis/finding.hpp), which judges
+// sentence, no measurement. Not a report's Finding (diagnosis/finding.hpp), which judges
 // measured results against an expected number.
 struct Flag {
   Severity severity = Severity::info;

@@ -17,11 +17,9 @@ CC=clang CXX=clang++ cmake -S "${repo_root}" -B "${build_dir}" -DCMAKE_BUILD_TYP
 cmake --build "${build_dir}" -j"${FUZZ_JOBS:-$(nproc)}" --target fuzzers
 
 declare -A seeds=(
-  [topology_nvidia_smi]="${topology_samples}/dgx01.topo ${topology_samples}/pcie8.topo"
-  [topology_nccl_xml]="${repo_root}/tests/topology/fixtures/nccl_topo_h100_1gpu.xml"
-  [topology_ibnetdiscover]="${topology_samples}/fabric.ibnet"
-  [topology_slurm]="${topology_samples}/topology.conf"
-  [topology_cluster_yaml]="${topology_samples}/dgx_h100_pod.yaml ${topology_samples}/pcie_box.yaml"
+  # Every topology sample and real dump: each is read by every registered format.
+  [topology_formats]="$(find "${topology_samples}" "${repo_root}/tests/topology/fixtures" "${repo_root}/tests/corpus/topology" \
+    -type f ! -name '*.md' | sort | tr '\n' ' ')"
   [results_json]="${repo_root}/fuzz/seeds/results.json"
   [results_csv]="${repo_root}/fuzz/seeds/results.csv"
   [imported_logs]="$(echo "${repo_root}"/tests/reports/samples/* "${repo_root}"/tests/corpus/logs/*)"

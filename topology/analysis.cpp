@@ -233,7 +233,7 @@ PatternAnalysis analyze_pattern(FabricHierarchy& fabric, TrafficPattern pattern)
     }
   }
   std::stable_sort(analysis.blocking.begin(), analysis.blocking.end(),
-                   [](const BlockingFinding& a, const BlockingFinding& b) { return a.load_ratio > b.load_ratio; });
+                   [](const SaturatedLink& a, const SaturatedLink& b) { return a.load_ratio > b.load_ratio; });
   return analysis;
 }
 
@@ -340,7 +340,7 @@ nlohmann::json to_json(const Graph& graph, const OversubscriptionReport& report)
 
 nlohmann::json to_json(const Graph& graph, const PatternAnalysis& analysis) {
   nlohmann::json findings = nlohmann::json::array();
-  for (const BlockingFinding& finding : analysis.blocking) {
+  for (const SaturatedLink& finding : analysis.blocking) {
     findings.push_back({{"kind", "blocking"},
                         {"link", fmt::format("{} -> {}", graph.vertex(finding.from).name, graph.vertex(finding.to).name)},
                         {"from", graph.vertex(finding.from).name},

@@ -48,7 +48,7 @@ std::string_view name_of(TrafficPattern pattern);
 std::optional<TrafficPattern> traffic_pattern_from_string(std::string_view name);
 
 // A link that the pattern fills: its fair share of the traffic equals its capacity.
-struct BlockingFinding {
+struct SaturatedLink {
   LinkId link = 0;
   VertexId from = no_vertex;  // direction of the saturated traffic
   VertexId to = no_vertex;
@@ -70,7 +70,7 @@ struct PatternAnalysis {
   double nonblocking_min_flow_rate_gbps = 0;
   double completion_time_ratio = 1;
   std::string slowest_flow_limit;         // the full resource that stops the slowest flow
-  std::vector<BlockingFinding> blocking;  // fabric links only: a full host link is not blocking
+  std::vector<SaturatedLink> blocking;  // fabric links only: a full host link is not blocking
 };
 
 // Throws InputError when the fabric is malformed for up-down routing (an untiered

@@ -11,7 +11,7 @@
 #include "common/pair_schedule.hpp"
 #include "diagnosis/diagnosis.hpp"
 #include "topology/format_registry.hpp"
-#include "diagnosis/pair_simulation.hpp"
+#include "topology/pair_simulation.hpp"
 
 #include <fmt/format.h>
 
@@ -56,6 +56,9 @@ struct Score {
 
 int main() {
   using namespace fb::topo;
+  using fb::diagnosis::Diagnosis;
+  using fb::diagnosis::diagnose;
+  using fb::diagnosis::Finding;
   const Graph healthy = parse_topology({"accuracy.yaml", cluster_spec}, "cluster-yaml");
   std::vector<LinkId> fabric_links;
   for (LinkId link = 0; link < healthy.link_count(); ++link) {
@@ -95,7 +98,7 @@ int main() {
 
       std::set<LinkId> found, found_exactly;
       std::size_t reported = 0, correct = 0;
-      for (const Suspect& finding : diagnosis.findings) {
+      for (const Finding& finding : diagnosis.findings) {
         if (finding.kind != "degraded_link") continue;
         ++reported;
         bool names_a_degraded_link = false;

@@ -8,6 +8,12 @@
 
 namespace fb {
 
+using diagnosis::AcceptanceVerdict;
+using diagnosis::CheckResult;
+using diagnosis::CheckStatus;
+using diagnosis::Finding;
+using diagnosis::name_of;
+
 std::string acceptance_to_junit_xml(const AcceptanceVerdict& verdict, std::string_view suite_name) {
   const auto count = [&](CheckStatus status) {
     return std::count_if(verdict.results.begin(), verdict.results.end(),
@@ -28,7 +34,7 @@ std::string acceptance_to_junit_xml(const AcceptanceVerdict& verdict, std::strin
     } else if (result.status == CheckStatus::fail) {
       std::string details;
       for (const Finding& finding : result.findings)
-        details += fmt::format("{}: {}\n", finding.subject, finding.evidence);
+        details += fmt::format("{}: {}\n", finding.subject, finding.evidence_text());
       xml += fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n", escape_markup(result.summary),
                          name_of(result.check.kind), escape_markup(details));
     } else if (result.status == CheckStatus::skip) {

@@ -2,12 +2,12 @@
 // JUnit XML, the test-report format CI systems (Jenkins, GitLab, GitHub actions) display: one
 // test case per acceptance check, a failure element for a failed one, skipped for a skipped one.
 
-#include "reports/acceptance/acceptance.hpp"
+#include "diagnosis/acceptance.hpp"
 
 #include <string>
 
 namespace fb {
 
-std::string acceptance_to_junit_xml(const AcceptanceVerdict& verdict, std::string_view suite_name);
+std::string acceptance_to_junit_xml(const diagnosis::AcceptanceVerdict& verdict, std::string_view suite_name);
 
 }  // namespace fb

@@ -1,13 +1,13 @@
 #include "reports/html/html_report.hpp"
 
-#include "reports/analysis/efficiency.hpp"
+#include "diagnosis/efficiency.hpp"
 #include "common/op_catalog.hpp"
 #include "common/sizes.hpp"
 #include "reports/html/gnuplot.hpp"
 #include "reports/html/svg_program.hpp"
 #include "reports/html/html_escape.hpp"
 #include "reports/html/pairwise_matrix.hpp"
-#include "reports/html/report_verdict.hpp"
+#include "diagnosis/verdict.hpp"
 #include "reports/html/soak_plots.hpp"
 #include "common/robust_statistics.hpp"
 #include "results/provenance.hpp"
@@ -22,6 +22,23 @@
 #include <tuple>
 
 namespace fb {
+
+using diagnosis::Check;
+using diagnosis::CheckKind;
+using diagnosis::CheckResult;
+using diagnosis::CheckStatus;
+using diagnosis::ComparedRow;
+using diagnosis::EfficiencySummary;
+using diagnosis::Finding;
+using diagnosis::OpComparison;
+using diagnosis::ReportVerdict;
+using diagnosis::Significance;
+using diagnosis::VerdictStatus;
+using diagnosis::is_regression;
+using diagnosis::judge_report;
+using diagnosis::spread_recorded;
+using diagnosis::summarize_efficiency;
+using diagnosis::name_of;
 namespace {
 
 constexpr std::string_view style = R"(
@@ -123,7 +140,7 @@ std::string findings_table(const std::vector<Finding>& findings) {
     html += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td>"
                         "<td class=\"num\">{}</td><td>{}</td></tr>\n",
                         h(f.kind), h(f.subject), optional_number(f.expected), optional_number(f.measured), h(f.unit),
-                        optional_number(f.ratio()), h(f.evidence));
+                        optional_number(f.ratio()), h(f.evidence_text()));
   return html + "</table>\n";
 }
 
@@ -517,9 +534,13 @@ std::size_t expected_plot_count(const ReportInput& input) {
          (input.topology_dot ? 1 : 0);
 }
 
+ReportVerdict verdict_of(const ReportInput& input) {
+  return judge_report(input.sets, input.acceptance, input.model_findings, input.topology_dot.has_value());
+}
+
 std::string render_html_report(const ReportInput& input) {
   const std::vector<ResultRow> rows = all_rows(input.sets);
-  const ReportVerdict verdict = judge_report(input);
+  const ReportVerdict verdict = verdict_of(input);
 
   std::string labels;
   for (const LoadedResults& set : input.sets) labels += (labels.empty() ? "" : ", ") + set.label;

@@ -1,7 +1,7 @@
 // The HTML report opened in a real headless browser (Debian's chromium): every plot renders, the
 // console stays clean, and a hostile host name shows as text rather than becoming an element.
 
-#include "reports/acceptance/acceptance.hpp"
+#include "diagnosis/acceptance.hpp"
 #include "common/text_file.hpp"
 #include "reports/html/fabric_drawing.hpp"
 #include "importers/importer_registry.hpp"
@@ -22,6 +22,9 @@
 #include <sstream>
 
 namespace fb {
+
+using diagnosis::evaluate_acceptance;
+using diagnosis::parse_thresholds;
 namespace {
 
 constexpr const char* chromium = "/usr/bin/chromium";
@@ -303,8 +306,12 @@ TEST(BrowserLayout, ThirtyTwoNodeTopologyIsDrawnByTierWithLegibleText) {
 
   ReportInput input = input_of({set}, "32 nodes");
   input.topology_dot = dot;
-  input.model_findings.push_back({"degraded_link", subjects[0], 50.0, 12.5, "GB/s",
-                                  "every pair through h00011 at a quarter of its peers"});
+  input.model_findings.push_back({.kind = "degraded_link",
+                                  .subject = subjects[0],
+                                  .expected = 50.0,
+                                  .measured = 12.5,
+                                  .unit = "GB/s",
+                                  .evidence = {"every pair through h00011 at a quarter of its peers"}});
   const Measurements m = measure_report(input, "report-topology-32");
   EXPECT_GE(number(m, "topology_texts"), 10);
   EXPECT_GE(number(m, "smallest_topology_text_px"), 10);

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 namespace fb {
+
+using diagnosis::compare_results;
 namespace {
 
 using ::testing::HasSubstr;

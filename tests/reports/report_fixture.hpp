@@ -2,7 +2,7 @@
 // A report input with hostile strings in every place an input string reaches the report.
 
 #include "reports/html/html_report.hpp"
-#include "report_rows.hpp"
+#include "support/result_rows.hpp"
 
 namespace fb::testing {
 

@@ -1,7 +1,7 @@
 #include "reports/html/gnuplot.hpp"
 #include "reports/html/html_report.hpp"
 #include "reports/html/soak_plots.hpp"
-#include "report_rows.hpp"
+#include "support/result_rows.hpp"
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>

@@ -53,7 +53,7 @@ TEST_F(DgxPod, AllToAllSaturatesEveryLeafUplinkAtTheMaxMinRate) {
   // Every leaf uplink, both directions, is blocking; offered load per link is
   // 4 hosts x 28 destinations x 400/31 GB/s over 16 links.
   ASSERT_EQ(analysis.blocking.size(), 8u * 16u * 2u);
-  for (const BlockingFinding& finding : analysis.blocking) {
+  for (const SaturatedLink& finding : analysis.blocking) {
     EXPECT_DOUBLE_EQ(finding.capacity_gbps, 50.0);
     EXPECT_NEAR(finding.expected_load_gbps, 4.0 * 28.0 * 400.0 / 31.0 / 16.0, 1e-9);
     const bool leaf_to_spine = graph.vertex(finding.from).tier == SwitchTier::leaf &&
@@ -145,7 +145,7 @@ TEST(Blocking, EcmpFillsTheWeakLinkOfABundleFirst) {
   // Even hashing puts half of leaf1's 16 remote flows on the 25 GB/s link: 16 r / 2 = 25.
   EXPECT_NEAR(analysis.min_flow_rate_gbps, 3.125, 1e-12);
   ASSERT_EQ(analysis.blocking.size(), 2u);  // the HDR link, up and down
-  for (const BlockingFinding& finding : analysis.blocking) {
+  for (const SaturatedLink& finding : analysis.blocking) {
     EXPECT_EQ(graph.link(finding.link).spec.technology, "IB HDR");
     EXPECT_DOUBLE_EQ(finding.capacity_gbps, 25.0);
     // Offered: 16 flows at 50/7 GB/s each, half of them on this link.

@@ -1,0 +1,70 @@
+#pragma once
+// Two result sets side by side (two clusters, or one before and after a fix): per op and size the
+// ratio of B to A, the geometric mean per op, and which differences exceed the run-to-run spread.
+
+#include "results/result_row.hpp"
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace fb::diagnosis {
+
+enum class Significance {
+  within_spread,          // |ratio - 1| is inside the combined run-to-run spread: may be noise
+  beyond_spread,          // larger than the spread of both sides together: a real difference
+  // A side recorded no spread (one time per size, as nccl-tests and OSU logs): the spread is not
+  // available and the ratio is judged against default_noise_bound_fraction instead.
+  within_default_bound,
+  beyond_default_bound,
+};
+
+// The bound a ratio is judged against when a side has no recorded spread: 10%, the margin
+// nccl-tests' own average-bandwidth check allows (FAILED below 0.9 of its target), and above
+// the run-to-run variation of large messages on a healthy fabric.
+inline constexpr double default_noise_bound_fraction = 0.10;
+
+bool spread_recorded(Significance significance);
+std::string_view name_of(Significance significance);
+
+struct ComparedRow {
+  ResultRow a;
+  ResultRow b;
+  double time_ratio_b_over_a = 0;  // median time of B / median time of A: < 1 means B is faster
+  double spread_fraction = 0;      // run_to_run_spread(a) + run_to_run_spread(b), or the default bound
+  Significance significance = Significance::within_default_bound;
+};
+
+struct OpComparison {
+  std::string op;
+  std::vector<ComparedRow> rows;       // ordered by placement, then size
+  double geomean_time_ratio_b_over_a = 0;
+};
+
+struct Comparison {
+  std::vector<OpComparison> ops;       // ordered by op name
+  std::size_t only_in_a = 0;           // rows with no counterpart in the other set
+  std::size_t only_in_b = 0;
+  std::size_t duplicates_merged = 0;   // rows dropped because a side held several for one key
+};
+
+// The relative run-to-run spread of one row: the larger of its coefficient of variation and of
+// how far its p99 lies above its median (p99 / median - 1). The CV describes the bulk of the
+// iterations; the tail term catches rare slow iterations that a CV over 20 samples understates.
+// Empty when the row records no spread (min == max and CV 0: a single reported time), or when
+// its source reported neither the CV nor the p99.
+std::optional<double> run_to_run_spread(const ResultRow& row);
+
+// Rows match on op, dtype, redop, placement, rank count, size and endpoints (src/dst ranks, or
+// hosts where a row has no ranks). When a side holds several rows for one key (several runs in a
+// directory), the one with the smallest median time counts: the best the fabric achieved.
+// A difference is beyond the spread when the ratio leaves [1 / (1 + s), 1 + s], s being the sum of
+// both sides' spreads: each median can be off by about its own spread, in opposite directions.
+Comparison compare_results(std::span<const ResultRow> a, std::span<const ResultRow> b);
+
+// B slower than A beyond the spread (or, without one, beyond the default bound).
+bool is_regression(const ComparedRow& row);
+std::size_t count_regressions(const Comparison& comparison);
+
+}  // namespace fb::diagnosis

@@ -1,0 +1,105 @@
+#include "reports/compare/comparison_table.hpp"
+
+#include "common/sizes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace fb {
+
+using diagnosis::ComparedRow;
+using diagnosis::Comparison;
+using diagnosis::OpComparison;
+using diagnosis::Significance;
+using diagnosis::count_regressions;
+using diagnosis::default_noise_bound_fraction;
+using diagnosis::spread_recorded;
+using diagnosis::name_of;
+namespace {
+
+using diagnosis::ComparedRow;
+using diagnosis::OpComparison;
+using diagnosis::Significance;
+
+std::string format_optional(const std::optional<double>& value, std::string_view format) {
+  return value ? fmt::format(fmt::runtime(format), *value) : std::string("n/a");
+}
+
+
+}  // namespace
+
+std::string comparison_to_csv(const Comparison& comparison) {
+  std::string csv =
+      "op,dtype,redop,in_place,nranks,src_rank,dst_rank,src_host,dst_host,bytes,time_median_us_a,time_median_us_b,"
+      "busbw_gbps_a,busbw_gbps_b,time_ratio_b_over_a,spread_fraction,significance\n";
+  const auto cell = [](const std::string& text) {
+    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+    std::string quoted = "\"";
+    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+  };
+  const auto optional_cell = [](const auto& value) { return value ? fmt::format("{}", *value) : std::string(); };
+  for (const OpComparison& op : comparison.ops) {
+    for (const ComparedRow& row : op.rows) {
+      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", cell(row.a.op), cell(row.a.dtype),
+                         cell(row.a.redop), row.a.in_place, row.a.nranks, optional_cell(row.a.src_rank),
+                         optional_cell(row.a.dst_rank), cell(row.a.src_host), cell(row.a.dst_host), row.a.bytes,
+                         row.a.time_median_us, row.b.time_median_us, optional_cell(row.a.busbw_gbps),
+                         optional_cell(row.b.busbw_gbps), row.time_ratio_b_over_a,
+                         spread_recorded(row.significance) ? fmt::format("{}", row.spread_fraction) : std::string(),
+                         name_of(row.significance));
+    }
+  }
+  return csv;
+}
+
+void print_comparison(std::ostream& out, const Comparison& comparison, std::string_view label_a,
+                      std::string_view label_b) {
+  out << fmt::format("# A: {}\n# B: {}\n# time ratio B/A < 1: B is faster. '*': beyond the run-to-run spread of "
+                     "both sides; '?': a side recorded no spread (not available), so the ratio is judged against "
+                     "the default noise bound of {:.0f}%; '?*': beyond that bound\n",
+                     label_a, label_b, 100 * default_noise_bound_fraction);
+  for (const OpComparison& op : comparison.ops) {
+    out << fmt::format("#\n# {}\n# {:>12} {:>12} {:>6} {:>12} {:>12} {:>10} {:>10} {:>9} {:>8}\n", op.op, "placement",
+                       "size", "ranks", "time A (us)", "time B (us)", "busbw A", "busbw B", "B/A time", "spread");
+    for (const ComparedRow& row : op.rows) {
+      const std::string_view mark = row.significance == Significance::beyond_spread          ? "* "
+                                    : row.significance == Significance::beyond_default_bound ? "?*"
+                                    : row.significance == Significance::within_default_bound ? "? "
+                                                                                             : "  ";
+      out << fmt::format("  {:>12} {:>12} {:>6} {:>12.2f} {:>12.2f} {:>10} {:>10} {:>8.3f}{} {:>8}\n",
+                         row.a.in_place ? "in-place" : "out-of-place", format_size_bytes(row.a.bytes), row.a.nranks,
+                         row.a.time_median_us, row.b.time_median_us, format_optional(row.a.busbw_gbps, "{:.2f}"),
+                         format_optional(row.b.busbw_gbps, "{:.2f}"), row.time_ratio_b_over_a, mark,
+                         spread_recorded(row.significance) ? fmt::format("{:.1f}%", 100 * row.spread_fraction)
+                                                           : std::string("n/a"));
+    }
+    const auto count = [&](Significance significance) {
+      return std::count_if(op.rows.begin(), op.rows.end(),
+                           [&](const ComparedRow& r) { return r.significance == significance; });
+    };
+    const auto without_spread = count(Significance::within_default_bound) + count(Significance::beyond_default_bound);
+    // Never "0 beyond the spread" for sizes whose spread nobody recorded.
+    std::string verdict;
+    if (without_spread < static_cast<std::ptrdiff_t>(op.rows.size()))
+      verdict = fmt::format("{} of {} sizes beyond the spread", count(Significance::beyond_spread),
+                            static_cast<std::ptrdiff_t>(op.rows.size()) - without_spread);
+    if (without_spread > 0)
+      verdict += fmt::format("{}spread not available for {} sizes (a side reports one time per size): {} beyond the "
+                             "default noise bound of {:.0f}%",
+                             verdict.empty() ? "" : "; ", without_spread, count(Significance::beyond_default_bound),
+                             100 * default_noise_bound_fraction);
+    out << fmt::format("# {}: geometric mean time ratio B/A {:.3f} over {} sizes; {}\n", op.op,
+                       op.geomean_time_ratio_b_over_a, op.rows.size(), verdict);
+  }
+  if (comparison.only_in_a || comparison.only_in_b)
+    out << fmt::format("# unmatched rows: {} only in A, {} only in B\n", comparison.only_in_a, comparison.only_in_b);
+  out << fmt::format("# regressions: {} sizes where B is slower than A beyond the spread\n",
+                     count_regressions(comparison));
+  if (comparison.duplicates_merged)
+    out << fmt::format("# {} duplicate rows (several runs) were merged, keeping the fastest\n",
+                       comparison.duplicates_merged);
+}
+
+}  // namespace fb

@@ -1,0 +1,124 @@
+// The report's verdict: what was judged, PASS only when thresholds were given and all passed, and
+// slow hosts named by the median absolute deviation when no topology is given.
+
+#include "diagnosis/host_outliers.hpp"
+#include "diagnosis/verdict.hpp"
+#include "diagnosis/thresholds.hpp"
+#include "support/result_rows.hpp"
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace fb {
+
+using diagnosis::HostOutliers;
+using diagnosis::ReportVerdict;
+using diagnosis::VerdictStatus;
+using diagnosis::evaluate_acceptance;
+using diagnosis::find_slow_hosts;
+using diagnosis::judge_report;
+using diagnosis::parse_thresholds;
+namespace {
+
+using ::testing::HasSubstr;
+using testing::collective_row;
+using testing::pair_row;
+
+// What a report holds against its results, without a topology.
+struct Judged {
+  std::vector<LoadedResults> sets;
+  std::optional<diagnosis::AcceptanceVerdict> acceptance;
+};
+
+ReportVerdict judge(const Judged& input) { return judge_report(input.sets, input.acceptance, {}, false); }
+
+Judged input_of(std::vector<ResultRow> rows) {
+  Judged input;
+  LoadedResults set;
+  set.label = "run-a";
+  set.results.rows = std::move(rows);
+  input.sets.push_back(std::move(set));
+  return input;
+}
+
+// Every ordered pair of `hosts` hosts at 10 GB/s, except the pairs with host `slow`, at `slow_gbps`.
+std::vector<ResultRow> all_pairs(int hosts, int slow, double slow_gbps) {
+  std::vector<ResultRow> rows;
+  for (int s = 0; s < hosts; ++s)
+    for (int d = 0; d < hosts; ++d) {
+      if (s == d) continue;
+      ResultRow row = pair_row(s, d, fmt::format("h{:05}", s), fmt::format("h{:05}", d),
+                               s == slow || d == slow ? slow_gbps : 10.0 + 0.01 * ((s + d) % 7));
+      row.op = "pairwise";
+      rows.push_back(std::move(row));
+    }
+  return rows;
+}
+
+TEST(ReportVerdict, WithoutThresholdsNothingPassesItIsNotJudged) {
+  const ReportVerdict verdict = judge(input_of({collective_row("all_reduce", 1 << 20, 100)}));
+  EXPECT_EQ(verdict.status, VerdictStatus::not_judged);
+  EXPECT_EQ(verdict.headline(), "NOT JUDGED: no thresholds given, no acceptance checks");
+  ASSERT_EQ(verdict.judged.size(), 1u);
+  EXPECT_EQ(verdict.judged[0], "element validation of 1 rows (0 with wrong elements)");
+}
+
+TEST(ReportVerdict, CountsFailedAndNotAvailableChecks) {
+  ResultRow imported = collective_row("all_reduce", 1 << 20, 100);
+  imported.unreported_statistics = "time_p99_us";
+  Judged input = input_of({imported});
+  input.acceptance = evaluate_acceptance(parse_thresholds("checks:\n"
+                                                          "  - {kind: max_latency, op: all_reduce, at_most_us: 200}\n"
+                                                          "  - {kind: max_latency, op: all_reduce, statistic: p99, "
+                                                          "at_most_us: 200}\n"
+                                                          "  - {kind: min_bandwidth, op: all_reduce, at_least_gbps: 50}\n",
+                                                          "t.yaml"),
+                                         input.sets[0].results.rows);
+  const ReportVerdict verdict = judge(input);
+  EXPECT_EQ(verdict.status, VerdictStatus::fail);
+  EXPECT_EQ(verdict.failed_checks, 2u);  // busbw 18.35 GB/s < 50, and the p99 the log never had
+  EXPECT_THAT(verdict.headline(), ::testing::StartsWith("FAIL: 2 of 3 checks failed or not available; 2 findings"));
+}
+
+TEST(ReportVerdict, PassesWhenEveryCheckPasses) {
+  Judged input = input_of({collective_row("all_reduce", 1 << 20, 100)});
+  input.acceptance = evaluate_acceptance(
+      parse_thresholds("checks:\n  - {kind: max_latency, op: all_reduce, at_most_us: 200}\n", "t.yaml"),
+      input.sets[0].results.rows);
+  EXPECT_EQ(judge(input).headline(), "PASS: 1 of 1 checks passed");
+}
+
+TEST(HostOutliers, TheSlowHostAmong1024IsNamedWithoutATopology) {
+  // 1,024 hosts would be a million pairs; 64 hosts of every ordered pair show the rule, and a
+  // 1,024-host ring of pairs below shows the scale.
+  const ReportVerdict verdict = judge(input_of(all_pairs(64, 17, 2.5)));
+  EXPECT_EQ(verdict.status, VerdictStatus::fail);
+  ASSERT_EQ(verdict.findings.size(), 1u);
+  EXPECT_EQ(verdict.findings[0].kind, "slow_host");
+  EXPECT_EQ(verdict.findings[0].subject, "h00017 (pairwise)");
+  EXPECT_DOUBLE_EQ(*verdict.findings[0].measured, 2.5);
+  EXPECT_THAT(verdict.judged.back(), HasSubstr("host outliers among 64 hosts at 64M"));
+
+  std::vector<ResultRow> ring;
+  for (int s = 0; s < 1024; ++s)
+    for (int step : {1, 2, 3}) {
+      const int d = (s + step) % 1024;
+      ring.push_back(pair_row(s, d, fmt::format("h{:05}", s), fmt::format("h{:05}", d),
+                              s == 700 || d == 700 ? 4.0 : 10.0 + 0.01 * (s % 5)));
+    }
+  const std::vector<HostOutliers> found = find_slow_hosts(ring);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].hosts, 1024u);
+  ASSERT_EQ(found[0].findings.size(), 1u);
+  EXPECT_EQ(found[0].findings[0].subject, "h00700 (bw)");
+}
+
+TEST(HostOutliers, ConcurrentPairsAreNotComparedTheyShareLinksOnPurpose) {
+  std::vector<ResultRow> rows = all_pairs(8, 3, 2.5);
+  for (ResultRow& row : rows) row.op = "concurrent";
+  EXPECT_TRUE(find_slow_hosts(rows).empty());
+}
+
+}  // namespace
+}  // namespace fb

@@ -1,0 +1,41 @@
+#include "reports/compare/comparison_table.hpp"
+#include "support/result_rows.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace fb {
+
+using diagnosis::compare_results;
+namespace {
+
+using testing::collective_row;
+using testing::noisy;
+
+TEST(ComparisonTable, RowsWithoutRecordedSpreadSayTheSpreadIsNotAvailable) {
+  // collective_row has min == max and CV 0, like a time imported from an nccl-tests log.
+  const std::vector<ResultRow> a{collective_row("all_reduce", 1024, 10), collective_row("all_reduce", 2048, 10)};
+  const std::vector<ResultRow> b{collective_row("all_reduce", 1024, 76), collective_row("all_reduce", 2048, 10.5)};
+  const diagnosis::Comparison comparison = compare_results(a, b);
+  std::ostringstream printed;
+  print_comparison(printed, comparison, "A", "B");
+  EXPECT_THAT(printed.str(), ::testing::HasSubstr("spread not available for 2 sizes (a side reports one time per "
+                                                  "size): 1 beyond the default noise bound of 10%"));
+  EXPECT_THAT(printed.str(), ::testing::Not(::testing::HasSubstr("0 beyond the spread")));
+  EXPECT_THAT(comparison_to_csv(comparison), ::testing::HasSubstr("spread not available, beyond default bound"));
+}
+
+TEST(ComparisonTable, CsvHasOneLinePerComparedRow) {
+  const std::vector<ResultRow> a{noisy(collective_row("all_reduce", 1024, 10), 0.01, 0.01)};
+  const std::vector<ResultRow> b{noisy(collective_row("all_reduce", 1024, 20), 0.01, 0.01)};
+  const std::string csv = comparison_to_csv(compare_results(a, b));
+  EXPECT_THAT(csv, ::testing::StartsWith("op,dtype,redop,in_place,nranks,"));
+  EXPECT_THAT(csv, ::testing::HasSubstr("\nall_reduce,float,sum,false,8,,,,,1024,10,20,"));
+  EXPECT_THAT(csv, ::testing::HasSubstr(",2,0.02"));
+  EXPECT_THAT(csv, ::testing::EndsWith(",beyond spread\n"));
+}
+
+}  // namespace
+}  // namespace fb
