@@ -7,15 +7,19 @@
 //                [--nccl-version 2.21]                           whose tuner figures choose
 //                [-g 8]                                          GPUs one process drives (nccl-tests -g)
 //                [--job op=alltoall,nodes=64 ...]                other jobs sharing the fabric
+//   topo compare A.yaml B.yaml...       designs side by side: busbw, time, ratio, limiting link,
+//                [--op all_reduce,alltoall] [--nodes N] [--prices P.yaml] [--html F --csv F --json F]
 //   topo dot FILE... [--pattern P]      Graphviz DOT, the pattern's blocking links in red
 //   topo diff FILE...                   per-node dumps against the fleet's majority (exit 7 on deviations)
 
 #include "cli/command.hpp"
 #include "cli/topology_input.hpp"
 
+#include "common/build_info.hpp"
 #include "common/errors.hpp"
 #include "common/op_catalog.hpp"
 #include "common/sizes.hpp"
+#include "reports/compare/design_report.hpp"
 #include "reports/console/predicted_sweep_text.hpp"
 #include "results/results_io.hpp"
 #include "topology/analysis.hpp"
@@ -24,6 +28,7 @@
 #include "topology/fleet_diff.hpp"
 #include "topology/format_registry.hpp"
 #include "topology/hostlist.hpp"
+#include "topology/design_comparison.hpp"
 #include "topology/predicted_sweep.hpp"
 
 #include <fmt/chrono.h>
@@ -38,6 +43,8 @@
 #include <map>
 #include <memory>
 #include <sstream>
+
+#include <unistd.h>
 
 namespace fb::cli {
 namespace {
@@ -70,6 +77,12 @@ struct TopoOptions {
   std::string placement = "packed";
   std::vector<std::string> job_specs;  // --job: other jobs on the same fabric
   std::string csv_path;
+  // compare
+  std::string compare_ops = "all_reduce,all_gather,alltoall";
+  std::string compare_min_bytes = "1M";
+  std::string compare_max_bytes = "1G";
+  std::uint64_t compare_step_factor = 4;
+  std::vector<std::string> prices_paths;
 };
 
 topo::TrafficPattern parse_pattern(const std::string& name) {
@@ -137,8 +150,24 @@ void write_json(const std::string& path, const nlohmann::json& json) {
   }
 }
 
+// Two or more cluster specs in one `topo analyze` would be merged into one cluster: two designs
+// are compared, never merged.
+void refuse_merging_designs(const TopoOptions& options) {
+  std::vector<std::string> designs;
+  for (const std::string& path : options.files) {
+    const topo::SourceText source = topo::read_topology_source(path, options.hints);
+    if (topo::resolve_topology_format(source, options.format).name == "cluster-yaml") designs.push_back(path);
+  }
+  if (designs.size() > 1) {
+    throw UsageError(fmt::format("{} and {} are two cluster designs, and analyze merges its inputs into one cluster: "
+                                 "analyze each alone, or put them side by side with `fabricbench topo compare {}`",
+                                 designs[0], designs[1], fmt::join(designs, " ")));
+  }
+}
+
 int analyze(const TopoOptions& options) {
   const topo::TrafficPattern pattern = parse_pattern(options.pattern);
+  refuse_merging_designs(options);
   const Graph graph = load_topology_with_warnings(options.files, options.format, options.hints);
   FabricHierarchy fabric(graph);
   const topo::OversubscriptionReport oversubscription = topo::analyze_oversubscription(graph);
@@ -354,15 +383,75 @@ int predict(const TopoOptions& options) {
       options.max_bytes, options.step_factor);
   if (request.nccl_version) request.command_line += " --nccl-version " + options.nccl_version;
   for (const std::string& spec : options.job_specs) request.command_line += fmt::format(" --job '{}'", spec);
-  const topo::PredictedSweep sweep = topo::predict_sweep(graph, request);
+  topo::PredictedSweep sweep = topo::predict_sweep(graph, request);
+  sweep.results.provenance.tool_version = tool_version();
+  sweep.results.provenance.git_revision = git_revision();
   if (options.explain) {
     print_model_explanation(sweep);
   } else {
     print_model_summary(sweep);
   }
-  if (!options.csv_path.empty()) write_file_atomically(options.csv_path, results_to_csv(sweep.results));
+  if (!options.csv_path.empty() && options.csv_path != "-") {
+    write_file_atomically(options.csv_path, results_to_csv(sweep.results));
+  }
   if (!options.json_path.empty()) write_file_atomically(options.json_path, results_to_json(sweep.results));
-  if (options.csv_path.empty() && options.json_path.empty()) std::cout << results_to_csv(sweep.results);
+  // A person at a terminal gets a table; a pipe or a file gets CSV, as before, and `--csv -` asks for it.
+  if (options.csv_path == "-" ||
+      (options.csv_path.empty() && options.json_path.empty() && ::isatty(STDOUT_FILENO) != 1)) {
+    std::cout << results_to_csv(sweep.results);
+  } else if (options.csv_path.empty() && options.json_path.empty()) {
+    print_prediction_table(std::cout, sweep);
+  }
+  return static_cast<int>(ExitCode::ok);
+}
+
+// --op for compare: a comma-separated list of the ops the model predicts.
+std::vector<const OpTraits*> parse_op_list(const std::string& text) {
+  std::vector<const OpTraits*> ops;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', begin), text.size());
+    const std::string name = text.substr(begin, comma - begin);
+    const OpTraits* op = topo::modelled_op(name);
+    if (!op) throw UsageError(fmt::format("--op must list ops of {}, got '{}'", modelled_op_names(), name));
+    ops.push_back(op);
+    begin = comma + 1;
+  }
+  return ops;
+}
+
+int compare(const TopoOptions& options) {
+  topo::ComparisonRequest request;
+  request.ops = parse_op_list(options.compare_ops);
+  request.sweep.min_bytes = parse_size_bytes(options.compare_min_bytes);
+  request.sweep.max_bytes = parse_size_bytes(options.compare_max_bytes);
+  request.sweep.step_factor = options.compare_step_factor;
+  validate_sweep(request.sweep);
+  request.placement = {options.nodes, options.gpus_per_node, {}};
+  if (!options.nccl_version.empty()) {
+    request.nccl_version = topo::parse_nccl_version(options.nccl_version);
+    if (!request.nccl_version) {
+      throw UsageError("--nccl-version must be a release such as 2.21 or 2.21.5, got '" + options.nccl_version + "'");
+    }
+  }
+  if (options.files.size() < 2) {
+    throw UsageError(
+        fmt::format("topo compare puts designs side by side: give at least 2, got {}", options.files.size()));
+  }
+  for (const std::string& path : options.prices_paths) request.prices.push_back(topo::read_part_prices(path));
+  request.start_time = utc_now_iso8601();
+  std::vector<Graph> graphs;
+  graphs.reserve(options.files.size());
+  std::vector<topo::Design> designs;
+  for (const std::string& path : options.files) {
+    graphs.push_back(load_topology_with_warnings({path}, options.format, options.hints));
+    designs.push_back({topo::host_name_from_path(path), &graphs.back()});
+  }
+  const topo::DesignComparison comparison = topo::compare_designs(designs, request);
+  print_design_comparison(std::cout, comparison);
+  if (!options.csv_path.empty()) write_file_atomically(options.csv_path, design_comparison_csv(comparison));
+  if (!options.json_path.empty()) write_file_atomically(options.json_path, design_comparison_json(comparison));
+  if (!options.output_path.empty()) write_file_atomically(options.output_path, design_comparison_html(comparison));
   return static_cast<int>(ExitCode::ok);
 }
 
@@ -485,8 +574,38 @@ const Registrar<CommandRegistration> registrar{
            "another job on the same fabric, on hosts of its own, repeatable: "
            "op=OP,nodes=N[,gpus-per-node=G][,placement=packed|spread|HOSTLIST]; it sends its op's "
            "traffic (rings; alltoall's all-pairs exchange; sendrecv's neighbours) throughout");
-       predict_command->add_option("--csv", options->csv_path, "write the rows as CSV (default: CSV on stdout)");
+       predict_command->add_option("--csv", options->csv_path,
+                                   "write the rows as CSV to FILE ('-': stdout); default: a table on a terminal, CSV "
+                                   "on a pipe");
        predict_command->add_option("--json", options->json_path, "write the rows as JSON");
+       CLI::App* compare_command = sub.add_subcommand(
+           "compare", "cluster designs side by side: predicted busbw, time, ratio and limiting link per op and size");
+       compare_command
+           ->add_option("files", options->files, "cluster designs (specs or any topology input), one per file")
+           ->required()
+           ->check(CLI::ExistingFile);
+       compare_command->add_option("--format", options->format,
+                                   "input format: auto (sniffed) or one of " + topology_format_names());
+       add_nvlink_generation_flag(*compare_command, *options);
+       compare_command->add_option("--op", options->compare_ops, "comma-separated ops: " + modelled_op_names())
+           ->capture_default_str();
+       compare_command->add_option("-b,--minbytes", options->compare_min_bytes, "smallest size")->capture_default_str();
+       compare_command->add_option("-e,--maxbytes", options->compare_max_bytes, "largest size (the answer's size)")
+           ->capture_default_str();
+       compare_command->add_option("-f,--stepfactor", options->compare_step_factor, "size multiplier")
+           ->capture_default_str();
+       compare_command->add_option("--nodes", options->nodes, "nodes of each design the job runs on (0: all)");
+       compare_command->add_option("--gpus-per-node", options->gpus_per_node, "ranks per node (0: every GPU)");
+       compare_command->add_option("--nccl-version", options->nccl_version,
+                                   "the NCCL release whose tuner figures choose (default: the newest, an assumption)");
+       compare_command
+           ->add_option("--prices", options->prices_paths,
+                        "YAML map of price per part (host, gpu, nic, switch, cable): adds cost per GB/s; "
+                        "once for all designs, or once per design in order")
+           ->check(CLI::ExistingFile);
+       compare_command->add_option("--html", options->output_path, "write the comparison as one HTML page");
+       compare_command->add_option("--csv", options->csv_path, "write one row per op, size and design as CSV");
+       compare_command->add_option("--json", options->json_path, "write the comparison as JSON");
 
        CLI::App* dot_command = sub.add_subcommand("dot", "Graphviz DOT with the pattern's blocking links in red");
        add_input_flags(*dot_command, *options);
@@ -499,10 +618,11 @@ const Registrar<CommandRegistration> registrar{
        add_input_flags(*diff_command, *options, "one dump per node, each named after its node (dgx01.txt, dgx01.xml)");
        diff_command->add_option("--json", options->json_path, "write the deviations as JSON to FILE ('-': stdout)");
 
-       return [options, show_command, analyze_command, predict_command, diff_command]() {
+       return [options, show_command, analyze_command, predict_command, compare_command, diff_command]() {
          if (show_command->parsed()) return show(*options);
          if (analyze_command->parsed()) return analyze(*options);
          if (predict_command->parsed()) return predict(*options);
+         if (compare_command->parsed()) return compare(*options);
          if (diff_command->parsed()) return diff(*options);
          return dot(*options);
        };

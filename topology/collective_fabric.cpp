@@ -34,6 +34,7 @@ using detail::RailPlanner;
 using detail::ranks_by_host;
 using detail::require_hosts_of_their_own;
 using detail::solve_alltoall;
+using detail::solve_local_all_pairs;
 using detail::solve_local_ring;
 using detail::solve_trees;
 using detail::solved_limit;
@@ -147,6 +148,15 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     const Flows::Solution solution = solve_local_ring(paths, local_ranks.front());
     model.ring_gbps = solution.slowest_gbps;
     model.ring_limit = solved_limit(solution);
+  }
+
+  // alltoall's shares inside a node: every pair of the fullest node's ranks at once.
+  if (model.ranks_per_node > 1) {
+    const auto& local = *std::max_element(local_ranks.begin(), local_ranks.end(),
+                                          [](const auto& a, const auto& b) { return a.size() < b.size(); });
+    const Flows::Solution solution = solve_local_all_pairs(paths, local);
+    model.local_all_pairs_gbps = solution.slowest_gbps;
+    model.local_all_pairs_limit = solved_limit(solution);
   }
 
   // One node's ring alone: the intra-node stage of trees, NVLS-tree and CollNet.

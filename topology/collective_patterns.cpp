@@ -30,13 +30,33 @@ Flows::Solution solve_local_ring(FlowPaths& paths, std::span<const VertexId> loc
   return flows.solve();
 }
 
+namespace {
+
+// Node r of the first tree as the second tree places it: mirrored (even counts) or shifted (odd).
+int second_tree_rank(int tree, int r, int nodes) {
+  if (tree == 0) return r;
+  return nodes % 2 == 0 ? nodes - 1 - r : (r + 1) % nodes;
+}
+
+}  // namespace
+
+Flows::Solution solve_local_all_pairs(FlowPaths& paths, std::span<const VertexId> local) {
+  Flows flows(paths);
+  for (const VertexId from : local) {
+    for (const VertexId to : local) {
+      if (from != to) flows.add({&flows.local_path(from, to)});
+    }
+  }
+  return flows.solve();
+}
+
 Flows::Solution solve_trees(FlowPaths& paths, const std::vector<std::vector<RailCrossing>>& crossings, int nodes,
                             std::span<const CompetingJob> competing) {
   Flows trees(paths);
   for (int tree = 0; tree < 2; ++tree) {
     for (int node = 1; node < nodes; ++node) {
-      const int child = tree == 0 ? node : nodes - 1 - node;
-      const int parent = tree == 0 ? in_order_parent(node, nodes) : nodes - 1 - in_order_parent(node, nodes);
+      const int child = second_tree_rank(tree, node, nodes);
+      const int parent = second_tree_rank(tree, in_order_parent(node, nodes), nodes);
       for (const auto& rail : crossings) {
         const RailCrossing& c = rail[static_cast<std::size_t>(child)];
         const RailCrossing& p = rail[static_cast<std::size_t>(parent)];

@@ -24,10 +24,18 @@ int in_order_parent(int r, int n);
 // One node's ranks in a ring, alone.
 Flows::Solution solve_local_ring(FlowPaths& paths, std::span<const VertexId> local);
 
-// NCCL's double binary tree: tree 1 in order over the nodes, tree 2 its mirror image; every edge
-// carries half the data up (reduce) and down (broadcast) at once, on every rail.
+// NCCL's double binary tree (src/graph/trees.cc, ncclGetDtree): tree 1 in order over the nodes;
+// tree 2 its mirror image for an even node count and tree 1 shifted by one node for an odd count,
+// so that the nodes interior in one tree are leaves in the other (a mirror of an odd count keeps
+// the same nodes interior in both: their ports carry twice the edges, and 5 nodes ran slower than
+// 6). Every edge carries half the data up (reduce) and down (broadcast) at once, on every rail.
 Flows::Solution solve_trees(FlowPaths& paths, const std::vector<std::vector<RailCrossing>>& crossings, int nodes,
                             std::span<const CompetingJob> competing);
+
+// One node's ranks all sending to each other at once (alltoall's shares inside a node), each
+// ordered pair a flow: a link between the node's halves (a CPU socket link) carries every pair that
+// crosses it, where a ring crosses it once each way.
+Flows::Solution solve_local_all_pairs(FlowPaths& paths, std::span<const VertexId> local);
 
 // The flows one host pair counts as where they meet other traffic. NCCL's p2p schedule sends to
 // one peer at a time per channel, so a node's alltoall holds about as many connections open at

@@ -2,7 +2,6 @@
 
 #include "topology/predicted_sweep.hpp"
 
-#include "common/build_info.hpp"
 #include "common/errors.hpp"
 
 #include <fmt/format.h>
@@ -59,8 +58,6 @@ PredictedSweep predict_sweep(const Graph& graph, const SweepRequest& request) {
   ResultSet& results = sweep.results;
   Provenance& provenance = results.provenance;
   provenance.run_id = request.run_id;
-  provenance.tool_version = tool_version();
-  provenance.git_revision = git_revision();
   provenance.start_time = request.start_time;
   provenance.command_line = request.command_line;
   provenance.assumptions = request.assumptions;
