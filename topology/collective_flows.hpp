@@ -179,7 +179,7 @@ class Flows {
 
   // The slowest of this job's flows, its rate and its bottleneck: a full resource on its path
   // where no flow runs faster than it (max-min fairness: the one that stopped it).
-  Solution solve() const;
+  [[nodiscard]] Solution solve() const;
 
  private:
   void end_flow(double weight) {
@@ -187,12 +187,12 @@ class Flows {
     weight_.push_back(weight);
   }
 
-  PieceFlows piece_flows() const;
+  [[nodiscard]] PieceFlows piece_flows() const;
 
-  std::size_t own_flows() const { return std::min(own_flows_, weight_.size()); }
+  [[nodiscard]] std::size_t own_flows() const { return std::min(own_flows_, weight_.size()); }
 
   // ", shared with job 2 (...)" when other jobs' flows cross the resource too.
-  std::string shared_with(const PieceFlows& flows, std::uint32_t resource) const;
+  [[nodiscard]] std::string shared_with(const PieceFlows& flows, std::uint32_t resource) const;
 
   FlowPaths& paths_;
   std::vector<std::uint32_t> piece_of_use_;

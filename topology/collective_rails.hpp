@@ -76,7 +76,7 @@ class RailPlanner {
   RailCrossing plan(VertexId nic);
 
   // entry, the other ranks in rank order, exit.
-  std::vector<VertexId> order(const RailCrossing& crossing) const;
+  [[nodiscard]] std::vector<VertexId> order(const RailCrossing& crossing) const;
 
  private:
   const Graph& graph_;

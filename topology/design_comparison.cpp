@@ -205,9 +205,98 @@ std::string limit_in_words(const Graph& graph, std::string_view limit) {
   return std::string(limit);
 }
 
+namespace {
+
+// Each design's sweep of one op; their assumptions join the comparison's warnings once each.
+std::vector<PredictedSweep> predict_designs(std::span<const Design> designs, const ComparisonRequest& request,
+                                            const OpTraits* op, std::vector<std::string>& warnings) {
+  std::vector<PredictedSweep> sweeps;
+  for (const Design& design : designs) {
+    SweepRequest sweep_request;
+    sweep_request.op = op;
+    sweep_request.nccl_version = request.nccl_version;
+    sweep_request.sweep = request.sweep;
+    sweep_request.placement = request.placement;
+    sweep_request.run_id = fmt::format("model-{}-{}", design.name, op->name);
+    sweep_request.start_time = request.start_time;
+    sweep_request.command_line =
+        fmt::format("fabricbench topo compare ({} of {} designs)", design.name, designs.size());
+    sweeps.push_back(predict_sweep(*design.graph, sweep_request));
+    for (const std::string& warning : sweeps.back().warnings) {
+      const std::string line = fmt::format("{}: {}", design.name, warning);
+      if (std::find(warnings.begin(), warnings.end(), line) == warnings.end()) warnings.push_back(line);
+    }
+  }
+  return sweeps;
+}
+
+// The points of one op, size after size, each design's with its ratio to the best at that size.
+void add_points(DesignComparison& comparison, std::span<const Design> designs, const OpTraits* op,
+                const std::vector<PredictedSweep>& sweeps) {
+  for (std::size_t s = 0; s < sweeps.front().results.rows.size(); ++s) {
+    double best_gbps = 0;
+    for (const PredictedSweep& sweep : sweeps) best_gbps = std::max(best_gbps, *sweep.results.rows[s].busbw_gbps);
+    for (std::size_t d = 0; d < designs.size(); ++d) {
+      const ResultRow& row = sweeps[d].results.rows.at(s);
+      DesignPoint point;
+      point.design = d;
+      point.op = op;
+      point.bytes = row.bytes;
+      point.time_us = row.time_median_us;
+      point.busbw_gbps = *row.busbw_gbps;
+      point.algorithm = row.model_algorithm;
+      point.protocol = row.model_protocol;
+      point.limit = row.model_limit;
+      point.limit_words = limit_in_words(*designs[d].graph, row.model_limit);
+      if (comparison.costs[d]) point.cost_per_gbps = *comparison.costs[d] / point.busbw_gbps;
+      point.ratio_to_best = point.busbw_gbps / best_gbps;
+      comparison.points.push_back(std::move(point));
+    }
+  }
+}
+
+// The answer at the largest size (the last `design_count` points): the designs from the fastest
+// down, each with its limit in words, and the cost per GB/s when priced.
+void add_answer(DesignComparison& comparison, std::size_t design_count, bool priced) {
+  std::vector<const DesignPoint*> largest;
+  for (std::size_t i = comparison.points.size() - design_count; i < comparison.points.size(); ++i) {
+    largest.push_back(&comparison.points[i]);
+  }
+  std::stable_sort(largest.begin(), largest.end(),
+                   [](const DesignPoint* a, const DesignPoint* b) { return a->busbw_gbps > b->busbw_gbps; });
+  const DesignPoint& best = *largest.front();
+  const DesignPoint& next = *largest[1];
+  const double ratio = best.busbw_gbps / next.busbw_gbps;
+  std::string line = fmt::format("{} at {}: {} is {:.2f}x {} ({:.1f} vs {:.1f} GB/s busbw{})", best.op->name,
+                                 format_size_bytes(best.bytes), comparison.designs[best.design], ratio,
+                                 comparison.designs[next.design], best.busbw_gbps, next.busbw_gbps,
+                                 design_count > 2 ? fmt::format(", the next of {}", design_count) : "");
+  if (ratio < model_error_ratio) {
+    line += fmt::format("; under the model's {:.0f}% error on points it was not fitted to: buy on other grounds "
+                        "unless the limits below differ",
+                        (model_error_ratio - 1) * 100);
+  }
+  comparison.answer.push_back(line);
+  for (const DesignPoint* point : largest) {
+    comparison.answer.push_back(fmt::format("  {}: {} ({} {})", comparison.designs[point->design], point->limit_words,
+                                            point->algorithm, point->protocol));
+  }
+  if (priced) {
+    std::string costs;
+    for (const DesignPoint* point : largest) {
+      costs += fmt::format("{}{} {:.0f}", costs.empty() ? "" : ", ", comparison.designs[point->design],
+                           *point->cost_per_gbps);
+    }
+    comparison.answer.push_back(fmt::format("  cost per GB/s of busbw: {}", costs));
+  }
+}
+
+}  // namespace
+
 DesignComparison compare_designs(std::span<const Design> designs, const ComparisonRequest& request) {
-  if (designs.size() < 2)
+  if (designs.size() < 2) {
     throw InputError(fmt::format("a comparison needs at least 2 designs, got {}", designs.size()));
+  }
   if (request.prices.size() > 1 && request.prices.size() != designs.size()) {
     throw InputError(fmt::format("{} price lists for {} designs: give one for all, or one per design in order",
                                  request.prices.size(), designs.size()));
@@ -227,80 +316,9 @@ DesignComparison compare_designs(std::span<const Design> designs, const Comparis
   }
   comparison.priced_parts.assign(priced.begin(), priced.end());
   for (const OpTraits* op : request.ops) {
-    std::vector<PredictedSweep> sweeps;
-    for (std::size_t d = 0; d < designs.size(); ++d) {
-      SweepRequest sweep_request;
-      sweep_request.op = op;
-      sweep_request.nccl_version = request.nccl_version;
-      sweep_request.sweep = request.sweep;
-      sweep_request.placement = request.placement;
-      sweep_request.run_id = fmt::format("model-{}-{}", designs[d].name, op->name);
-      sweep_request.start_time = request.start_time;
-      sweep_request.command_line =
-          fmt::format("fabricbench topo compare ({} of {} designs)", designs[d].name, designs.size());
-      sweeps.push_back(predict_sweep(*designs[d].graph, sweep_request));
-      for (const std::string& warning : sweeps.back().warnings) {
-        const std::string line = fmt::format("{}: {}", designs[d].name, warning);
-        if (std::find(comparison.warnings.begin(), comparison.warnings.end(), line) == comparison.warnings.end()) {
-          comparison.warnings.push_back(line);
-        }
-      }
-    }
-    const std::size_t sizes = sweeps.front().results.rows.size();
-    for (std::size_t s = 0; s < sizes; ++s) {
-      double best_gbps = 0;
-      for (const PredictedSweep& sweep : sweeps) best_gbps = std::max(best_gbps, *sweep.results.rows[s].busbw_gbps);
-      for (std::size_t d = 0; d < designs.size(); ++d) {
-        const ResultRow& row = sweeps[d].results.rows.at(s);
-        DesignPoint point;
-        point.design = d;
-        point.op = op;
-        point.bytes = row.bytes;
-        point.time_us = row.time_median_us;
-        point.busbw_gbps = *row.busbw_gbps;
-        point.algorithm = row.model_algorithm;
-        point.protocol = row.model_protocol;
-        point.limit = row.model_limit;
-        point.limit_words = limit_in_words(*designs[d].graph, row.model_limit);
-        if (comparison.costs[d]) point.cost_per_gbps = *comparison.costs[d] / point.busbw_gbps;
-        point.ratio_to_best = point.busbw_gbps / best_gbps;
-        comparison.points.push_back(std::move(point));
-      }
-    }
-    for (PredictedSweep& sweep : sweeps) comparison.results.push_back(std::move(sweep.results));
-    if (sizes == 0) continue;
-    // The answer at the largest size: the designs from the fastest down, each with its limit.
-    std::vector<const DesignPoint*> largest;
-    for (std::size_t i = comparison.points.size() - designs.size(); i < comparison.points.size(); ++i) {
-      largest.push_back(&comparison.points[i]);
-    }
-    std::stable_sort(largest.begin(), largest.end(),
-                     [](const DesignPoint* a, const DesignPoint* b) { return a->busbw_gbps > b->busbw_gbps; });
-    const DesignPoint& best = *largest.front();
-    const DesignPoint& next = *largest[1];
-    const double ratio = best.busbw_gbps / next.busbw_gbps;
-    std::string line = fmt::format("{} at {}: {} is {:.2f}x {} ({:.1f} vs {:.1f} GB/s busbw{})", op->name,
-                                   format_size_bytes(best.bytes), comparison.designs[best.design], ratio,
-                                   comparison.designs[next.design], best.busbw_gbps, next.busbw_gbps,
-                                   designs.size() > 2 ? fmt::format(", the next of {}", designs.size()) : "");
-    if (ratio < model_error_ratio) {
-      line += fmt::format("; under the model's {:.0f}% error on points it was not fitted to: buy on other grounds "
-                          "unless the limits below differ",
-                          (model_error_ratio - 1) * 100);
-    }
-    comparison.answer.push_back(line);
-    for (const DesignPoint* point : largest) {
-      comparison.answer.push_back(fmt::format("  {}: {} ({} {})", comparison.designs[point->design], point->limit_words,
-                                              point->algorithm, point->protocol));
-    }
-    if (!request.prices.empty()) {
-      std::string costs;
-      for (const DesignPoint* point : largest) {
-        costs += fmt::format("{}{} {:.0f}", costs.empty() ? "" : ", ", comparison.designs[point->design],
-                             *point->cost_per_gbps);
-      }
-      comparison.answer.push_back(fmt::format("  cost per GB/s of busbw: {}", costs));
-    }
+    const std::vector<PredictedSweep> sweeps = predict_designs(designs, request, op, comparison.warnings);
+    add_points(comparison, designs, op, sweeps);
+    if (!sweeps.front().results.rows.empty()) add_answer(comparison, designs.size(), !request.prices.empty());
   }
   return comparison;
 }

@@ -82,7 +82,6 @@ struct DesignComparison {
   // why, and the cost per GB/s when priced.
   std::vector<std::string> answer;
   std::vector<std::string> warnings;  // the model's assumptions, once per design
-  std::vector<ResultSet> results;     // per design and op, in that order: the predicted rows
 };
 
 // Throws InputError with fewer than 2 designs, or when a design cannot hold the placement.
