@@ -221,7 +221,11 @@ std::vector<PredictedSweep> predict_designs(std::span<const Design> designs, con
     sweep_request.start_time = request.start_time;
     sweep_request.command_line =
         fmt::format("fabricbench topo compare ({} of {} designs)", design.name, designs.size());
-    sweeps.push_back(predict_sweep(*design.graph, sweep_request));
+    try {
+      sweeps.push_back(predict_sweep(*design.graph, sweep_request));
+    } catch (const InputError& error) {
+      throw InputError(fmt::format("design {}: {}", design.name, error.what()));  // which of the designs
+    }
     for (const std::string& warning : sweeps.back().warnings) {
       const std::string line = fmt::format("{}: {}", design.name, warning);
       if (std::find(warnings.begin(), warnings.end(), line) == warnings.end()) warnings.push_back(line);

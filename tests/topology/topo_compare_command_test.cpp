@@ -26,6 +26,7 @@ using testing::ProcessResult;
 using testing::TempDir;
 
 std::string example(const std::string& name) { return std::string(DOCS_EXAMPLES_DIR) + "/" + name; }
+std::string test_sample(const std::string& name) { return std::string(TOPOLOGY_SAMPLES_DIR) + "/" + name; }
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -112,6 +113,10 @@ TEST(TopoCompareCommand, AnalyzeRefusesToMergeTwoDesignsAndComparingOneIsAUsageE
   EXPECT_EQ(merged.exit_code, static_cast<int>(ExitCode::usage)) << merged.err;
   EXPECT_THAT(merged.err, HasSubstr("are two cluster designs, and analyze merges its inputs into one cluster"));
   EXPECT_THAT(merged.err, HasSubstr("fabricbench topo compare"));
+  const ProcessResult too_big = fabricbench({"topo", "compare", example("h100-roce400.yaml"),
+                                             test_sample("pcie_box.yaml"), "--nodes", "2", "-b", "1M", "-e", "1M"});
+  EXPECT_EQ(too_big.exit_code, static_cast<int>(ExitCode::input)) << too_big.err;
+  EXPECT_THAT(too_big.err, HasSubstr("design pcie_box: the topology has 1 hosts with GPUs, fewer than the 2 nodes"));
   const ProcessResult alone = fabricbench({"topo", "compare", example("h100-roce400.yaml")});
   EXPECT_EQ(alone.exit_code, static_cast<int>(ExitCode::usage)) << alone.err;
   EXPECT_THAT(alone.err, HasSubstr("give at least 2, got 1"));
