@@ -7,6 +7,8 @@
 //                [--nccl-version 2.21]                           whose tuner figures choose
 //                [-g 8]                                          GPUs one process drives (nccl-tests -g)
 //                [--job op=alltoall,nodes=64 ...]                other jobs sharing the fabric
+//   topo compare A.yaml B.yaml...       designs side by side: busbw, time, ratio, limiting link,
+//                [--op all_reduce,alltoall] [--nodes N] [--prices P.yaml] [--html F --csv F --json F]
 //   topo dot FILE... [--pattern P]      Graphviz DOT, the pattern's blocking links in red
 //   topo diff FILE...                   per-node dumps against the fleet's majority (exit 7 on deviations)
 
@@ -17,6 +19,8 @@
 #include "common/errors.hpp"
 #include "common/op_catalog.hpp"
 #include "common/sizes.hpp"
+#include "reports/compare/design_report.hpp"
+#include "reports/console/predicted_sweep_text.hpp"
 #include "results/results_io.hpp"
 #include "topology/analysis.hpp"
 #include "topology/collective_model.hpp"
@@ -24,6 +28,8 @@
 #include "topology/fleet_diff.hpp"
 #include "topology/format_registry.hpp"
 #include "topology/hostlist.hpp"
+#include "topology/design_comparison.hpp"
+#include "topology/predicted_sweep.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -38,8 +44,9 @@
 #include <memory>
 #include <sstream>
 
-namespace fb::cli {
+#include <unistd.h>
 
+namespace fb::cli {
 namespace {
 
 using topo::FabricHierarchy;
@@ -70,6 +77,12 @@ struct TopoOptions {
   std::string placement = "packed";
   std::vector<std::string> job_specs;  // --job: other jobs on the same fabric
   std::string csv_path;
+  // compare
+  std::string compare_ops = "all_reduce,all_gather,alltoall";
+  std::string compare_min_bytes = "1M";
+  std::string compare_max_bytes = "1G";
+  std::uint64_t compare_step_factor = 4;
+  std::vector<std::string> prices_paths;
 };
 
 topo::TrafficPattern parse_pattern(const std::string& name) {
@@ -113,7 +126,8 @@ int show(const TopoOptions& options) {
     summary.nominal += link.nominal_capacity ? 1 : 0;
     summary.capacity_gbps += link.spec.capacity_gbps;
   }
-  fmt::print("# {} vertices, {} links from {} file(s)\n", graph.vertex_count(), graph.link_count(), options.files.size());
+  fmt::print("# {} vertices, {} links from {} file(s)\n", graph.vertex_count(), graph.link_count(),
+             options.files.size());
   for (const auto& [kind, count] : vertices) fmt::print("{:<14} {:>8}\n", kind, count);
   for (const auto& [tier, count] : tiers) fmt::print("{:<14} {:>8}\n", fmt::format("{} switches", tier), count);
   fmt::print("\n{:<28} {:>8} {:>16} {:>8}\n", "link technology", "links", "total GB/s", "nominal");
@@ -136,8 +150,24 @@ void write_json(const std::string& path, const nlohmann::json& json) {
   }
 }
 
+// Two or more cluster specs in one `topo analyze` would be merged into one cluster: two designs
+// are compared, never merged.
+void refuse_merging_designs(const TopoOptions& options) {
+  std::vector<std::string> designs;
+  for (const std::string& path : options.files) {
+    const topo::SourceText source = topo::read_topology_source(path, options.hints);
+    if (topo::resolve_topology_format(source, options.format).name == "cluster-yaml") designs.push_back(path);
+  }
+  if (designs.size() > 1) {
+    throw UsageError(fmt::format("{} and {} are two cluster designs, and analyze merges its inputs into one cluster: "
+                                 "analyze each alone, or put them side by side with `fabricbench topo compare {}`",
+                                 designs[0], designs[1], fmt::join(designs, " ")));
+  }
+}
+
 int analyze(const TopoOptions& options) {
   const topo::TrafficPattern pattern = parse_pattern(options.pattern);
+  refuse_merging_designs(options);
   const Graph graph = load_topology_with_warnings(options.files, options.format, options.hints);
   FabricHierarchy fabric(graph);
   const topo::OversubscriptionReport oversubscription = topo::analyze_oversubscription(graph);
@@ -154,17 +184,20 @@ int analyze(const TopoOptions& options) {
     if (linked) {
       fmt::print("\n# the fabric has {} parts with no common upper-tier switch, joined only by links between switches "
                  "of one tier (leaf to leaf): up-down routing has no path between them, so no bisection bandwidth "
-                 "and no fabric-wide pattern\n", partitions.size());
+                 "and no fabric-wide pattern\n",
+                 partitions.size());
     } else {
       fmt::print("\n# the fabric is disconnected: {} parts that no link joins, so no bisection bandwidth and no "
-                 "fabric-wide pattern\n", partitions.size());
+                 "fabric-wide pattern\n",
+                 partitions.size());
     }
     for (const auto& part : partitions) {
       fmt::print("#   {} host(s): {}{}\n", part.size(), graph.vertex(part.front()).name,
                  part.size() > 1 ? fmt::format(" ... {}", graph.vertex(part.back()).name) : std::string());
     }
     if (!options.json_path.empty()) {
-      nlohmann::json json{{"disconnected", !linked}, {"partitions", nlohmann::json::array()},
+      nlohmann::json json{{"disconnected", !linked},
+                          {"partitions", nlohmann::json::array()},
                           {"oversubscription", topo::to_json(graph, oversubscription)}};
       for (const auto& part : partitions) {
         nlohmann::json names = nlohmann::json::array();
@@ -212,7 +245,8 @@ int analyze(const TopoOptions& options) {
 }
 
 std::string utc_now_iso8601() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                     fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
 }
 
 // `what` names the flag or field in errors.
@@ -232,15 +266,9 @@ std::string modelled_op_names() {
   return op_names([](const OpTraits& op) { return op.modelled_as != ModelledCollective::none; });
 }
 
-// Another job on the fabric, as --job states it.
-struct OtherJob {
-  const OpTraits* op = nullptr;
-  topo::JobPlacement placement;
-};
-
 // "op=alltoall,nodes=64,placement=spread,gpus-per-node=4": commas inside a host list's brackets
 // belong to it. op is required, nodes too unless the placement names the hosts.
-OtherJob parse_job(const std::string& spec) {
+topo::OtherJob parse_job(const std::string& spec) {
   const auto fail = [&](const std::string& problem) {
     return UsageError(fmt::format("--job '{}': {}", spec, problem));
   };
@@ -262,11 +290,12 @@ OtherJob parse_job(const std::string& spec) {
       fields.back() += c;
     }
   }
-  OtherJob job;
+  topo::OtherJob job;
   std::map<std::string, std::string> seen;
   for (const std::string& field : fields) {
     const std::size_t equals = field.find('=');
-    if (equals == std::string::npos) throw fail(fmt::format("'{}' is not field=value (fields: op, nodes, gpus-per-node, placement)", field));
+    if (equals == std::string::npos)
+      throw fail(fmt::format("'{}' is not field=value (fields: op, nodes, gpus-per-node, placement)", field));
     const std::string key = field.substr(0, equals);
     const std::string value = field.substr(equals + 1);
     if (!seen.emplace(key, value).second) throw fail(fmt::format("{} is given twice", key));
@@ -274,8 +303,9 @@ OtherJob parse_job(const std::string& spec) {
       job.op = topo::modelled_op(value);
       if (!job.op) throw fail(fmt::format("op must be one of {}, got '{}'", modelled_op_names(), value));
       if (!topo::sharing_pattern_of(*job.op)) {
-        throw fail(fmt::format("op {} converges on one root: the model has no fabric-wide pattern for it as another job",
-                               value));
+        throw fail(
+            fmt::format("op {} converges on one root: the model has no fabric-wide pattern for it as another job",
+                        value));
       }
     } else if (key == "nodes") {
       job.placement.nodes = positive(key, value);
@@ -294,170 +324,134 @@ OtherJob parse_job(const std::string& spec) {
   return job;
 }
 
-// The other jobs as the model sees them, named "job 2 (alltoall on 64 nodes, node065 ... node128)".
-std::vector<topo::SharingJob> sharing_jobs(const Graph& graph, const std::vector<OtherJob>& jobs,
-                                           const std::vector<std::vector<topo::VertexId>>& job_ranks) {
-  std::vector<topo::SharingJob> sharing;
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
-    const std::vector<topo::VertexId>& ranks = job_ranks[j + 1];
-    const auto host_of = [&](topo::VertexId rank) { return graph.vertex(graph.vertex(rank).host).name; };
-    std::size_t nodes = 0;  // place_jobs lists a host's ranks together
-    for (std::size_t r = 0; r < ranks.size(); ++r) {
-      if (r == 0 || graph.vertex(ranks[r]).host != graph.vertex(ranks[r - 1]).host) ++nodes;
-    }
-    sharing.push_back({fmt::format("job {} ({} on {} node{}, {}{})", j + 2, jobs[j].op->name, nodes, nodes == 1 ? "" : "s",
-                                   host_of(ranks.front()), nodes > 1 ? " ... " + host_of(ranks.back()) : std::string()),
-                       ranks, *topo::sharing_pattern_of(*jobs[j].op)});
-  }
-  return sharing;
-}
-
-void print_sharing(const topo::CollectiveModel& model) {
-  for (const std::string& line : model.sharing) fmt::print(stderr, "# sharing the fabric: {}\n", line);
-}
-
-void print_explanation(const topo::CollectiveModel& model, const topo::NcclTuning& tuning,
-                       const std::vector<ResultRow>& rows, const std::vector<std::string>& warnings) {
-  fmt::print(stderr, "# model: {} ranks on {} nodes ({} per node), sm_{}{}{}\n", model.ranks, model.nodes,
-             model.ranks_per_node, model.compute_capability, model.nvswitch ? ", NVSwitch" : "",
-             model.in_network_reduction ? ", in-network reduction (SHARP)" : "");
-  fmt::print(stderr, "#   NCCL {} tuner figures (read from NCCL's {} src/graph/tuning.cc)\n", tuning.range, tuning.source);
-  print_sharing(model);
-  if (!model.sharing.empty()) {
-    fmt::print(stderr, "#   a limiting link another job crosses too says 'shared with' that job; any other carries "
-                       "this job's traffic alone\n");
-  }
-  fmt::print(stderr, "#   ring {:.1f} GB/s, limited by {}\n", model.ring_gbps, model.ring_limit);
-  if (model.nodes > 1) {
-    fmt::print(stderr, "#   {} rail(s); network {:.1f} GB/s per node, limited by {}\n", model.rails, model.net_gbps,
-               model.net_limit);
-    if (model.ranks_per_node > 1) fmt::print(stderr, "#   intra-node ring {:.1f} GB/s, limited by {}\n", model.intra_gbps, model.intra_limit);
-  }
-  if (model.gpu_nvlink_gbps > 0) fmt::print(stderr, "#   one GPU's NVLink {:.1f} GB/s\n", model.gpu_nvlink_gbps);
-  if (const double serial_us = topo::serial_launch_us(model); serial_us > 0) {
-    fmt::print(stderr, "#   one process launches {} GPUs' kernels in turn: +{:.1f} us per call\n",
-               model.gpus_per_process, serial_us);
-  }
-  fmt::print(stderr, "# {:>14} {:>12} {:>10} {:>14} {:>7} {:>8}  {}\n", "bytes", "time us", "busbw", "algorithm",
-             "proto", "channels", "limiting link");
-  for (const ResultRow& row : rows) {
-    fmt::print(stderr, "# {:>14} {:>12.2f} {:>10.2f} {:>14} {:>7} {:>8}  {}\n", row.bytes, row.time_median_us,
-               row.busbw_gbps.value_or(row.algbw_gbps), row.model_algorithm, row.model_protocol,
-               row.model_channels.value_or(0), row.model_limit);
-  }
-  for (const std::string& warning : warnings) fmt::print(stderr, "fabricbench: warning: {}\n", warning);
-}
-
 std::string topology_format_names() { return topo::TopologyFormatRegistry::instance().names(); }
 
-int predict(const TopoOptions& options) {
-  const OpTraits* op = topo::modelled_op(options.op);
-  if (!op) throw UsageError(fmt::format("--op must be one of {}, got '{}'", modelled_op_names(), options.op));
-  topo::Forced forced;
+// The sweep --op, --algo, --proto, --nccl-version, -b/-e/-f and -g ask for; the placement and the
+// other jobs come from --nodes, --gpus-per-node, --placement and --job.
+topo::SweepRequest sweep_request(const TopoOptions& options) {
+  topo::SweepRequest request;
+  request.op = topo::modelled_op(options.op);
+  if (!request.op) throw UsageError(fmt::format("--op must be one of {}, got '{}'", modelled_op_names(), options.op));
   if (options.algorithm != "auto") {
-    forced.algorithm = topo::algorithm_from_string(options.algorithm);
-    if (!forced.algorithm) {
-      throw UsageError("--algo must be auto, ring, tree, nvls, nvls_tree, collnet_direct, collnet_chain, pat or p2p, got '" +
-                       options.algorithm + "'");
+    request.forced.algorithm = topo::algorithm_from_string(options.algorithm);
+    if (!request.forced.algorithm) {
+      throw UsageError(
+          "--algo must be auto, ring, tree, nvls, nvls_tree, collnet_direct, collnet_chain, pat or p2p, got '" +
+          options.algorithm + "'");
     }
   }
   if (options.protocol != "auto") {
-    forced.protocol = topo::protocol_from_string(options.protocol);
-    if (!forced.protocol) throw UsageError("--proto must be auto, LL, LL128 or Simple, got '" + options.protocol + "'");
+    request.forced.protocol = topo::protocol_from_string(options.protocol);
+    if (!request.forced.protocol)
+      throw UsageError("--proto must be auto, LL, LL128 or Simple, got '" + options.protocol + "'");
   }
-  std::optional<topo::NcclVersion> nccl_version;
   if (!options.nccl_version.empty()) {
-    nccl_version = topo::parse_nccl_version(options.nccl_version);
-    if (!nccl_version) {
-      throw UsageError("--nccl-version must be a release such as 2.21 or 2.21.5 (or a version code such as 22105), got '" +
-                       options.nccl_version + "'");
+    request.nccl_version = topo::parse_nccl_version(options.nccl_version);
+    if (!request.nccl_version) {
+      throw UsageError(
+          "--nccl-version must be a release such as 2.21 or 2.21.5 (or a version code such as 22105), got '" +
+          options.nccl_version + "'");
     }
   }
-  const topo::NcclTuningChoice tuning = topo::nccl_tuning_for(nccl_version);
-  SweepSpec sweep;
-  sweep.min_bytes = parse_size_bytes(options.min_bytes);
-  sweep.max_bytes = parse_size_bytes(options.max_bytes);
-  sweep.step_factor = options.step_factor;
-  validate_sweep(sweep);
+  request.sweep.min_bytes = parse_size_bytes(options.min_bytes);
+  request.sweep.max_bytes = parse_size_bytes(options.max_bytes);
+  request.sweep.step_factor = options.step_factor;
+  validate_sweep(request.sweep);
   if (options.gpus_per_process < 1) {
     throw UsageError(fmt::format("--gpus-per-process must be at least 1, got {}", options.gpus_per_process));
   }
+  request.gpus_per_process = options.gpus_per_process;
+  request.in_network_reduction = options.in_network_reduction;
+  request.placement = {options.nodes, options.gpus_per_node, parse_placement(options.placement)};
+  for (const std::string& spec : options.job_specs) request.other_jobs.push_back(parse_job(spec));
+  return request;
+}
 
-  std::vector<OtherJob> other_jobs;
-  std::vector<topo::JobPlacement> placements{{options.nodes, options.gpus_per_node, parse_placement(options.placement)}};
-  for (const std::string& spec : options.job_specs) {
-    other_jobs.push_back(parse_job(spec));
-    placements.push_back(other_jobs.back().placement);
-  }
-
+int predict(const TopoOptions& options) {
+  topo::SweepRequest request = sweep_request(options);
   const Graph graph = load_topology_with_warnings(options.spec_paths, options.format, options.hints);
-  const std::vector<std::vector<topo::VertexId>> job_ranks = topo::place_jobs(graph, placements);
-  const std::vector<topo::VertexId>& ranks = job_ranks.front();
-  std::map<topo::VertexId, int> ranks_on_host;
-  for (const topo::VertexId gpu : ranks) ++ranks_on_host[graph.vertex(gpu).host];
-  for (const auto& [host, count] : ranks_on_host) {
-    if (count % options.gpus_per_process != 0) {
-      throw UsageError(fmt::format("--gpus-per-process {} must divide the GPUs per node: {} has {} ranks",
-                                   options.gpus_per_process, graph.vertex(host).name, count));
-    }
-  }
-  const topo::CollectiveModel model = topo::model_collectives(
-      graph, ranks,
-      topo::ModelOptions{options.in_network_reduction, sharing_jobs(graph, other_jobs, job_ranks),
-                         options.gpus_per_process});
-  const std::vector<std::uint64_t> sizes = expand_sweep(sweep, size_unit_bytes(*op, 4, model.ranks), "float elements");
-
-  ResultSet results;
-  Provenance& provenance = results.provenance;
   std::string inputs;
   for (const std::string& path : options.spec_paths) inputs += (inputs.empty() ? "" : " --spec ") + path;
-  provenance.run_id = fmt::format("model-{}-{}-{}", topo::host_name_from_path(options.spec_paths.front()), options.op,
-                                  options.algorithm);
-  provenance.tool_version = tool_version();
-  provenance.git_revision = git_revision();
-  provenance.start_time = utc_now_iso8601();
-  provenance.command_line = fmt::format(
+  request.run_id = fmt::format("model-{}-{}-{}", topo::host_name_from_path(options.spec_paths.front()), options.op,
+                               options.algorithm);
+  request.start_time = utc_now_iso8601();
+  request.command_line = fmt::format(
       "fabricbench topo predict --spec {} --nodes {} --gpus-per-node {} --gpus-per-process {} --placement {} --op {} "
       "--algo {} --proto {}{} -b {} -e {} -f {}",
       inputs, options.nodes, options.gpus_per_node, options.gpus_per_process, options.placement, options.op,
       options.algorithm, options.protocol, options.in_network_reduction ? " --sharp" : "", options.min_bytes,
       options.max_bytes, options.step_factor);
-  if (nccl_version) provenance.command_line += " --nccl-version " + options.nccl_version;
-  for (const std::string& spec : options.job_specs) provenance.command_line += fmt::format(" --job '{}'", spec);
-  for (const std::string& line : model.sharing) provenance.assumptions.push_back("sharing the fabric: " + line);
-  provenance.backend = "model";
-  provenance.nranks = model.ranks;
-  provenance.nodes = model.nodes;
-  provenance.ranks_per_node = model.ranks_per_node;
-  for (const topo::VertexId gpu : ranks) provenance.rank_hosts.push_back(graph.vertex(graph.vertex(gpu).host).name);
-  std::vector<std::string> warnings;
-  for (const std::uint64_t bytes : sizes) {
-    const topo::Prediction prediction = topo::predict(model, *op, bytes, forced, *tuning.tuning);
-    if (!prediction.warning.empty() && std::find(warnings.begin(), warnings.end(), prediction.warning) == warnings.end()) {
-      warnings.push_back(prediction.warning);
-    }
-    results.rows.push_back(topo::predicted_row(model, prediction, *op, bytes, provenance.run_id, provenance.start_time));
-  }
-  // The model's guesses are warnings: a prediction that rests on them says so.
-  if (!tuning.assumption.empty()) {
-    warnings.push_back("assumed: " + tuning.assumption);
-    provenance.assumptions.push_back(tuning.assumption);
-  }
-  for (const std::string& assumption : model.assumptions) warnings.push_back("assumed: " + assumption);
-  if (op->modelled_as == ModelledCollective::alltoall && !model.alltoall_assumption.empty()) {
-    warnings.push_back("assumed: " + model.alltoall_assumption);
-  }
+  if (request.nccl_version) request.command_line += " --nccl-version " + options.nccl_version;
+  for (const std::string& spec : options.job_specs) request.command_line += fmt::format(" --job '{}'", spec);
+  topo::PredictedSweep sweep = topo::predict_sweep(graph, request);
+  sweep.results.provenance.tool_version = tool_version();
+  sweep.results.provenance.git_revision = git_revision();
   if (options.explain) {
-    print_explanation(model, *tuning.tuning, results.rows, warnings);
+    print_model_explanation(sweep);
   } else {
-    fmt::print(stderr, "# model: {} ranks on {} nodes, ring {:.1f} GB/s ({}){}\n", model.ranks, model.nodes,
-               model.ring_gbps, model.ring_limit, model.nodes > 1 ? fmt::format(", network {:.1f} GB/s per node", model.net_gbps) : "");
-    print_sharing(model);
-    for (const std::string& warning : warnings) fmt::print(stderr, "fabricbench: warning: {}\n", warning);
+    print_model_summary(sweep);
   }
-  if (!options.csv_path.empty()) write_file_atomically(options.csv_path, results_to_csv(results));
-  if (!options.json_path.empty()) write_file_atomically(options.json_path, results_to_json(results));
-  if (options.csv_path.empty() && options.json_path.empty()) std::cout << results_to_csv(results);
+  if (!options.csv_path.empty() && options.csv_path != "-") {
+    write_file_atomically(options.csv_path, results_to_csv(sweep.results));
+  }
+  if (!options.json_path.empty()) write_file_atomically(options.json_path, results_to_json(sweep.results));
+  // A person at a terminal gets a table; a pipe or a file gets CSV, as before, and `--csv -` asks for it.
+  if (options.csv_path == "-" ||
+      (options.csv_path.empty() && options.json_path.empty() && ::isatty(STDOUT_FILENO) != 1)) {
+    std::cout << results_to_csv(sweep.results);
+  } else if (options.csv_path.empty() && options.json_path.empty()) {
+    print_prediction_table(std::cout, sweep);
+  }
+  return static_cast<int>(ExitCode::ok);
+}
+
+// --op for compare: a comma-separated list of the ops the model predicts.
+std::vector<const OpTraits*> parse_op_list(const std::string& text) {
+  std::vector<const OpTraits*> ops;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', begin), text.size());
+    const std::string name = text.substr(begin, comma - begin);
+    const OpTraits* op = topo::modelled_op(name);
+    if (!op) throw UsageError(fmt::format("--op must list ops of {}, got '{}'", modelled_op_names(), name));
+    ops.push_back(op);
+    begin = comma + 1;
+  }
+  return ops;
+}
+
+int compare(const TopoOptions& options) {
+  topo::ComparisonRequest request;
+  request.ops = parse_op_list(options.compare_ops);
+  request.sweep.min_bytes = parse_size_bytes(options.compare_min_bytes);
+  request.sweep.max_bytes = parse_size_bytes(options.compare_max_bytes);
+  request.sweep.step_factor = options.compare_step_factor;
+  validate_sweep(request.sweep);
+  request.placement = {options.nodes, options.gpus_per_node, {}};
+  if (!options.nccl_version.empty()) {
+    request.nccl_version = topo::parse_nccl_version(options.nccl_version);
+    if (!request.nccl_version) {
+      throw UsageError("--nccl-version must be a release such as 2.21 or 2.21.5, got '" + options.nccl_version + "'");
+    }
+  }
+  if (options.files.size() < 2) {
+    throw UsageError(
+        fmt::format("topo compare puts designs side by side: give at least 2, got {}", options.files.size()));
+  }
+  for (const std::string& path : options.prices_paths) request.prices.push_back(topo::read_part_prices(path));
+  request.start_time = utc_now_iso8601();
+  std::vector<Graph> graphs;
+  graphs.reserve(options.files.size());
+  std::vector<topo::Design> designs;
+  for (const std::string& path : options.files) {
+    graphs.push_back(load_topology_with_warnings({path}, options.format, options.hints));
+    designs.push_back({topo::host_name_from_path(path), &graphs.back()});
+  }
+  const topo::DesignComparison comparison = topo::compare_designs(designs, request);
+  print_design_comparison(std::cout, comparison);
+  if (!options.csv_path.empty()) write_file_atomically(options.csv_path, design_comparison_csv(comparison));
+  if (!options.json_path.empty()) write_file_atomically(options.json_path, design_comparison_json(comparison));
+  if (!options.output_path.empty()) write_file_atomically(options.output_path, design_comparison_html(comparison));
   return static_cast<int>(ExitCode::ok);
 }
 
@@ -466,7 +460,8 @@ int dot(const TopoOptions& options) {
   std::vector<topo::LinkId> flagged;
   if (options.pattern != "none") {
     FabricHierarchy fabric(graph);
-    for (const topo::SaturatedLink& finding : topo::analyze_pattern(fabric, parse_pattern(options.pattern)).blocking) {
+    for (const topo::SaturatedLink& finding :
+         topo::analyze_pattern(fabric, parse_pattern(options.pattern)).blocking) {
       flagged.push_back(finding.link);
     }
   }
@@ -484,8 +479,8 @@ int dot(const TopoOptions& options) {
 // differs from the fleet.
 int diff(const TopoOptions& options) {
   if (options.files.size() < 2) {
-    throw UsageError(fmt::format("topo diff compares nodes: give at least 2 dumps, one per node, got {}",
-                                 options.files.size()));
+    throw UsageError(
+        fmt::format("topo diff compares nodes: give at least 2 dumps, one per node, got {}", options.files.size()));
   }
   const topo::Fleet fleet = topo::load_fleet(options.files, options.format, options.hints);
   for (const topo::NodeTopology& node : fleet.nodes) print_assumption_warnings(node.graph);
@@ -497,111 +492,141 @@ int diff(const TopoOptions& options) {
     fmt::print("# {}\n", topo::describe(renumbering));
   }
   for (const topo::Deviation& deviation : fleet_diff.deviations) fmt::print("{}\n", topo::describe(deviation));
-  if (!options.json_path.empty()) {
-    write_json(options.json_path, topo::to_json(fleet_diff));
-  }
+  if (!options.json_path.empty()) { write_json(options.json_path, topo::to_json(fleet_diff)); }
   return static_cast<int>(fleet_diff.deviations.empty() ? ExitCode::ok : ExitCode::doctor_flags);
 }
 
 void add_nvlink_generation_flag(CLI::App& command, TopoOptions& options) {
   command
-      .add_option_function<int>("--nvlink-gen", [&options](int generation) { options.hints.nvlink_generation = generation; },
-                                "NVLink generation of the GPUs in nvidia-smi topo -m inputs (NV18: 4 on H100, 5 on B200); "
-                                "default: from a GPU model named in the file, else assumed from the link count")
+      .add_option_function<int>(
+          "--nvlink-gen", [&options](int generation) { options.hints.nvlink_generation = generation; },
+          "NVLink generation of the GPUs in nvidia-smi topo -m inputs (NV18: 4 on H100, 5 on B200); "
+          "default: from a GPU model named in the file, else assumed from the link count")
       ->check(CLI::Range(1, 5));
 }
 
 void add_input_flags(CLI::App& command, TopoOptions& options,
                      const std::string& files_help = "topology inputs, merged in order (hosts match by name)") {
-  command.add_option("files", options.files, files_help)
-      ->required()
-      ->check(CLI::ExistingFile);
+  command.add_option("files", options.files, files_help)->required()->check(CLI::ExistingFile);
   command.add_option("--format", options.format, "input format: auto (sniffed) or one of " + topology_format_names());
   add_nvlink_generation_flag(command, options);
 }
 
-const Registrar<CommandRegistration> registrar{{
-    "topo", "the fabric model: show, analyze, predict and draw a topology; diff a fleet's dumps",
-    [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
-      auto options = std::make_shared<TopoOptions>();
-      sub.require_subcommand(1);
-      CLI::App* show_command = sub.add_subcommand("show", "summary: counts, link types, tiers, oversubscription");
-      add_input_flags(*show_command, *options);
+const Registrar<CommandRegistration> registrar{
+    {"topo", "the fabric model: show, analyze, predict and draw a topology; diff a fleet's dumps",
+     [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
+       auto options = std::make_shared<TopoOptions>();
+       sub.require_subcommand(1);
+       CLI::App* show_command = sub.add_subcommand("show", "summary: counts, link types, tiers, oversubscription");
+       add_input_flags(*show_command, *options);
 
-      CLI::App* analyze_command = sub.add_subcommand("analyze", "oversubscription, bisection and blocking links");
-      add_input_flags(*analyze_command, *options);
-      analyze_command->add_option("--pattern", options->pattern, "all_to_all, ring, leaf_to_leaf or bisection")
-          ->capture_default_str();
-      analyze_command->add_option("--json", options->json_path, "write the findings as JSON to FILE ('-': stdout)");
-      analyze_command->add_option("--max-rows", options->max_rows, "blocking links shown in the table")->capture_default_str();
+       CLI::App* analyze_command = sub.add_subcommand("analyze", "oversubscription, bisection and blocking links");
+       add_input_flags(*analyze_command, *options);
+       analyze_command->add_option("--pattern", options->pattern, "all_to_all, ring, leaf_to_leaf or bisection")
+           ->capture_default_str();
+       analyze_command->add_option("--json", options->json_path, "write the findings as JSON to FILE ('-': stdout)");
+       analyze_command->add_option("--max-rows", options->max_rows, "blocking links shown in the table")
+           ->capture_default_str();
 
-      CLI::App* predict_command =
-          sub.add_subcommand("predict", "NCCL's algorithm x protocol choice and time for a collective sweep");
-      predict_command
-          ->add_option("--spec", options->spec_paths,
-                       "the topology: a cluster spec YAML or any input; repeat to merge (node dumps + fabric)")
-          ->required()
-          ->check(CLI::ExistingFile);
-      predict_command->add_option("--format", options->format,
-                                  "input format: auto (sniffed) or one of " + topology_format_names());
-      add_nvlink_generation_flag(*predict_command, *options);
-      predict_command->add_option("--op", options->op, modelled_op_names())
-          ->capture_default_str();
-      predict_command
-          ->add_option("--algo", options->algorithm,
-                       "auto (NCCL's choice) or force one as NCCL_ALGO does: ring, tree, nvls, nvls_tree, "
-                       "collnet_direct, collnet_chain, pat (p2p for alltoall and sendrecv)")
-          ->capture_default_str();
-      predict_command->add_option("--proto", options->protocol, "auto, or force one as NCCL_PROTO does: LL, LL128, Simple")
-          ->capture_default_str();
-      predict_command->add_option("--nccl-version", options->nccl_version,
-                                  "the NCCL release whose tuner figures choose algorithm and protocol (2.21, "
-                                  "2.21.5, 22105); default: the newest the model has, stated as an assumption");
-      predict_command->add_flag("--sharp", options->in_network_reduction,
-                                "the fabric reduces in its switches (SHARP): CollNet and multi-node NVLS");
-      predict_command->add_flag("--explain", options->explain,
-                                "print each size's algorithm, protocol, channels and limiting link, and the assumptions");
-      predict_command->add_option("-b,--minbytes", options->min_bytes, "smallest size")->capture_default_str();
-      predict_command->add_option("-e,--maxbytes", options->max_bytes, "largest size")->capture_default_str();
-      predict_command->add_option("-f,--stepfactor", options->step_factor, "size multiplier")->capture_default_str();
-      predict_command->add_option("--nodes", options->nodes, "nodes to place ranks on (0: all)");
-      predict_command->add_option("--gpus-per-node", options->gpus_per_node, "ranks per node (0: every GPU)");
-      predict_command
-          ->add_option("-g,--gpus-per-process", options->gpus_per_process,
-                       "GPUs one process drives, as nccl-tests -g: it launches their kernels in turn, adding a "
-                       "launch per extra GPU to every call; must divide the GPUs per node")
-          ->capture_default_str();
-      predict_command
-          ->add_option("--placement", options->placement,
-                       "which hosts: packed (the first --nodes), spread (evenly over all), or a host list node[01-16]")
-          ->capture_default_str();
-      predict_command
-          ->add_option("--job", options->job_specs,
-                       "another job on the same fabric, on hosts of its own, repeatable: "
-                       "op=OP,nodes=N[,gpus-per-node=G][,placement=packed|spread|HOSTLIST]; it sends its op's "
-                       "traffic (rings; alltoall's all-pairs exchange; sendrecv's neighbours) throughout");
-      predict_command->add_option("--csv", options->csv_path, "write the rows as CSV (default: CSV on stdout)");
-      predict_command->add_option("--json", options->json_path, "write the rows as JSON");
+       CLI::App* predict_command =
+           sub.add_subcommand("predict", "NCCL's algorithm x protocol choice and time for a collective sweep");
+       predict_command
+           ->add_option("--spec", options->spec_paths,
+                        "the topology: a cluster spec YAML or any input; repeat to merge (node dumps + fabric)")
+           ->required()
+           ->check(CLI::ExistingFile);
+       predict_command->add_option("--format", options->format,
+                                   "input format: auto (sniffed) or one of " + topology_format_names());
+       add_nvlink_generation_flag(*predict_command, *options);
+       predict_command->add_option("--op", options->op, modelled_op_names())->capture_default_str();
+       predict_command
+           ->add_option("--algo", options->algorithm,
+                        "auto (NCCL's choice) or force one as NCCL_ALGO does: ring, tree, nvls, nvls_tree, "
+                        "collnet_direct, collnet_chain, pat (p2p for alltoall and sendrecv)")
+           ->capture_default_str();
+       predict_command
+           ->add_option("--proto", options->protocol, "auto, or force one as NCCL_PROTO does: LL, LL128, Simple")
+           ->capture_default_str();
+       predict_command->add_option("--nccl-version", options->nccl_version,
+                                   "the NCCL release whose tuner figures choose algorithm and protocol (2.21, "
+                                   "2.21.5, 22105); default: the newest the model has, stated as an assumption");
+       predict_command->add_flag("--sharp", options->in_network_reduction,
+                                 "the fabric reduces in its switches (SHARP): CollNet and multi-node NVLS");
+       predict_command->add_flag(
+           "--explain", options->explain,
+           "print each size's algorithm, protocol, channels and limiting link, and the assumptions");
+       predict_command->add_option("-b,--minbytes", options->min_bytes, "smallest size")->capture_default_str();
+       predict_command->add_option("-e,--maxbytes", options->max_bytes, "largest size")->capture_default_str();
+       predict_command->add_option("-f,--stepfactor", options->step_factor, "size multiplier")->capture_default_str();
+       predict_command->add_option("--nodes", options->nodes, "nodes to place ranks on (0: all)");
+       predict_command->add_option("--gpus-per-node", options->gpus_per_node, "ranks per node (0: every GPU)");
+       predict_command
+           ->add_option("-g,--gpus-per-process", options->gpus_per_process,
+                        "GPUs one process drives, as nccl-tests -g: it launches their kernels in turn, adding a "
+                        "launch per extra GPU to every call; must divide the GPUs per node")
+           ->capture_default_str();
+       predict_command
+           ->add_option("--placement", options->placement,
+                        "which hosts: packed (the first --nodes), spread (evenly over all), or a host list node[01-16]")
+           ->capture_default_str();
+       predict_command->add_option(
+           "--job", options->job_specs,
+           "another job on the same fabric, on hosts of its own, repeatable: "
+           "op=OP,nodes=N[,gpus-per-node=G][,placement=packed|spread|HOSTLIST]; it sends its op's "
+           "traffic (rings; alltoall's all-pairs exchange; sendrecv's neighbours) throughout");
+       predict_command->add_option("--csv", options->csv_path,
+                                   "write the rows as CSV to FILE ('-': stdout); default: a table on a terminal, CSV "
+                                   "on a pipe");
+       predict_command->add_option("--json", options->json_path, "write the rows as JSON");
+       CLI::App* compare_command = sub.add_subcommand(
+           "compare", "cluster designs side by side: predicted busbw, time, ratio and limiting link per op and size");
+       compare_command
+           ->add_option("files", options->files, "cluster designs (specs or any topology input), one per file")
+           ->required()
+           ->check(CLI::ExistingFile);
+       compare_command->add_option("--format", options->format,
+                                   "input format: auto (sniffed) or one of " + topology_format_names());
+       add_nvlink_generation_flag(*compare_command, *options);
+       compare_command->add_option("--op", options->compare_ops, "comma-separated ops: " + modelled_op_names())
+           ->capture_default_str();
+       compare_command->add_option("-b,--minbytes", options->compare_min_bytes, "smallest size")->capture_default_str();
+       compare_command->add_option("-e,--maxbytes", options->compare_max_bytes, "largest size (the answer's size)")
+           ->capture_default_str();
+       compare_command->add_option("-f,--stepfactor", options->compare_step_factor, "size multiplier")
+           ->capture_default_str();
+       compare_command->add_option("--nodes", options->nodes, "nodes of each design the job runs on (0: all)");
+       compare_command->add_option("--gpus-per-node", options->gpus_per_node, "ranks per node (0: every GPU)");
+       compare_command->add_option("--nccl-version", options->nccl_version,
+                                   "the NCCL release whose tuner figures choose (default: the newest, an assumption)");
+       compare_command
+           ->add_option("--prices", options->prices_paths,
+                        "YAML map of price per part (host, gpu, nic, switch, cable): adds cost per GB/s; "
+                        "once for all designs, or once per design in order")
+           ->check(CLI::ExistingFile);
+       compare_command->add_option("--html", options->output_path, "write the comparison as one HTML page");
+       compare_command->add_option("--csv", options->csv_path, "write one row per op, size and design as CSV");
+       compare_command->add_option("--json", options->json_path, "write the comparison as JSON");
 
-      CLI::App* dot_command = sub.add_subcommand("dot", "Graphviz DOT with the pattern's blocking links in red");
-      add_input_flags(*dot_command, *options);
-      dot_command->add_option("--pattern", options->pattern, "pattern whose blocking links are flagged, or none")
-          ->capture_default_str();
-      dot_command->add_option("-o,--output", options->output_path, "write to FILE instead of stdout");
+       CLI::App* dot_command = sub.add_subcommand("dot", "Graphviz DOT with the pattern's blocking links in red");
+       add_input_flags(*dot_command, *options);
+       dot_command->add_option("--pattern", options->pattern, "pattern whose blocking links are flagged, or none")
+           ->capture_default_str();
+       dot_command->add_option("-o,--output", options->output_path, "write to FILE instead of stdout");
 
-      CLI::App* diff_command =
-          sub.add_subcommand("diff", "per-node dumps (topo -m, NCCL XML) against the fleet's majority");
-      add_input_flags(*diff_command, *options, "one dump per node, each named after its node (dgx01.txt, dgx01.xml)");
-      diff_command->add_option("--json", options->json_path, "write the deviations as JSON to FILE ('-': stdout)");
+       CLI::App* diff_command =
+           sub.add_subcommand("diff", "per-node dumps (topo -m, NCCL XML) against the fleet's majority");
+       add_input_flags(*diff_command, *options, "one dump per node, each named after its node (dgx01.txt, dgx01.xml)");
+       diff_command->add_option("--json", options->json_path, "write the deviations as JSON to FILE ('-': stdout)");
 
-      return [options, show_command, analyze_command, predict_command, diff_command]() {
-        if (show_command->parsed()) return show(*options);
-        if (analyze_command->parsed()) return analyze(*options);
-        if (predict_command->parsed()) return predict(*options);
-        if (diff_command->parsed()) return diff(*options);
-        return dot(*options);
-      };
-    }}};
+       return [options, show_command, analyze_command, predict_command, compare_command, diff_command]() {
+         if (show_command->parsed()) return show(*options);
+         if (analyze_command->parsed()) return analyze(*options);
+         if (predict_command->parsed()) return predict(*options);
+         if (compare_command->parsed()) return compare(*options);
+         if (diff_command->parsed()) return diff(*options);
+         return dot(*options);
+       };
+     }}};
 
 }  // namespace
 }  // namespace fb::cli

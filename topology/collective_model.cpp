@@ -11,6 +11,8 @@
 #include <array>
 #include <bit>
 #include <cctype>
+#include <limits>
+#include <stdexcept>
 #include <optional>
 #include <string>
 
@@ -28,15 +30,15 @@ constexpr std::array<std::array<double, 24>, protocol_count> tree_correction{{
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
 }};
 
-constexpr double tree_efficiency = 0.92;          // NCCL's tree all_reduce against its links
-constexpr double ll128_efficiency = 0.92;         // 120 payload bytes of every 128
+constexpr double tree_efficiency = 0.92;   // NCCL's tree all_reduce against its links
+constexpr double ll128_efficiency = 0.92;  // 120 payload bytes of every 128
 constexpr double pat_efficiency = 0.75;
 constexpr double network_post_overhead_us = 1.0;  // per network step (NCCL: 1 us Intel, 2 AMD)
 // The host-side cost of one collective call that back-to-back calls do not hide: stream
 // ordering and kernel start. NCCL's base latencies cover the kernel's own work.
 constexpr double launch_overhead_us = 1.5;
 constexpr std::uint64_t p2p_ll_threshold_bytes = 16384;  // NCCL_P2P_LL_THRESHOLD
-constexpr double per_peer_us = 0.3;  // alltoall: posting one more send/recv pair (an assumption)
+constexpr double per_peer_us = 0.3;                      // alltoall: posting one more send/recv pair (an assumption)
 constexpr int nvls_channels = 16;
 constexpr int ring_warning_nodes = 256;
 
@@ -54,7 +56,8 @@ int log2_floor(int n) { return n <= 1 ? 0 : static_cast<int>(std::bit_width(stat
 
 std::string lower(std::string_view text) {
   std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 }  // namespace
@@ -114,15 +117,21 @@ struct Candidate {
   double busbw_gbps;  // at large sizes
   double latency_us;
   std::string limit;
+  double bound_gbps;  // what `limit` allows the algorithm's traffic, before efficiencies and protocols
 };
 
 bool has_nvls(const CollectiveModel& m, const NcclTuning& t) {
   return t.has_nvls && m.gpu_ranks && m.nvswitch && m.compute_capability >= 90 && m.ranks_per_node > 1;
 }
 
-double nvls_all_reduce_busbw(const CollectiveModel& m) {
+// Each GPU sends S + S/g through its NVLink to the switches: busbw 2(g-1)/(g+1) x its NVLink.
+double nvls_all_reduce_bound(const CollectiveModel& m) {
   const double g = m.ranks_per_node;
-  return 2 * (g - 1) / (g + 1) * m.gpu_nvlink_gbps * nvls_efficiency[generation_index(m.compute_capability)];
+  return 2 * (g - 1) / (g + 1) * m.gpu_nvlink_gbps;
+}
+
+double nvls_all_reduce_busbw(const CollectiveModel& m) {
+  return nvls_all_reduce_bound(m) * nvls_efficiency[generation_index(m.compute_capability)];
 }
 
 std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op, const NcclTuning& t) {
@@ -161,14 +170,16 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
       if (pr == Protocol::ll128 && !ll128_enabled) continue;
       double bw = simple_gbps;
       if (pr == Protocol::ll) bw = std::min(ll_max, ll_share * bw);
-      if (pr == Protocol::ll128) bw = std::min(ll128_efficiency * bw, m.channels * t.ring_ll128_per_channel_gbps[generation][node_index]);
+      if (pr == Protocol::ll128)
+        bw = std::min(ll128_efficiency * bw, m.channels * t.ring_ll128_per_channel_gbps[generation][node_index]);
       double intra = intra_hop(Algorithm::ring, pr);
       if (multi_node && pr == Protocol::ll) intra *= t.multi_node_ll_intra_factor;
       if (multi_node && t.ring_network_overhead) {
         intra = std::max(intra, network_post_overhead_us * (pr == Protocol::simple ? 3 : 1));
       }
-      const double latency = base(Algorithm::ring, pr) + (nsteps - inter_steps) * intra + inter_steps * inter_hop(Algorithm::ring, pr);
-      out.push_back({a, pr, bw, latency, limit});
+      const double latency =
+          base(Algorithm::ring, pr) + (nsteps - inter_steps) * intra + inter_steps * inter_hop(Algorithm::ring, pr);
+      out.push_back({a, pr, bw, latency, limit, simple_gbps});
     }
   };
 
@@ -187,12 +198,13 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
       if (has_nvls(m, t) && t.has_nvls_gathers && !multi_node) {
         out.push_back({Algorithm::nvls, Protocol::simple, m.gpu_nvlink_gbps * nvls_efficiency[generation],
                        base(Algorithm::nvls, Protocol::simple) + intra_hop(Algorithm::nvls, Protocol::simple),
-                       "NVLink to the NVSwitches (NVLS multicast)"});
+                       "NVLink to the NVSwitches (NVLS multicast)", m.gpu_nvlink_gbps});
       }
       if (t.has_pat && m.gpu_ranks && multi_node && ppn == 1 && m.compute_capability >= 60) {
         out.push_back({Algorithm::pat, Protocol::simple, pat_efficiency * m.ring_gbps,
-                       base(Algorithm::pat, Protocol::simple) + depth * inter_hop(Algorithm::pat, Protocol::simple) / 3.5 + p * 2.8,
-                       m.ring_limit});
+                       base(Algorithm::pat, Protocol::simple) +
+                           depth * inter_hop(Algorithm::pat, Protocol::simple) / 3.5 + p * 2.8,
+                       m.ring_limit, m.ring_gbps});
       }
       break;
     case ModelledCollective::all_reduce: {
@@ -202,20 +214,25 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
       // the NICs' rate (2-node A100, nccl#1048: 86 GB/s over 96 of NICs, never above).
       const double tree_network = std::min(m.tree_net_gbps, m.net_gbps);
       const bool network_bound = multi_node && tree_network < m.intra_gbps;
-      const double tree_gbps = tree_efficiency * (multi_node ? std::min(m.intra_gbps, tree_network) : m.intra_gbps);
-      const std::string tree_limit = !network_bound ? m.intra_limit : m.tree_net_gbps < m.net_gbps ? m.tree_limit : m.net_limit;
+      const double tree_bound = multi_node ? std::min(m.intra_gbps, tree_network) : m.intra_gbps;
+      const double tree_gbps = tree_efficiency * tree_bound;
+      const std::string tree_limit = !network_bound                 ? m.intra_limit
+                                     : m.tree_net_gbps < m.net_gbps ? m.tree_limit
+                                                                    : m.net_limit;
       for (const Protocol pr : protocols) {
         if (!m.gpu_ranks && pr != Protocol::simple) continue;
         if (pr == Protocol::ll128 && !ll128_enabled) continue;
         double bw = tree_gbps;
         if (pr == Protocol::ll) bw = std::min(bw / 3.8, ll_max);
         if (pr == Protocol::ll128) {
-          bw = std::min(bw * (multi_node ? 120.0 / 128.0 : 7.0 / 9.0), m.channels * t.tree_ll128_per_channel_gbps[generation][node_index]);
+          bw = std::min(bw * (multi_node ? 120.0 / 128.0 : 7.0 / 9.0),
+                        m.channels * t.tree_ll128_per_channel_gbps[generation][node_index]);
         }
         const double intra =
             intra_hop(Algorithm::tree, pr) * (multi_node && pr == Protocol::ll ? t.multi_node_ll_intra_factor : 1.0);
-        const double latency = base(Algorithm::tree, pr) + 2 * ((ppn - 1) * intra + depth * inter_hop(Algorithm::tree, pr));
-        out.push_back({Algorithm::tree, pr, bw, latency, tree_limit});
+        const double latency =
+            base(Algorithm::tree, pr) + 2 * ((ppn - 1) * intra + depth * inter_hop(Algorithm::tree, pr));
+        out.push_back({Algorithm::tree, pr, bw, latency, tree_limit, tree_bound});
       }
       if (has_nvls(m, t)) {
         const double intra = intra_hop(Algorithm::nvls, Protocol::simple);
@@ -223,10 +240,11 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
         if (!multi_node || (m.in_network_reduction && t.has_multi_node_nvls)) {
           const double sharp_gbps = m.net_gbps * 2 * (p - 1.0) / p;
           const double bw = multi_node ? std::min(nvls_all_reduce_busbw(m), sharp_gbps) : nvls_all_reduce_busbw(m);
+          const double bound = multi_node ? std::min(nvls_all_reduce_bound(m), sharp_gbps) : nvls_all_reduce_bound(m);
           const double latency = base(Algorithm::nvls, Protocol::simple) + intra +
                                  (multi_node ? inter_hop(Algorithm::nvls, Protocol::simple) : 0.0);
           out.push_back({Algorithm::nvls, Protocol::simple, bw, latency,
-                         multi_node && sharp_gbps < nvls_all_reduce_busbw(m) ? m.net_limit : nvls_limit});
+                         multi_node && sharp_gbps < nvls_all_reduce_busbw(m) ? m.net_limit : nvls_limit, bound});
         }
         if (multi_node && t.has_multi_node_nvls) {
           const double network = m.tree_net_gbps;
@@ -235,7 +253,8 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
                                  intra_hop(Algorithm::nvls_tree, Protocol::simple) +
                                  2 * crossings * inter_hop(Algorithm::nvls_tree, Protocol::simple);
           out.push_back({Algorithm::nvls_tree, Protocol::simple, std::min(nvls_all_reduce_busbw(m), network), latency,
-                         network < nvls_all_reduce_busbw(m) ? m.tree_limit : nvls_limit});
+                         network < nvls_all_reduce_busbw(m) ? m.tree_limit : nvls_limit,
+                         std::min(nvls_all_reduce_bound(m), network)});
         }
       }
       if (m.in_network_reduction && m.gpu_ranks) {
@@ -249,13 +268,13 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
                          base(Algorithm::collnet_direct, Protocol::simple) +
                              2 * (std::min(1, ppn - 1) * intra + (ppn - 1) * t.collnet_arity_us) +
                              inter_hop(Algorithm::collnet_direct, Protocol::simple),
-                         limit});
+                         limit, bw});
         }
         out.push_back({Algorithm::collnet_chain, Protocol::simple, bw,
                        base(Algorithm::collnet_chain, Protocol::simple) +
                            2 * (ppn - 1) * intra_hop(Algorithm::collnet_chain, Protocol::simple) +
                            inter_hop(Algorithm::collnet_chain, Protocol::simple),
-                       limit});
+                       limit, bw});
       }
       break;
     }
@@ -286,16 +305,18 @@ Prediction timed(const CollectiveModel& m, const OpTraits& op, const Candidate& 
   Prediction prediction;
   prediction.algorithm = c.algorithm;
   prediction.protocol = c.protocol;
-  prediction.channels = c.algorithm == Algorithm::nvls || c.algorithm == Algorithm::nvls_tree ? nvls_channels : m.channels;
+  prediction.channels =
+      c.algorithm == Algorithm::nvls || c.algorithm == Algorithm::nvls_tree ? nvls_channels : m.channels;
   prediction.time_us = launch_us(m) + latency + static_cast<double>(bytes) / (algbw * 1e3);
   prediction.busbw_gbps = static_cast<double>(bytes) / (prediction.time_us * 1e3) * busbw_factor(op, m.ranks);
   prediction.limit = c.limit;
+  prediction.bound_gbps = c.bound_gbps;
   const bool chain = op.modelled_as == ModelledCollective::broadcast || op.modelled_as == ModelledCollective::reduce;
   if (c.algorithm == Algorithm::ring && m.nodes > ring_warning_nodes && !chain) {
-    prediction.warning = fmt::format(
-        "a ring across {} nodes has {} latency steps; no one runs that: NCCL picks trees, NVLS-tree or "
-        "PAT at this scale, and jobs this large use hierarchical (per-rail) collectives",
-        m.nodes, all_reduce ? 2 * (m.ranks - 1) : m.ranks - 1);
+    prediction.warning =
+        fmt::format("a ring across {} nodes has {} latency steps; no one runs that: NCCL picks trees, NVLS-tree or "
+                    "PAT at this scale, and jobs this large use hierarchical (per-rail) collectives",
+                    m.nodes, all_reduce ? 2 * (m.ranks - 1) : m.ranks - 1);
   }
   return prediction;
 }
@@ -321,11 +342,17 @@ Transfer alltoall_transfer(const CollectiveModel& m, double bytes) {
   const double p = m.ranks;
   const double g = m.ranks_per_node;
   Transfer transfer = node_shares_transfer(m, bytes, "NVLink of one GPU");
+  if (g > 1) {
+    const double all_pairs_us = bytes / p / (m.local_all_pairs_gbps * 1e3);
+    if (all_pairs_us > transfer.time_us * (1 + 1e-9)) transfer = {all_pairs_us, m.local_all_pairs_limit};
+  }
   if (m.nodes > 1) {
     const double network_us = bytes * g * (p - g) / p / (m.alltoall_node_gbps * 1e3);
     const double nic_path_us = bytes * (p - g) / p / (m.gpu_nic_gbps * 1e3);
     if (network_us > transfer.time_us) transfer = {network_us, m.alltoall_limit};
-    if (nic_path_us > transfer.time_us) transfer = {nic_path_us, "a GPU's PCIe path to its NIC"};
+    if (nic_path_us > transfer.time_us) {
+      transfer = {nic_path_us, fmt::format("a GPU's PCIe path to its NIC ({:.1f} GB/s)", m.gpu_nic_gbps)};
+    }
   }
   return transfer;
 }
@@ -343,8 +370,9 @@ Transfer root_transfer(const CollectiveModel& m, double bytes) {
     const bool pcie_limits = m.gpu_nic_gbps <= rail_gbps;
     const double network_us = bytes * (p - g) / p / (std::min(rail_gbps, m.gpu_nic_gbps) * 1e3);
     if (network_us > transfer.time_us) {
-      transfer = {network_us, pcie_limits ? fmt::format("the root GPU's PCIe path to its NIC ({:.1f} GB/s)", m.gpu_nic_gbps)
-                                          : fmt::format("the root's NIC port, one rail ({:.1f} GB/s effective)", rail_gbps)};
+      transfer = {network_us, pcie_limits
+                                  ? fmt::format("the root GPU's PCIe path to its NIC ({:.1f} GB/s)", m.gpu_nic_gbps)
+                                  : fmt::format("the root's NIC port, one rail ({:.1f} GB/s effective)", rail_gbps)};
     }
   }
   return transfer;
@@ -375,14 +403,15 @@ Prediction point_to_point(const CollectiveModel& m, const OpTraits& op, std::uin
                        transfer.time_us / (protocol == Protocol::ll ? 0.5 : 1.0);
   prediction.busbw_gbps = b / (prediction.time_us * 1e3) * busbw_factor(op, m.ranks);
   prediction.limit = transfer.limit;
+  prediction.bound_gbps = transfer.time_us > 0 ? b / (transfer.time_us * 1e3) * busbw_factor(op, m.ranks)
+                                               : std::numeric_limits<double>::infinity();
   return prediction;
 }
 
 // The grouped point-to-point ops above. Throws when the model has no formulas for the op.
 bool is_grouped_point_to_point(const OpTraits& op) {
   switch (op.modelled_as) {
-    case ModelledCollective::none:
-      throw InputError(fmt::format("the topology model does not predict {}", op.name));
+    case ModelledCollective::none: throw InputError(fmt::format("the topology model does not predict {}", op.name));
     case ModelledCollective::alltoall:
     case ModelledCollective::sendrecv:
     case ModelledCollective::gather:
@@ -396,6 +425,17 @@ bool is_grouped_point_to_point(const OpTraits& op) {
   return false;
 }
 
+// A prediction faster than the link that limits it is a bug in the model, never an answer.
+const Prediction& checked(const Prediction& prediction, const OpTraits& op, std::uint64_t bytes) {
+  if (!(prediction.busbw_gbps <= prediction.bound_gbps * (1 + 1e-9))) {
+    throw std::logic_error(fmt::format("collective model bug: {} {}/{} at {} B predicted {:.3f} GB/s busbw, over the "
+                                       "{:.3f} GB/s its limiting link allows ({})",
+                                       op.name, name_of(prediction.algorithm), name_of(prediction.protocol), bytes,
+                                       prediction.busbw_gbps, prediction.bound_gbps, prediction.limit));
+  }
+  return prediction;
+}
+
 }  // namespace
 
 double serial_launch_us(const CollectiveModel& model) {
@@ -406,10 +446,12 @@ std::vector<Prediction> candidates(const CollectiveModel& model, const OpTraits&
                                    const NcclTuning& tuning) {
   std::vector<Prediction> out;
   if (is_grouped_point_to_point(op)) {
-    out.push_back(point_to_point(model, op, bytes, {}, tuning));
+    out.push_back(checked(point_to_point(model, op, bytes, {}, tuning), op, bytes));
     return out;
   }
-  for (const Candidate& c : enumerate(model, op.modelled_as, tuning)) out.push_back(timed(model, op, c, bytes));
+  for (const Candidate& c : enumerate(model, op.modelled_as, tuning)) {
+    out.push_back(checked(timed(model, op, c, bytes), op, bytes));
+  }
   return out;
 }
 
@@ -417,16 +459,16 @@ Prediction predict(const CollectiveModel& model, const OpTraits& op, std::uint64
                    const NcclTuning& tuning) {
   if (is_grouped_point_to_point(op)) {
     if (forced.algorithm && *forced.algorithm != Algorithm::p2p) {
-      throw InputError(fmt::format("{} is point-to-point in NCCL: no {} algorithm", op.name,
-                                              name_of(*forced.algorithm)));
+      throw InputError(
+          fmt::format("{} is point-to-point in NCCL: no {} algorithm", op.name, name_of(*forced.algorithm)));
     }
-    return point_to_point(model, op, bytes, forced, tuning);
+    return checked(point_to_point(model, op, bytes, forced, tuning), op, bytes);
   }
   std::optional<Prediction> best;
   for (const Candidate& c : enumerate(model, op.modelled_as, tuning)) {
     if (forced.algorithm && c.algorithm != *forced.algorithm) continue;
     if (forced.protocol && c.protocol != *forced.protocol) continue;
-    const Prediction p = timed(model, op, c, bytes);
+    const Prediction p = checked(timed(model, op, c, bytes), op, bytes);
     if (!best || p.time_us < best->time_us) best = p;
   }
   if (!best) {

@@ -112,6 +112,9 @@ struct CollectiveModel {
   double sendrecv_gbps = 0;  // rank i to i+1, all at once
   std::string sendrecv_limit;
   double alltoall_node_gbps = 0;  // what one node sends when every node sends to every other
+  // One pair's rate when all of a node's ranks send to each other at once (alltoall inside a node).
+  double local_all_pairs_gbps = 0;
+  std::string local_all_pairs_limit;
   std::string alltoall_limit;
   double gpu_nic_gbps = 0;  // the slowest rank's path to its nearest NIC
   double net_latency_us = 0;  // one fabric crossing, NIC to NIC
@@ -167,6 +170,9 @@ struct Prediction {
   double time_us = 0;
   double busbw_gbps = 0;  // at this size
   std::string limit;      // the link that bounds the bandwidth term
+  // The busbw that link allows this algorithm's traffic (no latency, no protocol overhead): a
+  // prediction above it is a bug in the model, refused with std::logic_error.
+  double bound_gbps = 0;
   std::string warning;    // a setup no one runs (ring across thousands of nodes), else empty
 };
 

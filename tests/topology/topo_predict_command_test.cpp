@@ -238,5 +238,23 @@ TEST_F(TopoPredictCommand, JobsOnOverlappingHostListsAreRefused) {
   EXPECT_THAT(named.out, HasSubstr("node00003"));
 }
 
+TEST_F(TopoPredictCommand, ATerminalGetsATableAndAPipeOrCsvDashGetsCsv) {
+  const std::string spec = std::string(TOPOLOGY_SAMPLES_DIR) + "/dgx_h100_pod.yaml";
+  const std::string command =
+      std::string(FABRICBENCH_BINARY) + " topo predict --spec " + spec + " --nodes 1 -b 1M -e 4M -f 4";
+  // script(1) gives the command a pseudo-terminal as its standard output.
+  const ProcessResult terminal = testing::run_process({"/usr/bin/script", "-qec", command, "/dev/null"});
+  ASSERT_EQ(terminal.exit_code, 0) << describe(terminal);
+  EXPECT_THAT(terminal.out, HasSubstr("# predicted all_reduce on 8 ranks (1 nodes x 8)"));
+  EXPECT_THAT(terminal.out, HasSubstr("size    time (us)   busbw GB/s"));
+  EXPECT_THAT(terminal.out, HasSubstr("\n        4M "));
+  EXPECT_EQ(terminal.out.find("fabricbench.results.v1"), std::string::npos);
+  const ProcessResult asked = testing::run_process({"/usr/bin/script", "-qec", command + " --csv -", "/dev/null"});
+  EXPECT_THAT(asked.out, HasSubstr("fabricbench.results.v1,model-dgx_h100_pod-all_reduce-auto,model,all_reduce"));
+  const ProcessResult piped = predict({"--nodes", "1", "-b", "1M", "-e", "4M", "-f", "4"});
+  EXPECT_THAT(piped.out, HasSubstr("fabricbench.results.v1,model-dgx_h100_pod-all_reduce-auto,model,all_reduce"));
+  EXPECT_EQ(piped.out.find("time (us)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fb

@@ -1,0 +1,155 @@
+// `fabricbench topo compare` end to end: the real binary on the shipped design pairs (2:1 taper
+// against non-blocking; 400G against 800G NICs), its answer in the first lines, its CSV and JSON,
+// and its HTML page rendered by a real headless Chromium.
+
+#include "common/errors.hpp"
+#include "common/text_file.hpp"
+#include "process_runner.hpp"
+#include "support/temp_dir.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace fb {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using testing::ProcessResult;
+using testing::TempDir;
+
+std::string example(const std::string& name) { return std::string(DOCS_EXAMPLES_DIR) + "/" + name; }
+std::string test_sample(const std::string& name) { return std::string(TOPOLOGY_SAMPLES_DIR) + "/" + name; }
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+ProcessResult fabricbench(std::vector<std::string> args) {
+  args.insert(args.begin(), FABRICBENCH_BINARY);
+  return testing::run_process(args);
+}
+
+std::size_t count_of(const std::string& text, const std::string& needle) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+  return count;
+}
+
+TEST(TopoCompareCommand, TaperAgainstNonBlockingAnswersFirstWithTheLimitingLinkInWords) {
+  TempDir dir;
+  const std::string csv = (dir / "c.csv").string();
+  const std::string json = (dir / "c.json").string();
+  const ProcessResult result =
+      fabricbench({"topo", "compare", example("h100-128-taper1.yaml"), example("h100-128-taper2.yaml"), "--op",
+                   "all_reduce,alltoall", "-b", "64M", "-e", "1G", "-f", "4", "--csv", csv, "--json", json});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::vector<std::string> lines = lines_of(result.out);
+  ASSERT_GE(lines.size(), 8u) << result.out;
+  EXPECT_EQ(lines[0], "# topo compare: 2 designs (h100-128-taper1, h100-128-taper2), the model's predictions");
+  // docs/model.md's procurement table: 354.0 against 312.4 GB/s, 47.1 against 25.7.
+  EXPECT_THAT(lines[1], StartsWith("all_reduce at 1G: h100-128-taper1 is 1.13x h100-128-taper2 (354."));
+  EXPECT_THAT(lines[2], StartsWith("  h100-128-taper1: the 8x 400G IB NDR NIC ports"));
+  EXPECT_THAT(lines[3], HasSubstr("h100-128-taper2: leaf"));
+  EXPECT_THAT(lines[3], HasSubstr("downlinks"));
+  EXPECT_THAT(lines[3], HasSubstr(":1 oversubscribed"));
+  EXPECT_THAT(lines[4], StartsWith("alltoall at 1G: h100-128-taper1 is 1.8"));
+  EXPECT_THAT(lines[6], HasSubstr("uplinks"));
+
+  const std::vector<std::string> rows = lines_of(read_text_file(csv));
+  ASSERT_EQ(rows.size(), 1u + 2 * 3 * 2);  // header, 2 ops x 3 sizes x 2 designs
+  EXPECT_EQ(rows[0],
+            "op,bytes,design,time_us,busbw_gbps,ratio_to_best,algorithm,protocol,limit,limit_words,cost_per_gbps");
+  EXPECT_THAT(rows[5], StartsWith("all_reduce,1073741824,h100-128-taper1,"));
+  const nlohmann::json parsed = nlohmann::json::parse(read_text_file(json));
+  EXPECT_EQ(parsed["answer"][0].get<std::string>(), lines[1]);
+  EXPECT_EQ(parsed["points"].size(), 12u);
+  EXPECT_EQ(parsed["designs"][1]["name"], "h100-128-taper2");
+}
+
+TEST(TopoCompareCommand, EightHundredGigNicsOnPcieGenFiveSayWhatCapsThemAndWhatTheyCost) {
+  TempDir dir;
+  std::ofstream(dir / "p400.yaml") << "host: 200000\ngpu: 25000\nnic: 1500\nswitch: 30000\ncable: 500\n";
+  std::ofstream(dir / "p800.yaml") << "host: 200000\ngpu: 25000\nnic: 2500\nswitch: 45000\ncable: 900\n";
+  const ProcessResult result =
+      fabricbench({"topo", "compare", example("h100-roce400.yaml"), example("h100-roce800.yaml"), "--nodes", "16",
+                   "--op", "all_reduce", "-b", "1G", "-e", "1G", "--prices", (dir / "p400.yaml").string(), "--prices",
+                   (dir / "p800.yaml").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::vector<std::string> lines = lines_of(result.out);
+  ASSERT_GE(lines.size(), 5u) << result.out;
+  // docs/model.md: 363.0 against 348.6 GB/s, 4%: under the model's error, and PCIe is why.
+  EXPECT_THAT(lines[1], StartsWith("all_reduce at 1G: h100-roce800 is 1.04x h100-roce400 (363.0 vs 348.6 GB/s busbw)"));
+  EXPECT_THAT(lines[1], HasSubstr("under the model's 10% error"));
+  EXPECT_THAT(lines[2],
+              HasSubstr("h100-roce800: PCIe Gen5 x16 between each GPU and its NIC (48.0 GB/s) caps the 8x 800G"));
+  // 128 hosts, 1024 GPUs and NICs, 32 leaves and 32 spines, 1024 NIC cables and 32 x 32 leaf uplinks:
+  // 128 x 200000 + 1024 x 25000 + 1024 x 1500 + 64 x 30000 + 2048 x 500 with the 400G list.
+  EXPECT_THAT(lines[4], StartsWith("  cost per GB/s of busbw: h100-roce800 "));
+  EXPECT_THAT(result.out,
+              HasSubstr("h100-roce400: 55680000 (128 hosts, 1024 GPUs, 1024 NICs, 64 switches, 2048 cables)"));
+
+  const ProcessResult one_for_three =
+      fabricbench({"topo", "compare", example("h100-roce400.yaml"), example("h100-roce800.yaml"),
+                   example("h100-128-taper1.yaml"), "--nodes", "2", "-b", "1M", "-e", "1M", "--prices",
+                   (dir / "p400.yaml").string(), "--prices", (dir / "p800.yaml").string()});
+  EXPECT_EQ(one_for_three.exit_code, static_cast<int>(ExitCode::input)) << one_for_three.err;
+  EXPECT_THAT(one_for_three.err, HasSubstr("2 price lists for 3 designs"));
+}
+
+TEST(TopoCompareCommand, AnalyzeRefusesToMergeTwoDesignsAndComparingOneIsAUsageError) {
+  const ProcessResult merged =
+      fabricbench({"topo", "analyze", example("h100-roce400.yaml"), example("h100-roce800.yaml")});
+  EXPECT_EQ(merged.exit_code, static_cast<int>(ExitCode::usage)) << merged.err;
+  EXPECT_THAT(merged.err, HasSubstr("are two cluster designs, and analyze merges its inputs into one cluster"));
+  EXPECT_THAT(merged.err, HasSubstr("fabricbench topo compare"));
+  const ProcessResult too_big = fabricbench({"topo", "compare", example("h100-roce400.yaml"),
+                                             test_sample("pcie_box.yaml"), "--nodes", "2", "-b", "1M", "-e", "1M"});
+  EXPECT_EQ(too_big.exit_code, static_cast<int>(ExitCode::input)) << too_big.err;
+  EXPECT_THAT(too_big.err, HasSubstr("design pcie_box: the topology has 1 hosts with GPUs, fewer than the 2 nodes"));
+  const ProcessResult alone = fabricbench({"topo", "compare", example("h100-roce400.yaml")});
+  EXPECT_EQ(alone.exit_code, static_cast<int>(ExitCode::usage)) << alone.err;
+  EXPECT_THAT(alone.err, HasSubstr("give at least 2, got 1"));
+}
+
+TEST(TopoCompareCommand, ItsHtmlRendersInChromiumWithAPlotPerOpAndNoConsoleErrors) {
+  constexpr const char* chromium = "/usr/bin/chromium";
+  if (::access(chromium, X_OK) != 0) GTEST_SKIP() << chromium << " is missing (scripts/setup.sh installs chromium)";
+  if (::access("/usr/bin/gnuplot", X_OK) != 0)
+    GTEST_SKIP() << "gnuplot is missing (scripts/setup.sh installs gnuplot-nox)";
+  TempDir dir;
+  const std::string html = (dir / "compare.html").string();
+  const ProcessResult result =
+      fabricbench({"topo", "compare", example("h100-roce400.yaml"), example("h100-roce800.yaml"), "--nodes", "16",
+                   "--op", "all_reduce,all_gather,alltoall", "-b", "1M", "-e", "1G", "-f", "4", "--html", html});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const ProcessResult browser =
+      testing::run_process({chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                            "--user-data-dir=" + (dir / "profile").string(), "--enable-logging=stderr", "--v=0",
+                            "--dump-dom", "file://" + html});
+  ASSERT_EQ(browser.exit_code, 0) << browser.err;
+  const std::string& dom = browser.out;
+  EXPECT_EQ(count_of(dom, "<svg"), 3u) << "one plot per op";
+  EXPECT_EQ(count_of(dom, "<table class=\"designs\""), 3u);
+  EXPECT_EQ(count_of(dom, "<tr>"), 3u * (1 + 6 * 2)) << "a header and 6 sizes x 2 designs per op";
+  // The DOM is long: report what is missing, not all of it.
+  EXPECT_NE(dom.find("<p class=\"answer\">all_reduce at 1G: h100-roce800 is 1.04x h100-roce400"), std::string::npos);
+  EXPECT_NE(dom.find("PCIe Gen5 x16 between each GPU and its NIC (48.0 GB/s) caps the 8x 800G"), std::string::npos);
+  EXPECT_THAT(browser.err, ::testing::Not(HasSubstr("Uncaught")));
+  EXPECT_THAT(browser.err, ::testing::Not(HasSubstr(":CONSOLE(")));
+  EXPECT_THAT(browser.err, ::testing::Not(HasSubstr("Refused to")));  // CSP violations
+}
+
+}  // namespace
+}  // namespace fb

@@ -1,0 +1,295 @@
+// The fabric layer's flows: pieces of path shared by a model's solves, and one solve over them.
+
+#include "topology/collective_flows.hpp"
+
+#include "common/errors.hpp"
+#include "topology/link_technology.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace fb::topo::detail {
+
+namespace {
+
+bool is_network(LinkType type) {
+  return type == LinkType::infiniband || type == LinkType::roce || type == LinkType::efa || type == LinkType::ethernet;
+}
+
+}  // namespace
+
+FlowPaths::FlowPaths(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes)
+    : graph_(graph), fabric_(fabric), host_routes_(host_routes) {
+  const std::size_t link_resources = 2 * graph.link_count();
+  capacity_gbps_.resize(link_resources + (fabric_ ? fabric_->resource_count() : 0));
+  for (LinkId l = 0; l < graph.link_count(); ++l) {
+    const LinkSpec& spec = graph.link(l).spec;
+    capacity_gbps_[2 * l] = capacity_gbps_[2 * l + 1] =
+        spec.capacity_gbps * (is_network(spec.type) ? collective_efficiency(spec) : 1.0);
+  }
+  if (fabric_) {
+    for (std::size_t r = 0; r < fabric_->resource_count(); ++r) {
+      const auto links = fabric_->resource_links(static_cast<std::uint32_t>(r));
+      const double efficiency = links.empty() ? 1.0 : collective_efficiency(graph.link(links.front()).spec);
+      capacity_gbps_[link_resources + r] = fabric_->resource_capacity_gbps()[r] * efficiency;
+    }
+  }
+}
+
+const FlowPaths::LocalPath& FlowPaths::local_path(VertexId from, VertexId to) {
+  if (local_path_index_.empty()) local_path_index_.resize(graph_.vertex_count());
+  // A vertex reaches a handful of others inside its host: a short list beats a hash lookup.
+  std::vector<std::pair<VertexId, std::uint32_t>>& known = local_path_index_[from];
+  for (const auto& [known_to, index] : known)
+    if (known_to == to) return local_paths_[index];
+  known.emplace_back(to, static_cast<std::uint32_t>(local_paths_.size()));
+  LocalPath& path = local_paths_.emplace_back();
+  // A rank placed on a NIC (host memory on a host the topology knows only by its NIC) is
+  // already where its fabric hop starts.
+  if (from != to) {
+    const Route* route = host_routes_.between(from, to);
+    if (!route) {
+      throw InputError(fmt::format("no route from {} to {}", graph_.vertex(from).name, graph_.vertex(to).name));
+    }
+    for (const LinkUse& use : route->uses) {
+      shares_.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
+    }
+    path.latency_us = route->latency_us;
+  }
+  path.piece = end_piece();
+  return path;
+}
+
+std::uint32_t FlowPaths::port(VertexId nic, bool outbound) {
+  if (port_pieces_.empty()) port_pieces_.resize(2 * graph_.vertex_count(), no_piece);
+  std::uint32_t& piece = port_pieces_[2 * std::size_t{nic} + (outbound ? 1 : 0)];
+  if (piece == no_piece) {
+    std::vector<LinkId> ports;
+    for (const LinkId l : graph_.links_of(nic)) {
+      if (graph_.vertex(graph_.link(l).other_end(nic)).host != graph_.vertex(nic).host) ports.push_back(l);
+    }
+    for (const LinkId l : ports) {
+      const bool from_a = (graph_.link(l).a == nic) == outbound;
+      shares_.push_back({static_cast<std::uint32_t>(2 * static_cast<std::size_t>(l) + (from_a ? 0 : 1)),
+                         1.0 / static_cast<double>(ports.size())});
+    }
+    piece = end_piece();
+  }
+  return piece;
+}
+
+const FlowPaths::FabricClimb& FlowPaths::fabric_climb(std::uint32_t host, int level, bool downwards) {
+  constexpr std::size_t slots_per_host = 2 * (static_cast<std::size_t>(SwitchTier::core) + 1);
+  if (fabric_climbs_.empty()) fabric_climbs_.resize(slots_per_host * fabric_->hosts().size());
+  FabricClimb& climb =
+      fabric_climbs_[slots_per_host * host + 2 * static_cast<std::size_t>(level) + (downwards ? 1 : 0)];
+  if (climb.piece == no_piece) {
+    // Past its own ports (the profile's first share), a host's climb depends only on where
+    // those ports lead: hosts cabled to the same switches in the same order climb alike, so
+    // the first one's profile serves the others, its first share moved to their ports.
+    std::vector<VertexId> cabling{static_cast<VertexId>(level), downwards ? 1u : 0u};
+    const VertexId host_vertex = fabric_->hosts()[host];
+    for (const LinkId l : fabric_->resource_links(host)) {
+      const Link& link = graph_.link(l);
+      cabling.push_back(graph_.vertex(link.a).host == host_vertex ? link.b : link.a);
+    }
+    const auto [alike, first] = climbs_by_cabling_.try_emplace(std::move(cabling), host);
+    if (first) {
+      const auto offset = static_cast<std::uint32_t>(2 * graph_.link_count());
+      for (const ResourceShare& use : fabric_->profile(fabric_->host_group(host), level, downwards)) {
+        shares_.push_back({use.resource + offset, use.share});
+      }
+    } else {
+      const std::uint32_t piece = fabric_climb(alike->second, level, downwards).piece;
+      const std::uint32_t begin = first_share_[piece];
+      const std::uint32_t end = first_share_[piece + 1];
+      shares_.reserve(shares_.size() + (end - begin));  // the copies below read shares_ itself
+      shares_.push_back({shares_[begin].resource - alike->second + host, shares_[begin].share});
+      for (std::uint32_t s = begin + 1; s < end; ++s) shares_.push_back(shares_[s]);
+    }
+    climb.piece = end_piece();
+    climb.latency_us = fabric_->latency_to_level_us(host, level);
+  }
+  return climb;
+}
+
+const FlowPaths::FabricClimb& FlowPaths::switch_climb(VertexId entry, int level, bool downwards) {
+  FabricClimb& climb =
+      switch_climbs_[std::uint64_t{entry} << 8 | static_cast<std::uint64_t>(level) << 1 | (downwards ? 1 : 0)];
+  if (climb.piece == no_piece) {
+    const auto offset = static_cast<std::uint32_t>(2 * graph_.link_count());
+    for (const ResourceShare& use : fabric_->switch_profile(entry, level, downwards)) {
+      shares_.push_back({use.resource + offset, use.share});
+    }
+    climb.piece = end_piece();
+    climb.latency_us = fabric_->switch_latency_to_level_us(entry, level);
+  }
+  return climb;
+}
+
+std::uint32_t FlowPaths::host_index(VertexId host) const {
+  const auto hosts = fabric_->hosts();
+  const auto it = std::lower_bound(hosts.begin(), hosts.end(), host);
+  if (it == hosts.end() || *it != host) {
+    throw InputError(fmt::format("host {} has no fabric link", graph_.vertex(host).name));
+  }
+  return static_cast<std::uint32_t>(it - hosts.begin());
+}
+
+std::string FlowPaths::describe(std::uint32_t resource) const {
+  const std::size_t link_resources = 2 * graph_.link_count();
+  if (resource < link_resources) {
+    const Link& link = graph_.link(resource / 2);
+    const bool from_a = resource % 2 == 0;
+    const VertexId from = from_a ? link.a : link.b;
+    const std::string lanes = link.spec.lane_count > 1 ? fmt::format(" x{}", link.spec.lane_count) : "";
+    return fmt::format("{} -> {} ({}{}, {:.1f} GB/s effective of {:.1f})", graph_.vertex(from).name,
+                       graph_.vertex(link.other_end(from)).name, link.spec.technology, lanes, capacity_gbps_[resource],
+                       link.spec.datasheet_gbps);
+  }
+  const auto fabric_resource = static_cast<std::uint32_t>(resource - link_resources);
+  const VertexId owner = fabric_->resource_owner(fabric_resource);
+  const bool up = fabric_->resource_is_up(fabric_resource);
+  if (fabric_->resource_is_host_access(fabric_resource)) {
+    return fmt::format("{}: NIC ports {} the fabric ({:.1f} GB/s)", graph_.vertex(owner).name, up ? "to" : "from",
+                       capacity_gbps_[resource]);
+  }
+  return fmt::format("{} {} ({:.1f} GB/s)", graph_.vertex(owner).name, up ? "uplinks" : "downlinks",
+                     capacity_gbps_[resource]);
+}
+
+double Flows::add(std::initializer_list<const LocalPath*> paths) {
+  double latency_us = 0;
+  for (const LocalPath* path : paths) {
+    piece_of_use_.push_back(path->piece);
+    latency_us += path->latency_us;
+  }
+  end_flow(1.0);
+  return latency_us;
+}
+
+double Flows::add_fabric_hop(VertexId from, VertexId via, VertexId from_nic, VertexId to_nic, VertexId to) {
+  const Graph& graph = paths_.graph();
+  const std::uint32_t from_host = paths_.host_index(graph.vertex(from_nic).host);
+  const std::uint32_t to_host = paths_.host_index(graph.vertex(to_nic).host);
+  const VertexId from_switch = paths_.access_switch(from_nic);
+  const VertexId to_switch = paths_.access_switch(to_nic);
+  const bool per_port = from_switch != no_vertex && to_switch != no_vertex;
+  const std::optional<int> level =
+      per_port ? paths_.switch_meeting_level(from_switch, to_switch) : paths_.meeting_level(from_host, to_host);
+  if (!level) {
+    throw InputError(fmt::format("no fabric route from {} to {}", graph.vertex(from).name, graph.vertex(to).name));
+  }
+  double latency_us = 0;
+  const auto local = [&](VertexId a, VertexId b) {
+    const LocalPath& path = paths_.local_path(a, b);
+    piece_of_use_.push_back(path.piece);
+    latency_us += path.latency_us;
+  };
+  if (via != from) local(from, via);
+  local(via, from_nic);
+  piece_of_use_.push_back(paths_.port(from_nic, true));
+  if (per_port) {
+    const FlowPaths::FabricClimb& up = paths_.switch_climb(from_switch, *level, false);
+    piece_of_use_.push_back(up.piece);
+    const FlowPaths::FabricClimb& down = paths_.switch_climb(to_switch, *level, true);
+    piece_of_use_.push_back(down.piece);
+    latency_us +=
+        paths_.latency_to_leaves_us(from_host) + up.latency_us + paths_.latency_to_leaves_us(to_host) + down.latency_us;
+  } else {
+    const FlowPaths::FabricClimb& up = paths_.fabric_climb(from_host, *level, false);
+    piece_of_use_.push_back(up.piece);
+    const FlowPaths::FabricClimb& down = paths_.fabric_climb(to_host, *level, true);
+    piece_of_use_.push_back(down.piece);
+    latency_us += up.latency_us + down.latency_us;
+  }
+  piece_of_use_.push_back(paths_.port(to_nic, false));
+  local(to_nic, to);
+  end_flow(1.0);
+  return latency_us;
+}
+
+void Flows::add_host_pair(std::uint32_t from, std::uint32_t to, double weight) {
+  const std::optional<int> level = paths_.meeting_level(from, to);
+  if (!level) {
+    throw InputError(fmt::format("no fabric route from {} to {}", paths_.graph().vertex(paths_.host_vertex(from)).name,
+                                 paths_.graph().vertex(paths_.host_vertex(to)).name));
+  }
+  piece_of_use_.push_back(paths_.fabric_climb(from, *level, false).piece);
+  piece_of_use_.push_back(paths_.fabric_climb(to, *level, true).piece);
+  end_flow(weight);
+}
+
+void Flows::add_competing(std::span<const CompetingJob> jobs) {
+  own_flows_ = weight_.size();
+  for (const CompetingJob& job : jobs) {
+    competing_.emplace_back(weight_.size(), &job.name);
+    for (const FabricHop& hop : job.hops) add_fabric_hop(hop.from, hop.via, hop.from_nic, hop.to_nic, hop.to);
+    for (const auto& [from, to] : job.host_pairs) {
+      add_host_pair(paths_.host_index(from), paths_.host_index(to), job.pair_weight);
+    }
+  }
+}
+
+Flows::Solution Flows::solve() const {
+  const PieceFlows flows = piece_flows();
+  const std::span<const double> capacity_gbps = paths_.capacity_gbps();
+  const MaxMinAllocation allocation = solve_max_min(capacity_gbps, flows);
+  const auto slowest = std::min_element(allocation.rate_gbps.begin(),
+                                        allocation.rate_gbps.begin() + static_cast<std::ptrdiff_t>(own_flows()));
+  Solution solution{*slowest, ""};
+  // The fastest flow through each piece, then through each resource.
+  std::vector<double> fastest_through_piece(flows.piece_count(), 0.0);
+  for (std::size_t f = 0; f < flows.size(); ++f) {
+    for (const std::uint32_t p : flows.pieces_of(f)) {
+      fastest_through_piece[p] = std::max(fastest_through_piece[p], allocation.rate_gbps[f]);
+    }
+  }
+  std::vector<double> fastest_gbps(capacity_gbps.size(), 0.0);
+  for (std::size_t p = 0; p < flows.piece_count(); ++p) {
+    if (fastest_through_piece[p] == 0) continue;
+    for (const ResourceShare& use : flows.shares_of(p)) {
+      fastest_gbps[use.resource] = std::max(fastest_gbps[use.resource], fastest_through_piece[p]);
+    }
+  }
+  for (const std::uint32_t p : flows.pieces_of(static_cast<std::size_t>(slowest - allocation.rate_gbps.begin()))) {
+    for (const ResourceShare& use : flows.shares_of(p)) {
+      if (allocation.saturated[use.resource] && use.share > 0 && fastest_gbps[use.resource] <= *slowest * (1 + 1e-9)) {
+        solution.limit = paths_.describe(use.resource) + shared_with(flows, use.resource);
+        return solution;
+      }
+    }
+  }
+  return solution;
+}
+
+PieceFlows Flows::piece_flows() const {
+  PieceFlows flows = paths_.pieces();
+  flows.piece_of_use = piece_of_use_;
+  flows.first_use = first_use_;
+  flows.weight = weight_;
+  return flows;
+}
+
+std::string Flows::shared_with(const PieceFlows& flows, std::uint32_t resource) const {
+  std::vector<bool> crosses_piece(flows.piece_count(), false);
+  for (std::size_t p = 0; p < flows.piece_count(); ++p) {
+    const auto shares = flows.shares_of(p);
+    crosses_piece[p] = std::any_of(shares.begin(), shares.end(),
+                                   [&](const ResourceShare& use) { return use.resource == resource && use.share > 0; });
+  }
+  std::string names;
+  for (std::size_t j = 0; j < competing_.size(); ++j) {
+    const std::size_t end = j + 1 < competing_.size() ? competing_[j + 1].first : flows.size();
+    bool crosses = false;
+    for (std::size_t f = competing_[j].first; f < end && !crosses; ++f) {
+      const auto pieces = flows.pieces_of(f);
+      crosses = std::any_of(pieces.begin(), pieces.end(), [&](std::uint32_t p) { return crosses_piece[p]; });
+    }
+    if (crosses) names += (names.empty() ? "" : ", ") + *competing_[j].second;
+  }
+  return names.empty() ? names : ", shared with " + names;
+}
+
+}  // namespace fb::topo::detail

@@ -1,0 +1,205 @@
+#pragma once
+// The fabric layer's flows (collective_model.hpp describes both layers): the pieces of path a model's
+// solves share (FlowPaths) and the flows of one solve over them (Flows), solved max-min fair.
+// Internal to the collective model: collective_fabric.cpp and the rail and pattern planners use it.
+
+#include "topology/fabric_hierarchy.hpp"
+#include "topology/flow_model.hpp"
+#include "topology/graph.hpp"
+#include "topology/host_routes.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <initializer_list>
+#include <limits>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace fb::topo::detail {
+
+// A flow between GPUs (or CPUs) of two hosts, as Flows::add_fabric_hop takes it.
+struct FabricHop {
+  VertexId from = no_vertex;
+  VertexId via = no_vertex;
+  VertexId from_nic = no_vertex;
+  VertexId to_nic = no_vertex;
+  VertexId to = no_vertex;
+};
+
+// Another job's fabric flows (its hops, or host pairs for an all-pairs exchange), planned once and
+// added to every solve that crosses the fabric. Flows inside its hosts are left out: no two jobs
+// share a host, so they meet no link of the predicted job.
+struct CompetingJob {
+  std::string name;
+  std::vector<FabricHop> hops;
+  std::vector<std::pair<VertexId, VertexId>> host_pairs;
+  double pair_weight = 1;  // alltoall_pair_weight
+};
+
+// ---------------------------------------------------------------------------------------------
+// Flows over two resource spaces: directed links [0, 2 * links) for paths inside hosts and NIC
+// ports, then the fabric hierarchy's bundles. Network resources carry their transport's
+// collective efficiency, so a 400G port offers what NCCL gets through it.
+//
+// The pieces flows are made of (the path between two devices of a host, a NIC's ports, a host's
+// or a NIC's switch's way up or down the fabric to a level) are built once per model and shared
+// by all its solves; a flow is the list of its pieces' indices, with a weight: the connections
+// it stands for.
+class FlowPaths {
+ public:
+  FlowPaths(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes);
+
+  struct LocalPath {
+    std::uint32_t piece = 0;
+    double latency_us = 0;
+  };
+
+  const LocalPath& local_path(VertexId from, VertexId to);
+
+  // The NIC's own port(s) to the fabric, one direction: a rail's share that pooling would hide.
+  std::uint32_t port(VertexId nic, bool outbound);
+
+  // A host's way up (or down) the fabric to the level where it meets the other end, and the
+  // latency of that climb.
+  struct FabricClimb {
+    std::uint32_t piece = no_piece;
+    double latency_us = 0;
+  };
+  const FabricClimb& fabric_climb(std::uint32_t host, int level, bool downwards);
+
+  // The way up (or down) from the switch a NIC with ports of its own enters the fabric at, and
+  // the latency of that climb from the switch.
+  const FabricClimb& switch_climb(VertexId entry, int level, bool downwards);
+
+  // The one switch the NIC's own fabric ports go to (FabricHierarchy::access_switch), looked up
+  // once per NIC: every hop through it asks.
+  VertexId access_switch(VertexId nic) {
+    if (access_switches_.empty()) access_switches_.resize(graph_.vertex_count());
+    std::optional<VertexId>& entry = access_switches_[nic];
+    if (!entry) entry = fabric_->access_switch(nic);
+    return *entry;
+  }
+
+  // The latency from a host up to its leaves, for hops that enter the fabric at a NIC's switch.
+  double latency_to_leaves_us(std::uint32_t host) {
+    if (latency_to_leaves_us_.empty()) latency_to_leaves_us_.resize(fabric_->hosts().size());
+    std::optional<double>& latency_us = latency_to_leaves_us_[host];
+    if (!latency_us) latency_us = fabric_->latency_to_level_us(host, 1);
+    return *latency_us;
+  }
+
+  // The fabric level where two hosts' paths meet (hosts by index in the fabric); none when they
+  // sit in separate fabrics.
+  std::optional<int> meeting_level(std::uint32_t from_host, std::uint32_t to_host) const {
+    const std::optional<std::uint32_t> meeting = fabric_->common_group(from_host, to_host);
+    if (!meeting) return std::nullopt;
+    return fabric_->groups()[*meeting].level;
+  }
+
+  // The level where traffic entering at switch a and leaving at switch b turns down.
+  std::optional<int> switch_meeting_level(VertexId a, VertexId b) const { return fabric_->switch_meeting_level(a, b); }
+
+  VertexId host_vertex(std::uint32_t host_index) const { return fabric_->hosts()[host_index]; }
+
+  std::uint32_t host_index(VertexId host) const;
+
+  const Graph& graph() const { return graph_; }
+  std::span<const double> capacity_gbps() const { return capacity_gbps_; }
+  // The pieces so far, for a solve (valid until the next piece is added).
+  PieceFlows pieces() const { return PieceFlows{shares_, first_share_, {}, {}, {}}; }
+
+  std::string describe(std::uint32_t resource) const;
+
+ private:
+  static constexpr std::uint32_t no_piece = std::numeric_limits<std::uint32_t>::max();
+
+  // Closes the piece whose shares were just appended.
+  std::uint32_t end_piece() {
+    first_share_.push_back(static_cast<std::uint32_t>(shares_.size()));
+    return static_cast<std::uint32_t>(first_share_.size() - 2);
+  }
+
+  const Graph& graph_;
+  std::optional<FabricHierarchy>& fabric_;
+  HostRoutes& host_routes_;
+  std::vector<double> capacity_gbps_;
+  std::vector<ResourceShare> shares_;          // every piece's resources, piece after piece
+  std::vector<std::uint32_t> first_share_{0};  // piece p: [first_share_[p], first_share_[p + 1])
+  // Paths by where they start: the index into local_paths_ of each destination. A deque never
+  // moves its elements, so a path handed out stays valid while more are added.
+  std::vector<std::vector<std::pair<VertexId, std::uint32_t>>> local_path_index_;
+  std::deque<LocalPath> local_paths_;
+  // Sized once when first used: by NIC and direction, and by fabric host, level and direction.
+  std::vector<std::uint32_t> port_pieces_;
+  std::vector<FabricClimb> fabric_climbs_;
+  // (level, direction, the far ends of the host's fabric links) -> the first host cabled so.
+  std::map<std::vector<VertexId>, std::uint32_t> climbs_by_cabling_;
+  // By entry switch, level and direction; node-based, so a climb handed out stays valid.
+  std::unordered_map<std::uint64_t, FabricClimb> switch_climbs_;
+  std::vector<std::optional<VertexId>> access_switches_;     // by NIC vertex, once looked up
+  std::vector<std::optional<double>> latency_to_leaves_us_;  // by fabric host, once looked up
+};
+
+// The flows of one solve, over a model's shared paths.
+class Flows {
+ public:
+  explicit Flows(FlowPaths& paths) : paths_(paths) {}
+
+  using LocalPath = FlowPaths::LocalPath;
+  const LocalPath& local_path(VertexId from, VertexId to) { return paths_.local_path(from, to); }
+
+  // One flow through these paths; returns its latency.
+  double add(std::initializer_list<const LocalPath*> paths);
+
+  // A flow between GPUs (or CPUs) of two hosts: out to `from_nic` (through `via`, a GPU near it,
+  // when PXN forwards over NVLink), the NIC port, the fabric, the far NIC port, in to `to`. NICs
+  // with ports of their own enter the fabric at their switch (a rail leaf reaches another rail's
+  // leaf only through the spines); NICs the fabric knows only through their host's links enter
+  // through the host's.
+  double add_fabric_hop(VertexId from, VertexId via, VertexId from_nic, VertexId to_nic, VertexId to);
+
+  // `weight` host-to-host flows that spread over all of both hosts' NICs (alltoall through PXN);
+  // hosts by index in the fabric (FlowPaths::host_index).
+  void add_host_pair(std::uint32_t from, std::uint32_t to, double weight);
+
+  // Other jobs' flows, added after this job's: they take their fair share of every resource,
+  // and solve() answers for this job's flows alone.
+  void add_competing(std::span<const CompetingJob> jobs);
+
+  struct Solution {
+    double slowest_gbps = 0;
+    std::string limit;  // a full resource on the slowest flow's path
+  };
+
+  // The slowest of this job's flows, its rate and its bottleneck: a full resource on its path
+  // where no flow runs faster than it (max-min fairness: the one that stopped it).
+  [[nodiscard]] Solution solve() const;
+
+ private:
+  void end_flow(double weight) {
+    first_use_.push_back(static_cast<std::uint32_t>(piece_of_use_.size()));
+    weight_.push_back(weight);
+  }
+
+  [[nodiscard]] PieceFlows piece_flows() const;
+
+  [[nodiscard]] std::size_t own_flows() const { return std::min(own_flows_, weight_.size()); }
+
+  // ", shared with job 2 (...)" when other jobs' flows cross the resource too.
+  [[nodiscard]] std::string shared_with(const PieceFlows& flows, std::uint32_t resource) const;
+
+  FlowPaths& paths_;
+  std::vector<std::uint32_t> piece_of_use_;
+  std::vector<std::uint32_t> first_use_{0};
+  std::vector<double> weight_;                                         // per flow: the identical flows it stands for
+  std::size_t own_flows_ = std::numeric_limits<std::size_t>::max();    // flows before the competing ones
+  std::vector<std::pair<std::size_t, const std::string*>> competing_;  // each job's first flow, its name
+};
+
+}  // namespace fb::topo::detail
