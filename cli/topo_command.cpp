@@ -36,6 +36,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
 namespace fb::cli {
@@ -118,6 +119,16 @@ int show(const TopoOptions& options) {
   fmt::print("\n{:<28} {:>8} {:>16} {:>8}\n", "link technology", "links", "total GB/s", "nominal");
   for (const auto& [technology, summary] : links) {
     fmt::print("{:<28} {:>8} {:>16.1f} {:>8}\n", technology, summary.count, summary.capacity_gbps, summary.nominal);
+  }
+  if (graph.undecided_link_count() > 0) {
+    std::set<std::string> reasons;
+    for (topo::LinkId l = 0; l < graph.link_count(); ++l) {
+      if (const std::string* why = graph.undecided(l)) reasons.insert(*why);
+    }
+    fmt::print("\n# {} link(s) whose rate the inputs leave undecided: modelled at the lower candidate, and every "
+               "expectation that rests on them is withheld (n/a)\n",
+               graph.undecided_link_count());
+    for (const std::string& why : reasons) fmt::print("undecided: {}\n", why);
   }
   print_oversubscription(topo::analyze_oversubscription(graph));
   if (!graph.assumptions().empty()) {

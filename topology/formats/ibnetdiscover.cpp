@@ -23,6 +23,7 @@
 #include "common/text_scan.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <deque>
@@ -30,6 +31,7 @@
 #include <numeric>
 #include <set>
 #include <tuple>
+#include <utility>
 
 namespace fb::topo {
 namespace {
@@ -39,6 +41,7 @@ struct NodeBlock {
   bool is_switch = false;
   std::string id;  // "S-<guid>" or "H-<guid>"
   std::string description;
+  std::string system_image_guid;  // the `sysimgguid=` line before the block; empty when absent
 };
 
 struct PortLine {
@@ -166,15 +169,61 @@ bool is_heading_or_diagnostic(std::string_view text) {
          text.starts_with("iberror:");
 }
 
+// CAs that belong to a switch, not to a host: the SHARP aggregation node a Quantum switch exposes
+// on a port of its own (one per switch, all described "Mellanox Technologies Aggregation Node"),
+// and any CA that shares a switch's system image GUID (a managed switch's internal adapter).
+// Taken as hosts they would make every spine a leaf and split a healthy fat tree into parts.
+struct SwitchAttachedCas {
+  std::set<std::string> ids;
+  std::size_t aggregation_nodes = 0;
+  std::size_t in_switch_image = 0;
+};
+
+SwitchAttachedCas find_switch_attached_cas(const std::map<std::string, NodeBlock>& nodes) {
+  std::set<std::string_view> switch_images;
+  for (const auto& [id, node] : nodes) {
+    if (node.is_switch && !node.system_image_guid.empty()) switch_images.insert(node.system_image_guid);
+  }
+  SwitchAttachedCas found;
+  for (const auto& [id, node] : nodes) {
+    if (node.is_switch) continue;
+    if (node.description.find("Aggregation Node") != std::string::npos) {
+      ++found.aggregation_nodes;
+      found.ids.insert(id);
+    } else if (!node.system_image_guid.empty() && switch_images.contains(node.system_image_guid)) {
+      ++found.in_switch_image;
+      found.ids.insert(id);
+    }
+  }
+  return found;
+}
+
+void state_switch_attached_cas(Graph& graph, const std::string& path, const SwitchAttachedCas& found) {
+  if (found.ids.empty()) return;
+  std::vector<std::string> kinds;
+  if (found.aggregation_nodes > 0) {
+    kinds.push_back(fmt::format("{} SHARP aggregation node(s) (described \"... Aggregation Node\")", found.aggregation_nodes));
+  }
+  if (found.in_switch_image > 0) {
+    kinds.push_back(fmt::format("{} with a switch's system image GUID (switch management adapters)", found.in_switch_image));
+  }
+  graph.add_assumption(fmt::format("{}: {} CA(s) inside switches left out of the hosts and of the switch tiers: {}", path,
+                                   found.ids.size(), fmt::join(kinds, "; ")));
+}
+
 Graph parse_ibnetdiscover(const SourceText& source) {
   std::map<std::string, NodeBlock> nodes;
   std::vector<PortLine> ports;
   const NodeBlock* current = nullptr;
+  std::string system_image_guid;  // of the block that follows
   for (const NumberedLine& line : split_lines(source.text)) {
     const std::string_view text = trim(line.text);
     if (text.empty() || text.front() == '#' || is_heading_or_diagnostic(text)) continue;
     const std::size_t equals = text.find('=');
-    if (equals != std::string_view::npos && text.find_first_of(" \t") > equals) continue;  // vendid=, caguid=, ...
+    if (equals != std::string_view::npos && text.find_first_of(" \t") > equals) {  // vendid=, caguid=, ...
+      if (text.starts_with("sysimgguid=")) system_image_guid = text.substr(equals + 1);
+      continue;
+    }
     Cursor cursor(source, line.number, text);
     if (text.front() == '[') {
       if (current == nullptr) {
@@ -208,6 +257,7 @@ Graph parse_ibnetdiscover(const SourceText& source) {
     header.number("the node's port count");
     block.id = header.node_id("the node's quoted id");
     block.description = comment_description(header.rest());
+    block.system_image_guid = std::string(trim(std::exchange(system_image_guid, std::string())));
     if (block.is_switch != (block.id[0] != 'H')) {
       throw_input_error(source.path, line.number, fmt::format("an id starting {} for a {}", block.is_switch ? "S-" : "H-", kind),
                         quote_input(block.id));
@@ -217,6 +267,11 @@ Graph parse_ibnetdiscover(const SourceText& source) {
     current = &it->second;
   }
   if (nodes.empty()) throw_input_error(source.path, 1, "at least one Switch or Ca block", "none");
+  const SwitchAttachedCas switch_attached = find_switch_attached_cas(nodes);
+  for (const std::string& id : switch_attached.ids) nodes.erase(id);
+  std::erase_if(ports, [&](const PortLine& port) {
+    return switch_attached.ids.contains(port.node_id) || switch_attached.ids.contains(port.peer_id);
+  });
 
   Graph graph;
   graph.reserve(2 * nodes.size(), ports.size());  // a CA is a host and a NIC; each cable is listed twice
@@ -295,6 +350,7 @@ Graph parse_ibnetdiscover(const SourceText& source) {
     if (description_uses["S" + node.description] > 1 || !switch_names.insert(name).second) name += "-" + id.substr(2);
     vertex_of_id[id] = add_vertex(node, VertexKind::fabric_switch, name, no_vertex, -1);
   }
+  state_switch_attached_cas(graph, source.path, switch_attached);
   for (const auto& [description, count] : shared_ca_descriptions) {
     graph.add_assumption(fmt::format("{}: {} CAs share the description \"{}\" (a driver default, not a host name): "
                                      "each is its own host, named ca-<GUID>",
