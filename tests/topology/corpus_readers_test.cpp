@@ -11,6 +11,8 @@
 
 #include "test_support.hpp"
 
+#include "common/errors.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -169,6 +171,69 @@ TEST(CorpusFleetUncertain, GpuThatCannotBeSingledOutNamesEveryCandidateOnItsLine
   EXPECT_EQ(described(diff), (std::vector<std::string>{"dgx03: one of GPU1, GPU2 (uncertain which: they look alike to "
                                                        "the matching): missing here, present on 3 of 4 nodes"}));
   EXPECT_EQ(to_json(diff)["deviations"][0]["uncertain_candidates"], nlohmann::json({"GPU1", "GPU2"}));
+}
+
+constexpr const char* rocm_smi = "rocm_smi/ms-swift_amd_8gpu_xgmi_numa2_lowpower_warning.txt";
+
+// 8 AMD Instinct GPUs, every pair one xGMI hop (weight 15), GPU0-3 on NUMA 0 and GPU4-7 on NUMA 1;
+// a WARNING line under the first banner. Not nvidia-smi, though its header starts "GPU0".
+TEST(CorpusRocmSmi, EightGpusAllToAllXgmiOnTwoNumaNodes) {
+  const std::string path = corpus_path(rocm_smi);
+  EXPECT_EQ(resolve_topology_format(SourceText{path, fb::read_text_file(path)}).name, "rocm-smi");
+  const Graph graph = parse_corpus(rocm_smi);
+  EXPECT_EQ(count_kind(graph, VertexKind::gpu), 8u);
+  EXPECT_EQ(count_kind(graph, VertexKind::cpu), 2u);
+  EXPECT_EQ(count_kind(graph, VertexKind::nvswitch), 0u);
+  EXPECT_EQ(test::count_links(graph, LinkType::xgmi), 28u);  // 8 x 7 / 2 direct pairs
+  const std::string host = "ms-swift_amd_8gpu_xgmi_numa2_lowpower_warning";
+  for (int g = 0; g < 8; ++g) {
+    const VertexId gpu = graph.find(fmt::format("{}/GPU{}", host, g));
+    ASSERT_NE(gpu, no_vertex);
+    const VertexId cpu = graph.find(fmt::format("{}/CPU{}", host, g < 4 ? 0 : 1));
+    EXPECT_TRUE(graph.find_link(gpu, cpu)) << g;
+  }
+  const auto xgmi = graph.find_link(graph.find(host + "/GPU0"), graph.find(host + "/GPU7"));
+  ASSERT_TRUE(xgmi);
+  // No model named: MI250X's 50 GB/s stands in, undecided against MI300X's 64.
+  EXPECT_DOUBLE_EQ(graph.link(*xgmi).spec.capacity_gbps, 50.0);
+  ASSERT_NE(graph.undecided(*xgmi), nullptr);
+  EXPECT_NE(graph.undecided(*xgmi)->find("64 GB/s per direction on MI300X"), std::string::npos);
+  EXPECT_TRUE(assumes(graph, "each directly joined pair taken as one link"));
+}
+
+TEST(CorpusRocmSmi, ANamedModelDecidesTheXgmiRate) {
+  const std::string path = corpus_path(rocm_smi);
+  const std::string named = "GPU[0]\t\t: Card Series: AMD Instinct MI300X\n" + fb::read_text_file(path);
+  const Graph graph = parse_topology(SourceText{"mi300x.txt", named});
+  EXPECT_EQ(graph.undecided_link_count(), 0u);
+  const auto xgmi = graph.find_link(graph.find("mi300x/GPU2"), graph.find("mi300x/GPU5"));
+  ASSERT_TRUE(xgmi);
+  EXPECT_EQ(graph.link(*xgmi).spec.technology, "xGMI MI300X");
+  EXPECT_DOUBLE_EQ(graph.link(*xgmi).spec.capacity_gbps, 64.0);
+}
+
+// `--showtopotype` alone, all pairs over PCIe (the 4-GPU table of ROCm/rocm_smi_lib issue #108):
+// no xGMI link, the GPUs reach each other through their CPU.
+TEST(CorpusRocmSmi, PcieOnlyTypeTableHasNoXgmi) {
+  const std::string text =
+      "========================== Link Type between two GPUs ==========================\n"
+      "       GPU0         GPU1         GPU2         GPU3         \n"
+      "GPU0   0            PCIE         PCIE         PCIE         \n"
+      "GPU1   PCIE         0            PCIE         PCIE         \n"
+      "GPU2   PCIE         PCIE         0            PCIE         \n"
+      "GPU3   PCIE         PCIE         PCIE         0            \n";
+  const Graph graph = parse_topology(SourceText{"pcie4.txt", text});
+  EXPECT_EQ(count_kind(graph, VertexKind::gpu), 4u);
+  EXPECT_EQ(test::count_links(graph, LinkType::xgmi), 0u);
+  EXPECT_TRUE(assumes(graph, "4 GPU(s) with no NUMA node stated"));
+  try {
+    parse_topology(SourceText{"bad.txt", "=== Weight between two GPUs ===\n   GPU0 GPU1\nGPU0 0 15\nGPU1 15\n"});
+    FAIL() << "a short row accepted";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("bad.txt:1: expected 2 cells in row GPU1 of a 2-GPU table, got 1"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 }  // namespace
