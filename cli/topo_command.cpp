@@ -82,14 +82,36 @@ std::string ratio_text(const std::optional<double>& ratio) {
   return ratio ? fmt::format("{:.2f}:1", *ratio) : std::string("-");
 }
 
-void print_oversubscription(const topo::OversubscriptionReport& report) {
+// Tiers whose uplinks the inputs did not state (topology.conf: one nominal link per relation):
+// their ratios are the model's assumption, not the fabric's.
+std::set<topo::SwitchTier> tiers_with_assumed_uplinks(const Graph& graph) {
+  std::set<topo::SwitchTier> tiers;
+  for (const topo::Link& link : graph.links()) {
+    const topo::Vertex& a = graph.vertex(link.a);
+    const topo::Vertex& b = graph.vertex(link.b);
+    if (!link.nominal_capacity || a.kind != topo::VertexKind::fabric_switch || b.kind != topo::VertexKind::fabric_switch) {
+      continue;
+    }
+    tiers.insert(a.tier);  // its uplinks
+    tiers.insert(b.tier);  // its downlinks
+  }
+  return tiers;
+}
+
+void print_oversubscription(const Graph& graph, const topo::OversubscriptionReport& report) {
   if (report.tiers.empty()) return;
+  const std::set<topo::SwitchTier> assumed = tiers_with_assumed_uplinks(graph);
   fmt::print("\n{:<8} {:>9} {:>14} {:>14} {:>16} {:>14}\n", "tier", "switches", "down GB/s", "up GB/s",
              "oversubscription", "worst switch");
   for (const auto& tier : report.tiers) {
+    const std::string suffix = assumed.contains(tier.tier) ? " assumed" : "";
     fmt::print("{:<8} {:>9} {:>14.1f} {:>14.1f} {:>16} {:>14}\n", topo::name_of(tier.tier), tier.switch_count,
-               tier.downlink_gbps, tier.uplink_gbps, ratio_text(tier.oversubscription_ratio),
-               ratio_text(tier.worst_switch_ratio));
+               tier.downlink_gbps, tier.uplink_gbps, ratio_text(tier.oversubscription_ratio) + suffix,
+               ratio_text(tier.worst_switch_ratio) + suffix);
+  }
+  if (!assumed.empty()) {
+    fmt::print("# assumed: the inputs state neither the count nor the rate of these tiers' uplinks (see the "
+               "assumptions)\n");
   }
 }
 
@@ -130,7 +152,7 @@ int show(const TopoOptions& options) {
                graph.undecided_link_count());
     for (const std::string& why : reasons) fmt::print("undecided: {}\n", why);
   }
-  print_oversubscription(topo::analyze_oversubscription(graph));
+  print_oversubscription(graph, topo::analyze_oversubscription(graph));
   if (!graph.assumptions().empty()) {
     fmt::print("\n# {} assumption(s): what the inputs did not state\n", graph.assumptions().size());
     for (const std::string& assumption : graph.assumptions()) fmt::print("assumed: {}\n", assumption);
@@ -151,7 +173,7 @@ int analyze(const TopoOptions& options) {
   const Graph graph = load_topology_with_warnings(options.files, options.format, options.hints);
   FabricHierarchy fabric(graph);
   const topo::OversubscriptionReport oversubscription = topo::analyze_oversubscription(graph);
-  print_oversubscription(oversubscription);
+  print_oversubscription(graph, oversubscription);
   if (!fabric.has_fabric()) {
     fmt::print("# no fabric links: nothing to route between hosts\n");
     return static_cast<int>(ExitCode::ok);

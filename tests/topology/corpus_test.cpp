@@ -442,7 +442,12 @@ TEST(CorpusSlurm, AssumedRatesAndANodeUnderTwoLeavesAreRecorded) {
   EXPECT_TRUE(assumes(puppet, "states no link rates: every link is taken as 4xNDR"));
   const Graph twice =
       parse_topology(SourceText{"two.conf", "SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n[2-3]\nSwitchName=top Switches=s[1-2]\n"});
-  EXPECT_TRUE(assumes(twice, "node n2 is under 2 leaf switches (s1, ...)"));
+  EXPECT_TRUE(assumes(twice, "node n2 is listed under 2 leaf switches (s1, s2): placed once, under s1"));
+  // Placed once: the two leaves stay joined only through "top", and n2 has one cable.
+  EXPECT_EQ(twice.links_of(twice.find("n2")).size(), 1u);
+  EXPECT_TRUE(assumes(twice, "states neither the count nor the rate of the links between switches: each of its 2 "
+                             "switch-to-switch relations (Switches=, children:) is taken as one 4xNDR link, so every "
+                             "oversubscription ratio and bisection bandwidth computed from them is assumed"));
 }
 
 std::vector<std::string> described(const FleetDiff& diff) {
