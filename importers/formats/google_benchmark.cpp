@@ -12,6 +12,7 @@
 #include "importers/importer_support.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -170,14 +171,42 @@ std::vector<ResultSet> parse_json(std::string_view text, const std::filesystem::
     provenance.assumptions.push_back(fmt::format("{} lines before the JSON document (stderr output?) were ignored",
                                                  skipped_lines));
   Json json;
-  try {
-    json = Json::parse(text.substr(start));
-  } catch (const Json::parse_error& e) {
-    // The parser reports a byte offset; a line is what a person can find.
-    throw input_error_at(file, line_number_at(text, start + e.byte),
-                         fmt::format("not valid Google Benchmark JSON (truncated?): {}", e.what()));
-  } catch (const Json::exception& e) {  // a number beyond double, which the parser reports without a place
-    throw InputError(fmt::format("{}: not valid Google Benchmark JSON: {}", file, e.what()));
+  // Lines of stderr can land inside the document too (a warning printed while the JSON is being
+  // written): a line where parsing fails that cannot be JSON is left out, named in a warning, and
+  // the document parsed again. A few such lines at most; anything else is a broken file.
+  constexpr std::size_t most_stray_lines = 16;
+  std::string document(text.substr(start));
+  std::vector<std::size_t> stray_lines;  // line numbers in `text`
+  for (;;) {
+    try {
+      json = Json::parse(document);
+      break;
+    } catch (const Json::parse_error& e) {
+      const std::size_t at = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, document.size());
+      const std::size_t line_begin = document.rfind('\n', at == 0 ? 0 : at - 1);
+      const std::size_t begin = line_begin == std::string::npos ? 0 : line_begin + 1;
+      const std::size_t end = std::min(document.find('\n', begin), document.size());
+      const std::string_view line = trim(std::string_view(document).substr(begin, end - begin));
+      // Where in the original text this line is: the lines before it, plus those already removed above it.
+      std::size_t line_number = line_number_at(text, start) + static_cast<std::size_t>(
+                                    std::count(document.begin(), document.begin() + static_cast<std::ptrdiff_t>(begin), '\n'));
+      for (const std::size_t removed : stray_lines) line_number += removed <= line_number ? 1 : 0;
+      const bool json_like = line.empty() || std::string_view("{}[]\",-0123456789tfn").find(line.front()) != std::string_view::npos;
+      if (json_like || stray_lines.size() >= most_stray_lines) {
+        // The parser reports a byte offset; a line is what a person can find.
+        throw input_error_at(file, line_number, fmt::format("not valid Google Benchmark JSON (truncated?): {}", e.what()));
+      }
+      stray_lines.push_back(line_number);
+      std::sort(stray_lines.begin(), stray_lines.end());
+      document.erase(begin, end < document.size() ? end - begin + 1 : end - begin);
+    } catch (const Json::exception& e) {  // a number beyond double, which the parser reports without a place
+      throw InputError(fmt::format("{}: not valid Google Benchmark JSON: {}", file, e.what()));
+    }
+  }
+  if (!stray_lines.empty()) {
+    provenance.assumptions.push_back(fmt::format("{} line(s) inside the JSON document are not JSON (stderr output?) and "
+                                                 "were ignored: line(s) {}",
+                                                 stray_lines.size(), fmt::join(stray_lines, ", ")));
   }
   std::map<std::string, Measurements> runs;  // by run name, in name order
   try {

@@ -286,6 +286,30 @@ TEST(GoogleBenchmarkCorpus, BytesPerIterationUseCpuTime) {
   EXPECT_EQ(r.rows[0].op, "BM_SetInsert");
 }
 
+// A stderr warning landed inside the document: left out, named in a warning, and the runs read
+// as from the clean file.
+TEST(GoogleBenchmarkCorpus, StrayStderrLineInsideTheJsonIsSkippedAndNamed) {
+  const ResultSet r = import_one("gbench_docs_user_guide_json_stray_stderr_line_inside_derived.json");
+  ASSERT_EQ(r.rows.size(), 3u);
+  std::vector<std::uint64_t> bytes;
+  for (const ResultRow& row : r.rows) bytes.push_back(row.bytes);
+  std::sort(bytes.begin(), bytes.end());
+  EXPECT_EQ(bytes, (std::vector<std::uint64_t>{4, 32, 40}));
+  EXPECT_NE(std::find(r.provenance.assumptions.begin(), r.provenance.assumptions.end(),
+                      "1 line(s) inside the JSON document are not JSON (stderr output?) and were ignored: line(s) 22"),
+            r.provenance.assumptions.end());
+  // A broken document is still refused, at its line.
+  std::string text = fb::read_text_file(corpus("gbench_docs_user_guide_json_example.json"));
+  text.replace(text.find("\"iterations\": 94877"), 19, "\"iterations\": 94877 94877");
+  try {
+    import_log_text(text, "broken.json", {});
+    FAIL() << "a broken JSON document accepted";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("broken.json:26: not valid Google Benchmark JSON"), std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(GoogleBenchmarkCorpus, ConsoleTable) {
   const ResultSet r = import_one("gbench_docs_user_guide_console_example.txt");
   ASSERT_EQ(r.rows.size(), 3u);
