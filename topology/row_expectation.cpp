@@ -128,7 +128,7 @@ PairPathResult ExpectationModel::path_between(VertexId src, VertexId dst) {
     return result;
   }
   const auto route_leg = [&](VertexId from, VertexId to) -> std::optional<PairPath> {
-    if (from == to) return PairPath{0, std::numeric_limits<double>::infinity(), ""};
+    if (from == to) return PairPath{0, std::numeric_limits<double>::infinity(), "", ""};
     const std::optional<Route> route = find_route(graph_, from, to);
     if (!route) {
       result.problem = fmt::format("the topology has no route from {} to {}", graph_.vertex(from).name,
@@ -151,7 +151,7 @@ PairPathResult ExpectationModel::path_between(VertexId src, VertexId dst) {
   const std::optional<VertexId> src_nic = nic_of(src);
   const std::optional<VertexId> dst_nic = src_nic ? nic_of(dst) : std::nullopt;
   if (!dst_nic) return result;
-  PairPath path{0, std::numeric_limits<double>::infinity(), ""};
+  PairPath path{0, std::numeric_limits<double>::infinity(), "", ""};
   for (const auto& [from, to] : {std::pair{src, *src_nic}, std::pair{*src_nic, *dst_nic}, std::pair{*dst_nic, dst}}) {
     const std::optional<PairPath> leg = route_leg(from, to);
     if (!leg) return result;

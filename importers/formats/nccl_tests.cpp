@@ -172,6 +172,7 @@ class LogReader {
     }
     if (run_.started() || run_.ranks_in_header) finish_run(last_line);
     if (runs_.empty()) throw input_error_at(file_, last_line, "no measurement rows in this nccl-tests log");
+    keep_repetitions_together(runs_);
     number_runs(runs_);
     return std::move(runs_);
   }

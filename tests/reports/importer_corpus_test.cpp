@@ -72,21 +72,43 @@ TEST(NcclTestsCorpus, OldFormatWithoutValidationAndWithoutCollectiveName) {
   EXPECT_THAT(all_assumptions(r), HasSubstr("all_reduce is the only one whose busbw/algbw fits"));
 }
 
-TEST(NcclTestsCorpus, MpiBinaryWithThreeRunsInOneFile) {
+TEST(NcclTestsCorpus, MpiBinaryWithThreeRunsInOneFileIsOneSetOfRepetitions) {
   const std::vector<ResultSet> runs = import_log(corpus("all_gather_perf_mpi_3reps_one_file_rtx5090.log"), {});
-  ASSERT_EQ(runs.size(), 3u);
+  ASSERT_EQ(runs.size(), 1u);
+  const ResultSet& run = runs.front();
+  EXPECT_EQ(run.provenance.run_id, "nccl-tests-all_gather_perf_mpi_3reps_one_file_rtx5090");
+  EXPECT_EQ(run.provenance.nranks, 2);
+  EXPECT_EQ(run.provenance.nodes, 1);
+  EXPECT_EQ(run.provenance.gpus_per_process, 1);  // the MPI binary: one process per GPU
+  ASSERT_EQ(run.rows.size(), 48u);                // 3 runs x 8 sizes x out-of-place and in-place
+  EXPECT_THAT(all_assumptions(run), HasSubstr("3 runs of the same test one after the other in the log: kept as one "
+                                              "result set, each row's repetition (0 to 2)"));
   const std::vector<std::pair<double, double>> busbw_at_128_mib{{1.04, 1.10}, {1.06, 1.06}, {2.30, 2.30}};
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const ResultSet& run = runs[i];
-    EXPECT_EQ(run.provenance.run_id, "nccl-tests-all_gather_perf_mpi_3reps_one_file_rtx5090-run" + std::to_string(i + 1));
-    EXPECT_EQ(run.provenance.nranks, 2);
-    EXPECT_EQ(run.provenance.nodes, 1);
-    EXPECT_EQ(run.provenance.gpus_per_process, 1);  // the MPI binary: one process per GPU
-    ASSERT_EQ(run.rows.size(), 16u);
-    EXPECT_EQ(run.rows[0].op, "all_gather");  // not all_gather_perf_mpi
-    EXPECT_EQ(run.rows[0].run_id, run.provenance.run_id);
-    EXPECT_DOUBLE_EQ(*row_at(run, 134217728).busbw_gbps, busbw_at_128_mib[i].first);
-    EXPECT_DOUBLE_EQ(*row_at(run, 134217728, true).busbw_gbps, busbw_at_128_mib[i].second);
+  for (int repetition = 0; repetition < 3; ++repetition) {
+    std::vector<const ResultRow*> at_128_mib;
+    for (const ResultRow& row : run.rows) {
+      EXPECT_EQ(row.op, "all_gather");  // not all_gather_perf_mpi
+      EXPECT_EQ(row.run_id, run.provenance.run_id);
+      ASSERT_TRUE(row.repetition);
+      if (*row.repetition == repetition && row.bytes == 134217728) at_128_mib.push_back(&row);
+    }
+    ASSERT_EQ(at_128_mib.size(), 2u);
+    const auto& [out_of_place, in_place] = busbw_at_128_mib[static_cast<std::size_t>(repetition)];
+    EXPECT_DOUBLE_EQ(*at_128_mib[at_128_mib[0]->in_place ? 1 : 0]->busbw_gbps, out_of_place);
+    EXPECT_DOUBLE_EQ(*at_128_mib[at_128_mib[0]->in_place ? 0 : 1]->busbw_gbps, in_place);
+  }
+}
+
+// Two different tests in one log are two result sets, and a single run has no repetition.
+TEST(NcclTestsCorpus, DifferentTestsInOneLogStayApart) {
+  const std::string text = read_text_file(corpus("all_reduce_perf_rccltests_mi300x_vf_8gpu.log")) + "\n" +
+                           read_text_file(corpus("all_gather_perf_2x_gb10_spark_switch_rsfec_normal.log"));
+  const std::vector<ResultSet> runs = import_log_text(text, "two_tests.log", {});
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].rows.front().op, "all_reduce");
+  EXPECT_EQ(runs[1].rows.front().op, "all_gather");
+  for (const ResultSet& run : runs) {
+    for (const ResultRow& row : run.rows) EXPECT_FALSE(row.repetition);
   }
 }
 
