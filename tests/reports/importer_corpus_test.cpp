@@ -99,6 +99,20 @@ TEST(NcclTestsCorpus, MpiBinaryWithThreeRunsInOneFileIsOneSetOfRepetitions) {
   }
 }
 
+// A wrapper script's log: no test name in the file name, no launcher line. The redop column (sum)
+// and busbw/algbw = 2(n-1)/n at the 16 ranks listed leave all_reduce only.
+TEST(NcclTestsCorpus, WrapperLogIsReadByItsContent) {
+  const ResultSet r = import_one("slurm-5217_a3mega_wrapper_script_no_test_name_derived.out");
+  EXPECT_EQ(r.rows.front().op, "all_reduce");
+  EXPECT_THAT(all_assumptions(r), HasSubstr("the log does not name its collective: all_reduce is the only one whose "
+                                            "busbw/algbw fits the table"));
+  EXPECT_EQ(r.provenance.nranks, 16);
+  EXPECT_EQ(r.provenance.nodes, 2);
+  EXPECT_EQ(r.provenance.ranks_per_node, 8);
+  EXPECT_DOUBLE_EQ(*row_at(r, 8589934592).busbw_gbps, 338.82);
+  EXPECT_DOUBLE_EQ(*row_at(r, 8589934592, true).busbw_gbps, 337.35);
+}
+
 // Two different tests in one log are two result sets, and a single run has no repetition.
 TEST(NcclTestsCorpus, DifferentTestsInOneLogStayApart) {
   const std::string text = read_text_file(corpus("all_reduce_perf_rccltests_mi300x_vf_8gpu.log")) + "\n" +
