@@ -99,6 +99,23 @@ TEST(CorpusSharpSuperpod, CaInASwitchsSystemImageIsNotAHost) {
                              "system image GUID"));
 }
 
+// ibsim's own example: its layout is ibnetdiscover's, with names for GUIDs and no rates.
+TEST(CorpusIbsim, NetFileIsReadWithItsLinksAt4xSdr) {
+  const std::string path = corpus_path("ibnetdiscover/ibsim_net_2sw2path4hca.net");
+  EXPECT_EQ(resolve_topology_format(SourceText{path, fb::read_text_file(path)}).name, "ibsim");
+  const Graph graph = parse_corpus("ibnetdiscover/ibsim_net_2sw2path4hca.net");
+  EXPECT_EQ(count_kind(graph, VertexKind::host), 4u);
+  EXPECT_EQ(count_kind(graph, VertexKind::fabric_switch), 2u);
+  EXPECT_EQ(graph.link_count(), 6u);  // 4 host cables + 2 parallel ISLs
+  std::size_t isls = 0;
+  const VertexId switch1 = graph.find("Switch1");
+  for (const LinkId l : graph.links_of(switch1)) isls += graph.link(l).other_end(switch1) == graph.find("Switch2") ? 1 : 0;
+  EXPECT_EQ(isls, 2u);
+  for (const Link& link : graph.links()) EXPECT_EQ(link.spec.technology, "IB SDR");
+  EXPECT_TRUE(graph.find_link(graph.find("Hca3/Hca3"), switch1));
+  EXPECT_TRUE(assumes(graph, "ibsim simulates every link at 4xSDR, so its 12 port line(s) are taken at 4xSDR"));
+}
+
 // 8 GPUs on one NVSwitch at NV18, and no GPU model in the paste: H100 (NVLink4) and B200
 // (NVLink5) both have 18 links.
 TEST(CorpusNvlinkUndecided, Nv18WithoutAModelNamesBothGenerationsAndWithholdsExpectations) {
