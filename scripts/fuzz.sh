@@ -20,6 +20,7 @@ declare -A seeds=(
   [topology_nvidia_smi]="${topology_samples}/dgx01.topo ${topology_samples}/pcie8.topo"
   [topology_nccl_xml]="${repo_root}/tests/topology/fixtures/nccl_topo_h100_1gpu.xml"
   [topology_ibnetdiscover]="${topology_samples}/fabric.ibnet"
+  [topology_ibsim]="${repo_root}/tests/corpus/topology/ibnetdiscover/ibsim_net_2sw2path4hca.net"
   [topology_rocm_smi]="${repo_root}/tests/corpus/topology/rocm_smi/ms-swift_amd_8gpu_xgmi_numa2_lowpower_warning.txt"
   [topology_slurm]="${topology_samples}/topology.conf"
   [topology_cluster_yaml]="${topology_samples}/dgx_h100_pod.yaml ${topology_samples}/pcie_box.yaml"
