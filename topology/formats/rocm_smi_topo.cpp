@@ -24,6 +24,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -60,14 +61,16 @@ void read_numa_line(const SourceText& source, const NumberedLine& line, std::str
   if (at == std::string_view::npos) return;
   const std::size_t open = text.find_first_of("[ ", 3);
   const std::size_t close = text.find_first_of("] :", open + 1);
-  const std::optional<std::int64_t> gpu =
-      open == std::string_view::npos || close == std::string_view::npos ? std::nullopt
-                                                                          : to_integer(trim(text.substr(open + 1, close - open - 1)));
+  // -1 until read: a GPU index is never negative (a NUMA node of -1 means none, and is kept).
+  std::int64_t gpu = -1;
+  if (open != std::string_view::npos && close != std::string_view::npos) {
+    gpu = to_integer(trim(text.substr(open + 1, close - open - 1))).value_or(-1);
+  }
   const std::optional<std::int64_t> node = to_integer(trim(text.substr(at + key.size())));
-  if (!gpu || !node || *gpu < 0) {
+  if (gpu < 0 || gpu > 4096 || !node) {
     throw_input_error(source.path, line.number, "\"GPU[N] : (Topology) Numa Node: M\"", quote_input(text));
   }
-  tables.numa[static_cast<int>(*gpu)] = static_cast<int>(*node);
+  tables.numa[static_cast<int>(gpu)] = static_cast<int>(std::clamp<std::int64_t>(*node, -1, 1 << 20));
 }
 
 Tables read_tables(const SourceText& source) {
@@ -165,11 +168,11 @@ Graph parse_rocm_smi_topo(const SourceText& source) {
   for (std::size_t a = 0; a < n; ++a) {
     for (std::size_t b = a + 1; b < n; ++b) {
       const bool typed_xgmi = tables.link_type && tables.link_type->cells[a][b] == "XGMI";
-      const std::optional<std::int64_t> weight =
-          tables.weight ? to_integer(tables.weight->cells[a][b]) : std::optional<std::int64_t>();
+      // 0: no weight table, or a cell that is not a number.
+      const std::int64_t weight = tables.weight ? to_integer(tables.weight->cells[a][b]).value_or(0) : 0;
       const bool is_xgmi = tables.link_type ? typed_xgmi : weight == one_xgmi_hop_weight;
       if (!is_xgmi) continue;
-      if (weight && *weight != one_xgmi_hop_weight) {
+      if (weight != 0 && weight != one_xgmi_hop_weight) {
         ++indirect;  // xGMI through another GPU: its links carry it
         continue;
       }
