@@ -104,10 +104,12 @@ void print_oversubscription(const Graph& graph, const topo::OversubscriptionRepo
   fmt::print("\n{:<8} {:>9} {:>14} {:>14} {:>16} {:>14}\n", "tier", "switches", "down GB/s", "up GB/s",
              "oversubscription", "worst switch");
   for (const auto& tier : report.tiers) {
-    const std::string suffix = assumed.contains(tier.tier) ? " assumed" : "";
+    const auto labelled = [&](const std::optional<double>& ratio) {
+      return ratio && assumed.contains(tier.tier) ? ratio_text(ratio) + " assumed" : ratio_text(ratio);
+    };
     fmt::print("{:<8} {:>9} {:>14.1f} {:>14.1f} {:>16} {:>14}\n", topo::name_of(tier.tier), tier.switch_count,
-               tier.downlink_gbps, tier.uplink_gbps, ratio_text(tier.oversubscription_ratio) + suffix,
-               ratio_text(tier.worst_switch_ratio) + suffix);
+               tier.downlink_gbps, tier.uplink_gbps, labelled(tier.oversubscription_ratio),
+               labelled(tier.worst_switch_ratio));
   }
   if (!assumed.empty()) {
     fmt::print("# assumed: the inputs state neither the count nor the rate of these tiers' uplinks (see the "
