@@ -186,9 +186,12 @@ int analyze(const TopoOptions& options) {
     // number about traffic that cannot flow.
     const bool linked = topo::parts_are_linked(graph, partitions);
     if (linked) {
+      // A subnet manager does route over such links (OpenSM's min-hop, or up-down from a root it
+      // picks); the model's tree analysis cannot say what share they carry, and says that instead.
       fmt::print("\n# the fabric has {} parts with no common upper-tier switch, joined only by links between switches "
-                 "of one tier (leaf to leaf): up-down routing has no path between them, so no bisection bandwidth "
-                 "and no fabric-wide pattern\n", partitions.size());
+                 "of one tier (leaf to leaf): a subnet manager routes between them over those links, but the tree "
+                 "model has no upper tier to share traffic through, so no bisection bandwidth and no fabric-wide "
+                 "pattern is computed\n", partitions.size());
     } else {
       fmt::print("\n# the fabric is disconnected: {} parts that no link joins, so no bisection bandwidth and no "
                  "fabric-wide pattern\n", partitions.size());
