@@ -76,6 +76,16 @@ TEST(TopoCommandCorpus, SlurmOversubscriptionIsLabelledAssumed) {
   EXPECT_THAT(result.out, HasSubstr("# assumed: the inputs state neither the count nor the rate of these tiers' uplinks"));
 }
 
+// ibsim's two switches, hosts on both, cabled to each other: routed by a subnet manager, not "no path".
+TEST(TopoCommandCorpus, LeavesJoinedLeafToLeafAreNotCalledUnroutable) {
+  const ProcessResult result = fabricbench({"topo", "analyze", corpus("ibnetdiscover/ibsim_net_2sw2path4hca.net")});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("# the fabric has 2 parts with no common upper-tier switch, joined only by links "
+                                    "between switches of one tier (leaf to leaf): a subnet manager routes between them"));
+  EXPECT_THAT(result.out, Not(HasSubstr("no path")));
+  EXPECT_THAT(result.err, HasSubstr("ibsim simulates every link at 4xSDR"));
+}
+
 TEST(TopoCommandCorpus, AnalyzeNamesADisconnectedFabric) {
   const ProcessResult result = fabricbench({"topo", "analyze", corpus("slurm/puppet_4leaf_disconnected_switches.conf")});
   ASSERT_EQ(result.exit_code, 0) << result.err;
