@@ -89,7 +89,8 @@ std::set<topo::SwitchTier> tiers_with_assumed_uplinks(const Graph& graph) {
   for (const topo::Link& link : graph.links()) {
     const topo::Vertex& a = graph.vertex(link.a);
     const topo::Vertex& b = graph.vertex(link.b);
-    if (!link.nominal_capacity || a.kind != topo::VertexKind::fabric_switch || b.kind != topo::VertexKind::fabric_switch) {
+    if (!link.nominal_capacity || a.kind != topo::VertexKind::fabric_switch ||
+        b.kind != topo::VertexKind::fabric_switch) {
       continue;
     }
     tiers.insert(a.tier);  // its uplinks
@@ -191,7 +192,8 @@ int analyze(const TopoOptions& options) {
       fmt::print("\n# the fabric has {} parts with no common upper-tier switch, joined only by links between switches "
                  "of one tier (leaf to leaf): a subnet manager routes between them over those links, but the tree "
                  "model has no upper tier to share traffic through, so no bisection bandwidth and no fabric-wide "
-                 "pattern is computed\n", partitions.size());
+                 "pattern is computed\n",
+                 partitions.size());
     } else {
       fmt::print("\n# the fabric is disconnected: {} parts that no link joins, so no bisection bandwidth and no "
                  "fabric-wide pattern\n", partitions.size());

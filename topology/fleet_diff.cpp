@@ -335,8 +335,15 @@ void compare(const Subject& subject, DeviceProperty property,
     for (const auto& [value, node_indices] : nodes_by_value) {
       if (value == majority->first) continue;
       for (const std::size_t i : node_indices) {
-        out.push_back({i, Deviation{subject.label, property, nodes[i].node, value, majority->first,
-                                    majority->second.size(), values.size(), {}, {}}});
+        out.push_back({i, Deviation{subject.label,
+                                    property,
+                                    nodes[i].node,
+                                    value,
+                                    majority->first,
+                                    majority->second.size(),
+                                    values.size(),
+                                    {},
+                                    {}}});
       }
     }
     return;
@@ -491,7 +498,8 @@ std::string describe(const Deviation& deviation) {
                          ? deviation.subject
                          : fmt::format("{} {}", deviation.subject, name_of(deviation.property));
   if (deviation.candidates.size() > 1) {
-    what = fmt::format("one of {} (uncertain which: they look alike to the matching)", fmt::join(deviation.candidates, ", "));
+    what = fmt::format("one of {} (uncertain which: they look alike to the matching)",
+                       fmt::join(deviation.candidates, ", "));
   }
   if (deviation.node.empty()) {
     std::vector<std::string> groups;

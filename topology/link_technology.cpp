@@ -155,9 +155,7 @@ std::optional<int> nvlink_generation_of_gpu_model(std::string_view text) {
   return first->second;
 }
 
-std::optional<LinkSpec> xgmi_link(std::string_view family) {
-  return bond_by_name("xGMI " + std::string(family), 1);
-}
+std::optional<LinkSpec> xgmi_link(std::string_view family) { return bond_by_name("xGMI " + std::string(family), 1); }
 
 std::optional<std::string_view> xgmi_family_of_gpu_model(std::string_view text) {
   struct ModelFamily {

@@ -188,13 +188,17 @@ std::vector<ResultSet> parse_json(std::string_view text, const std::filesystem::
       const std::size_t end = std::min(document.find('\n', begin), document.size());
       const std::string_view line = trim(std::string_view(document).substr(begin, end - begin));
       // Where in the original text this line is: the lines before it, plus those already removed above it.
-      std::size_t line_number = line_number_at(text, start) + static_cast<std::size_t>(
-                                    std::count(document.begin(), document.begin() + static_cast<std::ptrdiff_t>(begin), '\n'));
+      std::size_t line_number =
+          line_number_at(text, start) +
+          static_cast<std::size_t>(
+              std::count(document.begin(), document.begin() + static_cast<std::ptrdiff_t>(begin), '\n'));
       for (const std::size_t removed : stray_lines) line_number += removed <= line_number ? 1 : 0;
-      const bool json_like = line.empty() || std::string_view("{}[]\",-0123456789tfn").find(line.front()) != std::string_view::npos;
+      const bool json_like =
+          line.empty() || std::string_view("{}[]\",-0123456789tfn").find(line.front()) != std::string_view::npos;
       if (json_like || stray_lines.size() >= most_stray_lines) {
         // The parser reports a byte offset; a line is what a person can find.
-        throw input_error_at(file, line_number, fmt::format("not valid Google Benchmark JSON (truncated?): {}", e.what()));
+        throw input_error_at(file, line_number,
+                             fmt::format("not valid Google Benchmark JSON (truncated?): {}", e.what()));
       }
       stray_lines.push_back(line_number);
       std::sort(stray_lines.begin(), stray_lines.end());
@@ -204,9 +208,10 @@ std::vector<ResultSet> parse_json(std::string_view text, const std::filesystem::
     }
   }
   if (!stray_lines.empty()) {
-    provenance.assumptions.push_back(fmt::format("{} line(s) inside the JSON document are not JSON (stderr output?) and "
-                                                 "were ignored: line(s) {}",
-                                                 stray_lines.size(), fmt::join(stray_lines, ", ")));
+    provenance.assumptions.push_back(
+        fmt::format("{} line(s) inside the JSON document are not JSON (stderr output?) and "
+                    "were ignored: line(s) {}",
+                    stray_lines.size(), fmt::join(stray_lines, ", ")));
   }
   std::map<std::string, Measurements> runs;  // by run name, in name order
   try {

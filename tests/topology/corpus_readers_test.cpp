@@ -109,7 +109,8 @@ TEST(CorpusIbsim, NetFileIsReadWithItsLinksAt4xSdr) {
   EXPECT_EQ(graph.link_count(), 6u);  // 4 host cables + 2 parallel ISLs
   std::size_t isls = 0;
   const VertexId switch1 = graph.find("Switch1");
-  for (const LinkId l : graph.links_of(switch1)) isls += graph.link(l).other_end(switch1) == graph.find("Switch2") ? 1 : 0;
+  for (const LinkId l : graph.links_of(switch1))
+    isls += graph.link(l).other_end(switch1) == graph.find("Switch2") ? 1 : 0;
   EXPECT_EQ(isls, 2u);
   for (const Link& link : graph.links()) EXPECT_EQ(link.spec.technology, "IB SDR");
   EXPECT_TRUE(graph.find_link(graph.find("Hca3/Hca3"), switch1));
@@ -232,13 +233,12 @@ TEST(CorpusRocmSmi, ANamedModelDecidesTheXgmiRate) {
 // `--showtopotype` alone, all pairs over PCIe (the 4-GPU table of ROCm/rocm_smi_lib issue #108):
 // no xGMI link, the GPUs reach each other through their CPU.
 TEST(CorpusRocmSmi, PcieOnlyTypeTableHasNoXgmi) {
-  const std::string text =
-      "========================== Link Type between two GPUs ==========================\n"
-      "       GPU0         GPU1         GPU2         GPU3         \n"
-      "GPU0   0            PCIE         PCIE         PCIE         \n"
-      "GPU1   PCIE         0            PCIE         PCIE         \n"
-      "GPU2   PCIE         PCIE         0            PCIE         \n"
-      "GPU3   PCIE         PCIE         PCIE         0            \n";
+  const std::string text = "========================== Link Type between two GPUs ==========================\n"
+                           "       GPU0         GPU1         GPU2         GPU3         \n"
+                           "GPU0   0            PCIE         PCIE         PCIE         \n"
+                           "GPU1   PCIE         0            PCIE         PCIE         \n"
+                           "GPU2   PCIE         PCIE         0            PCIE         \n"
+                           "GPU3   PCIE         PCIE         PCIE         0            \n";
   const Graph graph = parse_topology(SourceText{"pcie4.txt", text});
   EXPECT_EQ(count_kind(graph, VertexKind::gpu), 4u);
   EXPECT_EQ(test::count_links(graph, LinkType::xgmi), 0u);

@@ -58,8 +58,8 @@ TEST(TopoCommandCorpus, NvlinkGenerationFlagReplacesTheAssumption) {
 }
 
 TEST(TopoCommandCorpus, SharpSuperpodIsOneTreeWithABisection) {
-  const ProcessResult result =
-      fabricbench({"topo", "analyze", corpus("ibnetdiscover/ibnetdiscover_ndr_superpod_32leaf_16spine_sharp_synthesised.txt")});
+  const ProcessResult result = fabricbench(
+      {"topo", "analyze", corpus("ibnetdiscover/ibnetdiscover_ndr_superpod_32leaf_16spine_sharp_synthesised.txt")});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_THAT(result.out, HasSubstr("# bisection bandwidth 25600.0 GB/s per direction (128 hosts)"));
   EXPECT_THAT(result.out, Not(HasSubstr("parts")));
@@ -69,19 +69,22 @@ TEST(TopoCommandCorpus, SharpSuperpodIsOneTreeWithABisection) {
 TEST(TopoCommandCorpus, SlurmOversubscriptionIsLabelledAssumed) {
   const testing::TempDir dir;
   const std::string conf = (dir.path() / "topology.conf").string();
-  std::ofstream(conf) << "SwitchName=leaf1 Nodes=n[1-8]\nSwitchName=leaf2 Nodes=n[9-16]\nSwitchName=spine Switches=leaf[1-2]\n";
+  std::ofstream(conf)
+      << "SwitchName=leaf1 Nodes=n[1-8]\nSwitchName=leaf2 Nodes=n[9-16]\nSwitchName=spine Switches=leaf[1-2]\n";
   const ProcessResult result = fabricbench({"topo", "show", conf});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_THAT(result.out, HasSubstr("8.00:1 assumed"));
-  EXPECT_THAT(result.out, HasSubstr("# assumed: the inputs state neither the count nor the rate of these tiers' uplinks"));
+  EXPECT_THAT(result.out,
+              HasSubstr("# assumed: the inputs state neither the count nor the rate of these tiers' uplinks"));
 }
 
 // ibsim's two switches, hosts on both, cabled to each other: routed by a subnet manager, not "no path".
 TEST(TopoCommandCorpus, LeavesJoinedLeafToLeafAreNotCalledUnroutable) {
   const ProcessResult result = fabricbench({"topo", "analyze", corpus("ibnetdiscover/ibsim_net_2sw2path4hca.net")});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_THAT(result.out, HasSubstr("# the fabric has 2 parts with no common upper-tier switch, joined only by links "
-                                    "between switches of one tier (leaf to leaf): a subnet manager routes between them"));
+  EXPECT_THAT(result.out,
+              HasSubstr("# the fabric has 2 parts with no common upper-tier switch, joined only by links "
+                        "between switches of one tier (leaf to leaf): a subnet manager routes between them"));
   EXPECT_THAT(result.out, Not(HasSubstr("no path")));
   EXPECT_THAT(result.err, HasSubstr("ibsim simulates every link at 4xSDR"));
 }

@@ -213,13 +213,15 @@ void state_switch_attached_cas(Graph& graph, const std::string& path, const Swit
   if (found.ids.empty()) return;
   std::vector<std::string> kinds;
   if (found.aggregation_nodes > 0) {
-    kinds.push_back(fmt::format("{} SHARP aggregation node(s) (described \"... Aggregation Node\")", found.aggregation_nodes));
+    kinds.push_back(
+        fmt::format("{} SHARP aggregation node(s) (described \"... Aggregation Node\")", found.aggregation_nodes));
   }
   if (found.in_switch_image > 0) {
-    kinds.push_back(fmt::format("{} with a switch's system image GUID (switch management adapters)", found.in_switch_image));
+    kinds.push_back(
+        fmt::format("{} with a switch's system image GUID (switch management adapters)", found.in_switch_image));
   }
-  graph.add_assumption(fmt::format("{}: {} CA(s) inside switches left out of the hosts and of the switch tiers: {}", path,
-                                   found.ids.size(), fmt::join(kinds, "; ")));
+  graph.add_assumption(fmt::format("{}: {} CA(s) inside switches left out of the hosts and of the switch tiers: {}",
+                                   path, found.ids.size(), fmt::join(kinds, "; ")));
 }
 
 Graph parse_fabric_dump(const SourceText& source, Dialect dialect) {

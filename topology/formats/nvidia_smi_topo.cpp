@@ -350,10 +350,10 @@ NvlinkGeneration nvlink_generation(const SourceText& source, const std::string& 
   }
   const LinkSpec four = *nvlink_by_generation(4, most_links_per_gpu);
   const LinkSpec five = *nvlink_by_generation(5, most_links_per_gpu);
-  std::string undecided = fmt::format(
-      "NV{} is NVLink4 ({:.1f} GB/s per GPU: H100, H200, H800) or NVLink5 ({:.1f} GB/s: B200, B300, GB200), and the file "
-      "names no GPU model: undecided, state it with --nvlink-gen 4 or 5",
-      most_links_per_gpu, four.capacity_gbps, five.capacity_gbps);
+  std::string undecided = fmt::format("NV{} is NVLink4 ({:.1f} GB/s per GPU: H100, H200, H800) or NVLink5 ({:.1f} "
+                                      "GB/s: B200, B300, GB200), and the file "
+                                      "names no GPU model: undecided, state it with --nvlink-gen 4 or 5",
+                                      most_links_per_gpu, four.capacity_gbps, five.capacity_gbps);
   assumptions.push_back(fmt::format("{}; modelled at NVLink4's rate, and every expectation that depends on these "
                                     "links is withheld (n/a) until it is stated",
                                     undecided));
@@ -472,7 +472,8 @@ Graph parse_nvidia_smi_topo(const SourceText& source) {
     nvlink_undecided = nvlink.undecided;
     const auto bond = [&](int links) {
       const std::optional<LinkSpec> spec = nvlink_by_generation(nvlink.generation, links);
-      if (!spec) throw_input_error(source.path, 1, "an NVLink generation from 1 to 5", fmt::format("{}", nvlink.generation));
+      if (!spec)
+        throw_input_error(source.path, 1, "an NVLink generation from 1 to 5", fmt::format("{}", nvlink.generation));
       return *spec;
     };
     if (on_nvswitch) {

@@ -82,7 +82,9 @@ Tables read_tables(const SourceText& source) {
     if (text.starts_with("=")) {
       const std::string_view title = trim(text.substr(text.find_first_not_of('='), std::string_view::npos));
       section = std::string(trim(title.substr(0, title.find('='))));
-      current = section.starts_with("Weight") ? &tables.weight : section.starts_with("Link Type") ? &tables.link_type : nullptr;
+      current = section.starts_with("Weight")      ? &tables.weight
+                : section.starts_with("Link Type") ? &tables.link_type
+                                                   : nullptr;
       if (current != nullptr) *current = Table{line.number, {}};
       continue;
     }
@@ -126,7 +128,8 @@ constexpr int one_xgmi_hop_weight = 15;
 Graph parse_rocm_smi_topo(const SourceText& source) {
   const Tables tables = read_tables(source);
   if (tables.gpu_count == 0) {
-    throw_input_error(source.path, 1, "a \"Weight\", \"Link Type\" or \"Numa Nodes\" table of rocm-smi --showtopo", "none");
+    throw_input_error(source.path, 1, "a \"Weight\", \"Link Type\" or \"Numa Nodes\" table of rocm-smi --showtopo",
+                      "none");
   }
   const std::size_t n = tables.gpu_count;
   std::vector<std::string> assumptions;
@@ -196,23 +199,27 @@ Graph parse_rocm_smi_topo(const SourceText& source) {
     const LinkSpec spec = *xgmi_link(family.value_or("MI250X"));
     std::string undecided;
     if (family) {
-      assumptions.push_back(fmt::format("xGMI links read at the {} rate, from the GPU model named in the file", *family));
+      assumptions.push_back(
+          fmt::format("xGMI links read at the {} rate, from the GPU model named in the file", *family));
     } else {
       undecided = fmt::format(
           "{}: an xGMI link is {:.0f} GB/s per direction on MI300X, MI325X and MI308X, {:.0f} GB/s on MI250X, MI250 "
           "and MI210, and rocm-smi --showtopo names no GPU model: undecided (paste rocm-smi --showproductname above "
           "the tables to state it)",
           source.path, xgmi_link("MI300X")->capacity_gbps, spec.capacity_gbps);
-      assumptions.push_back(undecided + "; modelled at the lower rate, and expectations that depend on it withheld (n/a)");
+      assumptions.push_back(undecided +
+                            "; modelled at the lower rate, and expectations that depend on it withheld (n/a)");
     }
-    assumptions.push_back("rocm-smi states no count of xGMI links per pair: each directly joined pair taken as one link");
+    assumptions.push_back(
+        "rocm-smi states no count of xGMI links per pair: each directly joined pair taken as one link");
     for (const auto& [a, b] : xgmi_pairs) {
       const LinkId l = graph.add_link(gpus[a], gpus[b], spec);
       if (!undecided.empty()) graph.mark_undecided(l, undecided);
     }
   }
   assumptions.push_back("PCIe widths and rates are not in the file: PCIe links are nominal Gen4 x16");
-  for (const std::string& assumption : assumptions) graph.add_assumption(fmt::format("{}: {}", source.path, assumption));
+  for (const std::string& assumption : assumptions)
+    graph.add_assumption(fmt::format("{}: {}", source.path, assumption));
   return graph;
 }
 

@@ -149,22 +149,26 @@ Graph build_slurm_tree(const SourceText& source, const std::vector<SlurmSwitch>&
     if (switches.size() < 2) continue;
     ++repeated;
     if (++named > max_named_nodes) continue;
-    graph.add_assumption(fmt::format("{}: node {} is listed under {} leaf switches ({}): placed once, under {}, where it "
-                                     "is listed first (Slurm places a node under one leaf)",
-                                     source.path, host, switches.size(), fmt::join(switches, ", "), switches.front()));
+    graph.add_assumption(
+        fmt::format("{}: node {} is listed under {} leaf switches ({}): placed once, under {}, where it "
+                    "is listed first (Slurm places a node under one leaf)",
+                    source.path, host, switches.size(), fmt::join(switches, ", "), switches.front()));
   }
   if (repeated > max_named_nodes) {
-    graph.add_assumption(fmt::format("{}: {} more nodes listed under several leaf switches, each placed under the first",
-                                     source.path, repeated - max_named_nodes));
+    graph.add_assumption(
+        fmt::format("{}: {} more nodes listed under several leaf switches, each placed under the first", source.path,
+                    repeated - max_named_nodes));
   }
   graph.add_assumption(fmt::format("{}: Slurm's topology file states no link rates: every link is taken as 4xNDR "
                                    "InfiniBand (nominal; a merged ibnetdiscover dump replaces it)",
                                    source.path));
   if (uplinks > 0) {
-    graph.add_assumption(fmt::format("{}: Slurm's topology file states neither the count nor the rate of the links "
-                                     "between switches: each of its {} switch-to-switch relations (Switches=, children:) is taken as one 4xNDR link, "
-                                     "so every oversubscription ratio and bisection bandwidth computed from them is assumed",
-                                     source.path, uplinks));
+    graph.add_assumption(
+        fmt::format("{}: Slurm's topology file states neither the count nor the rate of the links "
+                    "between switches: each of its {} switch-to-switch relations (Switches=, children:) is taken as "
+                    "one 4xNDR link, "
+                    "so every oversubscription ratio and bisection bandwidth computed from them is assumed",
+                    source.path, uplinks));
   }
   return graph;
 }
