@@ -37,14 +37,15 @@ void number_runs(std::vector<ResultSet>& runs) {
 
 namespace {
 
-bool same_test(const ResultSet& a, const ResultSet& b) {
-  if (a.provenance.nranks != b.provenance.nranks || a.provenance.rank_hosts != b.provenance.rank_hosts ||
-      a.rows.size() != b.rows.size()) {
+// `run` repeats the test whose first run's rows are the first `rows_per_run` rows of `kept`.
+bool same_test(const ResultSet& kept, std::size_t rows_per_run, const ResultSet& run) {
+  if (kept.provenance.nranks != run.provenance.nranks || kept.provenance.rank_hosts != run.provenance.rank_hosts ||
+      rows_per_run != run.rows.size()) {
     return false;
   }
-  for (std::size_t i = 0; i < a.rows.size(); ++i) {
-    const ResultRow& x = a.rows[i];
-    const ResultRow& y = b.rows[i];
+  for (std::size_t i = 0; i < rows_per_run; ++i) {
+    const ResultRow& x = kept.rows[i];
+    const ResultRow& y = run.rows[i];
     if (x.op != y.op || x.bytes != y.bytes || x.dtype != y.dtype || x.redop != y.redop || x.in_place != y.in_place ||
         x.root != y.root) {
       return false;
@@ -58,8 +59,9 @@ bool same_test(const ResultSet& a, const ResultSet& b) {
 void keep_repetitions_together(std::vector<ResultSet>& runs) {
   std::vector<ResultSet> kept;
   std::vector<int> repetitions;  // per kept set
+  std::size_t rows_per_run = 0;  // of the last kept set's first run
   for (ResultSet& run : runs) {
-    if (!kept.empty() && same_test(kept.back(), run)) {
+    if (!kept.empty() && same_test(kept.back(), rows_per_run, run)) {
       const int repetition = repetitions.back()++;
       for (ResultRow& row : run.rows) row.repetition = repetition;
       for (std::string& assumption : run.provenance.assumptions) {
@@ -70,6 +72,7 @@ void keep_repetitions_together(std::vector<ResultSet>& runs) {
       continue;
     }
     for (ResultRow& row : run.rows) row.repetition = 0;
+    rows_per_run = run.rows.size();
     kept.push_back(std::move(run));
     repetitions.push_back(1);
   }
