@@ -113,6 +113,24 @@ TEST(NcclTestsCorpus, WrapperLogIsReadByItsContent) {
   EXPECT_DOUBLE_EQ(*row_at(r, 8589934592, true).busbw_gbps, 337.35);
 }
 
+// Without its test name, an all_gather table fits alltoall as well (redop 'none', busbw factor
+// (n-1)/n): refused naming both, never one picked.
+TEST(NcclTestsCorpus, AnAmbiguousWrapperLogNamesEveryCollectiveThatFits) {
+  std::string text = read_text_file(corpus("all_gather_perf_2x_gb10_spark_switch_rsfec_normal.log"));
+  for (const std::string line : {"# Collective test starting: all_gather_perf\n", "# Collective test concluded: all_gather_perf\n"}) {
+    const std::size_t at = text.find(line);
+    ASSERT_NE(at, std::string::npos) << line;
+    text.erase(at, line.size());
+  }
+  try {
+    import_log_text(text, "slurm-77.out", {});
+    FAIL() << "an ambiguous log was given one collective";
+  } catch (const InputError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("cannot tell which collective this is"));
+    EXPECT_THAT(error.what(), HasSubstr("(all_gather and alltoall fit its redop column and busbw/algbw alike)"));
+  }
+}
+
 // Two different tests in one log are two result sets, and a single run has no repetition.
 TEST(NcclTestsCorpus, DifferentTestsInOneLogStayApart) {
   const std::string text = read_text_file(corpus("all_reduce_perf_rccltests_mi300x_vf_8gpu.log")) + "\n" +
