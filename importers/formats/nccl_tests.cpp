@@ -320,11 +320,11 @@ class LogReader {
     std::vector<std::string> candidates;
     if (!run.op) run.op = op_from_bus_ratio(run, candidates);
     if (!run.op) {
-      // Several collectives fit the table (all_gather and alltoall share redop 'none' and busbw
-      // factor (n-1)/n): every one is named rather than one picked.
+      // Several collectives fit the table (all_gather, alltoall, gather, scatter share redop 'none'
+      // and busbw factor (n-1)/n): every one is named rather than one picked.
       const std::string fitting =
           candidates.empty() ? std::string()
-                             : fmt::format(" ({} fit its redop column and busbw/algbw alike)", fmt::join(candidates, " and "));
+                             : fmt::format(" ({} all fit its redop column and busbw/algbw)", fmt::join(candidates, ", "));
       throw input_error_at(file_, run.first_line,
                            fmt::format("cannot tell which collective this is: the log has no '# Collective test "
                                        "starting' line or launcher command{}; name the file after the test (e.g. "

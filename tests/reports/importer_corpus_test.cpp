@@ -113,8 +113,8 @@ TEST(NcclTestsCorpus, WrapperLogIsReadByItsContent) {
   EXPECT_DOUBLE_EQ(*row_at(r, 8589934592, true).busbw_gbps, 337.35);
 }
 
-// Without its test name, an all_gather table fits alltoall as well (redop 'none', busbw factor
-// (n-1)/n): refused naming both, never one picked.
+// Without its test name, an all_gather table of 2 ranks fits every collective of redop 'none' and
+// busbw factor (n-1)/n: refused naming each, never one picked.
 TEST(NcclTestsCorpus, AnAmbiguousWrapperLogNamesEveryCollectiveThatFits) {
   std::string text = read_text_file(corpus("all_gather_perf_2x_gb10_spark_switch_rsfec_normal.log"));
   for (const std::string line : {"# Collective test starting: all_gather_perf\n", "# Collective test concluded: all_gather_perf\n"}) {
@@ -127,7 +127,8 @@ TEST(NcclTestsCorpus, AnAmbiguousWrapperLogNamesEveryCollectiveThatFits) {
     FAIL() << "an ambiguous log was given one collective";
   } catch (const InputError& error) {
     EXPECT_THAT(error.what(), HasSubstr("cannot tell which collective this is"));
-    EXPECT_THAT(error.what(), HasSubstr("(all_gather and alltoall fit its redop column and busbw/algbw alike)"));
+    EXPECT_THAT(error.what(), HasSubstr("(all_gather, alltoall, gather, scatter, allgatherv, alltoallv all fit its redop "
+                                        "column and busbw/algbw)"));
   }
 }
 
