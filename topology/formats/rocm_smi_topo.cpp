@@ -73,36 +73,21 @@ void read_numa_line(const SourceText& source, const NumberedLine& line, std::str
   tables.numa[static_cast<int>(gpu)] = static_cast<int>(std::clamp<std::int64_t>(*node, -1, 1 << 20));
 }
 
-Tables read_tables(const SourceText& source) {
-  Tables tables;
-  std::string section;
-  std::optional<Table>* current = nullptr;
-  for (const NumberedLine& line : split_lines(source.text)) {
-    const std::string_view text = trim(line.text);
-    if (text.starts_with("=")) {
-      const std::string_view title = trim(text.substr(text.find_first_not_of('='), std::string_view::npos));
-      section = std::string(trim(title.substr(0, title.find('='))));
-      current = section.starts_with("Weight")      ? &tables.weight
-                : section.starts_with("Link Type") ? &tables.link_type
-                                                   : nullptr;
-      if (current != nullptr) *current = Table{line.number, {}};
-      continue;
-    }
-    if (section == "Numa Nodes") {
-      if (text.starts_with("GPU")) read_numa_line(source, line, text, tables);
-      continue;
-    }
-    if (current == nullptr || text.empty()) continue;
-    const std::vector<std::string_view> tokens = split_whitespace(text);
-    const std::optional<int> row = gpu_ordinal(tokens.front());
-    if (!row || tokens.size() < 2 || gpu_ordinal(tokens[1])) continue;  // the header names the columns
-    Table& table = **current;
-    if (static_cast<std::size_t>(*row) != table.cells.size()) {
-      throw_input_error(source.path, line.number, fmt::format("row GPU{} of the {} table", table.cells.size(), section),
-                        quote_input(tokens.front()));
-    }
-    table.cells.emplace_back(tokens.begin() + 1, tokens.end());
+// A table row "GPU3   15   0   15 ..." into `table`; the header line ("GPU0 GPU1 ...") is skipped.
+void read_table_row(const SourceText& source, const NumberedLine& line, std::string_view text,
+                    const std::string& section, Table& table) {
+  const std::vector<std::string_view> tokens = split_whitespace(text);
+  const std::optional<int> row = gpu_ordinal(tokens.front());
+  if (!row || tokens.size() < 2 || gpu_ordinal(tokens[1])) return;
+  if (static_cast<std::size_t>(*row) != table.cells.size()) {
+    throw_input_error(source.path, line.number, fmt::format("row GPU{} of the {} table", table.cells.size(), section),
+                      quote_input(tokens.front()));
   }
+  table.cells.emplace_back(tokens.begin() + 1, tokens.end());
+}
+
+// Every table square, and all of one size: that size is the GPU count.
+void check_table_shapes(const SourceText& source, Tables& tables) {
   for (const std::optional<Table>* table : {&tables.weight, &tables.link_type}) {
     if (!*table || (*table)->cells.empty()) continue;
     const std::size_t n = (*table)->cells.size();
@@ -118,37 +103,49 @@ Tables read_tables(const SourceText& source) {
     }
     tables.gpu_count = n;
   }
-  if (tables.gpu_count == 0 && !tables.numa.empty()) tables.gpu_count = tables.numa.rbegin()->first + 1;
+  if (tables.gpu_count == 0 && !tables.numa.empty()) {
+    tables.gpu_count = static_cast<std::size_t>(tables.numa.rbegin()->first) + 1;
+  }
+}
+
+Tables read_tables(const SourceText& source) {
+  Tables tables;
+  std::string section;
+  std::optional<Table>* current = nullptr;
+  for (const NumberedLine& line : split_lines(source.text)) {
+    const std::string_view text = trim(line.text);
+    if (text.starts_with("=")) {
+      const std::string_view title = trim(text.substr(text.find_first_not_of('='), std::string_view::npos));
+      section = std::string(trim(title.substr(0, title.find('='))));
+      current = section.starts_with("Weight")      ? &tables.weight
+                : section.starts_with("Link Type") ? &tables.link_type
+                                                   : nullptr;
+      if (current != nullptr) *current = Table{line.number, {}};
+    } else if (section == "Numa Nodes" && text.starts_with("GPU")) {
+      read_numa_line(source, line, text, tables);
+    } else if (current != nullptr && !text.empty()) {
+      read_table_row(source, line, text, section, **current);
+    }
+  }
+  check_table_shapes(source, tables);
   return tables;
 }
 
 // The weight the driver gives one xGMI hop.
 constexpr int one_xgmi_hop_weight = 15;
 
-Graph parse_rocm_smi_topo(const SourceText& source) {
-  const Tables tables = read_tables(source);
-  if (tables.gpu_count == 0) {
-    throw_input_error(source.path, 1, "a \"Weight\", \"Link Type\" or \"Numa Nodes\" table of rocm-smi --showtopo",
-                      "none");
-  }
-  const std::size_t n = tables.gpu_count;
-  std::vector<std::string> assumptions;
-  const std::string host_name = host_name_from_path(source.path);
-  Graph graph;
-  const VertexId host = graph.add_vertex(VertexKind::host, host_name);
-
+// Each GPU on the CPU of its NUMA node over nominal PCIe; the CPUs joined by nominal SMP links.
+std::vector<VertexId> add_gpus(Graph& graph, VertexId host, const std::string& host_name, const Tables& tables,
+                               std::vector<std::string>& assumptions) {
   std::map<int, VertexId> cpu_of_numa;
-  std::vector<VertexId> gpus(n);
+  std::vector<VertexId> gpus(tables.gpu_count);
   std::size_t without_numa = 0;
-  for (std::size_t g = 0; g < n; ++g) {
+  for (std::size_t g = 0; g < gpus.size(); ++g) {
     gpus[g] = graph.add_vertex(VertexKind::gpu, fmt::format("{}/GPU{}", host_name, g), host, static_cast<int>(g));
     const auto stated = tables.numa.find(static_cast<int>(g));
-    int numa = 0;
-    if (stated != tables.numa.end() && stated->second >= 0) {
-      numa = stated->second;
-    } else {
-      ++without_numa;
-    }
+    const bool known = stated != tables.numa.end() && stated->second >= 0;
+    const int numa = known ? stated->second : 0;
+    without_numa += known ? 0 : 1;
     auto [cpu, inserted] = cpu_of_numa.try_emplace(numa, no_vertex);
     if (inserted) cpu->second = graph.add_vertex(VertexKind::cpu, fmt::format("{}/CPU{}", host_name, numa), host, numa);
     graph.add_link(gpus[g], cpu->second, *pcie_by_generation(4, 16), true);
@@ -164,28 +161,31 @@ Graph parse_rocm_smi_topo(const SourceText& source) {
     for (std::size_t b = a + 1; b < cpus.size(); ++b) graph.add_link(cpus[a], cpus[b], smp_link("", 0), true);
   }
   if (cpus.size() > 1) assumptions.push_back("the CPU model is not in the file: links between NUMA nodes are nominal");
+  return gpus;
+}
 
-  // xGMI pairs: by link type where printed, else by a weight of one xGMI hop.
-  std::vector<std::pair<std::size_t, std::size_t>> xgmi_pairs;
+// The pairs joined directly by xGMI: by link type where printed, else by a weight of one xGMI hop.
+std::vector<std::pair<std::size_t, std::size_t>> direct_xgmi_pairs(const Tables& tables,
+                                                                   std::vector<std::string>& assumptions) {
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;
   std::size_t indirect = 0;
-  for (std::size_t a = 0; a < n; ++a) {
-    for (std::size_t b = a + 1; b < n; ++b) {
-      const bool typed_xgmi = tables.link_type && tables.link_type->cells[a][b] == "XGMI";
+  for (std::size_t a = 0; a < tables.gpu_count; ++a) {
+    for (std::size_t b = a + 1; b < tables.gpu_count; ++b) {
       // 0: no weight table, or a cell that is not a number.
       const std::int64_t weight = tables.weight ? to_integer(tables.weight->cells[a][b]).value_or(0) : 0;
-      const bool is_xgmi = tables.link_type ? typed_xgmi : weight == one_xgmi_hop_weight;
+      const bool is_xgmi = tables.link_type ? tables.link_type->cells[a][b] == "XGMI" : weight == one_xgmi_hop_weight;
       if (!is_xgmi) continue;
       if (weight != 0 && weight != one_xgmi_hop_weight) {
         ++indirect;  // xGMI through another GPU: its links carry it
-        continue;
+      } else {
+        pairs.emplace_back(a, b);
       }
-      xgmi_pairs.emplace_back(a, b);
     }
   }
   if (!tables.link_type && tables.weight) {
     assumptions.push_back("no Link Type table: pairs of weight 15 (one xGMI hop) taken as xGMI, the rest as PCIe");
   }
-  if (tables.link_type && !tables.weight && !xgmi_pairs.empty()) {
+  if (tables.link_type && !tables.weight && !pairs.empty()) {
     assumptions.push_back("no Weight table: every XGMI pair taken as one direct link (the weight tells a direct link "
                           "from a path through another GPU)");
   }
@@ -194,32 +194,51 @@ Graph parse_rocm_smi_topo(const SourceText& source) {
                                       "link of their own",
                                       indirect));
   }
-  if (!xgmi_pairs.empty()) {
-    const std::optional<std::string_view> family = xgmi_family_of_gpu_model(source.text);
-    const LinkSpec spec = *xgmi_link(family.value_or("MI250X"));
-    std::string undecided;
-    if (family) {
-      assumptions.push_back(
-          fmt::format("xGMI links read at the {} rate, from the GPU model named in the file", *family));
-    } else {
-      undecided = fmt::format(
-          "{}: an xGMI link is {:.0f} GB/s per direction on MI300X, MI325X and MI308X, {:.0f} GB/s on MI250X, MI250 "
-          "and MI210, and rocm-smi --showtopo names no GPU model: undecided (paste rocm-smi --showproductname above "
-          "the tables to state it)",
-          source.path, xgmi_link("MI300X")->capacity_gbps, spec.capacity_gbps);
-      assumptions.push_back(undecided +
-                            "; modelled at the lower rate, and expectations that depend on it withheld (n/a)");
-    }
-    assumptions.push_back(
-        "rocm-smi states no count of xGMI links per pair: each directly joined pair taken as one link");
-    for (const auto& [a, b] : xgmi_pairs) {
-      const LinkId l = graph.add_link(gpus[a], gpus[b], spec);
-      if (!undecided.empty()) graph.mark_undecided(l, undecided);
-    }
+  return pairs;
+}
+
+// One xGMI link per pair, at the rate of a GPU model named in the file, else undecided.
+void add_xgmi_links(Graph& graph, const SourceText& source, const std::vector<VertexId>& gpus,
+                    const std::vector<std::pair<std::size_t, std::size_t>>& pairs,
+                    std::vector<std::string>& assumptions) {
+  if (pairs.empty()) return;
+  const std::optional<std::string_view> family = xgmi_family_of_gpu_model(source.text);
+  const LinkSpec spec = *xgmi_link(family.value_or("MI250X"));
+  std::string undecided;
+  if (family) {
+    assumptions.push_back(fmt::format("xGMI links read at the {} rate, from the GPU model named in the file", *family));
+  } else {
+    undecided = fmt::format(
+        "{}: an xGMI link is {:.0f} GB/s per direction on MI300X, MI325X and MI308X, {:.0f} GB/s on MI250X, MI250 "
+        "and MI210, and rocm-smi --showtopo names no GPU model: undecided (paste rocm-smi --showproductname above "
+        "the tables to state it)",
+        source.path, xgmi_link("MI300X")->capacity_gbps, spec.capacity_gbps);
+    assumptions.push_back(undecided +
+                          "; modelled at the lower rate, and expectations that depend on it withheld (n/a)");
   }
+  assumptions.push_back("rocm-smi states no count of xGMI links per pair: each directly joined pair taken as one link");
+  for (const auto& [a, b] : pairs) {
+    const LinkId l = graph.add_link(gpus[a], gpus[b], spec);
+    if (!undecided.empty()) graph.mark_undecided(l, undecided);
+  }
+}
+
+Graph parse_rocm_smi_topo(const SourceText& source) {
+  const Tables tables = read_tables(source);
+  if (tables.gpu_count == 0) {
+    throw_input_error(source.path, 1, "a \"Weight\", \"Link Type\" or \"Numa Nodes\" table of rocm-smi --showtopo",
+                      "none");
+  }
+  std::vector<std::string> assumptions;
+  const std::string host_name = host_name_from_path(source.path);
+  Graph graph;
+  const VertexId host = graph.add_vertex(VertexKind::host, host_name);
+  const std::vector<VertexId> gpus = add_gpus(graph, host, host_name, tables, assumptions);
+  add_xgmi_links(graph, source, gpus, direct_xgmi_pairs(tables, assumptions), assumptions);
   assumptions.push_back("PCIe widths and rates are not in the file: PCIe links are nominal Gen4 x16");
-  for (const std::string& assumption : assumptions)
+  for (const std::string& assumption : assumptions) {
     graph.add_assumption(fmt::format("{}: {}", source.path, assumption));
+  }
   return graph;
 }
 
