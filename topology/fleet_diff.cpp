@@ -66,6 +66,36 @@ int identity_distance(const GpuIdentity& a, const GpuIdentity& b) {
   return (a.numa != b.numa ? 1 : 0) + (a.nearby_nics != b.nearby_nics ? 1 : 0) + (a.nvlink_lanes != b.nvlink_lanes ? 1 : 0);
 }
 
+// The reference GPUs that some alignment of least cost leaves unmatched: every GPU that may be
+// the missing one. after[i][j] is the least cost of node GPUs i.. within reference GPUs j..;
+// reference GPU j may be missing when a best alignment matches the first i node GPUs before it
+// and the rest after it.
+std::vector<int> missing_candidates(const std::vector<std::pair<int, GpuIdentity>>& node,
+                                    const std::vector<std::pair<int, GpuIdentity>>& reference,
+                                    const std::vector<std::vector<int>>& cost) {
+  const std::size_t k = node.size();
+  const std::size_t n = reference.size();
+  constexpr int unreachable = 1 << 28;
+  std::vector<std::vector<int>> after(k + 1, std::vector<int>(n + 1, unreachable));
+  for (std::size_t j = 0; j <= n; ++j) after[k][j] = 0;
+  for (std::size_t i = k; i-- > 0;) {
+    for (std::size_t j = n; j-- > 0;) {
+      const int match = after[i + 1][j + 1] + identity_distance(node[i].second, reference[j].second);
+      after[i][j] = std::min(after[i][j + 1], std::min(match, unreachable));
+    }
+  }
+  std::vector<int> candidates;
+  for (std::size_t j = 0; j < n; ++j) {
+    for (std::size_t i = 0; i <= std::min(k, j); ++i) {
+      if (cost[i][j] + after[i][j + 1] == cost[k][n]) {
+        candidates.push_back(reference[j].first);
+        break;
+      }
+    }
+  }
+  return candidates;
+}
+
 // The node's GPUs (fewer than the reference's) matched to the reference's in order, each
 // reference GPU used at most once, at the least total distance; the driver numbers GPUs in bus
 // order, so a missing one shifts the rest without reordering them.
@@ -92,27 +122,7 @@ GpuRenumbering align_gpus(const std::vector<std::pair<int, GpuIdentity>>& node,
   }
   GpuRenumbering renumbering;
   renumbering.ambiguous = ways[k][n] > 1;
-  if (renumbering.ambiguous) {
-    // after[i][j]: node GPUs i.. matched within reference GPUs j..; reference GPU j may be the
-    // missing one when some best alignment matches the first i node GPUs before it and the rest
-    // after it.
-    std::vector<std::vector<int>> after(k + 1, std::vector<int>(n + 1, unreachable));
-    for (std::size_t j = 0; j <= n; ++j) after[k][j] = 0;
-    for (std::size_t i = k; i-- > 0;) {
-      for (std::size_t j = n; j-- > 0;) {
-        const int match = after[i + 1][j + 1] + identity_distance(node[i].second, reference[j].second);
-        after[i][j] = std::min(after[i][j + 1], std::min(match, unreachable));
-      }
-    }
-    for (std::size_t j = 0; j < n; ++j) {
-      for (std::size_t i = 0; i <= std::min(k, j); ++i) {
-        if (cost[i][j] + after[i][j + 1] == cost[k][n]) {
-          renumbering.missing_candidates.push_back(reference[j].first);
-          break;
-        }
-      }
-    }
-  }
+  if (renumbering.ambiguous) renumbering.missing_candidates = missing_candidates(node, reference, cost);
   std::size_t i = k;
   for (std::size_t j = n; i > 0; --j) {
     const int match = cost[i - 1][j - 1] + identity_distance(node[i - 1].second, reference[j - 1].second);
@@ -359,6 +369,19 @@ void compare(const Subject& subject, DeviceProperty property,
   out.push_back({no_node, std::move(tie)});
 }
 
+// A missing GPU that the matching could not single out names, on its own line, every GPU it may be.
+void name_uncertain_candidates(const std::map<std::size_t, std::vector<int>>& uncertain_missing,
+                               std::vector<PlacedDeviation>& placed) {
+  for (PlacedDeviation& p : placed) {
+    const auto uncertain = uncertain_missing.find(p.node_index);
+    if (uncertain == uncertain_missing.end() || p.deviation.property != DeviceProperty::presence ||
+        p.deviation.value != "missing" || !p.deviation.subject.starts_with("GPU")) {
+      continue;
+    }
+    for (const int ordinal : uncertain->second) p.deviation.candidates.push_back(fmt::format("GPU{}", ordinal));
+  }
+}
+
 }  // namespace
 
 std::string_view name_of(DeviceProperty property) {
@@ -478,15 +501,7 @@ FleetDiff diff_fleet(const Fleet& fleet) {
     }
     for (const auto& [property, property_values] : values) compare(subject, property, property_values, diff.nodes, placed);
   }
-  // A missing GPU that the matching could not single out names every GPU it may be.
-  for (PlacedDeviation& p : placed) {
-    const auto uncertain = uncertain_missing.find(p.node_index);
-    if (uncertain == uncertain_missing.end() || p.deviation.property != DeviceProperty::presence ||
-        p.deviation.value != "missing" || !p.deviation.subject.starts_with("GPU")) {
-      continue;
-    }
-    for (const int ordinal : uncertain->second) p.deviation.candidates.push_back(fmt::format("GPU{}", ordinal));
-  }
+  name_uncertain_candidates(uncertain_missing, placed);
   std::stable_sort(placed.begin(), placed.end(),
                    [](const PlacedDeviation& a, const PlacedDeviation& b) { return a.node_index < b.node_index; });
   for (PlacedDeviation& p : placed) diff.deviations.push_back(std::move(p.deviation));

@@ -322,9 +322,9 @@ class LogReader {
     if (!run.op) {
       // Several collectives fit the table (all_gather, alltoall, gather, scatter share redop 'none'
       // and busbw factor (n-1)/n): every one is named rather than one picked.
-      const std::string fitting =
-          candidates.empty() ? std::string()
-                             : fmt::format(" ({} all fit its redop column and busbw/algbw)", fmt::join(candidates, ", "));
+      const std::string fitting = candidates.empty() ? std::string()
+                                                     : fmt::format(" ({} all fit its redop column and busbw/algbw)",
+                                                                   fmt::join(candidates, ", "));
       throw input_error_at(file_, run.first_line,
                            fmt::format("cannot tell which collective this is: the log has no '# Collective test "
                                        "starting' line or launcher command{}; name the file after the test (e.g. "
@@ -354,8 +354,9 @@ class LogReader {
       return std::nullopt;
     }
     if (found.empty()) return std::nullopt;
-    run.provenance.assumptions.push_back(fmt::format(
-        "the log does not name its collective: {} is the only one whose busbw/algbw fits the table", found.front()));
+    run.provenance.assumptions.push_back(
+        fmt::format("the log does not name its collective: {} is the only one whose busbw/algbw fits the table",
+                    found.front()));
     return found.front();
   }
 

@@ -117,7 +117,8 @@ TEST(NcclTestsCorpus, WrapperLogIsReadByItsContent) {
 // busbw factor (n-1)/n: refused naming each, never one picked.
 TEST(NcclTestsCorpus, AnAmbiguousWrapperLogNamesEveryCollectiveThatFits) {
   std::string text = read_text_file(corpus("all_gather_perf_2x_gb10_spark_switch_rsfec_normal.log"));
-  for (const std::string line : {"# Collective test starting: all_gather_perf\n", "# Collective test concluded: all_gather_perf\n"}) {
+  for (const std::string line :
+       {"# Collective test starting: all_gather_perf\n", "# Collective test concluded: all_gather_perf\n"}) {
     const std::size_t at = text.find(line);
     ASSERT_NE(at, std::string::npos) << line;
     text.erase(at, line.size());
@@ -127,8 +128,9 @@ TEST(NcclTestsCorpus, AnAmbiguousWrapperLogNamesEveryCollectiveThatFits) {
     FAIL() << "an ambiguous log was given one collective";
   } catch (const InputError& error) {
     EXPECT_THAT(error.what(), HasSubstr("cannot tell which collective this is"));
-    EXPECT_THAT(error.what(), HasSubstr("(all_gather, alltoall, gather, scatter, allgatherv, alltoallv all fit its redop "
-                                        "column and busbw/algbw)"));
+    EXPECT_THAT(error.what(),
+                HasSubstr("(all_gather, alltoall, gather, scatter, allgatherv, alltoallv all fit its redop "
+                          "column and busbw/algbw)"));
   }
 }
 

@@ -224,6 +224,33 @@ void state_switch_attached_cas(Graph& graph, const std::string& path, const Swit
                                    path, found.ids.size(), fmt::join(kinds, "; ")));
 }
 
+// "[1](guid) "S-<guid>"[33](guid)   # ... 4xNDR": one cabled port of the node `node_id`. ibsim's
+// lines state no rate: 4xSDR, counted in `links_without_rate`.
+PortLine read_port_line(const SourceText& source, const NumberedLine& line, std::string_view text,
+                        const std::string& node_id, Dialect dialect, std::size_t& links_without_rate) {
+  Cursor cursor(source, line.number, text);
+  PortLine port;
+  port.line = line.number;
+  port.node_id = node_id;
+  cursor.expect('[', "'[PORT]'");
+  port.port = cursor.number("a port number");
+  cursor.expect(']', "']' after the port number");
+  cursor.skip_guid();
+  port.peer_id = cursor.node_id("the peer's quoted node id", dialect);
+  cursor.expect('[', "'[PORT]' after the peer id");
+  port.peer_port = cursor.number("the peer's port number");
+  cursor.expect(']', "']' after the peer's port number");
+  cursor.skip_guid();
+  if (dialect == Dialect::ibsim && trim(cursor.rest()).empty()) {
+    port.spec = *infiniband_by_name("4xSDR");
+    port.width_speed = "4xSDR";
+    ++links_without_rate;
+  } else {
+    std::tie(port.spec, port.width_speed) = link_speed(source, line, cursor.rest());
+  }
+  return port;
+}
+
 Graph parse_fabric_dump(const SourceText& source, Dialect dialect) {
   std::map<std::string, NodeBlock> nodes;
   std::size_t links_without_rate = 0;
@@ -238,31 +265,11 @@ Graph parse_fabric_dump(const SourceText& source, Dialect dialect) {
       if (text.starts_with("sysimgguid=")) system_image_guid = text.substr(equals + 1);
       continue;
     }
-    Cursor cursor(source, line.number, text);
     if (text.front() == '[') {
       if (current == nullptr) {
         throw_input_error(source.path, line.number, "a Switch or Ca line before its port lines", quote_input(text));
       }
-      PortLine port;
-      port.line = line.number;
-      port.node_id = current->id;
-      cursor.expect('[', "'[PORT]'");
-      port.port = cursor.number("a port number");
-      cursor.expect(']', "']' after the port number");
-      cursor.skip_guid();
-      port.peer_id = cursor.node_id("the peer's quoted node id", dialect);
-      cursor.expect('[', "'[PORT]' after the peer id");
-      port.peer_port = cursor.number("the peer's port number");
-      cursor.expect(']', "']' after the peer's port number");
-      cursor.skip_guid();
-      if (dialect == Dialect::ibsim && trim(cursor.rest()).empty()) {
-        port.spec = *infiniband_by_name("4xSDR");
-        port.width_speed = "4xSDR";
-        ++links_without_rate;
-      } else {
-        std::tie(port.spec, port.width_speed) = link_speed(source, line, cursor.rest());
-      }
-      ports.push_back(std::move(port));
+      ports.push_back(read_port_line(source, line, text, current->id, dialect, links_without_rate));
       continue;
     }
     const std::vector<std::string_view> tokens = split_whitespace(text);

@@ -78,6 +78,33 @@ std::vector<SlurmSwitch> read_switch_lines(const SourceText& source) {
 
 }  // namespace
 
+namespace {
+
+// Nodes listed under more than one leaf: placed under the first (build_slurm_tree), each named
+// in a warning up to a limit, then counted.
+void state_nodes_under_several_leaves(Graph& graph, const std::string& path,
+                                      const std::map<std::string, std::vector<std::string>>& switches_of_host) {
+  constexpr std::size_t max_named_nodes = 16;
+  std::size_t named = 0;
+  std::size_t repeated = 0;
+  for (const auto& [host, switches] : switches_of_host) {
+    if (switches.size() < 2) continue;
+    ++repeated;
+    if (++named > max_named_nodes) continue;
+    graph.add_assumption(
+        fmt::format("{}: node {} is listed under {} leaf switches ({}): placed once, under {}, where it "
+                    "is listed first (Slurm places a node under one leaf)",
+                    path, host, switches.size(), fmt::join(switches, ", "), switches.front()));
+  }
+  if (repeated > max_named_nodes) {
+    graph.add_assumption(
+        fmt::format("{}: {} more nodes listed under several leaf switches, each placed under the first", path,
+                    repeated - max_named_nodes));
+  }
+}
+
+}  // namespace
+
 Graph build_slurm_tree(const SourceText& source, const std::vector<SlurmSwitch>& lines) {
   std::map<std::string, std::size_t> line_of_switch;
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -142,23 +169,7 @@ Graph build_slurm_tree(const SourceText& source, const std::vector<SlurmSwitch>&
       if (switches.size() == 1) graph.add_link(graph.add_vertex(VertexKind::host, host), vertex_of[i], nominal, true);
     }
   }
-  constexpr std::size_t max_named_nodes = 16;
-  std::size_t named = 0;
-  std::size_t repeated = 0;
-  for (const auto& [host, switches] : switches_of_host) {
-    if (switches.size() < 2) continue;
-    ++repeated;
-    if (++named > max_named_nodes) continue;
-    graph.add_assumption(
-        fmt::format("{}: node {} is listed under {} leaf switches ({}): placed once, under {}, where it "
-                    "is listed first (Slurm places a node under one leaf)",
-                    source.path, host, switches.size(), fmt::join(switches, ", "), switches.front()));
-  }
-  if (repeated > max_named_nodes) {
-    graph.add_assumption(
-        fmt::format("{}: {} more nodes listed under several leaf switches, each placed under the first", source.path,
-                    repeated - max_named_nodes));
-  }
+  state_nodes_under_several_leaves(graph, source.path, switches_of_host);
   graph.add_assumption(fmt::format("{}: Slurm's topology file states no link rates: every link is taken as 4xNDR "
                                    "InfiniBand (nominal; a merged ibnetdiscover dump replaces it)",
                                    source.path));
