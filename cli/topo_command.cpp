@@ -42,6 +42,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include <unistd.h>
@@ -95,14 +96,39 @@ std::string ratio_text(const std::optional<double>& ratio) {
   return ratio ? fmt::format("{:.2f}:1", *ratio) : std::string("-");
 }
 
-void print_oversubscription(const topo::OversubscriptionReport& report) {
+// Tiers whose uplinks the inputs did not state (topology.conf: one nominal link per relation):
+// their ratios are the model's assumption, not the fabric's.
+std::set<topo::SwitchTier> tiers_with_assumed_uplinks(const Graph& graph) {
+  std::set<topo::SwitchTier> tiers;
+  for (const topo::Link& link : graph.links()) {
+    const topo::Vertex& a = graph.vertex(link.a);
+    const topo::Vertex& b = graph.vertex(link.b);
+    if (!link.nominal_capacity || a.kind != topo::VertexKind::fabric_switch ||
+        b.kind != topo::VertexKind::fabric_switch) {
+      continue;
+    }
+    tiers.insert(a.tier);  // its uplinks
+    tiers.insert(b.tier);  // its downlinks
+  }
+  return tiers;
+}
+
+void print_oversubscription(const Graph& graph, const topo::OversubscriptionReport& report) {
   if (report.tiers.empty()) return;
+  const std::set<topo::SwitchTier> assumed = tiers_with_assumed_uplinks(graph);
   fmt::print("\n{:<8} {:>9} {:>14} {:>14} {:>16} {:>14}\n", "tier", "switches", "down GB/s", "up GB/s",
              "oversubscription", "worst switch");
   for (const auto& tier : report.tiers) {
+    const auto labelled = [&](const std::optional<double>& ratio) {
+      return ratio && assumed.contains(tier.tier) ? ratio_text(ratio) + " assumed" : ratio_text(ratio);
+    };
     fmt::print("{:<8} {:>9} {:>14.1f} {:>14.1f} {:>16} {:>14}\n", topo::name_of(tier.tier), tier.switch_count,
-               tier.downlink_gbps, tier.uplink_gbps, ratio_text(tier.oversubscription_ratio),
-               ratio_text(tier.worst_switch_ratio));
+               tier.downlink_gbps, tier.uplink_gbps, labelled(tier.oversubscription_ratio),
+               labelled(tier.worst_switch_ratio));
+  }
+  if (!assumed.empty()) {
+    fmt::print("# assumed: the inputs state neither the count nor the rate of these tiers' uplinks (see the "
+               "assumptions)\n");
   }
 }
 
@@ -134,7 +160,17 @@ int show(const TopoOptions& options) {
   for (const auto& [technology, summary] : links) {
     fmt::print("{:<28} {:>8} {:>16.1f} {:>8}\n", technology, summary.count, summary.capacity_gbps, summary.nominal);
   }
-  print_oversubscription(topo::analyze_oversubscription(graph));
+  if (graph.undecided_link_count() > 0) {
+    std::set<std::string> reasons;
+    for (topo::LinkId l = 0; l < graph.link_count(); ++l) {
+      if (const std::string* why = graph.undecided(l)) reasons.insert(*why);
+    }
+    fmt::print("\n# {} link(s) whose rate the inputs leave undecided: modelled at the lower candidate, and every "
+               "expectation that rests on them is withheld (n/a)\n",
+               graph.undecided_link_count());
+    for (const std::string& why : reasons) fmt::print("undecided: {}\n", why);
+  }
+  print_oversubscription(graph, topo::analyze_oversubscription(graph));
   if (!graph.assumptions().empty()) {
     fmt::print("\n# {} assumption(s): what the inputs did not state\n", graph.assumptions().size());
     for (const std::string& assumption : graph.assumptions()) fmt::print("assumed: {}\n", assumption);
@@ -171,7 +207,7 @@ int analyze(const TopoOptions& options) {
   const Graph graph = load_topology_with_warnings(options.files, options.format, options.hints);
   FabricHierarchy fabric(graph);
   const topo::OversubscriptionReport oversubscription = topo::analyze_oversubscription(graph);
-  print_oversubscription(oversubscription);
+  print_oversubscription(graph, oversubscription);
   if (!fabric.has_fabric()) {
     fmt::print("# no fabric links: nothing to route between hosts\n");
     return static_cast<int>(ExitCode::ok);
@@ -182,9 +218,12 @@ int analyze(const TopoOptions& options) {
     // number about traffic that cannot flow.
     const bool linked = topo::parts_are_linked(graph, partitions);
     if (linked) {
+      // A subnet manager does route over such links (OpenSM's min-hop, or up-down from a root it
+      // picks); the model's tree analysis cannot say what share they carry, and says that instead.
       fmt::print("\n# the fabric has {} parts with no common upper-tier switch, joined only by links between switches "
-                 "of one tier (leaf to leaf): up-down routing has no path between them, so no bisection bandwidth "
-                 "and no fabric-wide pattern\n",
+                 "of one tier (leaf to leaf): a subnet manager routes between them over those links, but the tree "
+                 "model has no upper tier to share traffic through, so no bisection bandwidth and no fabric-wide "
+                 "pattern is computed\n",
                  partitions.size());
     } else {
       fmt::print("\n# the fabric is disconnected: {} parts that no link joins, so no bisection bandwidth and no "

@@ -26,6 +26,11 @@ std::vector<ResultSet> one_run(ResultSet results);
 // run keeps ID.
 void number_runs(std::vector<ResultSet>& runs);
 
+// Consecutive runs of one test (the same op, ranks, hosts and sizes, as a loop in a job script
+// writes them) become one result set whose rows carry their `repetition` (0, 1, ...), instead of a
+// set (and a pair of files) per run; runs that differ stay apart. Moves rows, linear in their count.
+void keep_repetitions_together(std::vector<ResultSet>& runs);
+
 // Decimal GB/s from a size and a time: bytes / (time_us * 1e-6) / 1e9.
 double gbps_from(std::uint64_t bytes, double time_us);
 

@@ -74,6 +74,13 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     bool to_switch = false;
     for (const LinkId l : graph.links_of(rank)) {
       const Link& link = graph.link(l);
+      // The model is NCCL's (its algorithms, protocols and tuning per NVLink generation); RCCL
+      // over xGMI would be predicted with NCCL's figures, so it is refused rather than guessed.
+      if (link.spec.type == LinkType::xgmi) {
+        throw InputError(fmt::format("{} is joined to its peers by xGMI: the collective model covers NCCL over NVLink, "
+                                     "not RCCL over xGMI",
+                                     graph.vertex(rank).name));
+      }
       if (link.spec.type != LinkType::nvlink) continue;
       nvlink_gbps += link.spec.capacity_gbps;
       lanes += link.spec.lane_count;

@@ -66,6 +66,36 @@ int identity_distance(const GpuIdentity& a, const GpuIdentity& b) {
   return (a.numa != b.numa ? 1 : 0) + (a.nearby_nics != b.nearby_nics ? 1 : 0) + (a.nvlink_lanes != b.nvlink_lanes ? 1 : 0);
 }
 
+// The reference GPUs that some alignment of least cost leaves unmatched: every GPU that may be
+// the missing one. after[i][j] is the least cost of node GPUs i.. within reference GPUs j..;
+// reference GPU j may be missing when a best alignment matches the first i node GPUs before it
+// and the rest after it.
+std::vector<int> missing_candidates(const std::vector<std::pair<int, GpuIdentity>>& node,
+                                    const std::vector<std::pair<int, GpuIdentity>>& reference,
+                                    const std::vector<std::vector<int>>& cost) {
+  const std::size_t k = node.size();
+  const std::size_t n = reference.size();
+  constexpr int unreachable = 1 << 28;
+  std::vector<std::vector<int>> after(k + 1, std::vector<int>(n + 1, unreachable));
+  for (std::size_t j = 0; j <= n; ++j) after[k][j] = 0;
+  for (std::size_t i = k; i-- > 0;) {
+    for (std::size_t j = n; j-- > 0;) {
+      const int match = after[i + 1][j + 1] + identity_distance(node[i].second, reference[j].second);
+      after[i][j] = std::min(after[i][j + 1], std::min(match, unreachable));
+    }
+  }
+  std::vector<int> candidates;
+  for (std::size_t j = 0; j < n; ++j) {
+    for (std::size_t i = 0; i <= std::min(k, j); ++i) {
+      if (cost[i][j] + after[i][j + 1] == cost[k][n]) {
+        candidates.push_back(reference[j].first);
+        break;
+      }
+    }
+  }
+  return candidates;
+}
+
 // The node's GPUs (fewer than the reference's) matched to the reference's in order, each
 // reference GPU used at most once, at the least total distance; the driver numbers GPUs in bus
 // order, so a missing one shifts the rest without reordering them.
@@ -92,6 +122,7 @@ GpuRenumbering align_gpus(const std::vector<std::pair<int, GpuIdentity>>& node,
   }
   GpuRenumbering renumbering;
   renumbering.ambiguous = ways[k][n] > 1;
+  if (renumbering.ambiguous) renumbering.missing_candidates = missing_candidates(node, reference, cost);
   std::size_t i = k;
   for (std::size_t j = n; i > 0; --j) {
     const int match = cost[i - 1][j - 1] + identity_distance(node[i - 1].second, reference[j - 1].second);
@@ -314,13 +345,20 @@ void compare(const Subject& subject, DeviceProperty property,
     for (const auto& [value, node_indices] : nodes_by_value) {
       if (value == majority->first) continue;
       for (const std::size_t i : node_indices) {
-        out.push_back({i, Deviation{subject.label, property, nodes[i].node, value, majority->first,
-                                    majority->second.size(), values.size(), {}}});
+        out.push_back({i, Deviation{subject.label,
+                                    property,
+                                    nodes[i].node,
+                                    value,
+                                    majority->first,
+                                    majority->second.size(),
+                                    values.size(),
+                                    {},
+                                    {}}});
       }
     }
     return;
   }
-  Deviation tie{subject.label, property, "", "", "", 0, values.size(), {}};
+  Deviation tie{subject.label, property, "", "", "", 0, values.size(), {}, {}};
   for (const auto& [value, node_indices] : nodes_by_value) {
     ValueGroup group{value, {}};
     for (const std::size_t i : node_indices) group.nodes.push_back(nodes[i].node);
@@ -329,6 +367,19 @@ void compare(const Subject& subject, DeviceProperty property,
   std::stable_sort(tie.groups.begin(), tie.groups.end(),
                    [](const ValueGroup& a, const ValueGroup& b) { return a.nodes.size() > b.nodes.size(); });
   out.push_back({no_node, std::move(tie)});
+}
+
+// A missing GPU that the matching could not single out names, on its own line, every GPU it may be.
+void name_uncertain_candidates(const std::map<std::size_t, std::vector<int>>& uncertain_missing,
+                               std::vector<PlacedDeviation>& placed) {
+  for (PlacedDeviation& p : placed) {
+    const auto uncertain = uncertain_missing.find(p.node_index);
+    if (uncertain == uncertain_missing.end() || p.deviation.property != DeviceProperty::presence ||
+        p.deviation.value != "missing" || !p.deviation.subject.starts_with("GPU")) {
+      continue;
+    }
+    for (const int ordinal : uncertain->second) p.deviation.candidates.push_back(fmt::format("GPU{}", ordinal));
+  }
 }
 
 }  // namespace
@@ -404,12 +455,14 @@ FleetDiff diff_fleet(const Fleet& fleet) {
     }
   }
   const auto reference_identities = reductions[reference].gpu_identities();
+  std::map<std::size_t, std::vector<int>> uncertain_missing;  // node index -> fleet GPUs that may be gone
   for (std::size_t i = 0; i < reductions.size(); ++i) {
     if (reductions[i].gpu_count() >= reference_identities.size() || reductions[i].gpu_count() == 0) continue;
     std::map<int, int> fleet_ordinal;
     GpuRenumbering renumbering = align_gpus(reductions[i].gpu_identities(), reference_identities, fleet_ordinal);
     reductions[i].renumber_gpus(fleet_ordinal);
     if (renumbering.node_to_fleet.empty() && !renumbering.ambiguous) continue;
+    uncertain_missing[i] = renumbering.missing_candidates;
     renumbering.node = diff.nodes[i].node;
     diff.renumberings.push_back(std::move(renumbering));
   }
@@ -448,6 +501,7 @@ FleetDiff diff_fleet(const Fleet& fleet) {
     }
     for (const auto& [property, property_values] : values) compare(subject, property, property_values, diff.nodes, placed);
   }
+  name_uncertain_candidates(uncertain_missing, placed);
   std::stable_sort(placed.begin(), placed.end(),
                    [](const PlacedDeviation& a, const PlacedDeviation& b) { return a.node_index < b.node_index; });
   for (PlacedDeviation& p : placed) diff.deviations.push_back(std::move(p.deviation));
@@ -455,9 +509,13 @@ FleetDiff diff_fleet(const Fleet& fleet) {
 }
 
 std::string describe(const Deviation& deviation) {
-  const std::string what = deviation.property == DeviceProperty::presence
-                               ? deviation.subject
-                               : fmt::format("{} {}", deviation.subject, name_of(deviation.property));
+  std::string what = deviation.property == DeviceProperty::presence
+                         ? deviation.subject
+                         : fmt::format("{} {}", deviation.subject, name_of(deviation.property));
+  if (deviation.candidates.size() > 1) {
+    what = fmt::format("one of {} (uncertain which: they look alike to the matching)",
+                       fmt::join(deviation.candidates, ", "));
+  }
   if (deviation.node.empty()) {
     std::vector<std::string> groups;
     for (const ValueGroup& group : deviation.groups) {
@@ -497,7 +555,8 @@ nlohmann::json to_json(const FleetDiff& diff) {
     json["renumbered"].push_back({{"node", renumbering.node},
                                   {"matched_by", renumbering.matched_by},
                                   {"gpus", pairs},
-                                  {"ambiguous", renumbering.ambiguous}});
+                                  {"ambiguous", renumbering.ambiguous},
+                                  {"missing_candidates", renumbering.missing_candidates}});
   }
   json["deviations"] = nlohmann::json::array();
   for (const Deviation& deviation : diff.deviations) {
@@ -515,6 +574,7 @@ nlohmann::json to_json(const FleetDiff& diff) {
       entry["value"] = deviation.value;
       entry["majority"] = {{"value", deviation.majority_value}, {"nodes", deviation.majority_nodes}};
     }
+    if (!deviation.candidates.empty()) entry["uncertain_candidates"] = deviation.candidates;
     json["deviations"].push_back(std::move(entry));
   }
   return json;

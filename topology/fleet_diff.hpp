@@ -60,6 +60,9 @@ struct Deviation {
   std::size_t majority_nodes = 0;
   std::size_t compared_nodes = 0;  // the nodes that have the subject (every node, for presence)
   std::vector<ValueGroup> groups;  // without a majority: every value and its nodes, most common first
+  // A missing GPU the matching cannot single out (its neighbours look alike): every fleet GPU
+  // that may be the one gone, the subject among them; empty when the match is certain.
+  std::vector<std::string> candidates;
 };
 
 struct NodeSummary {
@@ -76,6 +79,7 @@ struct GpuRenumbering {
   std::string matched_by;  // "PCI bus id", or "NUMA node, nearby NICs and NVLinks"
   std::vector<std::pair<int, int>> node_to_fleet;  // node's ordinal -> fleet ordinal, those that differ
   bool ambiguous = false;  // another matching fits as well (GPUs that look alike)
+  std::vector<int> missing_candidates;  // fleet ordinals some best matching leaves out, when ambiguous
 };
 
 struct FleetDiff {

@@ -142,6 +142,18 @@ void Graph::add_assumption(std::string text) {
   if (assumption_set_.insert(text).second) assumptions_.push_back(std::move(text));
 }
 
+void Graph::mark_undecided(LinkId l, std::string why) {
+  const auto known = std::find(undecided_reasons_.begin(), undecided_reasons_.end(), why);
+  const auto index = static_cast<std::uint32_t>(known - undecided_reasons_.begin());
+  if (known == undecided_reasons_.end()) undecided_reasons_.push_back(std::move(why));
+  undecided_[l] = index;
+}
+
+const std::string* Graph::undecided(LinkId l) const {
+  const auto found = undecided_.find(l);
+  return found == undecided_.end() ? nullptr : &undecided_reasons_[found->second];
+}
+
 void Graph::merge(const Graph& other) {
   for (const std::string& assumption : other.assumptions_) add_assumption(assumption);
   std::vector<VertexId> mapped(other.vertices_.size(), no_vertex);
@@ -173,11 +185,19 @@ void Graph::merge(const Graph& other) {
     const VertexId a = mapped[link.a];
     const VertexId b = mapped[link.b];
     const std::optional<LinkId> existing = find_earlier_link(a, b);
+    const LinkId incoming = static_cast<LinkId>(&link - other.links_.data());
+    const std::string* open_question = other.undecided(incoming);
     if (!existing) {
-      add_link(a, b, link.spec, link.nominal_capacity);
+      const LinkId added = add_link(a, b, link.spec, link.nominal_capacity);
+      if (open_question != nullptr) mark_undecided(added, *open_question);
     } else if (links_[*existing].nominal_capacity && !link.nominal_capacity) {
       links_[*existing].spec = link.spec;
       links_[*existing].nominal_capacity = false;
+      if (open_question != nullptr) mark_undecided(*existing, *open_question);
+    } else if (undecided(*existing) != nullptr && open_question == nullptr && !link.nominal_capacity) {
+      // Another input decides what this one left open (NCCL's XML states the GPU's sm).
+      links_[*existing].spec = link.spec;
+      undecided_.erase(*existing);
     }
   }
 }

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -113,6 +114,15 @@ class Graph {
   void add_assumption(std::string text);
   std::span<const std::string> assumptions() const { return assumptions_; }
 
+  // A link whose capacity the input leaves open between candidates (NV18 is NVLink4 on H100 and
+  // NVLink5 on B200, and topo -m names no model): it carries the lower candidate, so analyses
+  // still run, and `why` names every candidate. An expectation that depends on it is withheld
+  // rather than computed from a guess. Kept apart from Link: a million-GPU graph has none.
+  void mark_undecided(LinkId l, std::string why);
+  // Why the link's capacity is undecided; nullptr when the input decided it.
+  const std::string* undecided(LinkId l) const;
+  std::size_t undecided_link_count() const { return undecided_.size(); }
+
   // Adds every vertex and link of `other`; vertices with the same name are the same vertex. A link
   // that both graphs have between the same two vertices is kept once, with the stated capacity
   // winning over a nominal one.
@@ -149,6 +159,8 @@ class Graph {
   void grow_name_index(std::size_t vertex_count);
   std::vector<std::string> assumptions_;
   std::unordered_set<std::string> assumption_set_;
+  std::unordered_map<LinkId, std::uint32_t> undecided_;  // link -> index into undecided_reasons_
+  std::vector<std::string> undecided_reasons_;
 };
 
 // The rank a vertex has in up-down routing: fabric switch tier, 0 for everything else.

@@ -38,6 +38,11 @@ constexpr std::array technology_table{
     TechnologyRow{"NVLink3 GA10x", LinkType::nvlink, 12.0, 14.0625, 0.3, 1.0, 86},
     TechnologyRow{"NVLink4", LinkType::nvlink, 20.6, 25.0, 0.3, 1.0, 90},
     TechnologyRow{"NVLink5", LinkType::nvlink, 40.1, 50.0, 0.3, 1.0, 100},
+    // xGMI: AMD's data sheets give the peak per link as the sum of both directions (MI300X: 7
+    // links of 128 GB/s; MI250X: 8 links of 100 GB/s); per direction is half. No collective
+    // library's effective figure is published, so the effective rate is the data sheet's.
+    TechnologyRow{"xGMI MI300X", LinkType::xgmi, 64.0, 64.0, 0.3, 1.0, 0},
+    TechnologyRow{"xGMI MI250X", LinkType::xgmi, 50.0, 50.0, 0.3, 1.0, 0},
     TechnologyRow{"PCIe Gen1", LinkType::pcie, 15.0 / 80, 0.25, 0.5, 1.0, 0},
     TechnologyRow{"PCIe Gen2", LinkType::pcie, 30.0 / 80, 0.5, 0.5, 1.0, 0},
     TechnologyRow{"PCIe Gen3", LinkType::pcie, 60.0 / 80, 8.0 * 128 / 130 / 8, 0.5, 1.0, 0},
@@ -98,6 +103,7 @@ std::string_view name_of(LinkType type) {
     case LinkType::roce: return "RoCE";
     case LinkType::efa: return "EFA";
     case LinkType::ethernet: return "Ethernet";
+    case LinkType::xgmi: return "xGMI";
   }
   return "unknown";
 }
@@ -113,6 +119,7 @@ std::optional<LinkType> link_type_from_string(std::string_view name) {
   if (lower == "roce") return LinkType::roce;
   if (lower == "efa") return LinkType::efa;
   if (lower == "ethernet" || lower == "eth") return LinkType::ethernet;
+  if (lower == "xgmi") return LinkType::xgmi;
   return std::nullopt;
 }
 
@@ -143,6 +150,25 @@ std::optional<int> nvlink_generation_of_gpu_model(std::string_view text) {
         break;
       }
     }
+  }
+  if (!first) return std::nullopt;
+  return first->second;
+}
+
+std::optional<LinkSpec> xgmi_link(std::string_view family) { return bond_by_name("xGMI " + std::string(family), 1); }
+
+std::optional<std::string_view> xgmi_family_of_gpu_model(std::string_view text) {
+  struct ModelFamily {
+    std::string_view model;
+    std::string_view family;
+  };
+  constexpr std::array models{ModelFamily{"MI325X", "MI300X"}, ModelFamily{"MI308X", "MI300X"},
+                              ModelFamily{"MI300X", "MI300X"}, ModelFamily{"MI250X", "MI250X"},
+                              ModelFamily{"MI250", "MI250X"},  ModelFamily{"MI210", "MI250X"}};
+  std::optional<std::pair<std::size_t, std::string_view>> first;
+  for (const ModelFamily& entry : models) {
+    const std::size_t at = text.find(entry.model);
+    if (at != std::string_view::npos && (!first || at < first->first)) first = std::pair{at, entry.family};
   }
   if (!first) return std::nullopt;
   return first->second;

@@ -16,7 +16,8 @@
 
 namespace fb::topo {
 
-enum class LinkType { nvlink, pcie, smp, infiniband, roce, efa, ethernet };
+// xgmi: AMD Infinity Fabric between Instinct GPUs (rocm-smi's "XGMI").
+enum class LinkType { nvlink, pcie, smp, infiniband, roce, efa, ethernet, xgmi };
 
 std::string_view name_of(LinkType type);
 std::optional<LinkType> link_type_from_string(std::string_view name);
@@ -41,6 +42,13 @@ std::optional<int> nvlink_generation_of_gpu_model(std::string_view text);
 // The NVLinks of a GPU architecture as NCCL's XML names it (sm 90: NVLink4): the same row as by
 // generation, so both inputs give the same capacity.
 std::optional<LinkSpec> nvlink_by_sm(int sm, int link_count);
+
+// One AMD xGMI (Infinity Fabric) link between two Instinct GPUs of the named family: "MI300X"
+// (MI300X, MI325X, MI308X: 64 GB/s per link and direction) or "MI250X" (MI250X, MI250, MI210:
+// 50 GB/s); none for another name.
+std::optional<LinkSpec> xgmi_link(std::string_view family);
+// The xGMI family of the first AMD Instinct model named in text ("AMD Instinct MI300X" -> "MI300X").
+std::optional<std::string_view> xgmi_family_of_gpu_model(std::string_view text);
 
 // The GPU compute capability (80, 90, 100) an NVLink technology belongs to; none for a link that
 // is not NVLink. NCCL's tuning differs per GPU generation and NVLink is how the inputs name it.

@@ -66,7 +66,7 @@ std::optional<Route> search(const Graph& graph, VertexId src, VertexId dst, cons
     const bool went_down = (current & 1) != 0;
     for (const LinkId l : graph.links_of(u)) {
       const Link& link = graph.link(l);
-      if (rules.nvlink_only && link.spec.type != LinkType::nvlink) continue;
+      if (rules.nvlink_only && link.spec.type != LinkType::nvlink && link.spec.type != LinkType::xgmi) continue;
       const VertexId w = link.other_end(u);
       if (rules.confine_to_host != no_vertex && graph.vertex(w).host != rules.confine_to_host) continue;
       const int rank_u = routing_rank(graph.vertex(u));

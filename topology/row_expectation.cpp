@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <set>
 
 namespace fb::topo {
@@ -28,16 +29,28 @@ std::vector<VertexId> devices_of_kind(const Graph& graph, VertexId host, VertexK
 }
 
 PairPath path_of(const Graph& graph, const Route& route) {
-  PairPath path{route.latency_us, route.bottleneck_gbps, ""};
+  PairPath path{route.latency_us, route.bottleneck_gbps, "", ""};
   double narrowest = std::numeric_limits<double>::infinity();
+  double narrowest_decided = std::numeric_limits<double>::infinity();
   for (const LinkUse& use : route.uses) {
     const Link& link = graph.link(use.link);
-    if (link.spec.capacity_gbps / use.fraction < narrowest) {
-      narrowest = link.spec.capacity_gbps / use.fraction;
+    const double share_gbps = link.spec.capacity_gbps / use.fraction;
+    const std::string* undecided = graph.undecided(use.link);
+    if (undecided == nullptr) narrowest_decided = std::min(narrowest_decided, share_gbps);
+    if (share_gbps < narrowest) {
+      narrowest = share_gbps;
       path.bottleneck = std::string(link.spec.technology);
+      path.undecided = undecided == nullptr ? std::string() : *undecided;
     }
   }
+  // A decided link as narrow holds the flow whichever candidate the undecided one is.
+  if (narrowest_decided <= narrowest) path.undecided.clear();
   return path;
+}
+
+// An expectation that would rest on a capacity the input left open.
+std::string withheld(const std::string& undecided) {
+  return fmt::format("expectation withheld (n/a): it depends on a link the input does not decide: {}", undecided);
 }
 
 // Legs in sequence: latencies add up, the narrowest leg limits the flow.
@@ -46,7 +59,26 @@ void append_leg(PairPath& path, const PairPath& leg) {
   if (leg.bandwidth_gbps < path.bandwidth_gbps) {
     path.bandwidth_gbps = leg.bandwidth_gbps;
     path.bottleneck = leg.bottleneck;
+    path.undecided = leg.undecided;
+  } else if (leg.bandwidth_gbps == path.bandwidth_gbps && leg.undecided.empty()) {
+    path.undecided.clear();
   }
+}
+
+// Ranks that share a host talk over its links (NVLink, PCIe): a collective's expectation rests on
+// them, so one whose capacity is undecided withholds it. Ranks alone on their hosts do not.
+std::string undecided_within_hosts(const Graph& graph, std::span<const VertexId> endpoints) {
+  std::map<VertexId, int> ranks_per_host;
+  for (const VertexId v : endpoints) ++ranks_per_host[graph.vertex(v).host];
+  for (const auto& [host, ranks] : ranks_per_host) {
+    if (ranks < 2 || host == no_vertex) continue;
+    for (const VertexId device : graph.devices_of(host)) {
+      for (const LinkId l : graph.links_of(device)) {
+        if (const std::string* why = graph.undecided(l)) return *why;
+      }
+    }
+  }
+  return {};
 }
 
 std::string shared_vertex_problem(const Graph& graph, VertexId shared) {
@@ -96,7 +128,7 @@ PairPathResult ExpectationModel::path_between(VertexId src, VertexId dst) {
     return result;
   }
   const auto route_leg = [&](VertexId from, VertexId to) -> std::optional<PairPath> {
-    if (from == to) return PairPath{0, std::numeric_limits<double>::infinity(), ""};
+    if (from == to) return PairPath{0, std::numeric_limits<double>::infinity(), "", ""};
     const std::optional<Route> route = find_route(graph_, from, to);
     if (!route) {
       result.problem = fmt::format("the topology has no route from {} to {}", graph_.vertex(from).name,
@@ -119,7 +151,7 @@ PairPathResult ExpectationModel::path_between(VertexId src, VertexId dst) {
   const std::optional<VertexId> src_nic = nic_of(src);
   const std::optional<VertexId> dst_nic = src_nic ? nic_of(dst) : std::nullopt;
   if (!dst_nic) return result;
-  PairPath path{0, std::numeric_limits<double>::infinity(), ""};
+  PairPath path{0, std::numeric_limits<double>::infinity(), "", ""};
   for (const auto& [from, to] : {std::pair{src, *src_nic}, std::pair{*src_nic, *dst_nic}, std::pair{*dst_nic, dst}}) {
     const std::optional<PairPath> leg = route_leg(from, to);
     if (!leg) return result;
@@ -164,8 +196,14 @@ Expectation ExpectationModel::expect_collective(const ResultRow& row, const OpTr
   if (inserted) {
     ModelOptions options;
     options.gpus_per_process = gpus_per_process;
+    const std::string undecided =
+        graph_.undecided_link_count() == 0 ? std::string() : undecided_within_hosts(graph_, endpoints);
     try {
-      cached->second = model_collectives(graph_, endpoints, options);
+      if (undecided.empty()) {
+        cached->second = model_collectives(graph_, endpoints, options);
+      } else {
+        cached->second = withheld(undecided);
+      }
     } catch (const InputError& refused) {
       cached->second = fmt::format("the collective model cannot place run {}: {}", row.run_id, refused.what());
     }
@@ -214,6 +252,7 @@ Expectation ExpectationModel::expect(const ResultRow& row, std::span<const std::
   const PairPathResult there = pair_path(row, rank_hosts);
   if (!there.path) return {std::nullopt, std::nullopt, there.problem};
   const PairPath& path = *there.path;
+  if (!path.undecided.empty()) return {std::nullopt, std::nullopt, withheld(path.undecided)};
   if (reports_latency(*op))
     return {std::nullopt, path.alpha_us + static_cast<double>(row.bytes) / (path.bandwidth_gbps * 1e3), ""};
   if (!primitive_of(*op).bidirectional) return {path.bandwidth_gbps, std::nullopt, ""};
@@ -223,6 +262,7 @@ Expectation ExpectationModel::expect(const ResultRow& row, std::span<const std::
   std::swap(reverse.src_host, reverse.dst_host);
   const PairPathResult back = pair_path(reverse, rank_hosts);
   if (!back.path) return {std::nullopt, std::nullopt, back.problem};
+  if (!back.path->undecided.empty()) return {std::nullopt, std::nullopt, withheld(back.path->undecided)};
   return {path.bandwidth_gbps + back.path->bandwidth_gbps, std::nullopt, ""};
 }
 

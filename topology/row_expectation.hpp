@@ -41,6 +41,9 @@ struct PairPath {
   double alpha_us = 0;        // link latencies along the route, summed
   double bandwidth_gbps = 0;  // the most the flow can push: its bottleneck
   std::string bottleneck;     // the bottleneck link's technology: "SMP AMD", "Ethernet", "IB NDR"
+  // Set when the bottleneck is a link whose capacity the input left undecided (Graph::undecided):
+  // the bandwidth is then the lower candidate, and an expectation from it is withheld.
+  std::string undecided;
 };
 
 // How the collective model reached an expectation (row columns model_algorithm, ...).

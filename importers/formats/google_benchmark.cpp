@@ -12,6 +12,7 @@
 #include "importers/importer_support.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -161,24 +162,77 @@ bool recognizes_json(std::string_view text) {
          text.find("\"context\"") != std::string_view::npos;
 }
 
+// The line of `document` (the JSON from `start` of `text`, less the lines already removed, whose
+// numbers in `text` are `removed`, sorted) holding the parser's 1-based byte offset.
+struct LineAt {
+  std::size_t begin = 0;
+  std::size_t end = 0;     // its newline, or the end of the document
+  std::size_t number = 0;  // in `text`
+  std::string_view text;   // trimmed
+};
+
+LineAt line_at(const std::string& document, std::size_t byte, std::string_view text, std::size_t start,
+               const std::vector<std::size_t>& removed) {
+  LineAt line;
+  const std::size_t at = std::min<std::size_t>(byte == 0 ? 0 : byte - 1, document.size());
+  const std::size_t newline_before = document.rfind('\n', at == 0 ? 0 : at - 1);
+  line.begin = newline_before == std::string::npos ? 0 : newline_before + 1;
+  line.end = std::min(document.find('\n', line.begin), document.size());
+  line.text = trim(std::string_view(document).substr(line.begin, line.end - line.begin));
+  line.number = line_number_at(text, start) +
+                static_cast<std::size_t>(
+                    std::count(document.begin(), document.begin() + static_cast<std::ptrdiff_t>(line.begin), '\n'));
+  for (const std::size_t r : removed) line.number += r <= line.number ? 1 : 0;
+  return line;
+}
+
+// Lines of stderr can land inside the document too (a warning printed while the JSON is being
+// written): a line where parsing fails that cannot be JSON is left out, named in a warning, and
+// the document parsed again. A few such lines at most; anything else is a broken file.
+Json parse_tolerating_stray_lines(std::string_view text, std::size_t start, const std::string& file,
+                                  Provenance& provenance) {
+  Json json;
+  constexpr std::size_t most_stray_lines = 16;
+  std::string document(text.substr(start));
+  std::vector<std::size_t> stray_lines;  // line numbers in `text`
+  for (;;) {
+    try {
+      json = Json::parse(document);
+      break;
+    } catch (const Json::parse_error& e) {
+      const LineAt line = line_at(document, e.byte, text, start, stray_lines);
+      const bool json_like = line.text.empty() || std::string_view("{}[]\",-0123456789tfn").find(line.text.front()) !=
+                                                      std::string_view::npos;
+      if (json_like || stray_lines.size() >= most_stray_lines) {
+        // The parser reports a byte offset; a line is what a person can find.
+        throw input_error_at(file, line.number,
+                             fmt::format("not valid Google Benchmark JSON (truncated?): {}", e.what()));
+      }
+      stray_lines.push_back(line.number);
+      std::sort(stray_lines.begin(), stray_lines.end());
+      document.erase(line.begin, line.end < document.size() ? line.end - line.begin + 1 : line.end - line.begin);
+    } catch (const Json::exception& e) {  // a number beyond double, which the parser reports without a place
+      throw InputError(fmt::format("{}: not valid Google Benchmark JSON: {}", file, e.what()));
+    }
+  }
+  if (!stray_lines.empty()) {
+    provenance.assumptions.push_back(
+        fmt::format("{} line(s) inside the JSON document are not JSON (stderr output?) and "
+                    "were ignored: line(s) {}",
+                    stray_lines.size(), fmt::join(stray_lines, ", ")));
+  }
+  return json;
+}
+
 std::vector<ResultSet> parse_json(std::string_view text, const std::filesystem::path& origin, const ImportOptions&) {
   const std::string file = origin.string();
   Provenance provenance = gbench_provenance(origin);
   const std::size_t start = json_start(text);
   const auto skipped_lines = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(start), '\n');
   if (skipped_lines > 0)
-    provenance.assumptions.push_back(fmt::format("{} lines before the JSON document (stderr output?) were ignored",
-                                                 skipped_lines));
-  Json json;
-  try {
-    json = Json::parse(text.substr(start));
-  } catch (const Json::parse_error& e) {
-    // The parser reports a byte offset; a line is what a person can find.
-    throw input_error_at(file, line_number_at(text, start + e.byte),
-                         fmt::format("not valid Google Benchmark JSON (truncated?): {}", e.what()));
-  } catch (const Json::exception& e) {  // a number beyond double, which the parser reports without a place
-    throw InputError(fmt::format("{}: not valid Google Benchmark JSON: {}", file, e.what()));
-  }
+    provenance.assumptions.push_back(
+        fmt::format("{} lines before the JSON document (stderr output?) were ignored", skipped_lines));
+  Json json = parse_tolerating_stray_lines(text, start, file, provenance);
   std::map<std::string, Measurements> runs;  // by run name, in name order
   try {
     const Json& context = json.at("context");

@@ -21,6 +21,7 @@
 #include "importers/nccl_tests_common.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -172,6 +173,7 @@ class LogReader {
     }
     if (run_.started() || run_.ranks_in_header) finish_run(last_line);
     if (runs_.empty()) throw input_error_at(file_, last_line, "no measurement rows in this nccl-tests log");
+    keep_repetitions_together(runs_);
     number_runs(runs_);
     return std::move(runs_);
   }
@@ -315,32 +317,47 @@ class LogReader {
     run.launcher = launcher_;
     if (!run.op && run.launcher) run.op = run.launcher->op;
     if (!run.op) run.op = op_from_file_name(origin_);
-    if (!run.op) run.op = op_from_bus_ratio(run);
-    if (!run.op)
-      throw input_error_at(file_, run.first_line, "cannot tell which collective this is: the log has no '# Collective test starting' "
-                                                  "line or launcher command; name the file after the test (e.g. all_reduce_perf.log)");
+    std::vector<std::string> candidates;
+    if (!run.op) run.op = op_from_bus_ratio(run, candidates);
+    if (!run.op) {
+      // Several collectives fit the table (all_gather, alltoall, gather, scatter share redop 'none'
+      // and busbw factor (n-1)/n): every one is named rather than one picked.
+      const std::string fitting = candidates.empty() ? std::string()
+                                                     : fmt::format(" ({} all fit its redop column and busbw/algbw)",
+                                                                   fmt::join(candidates, ", "));
+      throw input_error_at(file_, run.first_line,
+                           fmt::format("cannot tell which collective this is: the log has no '# Collective test "
+                                       "starting' line or launcher command{}; name the file after the test (e.g. "
+                                       "all_reduce_perf.log)",
+                                       fitting));
+    }
     runs_.push_back(to_results(run));
   }
 
   // The one collective whose busbw factor turns every printed algbw into its busbw at a rank
   // count that agrees with the rank lines, and whose reduction column fits ("none" for data movement).
-  std::optional<std::string> op_from_bus_ratio(Run& run) const {
+  // `fitting` receives every collective that fits, when more than one does.
+  std::optional<std::string> op_from_bus_ratio(Run& run, std::vector<std::string>& fitting) const {
     const std::vector<PrintedBandwidth> sizes = printed_bandwidths(run);
     const bool reduces = run.table.front().tokens[3] != "none";
     // 0: the rank lines do not say.
     const int listed = run.host_by_rank.empty() || run.ranks_elided ? 0 : run.host_by_rank.rbegin()->first + 1;
-    std::optional<std::string> found;
+    std::vector<std::string> found;
     for (const OpTraits& op : all_ops()) {
       if (op.op_class != OpClass::collective || op.takes_redop != reduces) continue;
       const std::optional<int> ranks = ranks_from_bus_ratio(op.name, sizes);
       if (!ranks || (listed > 0 && *ranks != listed)) continue;
-      if (found) return std::nullopt;
-      found = std::string(op.name);
+      found.emplace_back(op.name);
     }
-    if (found)
-      run.provenance.assumptions.push_back(fmt::format(
-          "the log does not name its collective: {} is the only one whose busbw/algbw fits the table", *found));
-    return found;
+    if (found.size() > 1) {
+      fitting = std::move(found);
+      return std::nullopt;
+    }
+    if (found.empty()) return std::nullopt;
+    run.provenance.assumptions.push_back(
+        fmt::format("the log does not name its collective: {} is the only one whose busbw/algbw fits the table",
+                    found.front()));
+    return found.front();
   }
 
   std::vector<PrintedBandwidth> printed_bandwidths(const Run& run) const {

@@ -72,21 +72,78 @@ TEST(NcclTestsCorpus, OldFormatWithoutValidationAndWithoutCollectiveName) {
   EXPECT_THAT(all_assumptions(r), HasSubstr("all_reduce is the only one whose busbw/algbw fits"));
 }
 
-TEST(NcclTestsCorpus, MpiBinaryWithThreeRunsInOneFile) {
+TEST(NcclTestsCorpus, MpiBinaryWithThreeRunsInOneFileIsOneSetOfRepetitions) {
   const std::vector<ResultSet> runs = import_log(corpus("all_gather_perf_mpi_3reps_one_file_rtx5090.log"), {});
-  ASSERT_EQ(runs.size(), 3u);
+  ASSERT_EQ(runs.size(), 1u);
+  const ResultSet& run = runs.front();
+  EXPECT_EQ(run.provenance.run_id, "nccl-tests-all_gather_perf_mpi_3reps_one_file_rtx5090");
+  EXPECT_EQ(run.provenance.nranks, 2);
+  EXPECT_EQ(run.provenance.nodes, 1);
+  EXPECT_EQ(run.provenance.gpus_per_process, 1);  // the MPI binary: one process per GPU
+  ASSERT_EQ(run.rows.size(), 48u);                // 3 runs x 8 sizes x out-of-place and in-place
+  EXPECT_THAT(all_assumptions(run), HasSubstr("3 runs of the same test one after the other in the log: kept as one "
+                                              "result set, each row's repetition (0 to 2)"));
   const std::vector<std::pair<double, double>> busbw_at_128_mib{{1.04, 1.10}, {1.06, 1.06}, {2.30, 2.30}};
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const ResultSet& run = runs[i];
-    EXPECT_EQ(run.provenance.run_id, "nccl-tests-all_gather_perf_mpi_3reps_one_file_rtx5090-run" + std::to_string(i + 1));
-    EXPECT_EQ(run.provenance.nranks, 2);
-    EXPECT_EQ(run.provenance.nodes, 1);
-    EXPECT_EQ(run.provenance.gpus_per_process, 1);  // the MPI binary: one process per GPU
-    ASSERT_EQ(run.rows.size(), 16u);
-    EXPECT_EQ(run.rows[0].op, "all_gather");  // not all_gather_perf_mpi
-    EXPECT_EQ(run.rows[0].run_id, run.provenance.run_id);
-    EXPECT_DOUBLE_EQ(*row_at(run, 134217728).busbw_gbps, busbw_at_128_mib[i].first);
-    EXPECT_DOUBLE_EQ(*row_at(run, 134217728, true).busbw_gbps, busbw_at_128_mib[i].second);
+  for (int repetition = 0; repetition < 3; ++repetition) {
+    std::vector<const ResultRow*> at_128_mib;
+    for (const ResultRow& row : run.rows) {
+      EXPECT_EQ(row.op, "all_gather");  // not all_gather_perf_mpi
+      EXPECT_EQ(row.run_id, run.provenance.run_id);
+      ASSERT_TRUE(row.repetition);
+      if (*row.repetition == repetition && row.bytes == 134217728) at_128_mib.push_back(&row);
+    }
+    ASSERT_EQ(at_128_mib.size(), 2u);
+    const auto& [out_of_place, in_place] = busbw_at_128_mib[static_cast<std::size_t>(repetition)];
+    EXPECT_DOUBLE_EQ(*at_128_mib[at_128_mib[0]->in_place ? 1 : 0]->busbw_gbps, out_of_place);
+    EXPECT_DOUBLE_EQ(*at_128_mib[at_128_mib[0]->in_place ? 0 : 1]->busbw_gbps, in_place);
+  }
+}
+
+// A wrapper script's log: no test name in the file name, no launcher line. The redop column (sum)
+// and busbw/algbw = 2(n-1)/n at the 16 ranks listed leave all_reduce only.
+TEST(NcclTestsCorpus, WrapperLogIsReadByItsContent) {
+  const ResultSet r = import_one("slurm-5217_a3mega_wrapper_script_no_test_name_derived.out");
+  EXPECT_EQ(r.rows.front().op, "all_reduce");
+  EXPECT_THAT(all_assumptions(r), HasSubstr("the log does not name its collective: all_reduce is the only one whose "
+                                            "busbw/algbw fits the table"));
+  EXPECT_EQ(r.provenance.nranks, 16);
+  EXPECT_EQ(r.provenance.nodes, 2);
+  EXPECT_EQ(r.provenance.ranks_per_node, 8);
+  EXPECT_DOUBLE_EQ(*row_at(r, 8589934592).busbw_gbps, 338.82);
+  EXPECT_DOUBLE_EQ(*row_at(r, 8589934592, true).busbw_gbps, 337.35);
+}
+
+// Without its test name, an all_gather table of 2 ranks fits every collective of redop 'none' and
+// busbw factor (n-1)/n: refused naming each, never one picked.
+TEST(NcclTestsCorpus, AnAmbiguousWrapperLogNamesEveryCollectiveThatFits) {
+  std::string text = read_text_file(corpus("all_gather_perf_2x_gb10_spark_switch_rsfec_normal.log"));
+  for (const std::string line :
+       {"# Collective test starting: all_gather_perf\n", "# Collective test concluded: all_gather_perf\n"}) {
+    const std::size_t at = text.find(line);
+    ASSERT_NE(at, std::string::npos) << line;
+    text.erase(at, line.size());
+  }
+  try {
+    import_log_text(text, "slurm-77.out", {});
+    FAIL() << "an ambiguous log was given one collective";
+  } catch (const InputError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("cannot tell which collective this is"));
+    EXPECT_THAT(error.what(),
+                HasSubstr("(all_gather, alltoall, gather, scatter, allgatherv, alltoallv all fit its redop "
+                          "column and busbw/algbw)"));
+  }
+}
+
+// Two different tests in one log are two result sets, and a single run has no repetition.
+TEST(NcclTestsCorpus, DifferentTestsInOneLogStayApart) {
+  const std::string text = read_text_file(corpus("all_reduce_perf_rccltests_mi300x_vf_8gpu.log")) + "\n" +
+                           read_text_file(corpus("all_gather_perf_2x_gb10_spark_switch_rsfec_normal.log"));
+  const std::vector<ResultSet> runs = import_log_text(text, "two_tests.log", {});
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].rows.front().op, "all_reduce");
+  EXPECT_EQ(runs[1].rows.front().op, "all_gather");
+  for (const ResultSet& run : runs) {
+    for (const ResultRow& row : run.rows) EXPECT_FALSE(row.repetition);
   }
 }
 
@@ -284,6 +341,30 @@ TEST(GoogleBenchmarkCorpus, BytesPerIterationUseCpuTime) {
   std::sort(bytes.begin(), bytes.end());
   EXPECT_EQ(bytes, (std::vector<std::uint64_t>{4, 32, 40}));  // 1199226 B/s x 33355 ns of CPU = 40, not 39
   EXPECT_EQ(r.rows[0].op, "BM_SetInsert");
+}
+
+// A stderr warning landed inside the document: left out, named in a warning, and the runs read
+// as from the clean file.
+TEST(GoogleBenchmarkCorpus, StrayStderrLineInsideTheJsonIsSkippedAndNamed) {
+  const ResultSet r = import_one("gbench_docs_user_guide_json_stray_stderr_line_inside_derived.json");
+  ASSERT_EQ(r.rows.size(), 3u);
+  std::vector<std::uint64_t> bytes;
+  for (const ResultRow& row : r.rows) bytes.push_back(row.bytes);
+  std::sort(bytes.begin(), bytes.end());
+  EXPECT_EQ(bytes, (std::vector<std::uint64_t>{4, 32, 40}));
+  EXPECT_NE(std::find(r.provenance.assumptions.begin(), r.provenance.assumptions.end(),
+                      "1 line(s) inside the JSON document are not JSON (stderr output?) and were ignored: line(s) 22"),
+            r.provenance.assumptions.end());
+  // A broken document is still refused, at its line.
+  std::string text = fb::read_text_file(corpus("gbench_docs_user_guide_json_example.json"));
+  text.replace(text.find("\"iterations\": 94877"), 19, "\"iterations\": 94877 94877");
+  try {
+    import_log_text(text, "broken.json", {});
+    FAIL() << "a broken JSON document accepted";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("broken.json:26: not valid Google Benchmark JSON"), std::string::npos)
+        << error.what();
+  }
 }
 
 TEST(GoogleBenchmarkCorpus, ConsoleTable) {

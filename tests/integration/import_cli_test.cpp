@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <unistd.h>
 
 namespace fb::testing {
@@ -52,13 +53,16 @@ TEST_F(ImportCli, AssumptionsAreWarningsAndStayInTheResults) {
   EXPECT_THAT(text, HasSubstr("\"nranks\": 16"));
 }
 
-TEST_F(ImportCli, SeveralRunsInOneLogBecomeSeparateResultFiles) {
+TEST_F(ImportCli, RepeatedRunsInOneLogBecomeOneResultSet) {
   const ProcessResult result =
       fabricbench({"import", (corpus_dir / "all_gather_perf_mpi_3reps_one_file_rtx5090.log").string(), "-o", dir_.string()});
   ASSERT_EQ(result.exit_code, 0) << describe(result);
-  for (int run = 1; run <= 3; ++run)
-    EXPECT_TRUE(std::filesystem::exists(
-        dir_ / ("nccl-tests-all_gather_perf_mpi_3reps_one_file_rtx5090-run" + std::to_string(run) + ".json")));
+  const std::filesystem::path json = dir_ / "nccl-tests-all_gather_perf_mpi_3reps_one_file_rtx5090.json";
+  ASSERT_TRUE(std::filesystem::exists(json));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "nccl-tests-all_gather_perf_mpi_3reps_one_file_rtx5090-run1.json"));
+  std::ifstream in(json);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, HasSubstr("\"repetition\": 2"));
 }
 
 TEST_F(ImportCli, AcceptOnAStatisticTheLogNeverHadIsNotAvailableAndExits6) {

@@ -231,15 +231,17 @@ TEST(CorpusTopoM, DellaBlankCpuAffinityKeepsTheNumaColumn) {
   }
 }
 
-TEST(CorpusTopoM, Nv18IsNvlink4UnlessStatedAndTheAssumptionIsRecorded) {
+TEST(CorpusTopoM, Nv18WithoutAModelIsUndecidedAtNvlink4sRateUnlessStated) {
   const Graph assumed = parse_corpus("topo_m/tpgds-aihub0007.txt");
   const auto h100 = links_between_kinds(assumed, "tpgds-aihub0007/GPU0", VertexKind::nvswitch);
   ASSERT_EQ(h100.size(), 1u);
   EXPECT_EQ(h100[0].technology, "NVLink4");
   EXPECT_EQ(h100[0].lane_count, 18);
   EXPECT_DOUBLE_EQ(h100[0].capacity_gbps, 18 * 20.6);  // NCCL's effective NVLink4 rate, 450 on the datasheet
-  EXPECT_TRUE(assumes(assumed, "NV# read as NVLink4 links"));
-  EXPECT_TRUE(assumes(assumed, "Blackwell's NVLink5 18 as well"));
+  // NVLink4's rate stands in, and the link is marked undecided: both generations named.
+  EXPECT_TRUE(assumes(assumed, "NV18 is NVLink4 (370.8 GB/s per GPU: H100, H200, H800) or NVLink5 (721.8 GB/s: B200, "
+                               "B300, GB200), and the file names no GPU model: undecided"));
+  EXPECT_EQ(assumed.undecided_link_count(), 8u);
 
   ReaderHints blackwell;
   blackwell.nvlink_generation = 5;
@@ -249,12 +251,15 @@ TEST(CorpusTopoM, Nv18IsNvlink4UnlessStatedAndTheAssumptionIsRecorded) {
   EXPECT_EQ(b200[0].technology, "NVLink5");
   EXPECT_DOUBLE_EQ(b200[0].capacity_gbps, 18 * 40.1);  // NVLink5 effective, 900 on the datasheet
   EXPECT_FALSE(assumes(stated, "NV# read as"));
+  EXPECT_FALSE(assumes(stated, "undecided"));
+  EXPECT_EQ(stated.undecided_link_count(), 0u);
 
   // A GPU model named above the matrix (nvidia-smi -L) decides without the flag.
   const std::string text = "GPU 0: NVIDIA B200 (UUID: GPU-0)\n" + fb::read_text_file(corpus_path("topo_m/tpgds-aihub0007.txt"));
   const Graph named = parse_topology(SourceText{"b200.txt", text});
   EXPECT_EQ(links_between_kinds(named, "b200/GPU0", VertexKind::nvswitch)[0].technology, "NVLink5");
   EXPECT_TRUE(assumes(named, "NV# read as NVLink5 links, from the GPU model named in the file"));
+  EXPECT_EQ(named.undecided_link_count(), 0u);
 }
 
 TEST(CorpusTopoM, AihubNumaOffTwelveNicsTenSwitches) {
@@ -442,7 +447,12 @@ TEST(CorpusSlurm, AssumedRatesAndANodeUnderTwoLeavesAreRecorded) {
   EXPECT_TRUE(assumes(puppet, "states no link rates: every link is taken as 4xNDR"));
   const Graph twice =
       parse_topology(SourceText{"two.conf", "SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n[2-3]\nSwitchName=top Switches=s[1-2]\n"});
-  EXPECT_TRUE(assumes(twice, "node n2 is under 2 leaf switches (s1, ...)"));
+  EXPECT_TRUE(assumes(twice, "node n2 is listed under 2 leaf switches (s1, s2): placed once, under s1"));
+  // Placed once: the two leaves stay joined only through "top", and n2 has one cable.
+  EXPECT_EQ(twice.links_of(twice.find("n2")).size(), 1u);
+  EXPECT_TRUE(assumes(twice, "states neither the count nor the rate of the links between switches: each of its 2 "
+                             "switch-to-switch relations (Switches=, children:) is taken as one 4xNDR link, so every "
+                             "oversubscription ratio and bisection bandwidth computed from them is assumed"));
 }
 
 std::vector<std::string> described(const FleetDiff& diff) {

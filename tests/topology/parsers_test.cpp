@@ -28,7 +28,7 @@ std::string parse_error(const std::string& path, const std::string& text, std::s
 
 TEST(FormatRegistry, EveryFormatRegisteredItself) {
   EXPECT_EQ(TopologyFormatRegistry::instance().names(),
-            "cluster-yaml, ibnetdiscover, nccl-xml, nvidia-smi, slurm, slurm-yaml");
+            "cluster-yaml, ibnetdiscover, ibsim, nccl-xml, nvidia-smi, rocm-smi, slurm, slurm-yaml");
 }
 
 TEST(FormatRegistry, SniffingPicksTheRightParser) {

@@ -44,11 +44,49 @@ TEST(TopoCommandCorpus, NvlinkGenerationFlagReplacesTheAssumption) {
   const ProcessResult assumed = fabricbench({"topo", "show", file});
   ASSERT_EQ(assumed.exit_code, 0) << assumed.err;
   EXPECT_THAT(assumed.out, HasSubstr("NVLink4                             8           2966.4"));
-  EXPECT_THAT(assumed.err, HasSubstr("NV# read as NVLink4 links"));
+  // No GPU model in the paste: both generations are named, on stderr and on `topo show`'s
+  // undecided line, and the expectations resting on them are withheld.
+  EXPECT_THAT(assumed.err, HasSubstr("NV18 is NVLink4 (370.8 GB/s per GPU: H100, H200, H800) or NVLink5 (721.8 GB/s: "
+                                     "B200, B300, GB200)"));
+  EXPECT_THAT(assumed.out, HasSubstr("# 8 link(s) whose rate the inputs leave undecided"));
+  EXPECT_THAT(assumed.out, HasSubstr("\nundecided: "));
   const ProcessResult stated = fabricbench({"topo", "show", "--nvlink-gen", "5", file});
   ASSERT_EQ(stated.exit_code, 0) << stated.err;
   EXPECT_THAT(stated.out, HasSubstr("NVLink5                             8           5774.4"));
-  EXPECT_THAT(stated.err, Not(HasSubstr("NV# read as")));
+  EXPECT_THAT(stated.err, Not(HasSubstr("NV18 is NVLink4")));
+  EXPECT_THAT(stated.out, Not(HasSubstr("undecided")));
+}
+
+TEST(TopoCommandCorpus, SharpSuperpodIsOneTreeWithABisection) {
+  const ProcessResult result = fabricbench(
+      {"topo", "analyze", corpus("ibnetdiscover/ibnetdiscover_ndr_superpod_32leaf_16spine_sharp_synthesised.txt")});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("# bisection bandwidth 25600.0 GB/s per direction (128 hosts)"));
+  EXPECT_THAT(result.out, Not(HasSubstr("parts")));
+  EXPECT_THAT(result.err, HasSubstr("48 CA(s) inside switches left out of the hosts and of the switch tiers"));
+}
+
+TEST(TopoCommandCorpus, SlurmOversubscriptionIsLabelledAssumed) {
+  const testing::TempDir dir;
+  const std::string conf = (dir.path() / "topology.conf").string();
+  std::ofstream(conf)
+      << "SwitchName=leaf1 Nodes=n[1-8]\nSwitchName=leaf2 Nodes=n[9-16]\nSwitchName=spine Switches=leaf[1-2]\n";
+  const ProcessResult result = fabricbench({"topo", "show", conf});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("8.00:1 assumed"));
+  EXPECT_THAT(result.out,
+              HasSubstr("# assumed: the inputs state neither the count nor the rate of these tiers' uplinks"));
+}
+
+// ibsim's two switches, hosts on both, cabled to each other: routed by a subnet manager, not "no path".
+TEST(TopoCommandCorpus, LeavesJoinedLeafToLeafAreNotCalledUnroutable) {
+  const ProcessResult result = fabricbench({"topo", "analyze", corpus("ibnetdiscover/ibsim_net_2sw2path4hca.net")});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out,
+              HasSubstr("# the fabric has 2 parts with no common upper-tier switch, joined only by links "
+                        "between switches of one tier (leaf to leaf): a subnet manager routes between them"));
+  EXPECT_THAT(result.out, Not(HasSubstr("no path")));
+  EXPECT_THAT(result.err, HasSubstr("ibsim simulates every link at 4xSDR"));
 }
 
 TEST(TopoCommandCorpus, AnalyzeNamesADisconnectedFabric) {

@@ -12,8 +12,10 @@
 // A CA's description "HOST DEVICE" names the host and NIC (dgx01/mlx5_0), which is how this
 // merges with per-node nvidia-smi and NCCL inputs; CAs that share a description (the driver's
 // default, "MT23108 InfiniHost Mellanox Technologies") are told apart by GUID, and so are switches
-// that share one. Switch tiers are not in the dump: switches with adapters attached are leaves,
-// and the rest take their distance from the nearest leaf. Each cable is listed from both ends;
+// that share one. CAs that belong to a switch (SHARP aggregation nodes, an adapter in a switch's
+// system image) are left out, and counted in an assumption. Switch tiers are not in the dump:
+// switches with adapters attached are leaves, and the rest take their distance from the nearest
+// leaf. The same reader, registered as "ibsim", takes ibsim's fabric files. Each cable is listed from both ends;
 // when the ends report different widths or speeds the link is taken at the lower, and the
 // mismatch (a link trained down) is recorded on the graph. Old dumps' "Non-Chassis Nodes" and
 // "Chassis N" headings and the `ibwarn:` lines ibnetdiscover writes to stderr are skipped.
@@ -23,6 +25,7 @@
 #include "common/text_scan.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <deque>
@@ -30,15 +33,22 @@
 #include <numeric>
 #include <set>
 #include <tuple>
+#include <utility>
 
 namespace fb::topo {
 namespace {
+
+// ibsim's fabric files (`ibsim NETFILE`) are ibnetdiscover's layout with the node's own name
+// in quotes instead of "S-<GUID>", `Hca` for `Ca`, and no width or speed on a port line: ibsim
+// simulates every link at 4xSDR, which is what the reader takes (and says).
+enum class Dialect { ibnetdiscover, ibsim };
 
 struct NodeBlock {
   std::size_t line = 0;
   bool is_switch = false;
   std::string id;  // "S-<guid>" or "H-<guid>"
   std::string description;
+  std::string system_image_guid;  // the `sysimgguid=` line before the block; empty when absent
 };
 
 struct PortLine {
@@ -91,8 +101,12 @@ class Cursor {
     rest_.remove_prefix(end + 1);
   }
 
-  std::string node_id(std::string_view what) {
+  std::string node_id(std::string_view what, Dialect dialect) {
     std::string id = quoted(what);
+    if (dialect == Dialect::ibsim) {
+      if (trim(id).empty()) throw_input_error(source_.path, line_number_, "a node name in quotes", quote_input(id));
+      return id;
+    }
     const bool well_formed = id.size() > 2 && (id[0] == 'S' || id[0] == 'H' || id[0] == 'R') && id[1] == '-' &&
                              id.find_first_not_of("0123456789abcdefABCDEF", 2) == std::string::npos;
     if (!well_formed) throw_input_error(source_.path, line_number_, "a node id like \"S-<hex guid>\"", quote_input(id));
@@ -166,49 +180,115 @@ bool is_heading_or_diagnostic(std::string_view text) {
          text.starts_with("iberror:");
 }
 
-Graph parse_ibnetdiscover(const SourceText& source) {
+// CAs that belong to a switch, not to a host: the SHARP aggregation node a Quantum switch exposes
+// on a port of its own (one per switch, all described "Mellanox Technologies Aggregation Node"),
+// and any CA that shares a switch's system image GUID (a managed switch's internal adapter).
+// Taken as hosts they would make every spine a leaf and split a healthy fat tree into parts.
+struct SwitchAttachedCas {
+  std::set<std::string> ids;
+  std::size_t aggregation_nodes = 0;
+  std::size_t in_switch_image = 0;
+};
+
+SwitchAttachedCas find_switch_attached_cas(const std::map<std::string, NodeBlock>& nodes) {
+  std::set<std::string_view> switch_images;
+  for (const auto& [id, node] : nodes) {
+    if (node.is_switch && !node.system_image_guid.empty()) switch_images.insert(node.system_image_guid);
+  }
+  SwitchAttachedCas found;
+  for (const auto& [id, node] : nodes) {
+    if (node.is_switch) continue;
+    if (node.description.find("Aggregation Node") != std::string::npos) {
+      ++found.aggregation_nodes;
+      found.ids.insert(id);
+    } else if (!node.system_image_guid.empty() && switch_images.contains(node.system_image_guid)) {
+      ++found.in_switch_image;
+      found.ids.insert(id);
+    }
+  }
+  return found;
+}
+
+void state_switch_attached_cas(Graph& graph, const std::string& path, const SwitchAttachedCas& found) {
+  if (found.ids.empty()) return;
+  std::vector<std::string> kinds;
+  if (found.aggregation_nodes > 0) {
+    kinds.push_back(
+        fmt::format("{} SHARP aggregation node(s) (described \"... Aggregation Node\")", found.aggregation_nodes));
+  }
+  if (found.in_switch_image > 0) {
+    kinds.push_back(
+        fmt::format("{} with a switch's system image GUID (switch management adapters)", found.in_switch_image));
+  }
+  graph.add_assumption(fmt::format("{}: {} CA(s) inside switches left out of the hosts and of the switch tiers: {}",
+                                   path, found.ids.size(), fmt::join(kinds, "; ")));
+}
+
+// "[1](guid) "S-<guid>"[33](guid)   # ... 4xNDR": one cabled port of the node `node_id`. ibsim's
+// lines state no rate: 4xSDR, counted in `links_without_rate`.
+PortLine read_port_line(const SourceText& source, const NumberedLine& line, std::string_view text,
+                        const std::string& node_id, Dialect dialect, std::size_t& links_without_rate) {
+  Cursor cursor(source, line.number, text);
+  PortLine port;
+  port.line = line.number;
+  port.node_id = node_id;
+  cursor.expect('[', "'[PORT]'");
+  port.port = cursor.number("a port number");
+  cursor.expect(']', "']' after the port number");
+  cursor.skip_guid();
+  port.peer_id = cursor.node_id("the peer's quoted node id", dialect);
+  cursor.expect('[', "'[PORT]' after the peer id");
+  port.peer_port = cursor.number("the peer's port number");
+  cursor.expect(']', "']' after the peer's port number");
+  cursor.skip_guid();
+  if (dialect == Dialect::ibsim && trim(cursor.rest()).empty()) {
+    port.spec = *infiniband_by_name("4xSDR");
+    port.width_speed = "4xSDR";
+    ++links_without_rate;
+  } else {
+    std::tie(port.spec, port.width_speed) = link_speed(source, line, cursor.rest());
+  }
+  return port;
+}
+
+Graph parse_fabric_dump(const SourceText& source, Dialect dialect) {
   std::map<std::string, NodeBlock> nodes;
+  std::size_t links_without_rate = 0;
   std::vector<PortLine> ports;
   const NodeBlock* current = nullptr;
+  std::string system_image_guid;  // of the block that follows
   for (const NumberedLine& line : split_lines(source.text)) {
     const std::string_view text = trim(line.text);
     if (text.empty() || text.front() == '#' || is_heading_or_diagnostic(text)) continue;
     const std::size_t equals = text.find('=');
-    if (equals != std::string_view::npos && text.find_first_of(" \t") > equals) continue;  // vendid=, caguid=, ...
-    Cursor cursor(source, line.number, text);
+    if (equals != std::string_view::npos && text.find_first_of(" \t") > equals) {  // vendid=, caguid=, ...
+      if (text.starts_with("sysimgguid=")) system_image_guid = text.substr(equals + 1);
+      continue;
+    }
     if (text.front() == '[') {
       if (current == nullptr) {
         throw_input_error(source.path, line.number, "a Switch or Ca line before its port lines", quote_input(text));
       }
-      PortLine port;
-      port.line = line.number;
-      port.node_id = current->id;
-      cursor.expect('[', "'[PORT]'");
-      port.port = cursor.number("a port number");
-      cursor.expect(']', "']' after the port number");
-      cursor.skip_guid();
-      port.peer_id = cursor.node_id("the peer's quoted node id");
-      cursor.expect('[', "'[PORT]' after the peer id");
-      port.peer_port = cursor.number("the peer's port number");
-      cursor.expect(']', "']' after the peer's port number");
-      cursor.skip_guid();
-      std::tie(port.spec, port.width_speed) = link_speed(source, line, cursor.rest());
-      ports.push_back(std::move(port));
+      ports.push_back(read_port_line(source, line, text, current->id, dialect, links_without_rate));
       continue;
     }
     const std::vector<std::string_view> tokens = split_whitespace(text);
     const std::string_view kind = tokens.front();
-    if (kind != "Switch" && kind != "Ca" && kind != "Rt") {
-      throw_input_error(source.path, line.number, "a Switch, Ca or port line", quote_input(text));
+    const bool is_ca = kind == "Ca" || (dialect == Dialect::ibsim && kind == "Hca");
+    if (kind != "Switch" && kind != "Rt" && !is_ca) {
+      throw_input_error(source.path, line.number,
+                        dialect == Dialect::ibsim ? "a Switch, Hca or port line" : "a Switch, Ca or port line",
+                        quote_input(text));
     }
     NodeBlock block;
     block.line = line.number;
-    block.is_switch = kind != "Ca";
+    block.is_switch = !is_ca;
     Cursor header(source, line.number, text.substr(kind.size()));
     header.number("the node's port count");
-    block.id = header.node_id("the node's quoted id");
-    block.description = comment_description(header.rest());
-    if (block.is_switch != (block.id[0] != 'H')) {
+    block.id = header.node_id("the node's quoted id", dialect);
+    block.description = dialect == Dialect::ibsim ? block.id : comment_description(header.rest());
+    block.system_image_guid = std::string(trim(std::exchange(system_image_guid, std::string())));
+    if (dialect == Dialect::ibnetdiscover && block.is_switch != (block.id[0] != 'H')) {
       throw_input_error(source.path, line.number, fmt::format("an id starting {} for a {}", block.is_switch ? "S-" : "H-", kind),
                         quote_input(block.id));
     }
@@ -217,6 +297,11 @@ Graph parse_ibnetdiscover(const SourceText& source) {
     current = &it->second;
   }
   if (nodes.empty()) throw_input_error(source.path, 1, "at least one Switch or Ca block", "none");
+  const SwitchAttachedCas switch_attached = find_switch_attached_cas(nodes);
+  for (const std::string& id : switch_attached.ids) nodes.erase(id);
+  std::erase_if(ports, [&](const PortLine& port) {
+    return switch_attached.ids.contains(port.node_id) || switch_attached.ids.contains(port.peer_id);
+  });
 
   Graph graph;
   graph.reserve(2 * nodes.size(), ports.size());  // a CA is a host and a NIC; each cable is listed twice
@@ -295,6 +380,12 @@ Graph parse_ibnetdiscover(const SourceText& source) {
     if (description_uses["S" + node.description] > 1 || !switch_names.insert(name).second) name += "-" + id.substr(2);
     vertex_of_id[id] = add_vertex(node, VertexKind::fabric_switch, name, no_vertex, -1);
   }
+  state_switch_attached_cas(graph, source.path, switch_attached);
+  if (links_without_rate > 0) {
+    graph.add_assumption(fmt::format("{}: an ibsim fabric file states no link rates: ibsim simulates every link at "
+                                     "4xSDR, so its {} port line(s) are taken at 4xSDR",
+                                     source.path, links_without_rate));
+  }
   for (const auto& [description, count] : shared_ca_descriptions) {
     graph.add_assumption(fmt::format("{}: {} CAs share the description \"{}\" (a driver default, not a host name): "
                                      "each is its own host, named ca-<GUID>",
@@ -368,6 +459,21 @@ Graph parse_ibnetdiscover(const SourceText& source) {
   return graph;
 }
 
+Graph parse_ibnetdiscover(const SourceText& source) { return parse_fabric_dump(source, Dialect::ibnetdiscover); }
+Graph parse_ibsim(const SourceText& source) { return parse_fabric_dump(source, Dialect::ibsim); }
+
+// A `Switch N "name"` or `Hca N "name"` header whose names are not GUIDs.
+int sniff_ibsim(std::string_view text) {
+  const std::string_view head = text.substr(0, 8192);
+  if (head.find("\"S-") != std::string_view::npos || head.find("\"H-") != std::string_view::npos) return 0;
+  for (const NumberedLine& line : split_lines(head)) {
+    const std::vector<std::string_view> tokens = split_whitespace(line.text);
+    if (tokens.size() < 3 || (tokens[0] != "Switch" && tokens[0] != "Hca") || !to_integer(tokens[1])) continue;
+    return tokens[2].starts_with('"') ? 85 : 0;
+  }
+  return 0;
+}
+
 int sniff_ibnetdiscover(std::string_view text) {
   const std::string_view head = text.substr(0, 8192);
   const bool has_guid_keys = head.find("switchguid=") != std::string_view::npos || head.find("caguid=") != std::string_view::npos;
@@ -379,6 +485,9 @@ int sniff_ibnetdiscover(std::string_view text) {
 const Registrar<TopologyFormat> registrar{
     {"ibnetdiscover", "ibnetdiscover output (Switch and Ca blocks, ports with peer GUIDs and width/speed)",
      sniff_ibnetdiscover, parse_ibnetdiscover}};
+const Registrar<TopologyFormat> ibsim_registrar{
+    {"ibsim", "ibsim fabric file (ibnetdiscover's layout with node names, Hca blocks, no link rates)", sniff_ibsim,
+     parse_ibsim}};
 
 }  // namespace
 }  // namespace fb::topo

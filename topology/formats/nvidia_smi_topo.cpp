@@ -324,21 +324,40 @@ Placement place_devices(const Matrix& matrix, const std::vector<bool>& is_gpu) {
 
 // The generation NV# counts: as the user stated it, else from a GPU model named in the file (an
 // `nvidia-smi -L` pasted above the matrix), else from the most NVLinks one GPU has: P100 has 4,
-// V100 6, A100 12, H100 18; Blackwell also has 18 and is told apart only by its model.
-int nvlink_generation(const SourceText& source, const std::string& text, int most_links_per_gpu,
-                      std::vector<std::string>& assumptions) {
-  if (source.hints.nvlink_generation) return *source.hints.nvlink_generation;
+// V100 6, A100 12, H100 18. Blackwell (B200, B300, GB200) also has 18, at twice the rate, and is
+// told apart only by its model: with 13 to 18 links and nothing naming it, the generation is
+// undecided between NVLink4 and NVLink5, and `undecided` says so.
+struct NvlinkGeneration {
+  int generation = 0;
+  std::string undecided;  // empty when stated or read from a GPU model
+};
+
+NvlinkGeneration nvlink_generation(const SourceText& source, const std::string& text, int most_links_per_gpu,
+                                   std::vector<std::string>& assumptions) {
+  if (source.hints.nvlink_generation) return {*source.hints.nvlink_generation, ""};
   if (const std::optional<int> from_model = nvlink_generation_of_gpu_model(text)) {
     assumptions.push_back(fmt::format("NV# read as NVLink{} links, from the GPU model named in the file "
                                       "(state another with --nvlink-gen)", *from_model));
-    return *from_model;
+    return {*from_model, ""};
   }
   const int generation = most_links_per_gpu <= 4 ? 1 : most_links_per_gpu <= 6 ? 2 : most_links_per_gpu <= 12 ? 3 : 4;
-  assumptions.push_back(fmt::format(
-      "NV# read as NVLink{} links: the file names no GPU model, and up to {} NVLinks per GPU fits NVLink{} "
-      "(P100 has 4, V100 6, A100 12, H100 18{}); state the generation with --nvlink-gen",
-      generation, most_links_per_gpu, generation, generation == 4 ? ", and Blackwell's NVLink5 18 as well" : ""));
-  return generation;
+  if (generation < 4) {
+    assumptions.push_back(fmt::format(
+        "NV# read as NVLink{} links: the file names no GPU model, and up to {} NVLinks per GPU fits NVLink{} "
+        "(P100 has 4, V100 6, A100 12); state the generation with --nvlink-gen",
+        generation, most_links_per_gpu, generation));
+    return {generation, ""};
+  }
+  const LinkSpec four = *nvlink_by_generation(4, most_links_per_gpu);
+  const LinkSpec five = *nvlink_by_generation(5, most_links_per_gpu);
+  std::string undecided = fmt::format("NV{} is NVLink4 ({:.1f} GB/s per GPU: H100, H200, H800) or NVLink5 ({:.1f} "
+                                      "GB/s: B200, B300, GB200), and the file "
+                                      "names no GPU model: undecided, state it with --nvlink-gen 4 or 5",
+                                      most_links_per_gpu, four.capacity_gbps, five.capacity_gbps);
+  assumptions.push_back(fmt::format("{}; modelled at NVLink4's rate, and every expectation that depends on these "
+                                    "links is withheld (n/a) until it is stated",
+                                    undecided));
+  return {generation, std::move(undecided)};
 }
 
 Graph parse_nvidia_smi_topo(const SourceText& source) {
@@ -443,15 +462,18 @@ Graph parse_nvidia_smi_topo(const SourceText& source) {
       if (a != b && matrix.cells[a][b].nvlink_count != std::min(widest_bond[a], widest_bond[b])) on_nvswitch = false;
     }
   }
+  std::string nvlink_undecided;
   if (!nvlinked_gpus.empty()) {
     int most_links_per_gpu = 0;
     for (const std::size_t g : nvlinked_gpus) {
       most_links_per_gpu = std::max(most_links_per_gpu, on_nvswitch ? widest_bond[g] : total_links[g]);
     }
-    const int generation = nvlink_generation(source, text, most_links_per_gpu, assumptions);
+    const NvlinkGeneration nvlink = nvlink_generation(source, text, most_links_per_gpu, assumptions);
+    nvlink_undecided = nvlink.undecided;
     const auto bond = [&](int links) {
-      const std::optional<LinkSpec> spec = nvlink_by_generation(generation, links);
-      if (!spec) throw_input_error(source.path, 1, "an NVLink generation from 1 to 5", fmt::format("{}", generation));
+      const std::optional<LinkSpec> spec = nvlink_by_generation(nvlink.generation, links);
+      if (!spec)
+        throw_input_error(source.path, 1, "an NVLink generation from 1 to 5", fmt::format("{}", nvlink.generation));
       return *spec;
     };
     if (on_nvswitch) {
@@ -464,6 +486,12 @@ Graph parse_nvidia_smi_topo(const SourceText& source) {
           if (links > 0) graph.add_link(device[gpus[i]], device[gpus[j]], bond(links));
         }
       }
+    }
+  }
+  if (!nvlink_undecided.empty()) {
+    const std::string why = fmt::format("{}: {}", source.path, nvlink_undecided);
+    for (LinkId l = 0; l < graph.link_count(); ++l) {
+      if (graph.link(l).spec.type == LinkType::nvlink) graph.mark_undecided(l, why);
     }
   }
   assumptions.push_back("PCIe widths and rates are not in the file: PCIe links are nominal Gen4 x16");

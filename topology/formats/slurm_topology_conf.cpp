@@ -15,6 +15,7 @@
 #include "common/text_scan.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 #include <optional>
@@ -77,6 +78,33 @@ std::vector<SlurmSwitch> read_switch_lines(const SourceText& source) {
 
 }  // namespace
 
+namespace {
+
+// Nodes listed under more than one leaf: placed under the first (build_slurm_tree), each named
+// in a warning up to a limit, then counted.
+void state_nodes_under_several_leaves(Graph& graph, const std::string& path,
+                                      const std::map<std::string, std::vector<std::string>>& switches_of_host) {
+  constexpr std::size_t max_named_nodes = 16;
+  std::size_t named = 0;
+  std::size_t repeated = 0;
+  for (const auto& [host, switches] : switches_of_host) {
+    if (switches.size() < 2) continue;
+    ++repeated;
+    if (++named > max_named_nodes) continue;
+    graph.add_assumption(
+        fmt::format("{}: node {} is listed under {} leaf switches ({}): placed once, under {}, where it "
+                    "is listed first (Slurm places a node under one leaf)",
+                    path, host, switches.size(), fmt::join(switches, ", "), switches.front()));
+  }
+  if (repeated > max_named_nodes) {
+    graph.add_assumption(
+        fmt::format("{}: {} more nodes listed under several leaf switches, each placed under the first", path,
+                    repeated - max_named_nodes));
+  }
+}
+
+}  // namespace
+
 Graph build_slurm_tree(const SourceText& source, const std::vector<SlurmSwitch>& lines) {
   std::map<std::string, std::size_t> line_of_switch;
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -124,27 +152,35 @@ Graph build_slurm_tree(const SourceText& source, const std::vector<SlurmSwitch>&
     graph.set_tier(vertex_of[i], static_cast<SwitchTier>(tier_of(tier_of, i, 0)));
   }
   std::map<std::string, std::vector<std::string>> switches_of_host;
+  std::size_t uplinks = 0;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     for (const std::string& child : lines[i].child_switches) {
       graph.add_link(vertex_of[line_of_switch.at(child)], vertex_of[i], nominal, true);
+      ++uplinks;
     }
     for (const std::string& host : lines[i].hosts) {
       if (line_of_switch.contains(host)) {
         throw_input_error(source.path, lines[i].line, "a node name in Nodes=", "the switch " + quote_input(host));
       }
-      switches_of_host[host].push_back(lines[i].name);
-      graph.add_link(graph.add_vertex(VertexKind::host, host), vertex_of[i], nominal, true);
+      std::vector<std::string>& switches = switches_of_host[host];
+      switches.push_back(lines[i].name);
+      // Slurm's tree plugin places each node under one leaf; a second listing is a slip that,
+      // cabled, would join two fabrics into one. The node stays where it was first listed.
+      if (switches.size() == 1) graph.add_link(graph.add_vertex(VertexKind::host, host), vertex_of[i], nominal, true);
     }
   }
-  for (const auto& [host, switches] : switches_of_host) {
-    if (switches.size() < 2) continue;
-    // Slurm's tree plugin expects each node under one leaf; a second one is often a copy-paste slip.
-    graph.add_assumption(fmt::format("{}: node {} is under {} leaf switches ({}, ...): modelled as cabled to each",
-                                     source.path, host, switches.size(), switches.front()));
-  }
+  state_nodes_under_several_leaves(graph, source.path, switches_of_host);
   graph.add_assumption(fmt::format("{}: Slurm's topology file states no link rates: every link is taken as 4xNDR "
                                    "InfiniBand (nominal; a merged ibnetdiscover dump replaces it)",
                                    source.path));
+  if (uplinks > 0) {
+    graph.add_assumption(
+        fmt::format("{}: Slurm's topology file states neither the count nor the rate of the links "
+                    "between switches: each of its {} switch-to-switch relations (Switches=, children:) is taken as "
+                    "one 4xNDR link, "
+                    "so every oversubscription ratio and bisection bandwidth computed from them is assumed",
+                    source.path, uplinks));
+  }
   return graph;
 }
 
