@@ -92,7 +92,12 @@ class NcclBackend final : public Backend {
     // A pair pattern runs wherever its point-to-point primitive does.
     const auto& primitive = op.pair_primitive.empty() ? op.name : op.pair_primitive;
     const NcclOpImplementation* implementation = NcclOpRegistry::instance().find(primitive);
-    return implementation ? implementation->placements : std::vector<Placement>{};
+    if (!implementation) return {};
+    if (implementation->unavailable_because) {
+      const std::string reason = implementation->unavailable_because();
+      if (!reason.empty()) throw UsageError(fmt::format("{} is not available in the nccl backend: {}", op.name, reason));
+    }
+    return implementation->placements;
   }
 
   // NCCL moves every type the catalog has, the 16-bit floats included.

@@ -1,6 +1,17 @@
 #include "benchmarks/nccl/nccl_check.hpp"
 #include "benchmarks/nccl/nccl_op.hpp"
 
+#include <fmt/format.h>
+
+// ncclAlltoAll came with NCCL 2.28.3. It is referenced weakly, so the program still starts with an
+// older libnccl (a pip wheel, say) and alltoall alone is refused, naming the version it found.
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 3)
+#pragma weak ncclAlltoAll
+#else
+extern "C" ncclResult_t ncclAlltoAll(const void* sendbuff, void* recvbuff, size_t count, ncclDataType_t datatype,
+                                     ncclComm_t comm, cudaStream_t stream) __attribute__((weak));
+#endif
+
 namespace fb {
 namespace {
 
@@ -25,7 +36,16 @@ class Alltoall final : public NcclCollectiveCase {
   }
 };
 
-const Registrar<NcclOpImplementation> registrar{{"alltoall", {Placement::out_of_place}, make_nccl_case<Alltoall>}};
+std::string missing_alltoall() {
+  if (ncclAlltoAll != nullptr) return {};
+  int version = 0;
+  ncclGetVersion(&version);
+  return fmt::format("it needs ncclAlltoAll, NCCL 2.28.3 or later, and this process loaded NCCL {}.{}.{}",
+                     version / 10000, version / 100 % 100, version % 100);
+}
+
+const Registrar<NcclOpImplementation> registrar{
+    {"alltoall", {Placement::out_of_place}, make_nccl_case<Alltoall>, missing_alltoall}};
 
 }  // namespace
 }  // namespace fb
