@@ -29,7 +29,9 @@ class Alltoall final : public NcclCollectiveCase {
     return {whole, whole, 0, 0};
   }
   ExpectedPattern expected(int rank) const override {
-    return {.source_rank = -1, .block_count = case_.count, .first_index = case_.count * static_cast<std::uint64_t>(rank)};
+    return {.source_rank = -1,
+            .block_count = case_.count,
+            .first_index = case_.count * static_cast<std::uint64_t>(rank)};
   }
   void call(const NcclGpu& gpu, const void* send, void* recv) const override {
     FB_NCCL_CHECK(ncclAlltoAll(send, recv, case_.count, nccl_datatype_of(case_.dtype), gpu.comm, gpu.stream));
