@@ -201,6 +201,9 @@ class NcclBackend final : public Backend {
     };
     if (graphs) {
       const std::vector<CudaGraphExec> captured = capture(*op_case, benchmark_case.iterations);
+      // Capture and instantiation take each process a different time; the replays start together,
+      // as the iterations do without graphs (nccl-tests meets at a barrier here too).
+      mpi_.barrier();
       for (int i = 0; i < samples; ++i) {
         align_pairs(i);
         timer.record_start(i);
