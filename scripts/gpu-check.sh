@@ -225,7 +225,7 @@ fabricbench="${build_dir}/fabricbench"
 measured=1
 run_step gpu-tests show ctest --test-dir "${build_dir}" --output-on-failure \
   -R 'DevicePattern|VisibleGpus|CudaBackend|NcclBackend|CpuList|NumaPlacement|NcclCompletion|CopyCheck'
-run_step reference show "${build_dir}/gpu_reference" --iterations 20
+run_step reference show "${build_dir}/gpu_reference" --iterations 20 --warmups 5
 run_step cuda-copies show "${fabricbench}" run h2d_ce d2h_ce local_ce h2d_sm d2h_sm local_sm --backend cuda \
   -b 1G -e 1G -n 20 -w 5 --csv "${results}/cuda.csv" --json "${results}/cuda.json"
 run_step nccl-sweep show "${mpirun}" -np 1 "${fabricbench}" run all_reduce sendrecv --backend nccl -b 8 -e 512M \
