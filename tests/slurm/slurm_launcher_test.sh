@@ -288,13 +288,13 @@ csv=$(ls "$state/elsewhere/per-host-results"/*.csv | head -n 1)
 expect_eq "hostfile per host: rows" "$(csv_column op "$csv" | grep -c '^all_reduce$')" 16
 expect_eq "hostfile per host: ranks" "$(csv_column nranks "$csv" | sort -u)" 2
 # The test nodes' NodeAddr is 127.0.0.1: a hostfile naming a node by address is checked against
-# the allocation by that address, not refused as host "127".
+# the allocation by that address, not refused as host "127", and reaches mpirun. (What mpirun then
+# makes of it is beyond this cluster: its nodes share one address, so the job's own result says
+# nothing of the check.)
 printf '127.0.0.1\n' >"$state/elsewhere/by-address.txt"
 hostfile_job by-address "$state/elsewhere/by-address.txt" --per host
-expect_eq "hostfile by IP address: accounting" "$(job_accounting "$id")" "COMPLETED 0:0"
 expect_eq "hostfile by IP address: refusals" "$(grep -c 'not in Slurm job' "$out")" 0
-csv=$(ls "$state/elsewhere/by-address-results"/*.csv 2>/dev/null | head -n 1)
-expect_eq "hostfile by IP address: ranks" "$(csv_column nranks "$csv" | sort -u)" 1
+expect_grep "hostfile by IP address: mpirun gets the address" "^mpirun .*--host 127\.0\.0\.1:1 -np 1 " "$out"
 missing_tasks=$(env -u SLURM_TASKS_PER_NODE SLURM_JOB_NODELIST=fbn1 SLURM_JOB_ID=1 \
   "$source_root/scripts/launch/mpirun-hostfile.sh" "$state/elsewhere/by-address.txt" --per host --binary "$binary" \
   -- all_reduce 2>&1)
