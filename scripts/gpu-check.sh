@@ -133,6 +133,8 @@ use_fetched_deps() {
     # The system's libraries are invisible to the configure, as on a machine without them.
     cmake_args+=(-DCMAKE_IGNORE_PREFIX_PATH="/usr;/usr/local;/")
     export PKG_CONFIG_LIBDIR="${libdir}/pkgconfig:${prefix}/share/pkgconfig"
+  else
+    cmake_args+=(-DCMAKE_IGNORE_PREFIX_PATH=)  # not kept from an earlier strict configure
   fi
 }
 
@@ -225,7 +227,7 @@ fabricbench="${build_dir}/fabricbench"
 measured=1
 run_step gpu-tests show ctest --test-dir "${build_dir}" --output-on-failure \
   -R 'DevicePattern|VisibleGpus|CudaBackend|NcclBackend|CpuList|NumaPlacement|NcclCompletion|CopyCheck'
-run_step reference show "${build_dir}/gpu_reference" --iterations 20 --warmups 5
+run_step reference show "${build_dir}/perf/gpu_reference" --iterations 20 --warmups 5
 run_step cuda-copies show "${fabricbench}" run h2d_ce d2h_ce local_ce h2d_sm d2h_sm local_sm --backend cuda \
   -b 1G -e 1G -n 20 -w 5 --csv "${results}/cuda.csv" --json "${results}/cuda.json"
 run_step nccl-sweep show "${mpirun}" -np 1 "${fabricbench}" run all_reduce sendrecv --backend nccl -b 8 -e 512M \
