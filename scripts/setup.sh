@@ -19,6 +19,7 @@ packages=(
   iproute2 procps                             # emulated fabrics (ip netns) and process control in tests
   gnuplot-nox graphviz chromium               # report plots (SVG), topology drawings, report tests in a headless browser
   slurmctld slurmd slurm-client munge jq      # the launcher test under a real Slurm (tests/slurm)
+  python3-yaml                                # the MPIJob manifest test (tests/launch)
 )
 
 missing=()

@@ -24,6 +24,19 @@
 
 namespace fb {
 
+// The sum pattern has 31 values, so one rank term `rank * 7 % 31` would give ranks 31 apart the
+// same data at every index, and a block from rank 31 in place of rank 0's would pass. The term is
+// the rank's residue plus one of its higher base-31 digits, the digit chosen by the index (digit
+// 1 + index % 4): ranks 31 apart differ wherever their higher digits do, and two ranks below 31^4
+// (923,521) differ within any four consecutive elements (tests/unit/pattern_test.cpp). Below 31
+// ranks every higher digit is 0 and the pattern is the single-term one.
+FB_HOST_DEVICE inline std::uint64_t pattern_rank_term(int rank, std::uint64_t index) {
+  const auto r = static_cast<std::uint64_t>(rank);
+  std::uint64_t higher = r / 31;
+  for (std::uint64_t digit = index % 4; digit > 0; --digit) higher /= 31;
+  return (r % 31) * 7 + higher % 31;
+}
+
 // The integer value `rank` contributes at `index` of its (whole) input buffer.
 FB_HOST_DEVICE inline std::int64_t pattern_integer(int rank, std::uint64_t index, ReduceOp redop) {
   const auto r = static_cast<std::uint64_t>(rank);
@@ -33,7 +46,7 @@ FB_HOST_DEVICE inline std::int64_t pattern_integer(int rank, std::uint64_t index
     if ((r + index) % 5 == 0) return -1;
     return 1;
   }
-  return static_cast<std::int64_t>((r * 7 + index * 13 + (index >> 7) * 3) % 31) - 15;
+  return static_cast<std::int64_t>((pattern_rank_term(rank, index) + index * 13 + (index >> 7) * 3) % 31) - 15;
 }
 
 template <class T>
@@ -49,8 +62,10 @@ FB_HOST_DEVICE T combine(T a, T b, ReduceOp redop) {
     using U = std::make_unsigned_t<T>;
     using Wide = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
     switch (redop) {
-      case ReduceOp::sum: return static_cast<T>(static_cast<U>(static_cast<Wide>(static_cast<U>(a)) + static_cast<U>(b)));
-      case ReduceOp::prod: return static_cast<T>(static_cast<U>(static_cast<Wide>(static_cast<U>(a)) * static_cast<U>(b)));
+      case ReduceOp::sum:
+        return static_cast<T>(static_cast<U>(static_cast<Wide>(static_cast<U>(a)) + static_cast<U>(b)));
+      case ReduceOp::prod:
+        return static_cast<T>(static_cast<U>(static_cast<Wide>(static_cast<U>(a)) * static_cast<U>(b)));
       case ReduceOp::min: return b < a ? b : a;
       case ReduceOp::max: return a < b ? b : a;
     }
@@ -108,7 +123,8 @@ inline double validation_tolerance(DataType type, ReduceOp redop, int nranks) {
   const int mantissa_bits = type == DataType::half ? 10 : 7;
   const double largest_partial_sum = 15.0 * nranks;
   if (largest_partial_sum <= std::ldexp(1.0, mantissa_bits + 1)) return 0.0;
-  const double unit_in_last_place = std::ldexp(1.0, static_cast<int>(std::floor(std::log2(largest_partial_sum))) - mantissa_bits);
+  const double unit_in_last_place =
+      std::ldexp(1.0, static_cast<int>(std::floor(std::log2(largest_partial_sum))) - mantissa_bits);
   return nranks * unit_in_last_place / 2;
 }
 

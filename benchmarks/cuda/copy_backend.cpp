@@ -6,6 +6,7 @@
 #include "common/errors.hpp"
 #include "benchmarks/core/result_builder.hpp"
 #include "common/host_environment.hpp"
+#include "benchmarks/cuda/copy_check.hpp"
 #include "benchmarks/cuda/copy_kernel.hpp"
 #include "benchmarks/cuda/cuda_check.hpp"
 #include "benchmarks/cuda/device_memory.hpp"
@@ -25,8 +26,10 @@ namespace {
 class RouteEnd {
  public:
   RouteEnd(int endpoint, const GpuDescription& near_gpu, std::size_t bytes) {
-    if (endpoint == host_memory) host_.emplace(bytes, cpus_of_numa_node("/sys", near_gpu.numa_node));
-    else device_ = DeviceBuffer(endpoint, bytes);
+    if (endpoint == host_memory)
+      host_.emplace(bytes, cpus_of_numa_node("/sys", near_gpu.numa_node));
+    else
+      device_ = DeviceBuffer(endpoint, bytes);
   }
   void* data() const { return host_ ? host_->data() : device_.data(); }
 
@@ -39,7 +42,7 @@ class RouteEnd {
 struct CopyDirection {
   int src = 0;
   int dst = 0;
-  int worker_gpu = 0;  // the GPU that runs the copy (its copy engine or its SMs)
+  int worker_gpu = 0;          // the GPU that runs the copy (its copy engine or its SMs)
   unsigned kernel_blocks = 0;  // SM copies: blocks enough to fill the worker's SMs
   std::unique_ptr<RouteEnd> source;
   std::unique_ptr<RouteEnd> destination;
@@ -93,10 +96,12 @@ class CudaCopyBackend final : public Backend {
   }
 
   Measurement measure(const BenchmarkCase& benchmark_case) override {
-    throw std::logic_error(fmt::format("the cuda backend measures device copies only, not {}", benchmark_case.op->name));
+    throw std::logic_error(
+        fmt::format("the cuda backend measures device copies only, not {}", benchmark_case.op->name));
   }
 
-  std::vector<Measurement> measure_pairs(const BenchmarkCase& benchmark_case, std::span<const RankPair> pairs) override {
+  std::vector<Measurement> measure_pairs(const BenchmarkCase& benchmark_case,
+                                         std::span<const RankPair> pairs) override {
     std::vector<Measurement> measurements;
     for (const RankPair& route : pairs) measurements.push_back(measure_route(benchmark_case, route));
     return measurements;
@@ -143,9 +148,12 @@ class CudaCopyBackend final : public Backend {
   }
 
   void enqueue_copy(const OpTraits& op, const CopyDirection& direction, std::size_t bytes, cudaStream_t stream) {
+    // A kernel launch goes to the current device, which must be the stream's: CUDA rejects a launch
+    // on another device's stream.
+    const ScopedDevice on(direction.worker_gpu);
     if (op.copy_engine == CopyEngine::copy_engine) {
-      FB_CUDA_CHECK(cudaMemcpyAsync(direction.destination->data(), direction.source->data(), bytes, cudaMemcpyDefault,
-                                    stream));
+      FB_CUDA_CHECK(
+          cudaMemcpyAsync(direction.destination->data(), direction.source->data(), bytes, cudaMemcpyDefault, stream));
     } else {
       launch_copy_kernel(direction.destination->data(), direction.source->data(), bytes, direction.kernel_blocks,
                          stream);
@@ -186,11 +194,9 @@ class CudaCopyBackend final : public Backend {
     };
     const auto wait = [&](int steps) {
       const auto deadline = std::chrono::duration<double>(benchmark_case.step_deadline_s * std::max(steps, 1));
-      wait_for_streams(streams, std::chrono::duration_cast<std::chrono::steady_clock::duration>(deadline), {}, {},
-                       [&] {
-                         return fmt::format("{}: {} copies did not complete within {:.1f} s", label(), steps,
-                                            deadline.count());
-                       });
+      wait_for_streams(streams, std::chrono::duration_cast<std::chrono::steady_clock::duration>(deadline), {}, {}, [&] {
+        return fmt::format("{}: {} copies did not complete within {:.1f} s", label(), steps, deadline.count());
+      });
     };
 
     for (int i = 0; i < benchmark_case.warmup_iterations; ++i) enqueue_iteration();
@@ -210,22 +216,27 @@ class CudaCopyBackend final : public Backend {
     return measurement;
   }
 
-  // Fresh patterns in, one iteration, every destination byte compared on the device. Each direction
-  // carries its own pattern, so a copy that wrote the other direction's data is caught.
+  // Fresh patterns in, destinations reset, one iteration, every destination byte compared on the
+  // device (copy_check.hpp says which patterns). Each fill and count runs on its direction's
+  // stream with that stream's GPU current.
   template <class Enqueue, class Wait>
-  std::uint64_t check_copies(const std::vector<CopyDirection>& directions, std::size_t bytes, Enqueue& enqueue_iteration,
-                             Wait& wait, const std::vector<CudaStream>& streams) {
-    for (std::size_t d = 0; d < directions.size(); ++d)
-      fill_pattern_on_device(directions[d].source->data(), DataType::uint8, bytes, static_cast<int>(d), 0, ReduceOp::sum,
-                             streams[d].get());
+  std::uint64_t check_copies(const std::vector<CopyDirection>& directions, std::size_t bytes,
+                             Enqueue& enqueue_iteration, Wait& wait, const std::vector<CudaStream>& streams) {
+    const CopyCheckPatterns patterns{directions.size()};
+    for (std::size_t d = 0; d < directions.size(); ++d) {
+      const ScopedDevice on(streams[d].device());
+      fill_pattern_on_device(directions[d].source->data(), DataType::uint8, bytes, patterns.source_rank(d), 0,
+                             ReduceOp::sum, streams[d].get());
+      fill_pattern_on_device(directions[d].destination->data(), DataType::uint8, bytes, patterns.reset_rank(d), 0,
+                             ReduceOp::sum, streams[d].get());
+    }
     wait(1);
     enqueue_iteration();
     wait(1);
     std::uint64_t wrong = 0;
     for (std::size_t d = 0; d < directions.size(); ++d) {
-      ExpectedPattern expected;
-      expected.source_rank = static_cast<int>(d);
-      wrong += count_wrong_on_device(directions[d].destination->data(), DataType::uint8, bytes, expected,
+      const ScopedDevice on(streams[d].device());
+      wrong += count_wrong_on_device(directions[d].destination->data(), DataType::uint8, bytes, patterns.expected(d),
                                      streams[d].get());
     }
     return wrong;
@@ -238,7 +249,9 @@ class CudaCopyBackend final : public Backend {
 
 const Registrar<BackendRegistration> registrar{
     {"cuda", "copies between host memory and the GPUs of one process: copy engine and SM kernel",
-     [](int&, char**&, const LaunchOptions&) -> std::unique_ptr<Backend> { return std::make_unique<CudaCopyBackend>(); }}};
+     [](int&, char**&, const LaunchOptions&) -> std::unique_ptr<Backend> {
+       return std::make_unique<CudaCopyBackend>();
+     }}};
 
 }  // namespace
 }  // namespace fb

@@ -1,7 +1,9 @@
 // `--backend nccl`: collectives and point-to-point ops on device buffers through NCCL, one or
 // more GPUs per process (-g), bootstrapped over MPI, optionally replayed as CUDA graphs (-G).
 // Communicators are non-blocking, so no NCCL call can hold the host: every wait polls, and a
-// wait that passes its deadline aborts the communicators and names the op, size and rank.
+// wait that passes its deadline aborts the communicators and names the op, size and rank. Only
+// this (the measuring) thread aborts them: the watchdog asks it to, and ends the process without
+// an abort only when the measuring thread does not answer.
 
 #include "benchmarks/core/backend.hpp"
 #include "common/errors.hpp"
@@ -14,11 +16,13 @@
 #include "benchmarks/cuda/stream_timing.hpp"
 #include "benchmarks/mpi/mpi_job.hpp"
 #include "benchmarks/nccl/nccl_check.hpp"
+#include "benchmarks/nccl/nccl_completion.hpp"
 #include "benchmarks/nccl/nccl_op.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <numeric>
 #include <optional>
@@ -34,6 +38,9 @@ constexpr std::chrono::seconds communicator_setup_deadline{300};
 // A stuck process is named by the watchdog (which knows who did not arrive); each rank's own
 // deadline is later by this much, so the watchdog's message comes first when it can.
 constexpr double own_deadline_extra_s = 10;
+// How long the watchdog waits for the measuring thread to abort the communicators before it ends
+// the process without an abort (the measuring thread is then stuck inside a CUDA or NCCL call).
+constexpr std::chrono::seconds abort_handoff_grace{10};
 
 class NcclBackend final : public Backend {
  public:
@@ -50,13 +57,21 @@ class NcclBackend final : public Backend {
       gpus_.push_back({first_device + j, placement_.rank + j, nullptr, streams_[static_cast<std::size_t>(j)].get()});
     create_communicators();
 
-    // The communicators must go before the process, or NCCL's proxy threads keep the job alive.
-    const auto abort_and_exit = [this](const std::string& message) {
-      abort_communicators();
-      exit_on_timeout(message + "; NCCL communicators aborted");
+    // Runs on the watchdog thread. Aborting there would race the measuring thread, which may be
+    // polling the same communicators (a use after free, or a second abort): it says what happens
+    // next, then asks the measuring thread, which aborts at its next poll and ends the process.
+    const auto hand_abort_to_measuring_thread = [this](const std::string& message) {
+      fmt::print(stderr,
+                 "fabricbench: {}; aborting the NCCL communicators and ending the job "
+                 "(without the abort if rank {} does not answer within {} s)\n",
+                 message, mpi_.rank(), abort_handoff_grace.count());
+      abort_requested_.store(true);
+      std::this_thread::sleep_for(abort_handoff_grace);
+      exit_on_timeout(fmt::format("rank {} did not abort its NCCL communicators within {} s: ending it without",
+                                  mpi_.rank(), abort_handoff_grace.count()));
     };
-    watchdog_ = std::make_unique<Watchdog>(mpi_.rank(), mpi_.process_hosts(), WatchdogSettings{},
-                                           mpi_.broadcaster(), abort_and_exit);
+    watchdog_ = std::make_unique<Watchdog>(mpi_.rank(), mpi_.process_hosts(), WatchdogSettings{}, mpi_.broadcaster(),
+                                           hand_abort_to_measuring_thread);
     job_control_ =
         std::make_unique<MpiJobControl>(mpi_, *watchdog_, gpus_per_process, [this] { abort_communicators(); });
   }
@@ -92,7 +107,13 @@ class NcclBackend final : public Backend {
     // A pair pattern runs wherever its point-to-point primitive does.
     const auto& primitive = op.pair_primitive.empty() ? op.name : op.pair_primitive;
     const NcclOpImplementation* implementation = NcclOpRegistry::instance().find(primitive);
-    return implementation ? implementation->placements : std::vector<Placement>{};
+    if (!implementation) return {};
+    if (implementation->unavailable_because) {
+      const std::string reason = implementation->unavailable_because();
+      if (!reason.empty())
+        throw UsageError(fmt::format("{} is not available in the nccl backend: {}", op.name, reason));
+    }
+    return implementation->placements;
   }
 
   // NCCL moves every type the catalog has, the 16-bit floats included.
@@ -105,7 +126,8 @@ class NcclBackend final : public Backend {
     // The time of an iteration is the time of its slowest GPU, over all processes.
     std::vector<double> local_seconds(local.unit_seconds_by_gpu.front().size(), 0.0);
     for (const std::vector<double>& gpu_seconds : local.unit_seconds_by_gpu)
-      for (std::size_t i = 0; i < local_seconds.size(); ++i) local_seconds[i] = std::max(local_seconds[i], gpu_seconds[i]);
+      for (std::size_t i = 0; i < local_seconds.size(); ++i)
+        local_seconds[i] = std::max(local_seconds[i], gpu_seconds[i]);
     std::optional<std::uint64_t> local_wrong;
     if (benchmark_case.check)
       local_wrong = std::accumulate(local.wrong_by_gpu.begin(), local.wrong_by_gpu.end(), std::uint64_t{0});
@@ -114,11 +136,11 @@ class NcclBackend final : public Backend {
     return measurement;
   }
 
-  std::vector<Measurement> measure_pairs(const BenchmarkCase& benchmark_case, std::span<const RankPair> pairs) override {
-    const LocalRun local =
-        run_locally(benchmark_case, pairs,
-                    fmt::format("{} {} B, {} pair{} at once", benchmark_case.op->name, benchmark_case.bytes, pairs.size(),
-                                pairs.size() == 1 ? "" : "s"));
+  std::vector<Measurement> measure_pairs(const BenchmarkCase& benchmark_case,
+                                         std::span<const RankPair> pairs) override {
+    const LocalRun local = run_locally(benchmark_case, pairs,
+                                       fmt::format("{} {} B, {} pair{} at once", benchmark_case.op->name,
+                                                   benchmark_case.bytes, pairs.size(), pairs.size() == 1 ? "" : "s"));
     // Every NCCL rank's times to rank 0, every rank's wrong count to all; a process's GPUs are
     // consecutive ranks.
     const std::size_t samples = local.unit_seconds_by_gpu.front().size();
@@ -156,7 +178,7 @@ class NcclBackend final : public Backend {
     const int ops_per_sample = graphs ? benchmark_case.iterations : 1;
     watchdog_->begin_case(label_, step_deadline_s_ * std::max({warmups, samples * ops_per_sample, 1}));
 
-    const NcclOpContext context{gpus_, placement_.nranks, pairs, [this] { settle(); }};
+    const NcclOpContext context{gpus_, placement_.nranks, pairs, [this] { settle(pace_of(true)); }};
     const std::unique_ptr<NcclOpCase> op_case = implementation->factory(benchmark_case, context);
 
     watchdog_->step(CasePhase::warmup);
@@ -179,6 +201,9 @@ class NcclBackend final : public Backend {
     };
     if (graphs) {
       const std::vector<CudaGraphExec> captured = capture(*op_case, benchmark_case.iterations);
+      // Capture and instantiation take each process a different time; the replays start together,
+      // as the iterations do without graphs (nccl-tests meets at a barrier here too).
+      mpi_.barrier();
       for (int i = 0; i < samples; ++i) {
         align_pairs(i);
         timer.record_start(i);
@@ -220,15 +245,15 @@ class NcclBackend final : public Backend {
       const int visible = require_visible_gpus("nccl", gpus_per_process);
       // Either every process sees the host's GPUs and takes its own share (nccl-tests' rule), or
       // the launcher gave each process exactly its own (CUDA_VISIBLE_DEVICES per process).
-      if (visible >= mpi_.local_size() * gpus_per_process) first_device = mpi_.local_rank() * gpus_per_process;
+      if (visible >= mpi_.local_size() * gpus_per_process)
+        first_device = mpi_.local_rank() * gpus_per_process;
       else if (visible != gpus_per_process)
         problem = fmt::format("{} processes on this host at -g {} need {} GPUs and it has {}", mpi_.local_size(),
                               gpus_per_process, mpi_.local_size() * gpus_per_process, visible);
-    } catch (const NoDeviceError& e) {
-      problem = e.what();
-    }
+    } catch (const NoDeviceError& e) { problem = e.what(); }
     const std::optional<int> failed_rank = mpi_.first_rank_not_ok(problem.empty());
-    if (!problem.empty()) throw NoDeviceError(fmt::format("rank {} on {}: {}", mpi_.rank(), host_of(mpi_.rank()), problem));
+    if (!problem.empty())
+      throw NoDeviceError(fmt::format("rank {} on {}: {}", mpi_.rank(), host_of(mpi_.rank()), problem));
     if (failed_rank)
       throw NoDeviceError(
           fmt::format("rank {} on {} has no usable GPU for the nccl backend", *failed_rank, host_of(*failed_rank)));
@@ -252,35 +277,56 @@ class NcclBackend final : public Backend {
     }
     FB_NCCL_CHECK(ncclGroupEnd());
     label_ = "creating the NCCL communicators";
-    settle_until(Clock::now() + communicator_setup_deadline);
+    settle_within(communicator_setup_deadline, pace_of(false));
   }
 
-  // Non-blocking communicators report ncclInProgress until a call has been taken up.
-  void settle() {
-    settle_until(Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                    std::chrono::duration<double>(step_deadline_s_ + own_deadline_extra_s)));
+  // Non-blocking communicators report ncclInProgress until a call has been taken up. Inside a case
+  // the wait spins (nccl_completion.hpp: a sleep there would be timed).
+  void settle(PollPace pace) {
+    settle_within(std::chrono::duration_cast<Clock::duration>(
+                      std::chrono::duration<double>(step_deadline_s_ + own_deadline_extra_s)),
+                  pace);
   }
 
-  void settle_until(Clock::time_point give_up_at) {
-    for (const NcclGpu& gpu : gpus_) {
-      while (async_state(gpu) == ncclInProgress) {
-        if (Clock::now() > give_up_at) {
-          abort_communicators();
-          throw TimeoutError(fmt::format("{}: NCCL did not take the call within the deadline on rank {} (GPU {} of {}); "
-                                         "communicators aborted",
-                                         label_, gpu.rank, gpu.device, host_of(mpi_.rank())));
-        }
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
+  void settle_within(Clock::duration deadline, PollPace pace) {
+    const Clock::time_point give_up_at = Clock::now() + deadline;
+    CommunicatorPolling polling;
+    polling.state = [this](std::size_t g) {
+      ncclResult_t state = ncclSuccess;
+      FB_NCCL_CHECK(ncclCommGetAsyncError(gpus_[g].comm, &state));
+      return state;
+    };
+    polling.past_deadline = [give_up_at] { return Clock::now() > give_up_at; };
+    polling.stop_requested = [this] { return abort_requested_.load(std::memory_order_relaxed); };
+    const SettleOutcome outcome = settle_communicators(gpus_.size(), pace, with_real_pauses(std::move(polling)));
+    switch (outcome.kind) {
+      case SettleOutcome::Kind::settled: return;
+      case SettleOutcome::Kind::stopped: abort_for_watchdog();
+      case SettleOutcome::Kind::failed: throw_async_error(gpus_[outcome.communicator], outcome.state);
+      case SettleOutcome::Kind::timed_out: {
+        const NcclGpu& gpu = gpus_[outcome.communicator];
+        abort_communicators();
+        throw TimeoutError(fmt::format("{}: NCCL did not take the call within the deadline on rank {} (GPU {} of {}); "
+                                       "communicators aborted",
+                                       label_, gpu.rank, gpu.device, host_of(mpi_.rank())));
       }
     }
   }
 
-  // ncclSuccess, or ncclInProgress while a non-blocking call is being taken up. Any other state is
-  // an asynchronous error: the communicators are aborted and it is thrown, naming rank and GPU.
-  ncclResult_t async_state(const NcclGpu& gpu) {
-    ncclResult_t state = ncclSuccess;
-    FB_NCCL_CHECK(ncclCommGetAsyncError(gpu.comm, &state));
-    if (state == ncclSuccess || state == ncclInProgress) return state;
+  // Every poll of a wait checks whether the watchdog asked for the abort; this thread does it.
+  void honour_abort_request() {
+    if (abort_requested_.load(std::memory_order_relaxed)) abort_for_watchdog();
+  }
+
+  // The watchdog has already said why; the communicators go before the process, or NCCL's proxy
+  // threads keep the job alive.
+  [[noreturn]] void abort_for_watchdog() {
+    abort_communicators();
+    exit_on_timeout(fmt::format("rank {}: NCCL communicators aborted", mpi_.rank()));
+  }
+
+  // An asynchronous error: the communicators are aborted and it is thrown, naming rank and GPU.
+  [[noreturn]] void throw_async_error(const NcclGpu& gpu, ncclResult_t state) {
     const std::string detail = ncclGetLastError(gpu.comm);
     abort_communicators();
     throw NcclError(fmt::format("{}: NCCL reported {} on rank {} (GPU {} of {}){}{}; communicators aborted", label_,
@@ -288,15 +334,21 @@ class NcclBackend final : public Backend {
                                 detail.empty() ? "" : ": ", detail));
   }
 
+  void check_async_errors() {
+    honour_abort_request();
+    for (const NcclGpu& gpu : gpus_) {
+      ncclResult_t state = ncclSuccess;
+      FB_NCCL_CHECK(ncclCommGetAsyncError(gpu.comm, &state));
+      if (state != ncclSuccess && state != ncclInProgress) throw_async_error(gpu, state);
+    }
+  }
+
   // Waits for `steps` enqueued steps of the current case, checking NCCL for asynchronous errors.
   void wait(int steps) {
     const double deadline_s = step_deadline_s_ * std::max(steps, 1) + own_deadline_extra_s;
     wait_for_streams(
         streams_, std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(deadline_s)),
-        [this] {
-          for (const NcclGpu& gpu : gpus_) async_state(gpu);
-        },
-        [this] { abort_communicators(); },
+        [this] { check_async_errors(); }, [this] { abort_communicators(); },
         [&] {
           return fmt::format("{}: did not complete within {:.1f} s on rank {} ({} GPU{} of {}); communicators aborted",
                              label_, deadline_s, placement_.rank, gpus_.size(), gpus_.size() == 1 ? "" : "s",
@@ -345,10 +397,13 @@ class NcclBackend final : public Backend {
   std::unique_ptr<MpiJobControl> job_control_;
   std::string label_;
   double step_deadline_s_ = 30;
+  // Set by the watchdog thread, acted on by this one (the communicators' only user).
+  std::atomic<bool> abort_requested_{false};
 };
 
 const Registrar<BackendRegistration> registrar{
-    {"nccl", "device buffers through NCCL, one process per GPU (or -g GPUs per process)",
+    {"nccl",
+     "device buffers through NCCL, one process per GPU (or -g GPUs per process)",
      [](int& argc, char**& argv, const LaunchOptions& launch) -> std::unique_ptr<Backend> {
        return std::make_unique<NcclBackend>(argc, argv, launch);
      },

@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -61,6 +62,9 @@ struct NcclOpImplementation {
   std::string_view name;  // the op's catalog name
   std::vector<Placement> placements;
   NcclOpFactory factory;
+  // Empty when the op runs with the NCCL this process loaded, else why not (an op that needs a
+  // newer library than the one found at run time); unset: always available.
+  std::function<std::string()> unavailable_because = {};
 };
 
 // Each file under nccl/ops/ registers its op with a Registrar<NcclOpImplementation>.

@@ -104,6 +104,12 @@ if [[ -n ${SLURM_JOB_NODELIST:-} ]]; then
   allocated_hosts=$(scontrol show hostnames "$SLURM_JOB_NODELIST") ||
     { echo "mpirun-hostfile: cannot expand SLURM_JOB_NODELIST=$SLURM_JOB_NODELIST with scontrol" >&2; exit 2; }
   # SLURM_TASKS_PER_NODE lists the nodes' task counts in node order, runs compressed: "2(x3),1".
+  # Slurm sets it in a job's batch script and salloc shell; a shell that carries only the node
+  # list (ssh to a node, a hand-made environment) cannot be checked against the allocation.
+  [[ -n ${SLURM_TASKS_PER_NODE:-} ]] || {
+    echo "mpirun-hostfile: SLURM_JOB_NODELIST is set but SLURM_TASKS_PER_NODE is not, so the tasks Slurm allocated per node are unknown: run this from the job's batch script or salloc shell (or unset SLURM_JOB_NODELIST outside a Slurm job)" >&2
+    exit 2
+  }
   declare -A allocated_tasks=()
   mapfile -t allocated_list <<<"$allocated_hosts"
   node_index=0
@@ -115,9 +121,22 @@ if [[ -n ${SLURM_JOB_NODELIST:-} ]]; then
       node_index=$((node_index + 1))
     done
   done
+  # A hostfile may name a node by an address: Slurm knows each node's NodeAddr and NodeHostName.
+  declare -A node_of_address=()
+  while read -r node_line; do
+    [[ $node_line =~ NodeName=([^ ]+) ]] || continue
+    name=${BASH_REMATCH[1]}
+    [[ $node_line =~ NodeAddr=([^ ]+) ]] && node_of_address[${BASH_REMATCH[1]}]=$name
+    [[ $node_line =~ NodeHostName=([^ ]+) ]] && node_of_address[${BASH_REMATCH[1]}]=$name
+  done < <(scontrol show node --oneliner "$SLURM_JOB_NODELIST" 2>/dev/null || true)
   for host in "${hosts[@]}"; do
     node=$host
-    [[ -n ${allocated_tasks[$node]:-} ]] || node=${host%%.*}
+    [[ -n ${allocated_tasks[$node]:-} ]] || node=${node_of_address[$host]:-$host}
+    # A fully qualified name of a node Slurm knows by its short name; never an IP address, whose
+    # first field is no host name.
+    if [[ -z ${allocated_tasks[$node]:-} && ! $host =~ ^[0-9.]+$ && $host != *:* ]]; then
+      node=${host%%.*}
+    fi
     [[ -n ${allocated_tasks[$node]:-} ]] || {
       echo "mpirun-hostfile: $hostfile:${first_line[$host]}: host $host is not in Slurm job ${SLURM_JOB_ID:-?}'s allocation ($SLURM_JOB_NODELIST)" >&2
       exit 2

@@ -4,8 +4,9 @@
 # what a user and the scheduler's accounting see: the README's own command completes, results
 # and provenance land in fabricbench-results/JOB_ID/, and the exit codes Slurm records (here from
 # its job completion log, `sacct -c`) are fabricbench's, for success, bad flags, a timeout, a
-# cancelled job and launches the script refuses; and scripts/launch/mpirun-hostfile.sh inside an
-# allocation (a host listed twice, a host outside it, more ranks than tasks).
+# cancelled job, a rank other than 0 that fails first, a node with fewer CPUs than the batch node,
+# and launches the script refuses; and scripts/launch/mpirun-hostfile.sh inside an allocation (a
+# host listed twice, a host named by its IP address, a host outside it, more ranks than tasks).
 #
 #   tests/slurm/slurm_launcher_test.sh FABRICBENCH_BINARY REPOSITORY_ROOT
 #
@@ -51,7 +52,8 @@ ln -s "$binary" "$repo/build/fabricbench"
 
 nodes=4
 gpus_per_node=2
-conf=$("$cluster" up "$state/cluster" "$nodes" 4 "$gpus_per_node")
+# fbn4 has fewer CPUs than the others: a job whose batch node is fbn3 must size its tasks by fbn4.
+conf=$("$cluster" up "$state/cluster" "$nodes" 4,4,4,2 "$gpus_per_node")
 case $? in
   0) ;;
   77) echo "skipped: the Slurm test cluster cannot run here (reason above; scripts/setup.sh installs Slurm and munge)"; exit 77 ;;
@@ -219,6 +221,33 @@ expect_eq "timeout: incident in the results" "$(jq -r '[.incidents[].kind] | joi
 expect_grep "timeout: reason in job.txt" "^ended: exit 5: a step made no progress" "$results/job.txt"
 expect_eq "timeout: processes left" "$(processes_of_job "$id")" 0
 
+echo "== a rank other than 0 fails first: the job's code is that rank's own, not srun's 143"
+# Rank 1 ends at once with 3 (a failed library call); rank 0, left waiting for it, is ended by
+# srun (--kill-on-bad-exit) with SIGTERM.
+printf '#!/bin/sh\n[ "$SLURM_PROCID" = 1 ] && { echo "rank 1: failing with 3" >&2; exit 3; }\nexec "%s" "$@"\n' \
+  "$binary" >"$state/rank1-fails"
+chmod +x "$state/rank1-fails"
+submitted=$(cd "$state/elsewhere" && FABRICBENCH=$state/rank1-fails sbatch --nodes=2 \
+  "$repo/scripts/launch/fabricbench.sbatch" all_reduce -b 8 -e 1K)
+id=$(job_id_of "$submitted")
+wait_for_job "$id"
+expect_eq "rank 1 fails first: accounting" "$(job_accounting "$id")" "FAILED 3:0"
+expect_grep "rank 1 fails first: job.txt names it" "^rank 1 failed first, with exit 3" \
+  "$state/elsewhere/fabricbench-results/$id/job.txt"
+expect_grep "rank 1 fails first: reason in job.txt" "^ended: exit 3: a library call or I/O failed" \
+  "$state/elsewhere/fabricbench-results/$id/job.txt"
+
+echo "== a node with fewer CPUs than the batch node"
+# fbn3 (4 CPUs) runs the script, fbn4 has 2: tasks sized by fbn3 would not start on fbn4.
+submitted=$(cd "$state/elsewhere" && sbatch --nodes=2 --nodelist=fbn3,fbn4 --ntasks-per-node=2 \
+  "$repo/scripts/launch/fabricbench.sbatch" all_reduce -b 8 -e 1K)
+id=$(job_id_of "$submitted")
+wait_for_job "$id"
+expect_eq "smaller node: accounting" "$(job_accounting "$id")" "COMPLETED 0:0"
+expect_grep "smaller node: one CPU per task, from fbn4" \
+  "^run: srun --nodes=2 --ntasks-per-node=2 --ntasks=4 --cpus-per-task=1 " \
+  "$state/elsewhere/fabricbench-results/$id/job.txt"
+
 echo "== scancel"
 submitted=$(cd "$state/elsewhere" && sbatch --nodes=2 "$repo/scripts/launch/fabricbench.sbatch" \
   all_reduce -b 64K -e 1G -n 50)
@@ -258,6 +287,20 @@ csv=$(ls "$state/elsewhere/per-host-results"/*.csv | head -n 1)
 # 8 B to 1 KiB: 8 sizes, in place and out of place, on the 2 distinct hosts.
 expect_eq "hostfile per host: rows" "$(csv_column op "$csv" | grep -c '^all_reduce$')" 16
 expect_eq "hostfile per host: ranks" "$(csv_column nranks "$csv" | sort -u)" 2
+# The test nodes' NodeAddr is 127.0.0.1: a hostfile naming a node by address is checked against
+# the allocation by that address, not refused as host "127", and reaches mpirun. (What mpirun then
+# makes of it is beyond this cluster: its nodes share one address, so the job's own result says
+# nothing of the check.)
+printf '127.0.0.1\n' >"$state/elsewhere/by-address.txt"
+hostfile_job by-address "$state/elsewhere/by-address.txt" --per host
+expect_eq "hostfile by IP address: refusals" "$(grep -c 'not in Slurm job' "$out")" 0
+expect_grep "hostfile by IP address: mpirun gets the address" "^mpirun .*--host 127\.0\.0\.1:1 -np 1 " "$out"
+missing_tasks=$(env -u SLURM_TASKS_PER_NODE SLURM_JOB_NODELIST=fbn1 SLURM_JOB_ID=1 \
+  "$source_root/scripts/launch/mpirun-hostfile.sh" "$state/elsewhere/by-address.txt" --per host --binary "$binary" \
+  -- all_reduce 2>&1)
+expect_eq "hostfile without SLURM_TASKS_PER_NODE: exit code" "$?" 2
+expect_eq "hostfile without SLURM_TASKS_PER_NODE: message" "$missing_tasks" \
+  "mpirun-hostfile: SLURM_JOB_NODELIST is set but SLURM_TASKS_PER_NODE is not, so the tasks Slurm allocated per node are unknown: run this from the job's batch script or salloc shell (or unset SLURM_JOB_NODELIST outside a Slurm job)"
 printf 'fbn1\nfbn2\n' >"$state/elsewhere/no-slots.txt"
 hostfile_job per-gpu "$state/elsewhere/no-slots.txt" --per gpu --gpus-per-host 2
 expect_eq "hostfile more ranks than tasks: accounting" "$(job_accounting "$id")" "FAILED 2:0"

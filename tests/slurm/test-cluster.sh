@@ -4,6 +4,8 @@
 # STATE_DIR, so that nothing of the machine's own Slurm or munge (if any) is used or touched.
 #
 #   tests/slurm/test-cluster.sh up STATE_DIR NODES CPUS_PER_NODE GPUS_PER_NODE
+#       (CPUS_PER_NODE: one count for every node, or a comma list node by node, the last count
+#       repeated: "4,4,4,2" makes the fourth node smaller)
 #   tests/slurm/test-cluster.sh down STATE_DIR
 #
 # `up` prints the slurm.conf path (clients need SLURM_CONF set to it) once every node is idle.
@@ -76,11 +78,13 @@ up() {
 
   local base
   base=$(free_ports $((nodes + 1)))
-  local node_lines="" node_names=() n
+  local node_lines="" node_names=() n cpu_counts=()
+  IFS=, read -ra cpu_counts <<<"$cpus"
   for ((n = 1; n <= nodes; n++)); do
+    local node_cpus=${cpu_counts[n - 1]:-${cpu_counts[-1]}}
     node_names+=("fbn$n")
     mkdir -p "$state/spool/fbn$n" "$state/tmp/fbn$n"
-    node_lines+="NodeName=fbn$n NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((base + n)) CPUs=$cpus RealMemory=1000"
+    node_lines+="NodeName=fbn$n NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((base + n)) CPUs=$node_cpus RealMemory=1000"
     ((gpus == 0)) || node_lines+=" Gres=gpu:$gpus"
     node_lines+=$'\n'
   done

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -29,7 +30,7 @@ TEST(ExpectedReduction, SingleRankIsItsOwnPattern) {
 TEST(ExpectedReduction, Uint32WrapsNegativeSums) {
   // -15 + -8 = -23, modulo 2^32.
   EXPECT_EQ(expected_reduction<std::uint32_t>(2, 0, ReduceOp::sum), 4294967273u);
-  EXPECT_EQ(expected_reduction<std::uint32_t>(4, 0, ReduceOp::min), 6u);  // -15, -8, -1 wrap to huge values
+  EXPECT_EQ(expected_reduction<std::uint32_t>(4, 0, ReduceOp::min), 6u);           // -15, -8, -1 wrap to huge values
   EXPECT_EQ(expected_reduction<std::uint32_t>(4, 0, ReduceOp::max), 4294967295u);  // -1
 }
 
@@ -109,9 +110,10 @@ TEST(Validator, AllGatherDetectsSwappedBlocks) {
   fill_pattern(gathered.span().first(count), 1, 0, ReduceOp::sum);
   fill_pattern(gathered.span().last(count), 0, 0, ReduceOp::sum);
   const std::span<const std::int32_t> view = gathered.span();
-  EXPECT_GT(count_wrong(view, [&](std::uint64_t i) {
-              return pattern_value<std::int32_t>(static_cast<int>(i / count), i % count, ReduceOp::sum);
-            }),
+  EXPECT_GT(count_wrong(view,
+                        [&](std::uint64_t i) {
+                          return pattern_value<std::int32_t>(static_cast<int>(i / count), i % count, ReduceOp::sum);
+                        }),
             0u);
 }
 
@@ -146,7 +148,10 @@ TEST(ExpectedPatternOnHost, AllGatherAndAlltoallBlocks) {
   constexpr std::uint64_t count = 50;
   constexpr int rank = 2;
   const ExpectedPattern gathered{.nranks = nranks, .source_rank = -1, .block_count = count};
-  const ExpectedPattern exchanged{.nranks = nranks, .source_rank = -1, .block_count = count, .first_index = rank * count};
+  const ExpectedPattern exchanged{.nranks = nranks,
+                                  .source_rank = -1,
+                                  .block_count = count,
+                                  .first_index = rank * count};
   for (std::uint64_t i = 0; i < count * nranks; ++i) {
     ASSERT_EQ(gathered.value_at<std::int32_t>(i),
               pattern_value<std::int32_t>(static_cast<int>(i / count), i % count, ReduceOp::sum));
@@ -158,7 +163,9 @@ TEST(ExpectedPatternOnHost, AllGatherAndAlltoallBlocks) {
 TEST(ExpectedPatternOnHost, ReduceScatterBlockAndSingleSource) {
   constexpr int nranks = 3;
   constexpr std::uint64_t count = 40;
-  const ExpectedPattern scattered{.nranks = nranks, .redop = ReduceOp::max, .reduced_over_ranks = true,
+  const ExpectedPattern scattered{.nranks = nranks,
+                                  .redop = ReduceOp::max,
+                                  .reduced_over_ranks = true,
                                   .first_index = 2 * count};
   const ExpectedPattern from_root{.nranks = nranks, .source_rank = 1};
   for (std::uint64_t i = 0; i < count; ++i) {
@@ -189,6 +196,51 @@ TEST(ValidationTolerance, GrowsWithRanksButStaysBelowTheValuesRange) {
   // 64 ranks in bfloat16: sums up to 960, ulp 4 there, 64 roundings of half an ulp.
   EXPECT_DOUBLE_EQ(validation_tolerance(DataType::bfloat16, ReduceOp::sum, 64), 64 * 4.0 / 2);
   EXPECT_LT(validation_tolerance(DataType::half, ReduceOp::sum, 512), 15.0 * 512);
+}
+
+}  // namespace
+}  // namespace fb
+
+namespace fb {
+namespace {
+
+// The sum pattern's first four elements of two ranks.
+bool first_four_equal(int a, int b) {
+  for (std::uint64_t i = 0; i < 4; ++i)
+    if (pattern_integer(a, i, ReduceOp::sum) != pattern_integer(b, i, ReduceOp::sum)) return false;
+  return true;
+}
+
+TEST(Pattern, RanksThirtyOneApartDiffer) {
+  // A rank term of 31 values alone repeats every 31 ranks: rank 31's block would pass for rank 0's.
+  for (int rank : {0, 1, 30, 31, 100, 960, 961, 29790, 29791})
+    for (int apart : {31, 62, 961, 29791, 31 * 31 * 31 * 31 - 31})
+      EXPECT_FALSE(first_four_equal(rank, rank + apart)) << rank << " and " << rank + apart;
+}
+
+TEST(Pattern, EveryPairOfRanksDiffersWithinFourElements) {
+  // Exhaustive over the first 1,200 ranks (past 31^2 = 961, so two higher digits vary), at four
+  // starting offsets: any four consecutive elements tell any two of them apart.
+  constexpr int ranks = 1200;
+  for (std::uint64_t start : {0U, 1U, 129U, 1000003U}) {
+    std::vector<std::uint64_t> keys(ranks);
+    for (int r = 0; r < ranks; ++r)
+      for (std::uint64_t i = 0; i < 4; ++i)
+        keys[static_cast<std::size_t>(r)] =
+            keys[static_cast<std::size_t>(r)] * 31 +
+            static_cast<std::uint64_t>(pattern_integer(r, start + i, ReduceOp::sum) + 15);
+    std::vector<std::uint64_t> sorted = keys;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << "from element " << start;
+  }
+}
+
+TEST(Pattern, SumValuesStayWithinFifteen) {
+  for (int rank : {0, 31, 961, 123456, 2147483647})
+    for (std::uint64_t i = 0; i < 512; ++i) {
+      EXPECT_GE(pattern_integer(rank, i, ReduceOp::sum), -15);
+      EXPECT_LE(pattern_integer(rank, i, ReduceOp::sum), 15);
+    }
 }
 
 }  // namespace
