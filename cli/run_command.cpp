@@ -188,8 +188,12 @@ class RunCommand {
     // MPI_Init may strip launcher arguments; provenance keeps the command line as typed.
     int backend_argc = process_.argc;
     char** backend_argv = process_.argv;
-    backend_ =
-        BackendRegistry::instance().at(options_.backend).factory(backend_argc, backend_argv, options_.run.launch);
+    try {
+      backend_ =
+          BackendRegistry::instance().at(options_.backend).factory(backend_argc, backend_argv, options_.run.launch);
+    } catch (const UsageError& e) {  // every rank throws it (--watchdog-interface unknown on rank 0's host)
+      return fail_everywhere(e.what(), launcher_rank() == 0, ExitCode::usage);
+    }
     const RankPlacement& placement = backend_->placement();
     const bool reporting_rank = placement.rank == 0;
 

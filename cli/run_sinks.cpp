@@ -23,7 +23,6 @@ std::size_t interrupted_message_length = 0;
 
 extern "C" void end_on_termination_signal(int signal_number) {
   [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, interrupted_message.data(), interrupted_message_length);
-  remove_shadow_files_from_signal_handler();
   ::_exit(128 + signal_number);
 }
 

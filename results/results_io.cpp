@@ -453,6 +453,7 @@ ResultsWriter::ResultsWriter(ResultsPaths paths, Provenance provenance, std::siz
     : paths_(std::move(paths)), csv_(paths_.csv), json_(paths_.json) {
   results_.provenance = std::move(provenance);
   for (const auto& file : {paths_.csv, paths_.json}) {
+    require_results_file_path(file);
     const std::filesystem::path dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
     std::error_code error;
     std::filesystem::create_directories(dir, error);

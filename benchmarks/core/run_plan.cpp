@@ -56,6 +56,7 @@ void validate_run_options(const RunOptions& options) {
   requested_placements(options.placement);
   parse_pair_endpoints(options.pair_endpoints);
   parse_cut(options.cut);
+  validate_interface_spec(options.launch.watchdog_interface);
 }
 
 std::vector<PlannedOp> plan_run(const RunOptions& options, const Backend& backend) {

@@ -1,8 +1,11 @@
 #include "benchmarks/core/side_channel.hpp"
 
+#include "common/errors.hpp"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/crypto.h>
@@ -15,6 +18,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -24,6 +29,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
 
@@ -51,6 +57,9 @@ struct Rendezvous {
   Key key{};
   std::uint16_t port = 0;
   std::uint8_t address_count = 0;
+  // --watchdog-interface names nothing on rank 0's host: every rank ends with the usage error
+  // (rank 0 alone throwing would leave the others waiting in the broadcast for ever).
+  std::uint8_t interface_missing = 0;
   std::array<std::uint32_t, 32> addresses{};  // network byte order
 };
 
@@ -168,39 +177,48 @@ std::vector<InterfaceAddress> interface_addresses() {
   return found;
 }
 
-// The address of this host on `spec`: an interface name, or a subnet "a.b.c.d/n" as Open MPI's
-// *_if_include take them.
-std::optional<std::uint32_t> address_on(std::string_view spec) {
+struct Subnet {
+  std::uint32_t network = 0;  // host byte order
+  int prefix_bits = 0;
+};
+
+// "a.b.c.d/n" as Open MPI's *_if_include take them; nothing for anything else.
+std::optional<Subnet> parse_subnet(std::string_view spec) {
   const auto slash = spec.find('/');
-  in_addr subnet{};
-  int prefix = -1;
-  if (slash != std::string_view::npos) {
-    const std::string network(spec.substr(0, slash));
-    const std::string bits(spec.substr(slash + 1));
-    if (::inet_pton(AF_INET, network.c_str(), &subnet) != 1 || bits.empty() || bits.size() > 2 ||
-        bits.find_first_not_of("0123456789") != std::string::npos || std::stoi(bits) > 32)
-      return std::nullopt;
-    prefix = std::stoi(bits);
-  }
+  if (slash == std::string_view::npos) return std::nullopt;
+  const std::string network(spec.substr(0, slash));
+  const std::string_view bits = spec.substr(slash + 1);
+  in_addr address{};
+  int prefix_bits = -1;
+  if (::inet_pton(AF_INET, network.c_str(), &address) != 1 ||
+      std::from_chars(bits.data(), bits.data() + bits.size(), prefix_bits).ptr != bits.data() + bits.size() ||
+      bits.empty() || prefix_bits < 0 || prefix_bits > 32)
+    return std::nullopt;
+  return Subnet{ntohl(address.s_addr), prefix_bits};
+}
+
+// The address of this host on `spec`: an interface name, or a subnet (see parse_subnet).
+std::optional<std::uint32_t> address_on(std::string_view spec) {
+  const std::optional<Subnet> subnet = parse_subnet(spec);
+  const bool is_subnet = spec.find('/') != std::string_view::npos;
+  if (is_subnet && !subnet) return std::nullopt;
   for (const InterfaceAddress& entry : interface_addresses()) {
-    if (prefix < 0 && entry.name == spec) return entry.address;
-    const std::uint32_t mask = prefix <= 0 ? 0 : ~std::uint32_t{0} << (32 - prefix);
-    if (prefix >= 0 && (ntohl(entry.address) & mask) == (ntohl(subnet.s_addr) & mask)) return entry.address;
+    if (!is_subnet && entry.name == spec) return entry.address;
+    if (!is_subnet) continue;
+    const std::uint32_t mask = subnet->prefix_bits == 0 ? 0 : ~std::uint32_t{0} << (32 - subnet->prefix_bits);
+    if ((ntohl(entry.address) & mask) == (subnet->network & mask)) return entry.address;
   }
   return std::nullopt;
 }
 
 // The one address rank 0 listens on, or none for every address (see WatchdogSettings::interface_name).
+// An interface the user named must exist: `interface_missing` is set when it has no address here.
 std::optional<std::uint32_t> listen_address(const std::string& interface_name,
-                                            const std::vector<std::string>& rank_hosts) {
+                                            const std::vector<std::string>& rank_hosts, bool& interface_missing) {
   if (!interface_name.empty()) {
-    if (const auto address = address_on(interface_name)) return address;
-    // Throwing here would leave the other ranks waiting in the broadcast for ever.
-    fmt::print(stderr,
-               "warning: --watchdog-interface {} has no IPv4 address on rank 0's host; the watchdog listens "
-               "on every address\n",
-               interface_name);
-    return std::nullopt;
+    const auto address = address_on(interface_name);
+    interface_missing = !address;
+    return address;
   }
   if (std::all_of(rank_hosts.begin(), rank_hosts.end(), [&](const std::string& host) { return host == rank_hosts[0]; }))
     return htonl(INADDR_LOOPBACK);
@@ -259,19 +277,87 @@ void raise_descriptor_limit() {
   }
 }
 
+// Rank 0 greets each connection with a fresh nonce; until the member answers with its Hello it
+// is pending.
+struct PendingHello {
+  int fd = -1;
+  Nonce nonce{};
+  SteadyClock::time_point deadline{};
+  Hello hello{};
+  std::size_t received = 0;
+};
+
+enum class HelloState : std::uint8_t { waiting, proven, refused };
+
+// Reads what has arrived of a pending connection's Hello; proven once all of it holds.
+HelloState read_hello(PendingHello& p, const Key& key, int nranks) {
+  const ssize_t n = ::recv(p.fd, reinterpret_cast<char*>(&p.hello) + p.received, sizeof p.hello - p.received, 0);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR)) return HelloState::waiting;
+  if (n <= 0) return HelloState::refused;
+  p.received += static_cast<std::size_t>(n);
+  if (p.received < sizeof p.hello) return HelloState::waiting;
+  // A rank out of range, or a MAC that does not hold: refused.
+  const int rank = p.hello.rank;
+  if (rank <= 0 || rank >= nranks || !same_mac(p.hello.mac, mac_of(key, "hello", p.nonce, {bytes_of(rank)})))
+    return HelloState::refused;
+  return HelloState::proven;
+}
+
+// Takes every connection that waits on the (non-blocking) listener, up to `room` pending in all,
+// and sends each its nonce.
+void accept_waiting(int listener, std::size_t room, std::vector<PendingHello>& pending) {
+  while (pending.size() < room) {
+    const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) return;  // none left, or no descriptor left until deadlines free some
+    PendingHello p{fd, {}, SteadyClock::now() + hello_timeout, {}, 0};
+    random_bytes(p.nonce);
+    if (::send(fd, p.nonce.data(), p.nonce.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(p.nonce.size()))
+      pending.push_back(p);
+    else
+      ::close(fd);
+  }
+}
+
+// How many connections may wait for their Hello at once: the descriptors this process may hold,
+// less the members' and a reserve for everything else the process opens meanwhile.
+std::size_t pending_connection_room(int nranks) {
+  constexpr std::size_t reserve = 256;
+  rlimit limit{};
+  const std::size_t descriptors = ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
+                                      ? static_cast<std::size_t>(limit.rlim_cur)
+                                      : std::size_t{1024};
+  const std::size_t taken = reserve + static_cast<std::size_t>(nranks);
+  return descriptors > taken + 64 ? descriptors - taken : 64;
+}
+
 }  // namespace
+
+void validate_interface_spec(const std::string& spec) {
+  if (spec.empty()) return;
+  if (spec.find('/') != std::string::npos) {
+    if (!parse_subnet(spec))
+      throw UsageError(fmt::format("--watchdog-interface {} is not a subnet a.b.c.d/n with n from 0 to 32", spec));
+    return;
+  }
+  // Linux interface names: at most IFNAMSIZ - 1 bytes, no '/', no white space.
+  if (spec.size() >= IFNAMSIZ || std::any_of(spec.begin(), spec.end(), [](unsigned char c) { return std::isspace(c); }))
+    throw UsageError(fmt::format("--watchdog-interface {} is neither an interface name nor a subnet a.b.c.d/n", spec));
+}
 
 SideChannel::SideChannel(int rank, const std::vector<std::string>& rank_hosts, const std::string& interface_name,
                          const BroadcastFromRankZero& broadcast)
     : rank_(rank) {
+  validate_interface_spec(interface_name);
   const int nranks = static_cast<int>(rank_hosts.size());
   Rendezvous rendezvous;
   int listener = -1;
   if (rank_ == 0) {
     raise_descriptor_limit();
-    listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (listener < 0) throw_system_error("socket");
-    const std::optional<std::uint32_t> address = listen_address(interface_name, rank_hosts);
+    bool interface_missing = false;
+    const std::optional<std::uint32_t> address = listen_address(interface_name, rank_hosts, interface_missing);
+    rendezvous.interface_missing = interface_missing ? 1 : 0;
     sockaddr_in bound{};
     bound.sin_family = AF_INET;
     bound.sin_addr.s_addr = address.value_or(htonl(INADDR_ANY));
@@ -289,6 +375,11 @@ SideChannel::SideChannel(int rank, const std::vector<std::string>& rank_hosts, c
   broadcast(std::as_writable_bytes(std::span(&rendezvous, 1)));
   key_ = std::make_unique<Key>(rendezvous.key);
   rendezvous.key.fill(0);
+  if (rendezvous.interface_missing != 0) {
+    close_quietly(listener);
+    throw UsageError(fmt::format("--watchdog-interface {} has no IPv4 address on rank 0's host {}", interface_name,
+                                 rank_hosts.at(0)));
+  }
 
   if (rank_ == 0) {
     member_sockets_.assign(static_cast<std::size_t>(nranks), -1);
@@ -312,20 +403,13 @@ bool SideChannel::joined_at_start(int member) const {
 }
 
 void SideChannel::join(std::span<const std::uint32_t> addresses, std::uint16_t port) {
-  for (std::size_t i = 0; i < addresses.size() && coordinator_socket_ < 0; ++i) {
-    int fd = connect_with_timeout(addresses[i], port);
-    Nonce nonce{};
-    Mac welcome{};
-    const auto deadline = SteadyClock::now() + std::chrono::seconds(10);
-    if (fd >= 0 && read_fully(fd, nonce.data(), nonce.size(), deadline)) {
-      const Hello hello{rank_, mac_of(*key_, "hello", nonce, {bytes_of(rank_)})};
-      if (send_fully(fd, &hello, sizeof hello) && read_fully(fd, welcome.data(), welcome.size(), deadline) &&
-          same_mac(welcome, mac_of(*key_, "welcome", nonce, {bytes_of(rank_)}))) {
-        coordinator_socket_ = fd;
-        coordinator_nonce_ = nonce;
-      }
-    }
-    if (coordinator_socket_ < 0) close_quietly(fd);
+  // Rank 0 registers ranks for bootstrap_timeout; a rank that could not get through (rank 0 busy
+  // with other connections, a listener queue full) tries again for as long.
+  const auto give_up_at = SteadyClock::now() + bootstrap_timeout;
+  while (coordinator_socket_ < 0 && !addresses.empty()) {
+    for (std::size_t i = 0; i < addresses.size() && coordinator_socket_ < 0; ++i) try_joining(addresses[i], port);
+    if (coordinator_socket_ >= 0 || SteadyClock::now() + accept_poll_period >= give_up_at) break;
+    std::this_thread::sleep_for(accept_poll_period);
   }
   // Without the connection this rank still enforces its own deadline; rank 0 will list it as
   // without a side channel if it is the one that hangs.
@@ -336,77 +420,72 @@ void SideChannel::join(std::span<const std::uint32_t> addresses, std::uint16_t p
                rank_);
 }
 
+void SideChannel::try_joining(std::uint32_t address, std::uint16_t port) {
+  int fd = connect_with_timeout(address, port);
+  Nonce nonce{};
+  Mac welcome{};
+  const auto deadline = SteadyClock::now() + std::chrono::seconds(10);
+  if (fd >= 0 && read_fully(fd, nonce.data(), nonce.size(), deadline)) {
+    const Hello hello{rank_, mac_of(*key_, "hello", nonce, {bytes_of(rank_)})};
+    if (send_fully(fd, &hello, sizeof hello) && read_fully(fd, welcome.data(), welcome.size(), deadline) &&
+        same_mac(welcome, mac_of(*key_, "welcome", nonce, {bytes_of(rank_)}))) {
+      coordinator_socket_ = fd;
+      coordinator_nonce_ = nonce;
+      return;
+    }
+  }
+  close_quietly(fd);
+}
+
 void SideChannel::accept_members(int listener, int nranks) {
-  // Connections that have not proven their rank yet, each with its own deadline. At most this
-  // many wait at once; a new one displaces the oldest, so idle connections cannot lock ranks out.
-  const std::size_t max_pending = 16 + 2 * static_cast<std::size_t>(nranks);
-  struct Pending {
-    int fd;
-    Nonce nonce;
-    SteadyClock::time_point deadline;
-    Hello hello;
-    std::size_t received;
-  };
-  std::vector<Pending> pending;
-  const auto drop = [&](std::size_t i) {
-    close_quietly(pending[i].fd);
-    pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
-  };
+  // Every connection that waits on the listener is taken at each turn and greeted, and all of
+  // them prove their rank concurrently, each by its own deadline: however many other connections
+  // arrive, a rank's is accepted in the order it came and answered in one round trip, and no
+  // connection is closed to make room for another. Idle ones cost a descriptor until their
+  // deadline; beyond the descriptors this process may hold, connections wait in the kernel's
+  // queue until deadlines free some.
+  const std::size_t room = pending_connection_room(nranks);
+  std::vector<PendingHello> pending;
+  std::vector<pollfd> pfds;
   const auto deadline = SteadyClock::now() + bootstrap_timeout;
   for (int registered = 1; registered < nranks && SteadyClock::now() < deadline;) {
-    std::vector<pollfd> pfds{{listener, POLLIN, 0}};
-    for (const Pending& p : pending) pfds.push_back({p.fd, POLLIN, 0});
+    pfds.assign(1, {listener, static_cast<short>(pending.size() < room ? POLLIN : 0), 0});
+    for (const PendingHello& p : pending) pfds.push_back({p.fd, POLLIN, 0});
     if (::poll(pfds.data(), pfds.size(), static_cast<int>(accept_poll_period.count())) < 0 && errno != EINTR)
       throw_system_error("poll");
-    // Answers first, then new connections, then deadlines.
-    for (std::size_t i = pending.size(); i-- > 0;) {
-      if (pfds[i + 1].revents == 0) continue;
-      Pending& p = pending[i];
-      const ssize_t n = ::recv(p.fd, reinterpret_cast<char*>(&p.hello) + p.received, sizeof p.hello - p.received, 0);
-      if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
-      if (n <= 0) {
-        drop(i);
-        continue;
-      }
-      p.received += static_cast<std::size_t>(n);
-      if (p.received < sizeof p.hello) continue;
-      const int rank = p.hello.rank;
-      // A rank out of range, a MAC that does not hold, or a rank registered already: refused.
-      if (rank <= 0 || rank >= nranks || !same_mac(p.hello.mac, mac_of(*key_, "hello", p.nonce, {bytes_of(rank)})) ||
-          member_sockets_[static_cast<std::size_t>(rank)] >= 0) {
-        drop(i);
-        continue;
-      }
-      const Mac welcome = mac_of(*key_, "welcome", p.nonce, {bytes_of(rank)});
-      ::fcntl(p.fd, F_SETFL, ::fcntl(p.fd, F_GETFL) & ~O_NONBLOCK);
-      if (!send_fully(p.fd, welcome.data(), welcome.size())) {
-        drop(i);
-        continue;
-      }
-      const int no_delay = 1;
-      ::setsockopt(p.fd, IPPROTO_TCP, TCP_NODELAY, &no_delay, sizeof no_delay);
-      member_sockets_[static_cast<std::size_t>(rank)] = p.fd;
-      member_nonces_[static_cast<std::size_t>(rank)] = p.nonce;
-      pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
-      ++registered;
-    }
-    if ((pfds[0].revents & POLLIN) != 0) {
-      const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-      if (fd >= 0) {
-        if (pending.size() >= max_pending) drop(0);
-        Pending p{fd, {}, SteadyClock::now() + hello_timeout, {}, 0};
-        random_bytes(p.nonce);
-        if (::send(fd, p.nonce.data(), p.nonce.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(p.nonce.size()))
-          pending.push_back(p);
-        else
-          close_quietly(p.fd);
-      }
-    }
     const auto now = SteadyClock::now();
-    for (std::size_t i = pending.size(); i-- > 0;)
-      if (pending[i].deadline < now) drop(i);
+    std::vector<PendingHello> still_pending;
+    still_pending.reserve(pending.size());
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      PendingHello& p = pending[i];
+      const HelloState state = pfds[i + 1].revents == 0 ? HelloState::waiting : read_hello(p, *key_, nranks);
+      if (state == HelloState::proven && register_member(p.fd, p.hello.rank, p.nonce)) {
+        ++registered;
+        continue;
+      }
+      if (state == HelloState::waiting && p.deadline >= now) {
+        still_pending.push_back(p);
+        continue;
+      }
+      close_quietly(p.fd);  // refused, a rank registered already, or out of time
+    }
+    pending.swap(still_pending);
+    if ((pfds[0].revents & POLLIN) != 0) accept_waiting(listener, room, pending);
   }
-  for (Pending& p : pending) close_quietly(p.fd);
+  for (PendingHello& p : pending) close_quietly(p.fd);
+}
+
+bool SideChannel::register_member(int& fd, int rank, const Nonce& nonce) {
+  int& socket = member_sockets_[static_cast<std::size_t>(rank)];
+  if (socket >= 0) return false;  // registered already: a replay, or a second connection
+  const Mac welcome = mac_of(*key_, "welcome", nonce, {bytes_of(rank)});
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  if (!send_fully(fd, welcome.data(), welcome.size())) return false;
+  const int no_delay = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &no_delay, sizeof no_delay);
+  socket = std::exchange(fd, -1);
+  member_nonces_[static_cast<std::size_t>(rank)] = nonce;
+  return true;
 }
 
 void SideChannel::answer_question(const std::function<MemberAnswer()>& answer) {

@@ -28,6 +28,11 @@ struct MemberAnswer {
   std::vector<std::string> links_lost;
 };
 
+// Throws UsageError unless `spec` is empty, an interface name or an IPv4 subnet a.b.c.d/n. Every
+// rank can check it; whether the interface exists only rank 0's host can say, and the
+// constructor ends every rank with a UsageError when it does not.
+void validate_interface_spec(const std::string& spec);
+
 class SideChannel {
  public:
   // Collective: every rank constructs it at the same point. Rank 0 listens on the interface
@@ -57,8 +62,13 @@ class SideChannel {
   using Nonce = std::array<unsigned char, 16>;
   // Rank 0: registers the other ranks' connections, each proving its rank with the job's key.
   void accept_members(int listener, int nranks);
+  // Rank 0: makes `fd`, whose Hello proved `rank`, that rank's connection (taking it, -1 left) and
+  // welcomes it; false when the rank has one already or the welcome cannot be sent.
+  bool register_member(int& fd, int rank, const Nonce& nonce);
   // Other ranks: connects to rank 0 at one of `addresses` and proves this rank.
   void join(std::span<const std::uint32_t> addresses, std::uint16_t port);
+  // One attempt at one address; sets coordinator_socket_ when rank 0 welcomed this rank.
+  void try_joining(std::uint32_t address, std::uint16_t port);
 
   int rank_;
   std::unique_ptr<Key> key_;           // from rank 0 over the backend's broadcast; never on the socket

@@ -3,6 +3,7 @@
 #include "results/results_io.hpp"
 #include "support/temp_dir.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gmock/gmock.h>
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <optional>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -485,13 +487,39 @@ TEST(ResultsIo, GrowingFilesEqualTheWholeRenderingAfterEveryFlush) {
       expected.rows.push_back(row);
       ASSERT_EQ(read_text_file(dir / "r.json"), results_to_json(expected));
       ASSERT_EQ(read_text_file(dir / "r.csv"), results_to_csv(expected));
-      // Besides the two files, at most the previous version of each, kept to be appended to.
-      EXPECT_LE(names_in(dir.path()).size(), 4u);
+      // Between publications nothing but the two files: a run ended here leaves no hidden file.
+      EXPECT_EQ(names_in(dir.path()), (std::vector<std::string>{"r.csv", "r.json"}));
     }
   }
   writer.reset();
   EXPECT_EQ(names_in(dir.path()), (std::vector<std::string>{"r.csv", "r.json"}));
   EXPECT_EQ(read_results_json(dir / "r.json").rows.size(), 3 * sample.rows.size());
+}
+
+// A version once published is never written again: a hard link to it (or a slow reader such as
+// scp holding it open) keeps that version whole, and every publication is a new inode.
+TEST(ResultsIo, APublishedVersionNeverChanges) {
+  const TempDir dir;
+  const ResultSet sample = sample_results();
+  ResultsWriter writer({dir / "r.csv", dir / "r.json"}, sample.provenance);
+  std::vector<std::pair<std::filesystem::path, std::string>> kept;
+  std::set<ino_t> inodes;
+  for (std::size_t n = 0; n < sample.rows.size(); ++n) {
+    writer.append(sample.rows[n]);
+    writer.flush();
+    for (const char* name : {"r.csv", "r.json"}) {
+      const std::filesystem::path link = dir / fmt::format("kept-{}-{}", n, name);
+      std::filesystem::create_hard_link(dir / name, link);
+      kept.emplace_back(link, read_text_file(link));
+      struct stat status {};
+      ASSERT_EQ(::stat(link.c_str(), &status), 0);
+      EXPECT_TRUE(inodes.insert(status.st_ino).second) << name << " was published twice in one inode";
+    }
+  }
+  writer.record_incident(sample_incident());
+  for (const auto& [link, contents] : kept) EXPECT_EQ(read_text_file(link), contents) << link;
+  EXPECT_EQ(read_results_json(dir / "kept-0-r.json").rows.size(), 1u);
+  EXPECT_EQ(read_results_json(dir / "r.json").rows, sample.rows);
 }
 
 // The watchdog's thread records the incident into the files that already hold the rows measured.
