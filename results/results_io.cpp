@@ -39,11 +39,22 @@ std::string json_text(const Json& value, int indent = -1) {
 template <class T>
 struct FieldCodec;
 
+// Text fields are printed by every command (op names, hosts, devices): control characters in a
+// file (an ESC sequence that rewrites the terminal, a newline that forges a line) are dropped as
+// the file is read.
+std::string without_control_characters(std::string_view text) {
+  std::string kept;
+  kept.reserve(text.size());
+  for (const char c : text)
+    if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) kept += c;
+  return kept;
+}
+
 template <>
 struct FieldCodec<std::string> {
   static Json to_json(const std::string& value) { return value; }
-  static std::string from_json(const Json& json) { return json.get<std::string>(); }
-  static Json parse_cell(std::string_view cell) { return std::string(cell); }
+  static std::string from_json(const Json& json) { return without_control_characters(json.get<std::string>()); }
+  static Json parse_cell(std::string_view cell) { return without_control_characters(cell); }
 };
 
 template <>
@@ -168,11 +179,19 @@ Json row_to_json(const ResultRow& row) {
 }
 
 // Times, bandwidths and their expectations are finite and not negative in any real measurement:
-// an infinity or a negative time passes no threshold honestly and breaks every plot.
+// an infinity or a negative time passes no threshold honestly and breaks every plot. Nor is any
+// of them subnormal (5e-324 µs): its reciprocal, a bandwidth, overflows to infinity. A row counts
+// something (an op, at least one rank, no negative number of iterations).
 void require_plausible_measurements(const ResultRow& row, const std::string& where) {
+  if (row.op.empty()) throw InputError(fmt::format("{}: op is empty", where));
+  if (row.nranks < 1) throw InputError(fmt::format("{}: nranks is {}, expected at least 1", where, row.nranks));
+  if (row.iterations < 0)
+    throw InputError(fmt::format("{}: iterations is {}, expected a count >= 0", where, row.iterations));
   const auto check = [&](std::string_view name, std::optional<double> value) {
     if (value && !(std::isfinite(*value) && *value >= 0))
       throw InputError(fmt::format("{}: {} is {}, expected a finite number >= 0", where, name, *value));
+    if (value && *value != 0 && !std::isnormal(*value))
+      throw InputError(fmt::format("{}: {} is {}, too small to be a measurement", where, name, *value));
   };
   check("time_min_us", row.time_min_us);
   check("time_median_us", row.time_median_us);
@@ -188,17 +207,18 @@ void require_plausible_measurements(const ResultRow& row, const std::string& whe
 
 // nlohmann keeps the last of two equal keys silently; a results file with two values for one
 // field is bad input. Returns the first key seen twice within one object, or nothing.
-std::optional<std::string> parse_rejecting_duplicate_keys(std::string_view text, Json& json) {
+// Nested deeper than max_json_depth: InputError naming `origin`.
+std::optional<std::string> parse_rejecting_duplicate_keys(std::string_view text, Json& json, const std::string& origin) {
   std::vector<std::set<std::string>> open_objects;
   std::optional<std::string> duplicate;
-  json = Json::parse(text, [&](int, Json::parse_event_t event, Json& parsed) {
-    if (event == Json::parse_event_t::object_start) open_objects.emplace_back();
-    if (event == Json::parse_event_t::object_end) open_objects.pop_back();
-    if (event == Json::parse_event_t::key && !open_objects.back().insert(parsed.get<std::string>()).second &&
-        !duplicate)
-      duplicate = parsed.get<std::string>();
-    return true;
-  });
+  json = Json::parse(text, depth_limited<Json>(origin, [&](int, Json::parse_event_t event, Json& parsed) {
+                       if (event == Json::parse_event_t::object_start) open_objects.emplace_back();
+                       if (event == Json::parse_event_t::object_end) open_objects.pop_back();
+                       if (event == Json::parse_event_t::key &&
+                           !open_objects.back().insert(parsed.get<std::string>()).second && !duplicate)
+                         duplicate = parsed.get<std::string>();
+                       return true;
+                     }));
   return duplicate;
 }
 
@@ -333,7 +353,7 @@ ResultSet parse_results_json(std::string_view text, const std::string& origin) {
   Json json;
   std::optional<std::string> duplicate_key;
   try {
-    duplicate_key = parse_rejecting_duplicate_keys(text, json);
+    duplicate_key = parse_rejecting_duplicate_keys(text, json, origin);
   } catch (const Json::exception& e) {  // parse_error, and out_of_range for numbers beyond double
     throw InputError(fmt::format("{}: not valid JSON: {}", origin, e.what()));
   }

@@ -10,6 +10,7 @@
 #include "common/text_scan.hpp"
 #include "importers/importer_registry.hpp"
 #include "importers/importer_support.hpp"
+#include "results/json_fields.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -171,7 +172,7 @@ std::vector<ResultSet> parse_json(std::string_view text, const std::filesystem::
                                                  skipped_lines));
   Json json;
   try {
-    json = Json::parse(text.substr(start));
+    json = Json::parse(text.substr(start), depth_limited<Json>(file));
   } catch (const Json::parse_error& e) {
     // The parser reports a byte offset; a line is what a person can find.
     throw input_error_at(file, line_number_at(text, start + e.byte),

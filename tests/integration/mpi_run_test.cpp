@@ -268,7 +268,22 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"IterationTimesBeyondTheNodesMemory", 2, {"all_reduce", "-e", "8", "-n", "2000000000"},
                                "(float, -n 2000000000) needs 64000000016 B of memory per rank (80000000032 B for the 2 "
                                "ranks on ",
-                               false}),
+                               false},
+                      // A billion messages in flight: 2 TB of requests, refused instead of the
+                      // OOM killer's exit 137 after 41 s.
+                      BadInput{"WindowBeyondTheNodesMemory", 2, {"bw", "-e", "8", "-W", "1000000000"},
+                               ", -W 1000000000) needs ", false},
+                      BadInput{"MaxItersBeyondTheNodesMemory", 2,
+                               {"all_reduce", "-e", "8", "-n", "auto", "--max-iters", "2000000000"},
+                               "(float, --max-iters 2000000000) needs ", false},
+                      BadInput{"NanTimeout", 2, {"all_reduce", "-T", "nan"}, "-T nan must be a finite number of seconds",
+                               true},
+                      BadInput{"InfiniteTimeout", 2, {"all_reduce", "-T", "inf"},
+                               "-T inf must be a finite number of seconds", true},
+                      BadInput{"SubnetOutOfRange", 2, {"all_reduce", "--watchdog-interface", "10.0.0.0/33"},
+                               "--watchdog-interface 10.0.0.0/33 is not a subnet a.b.c.d/n with n from 0 to 32", true},
+                      BadInput{"InterfaceRankZeroLacks", 2, {"all_reduce", "--watchdog-interface", "fbnosuchif0"},
+                               "--watchdog-interface fbnosuchif0 has no IPv4 address on rank 0's host ", true}),
     [](const auto& param_info) { return param_info.param.name; });
 
 // Under srun without an MPI plugin (--mpi=none) each task starts alone and only SLURM_PROCID tells

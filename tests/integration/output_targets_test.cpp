@@ -114,8 +114,9 @@ TEST(OutputTargets, AFifoNobodyReadsASocketAndADirectoryAreRefused) {
   std::strncpy(address.sun_path, socket_path.c_str(), sizeof address.sun_path - 1);
   ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
   std::filesystem::create_directory(dir / "folder");
-  const std::vector<std::pair<std::filesystem::path, std::string>> refused{
-      {fifo, "is a FIFO that nobody reads"}, {socket_path, "is a socket"}, {dir / "folder", "is a directory"}};
+  const std::vector<std::pair<std::filesystem::path, std::string>> refused{{fifo, "is a FIFO that nobody reads"},
+                                                                           {socket_path, "is a socket"},
+                                                                           {dir / "folder", "is a directory"}};
   for (const auto& command : commands_writing_to("")) {
     for (const auto& [target, why] : refused) {
       std::vector<std::string> args = command;
@@ -137,9 +138,9 @@ TEST(OutputTargets, AFifoNobodyReadsASocketAndADirectoryAreRefused) {
 TEST(OutputTargets, ARunRefusesStandardOutputAndDevicesAsResultsFiles) {
   const TempDir dir;
   for (const std::string& target : {std::string("-"), std::string("/dev/null")}) {
-    const ProcessResult result = run_process(
-        directly({"run", "all_reduce", "-e", "1K", "-n", "2", "--csv", target, "--json", (dir / "r.json").string()}),
-        allow_root);
+    const ProcessResult result = run_process(directly({"run", "all_reduce", "-e", "1K", "-n", "2", "--csv", target,
+                                                       "--json", (dir / "r.json").string()}),
+                                             allow_root);
     EXPECT_EQ(result.exit_code, 2) << describe(result);
     EXPECT_THAT(result.err, HasSubstr(target));
   }

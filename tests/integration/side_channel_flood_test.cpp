@@ -113,10 +113,12 @@ void flood(std::uint16_t port, const std::atomic<bool>& stop, std::atomic<int>& 
 
 TEST(SideChannelFlood, ALateRankJoinsThroughAFloodOfConnections) {
   const TempDir dir;
-  const std::vector<std::string> args{"run", "all_reduce", "-b", "8", "-e", "1K", "-n", "2", "-w", "1",
-                                      "--placement", "out-of-place", "--csv", dir / "r.csv", "--json", dir / "r.json"};
-  std::vector<std::string> argv{MPIEXEC_BINARY, "--allow-run-as-root", "--oversubscribe", "--mca", "btl", "self,vader",
-                                "-np", "1", FABRICBENCH_BINARY};
+  const std::vector<std::string> args{"run",   "all_reduce",  "-b",     "8",           "-e",          "1K",
+                                      "-n",    "2",           "-w",     "1",           "--placement", "out-of-place",
+                                      "--csv", dir / "r.csv", "--json", dir / "r.json"};
+  std::vector<std::string> argv{
+      MPIEXEC_BINARY,    "--allow-run-as-root", "--oversubscribe", "--mca", "btl", "self,vader", "-np", "1",
+      FABRICBENCH_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   for (const std::string& word : {":", "-np", "1", "/usr/bin/env", "LD_PRELOAD=" FABRICBENCH_LATE_CONNECT_LIBRARY,
                                   "FB_TEST_CONNECT_DELAY_MS=3000", FABRICBENCH_BINARY})

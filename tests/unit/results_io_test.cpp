@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <regex>
 #include <set>
@@ -346,6 +347,60 @@ TEST(ResultsIo, JsonWithAKeyTwiceInOneObjectIsAnInputError) {
   write_text(dir / "twice.json", replace_first(json, "\"bytes\": 8,", "\"bytes\": 8,\n   \"bytes\": 9,"));
   EXPECT_EQ(input_error_message([&] { read_results_json(dir / "twice.json"); }),
             (dir / "twice.json").string() + ": key \"bytes\" appears twice in one object");
+}
+
+// 100,000 nested arrays in the provenance crashed every command that loads results (SIGSEGV);
+// now the parse stops at the 65th level with an input error naming the file.
+TEST(ResultsIo, JsonNestedDeeperThanTheLimitIsAnInputError) {
+  const TempDir dir;
+  const std::string json = results_to_json(sample_results());
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  write_text(dir / "deep.json", replace_first(json, "\"provenance\": {", "\"deep\": " + deep + ",\n \"provenance\": {"));
+  EXPECT_EQ(input_error_message([&] { read_results_json(dir / "deep.json"); }),
+            (dir / "deep.json").string() + ": JSON nested deeper than 64 levels");
+  // 64 levels still read (and the unknown key is ignored).
+  const std::string allowed = std::string(63, '[') + std::string(63, ']');
+  write_text(dir / "nested.json", replace_first(json, "\"provenance\": {", "\"deep\": " + allowed + ",\n \"provenance\": {"));
+  EXPECT_EQ(read_results_json(dir / "nested.json").rows, sample_results().rows);
+}
+
+// Rows no measurement can give are refused at load, naming the file, the row and the field.
+TEST(ResultsIo, RowsThatCountNothingAreInputErrors) {
+  const TempDir dir;
+  const std::vector<std::pair<std::function<void(ResultRow&)>, std::string>> bad{
+      {[](ResultRow& row) { row.iterations = -1; }, "rows[0]: iterations is -1, expected a count >= 0"},
+      {[](ResultRow& row) { row.nranks = 0; }, "rows[0]: nranks is 0, expected at least 1"},
+      {[](ResultRow& row) { row.op.clear(); }, "rows[0]: op is empty"},
+      {[](ResultRow& row) { row.time_median_us = 5e-324; },
+       "rows[0]: time_median_us is 5e-324, too small to be a measurement"},
+      {[](ResultRow& row) { row.busbw_gbps = 1e-310; }, "rows[0]: busbw_gbps is 1e-310, too small to be a measurement"}};
+  for (const auto& [damage, message] : bad) {
+    ResultSet results = sample_results();
+    damage(results.rows[0]);
+    write_text(dir / "bad.json", results_to_json(results));
+    EXPECT_EQ(input_error_message([&] { read_results_json(dir / "bad.json"); }),
+              (dir / "bad.json").string() + ": " + message);
+    write_text(dir / "bad.csv", results_to_csv(results));
+    // The CSV names the line and the field (a subnormal may already fail as out of range).
+    const std::string field = message.substr(message.find(": ") + 2, message.find(' ', message.find(": ") + 2) -
+                                                                         message.find(": ") - 2);
+    EXPECT_THAT(input_error_message([&] { read_results_csv(dir / "bad.csv"); }), HasSubstr(field));
+  }
+}
+
+// An ESC sequence in an op name would recolour or rewrite the terminal of whoever runs compare or
+// report on the file; control characters are dropped from every text field as it is read.
+TEST(ResultsIo, ControlCharactersInTextFieldsAreDroppedAtLoad) {
+  const TempDir dir;
+  ResultSet results = sample_results();
+  results.rows[0].op = "all_\x1b[2J\x1b[31mreduce\r";
+  results.rows[0].src_host = "node\x07\x7f01";
+  write_text(dir / "esc.json", results_to_json(results));
+  write_text(dir / "esc.csv", results_to_csv(results));
+  for (const ResultSet& loaded : {read_results_json(dir / "esc.json"), read_results_csv(dir / "esc.csv")}) {
+    EXPECT_EQ(loaded.rows[0].op, "all_[2J[31mreduce");
+    EXPECT_EQ(loaded.rows[0].src_host, "node01");
+  }
 }
 
 TEST(ResultsIo, CsvWithWrongSchemaNamesFileAndLine) {
