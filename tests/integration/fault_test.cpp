@@ -155,6 +155,29 @@ TEST(TerminationSignal, EndsCleanlyWithResultsKept) {
   expect_complete_results(csv, json, 2);
 }
 
+// `run ... | head -1`: the reader of standard output goes away after one line. The run used to
+// die of SIGPIPE with exit 141 (not in the table), no notice, and hidden files beside the
+// results; now it ends as for SIGTERM: the notice, 128 + SIGPIPE, and only the two files.
+TEST(TerminationSignal, AClosedStandardOutputEndsCleanly) {
+  const TempDir dir;
+  const auto csv = dir / "r.csv";
+  const auto json = dir / "r.json";
+  const ProcessResult result = testing::run_process(
+      {"/bin/bash", "-c",
+       fmt::format("set -o pipefail; '{}' run all_reduce -b 64K -e 1G -n 50 --csv '{}' --json '{}' | head -1",
+                   FABRICBENCH_BINARY, csv.string(), json.string())},
+      allow_root);
+  EXPECT_EQ(result.exit_code, 128 + SIGPIPE) << describe(result);
+  EXPECT_EQ(result.err, "fabricbench: interrupted; every completed size is in " + csv.string() + " and " +
+                            json.string() + "\n");
+  EXPECT_EQ(testing::lines_of(result.out).size(), 1u);
+  EXPECT_EQ(read_results_json(json).rows.size(), read_results_csv(csv).rows.size());
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"r.csv", "r.json"}));
+}
+
 // Open MPI 4.1's mpirun exits 1 when it is itself signalled, although the ranks exit 130 or 143;
 // the launcher passes the signal on and exits as fabricbench does. Under real mpirun.
 class LauncherSignal : public ::testing::TestWithParam<int> {};
@@ -177,7 +200,7 @@ TEST_P(LauncherSignal, MpirunHostfileLauncherExitsWith128PlusTheSignal) {
   EXPECT_THAT(result.err, HasSubstr("fabricbench: interrupted; every completed size is in " + csv.string() + " and " +
                                     json.string() + "\n"));
   expect_complete_results(csv, json, 2);
-  // The rank's handler removed the hidden previous versions the files grow from.
+  // No temporary file is left beside the results.
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(dir / "results")) names.push_back(entry.path().filename());
   std::sort(names.begin(), names.end());
