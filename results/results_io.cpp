@@ -5,6 +5,7 @@
 #include "common/text_file.hpp"
 #include "results/incident_json.hpp"
 #include "results/port_counters.hpp"
+#include "results/csv_field.hpp"
 #include "results/json_fields.hpp"
 
 #include <sys/statvfs.h>
@@ -270,11 +271,7 @@ std::string csv_cell(const Json& value) {
   if (value.is_null()) return {};
   if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
   if (value.is_number()) return json_text(value);
-  std::string text = value.get<std::string>();
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
+  return csv_field(value.get<std::string>());
 }
 
 // Comment values must stay on their comment line.

@@ -20,6 +20,7 @@ SweepSpec sweep_of(const RunOptions& options, std::uint64_t unit_bytes = 1) {
   SweepSpec sweep;
   sweep.min_bytes = options.min_bytes.empty() ? (default_min_bytes + unit_bytes - 1) / unit_bytes * unit_bytes
                                               : parse_size_bytes(options.min_bytes);
+  sweep.min_given = !options.min_bytes.empty();
   sweep.max_bytes = parse_size_bytes(options.max_bytes);
   sweep.step_factor = options.step_factor;
   if (!options.step_bytes.empty()) sweep.step_bytes = parse_size_bytes(options.step_bytes);

@@ -1,5 +1,7 @@
 #include "reports/compare/comparison.hpp"
 
+#include "results/csv_field.hpp"
+
 #include "common/sizes.hpp"
 
 #include <fmt/format.h>
@@ -19,9 +21,15 @@ MatchKey key_of(const ResultRow& row) {
   // Ranks identify endpoints across clusters whose host names differ; hosts only stand in for
   // rows that carry no ranks.
   const bool by_rank = row.src_rank.has_value();
-  return {row.op,          row.dtype,    row.redop,
-          row.in_place,    row.nranks,   row.bytes,
-          row.src_rank,    row.dst_rank, by_rank ? std::string() : row.src_host,
+  return {row.op,
+          row.dtype,
+          row.redop,
+          row.in_place,
+          row.nranks,
+          row.bytes,
+          row.src_rank,
+          row.dst_rank,
+          by_rank ? std::string() : row.src_host,
           by_rank ? std::string() : row.dst_host};
 }
 
@@ -85,8 +93,9 @@ Comparison compare_results(std::span<const ResultRow> a, std::span<const ResultR
     const double bound = 1 + compared.spread_fraction;
     const double ratio = compared.time_ratio_b_over_a;
     const bool beyond = ratio > bound || ratio < 1 / bound;
-    compared.significance = recorded ? (beyond ? Significance::beyond_spread : Significance::within_spread)
-                                     : (beyond ? Significance::beyond_default_bound : Significance::within_default_bound);
+    compared.significance = recorded
+                                ? (beyond ? Significance::beyond_spread : Significance::within_spread)
+                                : (beyond ? Significance::beyond_default_bound : Significance::within_default_bound);
     OpComparison& op = by_op[row_a->op];
     op.op = row_a->op;
     op.rows.push_back(std::move(compared));
@@ -108,12 +117,7 @@ std::string comparison_to_csv(const Comparison& comparison) {
   std::string csv =
       "op,dtype,redop,in_place,nranks,src_rank,dst_rank,src_host,dst_host,bytes,time_median_us_a,time_median_us_b,"
       "busbw_gbps_a,busbw_gbps_b,time_ratio_b_over_a,spread_fraction,significance\n";
-  const auto cell = [](const std::string& text) {
-    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-    std::string quoted = "\"";
-    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-  };
+  const auto cell = [](std::string_view text) { return csv_field(text); };
   const auto optional_cell = [](const auto& value) { return value ? fmt::format("{}", *value) : std::string(); };
   for (const OpComparison& op : comparison.ops) {
     for (const ComparedRow& row : op.rows) {
@@ -123,7 +127,7 @@ std::string comparison_to_csv(const Comparison& comparison) {
                          row.a.time_median_us, row.b.time_median_us, optional_cell(row.a.busbw_gbps),
                          optional_cell(row.b.busbw_gbps), row.time_ratio_b_over_a,
                          spread_recorded(row.significance) ? fmt::format("{}", row.spread_fraction) : std::string(),
-                         name_of(row.significance));
+                         cell(name_of(row.significance)));
     }
   }
   return csv;
