@@ -88,5 +88,18 @@ TEST(HostileResults, EscapeSequencesInOpNamesAreNotPrinted) {
   EXPECT_THAT(result.out + result.err, Not(HasSubstr("\x07")));
 }
 
+// A mistyped command read as a missing one ("A subcommand is required"), a mistyped flag got no
+// suggestion.
+TEST(CommandLineSpelling, AMistypedCommandOrFlagGetsTheNameItWasMeantToBe) {
+  ProcessResult result = run_process(directly({"reprot", results_sample}), allow_root);
+  EXPECT_EQ(result.exit_code, 2) << describe(result);
+  EXPECT_EQ(result.err,
+            "fabricbench: error: unknown command 'reprot'; did you mean 'report'? (see fabricbench --help)\n");
+  result = run_process(directly({"compare", results_sample, results_sample, "--csvv", "x.csv"}), allow_root);
+  EXPECT_EQ(result.exit_code, 2) << describe(result);
+  EXPECT_THAT(result.err, HasSubstr("did you mean '--csv' for '--csvv'?"));
+  EXPECT_FALSE(std::filesystem::exists("x.csv"));
+}
+
 }  // namespace
 }  // namespace fb
