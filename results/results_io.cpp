@@ -169,6 +169,7 @@ constexpr std::array fields{
     added_field<&ResultRow::model_channels>("model_channels"),
     added_field<&ResultRow::model_limit>("model_limit"),
     added_field<&ResultRow::repetition>("repetition"),
+    added_field<&ResultRow::time_mean_us>("time_mean_us"),
 };
 constexpr std::size_t column_count = fields.size() + 1;  // + schema
 
@@ -199,6 +200,7 @@ void require_plausible_measurements(const ResultRow& row, const std::string& whe
   check("time_p99_us", row.time_p99_us);
   check("time_max_us", row.time_max_us);
   check("time_cv", row.time_cv);
+  check("time_mean_us", row.time_mean_us);
   check("algbw_gbps", row.algbw_gbps);
   check("busbw_gbps", row.busbw_gbps);
   check("expected_busbw_gbps", row.expected_busbw_gbps);

@@ -21,6 +21,7 @@ namespace fb {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 using testing::allow_root;
 using testing::ChildProcess;
@@ -308,6 +309,20 @@ TEST(LauncherRank, SrunTasksOtherThanTheFirstStaySilentOnErrorsFoundBeforeMpi) {
     EXPECT_EQ(other.out, "") << describe(other);
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "results"));
+}
+
+// all_reduce started without mpirun ran one rank and wrote results without a word; it now warns
+// (and still runs: one rank is a valid check of the machinery), and says nothing under mpirun.
+TEST(OneRank, ACollectiveOnOneRankIsWarnedOf) {
+  const TempDir dir;
+  const std::vector<std::string> args{"run", "all_reduce", "-e", "1K", "-n", "2", "-D", dir / "results"};
+  const ProcessResult alone = run_process(directly(args), allow_root);
+  EXPECT_EQ(alone.exit_code, 0) << describe(alone);
+  EXPECT_THAT(alone.err, HasSubstr("fabricbench: warning: all_reduce on 1 rank moves no data between ranks (started "
+                                   "without mpirun?); start it with mpirun -np N to measure the fabric\n"));
+  const ProcessResult two = run_process(under_mpirun(2, FABRICBENCH_BINARY, args), allow_root);
+  EXPECT_EQ(two.exit_code, 0) << describe(two);
+  EXPECT_THAT(two.err, Not(HasSubstr("moves no data between ranks")));
 }
 
 // The results files after the run is killed: a run is cut short by SIGKILL of mpirun and every

@@ -92,6 +92,7 @@ ResultSet sample_results() {
   broadcast.model_protocol = "Simple";
   broadcast.model_channels = 16;
   broadcast.model_limit = "node1/mlx5_0 -> leaf1 (IB NDR x4)";
+  broadcast.time_mean_us = 12.345678901234567;
 
   ResultRow bibw = broadcast;
   bibw.op = "bibw";
