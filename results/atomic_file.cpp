@@ -148,7 +148,8 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   // is replaced (the rename never follows it).
   struct stat target {};
   if (::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) {
-    if (!S_ISCHR(target.st_mode) && !S_ISFIFO(target.st_mode)) refuse(path, fmt::format("is {}", kind_of(target.st_mode)));
+    if (!S_ISCHR(target.st_mode) && !S_ISFIFO(target.st_mode))
+      refuse(path, fmt::format("is {}", kind_of(target.st_mode)));
     return write_through(path, contents);
   }
   // An interrupted run must not leave a temporary file behind: the signal waits for the rename.
@@ -234,8 +235,8 @@ void AtomicallyGrowingFile::publish_new(std::string_view tail) {
   if (error != 0) {
     ::close(fd);
     if (error == EEXIST)
-      throw UsageError(
-          fmt::format("{} exists already: results are never overwritten; remove it or give another path", path_.string()));
+      throw UsageError(fmt::format("{} exists already: results are never overwritten; remove it or give another path",
+                                   path_.string()));
     fail(path_, "link", error);
   }
   published(fd);

@@ -211,7 +211,8 @@ void require_plausible_measurements(const ResultRow& row, const std::string& whe
 // nlohmann keeps the last of two equal keys silently; a results file with two values for one
 // field is bad input. Returns the first key seen twice within one object, or nothing.
 // Nested deeper than max_json_depth: InputError naming `origin`.
-std::optional<std::string> parse_rejecting_duplicate_keys(std::string_view text, Json& json, const std::string& origin) {
+std::optional<std::string> parse_rejecting_duplicate_keys(std::string_view text, Json& json,
+                                                          const std::string& origin) {
   std::vector<std::set<std::string>> open_objects;
   std::optional<std::string> duplicate;
   json = Json::parse(text, depth_limited<Json>(origin, [&](int, Json::parse_event_t event, Json& parsed) {

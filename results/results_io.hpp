@@ -52,8 +52,8 @@ struct ResultsPaths {
 // 1,000-host pairwise run) appends flush on their own, but never more often than ten times the
 // last flush took. A flush publishes a new version of each file: the part published before is
 // copied inside the kernel and the rows appended since are written (AtomicallyGrowingFile), so a
-// version once published never changes; an incident rewrites both files once. Flushes are fsynced unless the last fsync ended less than ten times
-// its duration ago (sizes completing within milliseconds), and always the last one.
+// version once published never changes; an incident rewrites both files once. Flushes are fsynced unless the last fsync
+// ended less than ten times its duration ago (sizes completing within milliseconds), and always the last one.
 class ResultsWriter {
  public:
   // Creates missing directories, checks they have room for `expected_rows`, and writes both files

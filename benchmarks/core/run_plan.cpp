@@ -41,7 +41,8 @@ void validate_run_options(const RunOptions& options) {
   for (const auto& name : options.op_names) op_by_name(name);
   validate_sweep(sweep_of(options));
   if (options.iterations < 1) throw UsageError(fmt::format("-n {} must be at least 1", options.iterations));
-  if (!(options.min_time_s > 0) || !std::isfinite(options.min_time_s)) throw UsageError(fmt::format("--min-time {} must be greater than 0", options.min_time_s));
+  if (!(options.min_time_s > 0) || !std::isfinite(options.min_time_s))
+    throw UsageError(fmt::format("--min-time {} must be a finite number of seconds above 0", options.min_time_s));
   // A count given with -n turns auto off: the bound on automatic counts does not apply to it.
   if (options.auto_iterations != false && options.max_auto_iterations < options.iterations)
     throw UsageError(fmt::format("--max-iters {} must be at least the {} iterations -n auto starts from",

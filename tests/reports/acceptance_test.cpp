@@ -163,7 +163,8 @@ TEST(Thresholds, AMistypedKeyIsNamedAtItsLineWithTheKeyItMisses) {
             "accept.yaml:4: unknown key 'at_lest_gbps' for this check; did you mean 'at_least_gbps'?");
   EXPECT_EQ(message_of("checks:\n  - kind: zero_wrong\n    min_byte: 1K\n"),
             "accept.yaml:3: unknown key 'min_byte' for this check; did you mean 'min_bytes'?");
-  EXPECT_EQ(message_of("checks:\n  - kind: min_bandwidth\n"), "accept.yaml:2: a min_bandwidth check needs 'at_least_gbps'");
+  EXPECT_EQ(message_of("checks:\n  - kind: min_bandwidth\n"),
+            "accept.yaml:2: a min_bandwidth check needs 'at_least_gbps'");
 }
 
 // A NaN limit fails no comparison and an infinite one every comparison; a key given twice has

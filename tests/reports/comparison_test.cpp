@@ -72,7 +72,7 @@ TEST(Comparison, RowsWithoutRecordedSpreadAreJudgedAgainstTheDefaultBound) {
   // The significance holds a comma: quoted, so every row has the header's 17 columns.
   const std::string csv = comparison_to_csv(comparison);
   io::CSVReader<17, io::trim_chars<>, io::double_quote_escape<',', '"'>> reader("comparison.csv", csv.data(),
-                                                                                 csv.data() + csv.size());
+                                                                                csv.data() + csv.size());
   std::array<std::string, 17> cells;
   std::apply([&](auto&... name) { reader.read_header(io::ignore_no_column, name...); },
              std::array<std::string, 17>{"op", "dtype", "redop", "in_place", "nranks", "src_rank", "dst_rank",

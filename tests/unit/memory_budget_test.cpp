@@ -91,10 +91,11 @@ TEST(MemoryBudget, BuffersOfEveryRankOnTheNodeAreCounted) {
     require_memory_for(plan, 0, 4, "node01", {0, 1, 2, 3}, true, available);
     FAIL() << "64 GiB accepted in 20 GiB";
   } catch (const UsageError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "all_reduce at 8589934592 B (double, -n 20) needs 17179870144 B of memory per rank (68719478176 B for the "
-              "4 ranks on node01), more than the 21474836480 B available there (MemAvailable); lower -e, -n, --max-iters "
-              "or -W, or run fewer ranks per node");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "all_reduce at 8589934592 B (double, -n 20) needs 17179870144 B of memory per rank (68719478176 B for the "
+        "4 ranks on node01), more than the 21474836480 B available there (MemAvailable); lower -e, -n, --max-iters "
+        "or -W, or run fewer ranks per node");
   }
   // One rank of the four per node fits.
   EXPECT_NO_THROW(require_memory_for(plan, 0, 4, "node01", {0}, true, available));
@@ -131,7 +132,8 @@ TEST(MemoryBudget, MaxItersUnderAutoIsCounted) {
     require_memory_for(plan, 1, 2, "node01", {0, 1}, true, {20ull << 30, "MemAvailable"});
     FAIL() << "two billion iterations' times accepted in 20 GiB";
   } catch (const UsageError& e) {
-    EXPECT_THAT(std::string(e.what()), ::testing::StartsWith("all_reduce at 8 B (float, --max-iters 2000000000) needs"));
+    EXPECT_THAT(std::string(e.what()),
+                ::testing::StartsWith("all_reduce at 8 B (float, --max-iters 2000000000) needs"));
   }
 }
 

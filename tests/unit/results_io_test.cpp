@@ -356,12 +356,14 @@ TEST(ResultsIo, JsonNestedDeeperThanTheLimitIsAnInputError) {
   const TempDir dir;
   const std::string json = results_to_json(sample_results());
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
-  write_text(dir / "deep.json", replace_first(json, "\"provenance\": {", "\"deep\": " + deep + ",\n \"provenance\": {"));
+  write_text(dir / "deep.json",
+             replace_first(json, "\"provenance\": {", "\"deep\": " + deep + ",\n \"provenance\": {"));
   EXPECT_EQ(input_error_message([&] { read_results_json(dir / "deep.json"); }),
             (dir / "deep.json").string() + ": JSON nested deeper than 64 levels");
   // 64 levels still read (and the unknown key is ignored).
   const std::string allowed = std::string(63, '[') + std::string(63, ']');
-  write_text(dir / "nested.json", replace_first(json, "\"provenance\": {", "\"deep\": " + allowed + ",\n \"provenance\": {"));
+  write_text(dir / "nested.json",
+             replace_first(json, "\"provenance\": {", "\"deep\": " + allowed + ",\n \"provenance\": {"));
   EXPECT_EQ(read_results_json(dir / "nested.json").rows, sample_results().rows);
 }
 
@@ -374,7 +376,8 @@ TEST(ResultsIo, RowsThatCountNothingAreInputErrors) {
       {[](ResultRow& row) { row.op.clear(); }, "rows[0]: op is empty"},
       {[](ResultRow& row) { row.time_median_us = 5e-324; },
        "rows[0]: time_median_us is 5e-324, too small to be a measurement"},
-      {[](ResultRow& row) { row.busbw_gbps = 1e-310; }, "rows[0]: busbw_gbps is 1e-310, too small to be a measurement"}};
+      {[](ResultRow& row) { row.busbw_gbps = 1e-310; },
+       "rows[0]: busbw_gbps is 1e-310, too small to be a measurement"}};
   for (const auto& [damage, message] : bad) {
     ResultSet results = sample_results();
     damage(results.rows[0]);
@@ -383,8 +386,8 @@ TEST(ResultsIo, RowsThatCountNothingAreInputErrors) {
               (dir / "bad.json").string() + ": " + message);
     write_text(dir / "bad.csv", results_to_csv(results));
     // The CSV names the line and the field (a subnormal may already fail as out of range).
-    const std::string field = message.substr(message.find(": ") + 2, message.find(' ', message.find(": ") + 2) -
-                                                                         message.find(": ") - 2);
+    const std::string field =
+        message.substr(message.find(": ") + 2, message.find(' ', message.find(": ") + 2) - message.find(": ") - 2);
     EXPECT_THAT(input_error_message([&] { read_results_csv(dir / "bad.csv"); }), HasSubstr(field));
   }
 }
@@ -395,7 +398,8 @@ TEST(ResultsIo, ControlCharactersInTextFieldsAreDroppedAtLoad) {
   const TempDir dir;
   ResultSet results = sample_results();
   results.rows[0].op = "all_\x1b[2J\x1b[31mreduce\r";
-  results.rows[0].src_host = "node\x07\x7f01";
+  results.rows[0].src_host = "node\x07\x7f"
+                             "01";
   write_text(dir / "esc.json", results_to_json(results));
   write_text(dir / "esc.csv", results_to_csv(results));
   for (const ResultSet& loaded : {read_results_json(dir / "esc.json"), read_results_csv(dir / "esc.csv")}) {

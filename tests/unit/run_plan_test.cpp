@@ -322,7 +322,7 @@ TEST(PlanRun, AutoBoundsMustMakeSense) {
   EXPECT_THAT(usage_error_of(options, PlanningBackend(2)), HasSubstr("--max-iters 10 must be at least the 20"));
   options.max_auto_iterations = 100;
   options.min_time_s = 0;
-  EXPECT_EQ(usage_error_of(options, PlanningBackend(2)), "--min-time 0 must be greater than 0");
+  EXPECT_EQ(usage_error_of(options, PlanningBackend(2)), "--min-time 0 must be a finite number of seconds above 0");
 }
 
 }  // namespace

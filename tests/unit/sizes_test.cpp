@@ -42,9 +42,7 @@ TEST(ParseSizeBytes, FractionsThatMakeWholeBytes) {
   try {
     parse_size_bytes("1.3");
     FAIL() << "1.3 bytes parsed";
-  } catch (const UsageError& e) {
-    EXPECT_EQ(std::string(e.what()), "size '1.3' is not a whole number of bytes");
-  }
+  } catch (const UsageError& e) { EXPECT_EQ(std::string(e.what()), "size '1.3' is not a whole number of bytes"); }
   EXPECT_THROW(parse_size_bytes("1.0000001K"), UsageError);
   EXPECT_THROW(parse_size_bytes("1.5X"), UsageError);
 }

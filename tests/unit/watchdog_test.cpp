@@ -147,8 +147,8 @@ TEST(WatchdogSideChannel, AHelloWithoutTheKeyIsRefused) {
 // A --watchdog-interface that cannot be right is a usage error on every rank, before anything
 // listens: a subnet out of range, or a name no interface can have.
 TEST(WatchdogSideChannel, AMalformedInterfaceIsAUsageError) {
-  for (const std::string spec : {"10.0.0.0/33", "10.0.0.0/", "10.0.0/8", "300.0.0.0/8", "10.0.0.0/-1", "eth 0",
-                                 "a-name-longer-than-ifnamsiz"})
+  for (const std::string spec :
+       {"10.0.0.0/33", "10.0.0.0/", "10.0.0/8", "300.0.0.0/8", "10.0.0.0/-1", "eth 0", "a-name-longer-than-ifnamsiz"})
     EXPECT_THROW(validate_interface_spec(spec), UsageError) << spec;
   for (const std::string spec : {"", "eth0", "lo", "10.0.0.0/8", "127.0.0.0/0", "192.168.1.0/32"})
     EXPECT_NO_THROW(validate_interface_spec(spec)) << spec;
@@ -165,9 +165,7 @@ TEST(WatchdogSideChannel, AnInterfaceRankZeroDoesNotHaveEndsEveryRankWithAUsageE
     ranks.emplace_back([&, rank] {
       try {
         SideChannel channel(rank, hosts, "fbnosuchif0", broadcast.for_rank(rank));
-      } catch (const UsageError& e) {
-        errors[static_cast<std::size_t>(rank)] = e.what();
-      }
+      } catch (const UsageError& e) { errors[static_cast<std::size_t>(rank)] = e.what(); }
     });
   for (std::thread& rank : ranks) rank.join();
   for (const std::string& error : errors)
