@@ -74,11 +74,24 @@ TEST(Comparison, RowsWithoutRecordedSpreadAreJudgedAgainstTheDefaultBound) {
   io::CSVReader<17, io::trim_chars<>, io::double_quote_escape<',', '"'>> reader("comparison.csv", csv.data(),
                                                                                 csv.data() + csv.size());
   std::array<std::string, 17> cells;
-  std::apply([&](auto&... name) { reader.read_header(io::ignore_no_column, name...); },
-             std::array<std::string, 17>{"op", "dtype", "redop", "in_place", "nranks", "src_rank", "dst_rank",
-                                         "src_host", "dst_host", "bytes", "time_median_us_a", "time_median_us_b",
-                                         "busbw_gbps_a", "busbw_gbps_b", "time_ratio_b_over_a", "spread_fraction",
-                                         "significance"});
+  std::array<std::string, 17> names{"op",
+                                    "dtype",
+                                    "redop",
+                                    "in_place",
+                                    "nranks",
+                                    "src_rank",
+                                    "dst_rank",
+                                    "src_host",
+                                    "dst_host",
+                                    "bytes",
+                                    "time_median_us_a",
+                                    "time_median_us_b",
+                                    "busbw_gbps_a",
+                                    "busbw_gbps_b",
+                                    "time_ratio_b_over_a",
+                                    "spread_fraction",
+                                    "significance"};
+  std::apply([&](auto&... name) { reader.read_header(io::ignore_no_column, name...); }, names);
   std::vector<std::string> significance;
   while (std::apply([&](auto&... cell) { return reader.read_row(cell...); }, cells)) significance.push_back(cells[16]);
   EXPECT_EQ(significance, (std::vector<std::string>{"spread not available, beyond default bound",
