@@ -45,7 +45,7 @@ TEST(HostileResults, JsonNestedOneHundredThousandLevelsExitsFour) {
   write(deep,
         with_provenance_value(read_text_file(results_sample), std::string(100000, '[') + std::string(100000, ']')));
   for (const std::vector<std::string>& command : {std::vector<std::string>{"compare", results_sample, deep.string()},
-                                                  std::vector<std::string>{"diagnose", deep.string()}}) {
+                                                  std::vector<std::string>{"diagnose", "--results", deep.string()}}) {
     const ProcessResult result = run_process(directly(command), allow_root);
     EXPECT_EQ(result.exit_code, 4) << describe(result);
     EXPECT_EQ(result.err, "fabricbench: error: " + deep.string() + ": JSON nested deeper than 64 levels\n");
