@@ -54,6 +54,9 @@ class AtomicallyGrowingFile {
   // fsyncs the version last published.
   void sync();
   const std::filesystem::path& path() const { return path_; }
+  std::size_t body_bytes() const { return body_.size(); }
+  // How much of the body the published version holds.
+  std::size_t published_body_bytes() const { return published_body_bytes_; }
 
  private:
   // Writes body + tail into a new file beside the target, fsynced if asked; returns its

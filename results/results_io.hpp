@@ -54,6 +54,10 @@ struct ResultsPaths {
 // copied inside the kernel and the rows appended since are written (AtomicallyGrowingFile), so a
 // version once published never changes; an incident rewrites both files once. Flushes are fsynced unless the last fsync
 // ended less than ten times its duration ago (sizes completing within milliseconds), and always the last one.
+// For a termination-signal handler (async-signal-safe): false while a ResultsWriter holds rows
+// its files do not have yet, because a flush was deferred.
+bool results_rows_all_published() noexcept;
+
 class ResultsWriter {
  public:
   // Creates missing directories, checks they have room for `expected_rows`, and writes both files
@@ -68,7 +72,10 @@ class ResultsWriter {
   ResultsWriter& operator=(const ResultsWriter&) = delete;
 
   void append(ResultRow row);
-  // Publishes both files with every row appended so far: the JSON first, then the CSV.
+  // Publishes both files with every row appended so far, the JSON first, then the CSV, unless
+  // that would make publishing the run's main cost (files of a MiB and more, grown by less than a
+  // sixteenth since the last publication, within ten times its duration): then the rows wait for
+  // the next flush or the destructor, and results_rows_all_published() says so.
   void flush();
   // Adds the incident and rewrites both files at once. Safe to call from another thread than the
   // one that appends (the watchdog's, while the measuring thread is blocked).
