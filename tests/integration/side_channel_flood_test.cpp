@@ -121,7 +121,7 @@ TEST(SideChannelFlood, ALateRankJoinsThroughAFloodOfConnections) {
       FABRICBENCH_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   for (const char* word : {":", "-np", "1", "/usr/bin/env", "LD_PRELOAD=" FABRICBENCH_LATE_CONNECT_LIBRARY,
-                                  "FB_TEST_CONNECT_DELAY_MS=3000", FABRICBENCH_BINARY})
+                           "FB_TEST_CONNECT_DELAY_MS=3000", FABRICBENCH_BINARY})
     argv.push_back(word);
   argv.insert(argv.end(), args.begin(), args.end());
 
