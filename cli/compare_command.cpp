@@ -34,7 +34,8 @@ int run_compare(const CompareOptions& options) {
   if (comparison.ops.empty())
     throw InputError(fmt::format("{} and {} have no rows in common (op, type, placement, ranks, size)", options.a,
                                  options.b));
-  print_comparison(std::cout, comparison, options.a, options.b);
+  // With the CSV on standard output, the table for a person goes to standard error.
+  print_comparison(options.csv_path == "-" ? std::cerr : std::cout, comparison, options.a, options.b);
   if (!options.csv_path.empty()) write_file_atomically(options.csv_path, comparison_to_csv(comparison));
   return exit_code_for(options.fail_on, [&](const std::string&) { return count_regressions(comparison) > 0; });
 }
@@ -45,7 +46,7 @@ const Registrar<CommandRegistration> registrar{{
       auto options = std::make_shared<CompareOptions>();
       sub.add_option("a", options->a, "result set A: a results file or directory")->required();
       sub.add_option("b", options->b, "result set B: a results file or directory")->required();
-      sub.add_option("--csv", options->csv_path, "write the comparison as CSV here");
+      sub.add_option("--csv", options->csv_path, "write the comparison as CSV here ('-': stdout)");
       add_fail_on_option(sub, options->fail_on, {{"regression", "B is slower than A beyond the spread at any size"}});
       return [options] { return run_compare(*options); };
     }}};

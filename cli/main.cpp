@@ -5,11 +5,49 @@
 #include "benchmarks/mpi/launcher_environment.hpp"
 #include "common/build_info.hpp"
 #include "common/errors.hpp"
+#include "common/spelling.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Every flag the command line's parsed (sub)commands know, as typed: "--csv", "-o".
+std::vector<std::string> known_flags(CLI::App& app) {
+  std::vector<std::string> flags;
+  for (CLI::App* level = &app; level != nullptr;) {
+    for (const CLI::Option* option : level->get_options()) {
+      for (const std::string& name : option->get_lnames()) flags.push_back("--" + name);
+      for (const std::string& name : option->get_snames()) flags.push_back("-" + name);
+    }
+    const std::vector<CLI::App*> parsed = level->get_subcommands();
+    level = parsed.empty() ? nullptr : parsed.front();
+  }
+  return flags;
+}
+
+// CLI11's message, with the flag a mistyped one was meant to be.
+std::string with_suggestion(const CLI::ParseError& error, CLI::App& app, int argc, char** argv) {
+  std::string message = error.what();
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) == nullptr) return message;
+  const std::vector<std::string> flags = known_flags(app);
+  for (int i = 1; i < argc; ++i) {
+    std::string typed = argv[i];
+    if (!typed.starts_with('-') || typed == "-" || typed == "--") continue;
+    typed = typed.substr(0, typed.find('='));
+    if (std::find(flags.begin(), flags.end(), typed) != flags.end()) continue;
+    if (const auto meant = fb::closest_spelling(typed, flags))
+      return message + fmt::format("; did you mean '{}' for '{}'?", *meant, typed);
+  }
+  return message;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"fabricbench: interconnect and collective-communication benchmarks for GPU clusters", "fabricbench"};
@@ -24,6 +62,17 @@ int main(int argc, char** argv) {
 
   // Every rank parses the same command line; only the first prints what is wrong with it.
   const bool prints = fb::launcher_rank() == 0;
+  // A mistyped command would otherwise read as a missing one ("A subcommand is required").
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> commands;
+    for (const auto& command : fb::cli::CommandRegistry::instance().entries()) commands.emplace_back(command.name);
+    if (std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
+      if (prints)
+        std::cerr << fmt::format("fabricbench: error: unknown command '{}'{} (see fabricbench --help)\n", argv[1],
+                                 fb::did_you_mean(argv[1], commands));
+      return static_cast<int>(fb::ExitCode::usage);
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -31,7 +80,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return prints ? app.exit(e) : 0;
   } catch (const CLI::ParseError& e) {
-    if (prints) std::cerr << fmt::format("fabricbench: error: {} (see fabricbench --help)\n", e.what());
+    if (prints)
+      std::cerr << fmt::format("fabricbench: error: {} (see fabricbench --help)\n",
+                               with_suggestion(e, app, argc, argv));
     return static_cast<int>(fb::ExitCode::usage);
   }
   // Commands report failure by throwing; the error's category decides the exit code, and the

@@ -18,11 +18,14 @@
 #include "results/results_io.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <string_view>
+#include <vector>
 
 namespace fb::cli {
 
@@ -190,8 +193,12 @@ class RunCommand {
     // MPI_Init may strip launcher arguments; provenance keeps the command line as typed.
     int backend_argc = process_.argc;
     char** backend_argv = process_.argv;
-    backend_ =
-        BackendRegistry::instance().at(options_.backend).factory(backend_argc, backend_argv, options_.run.launch);
+    try {
+      backend_ =
+          BackendRegistry::instance().at(options_.backend).factory(backend_argc, backend_argv, options_.run.launch);
+    } catch (const UsageError& e) {  // every rank throws it (--watchdog-interface unknown on rank 0's host)
+      return fail_everywhere(e.what(), launcher_rank() == 0, ExitCode::usage);
+    }
     const RankPlacement& placement = backend_->placement();
     const bool reporting_rank = placement.rank == 0;
 
@@ -228,6 +235,7 @@ class RunCommand {
     // Said once the run goes ahead: a run refused for its flags or files prints only why.
     if (const auto pages = backend_->host_buffer_pages(); reporting_rank && pages && pages->warning())
       std::cerr << fmt::format("fabricbench: warning: {}\n", *pages->warning());
+    if (reporting_rank) warn_of_a_collective_on_one_rank(plan, placement.nranks);
 
     NullRowSink no_sink;
     MeasurementEngine engine(*backend_, reporting_sinks_ ? static_cast<RowSink&>(*reporting_sinks_) : no_sink,
@@ -247,6 +255,19 @@ class RunCommand {
   }
 
  private:
+  // A collective started without mpirun runs on one rank: it moves nothing between ranks, and its
+  // rows would be taken for a measurement of the fabric.
+  static void warn_of_a_collective_on_one_rank(const std::vector<PlannedOp>& plan, int nranks) {
+    if (nranks != 1) return;
+    std::vector<std::string_view> collectives;
+    for (const PlannedOp& planned : plan)
+      if (planned.op->op_class == OpClass::collective) collectives.push_back(planned.op->name);
+    if (collectives.empty()) return;
+    std::cerr << fmt::format("fabricbench: warning: {} on 1 rank moves no data between ranks (started without "
+                             "mpirun?); start it with mpirun -np N to measure the fabric\n",
+                             fmt::join(collectives, ", "));
+  }
+
   int fail_everywhere(std::string_view message, bool prints, ExitCode code) {
     if (prints) std::cerr << fmt::format("fabricbench: error: {}\n", message);
     return static_cast<int>(code);

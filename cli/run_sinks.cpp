@@ -23,10 +23,15 @@ namespace {
 // a handler may only make async-signal-safe calls.
 std::array<char, 2048> interrupted_message{};
 std::size_t interrupted_message_length = 0;
+// When fast sizes were batched (ResultsWriter::flush), the last of them are not in the files.
+std::array<char, 2048> interrupted_batched_message{};
+std::size_t interrupted_batched_message_length = 0;
 
 extern "C" void end_on_termination_signal(int signal_number) {
-  [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, interrupted_message.data(), interrupted_message_length);
-  remove_shadow_files_from_signal_handler();
+  const bool all = results_rows_all_published();
+  [[maybe_unused]] const ssize_t written =
+      ::write(STDERR_FILENO, all ? interrupted_message.data() : interrupted_batched_message.data(),
+              all ? interrupted_message_length : interrupted_batched_message_length);
   ::_exit(128 + signal_number);
 }
 
@@ -38,6 +43,12 @@ void end_cleanly_on_termination_signals(const ResultsPaths& paths) {
                                           paths.csv.string(), paths.json.string());
   interrupted_message_length = std::min(message.size(), interrupted_message.size());
   std::copy_n(message.begin(), interrupted_message_length, interrupted_message.begin());
+  const std::string batched = fmt::format(
+      "fabricbench: interrupted; every size up to the last publication is in {} and {} (the sizes completed "
+      "since, faster than the files could be rewritten, are not)\n",
+      paths.csv.string(), paths.json.string());
+  interrupted_batched_message_length = std::min(batched.size(), interrupted_batched_message.size());
+  std::copy_n(batched.begin(), interrupted_batched_message_length, interrupted_batched_message.begin());
   struct sigaction action {};
   action.sa_handler = end_on_termination_signal;
   sigemptyset(&action.sa_mask);

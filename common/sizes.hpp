@@ -9,7 +9,9 @@
 
 namespace fb {
 
-// "8", "64K", "32M", "1G" (binary multiples, as nccl-tests reads them). Throws UsageError.
+// "8", "64K", "32M", "1G", "1.5M": K, M, G, T (either case) and KiB ... TiB are binary multiples,
+// as nccl-tests reads its sizes; KB, MB, GB, TB are decimal (10^3 ...), as the SI prefixes say. A
+// fraction must make whole bytes. Throws UsageError.
 std::uint64_t parse_size_bytes(std::string_view text);
 
 // "8", "64K", "1.5M": compact, for table rows and messages.
@@ -18,8 +20,9 @@ std::string format_size_bytes(std::uint64_t bytes);
 struct SweepSpec {
   std::uint64_t min_bytes = 8;
   std::uint64_t max_bytes = 32ull << 20;
-  std::uint64_t step_factor = 2;                // geometric sweep, used when no increment is set
-  std::optional<std::uint64_t> step_bytes;       // linear sweep (-i)
+  std::uint64_t step_factor = 2;            // geometric sweep, used when no increment is set
+  std::optional<std::uint64_t> step_bytes;  // linear sweep (-i)
+  bool min_given = true;                    // false: min_bytes is the default, not a -b typed
 };
 
 // Checks the spec on its own (before the rank count is known). Throws UsageError.

@@ -1,6 +1,7 @@
 #pragma once
-// The signals that end a run (Ctrl-C, a scheduler's time limit, a closed terminal), and a scope in
-// which the calling thread holds them back: they stay pending and are delivered when it ends.
+// The signals that end a run (Ctrl-C, a scheduler's time limit, a closed terminal, a reader of
+// standard output that went away, as `run ... | head -1`), and a scope in which the calling
+// thread holds them back: they stay pending and are delivered when it ends.
 
 #include <pthread.h>
 
@@ -11,7 +12,7 @@ namespace fb {
 inline sigset_t termination_signals() {
   sigset_t signals;
   sigemptyset(&signals);
-  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&signals, signal_number);
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaddset(&signals, signal_number);
   return signals;
 }
 

@@ -1,5 +1,6 @@
 #include "diagnosis/thresholds.hpp"
 
+#include "common/spelling.hpp"
 #include "common/errors.hpp"
 #include "common/input_error.hpp"
 #include "common/sizes.hpp"
@@ -35,6 +36,16 @@ const std::map<std::string_view, double (*)(const ResultRow&)> time_metrics{
     {"time_max_us", [](const ResultRow& r) { return r.time_max_us; }},
 };
 
+// Every key a check may have, whatever its kind.
+const std::vector<std::string> check_keys{"kind",          "name",        "op",         "bytes",
+                                          "min_bytes",     "max_bytes",   "in_place",   "metric",
+                                          "at_least_gbps", "statistic",   "at_most_us", "max_modified_z",
+                                          "expected_gbps", "min_fraction"};
+
+bool is_check_key(const std::string& key) {
+  return std::find(check_keys.begin(), check_keys.end(), key) != check_keys.end();
+}
+
 // Reads one check's YAML mapping. Every error names the line of the offending node.
 class CheckReader {
  public:
@@ -65,7 +76,15 @@ class CheckReader {
   template <class T>
   T required_scalar(const std::string& key, std::string_view kind) {
     std::optional<T> value = optional_scalar<T>(key);
-    if (!value) fail(node_, fmt::format("a {} check needs '{}'", kind, key));
+    if (!value) {
+      // A mistyped key is the likelier cause: named at its own line, with the key it misses.
+      for (const auto& entry : node_) {
+        const std::string typed = entry.first.as<std::string>();
+        if (!is_check_key(typed) && closest_spelling(typed, {key}))
+          fail(entry.first, fmt::format("unknown key '{}' for this check; did you mean '{}'?", typed, key));
+      }
+      fail(node_, fmt::format("a {} check needs '{}'", kind, key));
+    }
     return *value;
   }
 
@@ -83,7 +102,9 @@ class CheckReader {
     std::set<std::string> seen;
     for (const auto& entry : node_) {
       const std::string key = entry.first.as<std::string>();
-      if (!used_.contains(key)) fail(entry.first, fmt::format("unknown key '{}' for this check", key));
+      if (!used_.contains(key))
+        fail(entry.first, fmt::format("unknown key '{}' for this check{}", key,
+                                      is_check_key(key) ? "" : did_you_mean(key, check_keys)));
       // yaml-cpp keeps both and looks up the first: the value the author meant may be the other.
       if (!seen.insert(key).second) fail(entry.first, fmt::format("key '{}' appears twice in this check", key));
     }
@@ -113,7 +134,10 @@ Check read_check(const YAML::Node& node, const std::string& origin) {
   const auto known = std::find_if(kind_names.begin(), kind_names.end(), [&](const auto& k) { return k.second == kind; });
   if (known == kind_names.end())
     reader.fail(node["kind"], fmt::format("unknown kind '{}' (min_bandwidth, max_latency, zero_wrong, "
-                                          "no_host_outlier, pairwise_bandwidth)", kind));
+                                          "no_host_outlier, pairwise_bandwidth){}",
+                                          kind,
+                                          did_you_mean(kind, {"min_bandwidth", "max_latency", "zero_wrong",
+                                                              "no_host_outlier", "pairwise_bandwidth"})));
   check.kind = known->first;
   check.selection.op = reader.optional_scalar<std::string>("op").value_or("");
   check.selection.bytes = reader.optional_size("bytes");

@@ -1,18 +1,20 @@
 #include "results/atomic_file.hpp"
 
+#include "common/errors.hpp"
 #include "common/termination_signals.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/random.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
-#include <climits>
-#include <csignal>
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <fmt/format.h>
-#include <mutex>
+#include <iostream>
 #include <stdexcept>
 
 namespace fb {
@@ -73,43 +75,83 @@ int write_all_at(int fd, std::string_view bytes, std::size_t offset) {
   return 0;
 }
 
-// Shadow file names the termination-signal handler removes. A slot is marked unused while its
-// name changes, so the handler never reads a half-written name.
-constexpr std::size_t shadow_slot_count = 16;
-std::array<std::array<char, PATH_MAX>, shadow_slot_count> shadow_names{};
-std::array<volatile std::sig_atomic_t, shadow_slot_count> shadow_name_set{};
-std::array<bool, shadow_slot_count> shadow_slot_taken{};
-std::mutex shadow_slots_mutex;
-
-int take_shadow_slot() {
-  const std::lock_guard lock(shadow_slots_mutex);
-  for (std::size_t slot = 0; slot < shadow_slot_count; ++slot)
-    if (!shadow_slot_taken[slot]) {
-      shadow_slot_taken[slot] = true;
-      return static_cast<int>(slot);
-    }
-  return -1;  // more growing files than slots: their shadows outlive a signal, nothing worse
+// Writes all of `bytes` at the descriptor's position (a device or a FIFO has no offsets).
+int write_all(int fd, std::string_view bytes) {
+  for (std::size_t written = 0; written < bytes.size();) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return EIO;
+    written += static_cast<std::size_t>(n);
+  }
+  return 0;
 }
 
-void set_shadow_name(int slot, const std::filesystem::path& name) {
-  if (slot < 0) return;
-  shadow_name_set[slot] = 0;
-  const std::string& text = name.native();
-  if (text.empty() || text.size() >= PATH_MAX) return;
-  std::memcpy(shadow_names[slot].data(), text.c_str(), text.size() + 1);
-  shadow_name_set[slot] = 1;
+std::string_view kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  return "not a regular file";
 }
 
-void release_shadow_slot(int slot) {
-  if (slot < 0) return;
-  set_shadow_name(slot, {});
-  const std::lock_guard lock(shadow_slots_mutex);
-  shadow_slot_taken[slot] = false;
+[[noreturn]] void refuse(const std::filesystem::path& path, std::string_view why) {
+  throw UsageError(fmt::format("{} {}: outputs are regular files, a character device, a FIFO with a reader, or - for "
+                               "standard output",
+                               path.string(), why));
+}
+
+void write_to_standard_output(std::string_view contents) {
+  // What the command printed before goes first.
+  std::cout.flush();
+  std::fflush(stdout);
+  if (const int error = write_all(STDOUT_FILENO, contents)) fail("standard output", "write", error);
+}
+
+// A character device or a FIFO takes the bytes as they are: renaming a file over it would replace
+// /dev/null for every process on the host, or the pipe a reader waits on.
+void write_through(const std::filesystem::path& path, std::string_view contents) {
+  // Without O_NONBLOCK a FIFO nobody reads would block here for ever; with it, the open fails.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0 && errno == ENXIO) refuse(path, "is a FIFO that nobody reads");
+  if (fd < 0) fail(path, "open", errno);
+  struct stat opened {};
+  if (::fstat(fd, &opened) != 0 || !(S_ISCHR(opened.st_mode) || S_ISFIFO(opened.st_mode))) {
+    ::close(fd);
+    refuse(path, "changed while it was opened");
+  }
+  int error = ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0 ? 0 : errno;
+  if (error == 0) error = write_all(fd, contents);
+  ::close(fd);
+  if (error != 0) fail(path, "write", error);
+}
+
+// Copies the first `bytes` of `from` into `to` inside the kernel; returns how many it copied
+// (fewer where the file systems cannot, and the caller writes the rest).
+std::size_t copy_prefix(int from, int to, std::size_t bytes) {
+  loff_t in = 0;
+  loff_t out = 0;
+  while (static_cast<std::size_t>(in) < bytes) {
+    const ssize_t n = ::copy_file_range(from, &in, to, &out, bytes - static_cast<std::size_t>(in), 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+  }
+  return static_cast<std::size_t>(in);
 }
 
 }  // namespace
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+  if (path == "-") return write_to_standard_output(contents);
+  // Followed through links: a link to /dev/null is written through, and a link to a regular file
+  // is replaced (the rename never follows it).
+  struct stat target {};
+  if (::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) {
+    if (!S_ISCHR(target.st_mode) && !S_ISFIFO(target.st_mode))
+      refuse(path, fmt::format("is {}", kind_of(target.st_mode)));
+    return write_through(path, contents);
+  }
   // An interrupted run must not leave a temporary file behind: the signal waits for the rename.
   const TerminationSignalsHeld signals_held;
   const ExclusiveFile file = create_exclusively(path);
@@ -133,117 +175,75 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   }
 }
 
-AtomicallyGrowingFile::AtomicallyGrowingFile(std::filesystem::path path)
-    : path_(std::move(path)), shadow_slot_(take_shadow_slot()) {}
-
-AtomicallyGrowingFile::~AtomicallyGrowingFile() {
-  forget_shadow();
-  if (published_fd_ >= 0) ::close(published_fd_);
-  release_shadow_slot(shadow_slot_);
+void require_results_file_path(const std::filesystem::path& path) {
+  if (path == "-")
+    throw UsageError("- (standard output) cannot hold results that a run publishes as it measures: give a file name");
+  struct stat target {};
+  if (::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode))
+    throw UsageError(
+        fmt::format("{} is {}: results are written to a new regular file", path.string(), kind_of(target.st_mode)));
 }
 
-void AtomicallyGrowingFile::forget_shadow() {
-  if (shadow_fd_ < 0) return;
-  const TerminationSignalsHeld signals_held;
-  ::close(shadow_fd_);
-  ::unlink(shadow_path_.c_str());
-  set_shadow_name(shadow_slot_, {});
-  shadow_fd_ = -1;
+AtomicallyGrowingFile::~AtomicallyGrowingFile() {
+  if (published_fd_ >= 0) ::close(published_fd_);
 }
 
 void AtomicallyGrowingFile::reset(std::string body) {
   body_ = std::move(body);
-  // Neither the shadow nor the published version starts with the new body.
-  forget_shadow();
-  if (published_fd_ >= 0) ::close(published_fd_);
-  published_fd_ = -1;
+  published_body_bytes_ = 0;  // the published version does not begin with the new body
 }
 
-void AtomicallyGrowingFile::bring_shadow_up_to_date(std::string_view tail, bool durable) {
-  if (shadow_fd_ < 0) {
-    ExclusiveFile fresh = create_exclusively(path_);
-    shadow_fd_ = fresh.fd;
-    shadow_path_ = std::move(fresh.path);
-    shadow_body_bytes_ = 0;
-    set_shadow_name(shadow_slot_, shadow_path_);
-  }
-  // The shadow holds the first shadow_body_bytes_ of the body: write the rest, then the tail.
-  const std::string_view missing = std::string_view(body_).substr(shadow_body_bytes_);
-  int error = write_all_at(shadow_fd_, missing, shadow_body_bytes_);
-  if (error == 0) error = write_all_at(shadow_fd_, tail, body_.size());
-  if (error == 0 && ::ftruncate(shadow_fd_, static_cast<off_t>(body_.size() + tail.size())) != 0) error = errno;
+std::pair<int, std::filesystem::path> AtomicallyGrowingFile::write_version(std::string_view tail, bool durable) {
+  ExclusiveFile file = create_exclusively(path_);
+  const std::size_t copied =
+      published_fd_ >= 0 ? copy_prefix(published_fd_, file.fd, std::min(published_body_bytes_, body_.size())) : 0;
+  int error = write_all_at(file.fd, std::string_view(body_).substr(copied), copied);
+  if (error == 0) error = write_all_at(file.fd, tail, body_.size());
   // Without fsync before rename, a power loss can leave the new name pointing at empty data.
-  if (error == 0 && durable && ::fsync(shadow_fd_) != 0) error = errno;
+  if (error == 0 && durable && ::fsync(file.fd) != 0) error = errno;
   if (error != 0) {
-    forget_shadow();
+    ::close(file.fd);
+    ::unlink(file.path.c_str());
     fail(path_, "write", error);
   }
+  return {file.fd, std::move(file.path)};
 }
 
-void AtomicallyGrowingFile::shadow_published(int replaced_fd, std::size_t replaced_body_bytes,
-                                             std::filesystem::path kept_name) {
-  published_fd_ = shadow_fd_;
+void AtomicallyGrowingFile::published(int fd) {
+  if (published_fd_ >= 0) ::close(published_fd_);
+  published_fd_ = fd;
   published_body_bytes_ = body_.size();
-  shadow_fd_ = -1;
-  set_shadow_name(shadow_slot_, {});
-  if (kept_name.empty()) {
-    if (replaced_fd >= 0) ::close(replaced_fd);
-    return;
-  }
-  shadow_fd_ = replaced_fd;
-  shadow_path_ = std::move(kept_name);
-  shadow_body_bytes_ = replaced_body_bytes;
-  set_shadow_name(shadow_slot_, shadow_path_);
 }
 
 void AtomicallyGrowingFile::publish(std::string_view tail, bool durable) {
   const TerminationSignalsHeld signals_held;
-  bring_shadow_up_to_date(tail, durable);
-  // The version about to be replaced gets a name of its own, to become the next shadow. Through
-  // /proc the link names exactly the inode this process wrote, whatever the directory holds now.
-  std::filesystem::path kept_name;
-  if (published_fd_ >= 0) {
-    const std::string published_inode = fmt::format("/proc/self/fd/{}", published_fd_);
-    try {
-      kept_name = on_a_fresh_name(path_, "link", [&](const std::filesystem::path& name) {
-        return ::linkat(AT_FDCWD, published_inode.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0;
-      });
-    } catch (const std::runtime_error&) {
-      kept_name.clear();  // no /proc: the next publication writes the whole file
-    }
-  }
-  if (::rename(shadow_path_.c_str(), path_.c_str()) != 0) {
+  auto [fd, name] = write_version(tail, durable);
+  if (::rename(name.c_str(), path_.c_str()) != 0) {
     const int error = errno;
-    if (!kept_name.empty()) ::unlink(kept_name.c_str());
-    forget_shadow();
+    ::close(fd);
+    ::unlink(name.c_str());
     fail(path_, "rename", error);
   }
-  shadow_published(published_fd_, published_body_bytes_, std::move(kept_name));
+  published(fd);
 }
 
 void AtomicallyGrowingFile::publish_new(std::string_view tail) {
   const TerminationSignalsHeld signals_held;
-  bring_shadow_up_to_date(tail, true);
-  if (::link(shadow_path_.c_str(), path_.c_str()) != 0) {
-    const int error = errno;
-    forget_shadow();
+  auto [fd, name] = write_version(tail, true);
+  const int error = ::link(name.c_str(), path_.c_str()) == 0 ? 0 : errno;
+  ::unlink(name.c_str());
+  if (error != 0) {
+    ::close(fd);
     if (error == EEXIST)
-      throw std::runtime_error(
-          fmt::format("{} exists already: results are never overwritten; remove it or give another path", path_.string()));
+      throw UsageError(fmt::format("{} exists already: results are never overwritten; remove it or give another path",
+                                   path_.string()));
     fail(path_, "link", error);
   }
-  ::unlink(shadow_path_.c_str());
-  if (published_fd_ >= 0) ::close(published_fd_);
-  shadow_published(-1, 0, {});
+  published(fd);
 }
 
 void AtomicallyGrowingFile::sync() {
   if (published_fd_ >= 0 && ::fsync(published_fd_) != 0) fail(path_, "fsync", errno);
-}
-
-void remove_shadow_files_from_signal_handler() noexcept {
-  for (std::size_t slot = 0; slot < shadow_slot_count; ++slot)
-    if (shadow_name_set[slot] != 0) ::unlink(shadow_names[slot].data());
 }
 
 }  // namespace fb

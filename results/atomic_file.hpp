@@ -1,27 +1,41 @@
 #pragma once
 // Every file fabricbench writes is published the same way: its contents go into a file created
 // exclusively (O_EXCL|O_NOFOLLOW, a random name beside the target), are fsynced, and the file is
-// renamed over the target. So no link planted in the directory is ever followed, and a reader,
-// or a run killed at any instant, sees the old contents or the new ones in full.
+// renamed over the target. So no link planted in the directory is ever followed, a reader, or a
+// run killed at any instant, sees the old contents or the new ones in full, and a version once
+// published is never written again: every publication is a new inode, so a hard link to it, or a
+// slow reader (scp, rsync), keeps one whole version.
+//
+// A path the user names need not be a file: `-` is standard output, and an existing character
+// device or FIFO (/dev/null, /dev/stdout, a shell's >(...)) is written through, never renamed
+// over. Anything else that is not a regular file (a directory, a socket, a block device) is
+// refused as a usage error.
 
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace fb {
 
-// Replaces `path` with `contents`. Throws std::runtime_error naming the path and the system error.
+// Replaces `path` with `contents`, or writes them through to standard output (`-`), a character
+// device or a FIFO (see above). Throws UsageError for a target that is none of these (or a FIFO
+// that nobody reads), std::runtime_error naming the path and the system error when a write fails.
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 
+// Throws UsageError when `path` cannot hold a results file that grows as a run measures: `-`, or
+// anything that exists and is not a regular file.
+void require_results_file_path(const std::filesystem::path& path);
+
 // A file that only grows at the end (a body of appended bytes followed by a short tail that each
-// publication replaces), published as write_file_atomically does at a cost linear in the bytes
-// appended: the version the rename replaces is kept under a hidden random name (the "shadow")
-// and brought up to date by appending, instead of writing everything again. Between publications
-// the directory holds the target and its shadow; the destructor, and
-// remove_shadow_files_from_signal_handler, remove the shadow.
+// publication replaces), published as write_file_atomically does: each publication is a new file
+// renamed over the target, whose body is copied from the version published before inside the
+// kernel (copy_file_range: a clone of extents on file systems that share them, XFS and btrfs)
+// and completed with the bytes appended since. Between publications nothing but the target
+// exists, so a run ended at any point leaves no hidden file.
 class AtomicallyGrowingFile {
  public:
-  explicit AtomicallyGrowingFile(std::filesystem::path path);
+  explicit AtomicallyGrowingFile(std::filesystem::path path) : path_(std::move(path)) {}
   ~AtomicallyGrowingFile();
   AtomicallyGrowingFile(const AtomicallyGrowingFile&) = delete;
   AtomicallyGrowingFile& operator=(const AtomicallyGrowingFile&) = delete;
@@ -35,31 +49,25 @@ class AtomicallyGrowingFile {
   // renamed file's data before the rename (ext4's default auto_da_alloc, btrfs).
   void publish(std::string_view tail, bool durable = true);
   // The first publication, when the target must not exist yet: linked into place (which never
-  // replaces nor follows anything) instead of renamed. Throws std::runtime_error when it exists.
+  // replaces nor follows anything) instead of renamed. Throws UsageError when it exists.
   void publish_new(std::string_view tail);
   // fsyncs the version last published.
   void sync();
   const std::filesystem::path& path() const { return path_; }
+  std::size_t body_bytes() const { return body_.size(); }
+  // How much of the body the published version holds.
+  std::size_t published_body_bytes() const { return published_body_bytes_; }
 
  private:
-  void forget_shadow();
-  // Writes body + tail into the shadow (a fresh file when there is none) and fsyncs it if asked.
-  void bring_shadow_up_to_date(std::string_view tail, bool durable);
-  // The shadow is now the published version; the replaced one, if kept, the next shadow.
-  void shadow_published(int replaced_fd, std::size_t replaced_body_bytes, std::filesystem::path kept_name);
+  // Writes body + tail into a new file beside the target, fsynced if asked; returns its
+  // descriptor and name.
+  std::pair<int, std::filesystem::path> write_version(std::string_view tail, bool durable);
+  void published(int fd);
 
   std::filesystem::path path_;
   std::string body_;
-  int published_fd_ = -1;  // the inode the target names, kept open to become the next shadow
+  int published_fd_ = -1;  // the version the target names, read to begin the next one
   std::size_t published_body_bytes_ = 0;
-  int shadow_fd_ = -1;
-  std::filesystem::path shadow_path_;
-  std::size_t shadow_body_bytes_ = 0;
-  int shadow_slot_ = -1;  // in the table the signal handler reads
 };
-
-// Unlinks every shadow file of this process; only async-signal-safe calls, for a handler that
-// ends the process on a termination signal (which publish holds back while it renames).
-void remove_shadow_files_from_signal_handler() noexcept;
 
 }  // namespace fb

@@ -39,6 +39,9 @@ struct ResultRow {
   double time_p99_us = 0;
   double time_max_us = 0;
   double time_cv = 0;            // coefficient of variation (stddev / mean) of the iteration times
+  // The mean of the slowest rank's iteration times, the number OSU prints, beside the median the
+  // bandwidths use; empty where the source gave none (imported logs, files written before it).
+  std::optional<double> time_mean_us;
   // Time statistics the source never reported, space-separated field names ("time_min_us
   // time_p99_us time_max_us time_cv"): imported logs print one time per size. Such a field holds
   // the reported time (0 for time_cv) only to keep the columns numeric; accept and compare treat

@@ -5,6 +5,7 @@
 #include "common/text_file.hpp"
 #include "results/incident_json.hpp"
 #include "results/port_counters.hpp"
+#include "results/csv_field.hpp"
 #include "results/json_fields.hpp"
 
 #include <sys/statvfs.h>
@@ -12,6 +13,7 @@
 
 #include <array>
 #include <cerrno>
+#include <csignal>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -39,11 +41,22 @@ std::string json_text(const Json& value, int indent = -1) {
 template <class T>
 struct FieldCodec;
 
+// Text fields are printed by every command (op names, hosts, devices): control characters in a
+// file (an ESC sequence that rewrites the terminal, a newline that forges a line) are dropped as
+// the file is read.
+std::string without_control_characters(std::string_view text) {
+  std::string kept;
+  kept.reserve(text.size());
+  for (const char c : text)
+    if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) kept += c;
+  return kept;
+}
+
 template <>
 struct FieldCodec<std::string> {
   static Json to_json(const std::string& value) { return value; }
-  static std::string from_json(const Json& json) { return json.get<std::string>(); }
-  static Json parse_cell(std::string_view cell) { return std::string(cell); }
+  static std::string from_json(const Json& json) { return without_control_characters(json.get<std::string>()); }
+  static Json parse_cell(std::string_view cell) { return without_control_characters(cell); }
 };
 
 template <>
@@ -157,6 +170,7 @@ constexpr std::array fields{
     added_field<&ResultRow::model_channels>("model_channels"),
     added_field<&ResultRow::model_limit>("model_limit"),
     added_field<&ResultRow::repetition>("repetition"),
+    added_field<&ResultRow::time_mean_us>("time_mean_us"),
 };
 constexpr std::size_t column_count = fields.size() + 1;  // + schema
 
@@ -168,17 +182,26 @@ Json row_to_json(const ResultRow& row) {
 }
 
 // Times, bandwidths and their expectations are finite and not negative in any real measurement:
-// an infinity or a negative time passes no threshold honestly and breaks every plot.
+// an infinity or a negative time passes no threshold honestly and breaks every plot. Nor is any
+// of them subnormal (5e-324 µs): its reciprocal, a bandwidth, overflows to infinity. A row counts
+// something (an op, at least one rank, no negative number of iterations).
 void require_plausible_measurements(const ResultRow& row, const std::string& where) {
+  if (row.op.empty()) throw InputError(fmt::format("{}: op is empty", where));
+  if (row.nranks < 1) throw InputError(fmt::format("{}: nranks is {}, expected at least 1", where, row.nranks));
+  if (row.iterations < 0)
+    throw InputError(fmt::format("{}: iterations is {}, expected a count >= 0", where, row.iterations));
   const auto check = [&](std::string_view name, std::optional<double> value) {
     if (value && !(std::isfinite(*value) && *value >= 0))
       throw InputError(fmt::format("{}: {} is {}, expected a finite number >= 0", where, name, *value));
+    if (value && *value != 0 && !std::isnormal(*value))
+      throw InputError(fmt::format("{}: {} is {}, too small to be a measurement", where, name, *value));
   };
   check("time_min_us", row.time_min_us);
   check("time_median_us", row.time_median_us);
   check("time_p99_us", row.time_p99_us);
   check("time_max_us", row.time_max_us);
   check("time_cv", row.time_cv);
+  check("time_mean_us", row.time_mean_us);
   check("algbw_gbps", row.algbw_gbps);
   check("busbw_gbps", row.busbw_gbps);
   check("expected_busbw_gbps", row.expected_busbw_gbps);
@@ -188,17 +211,19 @@ void require_plausible_measurements(const ResultRow& row, const std::string& whe
 
 // nlohmann keeps the last of two equal keys silently; a results file with two values for one
 // field is bad input. Returns the first key seen twice within one object, or nothing.
-std::optional<std::string> parse_rejecting_duplicate_keys(std::string_view text, Json& json) {
+// Nested deeper than max_json_depth: InputError naming `origin`.
+std::optional<std::string> parse_rejecting_duplicate_keys(std::string_view text, Json& json,
+                                                          const std::string& origin) {
   std::vector<std::set<std::string>> open_objects;
   std::optional<std::string> duplicate;
-  json = Json::parse(text, [&](int, Json::parse_event_t event, Json& parsed) {
-    if (event == Json::parse_event_t::object_start) open_objects.emplace_back();
-    if (event == Json::parse_event_t::object_end) open_objects.pop_back();
-    if (event == Json::parse_event_t::key && !open_objects.back().insert(parsed.get<std::string>()).second &&
-        !duplicate)
-      duplicate = parsed.get<std::string>();
-    return true;
-  });
+  json = Json::parse(text, depth_limited<Json>(origin, [&](int, Json::parse_event_t event, Json& parsed) {
+                       if (event == Json::parse_event_t::object_start) open_objects.emplace_back();
+                       if (event == Json::parse_event_t::object_end) open_objects.pop_back();
+                       if (event == Json::parse_event_t::key &&
+                           !open_objects.back().insert(parsed.get<std::string>()).second && !duplicate)
+                         duplicate = parsed.get<std::string>();
+                       return true;
+                     }));
   return duplicate;
 }
 
@@ -250,11 +275,7 @@ std::string csv_cell(const Json& value) {
   if (value.is_null()) return {};
   if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
   if (value.is_number()) return json_text(value);
-  std::string text = value.get<std::string>();
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
+  return csv_field(value.get<std::string>());
 }
 
 // Comment values must stay on their comment line.
@@ -333,7 +354,7 @@ ResultSet parse_results_json(std::string_view text, const std::string& origin) {
   Json json;
   std::optional<std::string> duplicate_key;
   try {
-    duplicate_key = parse_rejecting_duplicate_keys(text, json);
+    duplicate_key = parse_rejecting_duplicate_keys(text, json, origin);
   } catch (const Json::exception& e) {  // parse_error, and out_of_range for numbers beyond double
     throw InputError(fmt::format("{}: not valid JSON: {}", origin, e.what()));
   }
@@ -453,6 +474,7 @@ ResultsWriter::ResultsWriter(ResultsPaths paths, Provenance provenance, std::siz
     : paths_(std::move(paths)), csv_(paths_.csv), json_(paths_.json) {
   results_.provenance = std::move(provenance);
   for (const auto& file : {paths_.csv, paths_.json}) {
+    require_results_file_path(file);
     const std::filesystem::path dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
     std::error_code error;
     std::filesystem::create_directories(dir, error);
@@ -483,9 +505,27 @@ void ResultsWriter::append(ResultRow row) {
   if (Clock::now() - last_flush_end_ >= std::max<Clock::duration>(min_interval, 10 * last_flush_duration_)) write_files(false);
 }
 
+namespace {
+// Cleared while a ResultsWriter holds rows its files do not have yet (a deferred flush).
+volatile std::sig_atomic_t every_row_published = 1;
+}  // namespace
+
+bool results_rows_all_published() noexcept { return every_row_published != 0; }
+
 void ResultsWriter::flush() {
   const std::lock_guard lock(mutex_);
-  write_files(false);
+  // Every publication writes the whole file anew (a version once published never changes), so
+  // publishing after each of many fast sizes would make a sweep quadratic in its rows. Small files,
+  // a sixteenth or more appended since the last publication, or a pause of ten times the last
+  // publication publish now; otherwise the rows wait for the next flush (or the destructor), and
+  // the cost of publishing stays linear in the rows and within a tenth of the run.
+  constexpr std::size_t always_published_bytes = 1 << 20;
+  const std::size_t body_bytes = json_.body_bytes();
+  const bool publish = body_bytes < always_published_bytes ||
+                       body_bytes - json_.published_body_bytes() >= body_bytes / 16 ||
+                       Clock::now() - last_flush_end_ >= 10 * last_flush_duration_;
+  if (publish) write_files(false);
+  every_row_published = publish ? 1 : 0;
 }
 
 void ResultsWriter::record_incident(Incident incident) {
@@ -507,11 +547,15 @@ void ResultsWriter::render_files_anew() {
 }
 
 ResultsWriter::~ResultsWriter() {
-  if (!synced_) try {
+  try {
+    if (!results_rows_all_published()) write_files(true);
+    if (!synced_) {
       json_.sync();
       csv_.sync();
-    } catch (const std::runtime_error&) {  // the files are complete; only their durability is lost
     }
+  } catch (const std::runtime_error&) {  // the files hold every size up to the last publication
+  }
+  every_row_published = 1;
 }
 
 void ResultsWriter::record_port_counters(std::vector<PortCounterChange> changes) {
@@ -522,6 +566,7 @@ void ResultsWriter::record_port_counters(std::vector<PortCounterChange> changes)
 }
 
 void ResultsWriter::write_files(bool durable) {
+  every_row_published = 1;
   const auto start = Clock::now();
   // An fsync costs milliseconds: sizes that complete faster than that are published as they
   // complete but fsynced no more often than would take a tenth of the time.

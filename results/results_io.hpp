@@ -50,16 +50,21 @@ struct ResultsPaths {
 // Keeps the results of a run on disk as they are measured. The caller flushes after every size,
 // so a crash or a kill loses at most the size in flight; within a long size (the rounds of a
 // 1,000-host pairwise run) appends flush on their own, but never more often than ten times the
-// last flush took. A flush writes the rows appended since the last one (the files grow by
-// appending, see AtomicallyGrowingFile), so a sweep costs time linear in its rows; an incident
-// rewrites both files once. Flushes are fsynced unless the last fsync ended less than ten times
-// its duration ago (sizes completing within milliseconds), and always the last one.
+// last flush took. A flush publishes a new version of each file: the part published before is
+// copied inside the kernel and the rows appended since are written (AtomicallyGrowingFile), so a
+// version once published never changes; an incident rewrites both files once. Flushes are fsynced unless the last fsync
+// ended less than ten times its duration ago (sizes completing within milliseconds), and always the last one.
+// For a termination-signal handler (async-signal-safe): false while a ResultsWriter holds rows
+// its files do not have yet, because a flush was deferred.
+bool results_rows_all_published() noexcept;
+
 class ResultsWriter {
  public:
   // Creates missing directories, checks they have room for `expected_rows`, and writes both files
   // with no rows yet, so a destination that cannot be written fails before anything is measured.
-  // Throws std::runtime_error when either file exists already (results are never overwritten, so
-  // two runs given one path cannot lose each other's rows) or both paths name one file.
+  // Throws UsageError when either file exists already (results are never overwritten, so two runs
+  // given one path cannot lose each other's rows) or is `-`, std::runtime_error when both paths
+  // name one file.
   ResultsWriter(ResultsPaths paths, Provenance provenance, std::size_t expected_rows = 0);
   // fsyncs the files if the last flush was not.
   ~ResultsWriter();
@@ -67,7 +72,10 @@ class ResultsWriter {
   ResultsWriter& operator=(const ResultsWriter&) = delete;
 
   void append(ResultRow row);
-  // Publishes both files with every row appended so far: the JSON first, then the CSV.
+  // Publishes both files with every row appended so far, the JSON first, then the CSV, unless
+  // that would make publishing the run's main cost (files of a MiB and more, grown by less than a
+  // sixteenth since the last publication, within ten times its duration): then the rows wait for
+  // the next flush or the destructor, and results_rows_all_published() says so.
   void flush();
   // Adds the incident and rewrites both files at once. Safe to call from another thread than the
   // one that appends (the watchdog's, while the measuring thread is blocked).

@@ -94,6 +94,10 @@ std::optional<AvailableMemory> available_memory(const std::filesystem::path& roo
   return available;
 }
 
+// An upper estimate of what one message in flight holds besides its buffer: an MPI request handle
+// and the request object behind it (a few hundred bytes in Open MPI and MPICH).
+constexpr std::uint64_t bytes_per_message_in_flight = 1024;
+
 RankMemoryNeed rank_memory_need(const std::vector<PlannedOp>& plan, int rank, int nranks, bool buffers_in_host_memory) {
   RankMemoryNeed need;
   for (const PlannedOp& planned : plan)
@@ -104,12 +108,20 @@ RankMemoryNeed rank_memory_need(const std::vector<PlannedOp>& plan, int rank, in
         const std::uint64_t buffer_bytes =
             buffers_in_host_memory ? 2 * std::max(c.bytes, c.count * size_in_bytes(c.dtype)) : 0;
         // Every rank keeps its times per iteration; rank 0 also the slowest rank's, and for pair
-        // patterns every rank's.
-        const auto iterations = static_cast<std::uint64_t>(c.iterations);
+        // patterns every rank's. Under -n auto a size may run up to --max-iters.
+        const auto iterations = static_cast<std::uint64_t>(std::max(c.iterations, c.max_iterations));
         const std::uint64_t time_arrays = rank == 0 ? iterations * (2 + static_cast<std::uint64_t>(nranks)) : iterations;
-        const std::uint64_t bytes = buffer_bytes + time_arrays * sizeof(double);
+        // bw and bibw (and the pair patterns built on them) keep a window of messages in flight
+        // each way, each a request handle and the library's request object behind it.
+        const bool windowed = c.op->op_class == OpClass::point_to_point || c.op->op_class == OpClass::pair_pattern;
+        const std::uint64_t window_bytes =
+            windowed ? 2 * static_cast<std::uint64_t>(c.window) * bytes_per_message_in_flight : 0;
+        const std::uint64_t bytes = buffer_bytes + time_arrays * sizeof(double) + window_bytes;
         if (bytes > need.bytes)
-          need = {bytes, fmt::format("{} at {} B ({}, -n {})", c.op->name, c.bytes, name_of(c.dtype), c.iterations)};
+          need = {bytes, fmt::format("{} at {} B ({}, {}{})", c.op->name, c.bytes, name_of(c.dtype),
+                                     c.max_iterations > c.iterations ? fmt::format("--max-iters {}", c.max_iterations)
+                                                                     : fmt::format("-n {}", c.iterations),
+                                     windowed ? fmt::format(", -W {}", c.window) : "")};
       }
   return need;
 }
@@ -126,7 +138,7 @@ void require_memory_for(const std::vector<PlannedOp>& plan, int rank, int nranks
   }
   if (host_bytes <= available.bytes) return;
   throw UsageError(fmt::format("{} needs {} B of memory per rank ({} B for the {} rank{} on {}), more than the {} B "
-                               "available there ({}); lower -e or -n, or run fewer ranks per node",
+                               "available there ({}); lower -e, -n, --max-iters or -W, or run fewer ranks per node",
                                largest.largest_case, largest.bytes, host_bytes, ranks_on_host.size(),
                                ranks_on_host.size() == 1 ? "" : "s", host, available.bytes, available.source));
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace fb {
@@ -19,6 +20,7 @@ SweepSpec sweep_of(const RunOptions& options, std::uint64_t unit_bytes = 1) {
   SweepSpec sweep;
   sweep.min_bytes = options.min_bytes.empty() ? (default_min_bytes + unit_bytes - 1) / unit_bytes * unit_bytes
                                               : parse_size_bytes(options.min_bytes);
+  sweep.min_given = !options.min_bytes.empty();
   sweep.max_bytes = parse_size_bytes(options.max_bytes);
   sweep.step_factor = options.step_factor;
   if (!options.step_bytes.empty()) sweep.step_bytes = parse_size_bytes(options.step_bytes);
@@ -39,7 +41,8 @@ void validate_run_options(const RunOptions& options) {
   for (const auto& name : options.op_names) op_by_name(name);
   validate_sweep(sweep_of(options));
   if (options.iterations < 1) throw UsageError(fmt::format("-n {} must be at least 1", options.iterations));
-  if (!(options.min_time_s > 0)) throw UsageError(fmt::format("--min-time {} must be greater than 0", options.min_time_s));
+  if (!(options.min_time_s > 0) || !std::isfinite(options.min_time_s))
+    throw UsageError(fmt::format("--min-time {} must be a finite number of seconds above 0", options.min_time_s));
   // A count given with -n turns auto off: the bound on automatic counts does not apply to it.
   if (options.auto_iterations != false && options.max_auto_iterations < options.iterations)
     throw UsageError(fmt::format("--max-iters {} must be at least the {} iterations -n auto starts from",
@@ -47,6 +50,9 @@ void validate_run_options(const RunOptions& options) {
   if (options.warmup_iterations < 0) throw UsageError(fmt::format("-w {} must not be negative", options.warmup_iterations));
   if (options.check != 0 && options.check != 1) throw UsageError(fmt::format("-c {} must be 0 or 1", options.check));
   if (options.window < 1) throw UsageError(fmt::format("--window {} must be at least 1", options.window));
+  // A NaN deadline never passes and an infinite one never ends a hung job.
+  if (!std::isfinite(options.timeout_s))
+    throw UsageError(fmt::format("-T {} must be a finite number of seconds", options.timeout_s));
   if (options.timeout_s < 0) throw UsageError(fmt::format("--timeout {} must not be negative", options.timeout_s));
   if (options.root < 0) throw UsageError(fmt::format("-r {} must not be negative", options.root));
   if (options.src_rank < 0 || options.dst_rank < 0 || options.src_rank == options.dst_rank)
@@ -56,6 +62,7 @@ void validate_run_options(const RunOptions& options) {
   requested_placements(options.placement);
   parse_pair_endpoints(options.pair_endpoints);
   parse_cut(options.cut);
+  validate_interface_spec(options.launch.watchdog_interface);
 }
 
 std::vector<PlannedOp> plan_run(const RunOptions& options, const Backend& backend) {

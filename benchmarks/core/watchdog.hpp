@@ -3,14 +3,13 @@
 // one, so a rank that dies, stops or loses its link ends the job with a message that names it
 // instead of leaving the others blocked forever.
 //
-// The ranks' watchdog threads talk over their own TCP connections (every rank to rank 0), not over
-// the transport under test: when MPI or NCCL is wedged, or a link is down, rank 0 can still ask
-// every rank where it is, and a rank that does not answer is named as the one missing. A rank that
-// answers also says which of its host's network links went down since the job started, so the
-// host whose cable failed is named also when the side channel does not cross that cable. Every
-// message on it is authenticated with HMAC-SHA256 under a key that rank 0 hands out over the
-// backend's broadcast, never over the side channel (docs/reliability.md, "The side channel").
+// When a deadline passes, rank 0 asks every rank where it is over the side channel
+// (benchmarks/core/side_channel.hpp), and a rank that does not answer is named as the one
+// missing. A rank that answers also says which of its host's network links went down since the
+// job started, so the host whose cable failed is named also when the side channel does not cross
+// that cable.
 
+#include "benchmarks/core/side_channel.hpp"
 #include "benchmarks/core/stall_report.hpp"
 
 #include <array>
@@ -59,10 +58,6 @@ struct WatchdogSettings {
 // magnitude below any fabric worth measuring, so only a hang or a near-dead link reaches it.
 double step_deadline_s(const WatchdogSettings& settings, std::uint64_t bytes_per_step);
 
-// Exchanges a fixed-size blob among all ranks (the backend implements it with its own
-// collective): `blob` holds rank 0's contribution on entry and on return on every rank.
-using BroadcastFromRankZero = std::function<void(std::span<std::byte> blob)>;
-
 // What a backend's `on_timeout` ends with: "fabricbench: MESSAGE" on stderr and the timeout exit
 // code, at once. The measuring thread is blocked inside MPI or on a stream, so nothing that could
 // wait on it runs; the launcher ends the other ranks, and every completed size is already on disk.
@@ -92,9 +87,6 @@ class Watchdog {
   void set_stall_handler(StallHandler handler);
 
  private:
-  struct Connection;
-  // Rank 0: registers the other ranks' connections, each proving its rank with the job's key.
-  void accept_members(int listener);
   void run_coordinator();
   void run_member();
   // Asks every rank where it is and composes the report of a deadline that passed.
@@ -123,15 +115,8 @@ class Watchdog {
   std::uint64_t observed_progress_ = 0;
   std::chrono::steady_clock::time_point observed_since_{};
 
-  // The side channel's HMAC key, from rank 0 over the backend's broadcast; never on the socket.
-  std::unique_ptr<std::array<unsigned char, 32>> key_;
-  std::vector<int> member_sockets_;  // rank 0: one per other rank, by rank (index 0 unused)
-  std::vector<std::array<unsigned char, 16>> member_nonces_;  // rank 0: each connection's challenge
-  std::vector<bool> joined_at_start_;  // rank 0: which ranks registered (index 0 unused)
-  int coordinator_socket_ = -1;      // other ranks: the connection to rank 0
-  std::array<unsigned char, 16> coordinator_nonce_{};
-  std::uint64_t last_query_sequence_ = 0;  // queries are numbered, so none can be replayed
-  int wake_pipe_[2] = {-1, -1};      // wakes the watchdog thread for shutdown
+  SideChannel side_channel_;
+  int wake_pipe_[2] = {-1, -1};  // wakes the watchdog thread for shutdown
   std::thread thread_;
 };
 

@@ -1,5 +1,7 @@
 #include "reports/compare/comparison_table.hpp"
 
+#include "results/csv_field.hpp"
+
 #include "common/sizes.hpp"
 
 #include <fmt/format.h>
@@ -33,12 +35,7 @@ std::string comparison_to_csv(const Comparison& comparison) {
   std::string csv =
       "op,dtype,redop,in_place,nranks,src_rank,dst_rank,src_host,dst_host,bytes,time_median_us_a,time_median_us_b,"
       "busbw_gbps_a,busbw_gbps_b,time_ratio_b_over_a,spread_fraction,significance\n";
-  const auto cell = [](const std::string& text) {
-    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-    std::string quoted = "\"";
-    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-  };
+  const auto cell = [](std::string_view text) { return csv_field(text); };
   const auto optional_cell = [](const auto& value) { return value ? fmt::format("{}", *value) : std::string(); };
   for (const OpComparison& op : comparison.ops) {
     for (const ComparedRow& row : op.rows) {
@@ -48,7 +45,7 @@ std::string comparison_to_csv(const Comparison& comparison) {
                          row.a.time_median_us, row.b.time_median_us, optional_cell(row.a.busbw_gbps),
                          optional_cell(row.b.busbw_gbps), row.time_ratio_b_over_a,
                          spread_recorded(row.significance) ? fmt::format("{}", row.spread_fraction) : std::string(),
-                         name_of(row.significance));
+                         cell(name_of(row.significance)));
     }
   }
   return csv;

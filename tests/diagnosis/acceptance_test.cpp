@@ -156,12 +156,23 @@ TEST(Thresholds, MalformedFilesNameTheLine) {
             "accept.yaml:3: 'at_least_gbps': cannot read 'fast' as a number");
   EXPECT_EQ(message_of("checks:\n  - kind: min_bandwith\n"),
             "accept.yaml:2: unknown kind 'min_bandwith' (min_bandwidth, max_latency, zero_wrong, no_host_outlier, "
-            "pairwise_bandwidth)");
+            "pairwise_bandwidth); did you mean 'min_bandwidth'?");
   EXPECT_EQ(message_of("checks:\n  - kind: zero_wrong\n    treshold: 1\n"),
             "accept.yaml:3: unknown key 'treshold' for this check");
   EXPECT_THAT(message_of("checks:\n  - kind: [zero_wrong\n"), HasSubstr("accept.yaml:3:"));
   EXPECT_EQ(message_of("checks:\n  - kind: min_bandwidth\n    min_bytes: 1Q\n    at_least_gbps: 1\n").substr(0, 15),
             "accept.yaml:3: ");
+}
+
+// A mistyped key is named at its own line with the key it was meant to be, not as a required key
+// missing at the check's first line.
+TEST(Thresholds, AMistypedKeyIsNamedAtItsLineWithTheKeyItMisses) {
+  EXPECT_EQ(message_of("checks:\n  - kind: min_bandwidth\n    op: all_reduce\n    at_lest_gbps: 300\n"),
+            "accept.yaml:4: unknown key 'at_lest_gbps' for this check; did you mean 'at_least_gbps'?");
+  EXPECT_EQ(message_of("checks:\n  - kind: zero_wrong\n    min_byte: 1K\n"),
+            "accept.yaml:3: unknown key 'min_byte' for this check; did you mean 'min_bytes'?");
+  EXPECT_EQ(message_of("checks:\n  - kind: min_bandwidth\n"),
+            "accept.yaml:2: a min_bandwidth check needs 'at_least_gbps'");
 }
 
 // A NaN limit fails no comparison and an infinite one every comparison; a key given twice has

@@ -265,6 +265,7 @@ TEST(ExpectationAndFit, FitWithoutPointToPointRowsIsAOneLineUsageError) {
   ResultRow row;
   row.backend = "mpi";
   row.op = "all_reduce";
+  row.nranks = 2;  // a row of no rank is refused at load
   row.bytes = 1024;
   row.time_median_us = 10;
   results.rows.push_back(row);

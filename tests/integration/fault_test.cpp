@@ -135,6 +135,11 @@ TEST(Watchdog, RunEndsWhenARankIsKilled) {
   expect_complete_results(csv, json, 2);
 }
 
+// What a collective started without mpirun says first (a run on one rank measures no fabric).
+const std::string one_rank_warning =
+    "fabricbench: warning: all_reduce on 1 rank moves no data between ranks (started without mpirun?); start it "
+    "with mpirun -np N to measure the fabric\n";
+
 // SIGTERM (a job scheduler's time limit, an operator's kill): a one-line notice naming the files,
 // the shell's 128 + signal exit status, and files that hold every completed size.
 TEST(TerminationSignal, EndsCleanlyWithResultsKept) {
@@ -150,9 +155,32 @@ TEST(TerminationSignal, EndsCleanlyWithResultsKept) {
 
   const ProcessResult result = run.wait(std::chrono::seconds(60));
   EXPECT_EQ(result.exit_code, 128 + SIGTERM) << describe(result);
-  EXPECT_EQ(result.err, "fabricbench: interrupted; every completed size is in " + csv.string() + " and " +
-                            json.string() + "\n");
+  EXPECT_EQ(result.err, one_rank_warning + "fabricbench: interrupted; every completed size is in " + csv.string() +
+                            " and " + json.string() + "\n");
   expect_complete_results(csv, json, 2);
+}
+
+// `run ... | head -1`: the reader of standard output goes away after one line. The run used to
+// die of SIGPIPE with exit 141 (not in the table), no notice, and hidden files beside the
+// results; now it ends as for SIGTERM: the notice, 128 + SIGPIPE, and only the two files.
+TEST(TerminationSignal, AClosedStandardOutputEndsCleanly) {
+  const TempDir dir;
+  const auto csv = dir / "r.csv";
+  const auto json = dir / "r.json";
+  const ProcessResult result = testing::run_process(
+      {"/bin/bash", "-c",
+       fmt::format("set -o pipefail; '{}' run all_reduce -b 64K -e 1G -n 50 --csv '{}' --json '{}' | head -1",
+                   FABRICBENCH_BINARY, csv.string(), json.string())},
+      allow_root);
+  EXPECT_EQ(result.exit_code, 128 + SIGPIPE) << describe(result);
+  EXPECT_EQ(result.err, one_rank_warning + "fabricbench: interrupted; every completed size is in " + csv.string() +
+                            " and " + json.string() + "\n");
+  EXPECT_EQ(testing::lines_of(result.out).size(), 1u);
+  EXPECT_EQ(read_results_json(json).rows.size(), read_results_csv(csv).rows.size());
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"r.csv", "r.json"}));
 }
 
 // Open MPI 4.1's mpirun exits 1 when it is itself signalled, although the ranks exit 130 or 143;
@@ -177,7 +205,7 @@ TEST_P(LauncherSignal, MpirunHostfileLauncherExitsWith128PlusTheSignal) {
   EXPECT_THAT(result.err, HasSubstr("fabricbench: interrupted; every completed size is in " + csv.string() + " and " +
                                     json.string() + "\n"));
   expect_complete_results(csv, json, 2);
-  // The rank's handler removed the hidden previous versions the files grow from.
+  // No temporary file is left beside the results.
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(dir / "results")) names.push_back(entry.path().filename());
   std::sort(names.begin(), names.end());

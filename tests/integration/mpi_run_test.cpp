@@ -22,6 +22,7 @@ namespace fb {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 using testing::allow_root;
 using testing::ChildProcess;
@@ -273,7 +274,22 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"IterationTimesBeyondTheNodesMemory", 2, {"all_reduce", "-e", "8", "-n", "2000000000"},
                                "(float, -n 2000000000) needs 64000000016 B of memory per rank (80000000032 B for the 2 "
                                "ranks on ",
-                               false}),
+                               false},
+                      // A billion messages in flight: 2 TB of requests, refused instead of the
+                      // OOM killer's exit 137 after 41 s.
+                      BadInput{"WindowBeyondTheNodesMemory", 2, {"bw", "-e", "8", "-W", "1000000000"},
+                               ", -W 1000000000) needs ", false},
+                      BadInput{"MaxItersBeyondTheNodesMemory", 2,
+                               {"all_reduce", "-e", "8", "-n", "auto", "--max-iters", "2000000000"},
+                               "(float, --max-iters 2000000000) needs ", false},
+                      BadInput{"NanTimeout", 2, {"all_reduce", "-T", "nan"}, "-T nan must be a finite number of seconds",
+                               true},
+                      BadInput{"InfiniteTimeout", 2, {"all_reduce", "-T", "inf"},
+                               "-T inf must be a finite number of seconds", true},
+                      BadInput{"SubnetOutOfRange", 2, {"all_reduce", "--watchdog-interface", "10.0.0.0/33"},
+                               "--watchdog-interface 10.0.0.0/33 is not a subnet a.b.c.d/n with n from 0 to 32", true},
+                      BadInput{"InterfaceRankZeroLacks", 2, {"all_reduce", "--watchdog-interface", "fbnosuchif0"},
+                               "--watchdog-interface fbnosuchif0 has no IPv4 address on rank 0's host ", true}),
     [](const auto& param_info) { return param_info.param.name; });
 
 // Under srun without an MPI plugin (--mpi=none) each task starts alone and only SLURM_PROCID tells
@@ -298,6 +314,20 @@ TEST(LauncherRank, SrunTasksOtherThanTheFirstStaySilentOnErrorsFoundBeforeMpi) {
     EXPECT_EQ(other.out, "") << describe(other);
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "results"));
+}
+
+// all_reduce started without mpirun ran one rank and wrote results without a word; it now warns
+// (and still runs: one rank is a valid check of the machinery), and says nothing under mpirun.
+TEST(OneRank, ACollectiveOnOneRankIsWarnedOf) {
+  const TempDir dir;
+  const std::vector<std::string> args{"run", "all_reduce", "-e", "1K", "-n", "2", "-D", dir / "results"};
+  const ProcessResult alone = run_process(directly(args), allow_root);
+  EXPECT_EQ(alone.exit_code, 0) << describe(alone);
+  EXPECT_THAT(alone.err, HasSubstr("fabricbench: warning: all_reduce on 1 rank moves no data between ranks (started "
+                                   "without mpirun?); start it with mpirun -np N to measure the fabric\n"));
+  const ProcessResult two = run_process(under_mpirun(2, FABRICBENCH_BINARY, args), allow_root);
+  EXPECT_EQ(two.exit_code, 0) << describe(two);
+  EXPECT_THAT(two.err, Not(HasSubstr("moves no data between ranks")));
 }
 
 // The results files after the run is killed: a run is cut short by SIGKILL of mpirun and every

@@ -176,6 +176,9 @@ TEST(MeasurementEngine, CollectiveRowsArriveSizeBySizeWithTheBusbwOfTheirTimes) 
     // Out of place the median is 2 B ns: 0.5 GB/s, busbw x 2(n-1)/n = 1.5 on 4 ranks.
     EXPECT_FALSE(rows[0].in_place);
     EXPECT_DOUBLE_EQ(rows[0].time_median_us, 2 * bytes * 1e-3);
+    // Beside the median, the mean OSU prints: (2 + 1 + 4) / 3 B ns.
+    ASSERT_TRUE(rows[0].time_mean_us.has_value());
+    EXPECT_DOUBLE_EQ(*rows[0].time_mean_us, 7.0 / 3 * bytes * 1e-3);
     EXPECT_DOUBLE_EQ(rows[0].algbw_gbps, 0.5);
     EXPECT_DOUBLE_EQ(*rows[0].busbw_gbps, 0.75);
     EXPECT_TRUE(rows[1].in_place);

@@ -91,10 +91,11 @@ TEST(MemoryBudget, BuffersOfEveryRankOnTheNodeAreCounted) {
     require_memory_for(plan, 0, 4, "node01", {0, 1, 2, 3}, true, available);
     FAIL() << "64 GiB accepted in 20 GiB";
   } catch (const UsageError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "all_reduce at 8589934592 B (double, -n 20) needs 17179870144 B of memory per rank (68719478176 B for the "
-              "4 ranks on node01), more than the 21474836480 B available there (MemAvailable); lower -e or -n, or run "
-              "fewer ranks per node");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "all_reduce at 8589934592 B (double, -n 20) needs 17179870144 B of memory per rank (68719478176 B for the "
+        "4 ranks on node01), more than the 21474836480 B available there (MemAvailable); lower -e, -n, --max-iters "
+        "or -W, or run fewer ranks per node");
   }
   // One rank of the four per node fits.
   EXPECT_NO_THROW(require_memory_for(plan, 0, 4, "node01", {0}, true, available));
@@ -106,6 +107,34 @@ TEST(MemoryBudget, IterationArraysAreCounted) {
   EXPECT_THROW(require_memory_for(plan, 0, 2, "node01", {0, 1}, true, {20ull << 30, "MemAvailable"}), UsageError);
   EXPECT_NO_THROW(require_memory_for(one_case("all_reduce", 8, 2, DataType::float32, 1000), 0, 2, "node01", {0, 1},
                                      true, {20ull << 30, "MemAvailable"}));
+}
+
+// `bw -W 1000000000`: two billion requests in flight, which woke the OOM killer after 41 s.
+TEST(MemoryBudget, TheWindowOfBwIsCounted) {
+  auto plan = one_case("bw", 8, 8, DataType::int8, 20);
+  plan[0].cases_by_size[0][0].window = 1000000000;
+  const AvailableMemory available{20ull << 30, "MemAvailable"};
+  try {
+    require_memory_for(plan, 0, 2, "node01", {0, 1}, true, available);
+    FAIL() << "a window of a billion messages accepted in 20 GiB";
+  } catch (const UsageError& e) {
+    EXPECT_THAT(std::string(e.what()), ::testing::StartsWith("bw at 8 B (int8, -n 20, -W 1000000000) needs 2048000"));
+  }
+  plan[0].cases_by_size[0][0].window = 64;
+  EXPECT_NO_THROW(require_memory_for(plan, 0, 2, "node01", {0, 1}, true, available));
+}
+
+// `-n auto --max-iters 2000000000`: the times of the most iterations a size may run are counted.
+TEST(MemoryBudget, MaxItersUnderAutoIsCounted) {
+  auto plan = one_case("all_reduce", 8, 2, DataType::float32, 5);
+  plan[0].cases_by_size[0][0].max_iterations = 2000000000;
+  try {
+    require_memory_for(plan, 1, 2, "node01", {0, 1}, true, {20ull << 30, "MemAvailable"});
+    FAIL() << "two billion iterations' times accepted in 20 GiB";
+  } catch (const UsageError& e) {
+    EXPECT_THAT(std::string(e.what()),
+                ::testing::StartsWith("all_reduce at 8 B (float, --max-iters 2000000000) needs"));
+  }
 }
 
 }  // namespace

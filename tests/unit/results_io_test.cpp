@@ -3,6 +3,7 @@
 #include "results/results_io.hpp"
 #include "support/temp_dir.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gmock/gmock.h>
@@ -11,8 +12,10 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -89,6 +92,7 @@ ResultSet sample_results() {
   broadcast.model_protocol = "Simple";
   broadcast.model_channels = 16;
   broadcast.model_limit = "node1/mlx5_0 -> leaf1 (IB NDR x4)";
+  broadcast.time_mean_us = 12.345678901234567;
 
   ResultRow bibw = broadcast;
   bibw.op = "bibw";
@@ -171,10 +175,10 @@ TEST(ResultsIo, FilesWithoutTheAddedColumnsStillRead) {
   std::string csv;
   std::istringstream lines(results_to_csv(written));
   for (std::string line; std::getline(lines, line);) {
-    // The eleven added columns (expectations, devices, unreported statistics, the model's choice,
-    // repetition) are the last ones and hold no commas here.
+    // The twelve added columns (expectations, devices, unreported statistics, the model's choice,
+    // repetition, the mean time) are the last ones and hold no commas here.
     if (!line.starts_with("#"))
-      for (int column = 0; column < 11; ++column) line.erase(line.rfind(','));
+      for (int column = 0; column < 12; ++column) line.erase(line.rfind(','));
     csv += line + "\n";
   }
   ASSERT_THAT(csv, ::testing::Not(HasSubstr("efficiency_pct")));
@@ -182,7 +186,7 @@ TEST(ResultsIo, FilesWithoutTheAddedColumnsStillRead) {
   ASSERT_THAT(csv, ::testing::Not(HasSubstr("unreported_statistics")));
   ASSERT_THAT(csv, ::testing::Not(HasSubstr("repetition")));
   write_text(dir / "old.csv", csv);
-  const std::regex expectation_key(R"re(,\n *"(expected_busbw_gbps|expected_time_us|efficiency_pct|src_device|dst_device|unreported_statistics|model_algorithm|model_protocol|model_channels|model_limit|repetition)": [^,\n]*)re");
+  const std::regex expectation_key(R"re(,\n *"(expected_busbw_gbps|expected_time_us|efficiency_pct|src_device|dst_device|unreported_statistics|model_algorithm|model_protocol|model_channels|model_limit|repetition|time_mean_us)": [^,\n]*)re");
   const std::string json = std::regex_replace(results_to_json(written), expectation_key, "");
   ASSERT_THAT(json, ::testing::Not(HasSubstr("expected_time_us")));
   ASSERT_THAT(json, ::testing::Not(HasSubstr("dst_device")));
@@ -200,6 +204,7 @@ TEST(ResultsIo, FilesWithoutTheAddedColumnsStillRead) {
     row.model_protocol.clear();
     row.model_channels.reset();
     row.model_limit.clear();
+    row.time_mean_us.reset();
   }
   EXPECT_EQ(read_results_csv(dir / "old.csv").rows, expected);
   EXPECT_EQ(read_results_json(dir / "old.json").rows, expected);
@@ -346,6 +351,64 @@ TEST(ResultsIo, JsonWithAKeyTwiceInOneObjectIsAnInputError) {
             (dir / "twice.json").string() + ": key \"bytes\" appears twice in one object");
 }
 
+// 100,000 nested arrays in the provenance crashed every command that loads results (SIGSEGV);
+// now the parse stops at the 65th level with an input error naming the file.
+TEST(ResultsIo, JsonNestedDeeperThanTheLimitIsAnInputError) {
+  const TempDir dir;
+  const std::string json = results_to_json(sample_results());
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  write_text(dir / "deep.json",
+             replace_first(json, "\"provenance\": {", "\"deep\": " + deep + ",\n \"provenance\": {"));
+  EXPECT_EQ(input_error_message([&] { read_results_json(dir / "deep.json"); }),
+            (dir / "deep.json").string() + ": JSON nested deeper than 64 levels");
+  // 64 levels still read (and the unknown key is ignored).
+  const std::string allowed = std::string(63, '[') + std::string(63, ']');
+  write_text(dir / "nested.json",
+             replace_first(json, "\"provenance\": {", "\"deep\": " + allowed + ",\n \"provenance\": {"));
+  EXPECT_EQ(read_results_json(dir / "nested.json").rows, sample_results().rows);
+}
+
+// Rows no measurement can give are refused at load, naming the file, the row and the field.
+TEST(ResultsIo, RowsThatCountNothingAreInputErrors) {
+  const TempDir dir;
+  const std::vector<std::pair<std::function<void(ResultRow&)>, std::string>> bad{
+      {[](ResultRow& row) { row.iterations = -1; }, "rows[0]: iterations is -1, expected a count >= 0"},
+      {[](ResultRow& row) { row.nranks = 0; }, "rows[0]: nranks is 0, expected at least 1"},
+      {[](ResultRow& row) { row.op.clear(); }, "rows[0]: op is empty"},
+      {[](ResultRow& row) { row.time_median_us = 5e-324; },
+       "rows[0]: time_median_us is 5e-324, too small to be a measurement"},
+      {[](ResultRow& row) { row.busbw_gbps = 1e-310; },
+       "rows[0]: busbw_gbps is 1e-310, too small to be a measurement"}};
+  for (const auto& [damage, message] : bad) {
+    ResultSet results = sample_results();
+    damage(results.rows[0]);
+    write_text(dir / "bad.json", results_to_json(results));
+    EXPECT_EQ(input_error_message([&] { read_results_json(dir / "bad.json"); }),
+              (dir / "bad.json").string() + ": " + message);
+    write_text(dir / "bad.csv", results_to_csv(results));
+    // The CSV names the line and the field (a subnormal may already fail as out of range).
+    const std::string field =
+        message.substr(message.find(": ") + 2, message.find(' ', message.find(": ") + 2) - message.find(": ") - 2);
+    EXPECT_THAT(input_error_message([&] { read_results_csv(dir / "bad.csv"); }), HasSubstr(field));
+  }
+}
+
+// An ESC sequence in an op name would recolour or rewrite the terminal of whoever runs compare or
+// report on the file; control characters are dropped from every text field as it is read.
+TEST(ResultsIo, ControlCharactersInTextFieldsAreDroppedAtLoad) {
+  const TempDir dir;
+  ResultSet results = sample_results();
+  results.rows[0].op = "all_\x1b[2J\x1b[31mreduce\r";
+  results.rows[0].src_host = "node\x07\x7f"
+                             "01";
+  write_text(dir / "esc.json", results_to_json(results));
+  write_text(dir / "esc.csv", results_to_csv(results));
+  for (const ResultSet& loaded : {read_results_json(dir / "esc.json"), read_results_csv(dir / "esc.csv")}) {
+    EXPECT_EQ(loaded.rows[0].op, "all_[2J[31mreduce");
+    EXPECT_EQ(loaded.rows[0].src_host, "node01");
+  }
+}
+
 TEST(ResultsIo, CsvWithWrongSchemaNamesFileAndLine) {
   const TempDir dir;
   const std::string good = results_to_csv(sample_results());
@@ -485,13 +548,39 @@ TEST(ResultsIo, GrowingFilesEqualTheWholeRenderingAfterEveryFlush) {
       expected.rows.push_back(row);
       ASSERT_EQ(read_text_file(dir / "r.json"), results_to_json(expected));
       ASSERT_EQ(read_text_file(dir / "r.csv"), results_to_csv(expected));
-      // Besides the two files, at most the previous version of each, kept to be appended to.
-      EXPECT_LE(names_in(dir.path()).size(), 4u);
+      // Between publications nothing but the two files: a run ended here leaves no hidden file.
+      EXPECT_EQ(names_in(dir.path()), (std::vector<std::string>{"r.csv", "r.json"}));
     }
   }
   writer.reset();
   EXPECT_EQ(names_in(dir.path()), (std::vector<std::string>{"r.csv", "r.json"}));
   EXPECT_EQ(read_results_json(dir / "r.json").rows.size(), 3 * sample.rows.size());
+}
+
+// A version once published is never written again: a hard link to it (or a slow reader such as
+// scp holding it open) keeps that version whole, and every publication is a new inode.
+TEST(ResultsIo, APublishedVersionNeverChanges) {
+  const TempDir dir;
+  const ResultSet sample = sample_results();
+  ResultsWriter writer({dir / "r.csv", dir / "r.json"}, sample.provenance);
+  std::vector<std::pair<std::filesystem::path, std::string>> kept;
+  std::set<ino_t> inodes;
+  for (std::size_t n = 0; n < sample.rows.size(); ++n) {
+    writer.append(sample.rows[n]);
+    writer.flush();
+    for (const char* name : {"r.csv", "r.json"}) {
+      const std::filesystem::path link = dir / fmt::format("kept-{}-{}", n, name);
+      std::filesystem::create_hard_link(dir / name, link);
+      kept.emplace_back(link, read_text_file(link));
+      struct stat status {};
+      ASSERT_EQ(::stat(link.c_str(), &status), 0);
+      EXPECT_TRUE(inodes.insert(status.st_ino).second) << name << " was published twice in one inode";
+    }
+  }
+  writer.record_incident(sample_incident());
+  for (const auto& [link, contents] : kept) EXPECT_EQ(read_text_file(link), contents) << link;
+  EXPECT_EQ(read_results_json(dir / "kept-0-r.json").rows.size(), 1u);
+  EXPECT_EQ(read_results_json(dir / "r.json").rows, sample.rows);
 }
 
 // The watchdog's thread records the incident into the files that already hold the rows measured.

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -322,7 +324,21 @@ TEST(PlanRun, AutoBoundsMustMakeSense) {
   EXPECT_THAT(usage_error_of(options, PlanningBackend(2)), HasSubstr("--max-iters 10 must be at least the 20"));
   options.max_auto_iterations = 100;
   options.min_time_s = 0;
-  EXPECT_EQ(usage_error_of(options, PlanningBackend(2)), "--min-time 0 must be greater than 0");
+  EXPECT_EQ(usage_error_of(options, PlanningBackend(2)), "--min-time 0 must be a finite number of seconds above 0");
+  options.min_time_s = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(usage_error_of(options, PlanningBackend(2)), "--min-time inf must be a finite number of seconds above 0");
+}
+
+// A NaN deadline never passes, an infinite one never ends a hung job: -T nan and -T inf were
+// accepted.
+TEST(PlanRun, TheTimeoutMustBeFinite) {
+  RunOptions options = options_for({"all_reduce"});
+  options.timeout_s = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(usage_error_of(options, PlanningBackend(2)), "-T nan must be a finite number of seconds");
+  options.timeout_s = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(usage_error_of(options, PlanningBackend(2)), "-T inf must be a finite number of seconds");
+  options.timeout_s = 30;
+  EXPECT_NO_THROW(plan_run(options, PlanningBackend(2)));
 }
 
 }  // namespace

@@ -21,6 +21,46 @@ TEST(ParseSizeBytes, ReadsPlainNumbersAndBinarySuffixes) {
   EXPECT_EQ(parse_size_bytes("1G"), 1ull << 30);
 }
 
+// nccl-tests' letters stay binary; the unit names say which: MiB binary, MB decimal.
+TEST(ParseSizeBytes, DecimalAndBinaryUnitsAreWhatTheySay) {
+  EXPECT_EQ(parse_size_bytes("1m"), 1u << 20);
+  EXPECT_EQ(parse_size_bytes("32MiB"), 32u << 20);
+  EXPECT_EQ(parse_size_bytes("32MB"), 32000000u);
+  EXPECT_EQ(parse_size_bytes("1GB"), 1000000000u);
+  EXPECT_EQ(parse_size_bytes("1GiB"), 1ull << 30);
+  EXPECT_EQ(parse_size_bytes("2KB"), 2000u);
+  EXPECT_EQ(parse_size_bytes("1TB"), 1000000000000ull);
+  EXPECT_EQ(parse_size_bytes("64B"), 64u);
+}
+
+// "-e 1.5M" was "unknown unit '.5M'".
+TEST(ParseSizeBytes, FractionsThatMakeWholeBytes) {
+  EXPECT_EQ(parse_size_bytes("1.5M"), 3u << 19);
+  EXPECT_EQ(parse_size_bytes("0.5K"), 512u);
+  EXPECT_EQ(parse_size_bytes("2.25GB"), 2250000000u);
+  EXPECT_EQ(parse_size_bytes("8.0"), 8u);
+  try {
+    parse_size_bytes("1.3");
+    FAIL() << "1.3 bytes parsed";
+  } catch (const UsageError& e) { EXPECT_EQ(std::string(e.what()), "size '1.3' is not a whole number of bytes"); }
+  EXPECT_THROW(parse_size_bytes("1.0000001K"), UsageError);
+  EXPECT_THROW(parse_size_bytes("1.5X"), UsageError);
+}
+
+// "-e 3" alone said "-b 8 is larger than -e 3" though -b was never typed.
+TEST(ExpandSweep, AMaximumBelowTheDefaultMinimumNamesTheDefault) {
+  SweepSpec spec;
+  spec.min_bytes = 8;
+  spec.max_bytes = 3;
+  spec.min_given = false;
+  try {
+    validate_sweep(spec);
+    FAIL() << "-e 3 accepted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "-e 3 is smaller than the sweep's first size 8 (the default -b)");
+  }
+}
+
 TEST(ParseSizeBytes, ZeroParsesAndIsRejectedByTheSweep) {
   // "0" is a number; it is the sweep that refuses an empty message.
   EXPECT_EQ(parse_size_bytes("0"), 0u);

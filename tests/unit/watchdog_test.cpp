@@ -2,6 +2,7 @@
 // and the backend's MPI broadcast replaced by a shared buffer.
 
 #include "benchmarks/core/watchdog.hpp"
+#include "common/errors.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -16,6 +17,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -140,6 +142,34 @@ TEST(WatchdogSideChannel, AHelloWithoutTheKeyIsRefused) {
   EXPECT_TRUE(refused) << "rank 0 answered a Hello without the key";
   ASSERT_EQ(report.ranks.size(), 2u);
   EXPECT_TRUE(report.ranks[1].answered) << report.message;
+}
+
+// A --watchdog-interface that cannot be right is a usage error on every rank, before anything
+// listens: a subnet out of range, or a name no interface can have.
+TEST(WatchdogSideChannel, AMalformedInterfaceIsAUsageError) {
+  for (const std::string spec :
+       {"10.0.0.0/33", "10.0.0.0/", "10.0.0/8", "300.0.0.0/8", "10.0.0.0/-1", "eth 0", "a-name-longer-than-ifnamsiz"})
+    EXPECT_THROW(validate_interface_spec(spec), UsageError) << spec;
+  for (const std::string spec : {"", "eth0", "lo", "10.0.0.0/8", "127.0.0.0/0", "192.168.1.0/32"})
+    EXPECT_NO_THROW(validate_interface_spec(spec)) << spec;
+}
+
+// An interface rank 0's host does not have used to warn and listen on every address; now every
+// rank ends with the same usage error, rank 0 included, and none waits for the others.
+TEST(WatchdogSideChannel, AnInterfaceRankZeroDoesNotHaveEndsEveryRankWithAUsageError) {
+  const std::vector<std::string> hosts{"node01", "node01"};
+  ThreadBroadcast broadcast;
+  std::array<std::string, 2> errors;
+  std::vector<std::thread> ranks;
+  for (int rank = 0; rank < 2; ++rank)
+    ranks.emplace_back([&, rank] {
+      try {
+        SideChannel channel(rank, hosts, "fbnosuchif0", broadcast.for_rank(rank));
+      } catch (const UsageError& e) { errors[static_cast<std::size_t>(rank)] = e.what(); }
+    });
+  for (std::thread& rank : ranks) rank.join();
+  for (const std::string& error : errors)
+    EXPECT_EQ(error, "--watchdog-interface fbnosuchif0 has no IPv4 address on rank 0's host node01");
 }
 
 }  // namespace
