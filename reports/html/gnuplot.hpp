@@ -16,6 +16,8 @@ struct PlotSeries {
   // Optional, one per point: the other edge of a shaded band around the line (the bandwidth at
   // the p99 time under the median's), in the series' colour.
   std::vector<double> band_edge;
+  // The band's legend entry; empty: "TITLE p99 band".
+  std::string band_title;
 };
 
 // A dashed horizontal line over a size range: an acceptance threshold or the model's expectation.
@@ -37,6 +39,11 @@ struct LogLogPlot {
   bool y_log = true;
   std::vector<ReferenceLine> references;
   bool x_log = true;  // false: a linear x axis from 0 (time in a soak run)
+  // Canvas in px, drawn with 14 px text: a printed page scales it to the text width, so a smaller
+  // canvas keeps the text larger on paper (the acceptance record's 720 x 420 at 180 mm: 9.9 pt).
+  int width_px = 960;
+  int height_px = 500;
+  bool legend_below = false;  // under the plot, where it covers no curve
 };
 
 // Text for a gnuplot single-quoted string: only letters, digits, space and . , : ; _ - + / ( ) [ ] = # %
