@@ -40,6 +40,7 @@ struct CampaignOptions {
   std::string results_dir;  // overrides the plan's
   std::string json_path;
   bool pdf = true;
+  bool dry_run = false;
 };
 
 struct StageOutcome {
@@ -72,6 +73,7 @@ class Campaign {
     } catch (const UsageError& e) {
       return fail(e.what(), prints, ExitCode::usage);
     }
+    if (options_.dry_run) return describe_plan();
     std::optional<TerminationSignalsHeld> signals_held_during_startup(std::in_place);
     int argc = process_.argc;
     char** argv = process_.argv;
@@ -120,6 +122,34 @@ class Campaign {
   }
 
  private:
+  // --dry-run: the plan and its thresholds read and checked, the stages listed; nothing measured.
+  int describe_plan() {
+    try {
+      const CampaignOutputs outputs(plan_, false, "");
+      std::cout << fmt::format("# campaign: {} for {}, results in {}\n# plan SHA-256 {}\n", plan_.system,
+                               plan_.customer, plan_.results_dir.string(), outputs.plan_sha256());
+      for (const CampaignStage& stage : plan_.stages) {
+        std::string ops;
+        for (const std::string& op : stage.run.op_names) ops += (ops.empty() ? "" : " ") + op;
+        std::cout << fmt::format("  stage {:<20} {:<12} {}\n", stage.name, name_of(stage.kind),
+                                 stage.kind == StageKind::doctor
+                                     ? std::string("inventory of every host")
+                                     : fmt::format("{}; {} to {}; {} repetitions{}", ops,
+                                                   stage.run.min_bytes.empty() ? "8" : stage.run.min_bytes,
+                                                   stage.run.max_bytes, stage.repetitions,
+                                                   stage.duration_s > 0
+                                                       ? fmt::format(" (soak: {:g} s)", stage.duration_s)
+                                                       : ""));
+      }
+      std::cout << fmt::format("# checks: {} from {}{}\n", outputs.check_count(),
+                               plan_.thresholds ? plan_.thresholds->string() : "no thresholds file",
+                               plan_.model_checks ? ", and those the topology model derives" : "");
+    } catch (const InputError& e) {
+      return fail(e.what(), true, ExitCode::input);
+    }
+    return 0;
+  }
+
   static int fail(std::string_view message, bool prints, ExitCode code) {
     if (prints) std::cerr << fmt::format("fabricbench: error: {}\n", message);
     return static_cast<int>(code);
@@ -283,6 +313,8 @@ const Registrar<CommandRegistration> registrar{{
                      "folder for every stage's results and the record (default: the plan's results_dir)");
       sub.add_option("--json", options->json_path, "also write the JSON summary here (- for standard output)");
       sub.add_flag("!--no-pdf", options->pdf, "leave out the PDF record (it needs chromium)");
+      sub.add_flag("--dry-run", options->dry_run,
+                   "read and check the plan and its thresholds, list the stages, measure nothing");
       return [options, process] { return Campaign(*options, process).run(); };
     }}};
 

@@ -20,6 +20,7 @@ class CampaignOutputs {
   CampaignOutputs(const CampaignPlan& plan, bool pdf, std::string json_path);
 
   const std::string& plan_sha256() const { return plan_sha256_; }
+  std::size_t check_count() const { return thresholds_ ? thresholds_->checks.size() : 0; }
 
   // Judges, writes every output, prints the checks; returns the exit code: 0 when every check
   // passed, 6 when one failed or was INCONCLUSIVE.
