@@ -136,7 +136,68 @@ TEST_F(CampaignTest, CpuPlanKilledMidStageResumesAndLeavesEveryOutput) {
   for (const nlohmann::json& check : summary["checks"])
     EXPECT_THAT(record, HasSubstr(as_html(check["name"].get<std::string>())));
   EXPECT_THAT(record, HasSubstr(summary["plan"]["sha256"].get<std::string>()));
+  // The summary is what its published schema says.
+  const ProcessResult valid = run_process(
+      {"/usr/bin/python3", "-c",
+       "import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))",
+       (results() / "summary.json").string(), FABRICBENCH_SUMMARY_SCHEMA});
+  EXPECT_EQ(valid.exit_code, 0) << describe(valid);
   EXPECT_THAT(record, HasSubstr("Sign-off"));
+}
+
+// A rank with a CPU hog pinned to its core: its repetitions spread wide. The limit is then put
+// between the median and the lower confidence bound of that spread, where a fixed margin on the
+// median passes (median >= limit): the campaign, judging again on the same rows, must say
+// INCONCLUSIVE, fail CI, and name the repetitions that would decide.
+TEST_F(CampaignTest, StressedRankIsInconclusiveWhereAMedianRulePasses) {
+  std::ofstream(dir_ / "noisy.yaml") << R"(system: stressed-box
+customer: fabricbench developers
+thresholds: thresholds/noisy.yaml
+stages:
+  - kind: collectives
+    ops: [all_reduce]
+    min_bytes: 1M
+    max_bytes: 1M
+    iterations: 10
+    repetitions: 10
+)";
+  const auto write_limit = [&](double gbps) {
+    std::ofstream(dir_ / "thresholds" / "noisy.yaml")
+        << "checks:\n  - name: all_reduce busbw at 1M\n    kind: min_bandwidth\n    op: all_reduce\n    bytes: 1M\n"
+        << "    metric: busbw_gbps\n    at_least_gbps: " << gbps << "\n";
+  };
+  write_limit(1e-6);
+  ProcessResult measured;
+  {
+    // The hog: a busy shell loop on CPU 0, where --bind-to core puts rank 0.
+    ChildProcess hog({"/usr/bin/taskset", "-c", "0", "/bin/sh", "-c", "while :; do :; done"});
+    std::vector<std::string> argv{MPIEXEC_BINARY, "--allow-run-as-root", "--oversubscribe", "--bind-to", "core",
+                                  "--map-by", "core", "-np", "2", FABRICBENCH_BINARY, "campaign",
+                                  (dir_ / "noisy.yaml").string(), "-D", results().string(), "--no-pdf"};
+    measured = run_process(argv, allow_root, std::chrono::seconds(240));
+    hog.kill_session();
+  }
+  ASSERT_EQ(measured.exit_code, 0) << describe(measured);
+  const nlohmann::json first = read_json(results() / "summary.json");
+  const nlohmann::json& m = first["checks"][0]["measurements"][0];
+  ASSERT_EQ(m["repetitions"], 10);
+  const double median = m["median"].get<double>();
+  const double lower = m["lower_bound"].get<double>();
+  ASSERT_LT(lower, median) << "ten repetitions beside a hog came out identical";
+
+  const double limit = (lower + median) / 2;
+  write_limit(limit);
+  const ProcessResult judged = run_process(campaign(2, "noisy.yaml", {"--no-pdf"}), allow_root, std::chrono::seconds(120));
+  EXPECT_EQ(judged.exit_code, 6) << describe(judged);
+  EXPECT_THAT(judged.out, HasSubstr("# stage collectives: completed at"));  // judged again, not measured again
+  const nlohmann::json second = read_json(results() / "summary.json");
+  const nlohmann::json& check = second["checks"][0];
+  EXPECT_GE(median, limit);  // what a coin flip on the median would have passed
+  EXPECT_EQ(check["verdict"], "INCONCLUSIVE") << check.dump(2);
+  EXPECT_EQ(second["verdict"], "INCONCLUSIVE");
+  EXPECT_THAT(check["statement"].get<std::string>(), HasSubstr("repetitions would decide"));
+  EXPECT_GT(check["repetitions_needed"].get<int>(), 10);
+  EXPECT_THAT(read_file(results() / "junit.xml"), HasSubstr("type=\"inconclusive\""));
 }
 
 }  // namespace
