@@ -31,7 +31,9 @@ int run_compare(const CompareOptions& options) {
                                  options.b));
   print_comparison(std::cout, comparison, options.a, options.b);
   if (!options.csv_path.empty()) write_file_atomically(options.csv_path, comparison_to_csv(comparison));
-  return exit_code_for(options.fail_on, [&](const std::string&) { return count_regressions(comparison) > 0; });
+  return exit_code_for(options.fail_on, [&](const std::string& condition) {
+    return condition == "noisy" ? count_too_noisy(comparison) > 0 : count_regressions(comparison) > 0;
+  });
 }
 
 const Registrar<CommandRegistration> registrar{{
@@ -41,7 +43,9 @@ const Registrar<CommandRegistration> registrar{{
       sub.add_option("a", options->a, "result set A: a results file or directory")->required();
       sub.add_option("b", options->b, "result set B: a results file or directory")->required();
       sub.add_option("--csv", options->csv_path, "write the comparison as CSV here");
-      add_fail_on_option(sub, options->fail_on, {{"regression", "B is slower than A beyond the spread at any size"}});
+      add_fail_on_option(sub, options->fail_on,
+                         {{"regression", "B is slower than A beyond the spread at any size"},
+                          {"noisy", "at some size the runs spread 100% or more: too noisy to compare"}});
       return [options] { return run_compare(*options); };
     }}};
 

@@ -135,6 +135,17 @@ bool is_regression(const ComparedRow& row) {
   return beyond && row.time_ratio_b_over_a > 1;
 }
 
+bool too_noisy_to_compare(const ComparedRow& row) {
+  return spread_recorded(row.significance) && row.spread_fraction >= too_noisy_spread_fraction;
+}
+
+std::size_t count_too_noisy(const Comparison& comparison) {
+  std::size_t noisy = 0;
+  for (const OpComparison& op : comparison.ops)
+    noisy += std::count_if(op.rows.begin(), op.rows.end(), too_noisy_to_compare);
+  return noisy;
+}
+
 std::size_t count_regressions(const Comparison& comparison) {
   std::size_t regressions = 0;
   for (const OpComparison& op : comparison.ops)
@@ -178,6 +189,10 @@ void print_comparison(std::ostream& out, const Comparison& comparison, std::stri
                              "default noise bound of {:.0f}%",
                              verdict.empty() ? "" : "; ", without_spread, count(Significance::beyond_default_bound),
                              100 * default_noise_bound_fraction);
+    if (const auto noisy = std::count_if(op.rows.begin(), op.rows.end(), too_noisy_to_compare); noisy > 0)
+      verdict += fmt::format("; {} of them too noisy to compare (spread >= {:.0f}%: a difference of {:.0f}x or less "
+                             "hides in the noise)",
+                             noisy, 100 * too_noisy_spread_fraction, 1 + too_noisy_spread_fraction);
     out << fmt::format("# {}: geometric mean time ratio B/A {:.3f} over {} sizes; {}\n", op.op,
                        op.geomean_time_ratio_b_over_a, op.rows.size(), verdict);
   }
@@ -185,6 +200,10 @@ void print_comparison(std::ostream& out, const Comparison& comparison, std::stri
     out << fmt::format("# unmatched rows: {} only in A, {} only in B\n", comparison.only_in_a, comparison.only_in_b);
   out << fmt::format("# regressions: {} sizes where B is slower than A beyond the spread\n",
                      count_regressions(comparison));
+  if (const std::size_t noisy = count_too_noisy(comparison); noisy > 0)
+    out << fmt::format("# too noisy to compare: {} sizes whose runs spread {:.0f}% or more; at those sizes these runs "
+                       "say nothing about each other (more iterations, or a quieter machine)\n",
+                       noisy, 100 * too_noisy_spread_fraction);
   if (comparison.duplicates_merged)
     out << fmt::format("# {} duplicate rows (several runs) were merged, keeping the fastest\n",
                        comparison.duplicates_merged);
