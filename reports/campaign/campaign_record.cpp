@@ -96,7 +96,12 @@ std::string y_label_of(const CheckVerdict& verdict) {
 // The check's measurements against its limit: the median over the repetitions per size (or per
 // pair), shaded down (bandwidth) or up (time) to the confidence bound the verdict rests on, and the
 // limit as a dashed line named after the check.
-LogLogPlot plot_of_check(const CheckVerdict& verdict, double confidence) {
+PlotStyle record_plot_style(double confidence) {
+  return {plot_width_px, plot_height_px, true,
+          fmt::format(" - {:.1f}% confidence bound", 100 * (1 - (1 - confidence) / 2))};
+}
+
+LogLogPlot plot_of_check(const CheckVerdict& verdict) {
   const bool pairs = std::all_of(verdict.measurements.begin(), verdict.measurements.end(),
                                  [](const diagnosis::MeasurementVerdict& m) { return is_pair(m.first); });
   LogLogPlot plot;
@@ -106,10 +111,6 @@ LogLogPlot plot_of_check(const CheckVerdict& verdict, double confidence) {
   plot.x_is_bytes = !pairs;
   plot.x_log = !pairs;
   plot.y_log = !verdict.higher_is_better;
-  plot.width_px = plot_width_px;
-  plot.height_px = plot_height_px;
-  plot.legend_below = true;
-  const std::string bound = fmt::format("{:.1f}% confidence bound", 100 * (1 - (1 - confidence) / 2));
   std::map<std::string, std::size_t> series_of;
   double x_min = 0;
   double x_max = 0;
@@ -120,7 +121,7 @@ LogLogPlot plot_of_check(const CheckVerdict& verdict, double confidence) {
                                                              m.first.nranks);
     const auto [it, added] = series_of.try_emplace(key, plot.series.size());
     if (added)
-      plot.series.push_back({fmt::format("{}: median over repetitions", key), {}, {}, fmt::format("{}: {}", key, bound)});
+      plot.series.push_back({fmt::format("{}, median over repetitions", key), {}, {}});
     PlotSeries& series = plot.series[it->second];
     const double x = pairs ? static_cast<double>(i + 1) : static_cast<double>(m.first.bytes);
     series.points.emplace_back(x, m.verdict.median);
@@ -218,7 +219,8 @@ std::string check_details(const CampaignRecord& record) {
     html += fmt::format("<section class=\"check\" id=\"check-{}\"><h3>{}. {}: {}</h3>\n<p>{}</p>\n", i + 1, i + 1,
                         h(v.check.name), verdict_text(v), h(v.statement));
     if (has_plot(v))
-      html += fmt::format("<div class=\"plot\">{}</div>\n", render_svg(plot_of_check(v, record.confidence))) +
+      html += fmt::format("<div class=\"plot\">{}</div>\n",
+                          render_svg(plot_of_check(v), record_plot_style(record.confidence))) +
               measurement_table(v);
     if (!v.findings.empty()) {
       html += "<table class=\"findings\"><tr><th>subject</th><th>evidence</th></tr>\n";

@@ -34,17 +34,17 @@ double size_tick_step(double x_min, double x_max) {
 
 }  // namespace
 
-std::string gnuplot_script(const LogLogPlot& plot) {
+std::string gnuplot_script(const LogLogPlot& plot, const PlotStyle& style) {
   // noenhanced: no ^ _ @ { } markup in labels; no 'mouse' option: the SVG carries no JavaScript.
   // 960 x 500 at 100% zoom with 14 px text; the legend inside at the top left, where small sizes
   // leave bandwidth and time low, in an opaque box so no line crosses its text.
   std::string script = fmt::format("set terminal svg size {},{} dynamic noenhanced font 'sans,14' background '#ffffff'\n",
-                                   plot.width_px, plot.height_px);
+                                   style.width_px, style.height_px);
   script += fmt::format("set title '{}'\nset xlabel '{}'\nset ylabel '{}'\n", gnuplot_safe_text(plot.title),
                         gnuplot_safe_text(plot.x_label), gnuplot_safe_text(plot.y_label));
   script += "set grid xtics ytics mxtics mytics lc rgb '#dddddd'\n";
-  script += plot.legend_below ? "set key outside below center Left reverse box\n"
-                              : "set key inside top left Left reverse box opaque\n";
+  script += style.legend_below ? "set key outside below center Left reverse box\n"
+                               : "set key inside top left Left reverse box opaque\n";
   script += plot.y_log ? "set logscale y 10\n" : "set yrange [0:*]\n";
   const auto plotted_point = [&plot](double x, double y) { return y > 0 && (x > 0 || (!plot.x_log && x >= 0)); };
   double x_min = 0, x_max = 0;
@@ -92,10 +92,8 @@ std::string gnuplot_script(const LogLogPlot& plot) {
     if (!band.empty()) {
       script += fmt::format("$band{} << EOD\n{}EOD\n", i, band);
       plotted.push_back(fmt::format("$band{} using 1:2:3 with filledcurves lt {} fs transparent solid 0.2 noborder "
-                                    "title '{}'",
-                                    i, i + 1,
-                                    series.band_title.empty() ? title + " p99 band"
-                                                              : gnuplot_safe_text(series.band_title)));
+                                    "title '{}{}'",
+                                    i, i + 1, title, gnuplot_safe_text(style.band_suffix)));
     }
     script += fmt::format("$series{} << EOD\n{}EOD\n", i, block);
     plotted.push_back(fmt::format("$series{} using 1:2 with linespoints lt {} pt 7 ps 0.6 lw 2 title '{}'", i, i + 1,
@@ -120,8 +118,8 @@ std::string gnuplot_script(const LogLogPlot& plot) {
   return script + "\n";
 }
 
-std::string render_svg(const LogLogPlot& plot) {
-  return draw_svg("gnuplot", {}, gnuplot_script(plot), fmt::format("'{}'", plot.title), "gnuplot-nox");
+std::string render_svg(const LogLogPlot& plot, const PlotStyle& style) {
+  return draw_svg("gnuplot", {}, gnuplot_script(plot, style), fmt::format("'{}'", plot.title), "gnuplot-nox");
 }
 
 }  // namespace fb

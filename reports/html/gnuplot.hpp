@@ -16,8 +16,6 @@ struct PlotSeries {
   // Optional, one per point: the other edge of a shaded band around the line (the bandwidth at
   // the p99 time under the median's), in the series' colour.
   std::vector<double> band_edge;
-  // The band's legend entry; empty: "TITLE p99 band".
-  std::string band_title;
 };
 
 // A dashed horizontal line over a size range: an acceptance threshold or the model's expectation.
@@ -39,11 +37,17 @@ struct LogLogPlot {
   bool y_log = true;
   std::vector<ReferenceLine> references;
   bool x_log = true;  // false: a linear x axis from 0 (time in a soak run)
-  // Canvas in px, drawn with 14 px text: a printed page scales it to the text width, so a smaller
-  // canvas keeps the text larger on paper (the acceptance record's 720 x 420 at 180 mm: 9.9 pt).
+};
+
+// How a plot is laid out, beside what it shows. The report uses the defaults; the acceptance record
+// draws on a smaller canvas (14 px text scaled to a printed page's text width stays larger: 720 x
+// 420 px at A4's 180 mm prints it at 9.9 pt) with the legend under the plot, where it covers no
+// curve, and names its bands as what they are.
+struct PlotStyle {
   int width_px = 960;
   int height_px = 500;
-  bool legend_below = false;  // under the plot, where it covers no curve
+  bool legend_below = false;
+  std::string band_suffix = " p99 band";  // a band's legend entry: the series' title and this
 };
 
 // Text for a gnuplot single-quoted string: only letters, digits, space and . , : ; _ - + / ( ) [ ] = # %
@@ -52,10 +56,10 @@ struct LogLogPlot {
 std::string gnuplot_safe_text(std::string_view text);
 
 // The gnuplot script that draws `plot` as SVG on standard output (exposed for tests).
-std::string gnuplot_script(const LogLogPlot& plot);
+std::string gnuplot_script(const LogLogPlot& plot, const PlotStyle& style = {});
 
 // Runs gnuplot and returns the <svg> element. Throws std::runtime_error when gnuplot is missing or
 // fails, with its message.
-std::string render_svg(const LogLogPlot& plot);
+std::string render_svg(const LogLogPlot& plot, const PlotStyle& style = {});
 
 }  // namespace fb
