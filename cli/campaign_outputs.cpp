@@ -129,7 +129,10 @@ int CampaignOutputs::write(const CampaignState& state, std::ostream& out) const 
   std::vector<LoadedResults> sets;
   for (const CampaignStage& stage : plan_.stages) {
     const StageState* s = state.stage(stage.name);
-    RecordStage row{stage.name, std::string(name_of(stage.kind)), s ? std::string(name_of(s->status)) : "not run"};
+    RecordStage row;
+    row.name = stage.name;
+    row.kind = name_of(stage.kind);
+    row.status = s ? std::string(name_of(s->status)) : "not run";
     if (s) {
       row.attempts = s->attempts;
       row.started = s->started;

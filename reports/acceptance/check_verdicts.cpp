@@ -14,7 +14,9 @@ using diagnosis::Decision;
 
 CheckVerdict from_repeated(const Check& check, std::string origin, diagnosis::RepeatedLimitVerdict judged,
                            const diagnosis::RepeatedLimit& limit) {
-  CheckVerdict verdict{.check = check, .origin = std::move(origin)};
+  CheckVerdict verdict;
+  verdict.check = check;
+  verdict.origin = std::move(origin);
   verdict.decision = judged.decision;
   verdict.statement = std::move(judged.statement);
   verdict.repetitions_needed = judged.repetitions_needed;
@@ -73,7 +75,9 @@ CheckVerdict judge_pairwise(const Check& check, const std::string& origin, std::
 
 // Element counts and host comparisons: acceptance.hpp's rule, which repetitions do not change.
 CheckVerdict from_acceptance_rule(CheckResult result, const std::string& origin) {
-  CheckVerdict verdict{.check = result.check, .origin = origin};
+  CheckVerdict verdict;
+  verdict.check = result.check;
+  verdict.origin = origin;
   verdict.rows = result.rows_checked;
   verdict.findings = std::move(result.findings);
   verdict.skipped = result.status == CheckStatus::skip;

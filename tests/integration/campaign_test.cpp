@@ -112,14 +112,14 @@ TEST_F(CampaignTest, CpuPlanKilledMidStageResumesAndLeavesEveryOutput) {
   EXPECT_EQ(summary["plan"]["sha256"].get<std::string>().size(), 64u);
   EXPECT_EQ(summary["verdict"], second.exit_code == 0 ? "PASS" : summary["verdict"].get<std::string>());
   ASSERT_EQ(summary["stages"].size(), 4u);
-  // all_reduce and all_gather at 8, 256, 8K, 256K bytes, 10 repetitions each.
+  // all_reduce and all_gather at 16, 512, 16K, 512K bytes, 10 repetitions each.
   EXPECT_EQ(summary["stages"][3]["rows"], 2 * 4 * 10);
   ASSERT_EQ(summary["checks"].size(), 5u);
   const nlohmann::json& busbw = summary["checks"][0];
-  EXPECT_EQ(busbw["name"], "all_reduce busbw at >= 32K");
-  ASSERT_EQ(busbw["measurements"].size(), 1u);  // 256K only: 32K and up
+  EXPECT_EQ(busbw["name"], "all_reduce busbw at >= 256K");
+  ASSERT_EQ(busbw["measurements"].size(), 1u);  // 512K only: 256K and up
   EXPECT_EQ(busbw["measurements"][0]["repetitions"], 10);
-  EXPECT_EQ(busbw["measurements"][0]["bytes"], 262144);
+  EXPECT_EQ(busbw["measurements"][0]["bytes"], 524288);
   // Four ranks paired two ways each round: every ordered pair of the 4 ranks, 8 repetitions.
   const nlohmann::json& pairs = summary["checks"][3];
   EXPECT_EQ(pairs["measurements"].size(), 12u);
