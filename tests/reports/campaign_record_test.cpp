@@ -164,7 +164,7 @@ struct PdfText {
 PdfText words_of(const std::filesystem::path& pdf, const std::filesystem::path& scratch) {
   const std::string xhtml = run({"/usr/bin/pdftotext", "-bbox", pdf.string(), "-"}, scratch);
   PdfText text;
-  const std::regex page_re(R"(<page width="([0-9.]+)" height="([0-9.]+)">)");
+  const std::regex page_re(R"re(<page width="([0-9.]+)" height="([0-9.]+)">)re");
   const std::regex word_re(R"re(<word xMin="([0-9.]+)" yMin="([0-9.]+)" xMax="([0-9.]+)" yMax="([0-9.]+)">([^<]*)</word>)re");
   std::istringstream lines(xhtml);
   for (std::string line; std::getline(lines, line);) {
@@ -186,7 +186,7 @@ int red_pixels(const std::filesystem::path& pdf, int page, double y_from_pt, dou
   const std::string ppm =
       run({"/usr/bin/pdftoppm", "-r", "72", "-f", std::to_string(page), "-l", std::to_string(page), "-x", "0", "-y",
            std::to_string(static_cast<int>(y_from_pt)), "-W", std::to_string(static_cast<int>(width_pt)), "-H",
-           std::to_string(static_cast<int>(y_to_pt - y_from_pt))},
+           std::to_string(static_cast<int>(y_to_pt - y_from_pt)), pdf.string()},
           scratch);
   // P6 header: magic, width, height, maxval, then RGB bytes.
   std::istringstream header(ppm);
@@ -269,7 +269,7 @@ TEST_P(RecordPdf, PlotTextAtLeast8PtPageNumbersAndEveryCheckLineOnItsPlot) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Papers, RecordPdf, ::testing::Values(Paper::a4, Paper::letter),
-                         [](const auto& info) { return info.param == Paper::a4 ? "A4" : "Letter"; });
+                         [](const auto& paper) { return paper.param == Paper::a4 ? "A4" : "Letter"; });
 
 // The same checks for the screen: laid out by Chromium, measured by a script in a copy.
 constexpr std::string_view measuring_script = R"(<script>
