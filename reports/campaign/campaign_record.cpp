@@ -27,8 +27,13 @@ body { font-family: "DejaVu Sans", sans-serif; font-size: 10.5pt; color: #111; m
        line-height: 1.35; }
 h1 { font-size: 18pt; margin: 0 0 0.3em; } h2 { font-size: 14pt; margin: 1.2em 0 0.4em; border-bottom: 1px solid #999; }
 h3 { font-size: 11.5pt; margin: 1em 0 0.3em; }
-table { border-collapse: collapse; margin: 0.4em 0; } th, td { border: 1px solid #bbb; padding: 2px 6px; font-size: 9.5pt;
-  vertical-align: top; text-align: left; } th { background: #f0f0f0; } td.num { text-align: right; white-space: nowrap; }
+table { border-collapse: collapse; margin: 0.4em 0; max-width: 100%; }
+table.checks, table.measurements, table.stages, table.flags { width: 100%; table-layout: fixed; }
+table.measurements th.subject { width: 32%; } table.measurements th.pair { width: 6%; } table.checks th:nth-child(1) { width: 4%; }
+table.checks th:nth-child(2) { width: 20%; } table.checks th:nth-child(3) { width: 15%; }
+table.checks th:nth-child(4) { width: 14%; } table.checks th:nth-child(5) { width: 7%; }
+th, td { border: 1px solid #bbb; padding: 2px 5px; font-size: 9pt; vertical-align: top; text-align: left;
+  overflow-wrap: anywhere; } th { background: #f0f0f0; } td.num { text-align: right; white-space: nowrap; }
 tr.fail td { background: #fde0e0; } tr.inconclusive td { background: #fff3cd; }
 .banner { font-size: 14pt; font-weight: bold; padding: 0.5em 0.8em; border: 2px solid; margin: 0.8em 0; }
 .banner.PASS { border-color: #2a7a2a; background: #e6f4e6; } .banner.FAIL { border-color: #b00000; background: #fde0e0; }
@@ -74,10 +79,11 @@ std::string verdict_text(const CheckVerdict& verdict) {
 
 std::string value_text(double value) { return fmt::format("{:.4g}", value); }
 
-// Plot labels: gnuplot's safe set has no '<' or '>', so the check's own words stand in for them.
+// Plot labels: gnuplot's safe set has no '<' or '>', so words stand in for them ("busbw at >= 1G":
+// from 1G on).
 std::string plot_label(std::string text) {
-  for (const auto& [from, to] : {std::pair<std::string_view, std::string_view>{">=", "at least"}, {"<=", "at most"},
-                                 {">", "over"}, {"<", "under"}}) {
+  for (const auto& [from, to] : {std::pair<std::string_view, std::string_view>{"at >=", "from"}, {">=", "at least"},
+                                 {"<=", "at most"}, {">", "over"}, {"<", "under"}}) {
     for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
       text.replace(at, from.size(), to);
   }
@@ -98,7 +104,7 @@ std::string y_label_of(const CheckVerdict& verdict) {
 // limit as a dashed line named after the check.
 PlotStyle record_plot_style(double confidence) {
   return {plot_width_px, plot_height_px, true,
-          fmt::format(" - {:.1f}% confidence bound", 100 * (1 - (1 - confidence) / 2))};
+          fmt::format(" and its {:.1f}% confidence bound", 100 * (1 - (1 - confidence) / 2))};
 }
 
 LogLogPlot plot_of_check(const CheckVerdict& verdict) {
@@ -116,12 +122,11 @@ LogLogPlot plot_of_check(const CheckVerdict& verdict) {
   double x_max = 0;
   for (std::size_t i = 0; i < verdict.measurements.size(); ++i) {
     const diagnosis::MeasurementVerdict& m = verdict.measurements[i];
-    const std::string key = pairs ? m.first.op : fmt::format("{} {}, {} ranks", m.first.op,
-                                                             m.first.in_place ? "in-place" : "out-of-place",
-                                                             m.first.nranks);
+    const std::string key = pairs ? m.first.op : fmt::format("{}{}, {} ranks", m.first.op,
+                                                             m.first.in_place ? " in-place" : "", m.first.nranks);
     const auto [it, added] = series_of.try_emplace(key, plot.series.size());
     if (added)
-      plot.series.push_back({fmt::format("{}, median over repetitions", key), {}, {}});
+      plot.series.push_back({fmt::format("{}: median", key), {}, {}});
     PlotSeries& series = plot.series[it->second];
     const double x = pairs ? static_cast<double>(i + 1) : static_cast<double>(m.first.bytes);
     series.points.emplace_back(x, m.verdict.median);
@@ -192,9 +197,9 @@ std::string measurement_table(const CheckVerdict& v) {
   const bool pairs = std::all_of(v.measurements.begin(), v.measurements.end(),
                                  [](const diagnosis::MeasurementVerdict& m) { return is_pair(m.first); });
   std::string html = fmt::format(
-      "<table class=\"measurements\"><tr>{}<th>measurement</th><th>repetitions</th><th>median</th><th>lower bound</th>"
-      "<th>upper bound</th><th>limit ({})</th><th>verdict</th><th>repetitions to decide</th></tr>\n",
-      pairs ? "<th>pair</th>" : "", h(v.unit));
+      "<table class=\"measurements\"><tr>{}<th class=\"subject\">measurement</th><th>repetitions</th><th>median</th><th>lower bound</th>"
+      "<th>upper bound</th><th>limit ({})</th><th>verdict</th><th>would decide</th></tr>\n",
+      pairs ? "<th class=\"pair\">pair</th>" : "", h(v.unit));
   for (std::size_t i = 0; i < v.measurements.size(); ++i) {
     const diagnosis::MeasurementVerdict& m = v.measurements[i];
     const auto bound = [](std::optional<double> b) { return b ? value_text(*b) : std::string("none"); };

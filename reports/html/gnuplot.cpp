@@ -43,7 +43,7 @@ std::string gnuplot_script(const LogLogPlot& plot, const PlotStyle& style) {
   script += fmt::format("set title '{}'\nset xlabel '{}'\nset ylabel '{}'\n", gnuplot_safe_text(plot.title),
                         gnuplot_safe_text(plot.x_label), gnuplot_safe_text(plot.y_label));
   script += "set grid xtics ytics mxtics mytics lc rgb '#dddddd'\n";
-  script += style.legend_below ? "set key outside below center Left reverse box\n"
+  script += style.legend_above ? "set key outside top center vertical Left reverse box\n"
                                : "set key inside top left Left reverse box opaque\n";
   script += plot.y_log ? "set logscale y 10\n" : "set yrange [0:*]\n";
   const auto plotted_point = [&plot](double x, double y) { return y > 0 && (x > 0 || (!plot.x_log && x >= 0)); };
