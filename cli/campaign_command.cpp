@@ -68,9 +68,7 @@ class Campaign {
       plan_ = read_campaign_plan(options_.plan_path);
       if (!options_.results_dir.empty()) plan_.results_dir = options_.results_dir;
       BackendRegistry::instance().at(plan_.backend).require_supported(plan_.launch);
-    } catch (const InputError& e) {
-      return fail(e.what(), prints, ExitCode::input);
-    } catch (const UsageError& e) {
+    } catch (const InputError& e) { return fail(e.what(), prints, ExitCode::input); } catch (const UsageError& e) {
       return fail(e.what(), prints, ExitCode::usage);
     }
     if (options_.dry_run) return describe_plan();
@@ -88,9 +86,7 @@ class Campaign {
         outputs_.emplace(plan_, options_.pdf, options_.json_path);
         std::filesystem::create_directories(plan_.results_dir);
         state_.emplace(plan_.results_dir / "campaign-state.json", outputs_->plan_sha256());
-      } catch (const InputError& e) {
-        error = e.what();
-      } catch (const std::exception& e) {
+      } catch (const InputError& e) { error = e.what(); } catch (const std::exception& e) {
         error = e.what();
         error_code = ExitCode::runtime;
       }
@@ -144,9 +140,7 @@ class Campaign {
       std::cout << fmt::format("# checks: {} from {}{}\n", outputs.check_count(),
                                plan_.thresholds ? plan_.thresholds->string() : "no thresholds file",
                                plan_.model_checks ? ", and those the topology model derives" : "");
-    } catch (const InputError& e) {
-      return fail(e.what(), true, ExitCode::input);
-    }
+    } catch (const InputError& e) { return fail(e.what(), true, ExitCode::input); }
     return 0;
   }
 
@@ -176,7 +170,8 @@ class Campaign {
     if (reporting_) {
       std::filesystem::create_directories(plan_.results_dir / folder);
       state_->begin(stage.name, folder);
-      std::cout << fmt::format("# stage {} ({}) at {}\n", stage.name, name_of(stage.kind), state_->stage(stage.name)->started)
+      std::cout << fmt::format("# stage {} ({}) at {}\n", stage.name, name_of(stage.kind),
+                               state_->stage(stage.name)->started)
                 << std::flush;
     }
     const StageOutcome outcome = stage.kind == StageKind::doctor ? run_doctor(plan_.results_dir / folder)
@@ -192,8 +187,8 @@ class Campaign {
     const RankPlacement& placement = backend_->placement();
     const auto& hosts = placement.rank_hosts;
     const auto self = static_cast<std::size_t>(placement.rank);
-    const bool inspects = std::find(hosts.begin(), hosts.end(), hosts.at(self)) - hosts.begin() ==
-                          static_cast<std::ptrdiff_t>(self);
+    const bool inspects =
+        std::find(hosts.begin(), hosts.end(), hosts.at(self)) - hosts.begin() == static_cast<std::ptrdiff_t>(self);
     std::string payload;
     if (inspects) {
       try {
@@ -266,9 +261,7 @@ class Campaign {
         console.emplace(std::cout, std::cerr,
                         ConsoleSettings{.round_progress = true, .progress_on_terminal = terminal, .results = paths});
         sinks.emplace(std::vector<RowSink*>{&*results, &*console});
-      } catch (const std::exception& e) {
-        writer_error = e.what();
-      }
+      } catch (const std::exception& e) { writer_error = e.what(); }
     }
     if (!backend_->job().all_agree(writer_error.empty()))
       return {StageStatus::failed, writer_error.empty() ? "rank 0 cannot write the stage's results" : writer_error};
@@ -287,8 +280,8 @@ class Campaign {
       return {StageStatus::failed, e.what()};
     }
     if (outcome.wrong_elements > 0)
-      return {StageStatus::completed, fmt::format("{} wrong elements (the zero_wrong check judges them)",
-                                                  outcome.wrong_elements)};
+      return {StageStatus::completed,
+              fmt::format("{} wrong elements (the zero_wrong check judges them)", outcome.wrong_elements)};
     return {};
   }
 
@@ -301,22 +294,22 @@ class Campaign {
   std::optional<CampaignState> state_;      // rank 0
 };
 
-const Registrar<CommandRegistration> registrar{{
-    "campaign",
-    "run an acceptance campaign from a plan (YAML): doctor, pair patterns, collectives, soak; leaves a record "
-    "(HTML, PDF), a JSON summary, JUnit and a drain list; resumes where it stopped",
-    [](CLI::App& sub, const ProcessArguments& process) -> std::function<int()> {
-      auto options = std::make_shared<CampaignOptions>();
-      sub.add_option("plan", options->plan_path, "the campaign plan (YAML; see plans/ and docs/acceptance.md)")
-          ->required();
-      sub.add_option("-D,--results-dir", options->results_dir,
-                     "folder for every stage's results and the record (default: the plan's results_dir)");
-      sub.add_option("--json", options->json_path, "also write the JSON summary here (- for standard output)");
-      sub.add_flag("!--no-pdf", options->pdf, "leave out the PDF record (it needs chromium)");
-      sub.add_flag("--dry-run", options->dry_run,
-                   "read and check the plan and its thresholds, list the stages, measure nothing");
-      return [options, process] { return Campaign(*options, process).run(); };
-    }}};
+const Registrar<CommandRegistration> registrar{
+    {"campaign",
+     "run an acceptance campaign from a plan (YAML): doctor, pair patterns, collectives, soak; leaves a record "
+     "(HTML, PDF), a JSON summary, JUnit and a drain list; resumes where it stopped",
+     [](CLI::App& sub, const ProcessArguments& process) -> std::function<int()> {
+       auto options = std::make_shared<CampaignOptions>();
+       sub.add_option("plan", options->plan_path, "the campaign plan (YAML; see plans/ and docs/acceptance.md)")
+           ->required();
+       sub.add_option("-D,--results-dir", options->results_dir,
+                      "folder for every stage's results and the record (default: the plan's results_dir)");
+       sub.add_option("--json", options->json_path, "also write the JSON summary here (- for standard output)");
+       sub.add_flag("!--no-pdf", options->pdf, "leave out the PDF record (it needs chromium)");
+       sub.add_flag("--dry-run", options->dry_run,
+                    "read and check the plan and its thresholds, list the stages, measure nothing");
+       return [options, process] { return Campaign(*options, process).run(); };
+     }}};
 
 }  // namespace
 }  // namespace fb::cli

@@ -119,7 +119,8 @@ int CampaignOutputs::write(const CampaignState& state, std::ostream& out) const 
   record.results_dir = dir.string();
   record.confidence = plan_.confidence;
   record.plan = {plan_.source.string(), plan_sha256_, plan_.text};
-  if (thresholds_) record.thresholds = RecordFile{plan_.thresholds->string(), sha256_hex(thresholds_text_), thresholds_text_};
+  if (thresholds_)
+    record.thresholds = RecordFile{plan_.thresholds->string(), sha256_hex(thresholds_text_), thresholds_text_};
 
   DrainList drain("campaign");
   const auto drain_host = [&](const std::string& host, const std::string& reason) {
@@ -168,8 +169,11 @@ int CampaignOutputs::write(const CampaignState& state, std::ostream& out) const 
     for (const Finding& finding : verdict.findings)
       if (finding.kind == "slow_host") drain_host(finding.subject, verdict.check.name + ": " + finding.evidence);
 
-  record.files = {{"record (HTML)", "record.html"}, {"summary (JSON)", "summary.json"}, {"JUnit XML", "junit.xml"},
-                  {"drain list", "drain-list.txt"}, {"state", "campaign-state.json"}};
+  record.files = {{"record (HTML)", "record.html"},
+                  {"summary (JSON)", "summary.json"},
+                  {"JUnit XML", "junit.xml"},
+                  {"drain list", "drain-list.txt"},
+                  {"state", "campaign-state.json"}};
   if (pdf_) {
     record.files.emplace_back("record (PDF, A4)", "record-a4.pdf");
     record.files.emplace_back("record (PDF, Letter)", "record-letter.pdf");

@@ -60,9 +60,7 @@ class MapReader {
     if (!text) return std::nullopt;
     try {
       return parse_size_bytes(*text);
-    } catch (const UsageError& e) {
-      fail(node_[key], fmt::format("'{}': {}", key, e.what()));
-    }
+    } catch (const UsageError& e) { fail(node_[key], fmt::format("'{}': {}", key, e.what())); }
   }
 
   std::vector<std::string> strings(const std::string& key) {
@@ -103,9 +101,7 @@ double duration_seconds(MapReader& reader, const std::string& key) {
   double value = 0;
   try {
     value = std::stod(*text, &parsed);
-  } catch (const std::exception&) {
-    parsed = 0;
-  }
+  } catch (const std::exception&) { parsed = 0; }
   const std::string unit = parsed == 0 ? "" : text->substr(parsed);
   const double scale = unit == "h" ? 3600 : unit == "m" ? 60 : unit == "s" || unit.empty() ? 1 : 0;
   if (parsed == 0 || scale == 0 || !(value > 0) || !std::isfinite(value))
@@ -134,9 +130,7 @@ void read_run_options(MapReader& reader, CampaignStage& stage) {
     if (const YAML::Node at = reader.self()[key]) {
       try {
         parse_size_bytes(at.Scalar());
-      } catch (const UsageError& e) {
-        reader.fail(at, fmt::format("'{}': {}", key, e.what()));
-      }
+      } catch (const UsageError& e) { reader.fail(at, fmt::format("'{}': {}", key, e.what())); }
     }
   run.step_factor = reader.scalar<std::uint64_t>("step_factor").value_or(run.step_factor);
   if (const auto iterations = reader.scalar<std::string>("iterations")) {
@@ -151,10 +145,9 @@ void read_run_options(MapReader& reader, CampaignStage& stage) {
   run.min_time_s = reader.scalar<double>("min_time_s").value_or(run.min_time_s);
   run.timeout_s = reader.scalar<double>("timeout_s").value_or(run.timeout_s);
   run.dtype = reader.scalar<std::string>("dtype").value_or(run.dtype);
-  run.placement = reader.scalar<std::string>("placement").value_or(stage.kind == StageKind::collectives ||
-                                                                            stage.kind == StageKind::soak
-                                                                        ? "out-of-place"
-                                                                        : run.placement);
+  run.placement = reader.scalar<std::string>("placement")
+                      .value_or(stage.kind == StageKind::collectives || stage.kind == StageKind::soak ? "out-of-place"
+                                                                                                      : run.placement);
   run.pair_endpoints = reader.scalar<std::string>("pair_endpoints").value_or(run.pair_endpoints);
   run.cut = reader.scalar<std::string>("cut").value_or(run.cut);
   stage.repetitions = reader.scalar<int>("repetitions").value_or(stage.repetitions);
@@ -164,9 +157,7 @@ void read_run_options(MapReader& reader, CampaignStage& stage) {
     reader.fail(reader.self()["duration"], "'duration' is for soak stages");
   try {
     validate_run_options(run);
-  } catch (const UsageError& e) {
-    reader.fail(reader.self(), fmt::format("stage '{}': {}", stage.name, e.what()));
-  }
+  } catch (const UsageError& e) { reader.fail(reader.self(), fmt::format("stage '{}': {}", stage.name, e.what())); }
 }
 
 CampaignStage read_stage(const YAML::Node& node, const std::string& origin) {
@@ -175,15 +166,17 @@ CampaignStage read_stage(const YAML::Node& node, const std::string& origin) {
   stage.line = node.Mark().line + 1;
   const std::optional<std::string> kind = reader.scalar<std::string>("kind");
   if (!kind) reader.fail(node, "each stage needs 'kind' (doctor, pairwise, concurrent, collectives, soak)");
-  const auto known = std::find_if(stage_kinds.begin(), stage_kinds.end(), [&](const auto& k) { return k.second == *kind; });
+  const auto known =
+      std::find_if(stage_kinds.begin(), stage_kinds.end(), [&](const auto& k) { return k.second == *kind; });
   if (known == stage_kinds.end())
-    reader.fail(node["kind"], fmt::format("unknown stage kind '{}' (doctor, pairwise, concurrent, collectives, soak)",
-                                          *kind));
+    reader.fail(node["kind"],
+                fmt::format("unknown stage kind '{}' (doctor, pairwise, concurrent, collectives, soak)", *kind));
   stage.kind = known->first;
   stage.name = reader.scalar<std::string>("name").value_or(*kind);
   // The name is a folder in the results directory: no path tricks.
-  if (stage.name.empty() || stage.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
-                                std::string::npos)
+  if (stage.name.empty() ||
+      stage.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+          std::string::npos)
     reader.fail(node, fmt::format("stage name '{}' may hold only letters, digits, '-' and '_'", stage.name));
   if (stage.kind != StageKind::doctor) read_run_options(reader, stage);
   reader.reject_unknown_keys();
@@ -197,8 +190,7 @@ ModelChecks read_model_checks(const YAML::Node& node, const std::string& origin,
   for (const std::string& file : reader.strings("topology")) checks.topology.push_back(base / file);
   if (checks.topology.empty()) reader.fail(node, "'model_checks' needs 'topology': the files the model is built from");
   checks.fraction = reader.scalar<double>("fraction").value_or(checks.fraction);
-  if (!(checks.fraction > 0 && checks.fraction <= 1))
-    reader.fail(node["fraction"], "'fraction' must be in (0, 1]");
+  if (!(checks.fraction > 0 && checks.fraction <= 1)) reader.fail(node["fraction"], "'fraction' must be in (0, 1]");
   checks.min_bytes = reader.size("min_bytes").value_or(0);
   reader.reject_unknown_keys();
   return checks;
@@ -217,9 +209,7 @@ CampaignPlan parse_campaign_plan(const std::string& text, const std::filesystem:
   YAML::Node root;
   try {
     root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw input_error_at(where, static_cast<std::size_t>(e.mark.line) + 1, e.msg);
-  }
+  } catch (const YAML::Exception& e) { throw input_error_at(where, static_cast<std::size_t>(e.mark.line) + 1, e.msg); }
   MapReader reader(root, where, "a campaign plan");
   CampaignPlan plan;
   plan.source = origin;
@@ -239,7 +229,8 @@ CampaignPlan parse_campaign_plan(const std::string& text, const std::filesystem:
   if (const YAML::Node model = reader.node("model_checks")) plan.model_checks = read_model_checks(model, where, base);
   const YAML::Node stages = reader.node("stages");
   if (!stages || !stages.IsSequence() || stages.size() == 0)
-    reader.fail(stages ? stages : root, "a plan needs 'stages': a list of doctor, pairwise, concurrent, collectives, soak");
+    reader.fail(stages ? stages : root,
+                "a plan needs 'stages': a list of doctor, pairwise, concurrent, collectives, soak");
   std::set<std::string> names;
   for (const YAML::Node& node : stages) {
     CampaignStage stage = read_stage(node, where);

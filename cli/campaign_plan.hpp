@@ -19,8 +19,8 @@ struct CampaignStage {
   std::string name;  // unique in the plan; the stage's results folder and its key in the state file
   StageKind kind = StageKind::collectives;
   int line = 0;
-  RunOptions run;       // measuring stages: ops, sizes, iterations, timeout
-  int repetitions = 1;  // sweeps of the stage (rows carry their repetition): what verdicts rest on
+  RunOptions run;         // measuring stages: ops, sizes, iterations, timeout
+  int repetitions = 1;    // sweeps of the stage (rows carry their repetition): what verdicts rest on
   double duration_s = 0;  // soak: repeat until this much time has passed instead
 };
 

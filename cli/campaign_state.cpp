@@ -49,8 +49,8 @@ CampaignState::CampaignState(std::filesystem::path path, std::string plan_sha256
   try {
     const nlohmann::json json = nlohmann::json::parse(*text);
     if (json.at("schema").get<std::string>() != state_schema)
-      throw InputError(fmt::format("{}: not a campaign state file (schema {})", path_.string(),
-                                   json.at("schema").dump()));
+      throw InputError(
+          fmt::format("{}: not a campaign state file (schema {})", path_.string(), json.at("schema").dump()));
     const std::string recorded_sha = json.at("plan_sha256").get<std::string>();
     if (recorded_sha != plan_sha256_)
       throw InputError(fmt::format("{}: the campaign in this folder ran another plan (SHA-256 {}, this one {}): give "
@@ -58,9 +58,12 @@ CampaignState::CampaignState(std::filesystem::path path, std::string plan_sha256
                                    path_.string(), recorded_sha, plan_sha256_));
     started_at_ = json.at("started_at").get<std::string>();
     for (const auto& [name, stage] : json.at("stages").items())
-      stages_[name] = {status_named(stage.at("status").get<std::string>(), path_), stage.at("attempts").get<int>(),
-                       stage.at("started").get<std::string>(), stage.at("finished").get<std::string>(),
-                       stage.at("message").get<std::string>(), stage.at("results").get<std::string>()};
+      stages_[name] = {status_named(stage.at("status").get<std::string>(), path_),
+                       stage.at("attempts").get<int>(),
+                       stage.at("started").get<std::string>(),
+                       stage.at("finished").get<std::string>(),
+                       stage.at("message").get<std::string>(),
+                       stage.at("results").get<std::string>()};
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("{}: malformed campaign state: {}", path_.string(), e.what()));
   }
@@ -78,8 +81,9 @@ bool CampaignState::needs_run(const std::string& name, bool interrupted_attempt_
   if (stage.status != StageStatus::running) return false;
   // The last attempt never finished: the job ended under it.
   if (interrupted_attempt_has_incident) {
-    finish(name, StageStatus::timed_out, "the watchdog ended the job: a step passed its deadline (see the incident in "
-                                         "the stage's results)");
+    finish(name, StageStatus::timed_out,
+           "the watchdog ended the job: a step passed its deadline (see the incident in "
+           "the stage's results)");
     return false;
   }
   if (stage.attempts >= attempts_before_giving_up) {

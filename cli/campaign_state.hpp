@@ -17,10 +17,10 @@ std::string_view name_of(StageStatus status);
 struct StageState {
   StageStatus status = StageStatus::running;
   int attempts = 0;
-  std::string started;   // ISO 8601 UTC, of the latest attempt
+  std::string started;  // ISO 8601 UTC, of the latest attempt
   std::string finished;
   std::string message;
-  std::string results;   // the latest attempt's folder, relative to the results directory
+  std::string results;  // the latest attempt's folder, relative to the results directory
 };
 
 class CampaignState {

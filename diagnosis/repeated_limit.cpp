@@ -11,8 +11,8 @@ namespace fb::diagnosis {
 namespace {
 
 std::string subject_of(const ResultRow& row) {
-  std::string text = fmt::format("{} {} {}", row.op, format_size_bytes(row.bytes),
-                                 row.in_place ? "in-place" : "out-of-place");
+  std::string text =
+      fmt::format("{} {} {}", row.op, format_size_bytes(row.bytes), row.in_place ? "in-place" : "out-of-place");
   const auto endpoint = [](const std::optional<int>& rank, const std::string& host) {
     if (rank && !host.empty()) return fmt::format("rank {} ({})", *rank, host);
     return rank ? fmt::format("rank {}", *rank) : host;
@@ -30,9 +30,9 @@ std::string subject_of(const ResultRow& row) {
 std::string measurement_key(const ResultRow& row) {
   const auto number = [](const std::optional<int>& value) { return value ? std::to_string(*value) : "-"; };
   return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", row.backend, row.op, row.dtype, row.redop,
-                     number(row.root), row.in_place, row.nranks, row.bytes, number(row.src_rank),
-                     number(row.dst_rank), row.src_host, row.dst_host, row.src_device, row.dst_device,
-                     number(row.concurrent_flows), row.nodes);
+                     number(row.root), row.in_place, row.nranks, row.bytes, number(row.src_rank), number(row.dst_rank),
+                     row.src_host, row.dst_host, row.src_device, row.dst_device, number(row.concurrent_flows),
+                     row.nodes);
 }
 
 RepeatedLimitVerdict judge_over_repetitions(std::span<const ResultRow> rows, const RepeatedLimit& check) {
@@ -63,8 +63,10 @@ RepeatedLimitVerdict judge_over_repetitions(std::span<const ResultRow> rows, con
   std::size_t undecided_on_limit = 0;
   std::size_t needed = 0;
   for (const Samples& samples : measurements) {
-    MeasurementVerdict verdict{*samples.first, subject_of(*samples.first),
-                               judge_against_limit(samples.values, check.limit, check.higher_is_better, risk), {}};
+    MeasurementVerdict verdict{*samples.first,
+                               subject_of(*samples.first),
+                               judge_against_limit(samples.values, check.limit, check.higher_is_better, risk),
+                               {}};
     verdict.statement = describe(verdict.verdict, check.limit, check.higher_is_better, check.unit);
     switch (verdict.verdict.decision) {
       case Decision::pass: ++passed; break;
@@ -89,17 +91,18 @@ RepeatedLimitVerdict judge_over_repetitions(std::span<const ResultRow> rows, con
                                      total, 100 * (1 - alpha), rates);
       break;
     case Decision::fail:
-      result.statement = fmt::format("FAIL: {} of {} measurements break the limit with {:.1f}% confidence ({})",
-                                     failed, total, 100 * (1 - risk.alpha_fail), rates);
+      result.statement = fmt::format("FAIL: {} of {} measurements break the limit with {:.1f}% confidence ({})", failed,
+                                     total, 100 * (1 - risk.alpha_fail), rates);
       break;
     case Decision::inconclusive:
-      result.statement = fmt::format(
-          "INCONCLUSIVE: {} of {} measurements pass, {} cannot be decided by their repetitions at {:.0f}% "
-          "confidence; {}",
-          passed, total, undecided, 100 * check.confidence,
-          result.repetitions_needed
-              ? fmt::format("about {} repetitions would decide", *result.repetitions_needed)
-              : fmt::format("{} sit on the limit, which no number of repetitions decides", undecided_on_limit));
+      result.statement =
+          fmt::format("INCONCLUSIVE: {} of {} measurements pass, {} cannot be decided by their repetitions at {:.0f}% "
+                      "confidence; {}",
+                      passed, total, undecided, 100 * check.confidence,
+                      result.repetitions_needed
+                          ? fmt::format("about {} repetitions would decide", *result.repetitions_needed)
+                          : fmt::format("{} sit on the limit, which no number of repetitions decides",
+                                        undecided_on_limit));
       break;
   }
   return result;

@@ -26,7 +26,7 @@ struct RepeatedLimit {
   std::function<std::optional<double>(const ResultRow&)> value;
   double limit = 0;
   bool higher_is_better = true;
-  std::string unit;        // GB/s or us
+  std::string unit;          // GB/s or us
   double confidence = 0.95;  // false accepts and false rejects each at most (1 - confidence) / 2
 };
 
@@ -41,7 +41,7 @@ struct RepeatedLimitVerdict {
   Decision decision = Decision::fail;
   std::size_t rows = 0;
   std::vector<MeasurementVerdict> measurements;  // in the rows' order of first appearance
-  std::string statement;                          // one line for the check as a whole
+  std::string statement;                         // one line for the check as a whole
   // INCONCLUSIVE: the most repetitions any undecided measurement needs (empty when one of them
   // sits on the limit).
   std::optional<std::size_t> repetitions_needed;

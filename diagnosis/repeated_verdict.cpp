@@ -148,13 +148,11 @@ std::string describe(const SampleVerdict& verdict, double limit, bool higher_is_
                          bound_text(on_lower ? verdict.lower : verdict.upper, on_lower ? "at least" : "at most"),
                          limit_text);
     }
-    case Decision::inconclusive:
-      break;
+    case Decision::inconclusive: break;
   }
-  const std::string needed =
-      verdict.repetitions_needed
-          ? fmt::format("about {} repetitions would decide", *verdict.repetitions_needed)
-          : std::string("the median sits on the limit: no number of repetitions decides");
+  const std::string needed = verdict.repetitions_needed
+                                 ? fmt::format("about {} repetitions would decide", *verdict.repetitions_needed)
+                                 : std::string("the median sits on the limit: no number of repetitions decides");
   return fmt::format("INCONCLUSIVE: {}; the confidence bounds ({}, {}) straddle the {}; {}", measured,
                      bound_text(verdict.lower, "lower"), bound_text(verdict.upper, "upper"), limit_text, needed);
 }

@@ -22,11 +22,14 @@ std::string link_text(const std::optional<PciLink>& link) {
   if (!link || !link->current_speed_gts || !link->current_width_lanes) return "not reported";
   std::string text = fmt::format("{:g} GT/s x{}", *link->current_speed_gts, *link->current_width_lanes);
   if (link->below_max_speed() || link->below_max_width())
-    text += fmt::format(" (capable of {:g} GT/s x{})", link->max_speed_gts.value_or(0), link->max_width_lanes.value_or(0));
+    text +=
+        fmt::format(" (capable of {:g} GT/s x{})", link->max_speed_gts.value_or(0), link->max_width_lanes.value_or(0));
   return text;
 }
 
-std::string version_text(const DetectedVersion& version) { return version.version.empty() ? "not found" : version.version; }
+std::string version_text(const DetectedVersion& version) {
+  return version.version.empty() ? "not found" : version.version;
+}
 
 }  // namespace
 
@@ -48,8 +51,9 @@ std::vector<std::pair<std::string, std::string>> summarize_inventory(const HostI
   facts.emplace_back("CUDA", version_text(inventory.versions.cuda));
   facts.emplace_back("NCCL", version_text(inventory.versions.nccl));
   facts.emplace_back("MPI library", version_text(inventory.versions.mpi_library));
-  facts.emplace_back("kernel", inventory.gpudirect_rdma.kernel_release.empty() ? "not found"
-                                                                               : inventory.gpudirect_rdma.kernel_release);
+  facts.emplace_back("kernel", inventory.gpudirect_rdma.kernel_release.empty()
+                                   ? "not found"
+                                   : inventory.gpudirect_rdma.kernel_release);
   return facts;
 }
 

@@ -82,13 +82,13 @@ CheckVerdict from_acceptance_rule(CheckResult result, const std::string& origin)
   verdict.findings = std::move(result.findings);
   verdict.skipped = result.status == CheckStatus::skip;
   verdict.decision = result.status == CheckStatus::pass || verdict.skipped ? Decision::pass
-                     : result.status == CheckStatus::not_available    ? Decision::inconclusive
-                                                                       : Decision::fail;
+                     : result.status == CheckStatus::not_available         ? Decision::inconclusive
+                                                                           : Decision::fail;
   const std::string_view rule = result.check.kind == CheckKind::zero_wrong
                                     ? "every element checked: a count, not a sample"
                                     : "hosts against their peers by the modified z-score, no repetitions needed";
-  verdict.statement = fmt::format("{}: {} ({})", verdict.skipped ? "SKIPPED" : name_of(verdict.decision),
-                                  result.summary, rule);
+  verdict.statement =
+      fmt::format("{}: {} ({})", verdict.skipped ? "SKIPPED" : name_of(verdict.decision), result.summary, rule);
   return verdict;
 }
 
@@ -126,24 +126,26 @@ std::vector<CheckVerdict> judge_model_checks(std::span<const ResultRow> rows, do
   std::vector<CheckVerdict> verdicts;
   for (const std::string& op : ops) {
     Check check;
-    check.name = fmt::format("{} busbw >= {:.0f}% of the model at >= {}", op, 100 * fraction, format_size_bytes(min_bytes));
+    check.name =
+        fmt::format("{} busbw >= {:.0f}% of the model at >= {}", op, 100 * fraction, format_size_bytes(min_bytes));
     check.kind = CheckKind::min_bandwidth;
     check.selection.op = op;
     check.selection.min_bytes = min_bytes;
     check.metric = "busbw_gbps";
     check.limit = fraction;
-    const diagnosis::RepeatedLimit limit{
-        .selects = [&](const ResultRow& row) {
-          return selects(check.selection, row) && !row.src_rank && row.expected_busbw_gbps.value_or(0) > 0;
-        },
-        .value = [](const ResultRow& row) -> std::optional<double> {
-          if (!row.busbw_gbps) return std::nullopt;
-          return *row.busbw_gbps / *row.expected_busbw_gbps;
-        },
-        .limit = fraction,
-        .higher_is_better = true,
-        .unit = "x model",
-        .confidence = confidence};
+    const diagnosis::RepeatedLimit limit{.selects =
+                                             [&](const ResultRow& row) {
+                                               return selects(check.selection, row) && !row.src_rank &&
+                                                      row.expected_busbw_gbps.value_or(0) > 0;
+                                             },
+                                         .value = [](const ResultRow& row) -> std::optional<double> {
+                                           if (!row.busbw_gbps) return std::nullopt;
+                                           return *row.busbw_gbps / *row.expected_busbw_gbps;
+                                         },
+                                         .limit = fraction,
+                                         .higher_is_better = true,
+                                         .unit = "x model",
+                                         .confidence = confidence};
     verdicts.push_back(from_repeated(check, "topology model", diagnosis::judge_over_repetitions(rows, limit), limit));
   }
   return verdicts;

@@ -20,15 +20,15 @@ struct CheckVerdict {
   Check check;
   std::string origin;  // "thresholds.yaml:12", or "topology model" for derived checks
   diagnosis::Decision decision = diagnosis::Decision::fail;
-  bool skipped = false;  // not applicable (an outlier check with fewer than 3 hosts): counts as no failure
+  bool skipped = false;   // not applicable (an outlier check with fewer than 3 hosts): counts as no failure
   std::string statement;  // the verdict with its confidence, one line
   std::optional<std::size_t> repetitions_needed;
   std::size_t rows = 0;
   // Limit checks: one verdict per measurement (size, pair); plotted with the limit in the record.
   std::vector<diagnosis::MeasurementVerdict> measurements;
-  std::string unit;          // of the checked value: GB/s, us, or "x model" for derived checks
+  std::string unit;  // of the checked value: GB/s, us, or "x model" for derived checks
   bool higher_is_better = true;
-  double limit = 0;          // in `unit`
+  double limit = 0;               // in `unit`
   std::vector<Finding> findings;  // zero_wrong, no_host_outlier: the rows and hosts at fault
 };
 

@@ -82,8 +82,11 @@ std::string value_text(double value) { return fmt::format("{:.4g}", value); }
 // Plot labels: gnuplot's safe set has no '<' or '>', so words stand in for them ("busbw at >= 1G":
 // from 1G on).
 std::string plot_label(std::string text) {
-  for (const auto& [from, to] : {std::pair<std::string_view, std::string_view>{"at >=", "from"}, {">=", "at least"},
-                                 {"<=", "at most"}, {">", "over"}, {"<", "under"}}) {
+  for (const auto& [from, to] : {std::pair<std::string_view, std::string_view>{"at >=", "from"},
+                                 {">=", "at least"},
+                                 {"<=", "at most"},
+                                 {">", "over"},
+                                 {"<", "under"}}) {
     for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
       text.replace(at, from.size(), to);
   }
@@ -122,11 +125,11 @@ LogLogPlot plot_of_check(const CheckVerdict& verdict) {
   double x_max = 0;
   for (std::size_t i = 0; i < verdict.measurements.size(); ++i) {
     const diagnosis::MeasurementVerdict& m = verdict.measurements[i];
-    const std::string key = pairs ? m.first.op : fmt::format("{}{}, {} ranks", m.first.op,
-                                                             m.first.in_place ? " in-place" : "", m.first.nranks);
+    const std::string key =
+        pairs ? m.first.op
+              : fmt::format("{}{}, {} ranks", m.first.op, m.first.in_place ? " in-place" : "", m.first.nranks);
     const auto [it, added] = series_of.try_emplace(key, plot.series.size());
-    if (added)
-      plot.series.push_back({fmt::format("{}: median", key), {}, {}});
+    if (added) plot.series.push_back({fmt::format("{}: median", key), {}, {}});
     PlotSeries& series = plot.series[it->second];
     const double x = pairs ? static_cast<double>(i + 1) : static_cast<double>(m.first.bytes);
     series.points.emplace_back(x, m.verdict.median);
@@ -174,15 +177,17 @@ std::string identity_section(const CampaignRecord& record) {
   row("campaign started", record.started_at);
   row("record written", record.written_at);
   row("plan", fmt::format("{} (SHA-256 {})", record.plan.path, record.plan.sha256));
-  if (record.thresholds) row("thresholds", fmt::format("{} (SHA-256 {})", record.thresholds->path, record.thresholds->sha256));
+  if (record.thresholds)
+    row("thresholds", fmt::format("{} (SHA-256 {})", record.thresholds->path, record.thresholds->sha256));
   row("fabricbench", fmt::format("{} (git {})", record.tool_version, record.git_revision));
   row("results folder", record.results_dir);
   return html + "</table>\n";
 }
 
 std::string checks_table(const CampaignRecord& record) {
-  std::string html = "<h2>Checks</h2>\n<table class=\"checks\"><tr><th>#</th><th>check</th><th>from</th><th>verdict</th>"
-                     "<th>rows</th><th>statement</th></tr>\n";
+  std::string html =
+      "<h2>Checks</h2>\n<table class=\"checks\"><tr><th>#</th><th>check</th><th>from</th><th>verdict</th>"
+      "<th>rows</th><th>statement</th></tr>\n";
   for (std::size_t i = 0; i < record.checks.size(); ++i) {
     const CheckVerdict& v = record.checks[i];
     html += fmt::format("<tr{}><td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"mark\">{}</td>"
@@ -196,10 +201,11 @@ std::string checks_table(const CampaignRecord& record) {
 std::string measurement_table(const CheckVerdict& v) {
   const bool pairs = std::all_of(v.measurements.begin(), v.measurements.end(),
                                  [](const diagnosis::MeasurementVerdict& m) { return is_pair(m.first); });
-  std::string html = fmt::format(
-      "<table class=\"measurements\"><tr>{}<th class=\"subject\">measurement</th><th>repetitions</th><th>median</th><th>lower bound</th>"
-      "<th>upper bound</th><th>limit ({})</th><th>verdict</th><th>would decide</th></tr>\n",
-      pairs ? "<th class=\"pair\">pair</th>" : "", h(v.unit));
+  std::string html =
+      fmt::format("<table class=\"measurements\"><tr>{}<th "
+                  "class=\"subject\">measurement</th><th>repetitions</th><th>median</th><th>lower bound</th>"
+                  "<th>upper bound</th><th>limit ({})</th><th>verdict</th><th>would decide</th></tr>\n",
+                  pairs ? "<th class=\"pair\">pair</th>" : "", h(v.unit));
   for (std::size_t i = 0; i < v.measurements.size(); ++i) {
     const diagnosis::MeasurementVerdict& m = v.measurements[i];
     const auto bound = [](std::optional<double> b) { return b ? value_text(*b) : std::string("none"); };
@@ -239,8 +245,9 @@ std::string check_details(const CampaignRecord& record) {
 }
 
 std::string stages_section(const CampaignRecord& record) {
-  std::string html = "<h2>Stages</h2>\n<table class=\"stages\"><tr><th>stage</th><th>kind</th><th>status</th>"
-                     "<th>attempts</th><th>started</th><th>finished</th><th>rows</th><th>results</th><th>note</th></tr>\n";
+  std::string html =
+      "<h2>Stages</h2>\n<table class=\"stages\"><tr><th>stage</th><th>kind</th><th>status</th>"
+      "<th>attempts</th><th>started</th><th>finished</th><th>rows</th><th>results</th><th>note</th></tr>\n";
   for (const RecordStage& s : record.stages)
     html += fmt::format("<tr{}><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td>"
                         "<td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
@@ -252,7 +259,8 @@ std::string stages_section(const CampaignRecord& record) {
 // Hosts as columns while they fit on a page; beyond, one row per host.
 std::string inventory_section(const CampaignRecord& record) {
   std::string html = "<h2>Hosts (doctor's inventory)</h2>\n";
-  if (record.hosts.empty()) return html + "<p>No inventory: the plan has no doctor stage, or it did not complete.</p>\n";
+  if (record.hosts.empty())
+    return html + "<p>No inventory: the plan has no doctor stage, or it did not complete.</p>\n";
   std::vector<std::string> attributes;
   for (const RecordHost& host : record.hosts)
     for (const auto& [key, value] : host.facts)
@@ -367,34 +375,40 @@ nlohmann::json record_summary_json(const CampaignRecord& record) {
     nlohmann::json measurements = nlohmann::json::array();
     for (const diagnosis::MeasurementVerdict& m : v.measurements) {
       const auto optional = [](std::optional<double> x) { return x ? nlohmann::json(*x) : nlohmann::json(nullptr); };
-      measurements.push_back({{"subject", m.subject},
-                              {"op", m.first.op},
-                              {"bytes", m.first.bytes},
-                              {"repetitions", m.verdict.samples},
-                              {"median", m.verdict.median},
-                              {"lower_bound", optional(m.verdict.lower)},
-                              {"upper_bound", optional(m.verdict.upper)},
-                              {"verdict", diagnosis::name_of(m.verdict.decision)},
-                              {"repetitions_needed", m.verdict.repetitions_needed
-                                                         ? nlohmann::json(*m.verdict.repetitions_needed)
-                                                         : nlohmann::json(nullptr)}});
+      measurements.push_back(
+          {{"subject", m.subject},
+           {"op", m.first.op},
+           {"bytes", m.first.bytes},
+           {"repetitions", m.verdict.samples},
+           {"median", m.verdict.median},
+           {"lower_bound", optional(m.verdict.lower)},
+           {"upper_bound", optional(m.verdict.upper)},
+           {"verdict", diagnosis::name_of(m.verdict.decision)},
+           {"repetitions_needed",
+            m.verdict.repetitions_needed ? nlohmann::json(*m.verdict.repetitions_needed) : nlohmann::json(nullptr)}});
     }
-    checks.push_back({{"name", v.check.name},
-                      {"kind", name_of(v.check.kind)},
-                      {"origin", v.origin},
-                      {"verdict", verdict_text(v)},
-                      {"statement", v.statement},
-                      {"rows", v.rows},
-                      {"unit", v.unit},
-                      {"limit", has_plot(v) ? nlohmann::json(v.limit) : nlohmann::json(nullptr)},
-                      {"repetitions_needed",
-                       v.repetitions_needed ? nlohmann::json(*v.repetitions_needed) : nlohmann::json(nullptr)},
-                      {"measurements", measurements}});
+    checks.push_back(
+        {{"name", v.check.name},
+         {"kind", name_of(v.check.kind)},
+         {"origin", v.origin},
+         {"verdict", verdict_text(v)},
+         {"statement", v.statement},
+         {"rows", v.rows},
+         {"unit", v.unit},
+         {"limit", has_plot(v) ? nlohmann::json(v.limit) : nlohmann::json(nullptr)},
+         {"repetitions_needed", v.repetitions_needed ? nlohmann::json(*v.repetitions_needed) : nlohmann::json(nullptr)},
+         {"measurements", measurements}});
   }
   nlohmann::json stages = nlohmann::json::array();
   for (const RecordStage& s : record.stages)
-    stages.push_back({{"name", s.name}, {"kind", s.kind}, {"status", s.status}, {"attempts", s.attempts},
-                      {"started", s.started}, {"finished", s.finished}, {"rows", s.rows}, {"results", s.results},
+    stages.push_back({{"name", s.name},
+                      {"kind", s.kind},
+                      {"status", s.status},
+                      {"attempts", s.attempts},
+                      {"started", s.started},
+                      {"finished", s.finished},
+                      {"rows", s.rows},
+                      {"results", s.results},
                       {"message", s.message}});
   nlohmann::json drained = nlohmann::json::array();
   for (const auto& [host, reason] : record.drained) drained.push_back({{"host", host}, {"reason", reason}});

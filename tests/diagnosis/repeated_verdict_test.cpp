@@ -29,9 +29,7 @@ Draw normal_around(double median, double sigma) {
   return [=](std::mt19937_64& rng) { return std::normal_distribution<double>(median, sigma)(rng); };
 }
 Draw lognormal_around(double median, double log_sigma) {
-  return [=](std::mt19937_64& rng) {
-    return median * std::exp(std::normal_distribution<double>(0, log_sigma)(rng));
-  };
+  return [=](std::mt19937_64& rng) { return median * std::exp(std::normal_distribution<double>(0, log_sigma)(rng)); };
 }
 Draw cauchy_around(double median, double scale) {
   return [=](std::mt19937_64& rng) { return std::cauchy_distribution<double>(median, scale)(rng); };

@@ -38,9 +38,8 @@ nlohmann::json read_json(const std::filesystem::path& path) { return nlohmann::j
 class CampaignTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("fb-campaign-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = std::filesystem::temp_directory_path() / ("fb-campaign-" + std::to_string(::getpid()) + "-" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_ / "thresholds");
     std::filesystem::copy_file(std::filesystem::path(FABRICBENCH_PLANS_DIR) / "cpu-mpi.yaml", dir_ / "cpu-mpi.yaml");
@@ -128,7 +127,8 @@ TEST_F(CampaignTest, CpuPlanKilledMidStageResumesAndLeavesEveryOutput) {
   const std::string junit = read_file(results() / "junit.xml");
   EXPECT_EQ(lines_of(junit).size() > 5, true);
   std::size_t testcases = 0;
-  for (std::size_t at = junit.find("<testcase"); at != std::string::npos; at = junit.find("<testcase", at + 1)) ++testcases;
+  for (std::size_t at = junit.find("<testcase"); at != std::string::npos; at = junit.find("<testcase", at + 1))
+    ++testcases;
   EXPECT_EQ(testcases, 5u);
   const std::string drain = read_file(results() / "drain-list.txt");
   EXPECT_THAT(drain, HasSubstr("# fabricbench drain list (campaign"));
@@ -171,9 +171,21 @@ stages:
   {
     // The hog: a busy shell loop on CPU 0, where --bind-to core puts rank 0.
     ChildProcess hog({"/usr/bin/taskset", "-c", "0", "/bin/sh", "-c", "while :; do :; done"});
-    std::vector<std::string> argv{MPIEXEC_BINARY, "--allow-run-as-root", "--oversubscribe", "--bind-to", "core",
-                                  "--map-by", "core", "-np", "2", FABRICBENCH_BINARY, "campaign",
-                                  (dir_ / "noisy.yaml").string(), "-D", results().string(), "--no-pdf"};
+    std::vector<std::string> argv{MPIEXEC_BINARY,
+                                  "--allow-run-as-root",
+                                  "--oversubscribe",
+                                  "--bind-to",
+                                  "core",
+                                  "--map-by",
+                                  "core",
+                                  "-np",
+                                  "2",
+                                  FABRICBENCH_BINARY,
+                                  "campaign",
+                                  (dir_ / "noisy.yaml").string(),
+                                  "-D",
+                                  results().string(),
+                                  "--no-pdf"};
     measured = run_process(argv, allow_root, std::chrono::seconds(240));
     hog.kill_session();
   }
@@ -187,7 +199,8 @@ stages:
 
   const double limit = (lower + median) / 2;
   write_limit(limit);
-  const ProcessResult judged = run_process(campaign(2, "noisy.yaml", {"--no-pdf"}), allow_root, std::chrono::seconds(120));
+  const ProcessResult judged =
+      run_process(campaign(2, "noisy.yaml", {"--no-pdf"}), allow_root, std::chrono::seconds(120));
   EXPECT_EQ(judged.exit_code, 6) << describe(judged);
   EXPECT_THAT(judged.out, HasSubstr("# stage collectives: completed at"));  // judged again, not measured again
   const nlohmann::json second = read_json(results() / "summary.json");

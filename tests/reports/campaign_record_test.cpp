@@ -165,7 +165,8 @@ PdfText words_of(const std::filesystem::path& pdf, const std::filesystem::path& 
   const std::string xhtml = run({"/usr/bin/pdftotext", "-bbox", pdf.string(), "-"}, scratch);
   PdfText text;
   const std::regex page_re(R"re(<page width="([0-9.]+)" height="([0-9.]+)">)re");
-  const std::regex word_re(R"re(<word xMin="([0-9.]+)" yMin="([0-9.]+)" xMax="([0-9.]+)" yMax="([0-9.]+)">([^<]*)</word>)re");
+  const std::regex word_re(
+      R"re(<word xMin="([0-9.]+)" yMin="([0-9.]+)" xMax="([0-9.]+)" yMax="([0-9.]+)">([^<]*)</word>)re");
   std::istringstream lines(xhtml);
   for (std::string line; std::getline(lines, line);) {
     std::smatch m;
@@ -242,8 +243,8 @@ TEST_P(RecordPdf, PlotTextAtLeast8PtPageNumbersAndEveryCheckLineOnItsPlot) {
   for (const Word& w : text.words) {
     if (w.text != "limit:" && w.text != "(bytes)") continue;
     ++plot_words;
-    EXPECT_GE((w.y_max - w.y_min) / 1.16, 8.0) << w.text << " on page " << w.page << " prints at "
-                                               << (w.y_max - w.y_min) / 1.16 << " pt";
+    EXPECT_GE((w.y_max - w.y_min) / 1.16, 8.0)
+        << w.text << " on page " << w.page << " prints at " << (w.y_max - w.y_min) / 1.16 << " pt";
   }
   EXPECT_GE(plot_words, 3 + 2);  // three legends, two size axes (the latency plot's too: 3)
 
@@ -264,7 +265,8 @@ TEST_P(RecordPdf, PlotTextAtLeast8PtPageNumbersAndEveryCheckLineOnItsPlot) {
         << check.check.name << ": no limit line on its plot";
   }
   if (const char* dir = std::getenv("FB_SCREENSHOT_DIR")) {
-    const std::string stem = (std::filesystem::path(dir) / (GetParam() == Paper::a4 ? "record-a4" : "record-letter")).string();
+    const std::string stem =
+        (std::filesystem::path(dir) / (GetParam() == Paper::a4 ? "record-a4" : "record-letter")).string();
     run({"/usr/bin/pdftoppm", "-r", "60", "-png", "-f", "1", "-l", "3", pdf.string(), stem}, scratch.path);
   }
 }
@@ -321,11 +323,10 @@ TEST(RecordHtml, ChromiumShowsEveryCheckWithItsNamedLimitLineAndMarksFailingSize
   html.insert(html.rfind("</body>"), measuring_script);
   const std::filesystem::path page = scratch.path / "measured.html";
   std::ofstream(page) << html;
-  const std::string dom =
-      run({"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-           "--user-data-dir=" + (scratch.path / "profile").string(), "--window-size=1200,1000", "--dump-dom",
-           "file://" + page.string()},
-          scratch.path);
+  const std::string dom = run({"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                               "--user-data-dir=" + (scratch.path / "profile").string(), "--window-size=1200,1000",
+                               "--dump-dom", "file://" + page.string()},
+                              scratch.path);
   const std::size_t begin = dom.find("<pre id=\"measurements\">");
   ASSERT_NE(begin, std::string::npos) << "the measuring script did not run";
   std::map<std::string, std::string> m;
