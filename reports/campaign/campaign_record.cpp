@@ -102,15 +102,12 @@ std::string y_label_of(const CheckVerdict& verdict) {
   return fmt::format("{} ({})", verdict.check.metric, verdict.unit);
 }
 
-// The check's measurements against its limit: the median over the repetitions per size (or per
-// pair), shaded down (bandwidth) or up (time) to the confidence bound the verdict rests on, and the
-// limit as a dashed line named after the check.
-PlotStyle record_plot_style(double confidence) {
-  return {plot_width_px, plot_height_px, true,
-          fmt::format(" and its {:.1f}% confidence bound", 100 * (1 - (1 - confidence) / 2))};
-}
+// The check's measurements against its limit: per size (or per pair) the median over the
+// repetitions and its lower and upper confidence bounds (the verdict rests on one of them), and
+// the limit as a dashed red line named after the check.
+PlotStyle record_plot_style() { return {plot_width_px, plot_height_px, true}; }
 
-LogLogPlot plot_of_check(const CheckVerdict& verdict) {
+LogLogPlot plot_of_check(const CheckVerdict& verdict, double confidence) {
   const bool pairs = std::all_of(verdict.measurements.begin(), verdict.measurements.end(),
                                  [](const diagnosis::MeasurementVerdict& m) { return is_pair(m.first); });
   LogLogPlot plot;
@@ -120,6 +117,8 @@ LogLogPlot plot_of_check(const CheckVerdict& verdict) {
   plot.x_is_bytes = !pairs;
   plot.x_log = !pairs;
   plot.y_log = !verdict.higher_is_better;
+  const std::string bound = fmt::format("{:.1f}% bound", 100 * (1 - (1 - confidence) / 2));
+  // Per op (and placement, ranks): its median, lower bound and upper bound series, in that order.
   std::map<std::string, std::size_t> series_of;
   double x_min = 0;
   double x_max = 0;
@@ -129,15 +128,19 @@ LogLogPlot plot_of_check(const CheckVerdict& verdict) {
         pairs ? m.first.op
               : fmt::format("{}{}, {} ranks", m.first.op, m.first.in_place ? " in-place" : "", m.first.nranks);
     const auto [it, added] = series_of.try_emplace(key, plot.series.size());
-    if (added) plot.series.push_back({fmt::format("{}: median", key), {}, {}});
-    PlotSeries& series = plot.series[it->second];
+    if (added) {
+      plot.series.push_back({fmt::format("{}: median of repetitions", key), {}, {}});
+      plot.series.push_back({fmt::format("{}: lower {}", key, bound), {}, {}});
+      plot.series.push_back({fmt::format("{}: upper {}", key, bound), {}, {}});
+    }
     const double x = pairs ? static_cast<double>(i + 1) : static_cast<double>(m.first.bytes);
-    series.points.emplace_back(x, m.verdict.median);
-    const std::optional<double> edge = verdict.higher_is_better ? m.verdict.lower : m.verdict.upper;
-    series.band_edge.push_back(edge.value_or(0));
+    plot.series[it->second].points.emplace_back(x, m.verdict.median);
+    if (m.verdict.lower) plot.series[it->second + 1].points.emplace_back(x, *m.verdict.lower);
+    if (m.verdict.upper) plot.series[it->second + 2].points.emplace_back(x, *m.verdict.upper);
     x_min = x_min == 0 ? x : std::min(x_min, x);
     x_max = std::max(x_max, x);
   }
+  std::erase_if(plot.series, [](const PlotSeries& series) { return series.points.empty(); });
   // A single size is drawn in a 16x range around it; the limit spans what is drawn.
   if (x_min == x_max && !pairs) {
     x_min /= 4;
@@ -231,7 +234,7 @@ std::string check_details(const CampaignRecord& record) {
                         h(v.check.name), verdict_text(v), h(v.statement));
     if (has_plot(v))
       html += fmt::format("<div class=\"plot\">{}</div>\n",
-                          render_svg(plot_of_check(v), record_plot_style(record.confidence))) +
+                          render_svg(plot_of_check(v, record.confidence), record_plot_style())) +
               measurement_table(v);
     if (!v.findings.empty()) {
       html += "<table class=\"findings\"><tr><th>subject</th><th>evidence</th></tr>\n";

@@ -42,12 +42,11 @@ struct LogLogPlot {
 // How a plot is laid out, beside what it shows. The report uses the defaults; the acceptance record
 // draws on a smaller canvas (14 px text scaled to a printed page's text width stays larger: 720 x
 // 420 px at A4's 180 mm prints it at 9.9 pt) with the legend above the plot, where it covers no
-// curve and no axis label, and names its bands as what they are.
+// curve and no axis label.
 struct PlotStyle {
   int width_px = 960;
   int height_px = 500;
   bool legend_above = false;
-  std::string band_suffix = " p99 band";  // a band's legend entry: the series' title and this
 };
 
 // Text for a gnuplot single-quoted string: only letters, digits, space and . , : ; _ - + / ( ) [ ] = # %
