@@ -19,6 +19,7 @@ struct CompareOptions {
   std::string a;
   std::string b;
   std::string csv_path;
+  std::string json_path;
   std::vector<std::string> fail_on;
 };
 
@@ -31,6 +32,8 @@ int run_compare(const CompareOptions& options) {
                                  options.b));
   print_comparison(std::cout, comparison, options.a, options.b);
   if (!options.csv_path.empty()) write_file_atomically(options.csv_path, comparison_to_csv(comparison));
+  if (!options.json_path.empty())
+    write_file_atomically(options.json_path, comparison_to_json(comparison, options.a, options.b));
   return exit_code_for(options.fail_on, [&](const std::string& condition) {
     return condition == "noisy" ? count_too_noisy(comparison) > 0 : count_regressions(comparison) > 0;
   });
@@ -43,6 +46,8 @@ const Registrar<CommandRegistration> registrar{{
       sub.add_option("a", options->a, "result set A: a results file or directory")->required();
       sub.add_option("b", options->b, "result set B: a results file or directory")->required();
       sub.add_option("--csv", options->csv_path, "write the comparison as CSV here");
+      sub.add_option("--json", options->json_path,
+                     "write the comparison as JSON here (docs/schemas/compare.schema.json)");
       add_fail_on_option(sub, options->fail_on,
                          {{"regression", "B is slower than A beyond the spread at any size"},
                           {"noisy", "at some size the runs spread 100% or more: too noisy to compare"}});

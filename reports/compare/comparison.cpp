@@ -3,6 +3,7 @@
 #include "common/sizes.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -133,6 +134,41 @@ bool is_regression(const ComparedRow& row) {
   const bool beyond =
       row.significance == Significance::beyond_spread || row.significance == Significance::beyond_default_bound;
   return beyond && row.time_ratio_b_over_a > 1;
+}
+
+std::string comparison_to_json(const Comparison& comparison, std::string_view label_a, std::string_view label_b) {
+  nlohmann::json ops = nlohmann::json::array();
+  for (const OpComparison& op : comparison.ops) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const ComparedRow& row : op.rows)
+      rows.push_back({{"bytes", row.a.bytes},
+                      {"in_place", row.a.in_place},
+                      {"nranks", row.a.nranks},
+                      {"src_rank", row.a.src_rank ? nlohmann::json(*row.a.src_rank) : nlohmann::json(nullptr)},
+                      {"dst_rank", row.a.dst_rank ? nlohmann::json(*row.a.dst_rank) : nlohmann::json(nullptr)},
+                      {"time_median_us_a", row.a.time_median_us},
+                      {"time_median_us_b", row.b.time_median_us},
+                      {"time_ratio_b_over_a", row.time_ratio_b_over_a},
+                      {"spread_fraction", spread_recorded(row.significance) ? nlohmann::json(row.spread_fraction)
+                                                                            : nlohmann::json(nullptr)},
+                      {"significance", name_of(row.significance)},
+                      {"regression", is_regression(row)},
+                      {"too_noisy", too_noisy_to_compare(row)}});
+    ops.push_back({{"op", op.op},
+                   {"geomean_time_ratio_b_over_a", op.geomean_time_ratio_b_over_a},
+                   {"regressions", std::count_if(op.rows.begin(), op.rows.end(), is_regression)},
+                   {"too_noisy", std::count_if(op.rows.begin(), op.rows.end(), too_noisy_to_compare)},
+                   {"rows", rows}});
+  }
+  const nlohmann::json json{{"schema", "fabricbench.compare.v1"},
+                            {"a", label_a},
+                            {"b", label_b},
+                            {"regressions", count_regressions(comparison)},
+                            {"too_noisy", count_too_noisy(comparison)},
+                            {"only_in_a", comparison.only_in_a},
+                            {"only_in_b", comparison.only_in_b},
+                            {"ops", ops}};
+  return json.dump(2) + "\n";
 }
 
 bool too_noisy_to_compare(const ComparedRow& row) {

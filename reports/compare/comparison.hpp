@@ -75,6 +75,9 @@ bool is_regression(const ComparedRow& row);
 std::size_t count_regressions(const Comparison& comparison);
 
 std::string comparison_to_csv(const Comparison& comparison);
+// `compare --json` (docs/schemas/compare.schema.json): per op its geometric mean, regressions and
+// sizes too noisy to compare, and every matched row.
+std::string comparison_to_json(const Comparison& comparison, std::string_view label_a, std::string_view label_b);
 void print_comparison(std::ostream& out, const Comparison& comparison, std::string_view label_a,
                       std::string_view label_b);
 
