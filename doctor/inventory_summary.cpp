@@ -35,6 +35,14 @@ std::string version_text(const DetectedVersion& version) {
 
 std::vector<std::pair<std::string, std::string>> summarize_inventory(const HostInventory& inventory) {
   std::vector<std::pair<std::string, std::string>> facts;
+  const HostResources& resources = inventory.resources;
+  facts.emplace_back("CPU", resources.cpu_model.empty()
+                                ? std::string("not found")
+                                : fmt::format("{} ({} threads)", resources.cpu_model, resources.cpu_threads));
+  facts.emplace_back("memory", resources.memory_bytes
+                                   ? fmt::format("{:.1f} GiB", static_cast<double>(*resources.memory_bytes) /
+                                                                   static_cast<double>(1ULL << 30))
+                                   : std::string("not found"));
   facts.emplace_back("GPUs", counted(inventory.gpus, [](const Gpu& gpu) { return gpu.model; }));
   if (!inventory.gpus.empty())
     facts.emplace_back("GPU PCIe links", counted(inventory.gpus, [](const Gpu& gpu) { return link_text(gpu.link); }));
