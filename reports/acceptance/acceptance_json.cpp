@@ -31,7 +31,9 @@ nlohmann::json acceptance_to_json(const AcceptanceVerdict& verdict, std::string_
   // As the console says it: a statistic never reported is not a pass, and not a measured failure.
   return {{"schema", accept_summary_schema},
           {"thresholds", thresholds_path},
-          {"verdict", verdict.passed() ? "PASS" : failed ? "FAIL" : "NOT AVAILABLE"},
+          {"verdict", verdict.passed() ? "PASS"
+                      : failed         ? "FAIL"
+                                       : "NOT AVAILABLE"},
           {"checks", checks}};
 }
 
