@@ -2,6 +2,7 @@
 // and an exit code a pipeline can branch on.
 
 #include "diagnosis/acceptance.hpp"
+#include "reports/acceptance/acceptance_json.hpp"
 #include "reports/acceptance/junit_xml.hpp"
 #include "diagnosis/drain_list.hpp"
 #include "results/result_loading.hpp"
@@ -33,6 +34,7 @@ struct AcceptOptions {
   std::string thresholds_path;
   std::string junit_path;
   std::string drain_list_path;
+  std::string json_path;
 };
 
 void print_verdict(std::ostream& out, const AcceptanceVerdict& verdict) {
@@ -58,6 +60,8 @@ int run_accept(const AcceptOptions& options) {
   print_verdict(std::cout, verdict);
   if (!options.junit_path.empty())
     write_file_atomically(options.junit_path, acceptance_to_junit_xml(verdict, options.thresholds_path));
+  if (!options.json_path.empty())
+    write_file_atomically(options.json_path, acceptance_to_json(verdict, options.thresholds_path).dump(2) + "\n");
   if (!options.drain_list_path.empty()) {
     // Only a host outlier singles out a host; a slow pair or collective row involves several, and
     // `diagnose` is what tells which of them is at fault.
@@ -77,6 +81,8 @@ const Registrar<CommandRegistration> registrar{{
       sub.add_option("inputs", options->inputs, "results files or directories")->required();
       sub.add_option("--thresholds", options->thresholds_path, "acceptance thresholds (YAML)")->required();
       sub.add_option("--junit", options->junit_path, "write JUnit XML here for CI systems");
+      sub.add_option("--json", options->json_path,
+                     "write the verdict and every check as JSON here (docs/schemas/accept.schema.json)");
       sub.add_option("--drain-list", options->drain_list_path,
                      "write the hosts that failed a host-outlier check and why to this file (HOST<TAB>REASON per line)");
       return [options] { return run_accept(*options); };

@@ -24,6 +24,7 @@ struct CompareOptions {
   std::string a;
   std::string b;
   std::string csv_path;
+  std::string json_path;
   std::vector<std::string> fail_on;
 };
 
@@ -37,7 +38,11 @@ int run_compare(const CompareOptions& options) {
   // With the CSV on standard output, the table for a person goes to standard error.
   print_comparison(options.csv_path == "-" ? std::cerr : std::cout, comparison, options.a, options.b);
   if (!options.csv_path.empty()) write_file_atomically(options.csv_path, comparison_to_csv(comparison));
-  return exit_code_for(options.fail_on, [&](const std::string&) { return count_regressions(comparison) > 0; });
+  if (!options.json_path.empty())
+    write_file_atomically(options.json_path, comparison_to_json(comparison, options.a, options.b));
+  return exit_code_for(options.fail_on, [&](const std::string& condition) {
+    return condition == "noisy" ? count_too_noisy(comparison) > 0 : count_regressions(comparison) > 0;
+  });
 }
 
 const Registrar<CommandRegistration> registrar{{
@@ -47,7 +52,11 @@ const Registrar<CommandRegistration> registrar{{
       sub.add_option("a", options->a, "result set A: a results file or directory")->required();
       sub.add_option("b", options->b, "result set B: a results file or directory")->required();
       sub.add_option("--csv", options->csv_path, "write the comparison as CSV here ('-': stdout)");
-      add_fail_on_option(sub, options->fail_on, {{"regression", "B is slower than A beyond the spread at any size"}});
+      sub.add_option("--json", options->json_path,
+                     "write the comparison as JSON here (docs/schemas/compare.schema.json)");
+      add_fail_on_option(sub, options->fail_on,
+                         {{"regression", "B is slower than A beyond the spread at any size"},
+                          {"noisy", "at some size the runs spread 100% or more: too noisy to compare"}});
       return [options] { return run_compare(*options); };
     }}};
 

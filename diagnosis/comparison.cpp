@@ -106,6 +106,17 @@ bool is_regression(const ComparedRow& row) {
   return beyond && row.time_ratio_b_over_a > 1;
 }
 
+bool too_noisy_to_compare(const ComparedRow& row) {
+  return spread_recorded(row.significance) && row.spread_fraction >= too_noisy_spread_fraction;
+}
+
+std::size_t count_too_noisy(const Comparison& comparison) {
+  std::size_t noisy = 0;
+  for (const OpComparison& op : comparison.ops)
+    noisy += std::count_if(op.rows.begin(), op.rows.end(), too_noisy_to_compare);
+  return noisy;
+}
+
 std::size_t count_regressions(const Comparison& comparison) {
   std::size_t regressions = 0;
   for (const OpComparison& op : comparison.ops)

@@ -63,6 +63,12 @@ std::optional<double> run_to_run_spread(const ResultRow& row);
 // both sides' spreads: each median can be off by about its own spread, in opposite directions.
 Comparison compare_results(std::span<const ResultRow> a, std::span<const ResultRow> b);
 
+// A combined spread of 100% or more: the noise window [1/2, 2] hides any change up to 2x, so the
+// two runs cannot be judged against each other at that size, whatever their ratio says.
+inline constexpr double too_noisy_spread_fraction = 1.0;
+bool too_noisy_to_compare(const ComparedRow& row);
+std::size_t count_too_noisy(const Comparison& comparison);
+
 // B slower than A beyond the spread (or, without one, beyond the default bound).
 bool is_regression(const ComparedRow& row);
 std::size_t count_regressions(const Comparison& comparison);

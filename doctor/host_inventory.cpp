@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <sstream>
 #include <stdexcept>
 
 extern char** environ;
@@ -226,6 +227,30 @@ std::optional<double> parse_link_speed_gts(std::string_view text) {
   return speed;
 }
 
+// /proc/cpuinfo's "model name" of the first processor and the count of "processor" lines;
+// /proc/meminfo's "MemTotal: N kB".
+HostResources resources_of(const fs::path& root) {
+  HostResources resources;
+  std::istringstream cpuinfo(read_text(under_root(root, "/proc/cpuinfo")).value_or(""));
+  for (std::string line; std::getline(cpuinfo, line);) {
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+    std::string value = line.substr(colon + 1);
+    value.erase(0, value.find_first_not_of(' '));
+    if (key == "processor") ++resources.cpu_threads;
+    if (key == "model name" && resources.cpu_model.empty()) resources.cpu_model = value;
+  }
+  std::istringstream meminfo(read_text(under_root(root, "/proc/meminfo")).value_or(""));
+  for (std::string line; std::getline(meminfo, line);) {
+    if (!line.starts_with("MemTotal:")) continue;
+    std::uint64_t kib = 0;
+    std::istringstream(line.substr(9)) >> kib;
+    if (kib > 0) resources.memory_bytes = kib * 1024;
+  }
+  return resources;
+}
+
 HostInventory collect_host_inventory(const fs::path& sysfs_root) {
   const fs::path devices_dir = under_root(sysfs_root, "/sys/bus/pci/devices");
   std::error_code error;
@@ -235,6 +260,7 @@ HostInventory collect_host_inventory(const fs::path& sysfs_root) {
 
   HostInventory inventory;
   inventory.host = this_host_name();
+  inventory.resources = resources_of(sysfs_root);
   for (const std::string& address : sorted_entries(devices_dir)) {
     if (!is_pci_address(address)) continue;
     const fs::path device_dir = devices_dir / address;

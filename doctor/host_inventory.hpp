@@ -106,8 +106,17 @@ struct SoftwareVersions {
   DetectedVersion mpi_library;  // filled by the command, which may call MPI
 };
 
+// The processors and memory of a host, from /proc/cpuinfo and /proc/meminfo: what an acceptance
+// record lists beside the devices. Empty where the files are missing (a prepared tree without them).
+struct HostResources {
+  std::string cpu_model;                    // "model name" of the first processor
+  int cpu_threads = 0;                      // processors the kernel lists (hardware threads)
+  std::optional<std::uint64_t> memory_bytes;  // MemTotal
+};
+
 struct HostInventory {
   std::string host;
+  HostResources resources;
   std::vector<Gpu> gpus;
   std::vector<Nic> nics;
   std::vector<IbPort> ib_ports;

@@ -96,7 +96,11 @@ void to_json(json& out, const HostInventory& inventory) {
            {"nccl", version_json(inventory.versions.nccl)},
            {"mpi_library", version_json(inventory.versions.mpi_library)}}},
          {"environment", inventory.environment},
-         {"counter_interval_s", inventory.counter_interval_s}};
+         {"counter_interval_s", inventory.counter_interval_s},
+         {"resources",
+          {{"cpu_model", inventory.resources.cpu_model},
+           {"cpu_threads", inventory.resources.cpu_threads},
+           {"memory_bytes", inventory.resources.memory_bytes ? json(*inventory.resources.memory_bytes) : json(nullptr)}}}};
 }
 
 void from_json(const json& in, HostInventory& inventory) {
@@ -139,6 +143,12 @@ void from_json(const json& in, HostInventory& inventory) {
                                         version_from(versions.at("nccl")), version_from(versions.at("mpi_library"))};
   inventory.environment = in.at("environment").get<std::map<std::string, std::string>>();
   inventory.counter_interval_s = in.at("counter_interval_s").get<double>();
+  // Reports written before the resources were read have none: they stay empty.
+  if (const auto resources = in.find("resources"); resources != in.end()) {
+    inventory.resources.cpu_model = resources->at("cpu_model").get<std::string>();
+    inventory.resources.cpu_threads = resources->at("cpu_threads").get<int>();
+    inventory.resources.memory_bytes = optional_from<std::uint64_t>(*resources, "memory_bytes");
+  }
 }
 
 }  // namespace fb::doctor

@@ -18,6 +18,8 @@ packages=(
   clang-format clang-tidy                     # scripts/format.sh and scripts/tidy.sh
   iproute2 procps                             # emulated fabrics (ip netns) and process control in tests
   gnuplot-nox graphviz chromium               # report plots (SVG), topology drawings, report tests in a headless browser
+  poppler-utils                               # pdftoppm: the campaign record test reads the PDF's pages as images
+  python3-jsonschema                          # the campaign test validates summary.json against its published schema
   slurmctld slurmd slurm-client munge jq      # the launcher test under a real Slurm (tests/slurm)
   python3-yaml                                # the MPIJob manifest test (tests/launch)
 )

@@ -5,6 +5,7 @@
 #include "common/sizes.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 
@@ -15,14 +16,14 @@ using diagnosis::Comparison;
 using diagnosis::OpComparison;
 using diagnosis::Significance;
 using diagnosis::count_regressions;
+using diagnosis::count_too_noisy;
 using diagnosis::default_noise_bound_fraction;
+using diagnosis::is_regression;
 using diagnosis::spread_recorded;
+using diagnosis::too_noisy_spread_fraction;
+using diagnosis::too_noisy_to_compare;
 using diagnosis::name_of;
 namespace {
-
-using diagnosis::ComparedRow;
-using diagnosis::OpComparison;
-using diagnosis::Significance;
 
 std::string format_optional(const std::optional<double>& value, std::string_view format) {
   return value ? fmt::format(fmt::runtime(format), *value) : std::string("n/a");
@@ -49,6 +50,41 @@ std::string comparison_to_csv(const Comparison& comparison) {
     }
   }
   return csv;
+}
+
+std::string comparison_to_json(const Comparison& comparison, std::string_view label_a, std::string_view label_b) {
+  nlohmann::json ops = nlohmann::json::array();
+  for (const OpComparison& op : comparison.ops) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const ComparedRow& row : op.rows)
+      rows.push_back({{"bytes", row.a.bytes},
+                      {"in_place", row.a.in_place},
+                      {"nranks", row.a.nranks},
+                      {"src_rank", row.a.src_rank ? nlohmann::json(*row.a.src_rank) : nlohmann::json(nullptr)},
+                      {"dst_rank", row.a.dst_rank ? nlohmann::json(*row.a.dst_rank) : nlohmann::json(nullptr)},
+                      {"time_median_us_a", row.a.time_median_us},
+                      {"time_median_us_b", row.b.time_median_us},
+                      {"time_ratio_b_over_a", row.time_ratio_b_over_a},
+                      {"spread_fraction", spread_recorded(row.significance) ? nlohmann::json(row.spread_fraction)
+                                                                            : nlohmann::json(nullptr)},
+                      {"significance", name_of(row.significance)},
+                      {"regression", is_regression(row)},
+                      {"too_noisy", too_noisy_to_compare(row)}});
+    ops.push_back({{"op", op.op},
+                   {"geomean_time_ratio_b_over_a", op.geomean_time_ratio_b_over_a},
+                   {"regressions", std::count_if(op.rows.begin(), op.rows.end(), is_regression)},
+                   {"too_noisy", std::count_if(op.rows.begin(), op.rows.end(), too_noisy_to_compare)},
+                   {"rows", rows}});
+  }
+  const nlohmann::json json{{"schema", "fabricbench.compare.v1"},
+                            {"a", label_a},
+                            {"b", label_b},
+                            {"regressions", count_regressions(comparison)},
+                            {"too_noisy", count_too_noisy(comparison)},
+                            {"only_in_a", comparison.only_in_a},
+                            {"only_in_b", comparison.only_in_b},
+                            {"ops", ops}};
+  return json.dump(2) + "\n";
 }
 
 void print_comparison(std::ostream& out, const Comparison& comparison, std::string_view label_a,
@@ -87,6 +123,10 @@ void print_comparison(std::ostream& out, const Comparison& comparison, std::stri
                              "default noise bound of {:.0f}%",
                              verdict.empty() ? "" : "; ", without_spread, count(Significance::beyond_default_bound),
                              100 * default_noise_bound_fraction);
+    if (const auto noisy = std::count_if(op.rows.begin(), op.rows.end(), too_noisy_to_compare); noisy > 0)
+      verdict += fmt::format("; {} of them too noisy to compare (spread >= {:.0f}%: a difference of {:.0f}x or less "
+                             "hides in the noise)",
+                             noisy, 100 * too_noisy_spread_fraction, 1 + too_noisy_spread_fraction);
     out << fmt::format("# {}: geometric mean time ratio B/A {:.3f} over {} sizes; {}\n", op.op,
                        op.geomean_time_ratio_b_over_a, op.rows.size(), verdict);
   }
@@ -94,6 +134,10 @@ void print_comparison(std::ostream& out, const Comparison& comparison, std::stri
     out << fmt::format("# unmatched rows: {} only in A, {} only in B\n", comparison.only_in_a, comparison.only_in_b);
   out << fmt::format("# regressions: {} sizes where B is slower than A beyond the spread\n",
                      count_regressions(comparison));
+  if (const std::size_t noisy = count_too_noisy(comparison); noisy > 0)
+    out << fmt::format("# too noisy to compare: {} sizes whose runs spread {:.0f}% or more; at those sizes these runs "
+                       "say nothing about each other (more iterations, or a quieter machine)\n",
+                       noisy, 100 * too_noisy_spread_fraction);
   if (comparison.duplicates_merged)
     out << fmt::format("# {} duplicate rows (several runs) were merged, keeping the fastest\n",
                        comparison.duplicates_merged);

@@ -34,14 +34,18 @@ double size_tick_step(double x_min, double x_max) {
 
 }  // namespace
 
-std::string gnuplot_script(const LogLogPlot& plot) {
+std::string gnuplot_script(const LogLogPlot& plot, const PlotStyle& style) {
   // noenhanced: no ^ _ @ { } markup in labels; no 'mouse' option: the SVG carries no JavaScript.
-  // 960 x 500 at 100% zoom with 14 px text; the legend inside at the top left, where small sizes
-  // leave bandwidth and time low, in an opaque box so no line crosses its text.
-  std::string script = "set terminal svg size 960,500 dynamic noenhanced font 'sans,14' background '#ffffff'\n";
+  // The report's 960 x 500 at 100% zoom with 14 px text (PlotStyle); the legend inside at the top
+  // left, where small sizes leave bandwidth and time low, in an opaque box so no line crosses its
+  // text, or above the plot for the record.
+  std::string script = fmt::format("set terminal svg size {},{} dynamic noenhanced font 'sans,14' background '#ffffff'\n",
+                                   style.width_px, style.height_px);
   script += fmt::format("set title '{}'\nset xlabel '{}'\nset ylabel '{}'\n", gnuplot_safe_text(plot.title),
                         gnuplot_safe_text(plot.x_label), gnuplot_safe_text(plot.y_label));
-  script += "set grid xtics ytics mxtics mytics lc rgb '#dddddd'\nset key inside top left Left reverse box opaque\n";
+  script += "set grid xtics ytics mxtics mytics lc rgb '#dddddd'\n";
+  script += style.legend_above ? "set key outside top center vertical Left reverse box\n"
+                               : "set key inside top left Left reverse box opaque\n";
   script += plot.y_log ? "set logscale y 10\n" : "set yrange [0:*]\n";
   const auto plotted_point = [&plot](double x, double y) { return y > 0 && (x > 0 || (!plot.x_log && x >= 0)); };
   double x_min = 0, x_max = 0;
@@ -115,8 +119,8 @@ std::string gnuplot_script(const LogLogPlot& plot) {
   return script + "\n";
 }
 
-std::string render_svg(const LogLogPlot& plot) {
-  return draw_svg("gnuplot", {}, gnuplot_script(plot), fmt::format("'{}'", plot.title), "gnuplot-nox");
+std::string render_svg(const LogLogPlot& plot, const PlotStyle& style) {
+  return draw_svg("gnuplot", {}, gnuplot_script(plot, style), fmt::format("'{}'", plot.title), "gnuplot-nox");
 }
 
 }  // namespace fb

@@ -39,16 +39,26 @@ struct LogLogPlot {
   bool x_log = true;  // false: a linear x axis from 0 (time in a soak run)
 };
 
+// How a plot is laid out, beside what it shows. The report uses the defaults; the acceptance record
+// draws on a smaller canvas (14 px text scaled to a printed page's text width stays larger: 720 x
+// 420 px at A4's 180 mm prints it at 9.9 pt) with the legend above the plot, where it covers no
+// curve and no axis label.
+struct PlotStyle {
+  int width_px = 960;
+  int height_px = 500;
+  bool legend_above = false;
+};
+
 // Text for a gnuplot single-quoted string: only letters, digits, space and . , : ; _ - + / ( ) [ ] = # %
 // pass; every other byte becomes '?'. Single-quoted gnuplot strings interpret no escapes, and the
 // allowed set holds neither a quote nor markup, so the SVG text gnuplot writes is inert too.
 std::string gnuplot_safe_text(std::string_view text);
 
 // The gnuplot script that draws `plot` as SVG on standard output (exposed for tests).
-std::string gnuplot_script(const LogLogPlot& plot);
+std::string gnuplot_script(const LogLogPlot& plot, const PlotStyle& style = {});
 
 // Runs gnuplot and returns the <svg> element. Throws std::runtime_error when gnuplot is missing or
 // fails, with its message.
-std::string render_svg(const LogLogPlot& plot);
+std::string render_svg(const LogLogPlot& plot, const PlotStyle& style = {});
 
 }  // namespace fb

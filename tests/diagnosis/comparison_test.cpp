@@ -46,6 +46,27 @@ TEST(Comparison, DifferencesAreJudgedAgainstBothSidesSpread) {
   EXPECT_EQ(rows[2].significance, Significance::beyond_spread);  // 0.90 < 1 / 1.10
 }
 
+// Two runs on one busy machine: a p99 five times the median on each side. The ratio 1.8 is inside
+// the window, but so would a 2x regression be: the comparison says the runs cannot be compared at
+// that size instead of "0 beyond the spread".
+TEST(Comparison, RunsSpreadingOver100PercentAreTooNoisyToCompare) {
+  const std::vector<ResultRow> a{noisy(collective_row("all_reduce", 1024, 10), 0.9, 4.0),
+                                 noisy(collective_row("all_reduce", 2048, 10), 0.01, 0.02)};
+  const std::vector<ResultRow> b{noisy(collective_row("all_reduce", 1024, 18), 0.9, 4.0),
+                                 noisy(collective_row("all_reduce", 2048, 10.1), 0.01, 0.02)};
+  const Comparison comparison = compare_results(a, b);
+  const auto& rows = comparison.ops.at(0).rows;
+  EXPECT_NEAR(rows.at(0).spread_fraction, 8.0, 1e-12);
+  EXPECT_TRUE(too_noisy_to_compare(rows.at(0)));
+  EXPECT_FALSE(too_noisy_to_compare(rows.at(1)));  // 4% spread
+  EXPECT_EQ(count_too_noisy(comparison), 1u);
+  std::ostringstream printed;
+  print_comparison(printed, comparison, "A", "B");
+  EXPECT_THAT(printed.str(), ::testing::HasSubstr("0 of 2 sizes beyond the spread; 1 of them too noisy to compare "
+                                                  "(spread >= 100%: a difference of 2x or less hides in the noise)"));
+  EXPECT_THAT(printed.str(), ::testing::HasSubstr("# too noisy to compare: 1 sizes"));
+}
+
 TEST(Comparison, RowsWithoutRecordedSpreadAreJudgedAgainstTheDefaultBound) {
   // collective_row has min == max and CV 0, like a time imported from an nccl-tests log.
   const std::vector<ResultRow> a{collective_row("all_reduce", 1024, 10), collective_row("all_reduce", 2048, 10)};

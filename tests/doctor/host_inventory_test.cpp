@@ -123,6 +123,29 @@ TEST(HostInventory, NcclWithoutAVersionedLibraryNameIsReadFromTheHeader) {
   EXPECT_EQ(inventory.versions.nvidia_driver.version, "");
 }
 
+// A two-socket host's /proc as the kernel writes it (abridged): the first model name, every
+// processor counted, MemTotal in KiB; the record prints them, and an older report without them
+// still reads.
+TEST(HostInventory, CpuModelThreadsAndMemoryFromProc) {
+  TempDir dir;
+  SysfsTree tree(dir.path());
+  tree.write_file("/sys/bus/pci/devices/.keep", "");
+  std::string cpuinfo;
+  for (int cpu = 0; cpu < 4; ++cpu)
+    cpuinfo += "processor\t: " + std::to_string(cpu) +
+               "\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) Platinum 8480+\nflags\t\t: fpu vme\n\n";
+  tree.write_file("/proc/cpuinfo", cpuinfo);
+  tree.write_file("/proc/meminfo", "MemTotal:       2113546240 kB\nMemFree:        2000000000 kB\n");
+  const HostInventory inventory = collect_host_inventory(tree.root());
+  EXPECT_EQ(inventory.resources.cpu_model, "Intel(R) Xeon(R) Platinum 8480+");
+  EXPECT_EQ(inventory.resources.cpu_threads, 4);
+  EXPECT_EQ(inventory.resources.memory_bytes, 2113546240ULL * 1024);
+  nlohmann::json json = inventory;
+  EXPECT_EQ(json.get<HostInventory>().resources.memory_bytes, 2113546240ULL * 1024);
+  json.erase("resources");
+  EXPECT_FALSE(json.get<HostInventory>().resources.memory_bytes.has_value());
+}
+
 TEST(HostInventory, VirtioNicIsFoundThroughTheChildItsNetDeviceLinksTo) {
   TempDir dir;
   SysfsTree tree(dir.path());

@@ -79,6 +79,20 @@ TEST_F(ImportCli, AcceptOnAStatisticTheLogNeverHadIsNotAvailableAndExits6) {
   EXPECT_THAT(result.out, HasSubstr("not available: 1 selected rows do not report time_p99_us"));
   EXPECT_THAT(result.out, HasSubstr("# verdict: FAIL (not available"));
   EXPECT_THAT(result.out, HasSubstr(" pass "));  // the median, 3.34 us at 8 B, is judged as usual
+
+  // The same verdict for machines, as its published schema says.
+  const std::filesystem::path json = dir_ / "accept.json";
+  ASSERT_EQ(fabricbench({"accept", dir_.string(), "--thresholds", thresholds.string(), "--json", json.string()})
+                .exit_code,
+            6);
+  const ProcessResult valid = run_process({"/usr/bin/python3", "-c",
+                                           "import json, sys, jsonschema; d = json.load(open(sys.argv[1])); "
+                                           "jsonschema.validate(d, json.load(open(sys.argv[2]))); "
+                                           "print(d['verdict'], [c['status'] for c in d['checks']], "
+                                           "[c['rows'] for c in d['checks']])",
+                                           json.string(), FB_SCHEMAS_DIR "/accept.schema.json"});
+  EXPECT_EQ(valid.exit_code, 0) << describe(valid);
+  EXPECT_EQ(valid.out, "NOT AVAILABLE ['n/a', 'pass'] [0, 1]\n");
 }
 
 TEST_F(ImportCli, CompareOfLogsWithoutSpreadJudgesTheDefaultBound) {
@@ -97,6 +111,17 @@ TEST_F(ImportCli, CompareOfLogsWithoutSpreadJudgesTheDefaultBound) {
   EXPECT_THAT(result.out, HasSubstr("spread not available for 6 sizes (a side reports one time per size): 6 beyond "
                                     "the default noise bound of 10%"));
   EXPECT_THAT(result.out, Not(HasSubstr("0 beyond the spread")));
+
+  const std::filesystem::path json = dir_ / "compare.json";
+  ASSERT_EQ(fabricbench({"compare", a.string(), b.string(), "--json", json.string()}).exit_code, 0);
+  const ProcessResult valid = run_process({"/usr/bin/python3", "-c",
+                                           "import json, sys, jsonschema; d = json.load(open(sys.argv[1])); "
+                                           "jsonschema.validate(d, json.load(open(sys.argv[2]))); "
+                                           "print(d['regressions'], d['too_noisy'], len(d['ops'][0]['rows']), "
+                                           "d['ops'][0]['rows'][0]['spread_fraction'])",
+                                           json.string(), FB_SCHEMAS_DIR "/compare.schema.json"});
+  EXPECT_EQ(valid.exit_code, 0) << describe(valid);
+  EXPECT_EQ(valid.out, "6 0 6 None\n");  // six slower sizes, no recorded spread
 }
 
 TEST_F(ImportCli, FailOnTurnsRegressionsAndFailedVerdictsIntoExitCode6) {

@@ -1,0 +1,210 @@
+#include "cli/campaign_outputs.hpp"
+
+#include "benchmarks/core/result_builder.hpp"
+#include "diagnosis/expectation_columns.hpp"
+#include "cli/topology_input.hpp"
+#include "common/build_info.hpp"
+#include "common/errors.hpp"
+#include "common/sizes.hpp"
+#include "common/text_file.hpp"
+#include "doctor/inventory_json.hpp"
+#include "doctor/inventory_summary.hpp"
+#include "diagnosis/drain_list.hpp"
+#include "results/result_loading.hpp"
+#include "reports/campaign/campaign_record.hpp"
+#include "reports/html/svg_program.hpp"
+#include "results/atomic_file.hpp"
+
+#include <fmt/format.h>
+#include <openssl/evp.h>
+
+#include <array>
+#include <functional>
+#include <sstream>
+
+namespace fb::cli {
+
+using diagnosis::DrainList;
+using diagnosis::ExpectationColumns;
+using diagnosis::Finding;
+using diagnosis::parse_thresholds;
+using diagnosis::name_of;
+namespace {
+
+// A stage's rows, or none when its attempt left no results (a failed or interrupted stage).
+std::vector<LoadedResults> stage_results(const std::filesystem::path& folder) {
+  if (!std::filesystem::is_directory(folder)) return {};
+  bool any = false;
+  for (const auto& entry : std::filesystem::directory_iterator(folder))
+    any = any || entry.path().extension() == ".json" || entry.path().extension() == ".csv";
+  if (!any || std::filesystem::exists(folder / "doctor.json")) return {};
+  return load_results({folder});
+}
+
+// The doctor stage's hosts and flags, as the record shows them.
+void add_inventory(const std::filesystem::path& doctor_json, CampaignRecord& record,
+                   const std::function<void(const std::string&, const std::string&)>& drain) {
+  const std::optional<std::string> text = read_text(doctor_json);
+  if (!text) return;
+  const nlohmann::json json = nlohmann::json::parse(*text);
+  for (const nlohmann::json& host : json.at("hosts")) {
+    const auto inventory = host.get<doctor::HostInventory>();
+    record.hosts.push_back({inventory.host, doctor::summarize_inventory(inventory)});
+  }
+  for (const nlohmann::json& flag : json.at("findings")) {
+    RecordFlag f{flag.at("severity").get<std::string>(), flag.at("host").get<std::string>(),
+                 flag.at("subject").get<std::string>(), flag.at("message").get<std::string>()};
+    // A host is drained for its own error flags; a disagreement without a majority blames none.
+    if (f.severity == "error" && !f.host.empty()) drain(f.host, "doctor: " + f.subject + ": " + f.message);
+    record.host_flags.push_back(std::move(f));
+  }
+}
+
+std::vector<std::string> model_notes(const ModelChecks& checks, const topo::Graph& graph, const std::string& warnings) {
+  std::vector<std::string> notes;
+  std::string files;
+  for (const auto& file : checks.topology) files += (files.empty() ? "" : ", ") + file.string();
+  notes.push_back(fmt::format("model: fabricbench {} (git {}) topology model and collective model "
+                              "(topology/collective_model.cpp, docs/model.md), built from {}",
+                              tool_version(), git_revision(), files));
+  notes.push_back(fmt::format("check: every collective row at or above {} reaches {:.0f}% of the busbw the model "
+                              "predicts for its op, size and ranks",
+                              format_size_bytes(checks.min_bytes), 100 * checks.fraction));
+  for (const std::string& assumption : graph.assumptions()) notes.push_back("assumed: " + assumption);
+  std::istringstream lines(warnings);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) notes.push_back("model: " + line);
+  return notes;
+}
+
+void print_checks(std::ostream& out, const CampaignRecord& record) {
+  out << fmt::format("# {:<44} {:<13} {}\n", "check", "verdict", "statement");
+  for (const CheckVerdict& v : record.checks)
+    out << fmt::format("  {:<44} {:<13} {}\n", v.check.name, v.skipped ? "SKIPPED" : diagnosis::name_of(v.decision),
+                       v.statement);
+  out << fmt::format("# verdict: {}\n", diagnosis::name_of(overall_decision(record.checks)));
+}
+
+}  // namespace
+
+std::string sha256_hex(std::string_view bytes) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int length = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), digest.data(), &length, EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("OpenSSL could not compute a SHA-256");
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) hex += fmt::format("{:02x}", digest[i]);
+  return hex;
+}
+
+CampaignOutputs::CampaignOutputs(const CampaignPlan& plan, bool pdf, std::string json_path)
+    : plan_(plan), pdf_(pdf), json_path_(std::move(json_path)), plan_sha256_(sha256_hex(plan.text)) {
+  if (plan.thresholds) {
+    const std::optional<std::string> text = read_text(*plan.thresholds);
+    if (!text)
+      throw InputError(fmt::format("{}: cannot read the thresholds file the plan names", plan.thresholds->string()));
+    thresholds_text_ = *text;
+    thresholds_ = parse_thresholds(thresholds_text_, plan.thresholds->string());
+    thresholds_->source = *plan.thresholds;
+  }
+  if (plan.model_checks)
+    for (const auto& file : plan.model_checks->topology)
+      if (!std::filesystem::exists(file))
+        throw InputError(fmt::format("{}: the topology file of model_checks does not exist", file.string()));
+}
+
+int CampaignOutputs::write(const CampaignState& state, std::ostream& out) const {
+  const std::filesystem::path& dir = plan_.results_dir;
+  CampaignRecord record;
+  record.system = plan_.system;
+  record.customer = plan_.customer;
+  record.started_at = state.started_at();
+  record.written_at = utc_timestamp_now();
+  record.tool_version = tool_version();
+  record.git_revision = git_revision();
+  record.results_dir = dir.string();
+  record.confidence = plan_.confidence;
+  record.plan = {plan_.source.string(), plan_sha256_, plan_.text};
+  if (thresholds_)
+    record.thresholds = RecordFile{plan_.thresholds->string(), sha256_hex(thresholds_text_), thresholds_text_};
+
+  DrainList drain("campaign");
+  const auto drain_host = [&](const std::string& host, const std::string& reason) {
+    drain.add(host, reason);
+    record.drained.emplace_back(host, reason);
+  };
+  std::vector<LoadedResults> sets;
+  for (const CampaignStage& stage : plan_.stages) {
+    const StageState* s = state.stage(stage.name);
+    RecordStage row;
+    row.name = stage.name;
+    row.kind = name_of(stage.kind);
+    row.status = s ? std::string(name_of(s->status)) : "not run";
+    if (s) {
+      row.attempts = s->attempts;
+      row.started = s->started;
+      row.finished = s->finished;
+      row.message = s->message;
+      row.results = s->results;
+      if (stage.kind == StageKind::doctor) add_inventory(dir / s->results / "doctor.json", record, drain_host);
+      std::vector<LoadedResults> loaded = stage_results(dir / s->results);
+      for (const LoadedResults& set : loaded) row.rows += set.results.rows.size();
+      sets.insert(sets.end(), std::make_move_iterator(loaded.begin()), std::make_move_iterator(loaded.end()));
+    }
+    record.stages.push_back(std::move(row));
+  }
+
+  if (plan_.model_checks) {
+    std::vector<std::string> files;
+    for (const auto& file : plan_.model_checks->topology) files.push_back(file.string());
+    const topo::Graph graph = load_topology_with_warnings(files);
+    std::ostringstream warnings;
+    ExpectationColumns(graph, warnings).add(sets);
+    record.model_notes = model_notes(*plan_.model_checks, graph, warnings.str());
+  }
+  const std::vector<ResultRow> rows = all_rows(sets);
+  if (thresholds_) record.checks = judge_checks(*thresholds_, rows, plan_.confidence);
+  if (plan_.model_checks) {
+    std::vector<CheckVerdict> derived =
+        judge_model_checks(rows, plan_.model_checks->fraction, plan_.model_checks->min_bytes, plan_.confidence);
+    if (derived.empty())
+      record.model_notes.push_back("no collective row carries the model's expectation: no check was derived");
+    record.checks.insert(record.checks.end(), derived.begin(), derived.end());
+  }
+  for (const CheckVerdict& verdict : record.checks)
+    for (const Finding& finding : verdict.findings)
+      if (finding.kind == "slow_host") drain_host(finding.subject, verdict.check.name + ": " + finding.evidence_text());
+
+  record.files = {{"record (HTML)", "record.html"},
+                  {"summary (JSON)", "summary.json"},
+                  {"JUnit XML", "junit.xml"},
+                  {"drain list", "drain-list.txt"},
+                  {"state", "campaign-state.json"}};
+  if (pdf_) {
+    record.files.emplace_back("record (PDF, A4)", "record-a4.pdf");
+    record.files.emplace_back("record (PDF, Letter)", "record-letter.pdf");
+  }
+  const std::string html = render_record_html(record, Paper::screen);
+  write_file_atomically(dir / "record.html", html);
+  if (pdf_) {
+    write_file_atomically(dir / "record-a4.pdf", print_html_to_pdf(render_record_html(record, Paper::a4)));
+    write_file_atomically(dir / "record-letter.pdf", print_html_to_pdf(render_record_html(record, Paper::letter)));
+  }
+  const std::string summary = record_summary_json(record).dump(2) + "\n";
+  write_file_atomically(dir / "summary.json", summary);
+  write_file_atomically(dir / "junit.xml", record_junit_xml(record));
+  drain.write(dir / "drain-list.txt", out);
+  print_checks(out, record);
+  out << fmt::format("# record: {}{}\n", (dir / "record.html").string(),
+                     pdf_ ? fmt::format(", {} and {}", (dir / "record-a4.pdf").string(),
+                                        (dir / "record-letter.pdf").string())
+                          : "");
+  if (json_path_ == "-")
+    out << summary;
+  else if (!json_path_.empty())
+    write_file_atomically(json_path_, summary);
+  return static_cast<int>(overall_decision(record.checks) == diagnosis::Decision::pass ? ExitCode::ok
+                                                                                       : ExitCode::acceptance_failed);
+}
+
+}  // namespace fb::cli

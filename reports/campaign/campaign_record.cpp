@@ -1,0 +1,474 @@
+#include "reports/campaign/campaign_record.hpp"
+
+#include "common/sizes.hpp"
+#include "reports/html/gnuplot.hpp"
+#include "reports/html/html_escape.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace fb {
+
+using diagnosis::Finding;
+using diagnosis::name_of;
+namespace {
+
+using diagnosis::Decision;
+
+std::string h(std::string_view text) { return escape_markup(text); }
+
+// 14 px plot text on a 720 px canvas: scaled to A4's 180 mm text width it is 9.9 pt, to Letter's
+// 186 mm 10.2 pt; the report's 960 px canvas would print at 7.4 pt.
+constexpr int plot_width_px = 720;
+constexpr int plot_height_px = 420;
+
+constexpr std::string_view style = R"(
+body { font-family: "DejaVu Sans", sans-serif; font-size: 10.5pt; color: #111; max-width: 1000px; margin: 1.5em auto;
+       line-height: 1.35; }
+h1 { font-size: 18pt; margin: 0 0 0.3em; } h2 { font-size: 14pt; margin: 1.2em 0 0.4em; border-bottom: 1px solid #999; }
+h3 { font-size: 11.5pt; margin: 1em 0 0.3em; }
+table { border-collapse: collapse; margin: 0.4em 0; max-width: 100%; }
+table.checks, table.measurements, table.stages, table.flags { width: 100%; table-layout: fixed; }
+table.measurements th.subject { width: 32%; } table.measurements th.pair { width: 6%; } table.checks th:nth-child(1) { width: 4%; }
+table.checks th:nth-child(2) { width: 20%; } table.checks th:nth-child(3) { width: 15%; }
+table.checks th:nth-child(4) { width: 14%; } table.checks th:nth-child(5) { width: 7%; }
+th, td { border: 1px solid #bbb; padding: 2px 5px; font-size: 9pt; vertical-align: top; text-align: left;
+  overflow-wrap: anywhere; } th { background: #f0f0f0; } td.num { text-align: right; white-space: nowrap; }
+tr.fail td { background: #fde0e0; } tr.inconclusive td { background: #fff3cd; }
+.banner { font-size: 14pt; font-weight: bold; padding: 0.5em 0.8em; border: 2px solid; margin: 0.8em 0; }
+.banner.PASS { border-color: #2a7a2a; background: #e6f4e6; } .banner.FAIL { border-color: #b00000; background: #fde0e0; }
+.banner.INCONCLUSIVE { border-color: #a07000; background: #fff3cd; }
+.mark { font-weight: bold; } .plot svg { width: 100%; height: auto; display: block; }
+pre { white-space: pre-wrap; word-break: break-all; font-size: 8.5pt; border: 1px solid #ccc; padding: 0.5em;
+      background: #fafafa; }
+.signoff { display: grid; grid-template-columns: 1fr 1fr; gap: 2.5em; break-inside: avoid; margin-top: 1em; }
+.signoff div.field { border-bottom: 1px solid #000; height: 2.4em; margin-bottom: 0.2em; }
+.signoff span { font-size: 9pt; color: #444; }
+.check { break-inside: avoid-page; }
+@media print { body { max-width: none; margin: 0; } h2, h3 { break-after: avoid; } tr { break-inside: avoid; } }
+)";
+
+std::string page_style(Paper paper) {
+  if (paper == Paper::screen) return {};
+  return fmt::format("@page {{ size: {}; margin: 15mm 15mm 18mm 15mm; @bottom-center {{ content: \"page \" "
+                     "counter(page) \" of \" counter(pages); font-size: 9pt; font-family: sans-serif; }} }}\n",
+                     paper == Paper::a4 ? "A4" : "letter");
+}
+
+std::string_view row_class(Decision decision) {
+  switch (decision) {
+    case Decision::fail: return " class=\"fail\"";
+    case Decision::inconclusive: return " class=\"inconclusive\"";
+    case Decision::pass: break;
+  }
+  return "";
+}
+
+std::string_view mark_of(Decision decision) {
+  switch (decision) {
+    case Decision::fail: return "FAIL &#x2717;";
+    case Decision::inconclusive: return "INCONCLUSIVE ?";
+    case Decision::pass: break;
+  }
+  return "PASS";
+}
+
+std::string verdict_text(const CheckVerdict& verdict) {
+  return verdict.skipped ? "SKIPPED" : std::string(diagnosis::name_of(verdict.decision));
+}
+
+std::string value_text(double value) { return fmt::format("{:.4g}", value); }
+
+// Plot labels: gnuplot's safe set has no '<' or '>', so words stand in for them ("busbw at >= 1G":
+// from 1G on).
+std::string plot_label(std::string text) {
+  for (const auto& [from, to] : {std::pair<std::string_view, std::string_view>{"at >=", "from"},
+                                 {">=", "at least"},
+                                 {"<=", "at most"},
+                                 {">", "over"},
+                                 {"<", "under"}}) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+bool is_pair(const ResultRow& row) { return row.src_rank.has_value() || !row.src_host.empty(); }
+
+bool has_plot(const CheckVerdict& verdict) { return !verdict.measurements.empty(); }
+
+std::string y_label_of(const CheckVerdict& verdict) {
+  if (verdict.unit == "x model") return "measured busbw / model busbw";
+  return fmt::format("{} ({})", verdict.check.metric, verdict.unit);
+}
+
+// The check's measurements against its limit: per size (or per pair) the median over the
+// repetitions and its lower and upper confidence bounds (the verdict rests on one of them), and
+// the limit as a dashed red line named after the check.
+PlotStyle record_plot_style() { return {plot_width_px, plot_height_px, true}; }
+
+LogLogPlot plot_of_check(const CheckVerdict& verdict, double confidence) {
+  const bool pairs = std::all_of(verdict.measurements.begin(), verdict.measurements.end(),
+                                 [](const diagnosis::MeasurementVerdict& m) { return is_pair(m.first); });
+  LogLogPlot plot;
+  plot.title = plot_label(verdict.check.name);
+  plot.x_label = pairs ? "pair (in the table's order)" : "size (bytes)";
+  plot.y_label = y_label_of(verdict);
+  plot.x_is_bytes = !pairs;
+  plot.x_log = !pairs;
+  plot.y_log = !verdict.higher_is_better;
+  const std::string bound = fmt::format("{:.1f}% bound", 100 * (1 - (1 - confidence) / 2));
+  // Per op (and placement, ranks): its median, lower bound and upper bound series, in that order.
+  std::map<std::string, std::size_t> series_of;
+  double x_min = 0;
+  double x_max = 0;
+  for (std::size_t i = 0; i < verdict.measurements.size(); ++i) {
+    const diagnosis::MeasurementVerdict& m = verdict.measurements[i];
+    const std::string key =
+        pairs ? m.first.op
+              : fmt::format("{}{}, {} ranks", m.first.op, m.first.in_place ? " in-place" : "", m.first.nranks);
+    const auto [it, added] = series_of.try_emplace(key, plot.series.size());
+    if (added) {
+      plot.series.push_back({fmt::format("{}: median of repetitions", key), {}, {}});
+      plot.series.push_back({fmt::format("{}: lower {}", key, bound), {}, {}});
+      plot.series.push_back({fmt::format("{}: upper {}", key, bound), {}, {}});
+    }
+    const double x = pairs ? static_cast<double>(i + 1) : static_cast<double>(m.first.bytes);
+    plot.series[it->second].points.emplace_back(x, m.verdict.median);
+    if (m.verdict.lower) plot.series[it->second + 1].points.emplace_back(x, *m.verdict.lower);
+    if (m.verdict.upper) plot.series[it->second + 2].points.emplace_back(x, *m.verdict.upper);
+    x_min = x_min == 0 ? x : std::min(x_min, x);
+    x_max = std::max(x_max, x);
+  }
+  std::erase_if(plot.series, [](const PlotSeries& series) { return series.points.empty(); });
+  // A single size is drawn in a 16x range around it; the limit spans what is drawn.
+  if (x_min == x_max && !pairs) {
+    x_min /= 4;
+    x_max *= 4;
+  }
+  if (pairs) {
+    x_min = std::max(x_min - 0.5, 0.5);
+    x_max += 0.5;
+  }
+  plot.references.push_back({fmt::format("limit: {}", plot_label(verdict.check.name)), x_min, x_max, verdict.limit});
+  return plot;
+}
+
+std::string banner(const CampaignRecord& record) {
+  const Decision overall = overall_decision(record.checks);
+  std::map<std::string, int> counts;
+  for (const CheckVerdict& v : record.checks) ++counts[verdict_text(v)];
+  std::string tally;
+  for (const auto& [name, count] : counts) tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", count, name);
+  const double alpha = (1 - record.confidence) / 2;
+  return fmt::format("<div class=\"banner {0}\">{0}: {1} checks ({2})</div>\n"
+                     "<p>Each limit check is decided at {3:.0f}% confidence from the repetitions of its measurements: "
+                     "a check that breaks its limit passes at most {4:.1f}% of the time, one that keeps it fails at "
+                     "most {4:.1f}% of the time (distribution-free bounds of the median; see the method below). A "
+                     "check the repetitions cannot decide is INCONCLUSIVE, which is not a pass, and says how many "
+                     "repetitions would decide it.</p>\n",
+                     diagnosis::name_of(overall), record.checks.size(), tally, 100 * record.confidence, 100 * alpha);
+}
+
+std::string identity_section(const CampaignRecord& record) {
+  std::string html = "<table class=\"identity\">\n";
+  const auto row = [&](std::string_view key, const std::string& value) {
+    html += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", key, h(value));
+  };
+  row("customer", record.customer);
+  row("system", record.system);
+  row("campaign started", record.started_at);
+  row("record written", record.written_at);
+  row("plan", fmt::format("{} (SHA-256 {})", record.plan.path, record.plan.sha256));
+  if (record.thresholds)
+    row("thresholds", fmt::format("{} (SHA-256 {})", record.thresholds->path, record.thresholds->sha256));
+  row("fabricbench", fmt::format("{} (git {})", record.tool_version, record.git_revision));
+  row("results folder", record.results_dir);
+  return html + "</table>\n";
+}
+
+std::string checks_table(const CampaignRecord& record) {
+  std::string html =
+      "<h2>Checks</h2>\n<table class=\"checks\"><tr><th>#</th><th>check</th><th>from</th><th>verdict</th>"
+      "<th>rows</th><th>statement</th></tr>\n";
+  for (std::size_t i = 0; i < record.checks.size(); ++i) {
+    const CheckVerdict& v = record.checks[i];
+    html += fmt::format("<tr{}><td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"mark\">{}</td>"
+                        "<td class=\"num\">{}</td><td>{}</td></tr>\n",
+                        v.skipped ? "" : row_class(v.decision), i + 1, h(v.check.name), h(v.origin),
+                        v.skipped ? "SKIPPED" : mark_of(v.decision), v.rows, h(v.statement));
+  }
+  return html + "</table>\n";
+}
+
+std::string measurement_table(const CheckVerdict& v) {
+  const bool pairs = std::all_of(v.measurements.begin(), v.measurements.end(),
+                                 [](const diagnosis::MeasurementVerdict& m) { return is_pair(m.first); });
+  std::string html =
+      fmt::format("<table class=\"measurements\"><tr>{}<th "
+                  "class=\"subject\">measurement</th><th>repetitions</th><th>median</th><th>lower bound</th>"
+                  "<th>upper bound</th><th>limit ({})</th><th>verdict</th><th>would decide</th></tr>\n",
+                  pairs ? "<th class=\"pair\">pair</th>" : "", h(v.unit));
+  for (std::size_t i = 0; i < v.measurements.size(); ++i) {
+    const diagnosis::MeasurementVerdict& m = v.measurements[i];
+    const auto bound = [](std::optional<double> b) { return b ? value_text(*b) : std::string("none"); };
+    html += fmt::format("<tr{}>{}<td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+                        "<td class=\"num\">{}</td><td class=\"num\">{} {}</td><td class=\"mark\">{}</td>"
+                        "<td class=\"num\">{}</td></tr>\n",
+                        row_class(m.verdict.decision), pairs ? fmt::format("<td class=\"num\">{}</td>", i + 1) : "",
+                        h(m.subject), m.verdict.samples, value_text(m.verdict.median), bound(m.verdict.lower),
+                        bound(m.verdict.upper), v.higher_is_better ? "&ge;" : "&le;", value_text(v.limit),
+                        mark_of(m.verdict.decision),
+                        m.verdict.decision != Decision::inconclusive ? std::string("")
+                        : m.verdict.repetitions_needed               ? std::to_string(*m.verdict.repetitions_needed)
+                                                                     : std::string("none decides"));
+  }
+  return html + "</table>\n";
+}
+
+std::string check_details(const CampaignRecord& record) {
+  std::string html = "<h2>Each check, its measurements and its limit</h2>\n";
+  for (std::size_t i = 0; i < record.checks.size(); ++i) {
+    const CheckVerdict& v = record.checks[i];
+    html += fmt::format("<section class=\"check\" id=\"check-{}\"><h3>{}. {}: {}</h3>\n<p>{}</p>\n", i + 1, i + 1,
+                        h(v.check.name), verdict_text(v), h(v.statement));
+    if (has_plot(v))
+      html += fmt::format("<div class=\"plot\">{}</div>\n",
+                          render_svg(plot_of_check(v, record.confidence), record_plot_style())) +
+              measurement_table(v);
+    if (!v.findings.empty()) {
+      html += "<table class=\"findings\"><tr><th>subject</th><th>evidence</th></tr>\n";
+      for (const Finding& f : v.findings)
+        html += fmt::format("<tr class=\"fail\"><td>{}</td><td>{}</td></tr>\n", h(f.subject), h(f.evidence_text()));
+      html += "</table>\n";
+    }
+    html += "</section>\n";
+  }
+  return html;
+}
+
+std::string stages_section(const CampaignRecord& record) {
+  std::string html =
+      "<h2>Stages</h2>\n<table class=\"stages\"><tr><th>stage</th><th>kind</th><th>status</th>"
+      "<th>attempts</th><th>started</th><th>finished</th><th>rows</th><th>results</th><th>note</th></tr>\n";
+  for (const RecordStage& s : record.stages)
+    html += fmt::format("<tr{}><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td>"
+                        "<td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
+                        s.status == "completed" ? "" : " class=\"fail\"", h(s.name), h(s.kind), h(s.status), s.attempts,
+                        h(s.started), h(s.finished), s.rows, h(s.results), h(s.message));
+  return html + "</table>\n";
+}
+
+// Hosts as columns while they fit on a page; beyond, one row per host.
+std::string inventory_section(const CampaignRecord& record) {
+  std::string html = "<h2>Hosts (doctor's inventory)</h2>\n";
+  if (record.hosts.empty())
+    return html + "<p>No inventory: the plan has no doctor stage, or it did not complete.</p>\n";
+  std::vector<std::string> attributes;
+  for (const RecordHost& host : record.hosts)
+    for (const auto& [key, value] : host.facts)
+      if (std::find(attributes.begin(), attributes.end(), key) == attributes.end()) attributes.push_back(key);
+  const auto value_of = [](const RecordHost& host, const std::string& key) {
+    for (const auto& [k, v] : host.facts)
+      if (k == key) return v;
+    return std::string("-");
+  };
+  constexpr std::size_t hosts_as_columns = 4;
+  if (record.hosts.size() <= hosts_as_columns) {
+    html += "<table class=\"inventory\"><tr><th>attribute</th>";
+    for (const RecordHost& host : record.hosts) html += fmt::format("<th>{}</th>", h(host.host));
+    html += "</tr>\n";
+    for (const std::string& key : attributes) {
+      html += fmt::format("<tr><th>{}</th>", h(key));
+      for (const RecordHost& host : record.hosts) html += fmt::format("<td>{}</td>", h(value_of(host, key)));
+      html += "</tr>\n";
+    }
+  } else {
+    html += "<table class=\"inventory\"><tr><th>host</th>";
+    for (const std::string& key : attributes) html += fmt::format("<th>{}</th>", h(key));
+    html += "</tr>\n";
+    for (const RecordHost& host : record.hosts) {
+      html += fmt::format("<tr><td>{}</td>", h(host.host));
+      for (const std::string& key : attributes) html += fmt::format("<td>{}</td>", h(value_of(host, key)));
+      html += "</tr>\n";
+    }
+  }
+  html += "</table>\n<h3>What the doctor flagged, and hosts that differ</h3>\n";
+  if (record.host_flags.empty()) return html + "<p>Nothing: every host looks alike and nothing was flagged.</p>\n";
+  html += "<table class=\"flags\"><tr><th>severity</th><th>host</th><th>subject</th><th>message</th></tr>\n";
+  for (const RecordFlag& f : record.host_flags)
+    html += fmt::format("<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                        f.severity == "error" ? " class=\"fail\"" : "", h(f.severity),
+                        h(f.host.empty() ? "(hosts differ)" : f.host), h(f.subject), h(f.message));
+  return html + "</table>\n";
+}
+
+std::string drain_section(const CampaignRecord& record) {
+  std::string html = "<h2>Drain list</h2>\n";
+  if (record.drained.empty()) return html + "<p>No host is to be drained.</p>\n";
+  html += "<table class=\"drain\"><tr><th>host</th><th>reason</th></tr>\n";
+  for (const auto& [host, reason] : record.drained)
+    html += fmt::format("<tr class=\"fail\"><td>{}</td><td>{}</td></tr>\n", h(host), h(reason));
+  return html + "</table>\n";
+}
+
+std::string inputs_section(const CampaignRecord& record) {
+  std::string html = "<h2>What the campaign was told</h2>\n";
+  const auto file = [&](std::string_view role, const RecordFile& f) {
+    html += fmt::format("<h3>{}: {}</h3>\n<p>SHA-256 <code>{}</code></p>\n<pre>{}</pre>\n", role, h(f.path),
+                        h(f.sha256), h(f.text));
+  };
+  file("Plan", record.plan);
+  if (record.thresholds) file("Thresholds", *record.thresholds);
+  if (!record.model_notes.empty()) {
+    html += "<h3>Checks derived from the topology model</h3>\n<ul>\n";
+    for (const std::string& note : record.model_notes) html += fmt::format("<li>{}</li>\n", h(note));
+    html += "</ul>\n";
+  }
+  html += fmt::format(
+      "<h3>How a verdict is decided</h3>\n<p>Every measurement (an op at a size, or a pair) was repeated; the "
+      "checked value of each repetition is one sample. For n samples the k-th smallest lies above the true median "
+      "with probability P(Binomial(n, 1/2) &le; k&minus;1) whatever the distribution, so the largest k with that "
+      "probability at most &alpha; = {:.3g} gives a lower bound of the median that errs at most &alpha; of the time, "
+      "and the k-th largest an upper one. A bandwidth passes when its lower bound reaches the limit and fails when "
+      "its upper bound misses it (times the other way round); a check over m measurements fails each at &alpha;/m, "
+      "so the whole check keeps &alpha;. Fewer than {} repetitions bound nothing at this &alpha;: such a check is "
+      "INCONCLUSIVE.</p>\n",
+      (1 - record.confidence) / 2, diagnosis::fewest_repetitions_for((1 - record.confidence) / 2));
+  return html;
+}
+
+std::string signoff_section(const CampaignRecord& record) {
+  const auto party = [](std::string_view role, const std::string& who) {
+    return fmt::format("<div><h3>{}: {}</h3><div class=\"field\"></div><span>name</span><div class=\"field\"></div>"
+                       "<span>signature</span><div class=\"field\"></div><span>date</span></div>",
+                       role, h(who));
+  };
+  return "<section class=\"signoff-block\"><h2>Sign-off</h2>\n<p>The undersigned accept the system as recorded "
+         "above, with the verdicts and the confidence stated for each check.</p>\n<div class=\"signoff\">" +
+         party("For the supplier", "operator of the campaign") + party("For the customer", record.customer) +
+         "</div></section>\n";
+}
+
+}  // namespace
+
+std::size_t record_plot_count(const CampaignRecord& record) {
+  return static_cast<std::size_t>(std::count_if(record.checks.begin(), record.checks.end(), has_plot));
+}
+
+std::string render_record_html(const CampaignRecord& record, Paper paper) {
+  std::string html = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+      "img-src data:\">\n<title>Acceptance record: {} for {}</title>\n<style>{}{}</style>\n</head>\n<body>\n"
+      "<h1>Acceptance record: {}</h1>\n",
+      h(record.system), h(record.customer), style, page_style(paper), h(record.system));
+  html += identity_section(record) + banner(record) + checks_table(record) + check_details(record);
+  html += stages_section(record) + inventory_section(record) + drain_section(record) + inputs_section(record);
+  html += "<h2>Files</h2>\n<table class=\"files\">\n";
+  for (const auto& [role, path] : record.files)
+    html += fmt::format("<tr><th>{}</th><td><code>{}</code></td></tr>\n", h(role), h(path));
+  html += "</table>\n" + signoff_section(record);
+  return html + "</body>\n</html>\n";
+}
+
+nlohmann::json record_summary_json(const CampaignRecord& record) {
+  nlohmann::json checks = nlohmann::json::array();
+  for (const CheckVerdict& v : record.checks) {
+    nlohmann::json measurements = nlohmann::json::array();
+    for (const diagnosis::MeasurementVerdict& m : v.measurements) {
+      const auto optional = [](std::optional<double> x) { return x ? nlohmann::json(*x) : nlohmann::json(nullptr); };
+      measurements.push_back(
+          {{"subject", m.subject},
+           {"op", m.first.op},
+           {"bytes", m.first.bytes},
+           {"repetitions", m.verdict.samples},
+           {"median", m.verdict.median},
+           {"lower_bound", optional(m.verdict.lower)},
+           {"upper_bound", optional(m.verdict.upper)},
+           {"verdict", diagnosis::name_of(m.verdict.decision)},
+           {"repetitions_needed",
+            m.verdict.repetitions_needed ? nlohmann::json(*m.verdict.repetitions_needed) : nlohmann::json(nullptr)}});
+    }
+    checks.push_back(
+        {{"name", v.check.name},
+         {"kind", name_of(v.check.kind)},
+         {"origin", v.origin},
+         {"verdict", verdict_text(v)},
+         {"statement", v.statement},
+         {"rows", v.rows},
+         {"unit", v.unit},
+         {"limit", has_plot(v) ? nlohmann::json(v.limit) : nlohmann::json(nullptr)},
+         {"repetitions_needed", v.repetitions_needed ? nlohmann::json(*v.repetitions_needed) : nlohmann::json(nullptr)},
+         {"measurements", measurements}});
+  }
+  nlohmann::json stages = nlohmann::json::array();
+  for (const RecordStage& s : record.stages)
+    stages.push_back({{"name", s.name},
+                      {"kind", s.kind},
+                      {"status", s.status},
+                      {"attempts", s.attempts},
+                      {"started", s.started},
+                      {"finished", s.finished},
+                      {"rows", s.rows},
+                      {"results", s.results},
+                      {"message", s.message}});
+  nlohmann::json drained = nlohmann::json::array();
+  for (const auto& [host, reason] : record.drained) drained.push_back({{"host", host}, {"reason", reason}});
+  nlohmann::json files = nlohmann::json::object();
+  for (const auto& [role, path] : record.files) files[role] = path;
+  const auto file = [](const RecordFile& f) { return nlohmann::json{{"path", f.path}, {"sha256", f.sha256}}; };
+  return {{"schema", campaign_summary_schema},
+          {"system", record.system},
+          {"customer", record.customer},
+          {"started_at", record.started_at},
+          {"written_at", record.written_at},
+          {"tool_version", record.tool_version},
+          {"git_revision", record.git_revision},
+          {"plan", file(record.plan)},
+          {"thresholds", record.thresholds ? file(*record.thresholds) : nlohmann::json(nullptr)},
+          {"model_notes", record.model_notes},
+          {"confidence", record.confidence},
+          {"verdict", diagnosis::name_of(overall_decision(record.checks))},
+          {"stages", stages},
+          {"checks", checks},
+          {"drain_list", drained},
+          {"files", files}};
+}
+
+std::string record_junit_xml(const CampaignRecord& record) {
+  std::size_t failures = 0;
+  std::size_t skipped = 0;
+  for (const CheckVerdict& v : record.checks) {
+    skipped += v.skipped;
+    failures += !v.skipped && v.decision != Decision::pass;
+  }
+  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  xml += fmt::format("<testsuites name=\"fabricbench campaign\" tests=\"{0}\" failures=\"{1}\" skipped=\"{2}\">\n"
+                     "  <testsuite name=\"{3}\" tests=\"{0}\" failures=\"{1}\" skipped=\"{2}\" errors=\"0\">\n",
+                     record.checks.size(), failures, skipped, h(record.system));
+  for (const CheckVerdict& v : record.checks) {
+    xml += fmt::format("    <testcase classname=\"fabricbench.campaign.{}\" name=\"{}\">\n", name_of(v.check.kind),
+                       h(v.check.name));
+    if (v.skipped) {
+      xml += fmt::format("      <skipped message=\"{}\"/>\n", h(v.statement));
+    } else if (v.decision == Decision::pass) {
+      xml += fmt::format("      <system-out>{}</system-out>\n", h(v.statement));
+    } else {
+      std::string details;
+      for (const diagnosis::MeasurementVerdict& m : v.measurements)
+        if (m.verdict.decision != Decision::pass) details += fmt::format("{}: {}\n", m.subject, m.statement);
+      for (const Finding& f : v.findings) details += fmt::format("{}: {}\n", f.subject, f.evidence_text());
+      // INCONCLUSIVE is a failure too: CI must not go green on a verdict the noise did not decide.
+      xml += fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n", h(v.statement),
+                         v.decision == Decision::fail ? "fail" : "inconclusive", h(details));
+    }
+    xml += "    </testcase>\n";
+  }
+  return xml + "  </testsuite>\n</testsuites>\n";
+}
+
+}  // namespace fb

@@ -1,0 +1,217 @@
+// `fabricbench campaign` end to end: the shipped CPU plan under a real 4-rank mpirun, killed in
+// the middle of a stage and run again; and a run with a stressed rank whose noise a fixed margin
+// on the median would pass, judged INCONCLUSIVE.
+
+#include "fabricbench_runs.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sched.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace fb::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A check's name as the record escapes it.
+std::string as_html(std::string text) {
+  for (std::size_t at = text.find('>'); at != std::string::npos; at = text.find('>', at)) text.replace(at, 1, "&gt;");
+  return text;
+}
+
+nlohmann::json read_json(const std::filesystem::path& path) { return nlohmann::json::parse(read_file(path)); }
+
+class CampaignTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("fb-campaign-" + std::to_string(::getpid()) + "-" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_ / "thresholds");
+    std::filesystem::copy_file(std::filesystem::path(FABRICBENCH_PLANS_DIR) / "cpu-mpi.yaml", dir_ / "cpu-mpi.yaml");
+    std::filesystem::copy_file(std::filesystem::path(FABRICBENCH_PLANS_DIR) / "thresholds" / "cpu-mpi.yaml",
+                               dir_ / "thresholds" / "cpu-mpi.yaml");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::vector<std::string> campaign(int nranks, const std::string& plan, std::vector<std::string> extra = {}) const {
+    std::vector<std::string> args{"campaign", (dir_ / plan).string(), "-D", results().string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return under_mpirun(nranks, FABRICBENCH_BINARY, args);
+  }
+  std::filesystem::path results() const { return dir_ / "results"; }
+
+  // The state file as it stands; empty until the campaign wrote it.
+  nlohmann::json state() const {
+    const std::string text = read_file(results() / "campaign-state.json");
+    return text.empty() ? nlohmann::json() : nlohmann::json::parse(text);
+  }
+
+  std::filesystem::path dir_;
+};
+
+std::string status_of(const nlohmann::json& state, const std::string& stage) {
+  if (!state.contains("stages") || !state["stages"].contains(stage)) return "";
+  return state["stages"][stage]["status"].get<std::string>();
+}
+
+TEST_F(CampaignTest, CpuPlanKilledMidStageResumesAndLeavesEveryOutput) {
+  // First run: SIGTERM to mpirun once the collectives stage is under way.
+  {
+    ChildProcess first(campaign(4, "cpu-mpi.yaml", {"--no-pdf"}), allow_root);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
+    while (status_of(state(), "collectives") != "running" && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_EQ(status_of(state(), "collectives"), "running") << state().dump(2);
+    ::kill(first.pid(), SIGTERM);
+    const ProcessResult killed = first.wait(std::chrono::seconds(60));
+    EXPECT_NE(killed.exit_code, 0) << describe(killed);
+  }
+  const nlohmann::json after_kill = state();
+  ASSERT_EQ(status_of(after_kill, "doctor"), "completed") << after_kill.dump(2);
+  ASSERT_EQ(status_of(after_kill, "pairwise"), "completed");
+  ASSERT_EQ(status_of(after_kill, "concurrent"), "completed");
+  EXPECT_EQ(status_of(after_kill, "collectives"), "running");
+  EXPECT_FALSE(std::filesystem::exists(results() / "summary.json"));
+
+  // Second run: the completed stages are skipped (same attempt, same finish time), the
+  // interrupted one runs again in a new attempt folder, and every output is written.
+  const ProcessResult second = run_process(campaign(4, "cpu-mpi.yaml"), allow_root, std::chrono::seconds(280));
+  ASSERT_TRUE(second.exit_code == 0 || second.exit_code == 6) << describe(second);
+  for (const std::string stage : {"doctor", "pairwise", "concurrent"})
+    EXPECT_THAT(second.out, HasSubstr("# stage " + stage + ": completed at " +
+                                      after_kill["stages"][stage]["finished"].get<std::string>() + ", not run again"));
+  EXPECT_THAT(second.out, ::testing::Not(HasSubstr("# stage pairwise (pairwise) at")));
+  const nlohmann::json final_state = state();
+  for (const std::string stage : {"doctor", "pairwise", "concurrent"}) {
+    EXPECT_EQ(final_state["stages"][stage]["attempts"], 1) << stage;
+    EXPECT_EQ(final_state["stages"][stage]["finished"], after_kill["stages"][stage]["finished"]) << stage;
+  }
+  EXPECT_EQ(final_state["stages"]["collectives"]["attempts"], 2);
+  EXPECT_EQ(final_state["stages"]["collectives"]["status"], "completed");
+  EXPECT_EQ(final_state["stages"]["collectives"]["results"], "stages/collectives/attempt-2");
+
+  const nlohmann::json summary = read_json(results() / "summary.json");
+  EXPECT_EQ(summary["schema"], "fabricbench.campaign.v1");
+  EXPECT_EQ(summary["system"], "cpu-dev-box");
+  EXPECT_EQ(summary["plan"]["sha256"].get<std::string>().size(), 64u);
+  EXPECT_EQ(summary["verdict"], second.exit_code == 0 ? "PASS" : summary["verdict"].get<std::string>());
+  ASSERT_EQ(summary["stages"].size(), 4u);
+  // all_reduce and all_gather at 16, 512, 16K, 512K bytes, 10 repetitions each.
+  EXPECT_EQ(summary["stages"][3]["rows"], 2 * 4 * 10);
+  ASSERT_EQ(summary["checks"].size(), 5u);
+  const nlohmann::json& busbw = summary["checks"][0];
+  EXPECT_EQ(busbw["name"], "all_reduce busbw at >= 256K");
+  ASSERT_EQ(busbw["measurements"].size(), 1u);  // 512K only: 256K and up
+  EXPECT_EQ(busbw["measurements"][0]["repetitions"], 10);
+  EXPECT_EQ(busbw["measurements"][0]["bytes"], 524288);
+  // Four ranks paired two ways each round: every ordered pair of the 4 ranks, 10 repetitions.
+  const nlohmann::json& pairs = summary["checks"][3];
+  EXPECT_EQ(pairs["measurements"].size(), 12u);
+  for (const nlohmann::json& pair : pairs["measurements"]) EXPECT_EQ(pair["repetitions"], 10);
+
+  const std::string junit = read_file(results() / "junit.xml");
+  EXPECT_EQ(lines_of(junit).size() > 5, true);
+  std::size_t testcases = 0;
+  for (std::size_t at = junit.find("<testcase"); at != std::string::npos; at = junit.find("<testcase", at + 1))
+    ++testcases;
+  EXPECT_EQ(testcases, 5u);
+  const std::string drain = read_file(results() / "drain-list.txt");
+  EXPECT_THAT(drain, HasSubstr("# fabricbench drain list (campaign"));
+  const std::string record = read_file(results() / "record.html");
+  for (const nlohmann::json& check : summary["checks"])
+    EXPECT_THAT(record, HasSubstr(as_html(check["name"].get<std::string>())));
+  EXPECT_THAT(record, HasSubstr(summary["plan"]["sha256"].get<std::string>()));
+  // The summary is what its published schema says.
+  const ProcessResult valid = run_process(
+      {"/usr/bin/python3", "-c",
+       "import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))",
+       (results() / "summary.json").string(), FABRICBENCH_SUMMARY_SCHEMA});
+  EXPECT_EQ(valid.exit_code, 0) << describe(valid);
+  EXPECT_THAT(record, HasSubstr("Sign-off"));
+}
+
+// A rank with a CPU hog pinned to its core: its repetitions spread wide. The limit is then put
+// between the median and the lower confidence bound of that spread, where a fixed margin on the
+// median passes (median >= limit): the campaign, judging again on the same rows, must say
+// INCONCLUSIVE, fail CI, and name the repetitions that would decide.
+TEST_F(CampaignTest, StressedRankIsInconclusiveWhereAMedianRulePasses) {
+  std::ofstream(dir_ / "noisy.yaml") << R"(system: stressed-box
+customer: fabricbench developers
+thresholds: thresholds/noisy.yaml
+stages:
+  - kind: collectives
+    ops: [all_reduce]
+    min_bytes: 1M
+    max_bytes: 1M
+    iterations: 10
+    repetitions: 10
+)";
+  const auto write_limit = [&](double gbps) {
+    std::ofstream(dir_ / "thresholds" / "noisy.yaml")
+        << "checks:\n  - name: all_reduce busbw at 1M\n    kind: min_bandwidth\n    op: all_reduce\n    bytes: 1M\n"
+        << "    metric: busbw_gbps\n    at_least_gbps: " << gbps << "\n";
+  };
+  write_limit(1e-6);
+  ProcessResult measured;
+  {
+    // The hog: a busy shell loop on CPU 0, where --bind-to core puts rank 0.
+    ChildProcess hog({"/usr/bin/taskset", "-c", "0", "/bin/sh", "-c", "while :; do :; done"});
+    std::vector<std::string> argv{MPIEXEC_BINARY,
+                                  "--allow-run-as-root",
+                                  "--oversubscribe",
+                                  "--bind-to",
+                                  "core",
+                                  "--map-by",
+                                  "core",
+                                  "-np",
+                                  "2",
+                                  FABRICBENCH_BINARY,
+                                  "campaign",
+                                  (dir_ / "noisy.yaml").string(),
+                                  "-D",
+                                  results().string(),
+                                  "--no-pdf"};
+    measured = run_process(argv, allow_root, std::chrono::seconds(240));
+    hog.kill_session();
+  }
+  ASSERT_EQ(measured.exit_code, 0) << describe(measured);
+  const nlohmann::json first = read_json(results() / "summary.json");
+  const nlohmann::json& m = first["checks"][0]["measurements"][0];
+  ASSERT_EQ(m["repetitions"], 10);
+  const double median = m["median"].get<double>();
+  const double lower = m["lower_bound"].get<double>();
+  ASSERT_LT(lower, median) << "ten repetitions beside a hog came out identical";
+
+  const double limit = (lower + median) / 2;
+  write_limit(limit);
+  const ProcessResult judged =
+      run_process(campaign(2, "noisy.yaml", {"--no-pdf"}), allow_root, std::chrono::seconds(120));
+  EXPECT_EQ(judged.exit_code, 6) << describe(judged);
+  EXPECT_THAT(judged.out, HasSubstr("# stage collectives: completed at"));  // judged again, not measured again
+  const nlohmann::json second = read_json(results() / "summary.json");
+  const nlohmann::json& check = second["checks"][0];
+  EXPECT_GE(median, limit);  // what a coin flip on the median would have passed
+  EXPECT_EQ(check["verdict"], "INCONCLUSIVE") << check.dump(2);
+  EXPECT_EQ(second["verdict"], "INCONCLUSIVE");
+  EXPECT_THAT(check["statement"].get<std::string>(), HasSubstr("repetitions would decide"));
+  EXPECT_GT(check["repetitions_needed"].get<int>(), 10);
+  EXPECT_THAT(read_file(results() / "junit.xml"), HasSubstr("type=\"inconclusive\""));
+}
+
+}  // namespace
+}  // namespace fb::testing
