@@ -6,9 +6,10 @@
 
 namespace fb::cli {
 
-topo::Diagnosis diagnose_against_topology(const topo::Graph& graph, const std::vector<LoadedResults>& sets) {
+topo::Diagnosis diagnose_against_topology(const topo::Graph& graph, const std::vector<LoadedResults>& sets,
+                                          const topo::TableRouter* tables) {
   const std::vector<ResultRow> rows = all_rows(sets);
-  topo::Diagnosis diagnosis = topo::diagnose(graph, rows);
+  topo::Diagnosis diagnosis = topo::diagnose(graph, rows, {}, tables);
   const auto add = [&](std::vector<topo::Suspect> findings) {
     for (topo::Suspect& finding : findings) diagnosis.findings.push_back(std::move(finding));
   };

@@ -3,6 +3,7 @@
 #include "common/errors.hpp"
 #include "common/op_catalog.hpp"
 #include "common/robust_statistics.hpp"
+#include "diagnosis/repair_ticket.hpp"
 #include "topology/flow_model.hpp"
 #include "topology/routing.hpp"
 
@@ -33,6 +34,7 @@ struct Flow {
   double model_gbps = 0;
   double expected_gbps = 0;
   double ratio = 0;
+  bool on_table_route = false;
 };
 
 // The rows of one round: the flows that shared the fabric while they were measured. A soak run
@@ -60,8 +62,9 @@ std::string describe_flow(const Flow& flow) {
 
 class Diagnoser {
  public:
-  Diagnoser(const Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings)
-      : graph_(graph), settings_(settings), capacity_gbps_(2 * graph.link_count()) {
+  Diagnoser(const Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings,
+            const TableRouter* tables)
+      : graph_(graph), settings_(settings), tables_(tables), capacity_gbps_(2 * graph.link_count()) {
     for (LinkId link = 0; link < graph.link_count(); ++link)
       capacity_gbps_[2 * link] = capacity_gbps_[2 * link + 1] = graph.link(link).spec.capacity_gbps;
     select_flows(rows);
@@ -69,6 +72,8 @@ class Diagnoser {
 
   Diagnosis run() {
     Diagnosis diagnosis;
+    diagnosis.tables_given = tables_ != nullptr;
+    for (const Flow& flow : flows_) diagnosis.flows_on_table_routes += flow.on_table_route ? 1 : 0;
     if (flows_.empty()) return diagnosis;
     model_rates();
     diagnosis.calibration = calibrate();
@@ -95,15 +100,24 @@ class Diagnoser {
     throw InputError(fmt::format("host {} of the results is not a host with a NIC in the topology", host_name));
   }
 
-  const std::vector<ResourceShare>& shares_between(const std::string& src_host, const std::string& dst_host) {
+  struct PairRoute {
+    std::vector<ResourceShare> shares;
+    bool from_tables = false;
+  };
+
+  const PairRoute& route_between(const std::string& src_host, const std::string& dst_host) {
     const auto key = std::make_pair(src_host, dst_host);
     if (const auto cached = routes_.find(key); cached != routes_.end()) return cached->second;
-    const std::optional<Route> route = find_route(graph_, nic_of_host(src_host), nic_of_host(dst_host));
+    const VertexId src = nic_of_host(src_host);
+    const VertexId dst = nic_of_host(dst_host);
+    PairRoute result;
+    std::optional<Route> route = tables_ != nullptr ? tables_->route(src, dst) : std::nullopt;
+    result.from_tables = route.has_value();
+    if (!route) route = find_route(graph_, src, dst);
     if (!route) throw InputError(fmt::format("the topology has no route from {} to {}", src_host, dst_host));
-    std::vector<ResourceShare> shares;
     for (const LinkUse& use : route->uses)
-      shares.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
-    return routes_.emplace(key, std::move(shares)).first->second;
+      result.shares.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
+    return routes_.emplace(key, std::move(result)).first->second;
   }
 
   // Each run's largest size: the one furthest from latency, where bandwidth shows.
@@ -118,7 +132,9 @@ class Diagnoser {
       if (!is_pair_bandwidth_row(row) || row.bytes != largest_bytes[{row.run_id, row.op}]) continue;
       Flow flow;
       flow.row = &row;
-      flow.shares = shares_between(row.src_host, row.dst_host);
+      const PairRoute& route = route_between(row.src_host, row.dst_host);
+      flow.shares = route.shares;
+      flow.on_table_route = route.from_tables;
       flow.measured_gbps = row.algbw_gbps;
       groups_[group_of(row)].push_back(flows_.size());
       flows_.push_back(std::move(flow));
@@ -328,11 +344,12 @@ class Diagnoser {
 
   const Graph& graph_;
   DiagnosisSettings settings_;
+  const TableRouter* tables_;
   std::vector<double> capacity_gbps_;  // per directed link: 2 * link + (a to b ? 0 : 1)
   std::vector<Flow> flows_;
   std::map<GroupKey, std::vector<std::size_t>> groups_;
   std::map<GroupKey, MaxMinAllocation> allocations_;
-  std::map<std::pair<std::string, std::string>, std::vector<ResourceShare>> routes_;
+  std::map<std::pair<std::string, std::string>, PairRoute> routes_;
 };
 
 std::string_view name_of(LinkDirection direction) {
@@ -350,8 +367,15 @@ std::string link_name(const Graph& graph, LinkId link) {
   return fmt::format("{} <-> {}", graph.vertex(graph.link(link).a).name, graph.vertex(graph.link(link).b).name);
 }
 
-Diagnosis diagnose(const Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings) {
-  return Diagnoser(graph, rows, settings).run();
+Diagnosis diagnose(const Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings,
+                   const TableRouter* tables) {
+  return Diagnoser(graph, rows, settings, tables).run();
+}
+
+std::optional<Route> pair_route(const Graph& graph, const TableRouter* tables, VertexId src_nic, VertexId dst_nic) {
+  if (tables != nullptr)
+    if (std::optional<Route> route = tables->route(src_nic, dst_nic)) return route;
+  return find_route(graph, src_nic, dst_nic);
 }
 
 nlohmann::json to_json(const Graph& graph, const Diagnosis& diagnosis) {
@@ -364,6 +388,10 @@ nlohmann::json to_json(const Graph& graph, const Diagnosis& diagnosis) {
                          {"ratio", finding.ratio()},
                          {"confidence", finding.confidence},
                          {"evidence", finding.evidence}};
+    const RepairTicket ticket = repair_ticket(graph, finding);
+    entry["location"] = ticket.location;
+    entry["action"] = ticket.action;
+    entry["confirm"] = ticket.confirm;
     if (finding.link) {
       const Link& link = graph.link(*finding.link);
       entry["link"] = {{"a", graph.vertex(link.a).name},
@@ -379,6 +407,8 @@ nlohmann::json to_json(const Graph& graph, const Diagnosis& diagnosis) {
   }
   return {{"calibration", diagnosis.calibration},
           {"flows_examined", diagnosis.flows_examined},
+          {"routes", diagnosis.tables_given ? "forwarding tables" : "ecmp"},
+          {"flows_on_table_routes", diagnosis.flows_on_table_routes},
           {"slow_flows", diagnosis.slow_flows},
           {"slow_flows_explained", diagnosis.slow_flows_explained},
           {"findings", std::move(findings)}};

@@ -8,6 +8,7 @@
 // majority sets "normal" and nominal capacities in the inputs do not matter, only their ratios.
 
 #include "results/result_row.hpp"
+#include "topology/forwarding_tables.hpp"
 #include "topology/graph.hpp"
 
 #include <nlohmann/json.hpp>
@@ -59,6 +60,10 @@ struct Diagnosis {
   std::size_t flows_examined = 0;
   std::size_t slow_flows = 0;
   std::size_t slow_flows_explained = 0;
+  // Flows routed over the one path the forwarding tables give; the others are spread over the
+  // equal-cost links (ECMP), which cannot tell parallel cables apart.
+  std::size_t flows_on_table_routes = 0;
+  bool tables_given = false;
   std::vector<Suspect> findings;
 };
 
@@ -66,8 +71,14 @@ struct Diagnosis {
 bool is_pair_bandwidth_row(const ResultRow& row);
 
 // Examines the bandwidth rows of pair patterns (pairwise, concurrent) at each run's largest size.
+// With forwarding tables, each pair is routed over the path they give (ECMP where they give none).
 // Throws fb::InputError when a row names a host the topology does not have, or a host has no NIC.
-Diagnosis diagnose(const Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings = {});
+Diagnosis diagnose(const Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings = {},
+                   const TableRouter* tables = nullptr);
+
+// The route a pair's flow takes in the diagnosis: the tables' path where they give one, else the
+// model's ECMP spread. Empty when there is none.
+std::optional<Route> pair_route(const Graph& graph, const TableRouter* tables, VertexId src_nic, VertexId dst_nic);
 
 nlohmann::json to_json(const Graph& graph, const Diagnosis& diagnosis);
 

@@ -142,6 +142,16 @@ void Graph::add_assumption(std::string text) {
   if (assumption_set_.insert(text).second) assumptions_.push_back(std::move(text));
 }
 
+std::optional<CablePorts> Graph::cable_ports(LinkId l) const {
+  const auto found = cable_ports_.find(l);
+  return found == cable_ports_.end() ? std::nullopt : std::optional<CablePorts>(found->second);
+}
+
+VertexId Graph::find_guid(std::uint64_t guid) const {
+  const auto found = vertex_by_guid_.find(guid);
+  return found == vertex_by_guid_.end() ? no_vertex : found->second;
+}
+
 void Graph::merge(const Graph& other) {
   for (const std::string& assumption : other.assumptions_) add_assumption(assumption);
   std::vector<VertexId> mapped(other.vertices_.size(), no_vertex);
@@ -169,13 +179,23 @@ void Graph::merge(const Graph& other) {
     }
     return std::nullopt;
   };
-  for (const Link& link : other.links_) {
+  for (const auto& [guid, v] : other.vertex_by_guid_) vertex_by_guid_[guid] = mapped[v];
+  for (LinkId l = 0; l < other.links_.size(); ++l) {
+    const Link& link = other.links_[l];
     const VertexId a = mapped[link.a];
     const VertexId b = mapped[link.b];
     const std::optional<LinkId> existing = find_earlier_link(a, b);
+    const std::optional<CablePorts> ports = other.cable_ports(l);
     if (!existing) {
-      add_link(a, b, link.spec, link.nominal_capacity);
-    } else if (links_[*existing].nominal_capacity && !link.nominal_capacity) {
+      const LinkId added = add_link(a, b, link.spec, link.nominal_capacity);
+      if (ports) cable_ports_[added] = *ports;
+      continue;
+    }
+    if (ports && !cable_ports_.contains(*existing)) {
+      // The earlier link may run the other way round.
+      cable_ports_[*existing] = links_[*existing].a == a ? *ports : CablePorts{ports->b, ports->a};
+    }
+    if (links_[*existing].nominal_capacity && !link.nominal_capacity) {
       links_[*existing].spec = link.spec;
       links_[*existing].nominal_capacity = false;
     }

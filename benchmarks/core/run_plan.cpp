@@ -2,6 +2,7 @@
 
 #include "benchmarks/core/backend.hpp"
 #include "common/errors.hpp"
+#include "common/text_file.hpp"
 #include "benchmarks/core/watchdog.hpp"
 
 #include <algorithm>
@@ -56,6 +57,8 @@ void validate_run_options(const RunOptions& options) {
   requested_placements(options.placement);
   parse_pair_endpoints(options.pair_endpoints);
   parse_cut(options.cut);
+  if (!options.pairs_file.empty() && options.pair_endpoints != "hosts")
+    throw UsageError("--pairs names hosts: it takes --pair-endpoints hosts");
 }
 
 std::vector<PlannedOp> plan_run(const RunOptions& options, const Backend& backend) {
@@ -88,9 +91,17 @@ std::vector<PlannedOp> plan_run(const RunOptions& options, const Backend& backen
                                      endpoints == PairEndpoints::hosts ? " (--pair-endpoints ranks pairs the ranks "
                                                                          "of one host)"
                                                                        : ""));
-      planned.pair_rounds = op.pair_schedule == PairSchedule::cut_alone_then_together
-                                ? concurrent_rounds(endpoint_ranks, parse_cut(options.cut), options.seed)
-                                : pairwise_rounds(endpoint_ranks);
+      if (!options.pairs_file.empty()) {
+        if (op.pair_schedule == PairSchedule::cut_alone_then_together)
+          throw UsageError(fmt::format("--pairs chooses the pairs of pairwise; {} measures its own cut", op.name));
+        const std::vector<HostPairRound> rounds =
+            parse_host_pair_rounds(options.pairs_file, read_text_file(options.pairs_file));
+        planned.pair_rounds = host_pair_rounds(backend.placement(), rounds);
+      } else {
+        planned.pair_rounds = op.pair_schedule == PairSchedule::cut_alone_then_together
+                                  ? concurrent_rounds(endpoint_ranks, parse_cut(options.cut), options.seed)
+                                  : pairwise_rounds(endpoint_ranks);
+      }
     }
 
     if (op.op_class == OpClass::device_copy) {
