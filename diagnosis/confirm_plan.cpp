@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace fb::topo {
 namespace {
@@ -49,7 +50,10 @@ class Planner {
     for (const std::string& host : hosts)
       if (const std::optional<VertexId> nic = first_nic_of_host(graph, host)) {
         nic_of_[host] = *nic;
-        if (!blamed.contains(host)) peers_.push_back(host);
+        if (!blamed.contains(host)) {
+          peers_.push_back(host);
+          peer_set_.insert(host);
+        }
       }
   }
 
@@ -67,32 +71,39 @@ class Planner {
     }
   }
 
-  // One pass over the pairs of known-good hosts: a pair whose route crosses one cable of a bundle
-  // and no other cable of it is taken while that cable still needs pairs.
+  // For each cable of a bundle, pairs whose route crosses it and no other cable of the bundle.
+  // Sources are searched outward from the cable's sending end (the hosts on that switch first,
+  // then on its neighbours'), destinations over all known-good hosts, with a bound on the routes
+  // walked per cable: a fabric of thousands of hosts is not searched pair by pair.
   void separate_bundles(int pairs_per_cable) {
-    if (candidates_.empty()) return;
-    std::size_t open = candidates_.size();
     std::unordered_map<std::string, int> uses;
-    constexpr int max_uses_per_host = 4;  // spread the pairs over hosts, so rounds stay few
-    for (const std::string& src : peers_) {
-      for (const std::string& dst : peers_) {
-        if (open == 0) return;
-        if (src == dst || uses[src] >= max_uses_per_host || uses[dst] >= max_uses_per_host) continue;
-        const std::optional<Route> route = tables_->route(nic_of_.at(src), nic_of_.at(dst));
-        if (!route) continue;
-        std::vector<std::size_t> crossed;
-        for (const LinkUse& use : route->uses) {
-          const auto found = candidate_of_link_.find(use.link);
-          if (found == candidate_of_link_.end()) continue;
-          for (const std::size_t c : found->second)
-            if (!candidates_[c].from_a || *candidates_[c].from_a == use.from_a) crossed.push_back(c);
+    for (std::size_t c = 0; c < candidates_.size(); ++c) {
+      const Link& link = graph_.link(candidates_[c].link);
+      std::vector<VertexId> senders;
+      if (!candidates_[c].from_a || *candidates_[c].from_a) senders.push_back(link.a);
+      if (!candidates_[c].from_a || !*candidates_[c].from_a) senders.push_back(link.b);
+      // The host at an end of the cable receives there, though a finding blames it.
+      std::vector<std::string> receivers;
+      for (const VertexId end : {link.a, link.b})
+        if (graph_.vertex(end).kind == VertexKind::nic && nic_of_.contains(graph_.vertex(graph_.vertex(end).host).name))
+          receivers.push_back(graph_.vertex(graph_.vertex(end).host).name);
+      for (std::size_t k = 0; k < peers_.size(); ++k) receivers.push_back(peers_[(k + c * 7) % peers_.size()]);
+      std::size_t walked = 0;
+      for (const VertexId sender : senders)
+        for (const std::string& src : hosts_near(sender)) {
+          if (candidates_[c].pairs >= pairs_per_cable || walked >= max_routes_per_cable) break;
+          for (std::size_t k = 0; k < receivers.size() && candidates_[c].pairs < pairs_per_cable; ++k) {
+            const std::string& dst = receivers[k];
+            if (src == dst || uses[src] >= max_uses_per_host || uses[dst] >= max_uses_per_host) continue;
+            if (++walked >= max_routes_per_cable) break;
+            const std::optional<Route> route = tables_->route(nic_of_.at(src), nic_of_.at(dst));
+            if (!route || crossed_candidates(*route, candidates_[c].bundle) != std::vector<std::size_t>{c}) continue;
+            ++candidates_[c].pairs;
+            ++uses[src];
+            ++uses[dst];
+            add_pair(src, dst, *route);
+          }
         }
-        if (crossed.size() != 1 || candidates_[crossed.front()].pairs >= pairs_per_cable) continue;
-        if (++candidates_[crossed.front()].pairs == pairs_per_cable) --open;
-        ++uses[src];
-        ++uses[dst];
-        add_pair(src, dst, *route);
-      }
     }
   }
 
@@ -118,6 +129,9 @@ class Planner {
   }
 
   const std::vector<Candidate>& candidates() const { return candidates_; }
+
+  static constexpr int max_uses_per_host = 4;  // spread the pairs over hosts, so rounds stay few
+  static constexpr std::size_t max_routes_per_cable = 20000;
 
   // First fit: a pair goes into the first round where neither its hosts nor its links are taken.
   std::vector<std::vector<std::pair<std::string, std::string>>> rounds() const {
@@ -145,6 +159,49 @@ class Planner {
   }
 
  private:
+  // The candidates of `bundle` a route crosses, in the direction each must be crossed in.
+  std::vector<std::size_t> crossed_candidates(const Route& route, std::size_t bundle) const {
+    std::vector<std::size_t> crossed;
+    for (const LinkUse& use : route.uses) {
+      const auto found = candidate_of_link_.find(use.link);
+      if (found == candidate_of_link_.end()) continue;
+      for (const std::size_t c : found->second)
+        if (candidates_[c].bundle == bundle && (!candidates_[c].from_a || *candidates_[c].from_a == use.from_a))
+          crossed.push_back(c);
+    }
+    return crossed;
+  }
+
+  // Measured hosts by distance from `v` over the fabric: the host of an adapter, the hosts cabled
+  // to a switch, then to the switches next to it, and so on. A blamed host is a source only for
+  // its own cable.
+  std::vector<std::string> hosts_near(VertexId v) const {
+    std::vector<std::string> near;
+    if (graph_.vertex(v).kind == VertexKind::nic) {
+      const std::string& host = graph_.vertex(graph_.vertex(v).host).name;
+      if (nic_of_.contains(host)) near.push_back(host);
+      return near;
+    }
+    std::set<VertexId> seen{v};
+    std::vector<VertexId> frontier{v};
+    constexpr std::size_t enough = 256;
+    while (!frontier.empty() && near.size() < enough) {
+      std::vector<VertexId> next;
+      for (const VertexId s : frontier)
+        for (const LinkId l : graph_.links_of(s)) {
+          const VertexId w = graph_.link(l).other_end(s);
+          if (!seen.insert(w).second) continue;
+          if (graph_.vertex(w).kind == VertexKind::fabric_switch) next.push_back(w);
+          else if (graph_.vertex(w).kind == VertexKind::nic) {
+            const std::string& host = graph_.vertex(graph_.vertex(w).host).name;
+            if (peer_set_.contains(host)) near.push_back(host);
+          }
+        }
+      frontier = std::move(next);
+    }
+    return near;
+  }
+
   void add_pair(const std::string& src, const std::string& dst, const Route& route) {
     PlannedPair pair{src, dst, {}};
     for (const LinkUse& use : route.uses) pair.resources.push_back(directed_link_index(use));
@@ -155,6 +212,7 @@ class Planner {
   const TableRouter* tables_;
   std::unordered_map<std::string, VertexId> nic_of_;
   std::vector<std::string> peers_;
+  std::unordered_set<std::string> peer_set_;
   std::vector<Candidate> candidates_;
   std::unordered_map<LinkId, std::vector<std::size_t>> candidate_of_link_;
   std::vector<PlannedPair> pairs_;
