@@ -215,8 +215,18 @@ class Diagnoser {
                                                                               : LinkDirection::b_to_a);
       finding.subject = link_subject(graph_, link, finding.direction);
       finding.parallel_links = parallel_of_link[link];
+      // Cables between the same two switches share every ECMP flow; other links share only the
+      // few slow pairs that crossed them all (the forwarding tables' one path each), with no
+      // healthy pair to clear them.
+      const Link& named = graph_.link(link);
+      const bool bundle = std::all_of(finding.parallel_links.begin(), finding.parallel_links.end(), [&](LinkId l) {
+        const Link& other = graph_.link(l);
+        return (other.a == named.a && other.b == named.b) || (other.a == named.b && other.b == named.a);
+      });
       if (!finding.parallel_links.empty())
-        finding.subject += fmt::format(", or one of {} parallel links", finding.parallel_links.size());
+        finding.subject += fmt::format(bundle ? ", or one of {} parallel links" : ", or one of {} links its slow pairs also "
+                                                                                  "crossed",
+                                       finding.parallel_links.size());
       finding.expected_gbps = diagnosis.calibration * graph_.link(link).spec.capacity_gbps;
       // What the link still carries: the most any slow flow got through it, scaled by its share.
       double confidence_sum = 0;

@@ -37,7 +37,7 @@ std::string link_ticket_action(const Graph& graph, const Suspect& finding, const
       others += fmt::format("; {}", cable_location(graph, finding.parallel_links[i]));
     if (finding.parallel_links.size() > max_named)
       others += fmt::format("; and {} more", finding.parallel_links.size() - max_named);
-    return fmt::format("one of {} parallel cables is degraded: {}{}; measure the confirm round (diagnose --routes "
+    return fmt::format("one of {} cables is degraded: {}{}; measure the confirm round (diagnose --routes "
                        "... --plan-confirm) to name it before pulling any",
                        finding.parallel_links.size() + 1, location, others);
   }
