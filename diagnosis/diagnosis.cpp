@@ -224,9 +224,8 @@ class Diagnoser {
         return (other.a == named.a && other.b == named.b) || (other.a == named.b && other.b == named.a);
       });
       if (!finding.parallel_links.empty())
-        finding.subject += fmt::format(bundle ? ", or one of {} parallel links" : ", or one of {} links its slow pairs also "
-                                                                                  "crossed",
-                                       finding.parallel_links.size());
+        finding.subject += fmt::format(", or one of {} {}", finding.parallel_links.size(),
+                                       bundle ? "parallel links" : "links its slow pairs also crossed");
       finding.expected_gbps = diagnosis.calibration * graph_.link(link).spec.capacity_gbps;
       // What the link still carries: the most any slow flow got through it, scaled by its share.
       double confidence_sum = 0;

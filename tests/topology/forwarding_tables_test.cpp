@@ -45,7 +45,8 @@ std::map<std::pair<std::string, std::string>, Hops> ibtracert_paths(const std::s
   std::string source;
   Hops hops;
   std::string at;
-  for (const NumberedLine& line : split_lines(read_text_file(path))) {
+  const std::string text_of_file = read_text_file(path);
+  for (const NumberedLine& line : split_lines(text_of_file)) {
     const std::string_view text = trim(line.text);
     if (text.starts_with("From ca")) {
       source = at = graph_name(quoted_at_end(text));
@@ -85,8 +86,12 @@ TEST_P(ForwardingTablesTest, EveryHostPairTakesThePathIbtracertReported) {
     const TableRouter router(graph, tables);
     for (const auto& [pair, hops] : expected) {
       SCOPED_TRACE(pair.first + " -> " + pair.second);
-      const std::optional<Route> route = router.route(graph.find(pair.first), graph.find(pair.second));
-      ASSERT_TRUE(route) << router.why_unrouted(graph.find(pair.first), graph.find(pair.second));
+      const VertexId src = graph.find(pair.first);
+      const VertexId dst = graph.find(pair.second);
+      ASSERT_NE(src, no_vertex);
+      ASSERT_NE(dst, no_vertex);
+      const std::optional<Route> route = router.route(src, dst);
+      ASSERT_TRUE(route) << router.why_unrouted(src, dst);
       EXPECT_EQ(table_hops(graph, *route), hops);
       for (const LinkUse& use : route->uses) EXPECT_EQ(use.fraction, 1.0);
     }
