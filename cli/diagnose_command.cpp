@@ -25,7 +25,6 @@
 
 #include <iostream>
 #include <memory>
-#include <numeric>
 #include <optional>
 #include <set>
 
@@ -56,27 +55,6 @@ std::string blamed_host(const topo::Graph& graph, const topo::Suspect& finding) 
     if (host != topo::no_vertex) return graph.vertex(host).name;
   }
   return "";
-}
-
-// Findings ordered by what they cost the job mix, the dearest first; those the model cannot price
-// keep their order after them. Returns the costs in the new order.
-std::vector<std::optional<topo::FaultCost>> rank_by_cost(const topo::Graph& graph, topo::Diagnosis& diagnosis,
-                                                         const std::vector<topo::MixedJob>& mix) {
-  const std::vector<std::optional<topo::FaultCost>> costs = topo::predict_fault_costs(graph, diagnosis, mix);
-  std::vector<std::size_t> order(costs.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return costs[a].has_value() != costs[b].has_value() ? costs[a].has_value()
-                                                        : costs[a] && costs[a]->slowdown > costs[b]->slowdown;
-  });
-  std::vector<topo::Suspect> findings;
-  std::vector<std::optional<topo::FaultCost>> ranked;
-  for (const std::size_t f : order) {
-    findings.push_back(std::move(diagnosis.findings[f]));
-    ranked.push_back(costs[f]);
-  }
-  diagnosis.findings = std::move(findings);
-  return ranked;
 }
 
 void print_diagnosis(std::ostream& out, const topo::Graph& graph, const topo::Diagnosis& diagnosis,
@@ -222,7 +200,7 @@ int run_diagnose(const DiagnoseOptions& options) {
   topo::Diagnosis diagnosis = diagnose_against_topology(graph, sets, router ? &*router : nullptr);
   const std::vector<topo::MixedJob> mix =
       options.job_mix.empty() ? topo::default_job_mix() : topo::parse_job_mix(options.job_mix);
-  const std::vector<std::optional<topo::FaultCost>> costs = rank_by_cost(graph, diagnosis, mix);
+  const std::vector<std::optional<topo::FaultCost>> costs = topo::rank_by_cost(graph, diagnosis, mix);
   const std::vector<ResultRow> rows = all_rows(sets);
   if (!options.plan_confirm_path.empty()) write_confirm_plan(options.plan_confirm_path, graph, diagnosis, rows, router);
   const std::vector<Finding> wrong_results = find_wrong_results(rows);

@@ -5,6 +5,8 @@
 #include "cli/command.hpp"
 #include "cli/expectation_columns.hpp"
 #include "cli/topology_diagnosis.hpp"
+#include "diagnosis/fault_cost.hpp"
+#include "diagnosis/repair_ticket.hpp"
 #include "cli/topology_input.hpp"
 #include "cli/fail_on.hpp"
 #include "common/errors.hpp"
@@ -39,13 +41,22 @@ struct ReportOptions {
 void add_topology(ReportInput& input, const std::vector<std::string>& topology_files) {
   const topo::Graph graph = load_topology_with_warnings(topology_files);
   ExpectationColumns(graph, std::cerr).add(input.sets);
-  const topo::Diagnosis diagnosis = diagnose_against_topology(graph, input.sets);
+  topo::Diagnosis diagnosis = diagnose_against_topology(graph, input.sets);
+  const std::vector<topo::MixedJob> mix = topo::default_job_mix();
+  const std::vector<std::optional<topo::FaultCost>> costs = topo::rank_by_cost(graph, diagnosis, mix);
   std::vector<topo::LinkId> flagged;
-  for (const topo::Suspect& finding : diagnosis.findings) {
+  for (std::size_t f = 0; f < diagnosis.findings.size(); ++f) {
+    const topo::Suspect& finding = diagnosis.findings[f];
     if (finding.link) flagged.push_back(*finding.link);
     flagged.insert(flagged.end(), finding.parallel_links.begin(), finding.parallel_links.end());
-    std::string evidence;
-    for (const std::string& line : finding.evidence) evidence += (evidence.empty() ? "" : "; ") + line;
+    // Rank and ticket first: what a technician reads before the measurements behind them.
+    const topo::RepairTicket ticket = topo::repair_ticket(graph, finding);
+    std::string evidence = fmt::format(
+        "rank {}: {}; where: {}; do: {}; confirm: {}", f + 1,
+        costs[f] ? fmt::format("{:+.1f}% predicted for {}", 100 * costs[f]->slowdown, topo::describe_job_mix(mix))
+                 : std::string("no predicted cost"),
+        ticket.location, ticket.action, ticket.confirm);
+    for (const std::string& line : finding.evidence) evidence += "; " + line;
     // Findings from incidents have no bandwidth to compare.
     const bool has_bandwidth = finding.expected_gbps > 0;
     input.model_findings.push_back({finding.kind, finding.subject,

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 
 namespace fb::topo {
 namespace {
@@ -82,16 +83,41 @@ std::vector<std::optional<FaultCost>> predict_fault_costs(const Graph& graph, co
   std::vector<std::optional<FaultCost>> costs(diagnosis.findings.size());
   const std::vector<VertexId> ranks = ranks_on_every_host(graph);
   if (ranks.size() < 2) return costs;
-  const double healthy_us = mix_time_us(graph, ranks, mix);
-  for (std::size_t f = 0; f < diagnosis.findings.size(); ++f) {
-    const auto part = degraded_part(graph, diagnosis.findings[f]);
-    if (!part || !(healthy_us > 0)) continue;
-    Graph faulty = graph;
-    faulty.set_link_capacity(part->first, graph.link(part->first).spec.capacity_gbps * part->second);
-    costs[f] = FaultCost{mix_time_us(faulty, ranks, mix) / healthy_us - 1,
-                         fmt::format("{} at {:.2f} of its capacity", link_name(graph, part->first), part->second)};
+  // A fabric the collective model cannot place the mix on (no route between some hosts) prices
+  // nothing: the findings stand without a cost rather than the diagnosis failing.
+  try {
+    const double healthy_us = mix_time_us(graph, ranks, mix);
+    for (std::size_t f = 0; f < diagnosis.findings.size(); ++f) {
+      const auto part = degraded_part(graph, diagnosis.findings[f]);
+      if (!part || !(healthy_us > 0)) continue;
+      Graph faulty = graph;
+      faulty.set_link_capacity(part->first, graph.link(part->first).spec.capacity_gbps * part->second);
+      costs[f] = FaultCost{mix_time_us(faulty, ranks, mix) / healthy_us - 1,
+                           fmt::format("{} at {:.2f} of its capacity", link_name(graph, part->first), part->second)};
+    }
+  } catch (const InputError&) {
+    std::fill(costs.begin(), costs.end(), std::nullopt);
   }
   return costs;
+}
+
+std::vector<std::optional<FaultCost>> rank_by_cost(const Graph& graph, Diagnosis& diagnosis,
+                                                   const std::vector<MixedJob>& mix) {
+  const std::vector<std::optional<FaultCost>> costs = predict_fault_costs(graph, diagnosis, mix);
+  std::vector<std::size_t> order(costs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return costs[a].has_value() != costs[b].has_value() ? costs[a].has_value()
+                                                        : costs[a] && costs[a]->slowdown > costs[b]->slowdown;
+  });
+  std::vector<Suspect> findings;
+  std::vector<std::optional<FaultCost>> ranked;
+  for (const std::size_t f : order) {
+    findings.push_back(std::move(diagnosis.findings[f]));
+    ranked.push_back(costs[f]);
+  }
+  diagnosis.findings = std::move(findings);
+  return ranked;
 }
 
 }  // namespace fb::topo

@@ -37,4 +37,9 @@ struct FaultCost {
 std::vector<std::optional<FaultCost>> predict_fault_costs(const Graph& graph, const Diagnosis& diagnosis,
                                                           const std::vector<MixedJob>& mix);
 
+// Orders the findings by what they cost the mix, the dearest first; those the model cannot price
+// keep their order after them. Returns the costs in the new order.
+std::vector<std::optional<FaultCost>> rank_by_cost(const Graph& graph, Diagnosis& diagnosis,
+                                                   const std::vector<MixedJob>& mix);
+
 }  // namespace fb::topo
