@@ -191,7 +191,8 @@ class Planner {
         for (const LinkId l : graph_.links_of(s)) {
           const VertexId w = graph_.link(l).other_end(s);
           if (!seen.insert(w).second) continue;
-          if (graph_.vertex(w).kind == VertexKind::fabric_switch) next.push_back(w);
+          if (graph_.vertex(w).kind == VertexKind::fabric_switch)
+            next.push_back(w);
           else if (graph_.vertex(w).kind == VertexKind::nic) {
             const std::string& host = graph_.vertex(graph_.vertex(w).host).name;
             if (peer_set_.contains(host)) near.push_back(host);
@@ -250,12 +251,12 @@ ConfirmPlan plan_confirm(const Graph& graph, const Diagnosis& diagnosis, const s
         ++cables;
         unseparated += candidate.pairs == 0 ? 1 : 0;
       }
-    plan.notes.push_back(fmt::format("{}: {} pairs per cable on the forwarding tables' routes, each crossing one of "
-                                     "its {} cables alone{}",
-                                     bundles[b]->subject, settings.pairs_per_suspect, cables,
-                                     unseparated == 0 ? std::string()
-                                                      : fmt::format("; {} cables no measured host pair crosses alone",
-                                                                    unseparated)));
+    plan.notes.push_back(
+        fmt::format("{}: {} pairs per cable on the forwarding tables' routes, each crossing one of "
+                    "its {} cables alone{}",
+                    bundles[b]->subject, settings.pairs_per_suspect, cables,
+                    unseparated == 0 ? std::string()
+                                     : fmt::format("; {} cables no measured host pair crosses alone", unseparated)));
   }
   plan.rounds = planner.rounds();
   if (plan.rounds.empty() && plan.notes.empty())

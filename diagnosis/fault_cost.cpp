@@ -25,8 +25,10 @@ std::vector<VertexId> ranks_on_every_host(const Graph& graph) {
       if (graph.vertex(device).kind == VertexKind::gpu) gpus.push_back(device);
       if (graph.vertex(device).kind == VertexKind::cpu && !cpu) cpu = device;
     }
-    if (!gpus.empty()) ranks.insert(ranks.end(), gpus.begin(), gpus.end());
-    else ranks.push_back(cpu ? *cpu : *first_nic_of_host(graph, graph.vertex(v).name));
+    if (!gpus.empty())
+      ranks.insert(ranks.end(), gpus.begin(), gpus.end());
+    else
+      ranks.push_back(cpu ? *cpu : *first_nic_of_host(graph, graph.vertex(v).name));
   }
   return ranks;
 }
@@ -95,9 +97,7 @@ std::vector<std::optional<FaultCost>> predict_fault_costs(const Graph& graph, co
       costs[f] = FaultCost{mix_time_us(faulty, ranks, mix) / healthy_us - 1,
                            fmt::format("{} at {:.2f} of its capacity", link_name(graph, part->first), part->second)};
     }
-  } catch (const InputError&) {
-    std::fill(costs.begin(), costs.end(), std::nullopt);
-  }
+  } catch (const InputError&) { std::fill(costs.begin(), costs.end(), std::nullopt); }
   return costs;
 }
 

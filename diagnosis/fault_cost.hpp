@@ -27,7 +27,7 @@ std::vector<MixedJob> parse_job_mix(std::string_view text);
 std::string describe_job_mix(const std::vector<MixedJob>& mix);
 
 struct FaultCost {
-  double slowdown = 0;  // predicted time of the mix with the fault over without it, minus 1
+  double slowdown = 0;   // predicted time of the mix with the fault over without it, minus 1
   std::string degraded;  // what the prediction degraded: "h003/mlx5_0 <-> leaf01 at 0.25 of its capacity"
 };
 

@@ -41,8 +41,8 @@ std::string link_ticket_action(const Graph& graph, const Suspect& finding, const
                        "... --plan-confirm) to name it before pulling any",
                        finding.parallel_links.size() + 1, location, others);
   }
-  const std::string verb = finding.kind == "failed_link" ? "check the link lights, then reseat or replace"
-                                                         : "reseat or replace";
+  const std::string verb =
+      finding.kind == "failed_link" ? "check the link lights, then reseat or replace" : "reseat or replace";
   return fmt::format("{} the cable between {} and {}; if it stays slow, swap the transceivers, then try another "
                      "port at either end",
                      verb, cable_end(graph, link, graph.link(link).a), cable_end(graph, link, graph.link(link).b));
@@ -58,7 +58,8 @@ std::string cable_end(const Graph& graph, LinkId link, VertexId end) {
 }
 
 std::string cable_location(const Graph& graph, LinkId link) {
-  return fmt::format("{} <-> {}", cable_end(graph, link, graph.link(link).a), cable_end(graph, link, graph.link(link).b));
+  return fmt::format("{} <-> {}", cable_end(graph, link, graph.link(link).a),
+                     cable_end(graph, link, graph.link(link).b));
 }
 
 RepairTicket repair_ticket(const Graph& graph, const Suspect& finding) {
@@ -73,7 +74,8 @@ RepairTicket repair_ticket(const Graph& graph, const Suspect& finding) {
             ? fmt::format("fabricbench diagnose --plan-confirm CONFIRM_PAIRS (with --routes), then {}: no finding on "
                           "this cable",
                           rerun)
-            : fmt::format("fabricbench diagnose --plan-confirm CONFIRM_PAIRS, then {}: {} at its peers' rate", rerun, host);
+            : fmt::format("fabricbench diagnose --plan-confirm CONFIRM_PAIRS, then {}: {} at its peers' rate", rerun,
+                          host);
     return ticket;
   }
   if (!finding.host.empty()) {
@@ -81,8 +83,8 @@ RepairTicket repair_ticket(const Graph& graph, const Suspect& finding) {
     ticket.action = fmt::format("drain {} and check its NIC, PCIe link and CPU frequency (fabricbench doctor on it); "
                                 "its cable measured clean, or another finding would name it",
                                 finding.host);
-    ticket.confirm = fmt::format("fabricbench doctor on {}, then {}: {} at its peers' rate", finding.host, rerun,
-                                 finding.host);
+    ticket.confirm =
+        fmt::format("fabricbench doctor on {}, then {}: {} at its peers' rate", finding.host, rerun, finding.host);
     return ticket;
   }
   ticket.location = finding.subject;

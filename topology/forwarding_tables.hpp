@@ -23,7 +23,7 @@ namespace fb::topo {
 
 struct ForwardingTable {
   std::uint64_t switch_guid = 0;
-  std::string switch_description;  // as the dump prints it, for messages
+  std::string switch_description;                          // as the dump prints it, for messages
   std::unordered_map<std::uint32_t, int> out_port_by_lid;  // port 0: the switch itself
 };
 
@@ -68,7 +68,9 @@ class TableRouter {
   std::unordered_map<VertexId, std::uint32_t> lid_of_vertex_;
   // (vertex, port) -> the link plugged into it.
   std::unordered_map<std::uint64_t, LinkId> link_at_port_;
-  static std::uint64_t port_key(VertexId v, int port) { return (static_cast<std::uint64_t>(v) << 16) | static_cast<std::uint16_t>(port); }
+  static std::uint64_t port_key(VertexId v, int port) {
+    return (static_cast<std::uint64_t>(v) << 16) | static_cast<std::uint16_t>(port);
+  }
   std::optional<Route> walk(VertexId src_nic, VertexId dst_nic, std::string* why) const;
 };
 

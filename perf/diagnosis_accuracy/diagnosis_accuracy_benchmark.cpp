@@ -109,7 +109,8 @@ Fabric load_fabric(int argc, char** argv) {
   }
   const std::string dir = argv[1];
   fabric.healthy = fb::topo::load_topology({dir + "/ibnetdiscover.txt"});
-  fabric.tables = std::make_unique<fb::topo::ForwardingTables>(fb::topo::load_forwarding_tables(dir + "/opensm-lfts.dump"));
+  fabric.tables =
+      std::make_unique<fb::topo::ForwardingTables>(fb::topo::load_forwarding_tables(dir + "/opensm-lfts.dump"));
   fabric.router = std::make_unique<fb::topo::TableRouter>(fabric.healthy, *fabric.tables);
   fabric.description = fmt::format("{}: ibnetdiscover and OpenSM's forwarding tables", dir);
   return fabric;
@@ -140,8 +141,8 @@ int main(int argc, char** argv) {
 
   fmt::print("# {}\n# {} hosts, {} fabric links, {} degraded to {} per trial, {} trials\n", fabric.description,
              hosts.size(), fabric_links.size(), degraded_links, degraded_fraction, trials);
-  fmt::print("{:>8} {:>12} {:>10} {:>8} {:>10} {:>8} {:>9} {:>10} {:>8} {:>10}\n", "pairings", "measurements", "precision",
-             "recall", "exact prec", "exact rec", "confirm", "exact prec", "exact rec", "s/trial");
+  fmt::print("{:>8} {:>12} {:>10} {:>8} {:>10} {:>8} {:>9} {:>10} {:>8} {:>10}\n", "pairings", "measurements",
+             "precision", "recall", "exact prec", "exact rec", "confirm", "exact prec", "exact rec", "s/trial");
   for (const int pairings : {2, 4, 8}) {
     const std::span<const fb::PairRound> rounds(all_rounds.data(), static_cast<std::size_t>(2 * pairings));
     Score first, confirmed;
@@ -173,7 +174,8 @@ int main(int argc, char** argv) {
         confirm_pairs += round.size();
       }
       std::vector<fb::ResultRow> confirm_rows =
-          simulate_pair_rounds(truth, hosts, confirm_rounds, {.noise_fraction = 0.03, .seed = random(), .tables = router});
+          simulate_pair_rounds(truth, hosts, confirm_rounds,
+                               {.noise_fraction = 0.03, .seed = random(), .tables = router});
       for (fb::ResultRow& row : confirm_rows) row.run_id = "confirm";
       rows.insert(rows.end(), confirm_rows.begin(), confirm_rows.end());
       confirmed.add(diagnose(healthy, rows, {}, router), degraded);

@@ -21,7 +21,9 @@
 namespace fb::topo {
 namespace {
 
-std::string fixture(const std::string& file) { return std::string(TOPOLOGY_FIXTURES_DIR) + "/forwarding/ftree/" + file; }
+std::string fixture(const std::string& file) {
+  return std::string(TOPOLOGY_FIXTURES_DIR) + "/forwarding/ftree/" + file;
+}
 
 struct RoutedFabric {
   Graph graph = load_topology({fixture("ibnetdiscover.txt")});
@@ -167,9 +169,7 @@ TEST(ConfirmRound, PairsFileErrorsNameTheLine) {
   const auto message = [](std::string_view text) {
     try {
       parse_host_pair_rounds("pairs.txt", text);
-    } catch (const InputError& error) {
-      return std::string(error.what());
-    }
+    } catch (const InputError& error) { return std::string(error.what()); }
     return std::string("no error");
   };
   EXPECT_THAT(message("h1 h2\nh3 h4 h5\n"), ::testing::HasSubstr("pairs.txt:2:"));

@@ -27,7 +27,9 @@ using ::testing::HasSubstr;
 using testing::ProcessResult;
 using testing::TempDir;
 
-std::string fixture(const std::string& file) { return std::string(TOPOLOGY_FIXTURES_DIR) + "/forwarding/ftree/" + file; }
+std::string fixture(const std::string& file) {
+  return std::string(TOPOLOGY_FIXTURES_DIR) + "/forwarding/ftree/" + file;
+}
 
 class DiagnoseRoutesCommand : public ::testing::Test {
  protected:
@@ -40,7 +42,8 @@ class DiagnoseRoutesCommand : public ::testing::Test {
   // Simulated measurements of `rounds` on the faulty fabric, written as a results file.
   std::string measure(std::span<const PairRound> rounds, const std::string& run_id, std::uint64_t seed) {
     ResultSet results;
-    results.rows = topo::simulate_pair_rounds(truth_, hosts_, rounds, {.noise_fraction = 0.03, .seed = seed, .tables = &router_});
+    results.rows =
+        topo::simulate_pair_rounds(truth_, hosts_, rounds, {.noise_fraction = 0.03, .seed = seed, .tables = &router_});
     for (ResultRow& row : results.rows) row.run_id = run_id;
     const std::string path = (dir_ / (run_id + ".csv")).string();
     std::ofstream(path) << results_to_csv(results);
@@ -89,8 +92,8 @@ TEST_F(DiagnoseRoutesCommand, ConfirmRoundNamesTheCableAndItsPorts) {
   ASSERT_EQ(ecmp.exit_code, 0) << testing::describe(ecmp);
   EXPECT_THAT(ecmp.out, HasSubstr("# routes: the model's ECMP spread"));
 
-  const ProcessResult planned = diagnose(
-      {first}, {"--routes", fixture("dump_fts.txt"), "--plan-confirm", confirm_pairs, "--json", first_json});
+  const ProcessResult planned =
+      diagnose({first}, {"--routes", fixture("dump_fts.txt"), "--plan-confirm", confirm_pairs, "--json", first_json});
   ASSERT_EQ(planned.exit_code, 0) << testing::describe(planned);
   EXPECT_THAT(planned.out, HasSubstr("# routes: 8 of 8 pair measurements on the forwarding tables' paths"));
   EXPECT_THAT(planned.out, HasSubstr("# confirm round: "));
@@ -120,8 +123,8 @@ TEST_F(DiagnoseRoutesCommand, RoutesNeedTheFabricsOwnTopology) {
   std::vector<int> endpoints(hosts_.size());
   std::iota(endpoints.begin(), endpoints.end(), 0);
   const std::string first = measure(pairwise_rounds(endpoints), "first", 5);
-  const ProcessResult without_topology = testing::run_process(
-      {FABRICBENCH_BINARY, "diagnose", "--results", first, "--routes", fixture("dump_fts.txt")});
+  const ProcessResult without_topology =
+      testing::run_process({FABRICBENCH_BINARY, "diagnose", "--results", first, "--routes", fixture("dump_fts.txt")});
   EXPECT_EQ(without_topology.exit_code, 2) << testing::describe(without_topology);
   EXPECT_THAT(without_topology.err, HasSubstr("--routes and --plan-confirm need --topology"));
   const ProcessResult other_fabric =

@@ -130,16 +130,15 @@ TEST(ForwardingTables, IbnetdiscoverStatesEveryCablesPortsAndGuids) {
 }
 
 TEST(ForwardingTables, BadRowsNameTheLine) {
-  const std::string text =
-      "Unicast lids [0-14] of switch Lid 2 guid 0x0000000000200000 ('leaf01'):\n0x0001 001 # Channel Adapter\n0x00zz 1 #\n";
+  const std::string text = "Unicast lids [0-14] of switch Lid 2 guid 0x0000000000200000 ('leaf01'):\n0x0001 001 # "
+                           "Channel Adapter\n0x00zz 1 #\n";
   try {
     parse_forwarding_tables({"lfts.dump", text}, "opensm-lfts");
     FAIL() << "no error";
-  } catch (const InputError& error) {
-    EXPECT_THAT(error.what(), ::testing::HasSubstr("lfts.dump:3:"));
-  }
+  } catch (const InputError& error) { EXPECT_THAT(error.what(), ::testing::HasSubstr("lfts.dump:3:")); }
   EXPECT_THROW(parse_forwarding_tables({"x", "0x0001 001 : (Switch)\n"}), InputError);
-  EXPECT_THROW(parse_forwarding_tables({"x", "Unicast lids [0-1] of switch Lid 2 guid 0x1 ('a'):\n"}, "nope"), UsageError);
+  EXPECT_THROW(parse_forwarding_tables({"x", "Unicast lids [0-1] of switch Lid 2 guid 0x1 ('a'):\n"}, "nope"),
+               UsageError);
 }
 
 TEST(ForwardingTables, TablesOfAnotherFabricAreRefused) {
@@ -149,9 +148,7 @@ TEST(ForwardingTables, TablesOfAnotherFabricAreRefused) {
   try {
     const TableRouter router(graph, tables);
     FAIL() << "no error";
-  } catch (const InputError& error) {
-    EXPECT_THAT(error.what(), ::testing::HasSubstr("0x000000000000dead"));
-  }
+  } catch (const InputError& error) { EXPECT_THAT(error.what(), ::testing::HasSubstr("0x000000000000dead")); }
 }
 
 }  // namespace

@@ -35,10 +35,13 @@ ForwardingTable table_header(const SourceText& source, const NumberedLine& line,
   const std::size_t guid_at = text.rfind(" guid ");
   const std::size_t open = text.find('(', guid_at == std::string_view::npos ? 0 : guid_at);
   const std::string_view guid_token =
-      guid_at == std::string_view::npos ? std::string_view()
-                                        : trim(text.substr(guid_at + 6, open == std::string_view::npos ? open : open - guid_at - 6));
+      guid_at == std::string_view::npos
+          ? std::string_view()
+          : trim(text.substr(guid_at + 6, open == std::string_view::npos ? open : open - guid_at - 6));
   const std::optional<std::uint64_t> guid = to_unsigned_hex(guid_token);
-  if (!guid) throw_input_error(source.path, line.number, "\"of switch ... guid 0x<hex>\" in the table header", quote_input(text));
+  if (!guid)
+    throw_input_error(source.path, line.number, "\"of switch ... guid 0x<hex>\" in the table header",
+                      quote_input(text));
   table.switch_guid = *guid;
   const std::size_t close = text.rfind(')');
   if (open != std::string_view::npos && close != std::string_view::npos && close > open) {
@@ -59,7 +62,8 @@ void table_row(const SourceText& source, const NumberedLine& line, std::string_v
   if (!lid || *lid > 0xffff || !port || *port < 0 || *port > 255)
     throw_input_error(source.path, line.number, "a row \"0x<LID> <port>\"", quote_input(text));
   if (tokens.size() < 3 || tokens[2].front() != separator)
-    throw_input_error(source.path, line.number, fmt::format("'{}' after the LID and port", separator), quote_input(text));
+    throw_input_error(source.path, line.number, fmt::format("'{}' after the LID and port", separator),
+                      quote_input(text));
   tables.switches.back().out_port_by_lid[static_cast<std::uint32_t>(*lid)] = static_cast<int>(*port);
   const std::size_t guid_at = text.find("portguid ");
   if (guid_at == std::string_view::npos) return;
@@ -81,7 +85,8 @@ ForwardingTables parse_tables(const SourceText& source, char separator) {
       continue;
     }
     if (tables.switches.empty())
-      throw_input_error(source.path, line.number, "\"Unicast lids [...] of switch ...\" before the rows", quote_input(text));
+      throw_input_error(source.path, line.number, "\"Unicast lids [...] of switch ...\" before the rows",
+                        quote_input(text));
     table_row(source, line, text, separator, tables);
   }
   if (tables.switches.empty()) throw_input_error(source.path, 1, "at least one \"Unicast lids\" block", "none");
