@@ -58,8 +58,8 @@ std::string blamed_host(const topo::Graph& graph, const topo::Suspect& finding) 
 }
 
 void print_diagnosis(std::ostream& out, const topo::Graph& graph, const topo::Diagnosis& diagnosis,
-                     std::span<const std::optional<topo::FaultCost>> costs, const std::string& mix, std::size_t incidents,
-                     std::span<const Finding> wrong_results) {
+                     std::span<const std::optional<topo::FaultCost>> costs, const std::string& mix,
+                     std::size_t incidents, std::span<const Finding> wrong_results) {
   out << fmt::format("# {} pair measurements examined (each run's largest size); scale {:.4g} measured GB/s per "
                      "modelled GB/s; {} slow, {} explained by the findings\n",
                      diagnosis.flows_examined, diagnosis.calibration, diagnosis.slow_flows,
@@ -173,13 +173,14 @@ void write_confirm_plan(const std::string& path, const topo::Graph& graph, const
   std::set<std::string> measured;
   for (const ResultRow& row : rows)
     if (topo::is_pair_bandwidth_row(row)) measured.insert({row.src_host, row.dst_host});
-  const topo::ConfirmPlan plan = topo::plan_confirm(graph, diagnosis, {measured.begin(), measured.end()},
-                                                    router ? &*router : nullptr);
+  const topo::ConfirmPlan plan =
+      topo::plan_confirm(graph, diagnosis, {measured.begin(), measured.end()}, router ? &*router : nullptr);
   write_file_atomically(path, topo::format_pairs_file(plan));
   std::size_t pairs = 0;
   for (const auto& round : plan.rounds) pairs += round.size();
-  std::cout << fmt::format("# confirm round: {} pairs in {} rounds written to {} (fabricbench run pairwise --pairs {})\n",
-                           pairs, plan.rounds.size(), path, path);
+  std::cout << fmt::format(
+      "# confirm round: {} pairs in {} rounds written to {} (fabricbench run pairwise --pairs {})\n", pairs,
+      plan.rounds.size(), path, path);
   for (const std::string& note : plan.notes) std::cout << fmt::format("#   {}\n", note);
 }
 
@@ -205,7 +206,8 @@ int run_diagnose(const DiagnoseOptions& options) {
   if (!options.plan_confirm_path.empty()) write_confirm_plan(options.plan_confirm_path, graph, diagnosis, rows, router);
   const std::vector<Finding> wrong_results = find_wrong_results(rows);
   const std::vector<EfficiencySummary> efficiency = summarize_efficiency(rows);
-  print_diagnosis(std::cout, graph, diagnosis, costs, topo::describe_job_mix(mix), all_incidents(sets).size(), wrong_results);
+  print_diagnosis(std::cout, graph, diagnosis, costs, topo::describe_job_mix(mix), all_incidents(sets).size(),
+                  wrong_results);
   print_efficiency(std::cout, efficiency);
   if (!options.json_path.empty()) {
     nlohmann::json json = topo::to_json(graph, diagnosis);

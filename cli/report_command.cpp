@@ -51,11 +51,11 @@ void add_topology(ReportInput& input, const std::vector<std::string>& topology_f
     flagged.insert(flagged.end(), finding.parallel_links.begin(), finding.parallel_links.end());
     // Rank and ticket first: what a technician reads before the measurements behind them.
     const topo::RepairTicket ticket = topo::repair_ticket(graph, finding);
-    std::string evidence = fmt::format(
-        "rank {}: {}; where: {}; do: {}; confirm: {}", f + 1,
-        costs[f] ? fmt::format("{:+.1f}% predicted for {}", 100 * costs[f]->slowdown, topo::describe_job_mix(mix))
-                 : std::string("no predicted cost"),
-        ticket.location, ticket.action, ticket.confirm);
+    std::string evidence = fmt::format("rank {}: {}; where: {}; do: {}; confirm: {}", f + 1,
+                                       costs[f] ? fmt::format("{:+.1f}% predicted for {}", 100 * costs[f]->slowdown,
+                                                              topo::describe_job_mix(mix))
+                                                : std::string("no predicted cost"),
+                                       ticket.location, ticket.action, ticket.confirm);
     for (const std::string& line : finding.evidence) evidence += "; " + line;
     // Findings from incidents have no bandwidth to compare.
     const bool has_bandwidth = finding.expected_gbps > 0;

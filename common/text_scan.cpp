@@ -29,8 +29,10 @@ template <typename Number>
 std::optional<Number> whole_token(std::string_view token, int base = 10) {
   Number value{};
   const auto [end, ec] = [&] {
-    if constexpr (std::is_integral_v<Number>) return std::from_chars(token.data(), token.data() + token.size(), value, base);
-    else return std::from_chars(token.data(), token.data() + token.size(), value);
+    if constexpr (std::is_integral_v<Number>)
+      return std::from_chars(token.data(), token.data() + token.size(), value, base);
+    else
+      return std::from_chars(token.data(), token.data() + token.size(), value);
   }();
   if (token.empty() || ec != std::errc{} || end != token.data() + token.size()) return std::nullopt;
   return value;

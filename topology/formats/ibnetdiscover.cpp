@@ -324,7 +324,8 @@ Graph parse_ibnetdiscover(const SourceText& source) {
     const auto far_end = std::make_pair(port.peer_id, port.peer_port);
     const auto cable = near_end < far_end ? std::make_pair(near_end, far_end) : std::make_pair(far_end, near_end);
     if (port.node_id[0] == 'H' && !port.port_guid.empty()) {
-      if (const std::optional<std::uint64_t> guid = hex_guid(port.port_guid)) graph.add_guid(vertex_of_id[port.node_id], *guid);
+      if (const std::optional<std::uint64_t> guid = hex_guid(port.port_guid))
+        graph.add_guid(vertex_of_id[port.node_id], *guid);
     }
     const auto [it, first_mention] = cables.try_emplace(cable, LinkId{0}, &port);
     if (first_mention) {
