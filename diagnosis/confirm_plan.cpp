@@ -76,7 +76,6 @@ class Planner {
   // then on its neighbours'), destinations over all known-good hosts, with a bound on the routes
   // walked per cable: a fabric of thousands of hosts is not searched pair by pair.
   void separate_bundles(int pairs_per_cable) {
-    std::unordered_map<std::string, int> uses;
     for (std::size_t c = 0; c < candidates_.size(); ++c) {
       const Link& link = graph_.link(candidates_[c].link);
       std::vector<VertexId> senders;
@@ -90,20 +89,25 @@ class Planner {
       for (std::size_t k = 0; k < peers_.size(); ++k) receivers.push_back(peers_[(k + c * 7) % peers_.size()]);
       std::size_t walked = 0;
       for (const VertexId sender : senders)
-        for (const std::string& src : hosts_near(sender)) {
-          if (candidates_[c].pairs >= pairs_per_cable || walked >= max_routes_per_cable) break;
-          for (std::size_t k = 0; k < receivers.size() && candidates_[c].pairs < pairs_per_cable; ++k) {
-            const std::string& dst = receivers[k];
-            if (src == dst || uses[src] >= max_uses_per_host || uses[dst] >= max_uses_per_host) continue;
-            if (++walked >= max_routes_per_cable) break;
-            const std::optional<Route> route = tables_->route(nic_of_.at(src), nic_of_.at(dst));
-            if (!route || crossed_candidates(*route, candidates_[c].bundle) != std::vector<std::size_t>{c}) continue;
-            ++candidates_[c].pairs;
-            ++uses[src];
-            ++uses[dst];
-            add_pair(src, dst, *route);
-          }
-        }
+        for (const std::string& src : hosts_near(sender))
+          if (candidates_[c].pairs < pairs_per_cable && walked < max_routes_per_cable)
+            pairs_from(src, c, receivers, pairs_per_cable, walked);
+    }
+  }
+
+  // Pairs from `src` that cross candidate `c` alone, until it has enough or the walk bound is hit.
+  void pairs_from(const std::string& src, std::size_t c, const std::vector<std::string>& receivers, int pairs_per_cable,
+                  std::size_t& walked) {
+    for (const std::string& dst : receivers) {
+      if (candidates_[c].pairs >= pairs_per_cable || walked >= max_routes_per_cable) return;
+      if (src == dst || uses_[src] >= max_uses_per_host || uses_[dst] >= max_uses_per_host) continue;
+      ++walked;
+      const std::optional<Route> route = tables_->route(nic_of_.at(src), nic_of_.at(dst));
+      if (!route || crossed_candidates(*route, candidates_[c].bundle) != std::vector<std::size_t>{c}) continue;
+      ++candidates_[c].pairs;
+      ++uses_[src];
+      ++uses_[dst];
+      add_pair(src, dst, *route);
     }
   }
 
@@ -217,6 +221,7 @@ class Planner {
   std::vector<Candidate> candidates_;
   std::unordered_map<LinkId, std::vector<std::size_t>> candidate_of_link_;
   std::vector<PlannedPair> pairs_;
+  std::unordered_map<std::string, int> uses_;  // pairs each host is in
 };
 
 }  // namespace
