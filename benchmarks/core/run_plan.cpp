@@ -72,7 +72,8 @@ std::vector<PairRound> pair_rounds_of(const RunOptions& options, const OpTraits&
                : pairwise_rounds(endpoint_ranks);
   if (op.pair_schedule == PairSchedule::cut_alone_then_together)
     throw UsageError(fmt::format("--pairs chooses the pairs of pairwise; {} measures its own cut", op.name));
-  const std::vector<HostPairRound> rounds = parse_host_pair_rounds(options.pairs_file, read_text_file(options.pairs_file));
+  const std::vector<HostPairRound> rounds =
+      parse_host_pair_rounds(options.pairs_file, read_text_file(options.pairs_file));
   return host_pair_rounds(backend.placement(), rounds);
 }
 
