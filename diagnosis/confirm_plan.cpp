@@ -232,7 +232,10 @@ ConfirmPlan plan_confirm(const Graph& graph, const Diagnosis& diagnosis, const s
   Planner planner(graph, tables, hosts, blamed_hosts(graph, diagnosis));
   std::vector<const Suspect*> bundles;
   for (const Suspect& finding : diagnosis.findings) {
-    if (finding.kind == "degraded_link" && finding.link && !finding.parallel_links.empty()) {
+    // A cable named on fewer slow pairs than a confirmation takes is confirmed too: one slow pair
+    // could be noise.
+    const bool thin = finding.evidence.size() < static_cast<std::size_t>(settings.pairs_per_suspect);
+    if (finding.kind == "degraded_link" && finding.link && (!finding.parallel_links.empty() || (thin && tables))) {
       if (tables == nullptr) {
         plan.notes.push_back(fmt::format("{}: only ECMP routes are known, so no pair crosses one of its {} cables "
                                          "alone; give the fabric's forwarding tables (--routes) to plan pairs that do",
@@ -256,12 +259,17 @@ ConfirmPlan plan_confirm(const Graph& graph, const Diagnosis& diagnosis, const s
         ++cables;
         unseparated += candidate.pairs == 0 ? 1 : 0;
       }
-    plan.notes.push_back(
-        fmt::format("{}: {} pairs per cable on the forwarding tables' routes, each crossing one of "
-                    "its {} cables alone{}",
-                    bundles[b]->subject, settings.pairs_per_suspect, cables,
-                    unseparated == 0 ? std::string()
-                                     : fmt::format("; {} cables no measured host pair crosses alone", unseparated)));
+    const std::string missing =
+        unseparated == 0 ? std::string() : fmt::format("; {} cables no measured host pair crosses alone", unseparated);
+    if (cables == 1)
+      plan.notes.push_back(fmt::format("{}: named on {} slow pair(s) only: {} pairs on the forwarding tables' routes "
+                                       "that cross it{}",
+                                       bundles[b]->subject, bundles[b]->evidence.size(), settings.pairs_per_suspect,
+                                       missing));
+    else
+      plan.notes.push_back(fmt::format("{}: {} pairs per cable on the forwarding tables' routes, each crossing one of "
+                                       "its {} cables alone{}",
+                                       bundles[b]->subject, settings.pairs_per_suspect, cables, missing));
   }
   plan.rounds = planner.rounds();
   if (plan.rounds.empty() && plan.notes.empty())

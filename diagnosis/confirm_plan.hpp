@@ -5,7 +5,8 @@
 // A degraded link found only as "one of N parallel links" (flows spread alike over a bundle) gets,
 // for every cable of the bundle, pairs whose forwarding-table route crosses that cable and no other
 // of the bundle: the slow one is then the only one with slow pairs. That needs the tables; with
-// ECMP routes only, the plan says so. A slow node gets pairs against known-good peers (hosts no
+// ECMP routes only, the plan says so. A cable named on fewer slow pairs than the plan measures per
+// cable gets pairs that cross it too. A slow node gets pairs against known-good peers (hosts no
 // finding blames), both ways, to tell the node from the paths it was measured on.
 
 #include "diagnosis/diagnosis.hpp"

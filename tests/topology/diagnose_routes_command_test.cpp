@@ -83,7 +83,7 @@ TEST_F(DiagnoseRoutesCommand, ConfirmRoundNamesTheCableAndItsPorts) {
   std::vector<int> endpoints(hosts_.size());
   std::iota(endpoints.begin(), endpoints.end(), 0);
   const std::vector<PairRound> pairings = pairwise_rounds(endpoints);
-  const std::string first = measure(std::span(pairings).first(2), "first", 11);
+  const std::string first = measure(std::span(pairings).first(4), "first", 11);
   const std::string confirm_pairs = (dir_ / "confirm.txt").string();
   const std::string first_json = (dir_ / "first.json").string();
 
@@ -95,10 +95,12 @@ TEST_F(DiagnoseRoutesCommand, ConfirmRoundNamesTheCableAndItsPorts) {
   const ProcessResult planned =
       diagnose({first}, {"--routes", fixture("dump_fts.txt"), "--plan-confirm", confirm_pairs, "--json", first_json});
   ASSERT_EQ(planned.exit_code, 0) << testing::describe(planned);
-  EXPECT_THAT(planned.out, HasSubstr("# routes: 8 of 8 pair measurements on the forwarding tables' paths"));
-  EXPECT_THAT(planned.out, HasSubstr("# confirm round: "));
-  const std::vector<HostPairRound> host_rounds = parse_host_pair_rounds(confirm_pairs, read_text_file(confirm_pairs));
-  ASSERT_FALSE(host_rounds.empty()) << read_text_file(confirm_pairs);
+  EXPECT_THAT(planned.out, HasSubstr("# routes: 16 of 16 pair measurements on the forwarding tables' paths"));
+  // Two pairings cross the slow cable once: named, on one slow pair, so the plan confirms it.
+  EXPECT_THAT(planned.out, HasSubstr("named on 1 slow pair(s) only: 2 pairs on the forwarding tables' routes"));
+  const std::string plan_text = read_text_file(confirm_pairs);
+  ASSERT_THAT(plan_text, HasSubstr("# round 1")) << planned.out;
+  const std::vector<HostPairRound> host_rounds = parse_host_pair_rounds(confirm_pairs, plan_text);
 
   const std::string confirm = measure(rounds_of(host_rounds), "confirm", 12);
   const std::string second_json = (dir_ / "second.json").string();
@@ -110,6 +112,7 @@ TEST_F(DiagnoseRoutesCommand, ConfirmRoundNamesTheCableAndItsPorts) {
   const std::vector<nlohmann::json> found = degraded_links(diagnosis);
   ASSERT_EQ(found.size(), 1u) << diagnosis.dump(1);
   EXPECT_FALSE(found[0].contains("parallel_links")) << found[0].dump(1);
+  EXPECT_EQ(found[0].at("evidence").size(), 3u) << "the first pass's slow pair and the confirm round's two";
   // leaf01 port 4 is cabled to spine01 port 2 (fabric.net); ibnetdiscover states both ports.
   EXPECT_THAT(found[0].at("location").get<std::string>(), HasSubstr("leaf01 port 4"));
   EXPECT_THAT(found[0].at("location").get<std::string>(), HasSubstr("spine01 port 2"));
