@@ -83,6 +83,10 @@ std::string describe_job_mix(const std::vector<MixedJob>& mix) {
 std::vector<std::optional<FaultCost>> predict_fault_costs(const Graph& graph, const Diagnosis& diagnosis,
                                                           const std::vector<MixedJob>& mix) {
   std::vector<std::optional<FaultCost>> costs(diagnosis.findings.size());
+  // The healthy mix is predicted only when some finding names a part to degrade.
+  if (std::none_of(diagnosis.findings.begin(), diagnosis.findings.end(),
+                   [&](const Suspect& finding) { return degraded_part(graph, finding).has_value(); }))
+    return costs;
   const std::vector<VertexId> ranks = ranks_on_every_host(graph);
   if (ranks.size() < 2) return costs;
   // A fabric the collective model cannot place the mix on (no route between some hosts) prices
