@@ -224,6 +224,26 @@ class Planner {
   std::unordered_map<std::string, int> uses_;  // pairs each host is in
 };
 
+// What the plan does for one finding's cables, and which of them no measured pair crosses alone.
+std::string bundle_note(const Suspect& finding, std::size_t bundle, const std::vector<Candidate>& candidates,
+                        const ConfirmSettings& settings) {
+  std::size_t cables = 0;
+  std::size_t unseparated = 0;
+  for (const Candidate& candidate : candidates)
+    if (candidate.bundle == bundle) {
+      ++cables;
+      unseparated += candidate.pairs == 0 ? 1 : 0;
+    }
+  const std::string missing =
+      unseparated == 0 ? std::string() : fmt::format("; {} cables no measured host pair crosses alone", unseparated);
+  if (cables == 1)
+    return fmt::format("{}: named on {} slow pair(s) only: {} pairs on the forwarding tables' routes that cross it{}",
+                       finding.subject, finding.evidence.size(), settings.pairs_per_suspect, missing);
+  return fmt::format("{}: {} pairs per cable on the forwarding tables' routes, each crossing one of its {} cables "
+                     "alone{}",
+                     finding.subject, settings.pairs_per_suspect, cables, missing);
+}
+
 }  // namespace
 
 ConfirmPlan plan_confirm(const Graph& graph, const Diagnosis& diagnosis, const std::vector<std::string>& hosts,
@@ -251,26 +271,8 @@ ConfirmPlan plan_confirm(const Graph& graph, const Diagnosis& diagnosis, const s
     }
   }
   planner.separate_bundles(settings.pairs_per_suspect);
-  for (std::size_t b = 0; b < bundles.size(); ++b) {
-    std::size_t cables = 0;
-    std::size_t unseparated = 0;
-    for (const Candidate& candidate : planner.candidates())
-      if (candidate.bundle == b) {
-        ++cables;
-        unseparated += candidate.pairs == 0 ? 1 : 0;
-      }
-    const std::string missing =
-        unseparated == 0 ? std::string() : fmt::format("; {} cables no measured host pair crosses alone", unseparated);
-    if (cables == 1)
-      plan.notes.push_back(fmt::format("{}: named on {} slow pair(s) only: {} pairs on the forwarding tables' routes "
-                                       "that cross it{}",
-                                       bundles[b]->subject, bundles[b]->evidence.size(), settings.pairs_per_suspect,
-                                       missing));
-    else
-      plan.notes.push_back(fmt::format("{}: {} pairs per cable on the forwarding tables' routes, each crossing one of "
-                                       "its {} cables alone{}",
-                                       bundles[b]->subject, settings.pairs_per_suspect, cables, missing));
-  }
+  for (std::size_t b = 0; b < bundles.size(); ++b)
+    plan.notes.push_back(bundle_note(*bundles[b], b, planner.candidates(), settings));
   plan.rounds = planner.rounds();
   if (plan.rounds.empty() && plan.notes.empty())
     plan.notes.emplace_back("nothing to confirm: every finding names one part");
