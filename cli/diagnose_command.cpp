@@ -14,13 +14,19 @@
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "results/results_io.hpp"
+#include "diagnosis/confirm_plan.hpp"
 #include "diagnosis/diagnosis.hpp"
+#include "diagnosis/repair_ticket.hpp"
+#include "diagnosis/fault_cost.hpp"
 #include "topology/format_registry.hpp"
+#include "topology/forwarding_tables.hpp"
 
 #include <fmt/format.h>
 
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <set>
 
 namespace fb::cli {
 
@@ -44,6 +50,10 @@ struct DiagnoseOptions {
   std::string json_path;
   std::vector<std::string> fail_on;
   std::string drain_list_path;
+  std::string routes_path;
+  std::string routes_format = "auto";
+  std::string plan_confirm_path;
+  std::string job_mix;
 };
 
 // The host a finding blames: its own host, or the host at either end of its link (a host's cable
@@ -59,12 +69,22 @@ std::string blamed_host(const topo::Graph& graph, const Finding& finding) {
   return "";
 }
 
-void print_diagnosis(std::ostream& out, const Diagnosis& diagnosis, std::size_t incidents,
-                     std::span<const Finding> wrong_results) {
+void print_diagnosis(std::ostream& out, const topo::Graph& graph, const Diagnosis& diagnosis,
+                     std::span<const std::optional<FaultCost>> costs, const std::string& mix,
+                     std::size_t incidents, std::span<const Finding> wrong_results) {
   out << fmt::format("# {} pair measurements examined (each run's largest size); scale {:.4g} measured GB/s per "
                      "modelled GB/s; {} slow, {} explained by the findings\n",
                      diagnosis.flows_examined, diagnosis.calibration, diagnosis.slow_flows,
                      diagnosis.slow_flows_explained);
+  if (!diagnosis.tables_given)
+    out << "# routes: the model's ECMP spread over equal-cost links (no --routes): a fault in a bundle of parallel "
+           "cables is named as one of them\n";
+  else
+    out << fmt::format("# routes: {} of {} pair measurements on the forwarding tables' paths{}\n",
+                       diagnosis.flows_on_table_routes, diagnosis.flows_examined,
+                       diagnosis.flows_on_table_routes < diagnosis.flows_examined
+                           ? ", the others (no table entry) on the model's ECMP spread"
+                           : "");
   if (incidents > 0) out << fmt::format("# {} incident{} (runs the watchdog ended)\n", incidents, incidents == 1 ? "" : "s");
   if (diagnosis.findings.empty() && wrong_results.empty()) {
     out << "# no findings\n";
@@ -72,7 +92,11 @@ void print_diagnosis(std::ostream& out, const Diagnosis& diagnosis, std::size_t 
   }
   out << fmt::format("# {:<14} {:<56} {:>12} {:>12} {:>7} {:>10}\n", "kind", "subject", "expected GB/s",
                      "measured GB/s", "ratio", "confidence");
-  for (const Finding& finding : diagnosis.findings) {
+  out << fmt::format("# ranked by the predicted slowdown of {} (the collective model, the fault at its measured "
+                     "ratio against the healthy fabric)\n",
+                     mix);
+  for (std::size_t f = 0; f < diagnosis.findings.size(); ++f) {
+    const Finding& finding = diagnosis.findings[f];
     // Findings from incidents have no bandwidth to compare.
     const double confidence = finding.confidence.value_or(0);
     if (finding.expected.value_or(0) > 0)
@@ -81,7 +105,14 @@ void print_diagnosis(std::ostream& out, const Diagnosis& diagnosis, std::size_t 
     else
       out << fmt::format("  {:<14} {:<56} {:>12} {:>12} {:>7} {:>10.2f}\n", finding.kind, finding.subject, "-", "-", "-",
                          confidence);
-    for (const std::string& line : finding.evidence) out << fmt::format("      {}\n", line);
+    const RepairTicket ticket = repair_ticket(graph, finding);
+    out << fmt::format("      rank {}: {}\n", f + 1,
+                       costs[f] ? fmt::format("{:+.1f}% predicted for the job mix ({})", 100 * costs[f]->slowdown,
+                                              costs[f]->degraded)
+                                : std::string("no predicted cost (the model has no rate to degrade for it)"));
+    out << fmt::format("      where:   {}\n      do:      {}\n      confirm: {}\n", ticket.location, ticket.action,
+                       ticket.confirm);
+    for (const std::string& line : finding.evidence) out << fmt::format("      - {}\n", line);
   }
   for (const Finding& finding : wrong_results)
     out << fmt::format("  {:<14} {:<56} {}\n", finding.kind, finding.subject, finding.evidence_text());
@@ -90,7 +121,8 @@ void print_diagnosis(std::ostream& out, const Diagnosis& diagnosis, std::size_t 
 // Every measured row against the model's expectation of it, one line per op, size and placement.
 void print_efficiency(std::ostream& out, std::span<const EfficiencySummary> summaries) {
   if (summaries.empty()) return;
-  out << "# measured against the model's expectation (pairs: each alone on its route)\n";
+  out << "# measured against the model's nominal link rates (pairs: each alone on its route); the findings above "
+         "are against the calibrated scale instead\n";
   out << fmt::format("# {:<16} {:>10} {:>6} {:>12} {:>12} {:>8} {:>8}  {}\n", "op", "size", "rows", "expected",
                      "measured", "median%", "lowest%", "lowest row");
   for (const EfficiencySummary& s : summaries)
@@ -148,20 +180,55 @@ int diagnose_without_topology(const DiagnoseOptions& options, const std::vector<
   return exit_code_for(options.fail_on, [&](const std::string&) { return !findings.empty(); });
 }
 
+// The hosts of the pair measurements: the confirm round can measure them again.
+void write_confirm_plan(const std::string& path, const topo::Graph& graph, const topo::Diagnosis& diagnosis,
+                        const std::vector<ResultRow>& rows, const std::optional<topo::TableRouter>& router) {
+  std::set<std::string> measured;
+  for (const ResultRow& row : rows)
+    if (topo::is_pair_bandwidth_row(row)) measured.insert({row.src_host, row.dst_host});
+  const topo::ConfirmPlan plan =
+      topo::plan_confirm(graph, diagnosis, {measured.begin(), measured.end()}, router ? &*router : nullptr);
+  write_file_atomically(path, topo::format_pairs_file(plan));
+  std::size_t pairs = 0;
+  for (const auto& round : plan.rounds) pairs += round.size();
+  std::cout << fmt::format(
+      "# confirm round: {} pairs in {} rounds written to {} (fabricbench run pairwise --pairs {})\n", pairs,
+      plan.rounds.size(), path, path);
+  for (const std::string& note : plan.notes) std::cout << fmt::format("#   {}\n", note);
+}
+
 int run_diagnose(const DiagnoseOptions& options) {
   std::vector<LoadedResults> sets =
       load_results(std::vector<std::filesystem::path>(options.results.begin(), options.results.end()));
+  if (options.topology.empty() && !(options.routes_path.empty() && options.plan_confirm_path.empty()))
+    throw UsageError("--routes and --plan-confirm need --topology (the fabric's ibnetdiscover output)");
   if (options.topology.empty()) return diagnose_without_topology(options, all_rows(sets));
   const topo::Graph graph = load_topology_with_warnings(options.topology, options.topology_format);
   ExpectationColumns(graph, std::cerr).add(sets);
-  const Diagnosis diagnosis = diagnose_against_topology(graph, sets);
+  std::optional<topo::ForwardingTables> tables;
+  std::optional<topo::TableRouter> router;
+  if (!options.routes_path.empty()) {
+    tables = topo::load_forwarding_tables(options.routes_path, options.routes_format);
+    router.emplace(graph, *tables);
+  }
+  Diagnosis diagnosis = diagnose_against_topology(graph, sets, router ? &*router : nullptr);
+  const std::vector<MixedJob> mix =
+      options.job_mix.empty() ? default_job_mix() : parse_job_mix(options.job_mix);
+  const std::vector<std::optional<FaultCost>> costs = rank_by_cost(graph, diagnosis, mix);
   const std::vector<ResultRow> rows = all_rows(sets);
+  if (!options.plan_confirm_path.empty()) write_confirm_plan(options.plan_confirm_path, graph, diagnosis, rows, router);
   const std::vector<Finding> wrong_results = find_wrong_results(rows);
   const std::vector<EfficiencySummary> efficiency = summarize_efficiency(rows);
-  print_diagnosis(std::cout, diagnosis, all_incidents(sets).size(), wrong_results);
+  print_diagnosis(std::cout, graph, diagnosis, costs, topo::describe_job_mix(mix), all_incidents(sets).size(),
+                  wrong_results);
   print_efficiency(std::cout, efficiency);
   if (!options.json_path.empty()) {
     nlohmann::json json = to_json(graph, diagnosis);
+    json["job_mix"] = describe_job_mix(mix);
+    for (std::size_t f = 0; f < costs.size(); ++f) {
+      json["findings"][f]["rank"] = f + 1;
+      if (costs[f]) json["findings"][f]["predicted_slowdown"] = costs[f]->slowdown;
+    }
     json["efficiency"] = efficiency_json(efficiency);
     for (const Finding& finding : wrong_results) json["findings"].push_back(finding_json(finding));
     write_file_atomically(options.json_path, json.dump(1) + "\n");
@@ -169,9 +236,11 @@ int run_diagnose(const DiagnoseOptions& options) {
   bool drained_hosts = false;
   if (!options.drain_list_path.empty()) {
     DrainList drain("diagnose");
-    for (const Finding& finding : diagnosis.findings)
-      if (const std::string host = blamed_host(graph, finding); !host.empty())
-        drain.add(host, fmt::format("{} {}", finding.kind, finding.subject));
+    for (std::size_t f = 0; f < diagnosis.findings.size(); ++f)
+      if (const std::string host = blamed_host(graph, diagnosis.findings[f]); !host.empty())
+        drain.add(host, fmt::format("rank {}{}: {} {}", f + 1,
+                                    costs[f] ? fmt::format(" ({:+.1f}% of the job mix)", 100 * costs[f]->slowdown) : "",
+                                    diagnosis.findings[f].kind, diagnosis.findings[f].subject));
     drain.write(options.drain_list_path, std::cout);
     drained_hosts = !drain.empty();
   }
@@ -196,6 +265,17 @@ const Registrar<CommandRegistration> registrar{{
       sub.add_option("--format", options->topology_format, "topology format, or auto to detect it")
           ->capture_default_str();
       sub.add_option("--json", options->json_path, "write the findings here as JSON");
+      sub.add_option("--routes", options->routes_path,
+                     "the fabric's forwarding tables (dump_fts, ibroute or OpenSM's opensm-lfts.dump; needs the "
+                     "fabric's ibnetdiscover output among --topology): each pair on the path its packets take");
+      sub.add_option("--routes-format", options->routes_format, "forwarding table format, or auto to detect it")
+          ->capture_default_str();
+      sub.add_option("--plan-confirm", options->plan_confirm_path,
+                     "write the pairs that separate what the findings cannot tell apart (the cables of a bundle, a "
+                     "node from its paths) for `run pairwise --pairs`");
+      sub.add_option("--job-mix", options->job_mix,
+                     "the jobs a fault's cost is predicted for, OP:SIZE,... across every node (default "
+                     "all_reduce:1G,alltoall:1G); findings are ranked by it");
       add_fail_on_option(sub, options->fail_on, {{"findings", "any finding, wrong results included"}});
       sub.add_option("--drain-list", options->drain_list_path,
                      "write the hosts the findings blame and why to this file (HOST<TAB>REASON per line); exit 7 when "

@@ -4,6 +4,8 @@
 #include "results/result_loading.hpp"
 #include "cli/command.hpp"
 #include "diagnosis/expectation_columns.hpp"
+#include "diagnosis/fault_cost.hpp"
+#include "diagnosis/repair_ticket.hpp"
 #include "diagnosis/topology_diagnosis.hpp"
 #include "cli/topology_input.hpp"
 #include "cli/fail_on.hpp"
@@ -24,7 +26,15 @@
 namespace fb::cli {
 
 using diagnosis::ExpectationColumns;
+using diagnosis::Diagnosis;
+using diagnosis::FaultCost;
 using diagnosis::Finding;
+using diagnosis::MixedJob;
+using diagnosis::RepairTicket;
+using diagnosis::default_job_mix;
+using diagnosis::describe_job_mix;
+using diagnosis::rank_by_cost;
+using diagnosis::repair_ticket;
 using diagnosis::ReportVerdict;
 using diagnosis::VerdictStatus;
 using diagnosis::compare_results;
@@ -48,13 +58,24 @@ struct ReportOptions {
 void add_topology(ReportInput& input, const std::vector<std::string>& topology_files) {
   const topo::Graph graph = load_topology_with_warnings(topology_files);
   ExpectationColumns(graph, std::cerr).add(input.sets);
-  const diagnosis::Diagnosis diagnosis = diagnose_against_topology(graph, input.sets);
+  Diagnosis diagnosis = diagnose_against_topology(graph, input.sets);
+  const std::vector<MixedJob> mix = default_job_mix();
+  const std::vector<std::optional<FaultCost>> costs = rank_by_cost(graph, diagnosis, mix);
   std::vector<topo::LinkId> flagged;
-  for (const Finding& finding : diagnosis.findings) {
+  for (std::size_t f = 0; f < diagnosis.findings.size(); ++f) {
+    Finding finding = diagnosis.findings[f];
     if (finding.link) flagged.push_back(*finding.link);
     flagged.insert(flagged.end(), finding.parallel_links.begin(), finding.parallel_links.end());
+    // Rank and ticket first: what a technician reads before the measurements behind them.
+    const RepairTicket ticket = repair_ticket(graph, finding);
+    const std::vector<std::string> ticket_lines{
+        fmt::format("rank {}: {}", f + 1,
+                    costs[f] ? fmt::format("{:+.1f}% predicted for {}", 100 * costs[f]->slowdown, describe_job_mix(mix))
+                             : std::string("no predicted cost")),
+        "where: " + ticket.location, "do: " + ticket.action, "confirm: " + ticket.confirm};
+    finding.evidence.insert(finding.evidence.begin(), ticket_lines.begin(), ticket_lines.end());
+    input.model_findings.push_back(std::move(finding));
   }
-  input.model_findings.insert(input.model_findings.end(), diagnosis.findings.begin(), diagnosis.findings.end());
   std::vector<std::string> subjects;
   for (const Finding& finding : input.model_findings) subjects.push_back(finding.subject);
   input.topology_dot = fabric_overview_dot(graph, flagged, subjects);

@@ -146,6 +146,9 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
   sub.add_option("--cut", o.run.cut, cut_patterns + ": halves (endpoint i with i + N/2) or random")
       ->capture_default_str();
   sub.add_option("--seed", o.run.seed, cut_patterns + " --cut random: seed of the matching")->capture_default_str();
+  sub.add_option("--pairs", o.run.pairs_file,
+                 "pairwise: measure only these host pairs (\"SRC DST\" per line, a blank line between rounds), such "
+                 "as the confirm round `diagnose --plan-confirm` writes");
   sub.add_option("-g,--ngpus", o.run.launch.gpus_per_process, "GPUs each process drives (nccl backend)")
       ->capture_default_str();
   sub.add_option("-G,--cudagraph", o.run.launch.graph_launches,

@@ -1,11 +1,15 @@
 #include "common/pair_schedule.hpp"
 
 #include "common/errors.hpp"
+#include "common/input_error.hpp"
+#include "common/text_scan.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
 #include <numeric>
 #include <random>
+#include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace fb {
@@ -67,6 +71,52 @@ std::vector<PairRound> concurrent_rounds(std::span<const int> endpoint_ranks, Cu
   together.round = static_cast<int>(rounds.size() + 1);
   rounds.push_back(std::move(together));
   return rounds;
+}
+
+std::vector<HostPairRound> parse_host_pair_rounds(std::string_view path, std::string_view text) {
+  std::vector<HostPairRound> rounds(1);
+  std::set<std::string> in_round;
+  for (const NumberedLine& line : split_lines(text)) {
+    const std::string_view content = trim(line.text.substr(0, line.text.find('#')));
+    if (content.empty()) {
+      // A comment line keeps the round going; only a blank line ends it.
+      if (trim(line.text).empty() && !rounds.back().empty()) {
+        rounds.emplace_back();
+        in_round.clear();
+      }
+      continue;
+    }
+    const std::vector<std::string_view> hosts = split_whitespace(content);
+    if (hosts.size() != 2) throw_input_error(path, line.number, "two host names \"SRC DST\"", quote_input(content));
+    if (hosts[0] == hosts[1]) throw_input_error(path, line.number, "two different hosts", quote_input(content));
+    for (const std::string_view host : hosts)
+      if (!in_round.insert(std::string(host)).second)
+        throw_input_error(path, line.number, "each host at most once in a round (a blank line starts the next)",
+                          quote_input(host));
+    rounds.back().emplace_back(std::string(hosts[0]), std::string(hosts[1]));
+  }
+  if (rounds.back().empty()) rounds.pop_back();
+  if (rounds.empty()) throw_input_error(path, 1, "at least one pair \"SRC DST\"", "none");
+  return rounds;
+}
+
+std::vector<PairRound> host_pair_rounds(const RankPlacement& placement, std::span<const HostPairRound> rounds) {
+  std::unordered_map<std::string, int> first_rank;
+  for (int rank = 0; rank < placement.nranks; ++rank)
+    first_rank.try_emplace(placement.rank_hosts.at(static_cast<std::size_t>(rank)), rank);
+  const auto rank_of = [&](const std::string& host) {
+    const auto found = first_rank.find(host);
+    if (found == first_rank.end())
+      throw UsageError(fmt::format("--pairs names host {}, which has no rank in this run", host));
+    return found->second;
+  };
+  std::vector<PairRound> planned;
+  for (const HostPairRound& round : rounds) {
+    PairRound pair_round{{}, static_cast<int>(planned.size()) + 1};
+    for (const auto& [src, dst] : round) pair_round.pairs.push_back({rank_of(src), rank_of(dst)});
+    planned.push_back(std::move(pair_round));
+  }
+  return planned;
 }
 
 }  // namespace fb

@@ -9,7 +9,9 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fb {
@@ -39,5 +41,15 @@ std::vector<PairRound> pairwise_rounds(std::span<const int> endpoint_ranks);
 // endpoint i with endpoint i + N/2: with hosts listed leaf by leaf that is leaf to leaf. `random`
 // draws a random matching from `seed`, so a run can be repeated exactly.
 std::vector<PairRound> concurrent_rounds(std::span<const int> endpoint_ranks, CutKind cut, std::uint64_t seed);
+
+// Pairs of hosts chosen elsewhere (`diagnose --plan-confirm` writes them): "SRC DST" per line, the
+// first sending; a blank line ends a round; '#' starts a comment. Pairs of one round run together.
+using HostPairRound = std::vector<std::pair<std::string, std::string>>;
+// Throws InputError "FILE:LINE: ..." for a line that is not two host names, a pair of one host,
+// a host twice in a round, or a file without pairs.
+std::vector<HostPairRound> parse_host_pair_rounds(std::string_view path, std::string_view text);
+// The rounds on the ranks of this run: each host by its first rank. UsageError for a host the run
+// does not have.
+std::vector<PairRound> host_pair_rounds(const RankPlacement& placement, std::span<const HostPairRound> rounds);
 
 }  // namespace fb

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <type_traits>
 
 namespace fb {
 namespace {
@@ -25,9 +26,14 @@ std::size_t space_before_end(std::string_view text) {
 }
 
 template <typename Number>
-std::optional<Number> whole_token(std::string_view token) {
+std::optional<Number> whole_token(std::string_view token, int base = 10) {
   Number value{};
-  const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), value);
+  const auto [end, ec] = [&] {
+    if constexpr (std::is_integral_v<Number>)
+      return std::from_chars(token.data(), token.data() + token.size(), value, base);
+    else
+      return std::from_chars(token.data(), token.data() + token.size(), value);
+  }();
   if (token.empty() || ec != std::errc{} || end != token.data() + token.size()) return std::nullopt;
   return value;
 }
@@ -100,5 +106,10 @@ bool starts_with_ignoring_case(std::string_view text, std::string_view prefix) {
 std::optional<double> to_double(std::string_view token) { return whole_token<double>(token); }
 
 std::optional<std::int64_t> to_integer(std::string_view token) { return whole_token<std::int64_t>(token); }
+
+std::optional<std::uint64_t> to_unsigned_hex(std::string_view token) {
+  if (token.starts_with("0x") || token.starts_with("0X")) token.remove_prefix(2);
+  return whole_token<std::uint64_t>(token, 16);
+}
 
 }  // namespace fb

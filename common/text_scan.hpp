@@ -39,5 +39,7 @@ bool starts_with_ignoring_case(std::string_view text, std::string_view prefix);
 // Whole-token numbers: empty when the token is not entirely a number (no sign '+', no spaces).
 std::optional<double> to_double(std::string_view token);
 std::optional<std::int64_t> to_integer(std::string_view token);
+// Hexadecimal, with or without "0x" (GUIDs, LIDs): "0x000000000010000d", "10000d".
+std::optional<std::uint64_t> to_unsigned_hex(std::string_view token);
 
 }  // namespace fb

@@ -4,6 +4,7 @@
 #include "common/errors.hpp"
 #include "common/op_catalog.hpp"
 #include "common/robust_statistics.hpp"
+#include "diagnosis/repair_ticket.hpp"
 #include "topology/flow_model.hpp"
 #include "topology/routing.hpp"
 
@@ -24,6 +25,8 @@ using topo::MaxMinAllocation;
 using topo::ResourceShare;
 using topo::LinkUse;
 using topo::Route;
+using topo::pair_route;
+using topo::TableRouter;
 using topo::VertexId;
 
 // The pair patterns whose rows are bandwidths between hosts. Pairs of ranks on one host
@@ -44,6 +47,7 @@ struct Flow {
   double model_gbps = 0;
   double expected_gbps = 0;
   double ratio = 0;
+  bool on_table_route = false;
 };
 
 // The rows of one round: the flows that shared the fabric while they were measured. A soak run
@@ -71,8 +75,9 @@ std::string describe_flow(const Flow& flow) {
 
 class Diagnoser {
  public:
-  Diagnoser(const Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings)
-      : graph_(graph), settings_(settings), capacity_gbps_(2 * graph.link_count()) {
+  Diagnoser(const Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings,
+            const TableRouter* tables)
+      : graph_(graph), settings_(settings), tables_(tables), capacity_gbps_(2 * graph.link_count()) {
     for (LinkId link = 0; link < graph.link_count(); ++link)
       capacity_gbps_[2 * link] = capacity_gbps_[2 * link + 1] = graph.link(link).spec.capacity_gbps;
     select_flows(rows);
@@ -80,6 +85,8 @@ class Diagnoser {
 
   Diagnosis run() {
     Diagnosis diagnosis;
+    diagnosis.tables_given = tables_ != nullptr;
+    for (const Flow& flow : flows_) diagnosis.flows_on_table_routes += flow.on_table_route ? 1 : 0;
     if (flows_.empty()) return diagnosis;
     model_rates();
     diagnosis.calibration = calibrate();
@@ -106,15 +113,24 @@ class Diagnoser {
     throw InputError(fmt::format("host {} of the results is not a host with a NIC in the topology", host_name));
   }
 
-  const std::vector<ResourceShare>& shares_between(const std::string& src_host, const std::string& dst_host) {
+  struct PairRoute {
+    std::vector<ResourceShare> shares;
+    bool from_tables = false;
+  };
+
+  const PairRoute& route_between(const std::string& src_host, const std::string& dst_host) {
     const auto key = std::make_pair(src_host, dst_host);
     if (const auto cached = routes_.find(key); cached != routes_.end()) return cached->second;
-    const std::optional<Route> route = find_route(graph_, nic_of_host(src_host), nic_of_host(dst_host));
+    const VertexId src = nic_of_host(src_host);
+    const VertexId dst = nic_of_host(dst_host);
+    PairRoute result;
+    std::optional<Route> route = tables_ != nullptr ? tables_->route(src, dst) : std::nullopt;
+    result.from_tables = route.has_value();
+    if (!route) route = find_route(graph_, src, dst);
     if (!route) throw InputError(fmt::format("the topology has no route from {} to {}", src_host, dst_host));
-    std::vector<ResourceShare> shares;
     for (const LinkUse& use : route->uses)
-      shares.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
-    return routes_.emplace(key, std::move(shares)).first->second;
+      result.shares.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
+    return routes_.emplace(key, std::move(result)).first->second;
   }
 
   // Each run's largest size: the one furthest from latency, where bandwidth shows.
@@ -129,7 +145,9 @@ class Diagnoser {
       if (!is_pair_bandwidth_row(row) || row.bytes != largest_bytes[{row.run_id, row.op}]) continue;
       Flow flow;
       flow.row = &row;
-      flow.shares = shares_between(row.src_host, row.dst_host);
+      const PairRoute& route = route_between(row.src_host, row.dst_host);
+      flow.shares = route.shares;
+      flow.on_table_route = route.from_tables;
       flow.measured_gbps = row.algbw_gbps;
       groups_[group_of(row)].push_back(flows_.size());
       flows_.push_back(std::move(flow));
@@ -210,8 +228,17 @@ class Diagnoser {
                                                                               : LinkDirection::b_to_a);
       finding.subject = link_subject(graph_, link, finding.direction);
       finding.parallel_links = parallel_of_link[link];
+      // Cables between the same two switches share every ECMP flow; other links share only the
+      // few slow pairs that crossed them all (the forwarding tables' one path each), with no
+      // healthy pair to clear them.
+      const Link& named = graph_.link(link);
+      const bool bundle = std::all_of(finding.parallel_links.begin(), finding.parallel_links.end(), [&](LinkId l) {
+        const Link& other = graph_.link(l);
+        return (other.a == named.a && other.b == named.b) || (other.a == named.b && other.b == named.a);
+      });
       if (!finding.parallel_links.empty())
-        finding.subject += fmt::format(", or one of {} parallel links", finding.parallel_links.size());
+        finding.subject += fmt::format(", or one of {} {}", finding.parallel_links.size(),
+                                       bundle ? "parallel links" : "links its slow pairs also crossed");
       // What the link still carries: the most any slow flow got through it, scaled by its share.
       double carried_gbps = 0;
       double confidence_sum = 0;
@@ -336,11 +363,12 @@ class Diagnoser {
 
   const Graph& graph_;
   DiagnosisSettings settings_;
+  const TableRouter* tables_;
   std::vector<double> capacity_gbps_;  // per directed link: 2 * link + (a to b ? 0 : 1)
   std::vector<Flow> flows_;
   std::map<GroupKey, std::vector<std::size_t>> groups_;
   std::map<GroupKey, MaxMinAllocation> allocations_;
-  std::map<std::pair<std::string, std::string>, std::vector<ResourceShare>> routes_;
+  std::map<std::pair<std::string, std::string>, PairRoute> routes_;
 };
 
 }  // namespace
@@ -349,8 +377,9 @@ std::string link_name(const Graph& graph, LinkId link) {
   return fmt::format("{} <-> {}", graph.vertex(graph.link(link).a).name, graph.vertex(graph.link(link).b).name);
 }
 
-Diagnosis diagnose(const Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings) {
-  return Diagnoser(graph, rows, settings).run();
+Diagnosis diagnose(const Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings,
+                   const TableRouter* tables) {
+  return Diagnoser(graph, rows, settings, tables).run();
 }
 
 nlohmann::json to_json(const Graph& graph, const Diagnosis& diagnosis) {
@@ -364,6 +393,10 @@ nlohmann::json to_json(const Graph& graph, const Diagnosis& diagnosis) {
                          {"ratio", finding.ratio().value_or(0)},
                          {"confidence", finding.confidence.value_or(0)},
                          {"evidence", finding.evidence}};
+    const RepairTicket ticket = repair_ticket(graph, finding);
+    entry["location"] = ticket.location;
+    entry["action"] = ticket.action;
+    entry["confirm"] = ticket.confirm;
     if (finding.link) {
       const Link& link = graph.link(*finding.link);
       entry["link"] = {{"a", graph.vertex(link.a).name},
@@ -379,6 +412,8 @@ nlohmann::json to_json(const Graph& graph, const Diagnosis& diagnosis) {
   }
   return {{"calibration", diagnosis.calibration},
           {"flows_examined", diagnosis.flows_examined},
+          {"routes", diagnosis.tables_given ? "forwarding tables" : "ecmp"},
+          {"flows_on_table_routes", diagnosis.flows_on_table_routes},
           {"slow_flows", diagnosis.slow_flows},
           {"slow_flows_explained", diagnosis.slow_flows_explained},
           {"findings", std::move(findings)}};

@@ -9,6 +9,7 @@
 
 #include "diagnosis/finding.hpp"
 #include "results/result_row.hpp"
+#include "topology/forwarding_tables.hpp"
 #include "topology/graph.hpp"
 
 #include <nlohmann/json.hpp>
@@ -35,6 +36,10 @@ struct Diagnosis {
   std::size_t flows_examined = 0;
   std::size_t slow_flows = 0;
   std::size_t slow_flows_explained = 0;
+  // Flows routed over the one path the forwarding tables give; the others are spread over the
+  // equal-cost links (ECMP), which cannot tell parallel cables apart.
+  std::size_t flows_on_table_routes = 0;
+  bool tables_given = false;
   std::vector<Finding> findings;  // in the measurements' scale (GB/s)
 };
 
@@ -42,8 +47,10 @@ struct Diagnosis {
 bool is_pair_bandwidth_row(const ResultRow& row);
 
 // Examines the bandwidth rows of pair patterns (pairwise, concurrent) at each run's largest size.
+// With forwarding tables, each pair is routed over the path they give (ECMP where they give none).
 // Throws fb::InputError when a row names a host the topology does not have, or a host has no NIC.
-Diagnosis diagnose(const topo::Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings = {});
+Diagnosis diagnose(const topo::Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings = {},
+                   const topo::TableRouter* tables = nullptr);
 
 nlohmann::json to_json(const topo::Graph& graph, const Diagnosis& diagnosis);
 

@@ -6,9 +6,10 @@
 
 namespace fb::diagnosis {
 
-Diagnosis diagnose_against_topology(const topo::Graph& graph, const std::vector<LoadedResults>& sets) {
+Diagnosis diagnose_against_topology(const topo::Graph& graph, const std::vector<LoadedResults>& sets,
+                                    const topo::TableRouter* tables) {
   const std::vector<ResultRow> rows = all_rows(sets);
-  Diagnosis diagnosis = diagnose(graph, rows);
+  Diagnosis diagnosis = diagnose(graph, rows, {}, tables);
   const auto add = [&](std::vector<Finding> findings) {
     for (Finding& finding : findings) diagnosis.findings.push_back(std::move(finding));
   };

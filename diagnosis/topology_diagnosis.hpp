@@ -12,6 +12,8 @@ namespace fb::diagnosis {
 
 // The slow pairs of every set together (diagnose calibrates over all of them), then the
 // incidents, the pairs slow in some repetitions only, and each run's ports whose errors grew.
-Diagnosis diagnose_against_topology(const topo::Graph& graph, const std::vector<LoadedResults>& sets);
+// With forwarding tables, pairs are routed over the path they give.
+Diagnosis diagnose_against_topology(const topo::Graph& graph, const std::vector<LoadedResults>& sets,
+                                    const topo::TableRouter* tables = nullptr);
 
 }  // namespace fb::diagnosis

@@ -17,6 +17,7 @@ packages=(
   clang libclang-rt-14-dev                    # libFuzzer targets with ASan and UBSan
   clang-format clang-tidy                     # scripts/format.sh and scripts/tidy.sh
   iproute2 procps                             # emulated fabrics (ip netns) and process control in tests
+  ibsim-utils opensm infiniband-diags         # genuine forwarding tables of simulated fabrics (scripts/ibsim-fabric.sh)
   gnuplot-nox graphviz chromium               # report plots (SVG), topology drawings, report tests in a headless browser
   poppler-utils                               # pdftoppm: the campaign record test reads the PDF's pages as images
   python3-jsonschema                          # the campaign test validates summary.json against its published schema

@@ -154,6 +154,16 @@ const std::string* Graph::undecided(LinkId l) const {
   return found == undecided_.end() ? nullptr : &undecided_reasons_[found->second];
 }
 
+std::optional<CablePorts> Graph::cable_ports(LinkId l) const {
+  const auto found = cable_ports_.find(l);
+  return found == cable_ports_.end() ? std::nullopt : std::optional<CablePorts>(found->second);
+}
+
+VertexId Graph::find_guid(std::uint64_t guid) const {
+  const auto found = vertex_by_guid_.find(guid);
+  return found == vertex_by_guid_.end() ? no_vertex : found->second;
+}
+
 void Graph::merge(const Graph& other) {
   for (const std::string& assumption : other.assumptions_) add_assumption(assumption);
   std::vector<VertexId> mapped(other.vertices_.size(), no_vertex);
@@ -181,16 +191,25 @@ void Graph::merge(const Graph& other) {
     }
     return std::nullopt;
   };
-  for (const Link& link : other.links_) {
+  for (const auto& [guid, v] : other.vertex_by_guid_) vertex_by_guid_[guid] = mapped[v];
+  for (LinkId l = 0; l < other.links_.size(); ++l) {
+    const Link& link = other.links_[l];
     const VertexId a = mapped[link.a];
     const VertexId b = mapped[link.b];
     const std::optional<LinkId> existing = find_earlier_link(a, b);
-    const LinkId incoming = static_cast<LinkId>(&link - other.links_.data());
-    const std::string* open_question = other.undecided(incoming);
+    const std::string* open_question = other.undecided(l);
+    const std::optional<CablePorts> ports = other.cable_ports(l);
     if (!existing) {
       const LinkId added = add_link(a, b, link.spec, link.nominal_capacity);
       if (open_question != nullptr) mark_undecided(added, *open_question);
-    } else if (links_[*existing].nominal_capacity && !link.nominal_capacity) {
+      if (ports) cable_ports_[added] = *ports;
+      continue;
+    }
+    if (ports && !cable_ports_.contains(*existing)) {
+      // The earlier link may run the other way round.
+      cable_ports_[*existing] = links_[*existing].a == a ? *ports : CablePorts{ports->b, ports->a};
+    }
+    if (links_[*existing].nominal_capacity && !link.nominal_capacity) {
       links_[*existing].spec = link.spec;
       links_[*existing].nominal_capacity = false;
       if (open_question != nullptr) mark_undecided(*existing, *open_question);

@@ -68,6 +68,14 @@ struct Link {
   VertexId other_end(VertexId v) const { return v == a ? b : a; }
 };
 
+// The port numbers a cable plugs into at its two ends, as the fabric dumps state them
+// (ibnetdiscover's "[17]"): what forwarding tables name and what a technician looks for.
+struct CablePorts {
+  int a = 0;  // port on the link's `a` vertex
+  int b = 0;
+  bool operator==(const CablePorts&) const = default;
+};
+
 class Graph {
  public:
   // Returns the vertex with this name, creating it when absent. A name that exists with another
@@ -87,6 +95,14 @@ class Graph {
   void set_link_capacity(LinkId l, double capacity_gbps) { links_[l].spec.capacity_gbps = capacity_gbps; }
   void set_link_spec(LinkId l, const LinkSpec& spec) { links_[l].spec = spec; }
   void reserve(std::size_t vertex_count, std::size_t link_count);
+
+  // InfiniBand addressing, where a fabric dump states it; kept apart from Vertex and Link, which
+  // a million-GPU model has millions of, since only the fabric's cables and nodes have it.
+  void set_cable_ports(LinkId l, CablePorts ports) { cable_ports_[l] = ports; }
+  std::optional<CablePorts> cable_ports(LinkId l) const;
+  // A GUID that names `v` in forwarding tables: a switch's node GUID, an adapter's port GUIDs.
+  void add_guid(VertexId v, std::uint64_t guid) { vertex_by_guid_[guid] = v; }
+  VertexId find_guid(std::uint64_t guid) const;
 
   const Vertex& vertex(VertexId v) const { return vertices_[v]; }
   const Link& link(LinkId l) const { return links_[l]; }
@@ -161,6 +177,8 @@ class Graph {
   std::unordered_set<std::string> assumption_set_;
   std::unordered_map<LinkId, std::uint32_t> undecided_;  // link -> index into undecided_reasons_
   std::vector<std::string> undecided_reasons_;
+  std::unordered_map<LinkId, CablePorts> cable_ports_;
+  std::unordered_map<std::uint64_t, VertexId> vertex_by_guid_;
 };
 
 // The rank a vertex has in up-down routing: fabric switch tier, 0 for everything else.

@@ -1,6 +1,7 @@
 #include "topology/pair_simulation.hpp"
 
 #include "common/errors.hpp"
+#include "topology/forwarding_tables.hpp"
 #include "topology/flow_model.hpp"
 #include "topology/routing.hpp"
 
@@ -27,7 +28,7 @@ std::vector<ResultRow> simulate_pair_rounds(const Graph& graph, std::span<const 
       if (const std::optional<VertexId> found = first_nic_of_host(graph, host)) return *found;
       throw InputError(fmt::format("host {} is not a host with a NIC in the topology", host));
     };
-    if (const std::optional<Route> route = find_route(graph, nic(src), nic(dst)))
+    if (const std::optional<Route> route = pair_route(graph, simulation.tables, nic(src), nic(dst)))
       for (const LinkUse& use : route->uses)
         entry->second.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
     return entry->second;

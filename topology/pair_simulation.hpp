@@ -5,6 +5,7 @@
 
 #include "common/pair_schedule.hpp"
 #include "results/result_row.hpp"
+#include "topology/forwarding_tables.hpp"
 #include "topology/graph.hpp"
 
 #include <cstdint>
@@ -20,6 +21,9 @@ struct PairSimulation {
   double efficiency = 0.9;           // share of link capacity a flow gets through the transport
   double noise_fraction = 0;         // standard deviation of the multiplicative noise
   std::uint64_t seed = 1;
+  // The fabric's forwarding tables: each pair on its one path, as a routed InfiniBand fabric sends
+  // it; without them (or where they give none), the model's ECMP spread.
+  const TableRouter* tables = nullptr;
 };
 
 // `rounds` name endpoints by index into `hosts`. Throws fb::InputError for a host without a NIC.

@@ -2,6 +2,7 @@
 
 #include "benchmarks/core/backend.hpp"
 #include "common/errors.hpp"
+#include "common/text_file.hpp"
 #include "benchmarks/core/watchdog.hpp"
 
 #include <algorithm>
@@ -63,7 +64,27 @@ void validate_run_options(const RunOptions& options) {
   parse_pair_endpoints(options.pair_endpoints);
   parse_cut(options.cut);
   validate_interface_spec(options.launch.watchdog_interface);
+  if (!options.pairs_file.empty() && options.pair_endpoints != "hosts")
+    throw UsageError("--pairs names hosts: it takes --pair-endpoints hosts");
 }
+
+namespace {
+
+// The rounds of a pair pattern: the pairs file's (`--pairs`), or the op's own schedule.
+std::vector<PairRound> pair_rounds_of(const RunOptions& options, const OpTraits& op, const Backend& backend,
+                                      std::span<const int> endpoint_ranks) {
+  if (options.pairs_file.empty())
+    return op.pair_schedule == PairSchedule::cut_alone_then_together
+               ? concurrent_rounds(endpoint_ranks, parse_cut(options.cut), options.seed)
+               : pairwise_rounds(endpoint_ranks);
+  if (op.pair_schedule == PairSchedule::cut_alone_then_together)
+    throw UsageError(fmt::format("--pairs chooses the pairs of pairwise; {} measures its own cut", op.name));
+  const std::vector<HostPairRound> rounds =
+      parse_host_pair_rounds(options.pairs_file, read_text_file(options.pairs_file));
+  return host_pair_rounds(backend.placement(), rounds);
+}
+
+}  // namespace
 
 std::vector<PlannedOp> plan_run(const RunOptions& options, const Backend& backend) {
   validate_run_options(options);
@@ -95,9 +116,7 @@ std::vector<PlannedOp> plan_run(const RunOptions& options, const Backend& backen
                                      endpoints == PairEndpoints::hosts ? " (--pair-endpoints ranks pairs the ranks "
                                                                          "of one host)"
                                                                        : ""));
-      planned.pair_rounds = op.pair_schedule == PairSchedule::cut_alone_then_together
-                                ? concurrent_rounds(endpoint_ranks, parse_cut(options.cut), options.seed)
-                                : pairwise_rounds(endpoint_ranks);
+      planned.pair_rounds = pair_rounds_of(options, op, backend, endpoint_ranks);
     }
 
     if (op.op_class == OpClass::device_copy) {

@@ -42,6 +42,7 @@ struct RunOptions {
   std::string pair_endpoints = "hosts";  // pair patterns: one rank per host, or every rank
   std::string cut = "halves";            // concurrent: which pairs cross the cut
   std::uint64_t seed = 1;                // concurrent --cut random: the matching drawn
+  std::string pairs_file;                // pairwise: measure these host pairs instead of all (--pairs)
   LaunchOptions launch;                  // GPUs per process (-g), CUDA graph replays (-G)
 };
 

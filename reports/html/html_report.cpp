@@ -435,7 +435,11 @@ std::string expectation_section(const std::vector<ResultRow>& rows) {
   std::string html = "<section id=\"expectation\"><h2>Against the topology model</h2>\n"
                      "<p>Efficiency: measured bus bandwidth over the model's, or the model's latency over the "
                      "measured one, in percent; pairs are judged alone on their route. Pair rows fold into their "
-                     "median per size.</p>\n<table class=\"expectation\"><tr><th>op</th><th>size</th><th>placement</th>"
+                     "median per size. These are against the model's nominal link rates, as the topology input "
+                     "states them: the findings are not. The diagnosis scales the model by the median measured "
+                     "pair (its calibration), so a healthy majority is 100% there whatever this table shows, and a "
+                     "finding's ratio is against that scale.</p>\n<table "
+                     "class=\"expectation\"><tr><th>op</th><th>size</th><th>placement</th>"
                      "<th>rows</th><th>expected</th><th>measured</th><th>unit</th><th>%exp</th><th>lowest %exp</th>"
                      "<th>lowest row</th></tr>\n";
   for (const EfficiencySummary& s : summaries)

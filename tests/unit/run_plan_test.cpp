@@ -1,6 +1,7 @@
 #include "benchmarks/core/backend.hpp"
 #include "common/errors.hpp"
 #include "benchmarks/core/run_plan.hpp"
+#include "support/temp_dir.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,6 +9,8 @@
 #include <limits>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -214,6 +217,33 @@ TEST(PlanRun, PairPatternsUseTheFirstRankOfEachHost) {
   fixed.timeout_s = 7;
   EXPECT_GT(largest.step_deadline_s, 30.0);
   EXPECT_EQ(plan_run(fixed, two_per_host).front().cases_by_size.front().front().step_deadline_s, 7.0);
+}
+
+// `run pairwise --pairs FILE`: the confirm round `diagnose --plan-confirm` wrote, on the hosts'
+// first ranks, round by round.
+TEST(PlanRun, PairsFileChoosesThePairsOfPairwise) {
+  const testing::TempDir dir;
+  const std::filesystem::path pairs = dir / "confirm.txt";
+  std::ofstream(pairs) << "# confirm round\nb c\na d\n\n# round 2\nd b\n";
+  const PlanningBackend two_per_host(8, {"a", "a", "b", "b", "c", "c", "d", "d"});
+  RunOptions options = options_for({"pairwise"});
+  options.pairs_file = pairs.string();
+  const PlannedOp planned = plan_run(options, two_per_host).front();
+  ASSERT_EQ(planned.pair_rounds.size(), 2u);
+  EXPECT_THAT(planned.pair_rounds[0].pairs, ElementsAre(RankPair{2, 4}, RankPair{0, 6}));
+  EXPECT_THAT(planned.pair_rounds[1].pairs, ElementsAre(RankPair{6, 2}));
+  EXPECT_EQ(planned.pair_rounds[1].round, 2);
+
+  std::ofstream(pairs) << "a z\n";
+  EXPECT_THAT(usage_error_of(options, two_per_host), HasSubstr("host z"));
+  options.op_names = {"concurrent"};
+  EXPECT_THAT(usage_error_of(options, two_per_host), HasSubstr("concurrent measures its own cut"));
+  options.op_names = {"pairwise"};
+  options.pair_endpoints = "ranks";
+  EXPECT_THAT(usage_error_of(options, two_per_host), HasSubstr("--pair-endpoints hosts"));
+  options.pair_endpoints = "hosts";
+  std::ofstream(pairs) << "a b c\n";
+  EXPECT_THROW(plan_run(options, two_per_host), InputError);
 }
 
 TEST(PlanRun, UnknownCutIsRefused) {

@@ -57,6 +57,16 @@ TEST(TextScan, NumbersMustFillTheToken) {
   EXPECT_FALSE(to_integer("99999999999999999999"));
 }
 
+TEST(TextScan, HexadecimalGuidsAndLids) {
+  EXPECT_EQ(to_unsigned_hex("0x000000000010000d"), 0x10000du);
+  EXPECT_EQ(to_unsigned_hex("b8cef60300a1b2c1"), 0xb8cef60300a1b2c1u);
+  EXPECT_EQ(to_unsigned_hex("0X1f"), 0x1fu);
+  EXPECT_FALSE(to_unsigned_hex("0x"));
+  EXPECT_FALSE(to_unsigned_hex("12g"));
+  EXPECT_FALSE(to_unsigned_hex("-1"));
+  EXPECT_FALSE(to_unsigned_hex("0x10000000000000000"));
+}
+
 TEST(TextScan, LineNumberOfAnOffset) {
   constexpr std::string_view text = "{\n  \"a\": 1,\n  oops\n}";
   EXPECT_EQ(line_number_at(text, 0), 1u);

@@ -59,6 +59,7 @@ struct PortLine {
   long long peer_port = 0;
   LinkSpec spec;
   std::string width_speed;  // as printed: "4xSDR"
+  std::string port_guid;    // "(b8cef60300a1b2c1)" after the local port: an adapter's port GUID
 };
 
 class Cursor {
@@ -93,12 +94,14 @@ class Cursor {
     return text;
   }
 
-  // "(hexguid)" after a port number is optional.
-  void skip_guid() {
-    if (!at('(')) return;
+  // "(hexguid)" after a port number is optional; returns the hex digits, or nothing.
+  std::string guid() {
+    if (!at('(')) return {};
     const std::size_t end = rest_.find(')');
     if (end == std::string_view::npos) fail("')' closing the port GUID");
+    std::string hex(rest_.substr(1, end - 1));
     rest_.remove_prefix(end + 1);
+    return hex;
   }
 
   std::string node_id(std::string_view what, Dialect dialect) {
@@ -235,12 +238,12 @@ PortLine read_port_line(const SourceText& source, const NumberedLine& line, std:
   cursor.expect('[', "'[PORT]'");
   port.port = cursor.number("a port number");
   cursor.expect(']', "']' after the port number");
-  cursor.skip_guid();
+  port.port_guid = cursor.guid();
   port.peer_id = cursor.node_id("the peer's quoted node id", dialect);
   cursor.expect('[', "'[PORT]' after the peer id");
   port.peer_port = cursor.number("the peer's port number");
   cursor.expect(']', "']' after the peer's port number");
-  cursor.skip_guid();
+  cursor.guid();
   if (dialect == Dialect::ibsim && trim(cursor.rest()).empty()) {
     port.spec = *infiniband_by_name("4xSDR");
     port.width_speed = "4xSDR";
@@ -363,6 +366,8 @@ Graph parse_fabric_dump(const SourceText& source, Dialect dialect) {
                                      "states no PCI order, so rail k is taken to be each host's k-th NIC",
                                      source.path));
   }
+  // Forwarding tables name a switch by its node GUID and an adapter by its port GUIDs.
+  const auto hex_guid = [](std::string_view hex) { return to_unsigned_hex(hex); };
   std::size_t ca_index = 0;
   for (const auto& [id, node] : nodes) {
     if (!node.is_switch) {
@@ -379,6 +384,8 @@ Graph parse_fabric_dump(const SourceText& source, Dialect dialect) {
     if (trim(name).empty() || name.find('/') != std::string::npos) name = id;
     if (description_uses["S" + node.description] > 1 || !switch_names.insert(name).second) name += "-" + id.substr(2);
     vertex_of_id[id] = add_vertex(node, VertexKind::fabric_switch, name, no_vertex, -1);
+    if (const std::optional<std::uint64_t> guid = hex_guid(std::string_view(id).substr(2)))
+      graph.add_guid(vertex_of_id[id], *guid);
   }
   state_switch_attached_cas(graph, source.path, switch_attached);
   if (links_without_rate > 0) {
@@ -407,9 +414,14 @@ Graph parse_fabric_dump(const SourceText& source, Dialect dialect) {
     const auto near_end = std::make_pair(port.node_id, port.port);
     const auto far_end = std::make_pair(port.peer_id, port.peer_port);
     const auto cable = near_end < far_end ? std::make_pair(near_end, far_end) : std::make_pair(far_end, near_end);
+    if (port.node_id[0] == 'H' && !port.port_guid.empty()) {
+      if (const std::optional<std::uint64_t> guid = hex_guid(port.port_guid))
+        graph.add_guid(vertex_of_id[port.node_id], *guid);
+    }
     const auto [it, first_mention] = cables.try_emplace(cable, LinkId{0}, &port);
     if (first_mention) {
       it->second.first = graph.add_link(vertex_of_id[port.node_id], peer->second, port.spec);
+      graph.set_cable_ports(it->second.first, {static_cast<int>(port.port), static_cast<int>(port.peer_port)});
       continue;
     }
     const PortLine& other = *it->second.second;

@@ -1,0 +1,135 @@
+#include "diagnosis/fault_cost.hpp"
+
+#include "common/errors.hpp"
+#include "common/sizes.hpp"
+#include "common/text_scan.hpp"
+#include "topology/collective_model.hpp"
+#include "topology/routing.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace fb::diagnosis {
+
+using topo::Graph;
+using topo::LinkId;
+using topo::VertexId;
+using topo::VertexKind;
+using topo::CollectiveModel;
+using topo::modelled_op;
+using topo::predict;
+namespace {
+
+// Every host's ranks: its GPUs, else its first CPU, else its first NIC (host memory, as MPI runs).
+std::vector<VertexId> ranks_on_every_host(const Graph& graph) {
+  std::vector<VertexId> ranks;
+  for (VertexId v = 0; v < graph.vertex_count(); ++v) {
+    if (graph.vertex(v).kind != VertexKind::host || !first_nic_of_host(graph, graph.vertex(v).name)) continue;
+    std::vector<VertexId> gpus;
+    std::optional<VertexId> cpu;
+    for (const VertexId device : graph.devices_of(v)) {
+      if (graph.vertex(device).kind == VertexKind::gpu) gpus.push_back(device);
+      if (graph.vertex(device).kind == VertexKind::cpu && !cpu) cpu = device;
+    }
+    if (!gpus.empty())
+      ranks.insert(ranks.end(), gpus.begin(), gpus.end());
+    else
+      ranks.push_back(cpu ? *cpu : *first_nic_of_host(graph, graph.vertex(v).name));
+  }
+  return ranks;
+}
+
+double mix_time_us(const Graph& graph, std::span<const VertexId> ranks, const std::vector<MixedJob>& mix) {
+  const CollectiveModel model = model_collectives(graph, ranks);
+  double total = 0;
+  for (const MixedJob& job : mix) total += predict(model, *job.op, job.bytes).time_us;
+  return total;
+}
+
+// The link a finding degrades in the prediction, and to what share of its capacity.
+std::optional<std::pair<LinkId, double>> degraded_part(const Graph& graph, const Finding& finding) {
+  const double ratio = std::clamp(finding.ratio().value_or(0), 0.01, 1.0);
+  if (finding.kind == "degraded_link" && finding.link) return std::pair{*finding.link, ratio};
+  if (finding.kind == "slow_node" && !finding.host.empty()) {
+    const std::optional<VertexId> nic = first_nic_of_host(graph, finding.host);
+    if (!nic) return std::nullopt;
+    for (const LinkId l : graph.links_of(*nic))
+      if (graph.vertex(graph.link(l).other_end(*nic)).kind == VertexKind::fabric_switch) return std::pair{l, ratio};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<MixedJob> default_job_mix() {
+  return {{&op_by_name("all_reduce"), 1ull << 30}, {&op_by_name("alltoall"), 1ull << 30}};
+}
+
+std::vector<MixedJob> parse_job_mix(std::string_view text) {
+  std::vector<MixedJob> mix;
+  for (const std::string_view entry : split_fields(text, ',')) {
+    const std::size_t colon = entry.find(':');
+    const std::string_view name = trim(entry.substr(0, colon));
+    const OpTraits* op = modelled_op(name);
+    if (op == nullptr || colon == std::string_view::npos)
+      throw UsageError(fmt::format("--job-mix entry '{}' is not OP:SIZE with an op the model predicts", entry));
+    mix.push_back({op, parse_size_bytes(trim(entry.substr(colon + 1)))});
+  }
+  if (mix.empty()) throw UsageError("--job-mix names no job");
+  return mix;
+}
+
+std::string describe_job_mix(const std::vector<MixedJob>& mix) {
+  std::string text;
+  for (const MixedJob& job : mix)
+    text += fmt::format("{}{} {}", text.empty() ? "" : " + ", job.op->name, format_size_bytes(job.bytes));
+  return text + " across every node";
+}
+
+std::vector<std::optional<FaultCost>> predict_fault_costs(const Graph& graph, const Diagnosis& diagnosis,
+                                                          const std::vector<MixedJob>& mix) {
+  std::vector<std::optional<FaultCost>> costs(diagnosis.findings.size());
+  // The healthy mix is predicted only when some finding names a part to degrade.
+  if (std::none_of(diagnosis.findings.begin(), diagnosis.findings.end(),
+                   [&](const Finding& finding) { return degraded_part(graph, finding).has_value(); }))
+    return costs;
+  const std::vector<VertexId> ranks = ranks_on_every_host(graph);
+  if (ranks.size() < 2) return costs;
+  // A fabric the collective model cannot place the mix on (no route between some hosts) prices
+  // nothing: the findings stand without a cost rather than the diagnosis failing.
+  try {
+    const double healthy_us = mix_time_us(graph, ranks, mix);
+    for (std::size_t f = 0; f < diagnosis.findings.size(); ++f) {
+      const auto part = degraded_part(graph, diagnosis.findings[f]);
+      if (!part || !(healthy_us > 0)) continue;
+      Graph faulty = graph;
+      faulty.set_link_capacity(part->first, graph.link(part->first).spec.capacity_gbps * part->second);
+      costs[f] = FaultCost{mix_time_us(faulty, ranks, mix) / healthy_us - 1,
+                           fmt::format("{} at {:.2f} of its capacity", link_name(graph, part->first), part->second)};
+    }
+  } catch (const InputError&) { std::fill(costs.begin(), costs.end(), std::nullopt); }
+  return costs;
+}
+
+std::vector<std::optional<FaultCost>> rank_by_cost(const Graph& graph, Diagnosis& diagnosis,
+                                                   const std::vector<MixedJob>& mix) {
+  const std::vector<std::optional<FaultCost>> costs = predict_fault_costs(graph, diagnosis, mix);
+  std::vector<std::size_t> order(costs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return costs[a].has_value() != costs[b].has_value() ? costs[a].has_value()
+                                                        : costs[a] && costs[a]->slowdown > costs[b]->slowdown;
+  });
+  std::vector<Finding> findings;
+  std::vector<std::optional<FaultCost>> ranked;
+  for (const std::size_t f : order) {
+    findings.push_back(std::move(diagnosis.findings[f]));
+    ranked.push_back(costs[f]);
+  }
+  diagnosis.findings = std::move(findings);
+  return ranked;
+}
+
+}  // namespace fb::diagnosis

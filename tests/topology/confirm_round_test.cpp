@@ -1,0 +1,190 @@
+// Diagnosis on forwarding-table routes and the confirm round, on the genuine 8-host fabric routed
+// by OpenSM's ftree (tests/topology/fixtures/forwarding/SOURCES.md): leaf01 has two parallel cables
+// to spine01, which the model's ECMP spread cannot tell apart and the tables can.
+
+#include "common/errors.hpp"
+#include "common/pair_schedule.hpp"
+#include "diagnosis/confirm_plan.hpp"
+#include "diagnosis/diagnosis.hpp"
+#include "diagnosis/pair_simulation.hpp"
+#include "diagnosis/repair_ticket.hpp"
+#include "test_support.hpp"
+#include "topology/forwarding_tables.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+namespace fb::topo {
+namespace {
+
+std::string fixture(const std::string& file) {
+  return std::string(TOPOLOGY_FIXTURES_DIR) + "/forwarding/ftree/" + file;
+}
+
+struct RoutedFabric {
+  Graph graph = load_topology({fixture("ibnetdiscover.txt")});
+  ForwardingTables tables = load_forwarding_tables(fixture("opensm-lfts.dump"));
+  TableRouter router{graph, tables};
+  std::vector<std::string> hosts{"h001", "h002", "h003", "h004", "h005", "h006", "h007", "h008"};
+
+  // The parallel cables between two switches, in the order ibnetdiscover listed them.
+  std::vector<LinkId> cables(const std::string& a, const std::string& b) const {
+    std::vector<LinkId> found;
+    for (const LinkId l : graph.links_of(graph.find(a)))
+      if (graph.link(l).other_end(graph.find(a)) == graph.find(b)) found.push_back(l);
+    return found;
+  }
+
+  std::vector<ResultRow> measure(const Graph& truth, std::span<const PairRound> rounds, const std::string& run_id,
+                                 std::uint64_t seed) const {
+    std::vector<ResultRow> rows =
+        simulate_pair_rounds(truth, hosts, rounds, {.noise_fraction = 0.03, .seed = seed, .tables = &router});
+    for (ResultRow& row : rows) row.run_id = run_id;
+    return rows;
+  }
+
+  std::vector<PairRound> rounds_of(const ConfirmPlan& plan) const {
+    std::vector<PairRound> rounds;
+    for (const auto& round : plan.rounds) {
+      PairRound pair_round{{}, static_cast<int>(rounds.size()) + 1};
+      for (const auto& [src, dst] : round) {
+        const auto index = [&](const std::string& host) {
+          return static_cast<int>(std::find(hosts.begin(), hosts.end(), host) - hosts.begin());
+        };
+        pair_round.pairs.push_back({index(src), index(dst)});
+      }
+      rounds.push_back(std::move(pair_round));
+    }
+    return rounds;
+  }
+
+  std::vector<const Suspect*> degraded_links(const Diagnosis& diagnosis) const {
+    std::vector<const Suspect*> found;
+    for (const Suspect& finding : diagnosis.findings)
+      if (finding.kind == "degraded_link") found.push_back(&finding);
+    return found;
+  }
+};
+
+std::vector<PairRound> all_pairings(std::size_t hosts) {
+  std::vector<int> endpoints(hosts);
+  std::iota(endpoints.begin(), endpoints.end(), 0);
+  return pairwise_rounds(endpoints);
+}
+
+TEST(ConfirmRound, TablesNameTheOneCableOfABundleThatIsSlow) {
+  const RoutedFabric fabric;
+  const std::vector<LinkId> bundle = fabric.cables("leaf01", "spine01");
+  ASSERT_EQ(bundle.size(), 2u);
+  Graph truth = fabric.graph;
+  truth.set_link_capacity(bundle[1], fabric.graph.link(bundle[1]).spec.capacity_gbps / 4);
+  const std::vector<ResultRow> rows = fabric.measure(truth, all_pairings(8), "first", 7);
+
+  const Diagnosis routed = diagnose(fabric.graph, rows, {}, &fabric.router);
+  EXPECT_TRUE(routed.tables_given);
+  EXPECT_EQ(routed.flows_on_table_routes, rows.size());
+  const auto found = fabric.degraded_links(routed);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(*found.front()->link, bundle[1]);
+  EXPECT_TRUE(found.front()->parallel_links.empty());
+  // The ticket names the ports ibnetdiscover states: leaf01 port 4 to spine01 port 2 (fabric.net).
+  const RepairTicket ticket = repair_ticket(fabric.graph, *found.front());
+  EXPECT_THAT(ticket.action, ::testing::HasSubstr("leaf01 port 4"));
+  EXPECT_THAT(ticket.action, ::testing::HasSubstr("spine01 port 2"));
+}
+
+// A bundle the first pass could not split: the plan crosses each cable alone, twice, and the
+// second diagnosis over both runs names the slow one.
+TEST(ConfirmRound, PlanSeparatesTheCablesOfABundleAndTheSecondDiagnosisNamesOne) {
+  const RoutedFabric fabric;
+  const std::vector<LinkId> bundle = fabric.cables("leaf01", "spine01");
+  Graph truth = fabric.graph;
+  truth.set_link_capacity(bundle[1], fabric.graph.link(bundle[1]).spec.capacity_gbps / 4);
+  Diagnosis first;
+  Suspect suspect;
+  suspect.kind = "degraded_link";
+  suspect.link = bundle[0];
+  suspect.parallel_links = {bundle[1]};
+  suspect.subject = "leaf01 <-> spine01, or one of 1 parallel links";
+  first.findings.push_back(suspect);
+
+  const ConfirmPlan plan = plan_confirm(fabric.graph, first, fabric.hosts, &fabric.router);
+  std::map<LinkId, int> pairs_crossing;
+  std::size_t pairs = 0;
+  for (const auto& round : plan.rounds) {
+    std::set<std::string> hosts_in_round;
+    for (const auto& [src, dst] : round) {
+      ++pairs;
+      EXPECT_TRUE(hosts_in_round.insert(src).second && hosts_in_round.insert(dst).second) << src << " " << dst;
+      const Route route = *fabric.router.route(fabric.graph.find(src + "/mlx5_0"), fabric.graph.find(dst + "/mlx5_0"));
+      int crossed = 0;
+      for (const LinkUse& use : route.uses)
+        if (use.link == bundle[0] || use.link == bundle[1]) {
+          ++pairs_crossing[use.link];
+          ++crossed;
+        }
+      EXPECT_EQ(crossed, 1) << src << " -> " << dst;
+    }
+  }
+  EXPECT_EQ(pairs, 4u);
+  EXPECT_EQ(pairs_crossing[bundle[0]], 2);
+  EXPECT_EQ(pairs_crossing[bundle[1]], 2);
+
+  // Round trip through the file `run --pairs` reads.
+  const std::vector<HostPairRound> reread = parse_host_pair_rounds("confirm.txt", format_pairs_file(plan));
+  EXPECT_EQ(reread, plan.rounds);
+
+  // First pass: one pairing only, so the slow cable is seen on few pairs; then the confirm round.
+  const std::vector<PairRound> pairings = all_pairings(8);
+  std::vector<ResultRow> rows = fabric.measure(truth, std::span(pairings).first(2), "first", 3);
+  const std::vector<ResultRow> confirm = fabric.measure(truth, fabric.rounds_of(plan), "confirm", 4);
+  rows.insert(rows.end(), confirm.begin(), confirm.end());
+  const auto found = fabric.degraded_links(diagnose(fabric.graph, rows, {}, &fabric.router));
+  ASSERT_FALSE(found.empty());
+  EXPECT_EQ(*found.front()->link, bundle[1]);
+  EXPECT_TRUE(found.front()->parallel_links.empty());
+}
+
+TEST(ConfirmRound, WithoutTablesThePlanSaysWhyItCannotSplitABundle) {
+  const RoutedFabric fabric;
+  const std::vector<LinkId> bundle = fabric.cables("leaf01", "spine01");
+  Diagnosis first;
+  Suspect suspect;
+  suspect.kind = "degraded_link";
+  suspect.link = bundle[0];
+  suspect.parallel_links = {bundle[1]};
+  suspect.subject = "leaf01 <-> spine01, or one of 1 parallel links";
+  first.findings.push_back(suspect);
+  const ConfirmPlan plan = plan_confirm(fabric.graph, first, fabric.hosts, nullptr);
+  EXPECT_TRUE(plan.rounds.empty());
+  ASSERT_EQ(plan.notes.size(), 1u);
+  EXPECT_THAT(plan.notes.front(), ::testing::HasSubstr("only ECMP routes are known"));
+}
+
+TEST(ConfirmRound, PairsFileErrorsNameTheLine) {
+  const auto message = [](std::string_view text) {
+    try {
+      parse_host_pair_rounds("pairs.txt", text);
+    } catch (const InputError& error) { return std::string(error.what()); }
+    return std::string("no error");
+  };
+  EXPECT_THAT(message("h1 h2\nh3 h4 h5\n"), ::testing::HasSubstr("pairs.txt:2:"));
+  EXPECT_THAT(message("h1 h2\n# comment\nh2 h3\n"), ::testing::HasSubstr("pairs.txt:3:"));  // h2 twice in a round
+  EXPECT_THAT(message("h1 h1\n"), ::testing::HasSubstr("two different hosts"));
+  EXPECT_THAT(message("# nothing\n\n"), ::testing::HasSubstr("at least one pair"));
+  const std::vector<HostPairRound> rounds = parse_host_pair_rounds("p", "h1 h2\nh3 h4\n\n\nh2 h1 # back\n");
+  ASSERT_EQ(rounds.size(), 2u);
+  EXPECT_EQ(rounds[0].size(), 2u);
+  EXPECT_EQ(rounds[1], (HostPairRound{{"h2", "h1"}}));
+  RankPlacement placement = placement_of({"h1", "h1", "h2", "h3", "h4"}, 0);
+  const std::vector<PairRound> planned = host_pair_rounds(placement, rounds);
+  EXPECT_EQ(planned[0].pairs, (std::vector<RankPair>{{0, 2}, {3, 4}}));
+  EXPECT_THROW(host_pair_rounds(placement, std::vector<HostPairRound>{{{"h1", "h9"}}}), UsageError);
+}
+
+}  // namespace
+}  // namespace fb::topo
