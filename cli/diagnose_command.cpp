@@ -11,6 +11,7 @@
 #include "diagnosis/topology_diagnosis.hpp"
 #include "cli/topology_input.hpp"
 #include "cli/fail_on.hpp"
+#include "cli/store_drift.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "results/results_io.hpp"
@@ -44,6 +45,7 @@ struct DiagnoseOptions {
   std::string json_path;
   std::vector<std::string> fail_on;
   std::string drain_list_path;
+  std::string store_url;  // also judge this run store's history for drift
 };
 
 // The host a finding blames: its own host, or the host at either end of its link (a host's cable
@@ -126,8 +128,10 @@ nlohmann::json finding_json(const Finding& finding) {
 
 // Without a topology the peers are the reference: a host whose pair measurements sit far below
 // the others' (median absolute deviation) is named, with the wrong results.
-int diagnose_without_topology(const DiagnoseOptions& options, const std::vector<ResultRow>& rows) {
+int diagnose_without_topology(const DiagnoseOptions& options, const std::vector<ResultRow>& rows,
+                              const std::vector<Finding>& drift) {
   std::vector<Finding> findings = find_wrong_results(rows);
+  findings.insert(findings.end(), drift.begin(), drift.end());
   const std::vector<HostOutliers> outliers = find_slow_hosts(rows);
   std::cout << "# no topology given: slow hosts by the median absolute deviation of their pair measurements\n";
   for (const HostOutliers& o : outliers) {
@@ -151,19 +155,30 @@ int diagnose_without_topology(const DiagnoseOptions& options, const std::vector<
 int run_diagnose(const DiagnoseOptions& options) {
   std::vector<LoadedResults> sets =
       load_results(std::vector<std::filesystem::path>(options.results.begin(), options.results.end()));
-  if (options.topology.empty()) return diagnose_without_topology(options, all_rows(sets));
+  // The store's history: every host, pair and collective against its own baseline (history drift).
+  std::optional<FleetDrift> fleet;
+  if (!options.store_url.empty()) {
+    store::RunStore store(options.store_url);
+    fleet = judge_store(store, {});
+    std::cout << fmt::format("# run store {}: {} hosts, {} pairs, {} collective series judged for drift\n",
+                             options.store_url, fleet->hosts.size(), fleet->pairs.size(), fleet->collectives.size());
+  }
+  const std::vector<Finding> drift = fleet ? drift_findings(*fleet) : std::vector<Finding>{};
+  if (options.topology.empty()) return diagnose_without_topology(options, all_rows(sets), drift);
   const topo::Graph graph = load_topology_with_warnings(options.topology, options.topology_format);
   ExpectationColumns(graph, std::cerr).add(sets);
   const Diagnosis diagnosis = diagnose_against_topology(graph, sets);
   const std::vector<ResultRow> rows = all_rows(sets);
-  const std::vector<Finding> wrong_results = find_wrong_results(rows);
+  // Findings that are not the model's: wrong results, and drift against the store's history.
+  std::vector<Finding> row_findings = find_wrong_results(rows);
+  row_findings.insert(row_findings.end(), drift.begin(), drift.end());
   const std::vector<EfficiencySummary> efficiency = summarize_efficiency(rows);
-  print_diagnosis(std::cout, diagnosis, all_incidents(sets).size(), wrong_results);
+  print_diagnosis(std::cout, diagnosis, all_incidents(sets).size(), row_findings);
   print_efficiency(std::cout, efficiency);
   if (!options.json_path.empty()) {
     nlohmann::json json = to_json(graph, diagnosis);
     json["efficiency"] = efficiency_json(efficiency);
-    for (const Finding& finding : wrong_results) json["findings"].push_back(finding_json(finding));
+    for (const Finding& finding : row_findings) json["findings"].push_back(finding_json(finding));
     write_file_atomically(options.json_path, json.dump(1) + "\n");
   }
   bool drained_hosts = false;
@@ -172,11 +187,12 @@ int run_diagnose(const DiagnoseOptions& options) {
     for (const Finding& finding : diagnosis.findings)
       if (const std::string host = blamed_host(graph, finding); !host.empty())
         drain.add(host, fmt::format("{} {}", finding.kind, finding.subject));
+    if (fleet) add_drifted_hosts(*fleet, drain);
     drain.write(options.drain_list_path, std::cout);
     drained_hosts = !drain.empty();
   }
   const int fail_on_code = exit_code_for(options.fail_on, [&](const std::string&) {
-    return !diagnosis.findings.empty() || !wrong_results.empty();
+    return !diagnosis.findings.empty() || !row_findings.empty();
   });
   if (fail_on_code != static_cast<int>(ExitCode::ok)) return fail_on_code;
   return static_cast<int>(drained_hosts ? ExitCode::doctor_flags : ExitCode::ok);
@@ -200,6 +216,9 @@ const Registrar<CommandRegistration> registrar{{
       sub.add_option("--drain-list", options->drain_list_path,
                      "write the hosts the findings blame and why to this file (HOST<TAB>REASON per line); exit 7 when "
                      "it lists a host");
+      sub.add_option("--store", options->store_url,
+                     "also judge this run store's history for drift (fabricbench history drift): drift findings, and "
+                     "the hosts whose own series drifted on the drain list");
       return [options] { return run_diagnose(*options); };
     }}};
 
