@@ -11,6 +11,7 @@
 #include "diagnosis/topology_diagnosis.hpp"
 #include "cli/topology_input.hpp"
 #include "cli/fail_on.hpp"
+#include "cli/store_drift.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "results/results_io.hpp"
@@ -30,7 +31,19 @@
 
 namespace fb::cli {
 
+using diagnosis::ConfirmPlan;
 using diagnosis::DrainList;
+using diagnosis::FaultCost;
+using diagnosis::MixedJob;
+using diagnosis::RepairTicket;
+using diagnosis::default_job_mix;
+using diagnosis::describe_job_mix;
+using diagnosis::format_pairs_file;
+using diagnosis::is_pair_bandwidth_row;
+using diagnosis::parse_job_mix;
+using diagnosis::plan_confirm;
+using diagnosis::rank_by_cost;
+using diagnosis::repair_ticket;
 using diagnosis::EfficiencySummary;
 using diagnosis::ExpectationColumns;
 using diagnosis::Finding;
@@ -54,6 +67,7 @@ struct DiagnoseOptions {
   std::string routes_format = "auto";
   std::string plan_confirm_path;
   std::string job_mix;
+  std::string store_url;  // also judge this run store's history for drift
 };
 
 // The host a finding blames: its own host, or the host at either end of its link (a host's cable
@@ -158,8 +172,10 @@ nlohmann::json finding_json(const Finding& finding) {
 
 // Without a topology the peers are the reference: a host whose pair measurements sit far below
 // the others' (median absolute deviation) is named, with the wrong results.
-int diagnose_without_topology(const DiagnoseOptions& options, const std::vector<ResultRow>& rows) {
+int diagnose_without_topology(const DiagnoseOptions& options, const std::vector<ResultRow>& rows,
+                              const std::vector<Finding>& drift) {
   std::vector<Finding> findings = find_wrong_results(rows);
+  findings.insert(findings.end(), drift.begin(), drift.end());
   const std::vector<HostOutliers> outliers = find_slow_hosts(rows);
   std::cout << "# no topology given: slow hosts by the median absolute deviation of their pair measurements\n";
   for (const HostOutliers& o : outliers) {
@@ -181,14 +197,14 @@ int diagnose_without_topology(const DiagnoseOptions& options, const std::vector<
 }
 
 // The hosts of the pair measurements: the confirm round can measure them again.
-void write_confirm_plan(const std::string& path, const topo::Graph& graph, const topo::Diagnosis& diagnosis,
+void write_confirm_plan(const std::string& path, const topo::Graph& graph, const Diagnosis& diagnosis,
                         const std::vector<ResultRow>& rows, const std::optional<topo::TableRouter>& router) {
   std::set<std::string> measured;
   for (const ResultRow& row : rows)
-    if (topo::is_pair_bandwidth_row(row)) measured.insert({row.src_host, row.dst_host});
-  const topo::ConfirmPlan plan =
-      topo::plan_confirm(graph, diagnosis, {measured.begin(), measured.end()}, router ? &*router : nullptr);
-  write_file_atomically(path, topo::format_pairs_file(plan));
+    if (is_pair_bandwidth_row(row)) measured.insert({row.src_host, row.dst_host});
+  const ConfirmPlan plan =
+      plan_confirm(graph, diagnosis, {measured.begin(), measured.end()}, router ? &*router : nullptr);
+  write_file_atomically(path, format_pairs_file(plan));
   std::size_t pairs = 0;
   for (const auto& round : plan.rounds) pairs += round.size();
   std::cout << fmt::format(
@@ -200,9 +216,18 @@ void write_confirm_plan(const std::string& path, const topo::Graph& graph, const
 int run_diagnose(const DiagnoseOptions& options) {
   std::vector<LoadedResults> sets =
       load_results(std::vector<std::filesystem::path>(options.results.begin(), options.results.end()));
+  // The store's history: every host, pair and collective against its own baseline (history drift).
+  std::optional<FleetDrift> fleet;
+  if (!options.store_url.empty()) {
+    store::RunStore store(options.store_url);
+    fleet = judge_store(store, {});
+    std::cout << fmt::format("# run store {}: {} hosts, {} pairs, {} collective series judged for drift\n",
+                             options.store_url, fleet->hosts.size(), fleet->pairs.size(), fleet->collectives.size());
+  }
+  const std::vector<Finding> drift = fleet ? drift_findings(*fleet) : std::vector<Finding>{};
   if (options.topology.empty() && !(options.routes_path.empty() && options.plan_confirm_path.empty()))
     throw UsageError("--routes and --plan-confirm need --topology (the fabric's ibnetdiscover output)");
-  if (options.topology.empty()) return diagnose_without_topology(options, all_rows(sets));
+  if (options.topology.empty()) return diagnose_without_topology(options, all_rows(sets), drift);
   const topo::Graph graph = load_topology_with_warnings(options.topology, options.topology_format);
   ExpectationColumns(graph, std::cerr).add(sets);
   std::optional<topo::ForwardingTables> tables;
@@ -217,10 +242,12 @@ int run_diagnose(const DiagnoseOptions& options) {
   const std::vector<std::optional<FaultCost>> costs = rank_by_cost(graph, diagnosis, mix);
   const std::vector<ResultRow> rows = all_rows(sets);
   if (!options.plan_confirm_path.empty()) write_confirm_plan(options.plan_confirm_path, graph, diagnosis, rows, router);
-  const std::vector<Finding> wrong_results = find_wrong_results(rows);
+  // Findings that are not the model's: wrong results, and drift against the store's history.
+  std::vector<Finding> row_findings = find_wrong_results(rows);
+  row_findings.insert(row_findings.end(), drift.begin(), drift.end());
   const std::vector<EfficiencySummary> efficiency = summarize_efficiency(rows);
-  print_diagnosis(std::cout, graph, diagnosis, costs, topo::describe_job_mix(mix), all_incidents(sets).size(),
-                  wrong_results);
+  print_diagnosis(std::cout, graph, diagnosis, costs, describe_job_mix(mix), all_incidents(sets).size(),
+                  row_findings);
   print_efficiency(std::cout, efficiency);
   if (!options.json_path.empty()) {
     nlohmann::json json = to_json(graph, diagnosis);
@@ -230,7 +257,7 @@ int run_diagnose(const DiagnoseOptions& options) {
       if (costs[f]) json["findings"][f]["predicted_slowdown"] = costs[f]->slowdown;
     }
     json["efficiency"] = efficiency_json(efficiency);
-    for (const Finding& finding : wrong_results) json["findings"].push_back(finding_json(finding));
+    for (const Finding& finding : row_findings) json["findings"].push_back(finding_json(finding));
     write_file_atomically(options.json_path, json.dump(1) + "\n");
   }
   bool drained_hosts = false;
@@ -241,11 +268,12 @@ int run_diagnose(const DiagnoseOptions& options) {
         drain.add(host, fmt::format("rank {}{}: {} {}", f + 1,
                                     costs[f] ? fmt::format(" ({:+.1f}% of the job mix)", 100 * costs[f]->slowdown) : "",
                                     diagnosis.findings[f].kind, diagnosis.findings[f].subject));
+    if (fleet) add_drifted_hosts(*fleet, drain);
     drain.write(options.drain_list_path, std::cout);
     drained_hosts = !drain.empty();
   }
   const int fail_on_code = exit_code_for(options.fail_on, [&](const std::string&) {
-    return !diagnosis.findings.empty() || !wrong_results.empty();
+    return !diagnosis.findings.empty() || !row_findings.empty();
   });
   if (fail_on_code != static_cast<int>(ExitCode::ok)) return fail_on_code;
   return static_cast<int>(drained_hosts ? ExitCode::doctor_flags : ExitCode::ok);
@@ -280,6 +308,9 @@ const Registrar<CommandRegistration> registrar{{
       sub.add_option("--drain-list", options->drain_list_path,
                      "write the hosts the findings blame and why to this file (HOST<TAB>REASON per line); exit 7 when "
                      "it lists a host");
+      sub.add_option("--store", options->store_url,
+                     "also judge this run store's history for drift (fabricbench history drift): drift findings, and "
+                     "the hosts whose own series drifted on the drain list");
       return [options] { return run_diagnose(*options); };
     }}};
 

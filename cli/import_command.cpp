@@ -6,6 +6,7 @@
 #include "common/errors.hpp"
 #include "importers/importer_registry.hpp"
 #include "results/results_io.hpp"
+#include "store/run_store.hpp"
 
 #include <fmt/format.h>
 
@@ -20,6 +21,7 @@ struct ImportCommandOptions {
   std::vector<std::string> logs;
   std::string output_dir = "fabricbench-results";
   std::optional<int> nranks;
+  std::string store_url;
 };
 
 // The run id (the output file name) comes from the log's file name, and logs gathered one
@@ -51,6 +53,9 @@ int run_import(const ImportCommandOptions& options) {
     for (ResultSet& results : import_log(log, {options.nranks})) imported.emplace_back(log, std::move(results));
   give_each_its_own_run_id(imported);
   std::filesystem::create_directories(options.output_dir);
+  // Opened before anything is written, so a store that cannot be reached leaves no files either.
+  std::unique_ptr<store::RunStore> store;
+  if (!options.store_url.empty()) store = std::make_unique<store::RunStore>(options.store_url);
   for (const auto& [log, results] : imported) {
     for (const std::string& assumption : results.provenance.assumptions)
       std::cerr << fmt::format("warning: {}: {}: {}\n", log.string(), results.provenance.run_id, assumption);
@@ -59,6 +64,7 @@ int run_import(const ImportCommandOptions& options) {
     write_file_atomically(base.string() + ".csv", results_to_csv(results));
     std::cout << fmt::format("# {}: {} rows ({}) -> {}.json\n", log.string(), results.rows.size(),
                              results.provenance.backend, base.string());
+    if (store) store->record(results, base.string() + ".json");
   }
   return static_cast<int>(ExitCode::ok);
 }
@@ -73,6 +79,8 @@ const Registrar<CommandRegistration> registrar{{
           ->required();
       sub.add_option("-o,--output-dir", options->output_dir, "directory for RUN_ID.json and RUN_ID.csv")
           ->capture_default_str();
+      sub.add_option("--store", options->store_url,
+                     "also record the imported runs in this run store (SQLite file or postgresql://...)");
       sub.add_option("--ranks", options->nranks, "process count of OSU collective logs and of nccl-tests tables that do not print it");
       return [options] { return run_import(*options); };
     }}};

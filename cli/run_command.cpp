@@ -10,6 +10,7 @@
 #include "benchmarks/mpi/launcher_environment.hpp"
 #include "cli/port_counter_watch.hpp"
 #include "cli/run_sinks.hpp"
+#include "store/run_store.hpp"
 #include "cli/topology_input.hpp"
 #include "common/errors.hpp"
 #include "common/host_environment.hpp"
@@ -45,6 +46,7 @@ struct RunCommandOptions {
   int repeat = 0;          // soak: sweeps to run; 0: one, or as many as --duration allows
   std::string duration;    // soak: keep repeating the sweep until this much time has passed
   std::string host_pages{name_of(HostPages::huge)};
+  std::string store_url;  // record the run in this run store when it ends
 };
 
 // "2h", "30m", "90s", "45" (seconds) -> seconds.
@@ -159,6 +161,8 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
                  "on one host, else the interface of Open MPI's oob/btl_tcp_if_include");
   sub.add_option("-D,--results-dir", o.results_dir, "directory for RUN_ID.csv and RUN_ID.json")->capture_default_str();
   sub.add_option("--csv", o.csv_path, "write the CSV results here instead");
+  sub.add_option("--store", o.store_url,
+                 "record the run in this run store when it ends (SQLite file or postgresql://...; fabricbench history)");
   sub.add_option("--json", o.json_path, "write the JSON results here instead");
   sub.add_option("--topology", o.topology_files,
                  "topology files (YAML spec, topo -m, NCCL XML, ...): every row carries the model's expectation "
@@ -254,6 +258,7 @@ class RunCommand {
       if (placement.nranks > 1) backend_->job().abort_all(static_cast<int>(ExitCode::runtime));
       return static_cast<int>(ExitCode::runtime);
     }
+    if (store_ && !record_in_store()) return static_cast<int>(ExitCode::runtime);
     return static_cast<int>(outcome.wrong_elements > 0 ? ExitCode::wrong_results : ExitCode::ok);
   }
 
@@ -276,6 +281,19 @@ class RunCommand {
     return static_cast<int>(code);
   }
 
+  // The results files hold the run whatever happens here: a store that fails now loses nothing.
+  bool record_in_store() {
+    try {
+      store_->record(results_sink_->results(), "run");
+      std::cout << fmt::format("# recorded in the run store {}\n", options_.store_url);
+      return true;
+    } catch (const std::exception& e) {
+      std::cerr << fmt::format("fabricbench: error: {}; the results files keep the run (fabricbench history ingest)\n",
+                               e.what());
+      return false;
+    }
+  }
+
   ResultsPaths results_paths(const std::string& run_id) const {
     const std::filesystem::path dir = options_.results_dir;
     return {options_.csv_path.empty() ? dir / (run_id + ".csv") : std::filesystem::path(options_.csv_path),
@@ -285,6 +303,8 @@ class RunCommand {
   // The reporting rank's results files and console, and what only it knows: the run's
   // provenance and, with --topology, the model's expectation of every row.
   void open_reporting_sinks(const std::vector<PlannedOp>& plan, MeasurementSettings& settings) {
+    // Opened before measuring, so a store that cannot be reached or is too new refuses the run now.
+    if (!options_.store_url.empty()) store_ = std::make_unique<store::RunStore>(options_.store_url);
     if (!options_.topology_files.empty()) {
       topology_.emplace(load_topology_with_warnings(options_.topology_files));
       expectations_.emplace(*topology_, std::cerr);
@@ -318,6 +338,7 @@ class RunCommand {
   std::optional<ResultsFileSink> results_sink_;  // reporting rank
   std::optional<ConsoleSink> console_sink_;
   std::optional<FanOutRowSink> reporting_sinks_;
+  std::unique_ptr<store::RunStore> store_;  // reporting rank, with --store
 };
 
 const Registrar<CommandRegistration> registrar{{

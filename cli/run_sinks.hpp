@@ -31,6 +31,8 @@ class ResultsFileSink final : public RowSink {
   // Also says on stderr what happened and where it is recorded.
   void incident(const Incident& incident) override;
   void port_counters_read(const std::vector<PortCounterChange>& changes) override;
+  // Everything written so far: what `run --store` records when the run ends.
+  const ResultSet& results() const { return writer_.results(); }
 
  private:
   ResultsWriter writer_;

@@ -13,6 +13,7 @@ packages=(
   libfccp-dev                                 # Fast C++ CSV Parser: reading results CSV
   libyaml-cpp-dev libpugixml-dev              # topology inputs: YAML cluster specs, NCCL XML
   libssl-dev                                  # HMAC-SHA256 of the watchdog's side channel
+  libsqlite3-dev libpq-dev                    # the run store: SQLite files and PostgreSQL servers
   libgtest-dev googletest libbenchmark-dev    # unit tests and micro-benchmarks
   clang libclang-rt-14-dev                    # libFuzzer targets with ASan and UBSan
   clang-format clang-tidy                     # scripts/format.sh and scripts/tidy.sh
@@ -23,6 +24,7 @@ packages=(
   python3-jsonschema                          # the campaign test validates summary.json against its published schema
   slurmctld slurmd slurm-client munge jq      # the launcher test under a real Slurm (tests/slurm)
   python3-yaml                                # the MPIJob manifest test (tests/launch)
+  postgresql prometheus prometheus-node-exporter  # the services tests: a real store server and scrape (tests/store)
 )
 
 missing=()

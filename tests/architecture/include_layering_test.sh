@@ -10,6 +10,7 @@ cd "$root"
 declare -A allowed=(
   [common]="common"
   [results]="common results"
+  [store]="common results store"
   [topology]="common results topology"
   [diagnosis]="common results topology diagnosis"
   [importers]="common results importers"
@@ -19,6 +20,8 @@ declare -A allowed=(
 )
 # Headers of the measuring libraries that only benchmarks/ (and the command line above it) may use.
 system_only_in_benchmarks='^\s*#\s*include\s*<(mpi\.h|nccl\.h|cuda[a-z_]*\.h|cuda/.*|cuda_runtime[a-z_]*\.h)>'
+# The database libraries: only the store speaks to a database.
+database_only_in_store='^\s*#\s*include\s*<(sqlite3\.h|libpq-fe\.h)>'
 
 violations=0
 for stage in "${!allowed[@]}"; do
@@ -34,6 +37,9 @@ for stage in "${!allowed[@]}"; do
         fi
       elif [[ $stage != benchmarks ]] && [[ $line =~ $system_only_in_benchmarks ]]; then
         echo "$file:$line_number: $stage/ may not include MPI, CUDA or NCCL headers"
+        violations=$((violations + 1))
+      elif [[ $stage != store ]] && [[ $line =~ $database_only_in_store ]]; then
+        echo "$file:$line_number: $stage/ may not include SQLite or libpq headers (only store/ talks to a database)"
         violations=$((violations + 1))
       fi
     done < "$file"

@@ -1,0 +1,152 @@
+// The run store at fleet scale: `history ingest` of 10,000 results files into a fresh SQLite store
+// (read, parse, record; the runs/s counter), and trend queries against those 10,000 runs. Each run
+// is a 2-rank all_reduce sweep of 8 B to 1 MiB, both placements (36 rows), plus 4 pairwise rows
+// between hosts, as `run` writes them. BM_ReadResultsFiles is the reading and parsing alone.
+// Numbers: docs/fleet-health.md (Scale).
+
+#include "results/result_loading.hpp"
+#include "results/results_io.hpp"
+#include "store/run_store.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace {
+
+constexpr int run_count = 10'000;
+
+fb::ResultSet synthetic_run(int index) {
+  fb::ResultSet results;
+  auto& p = results.provenance;
+  p.run_id = fmt::format("run{:05}", index);
+  p.start_time = fmt::format("2026-{:02}-{:02}T{:02}:{:02}:00Z", 1 + index / 1000 % 12, 1 + index / 40 % 25,
+                             index / 60 % 24, index % 60);
+  p.backend = "mpi";
+  p.command_line = "fabricbench run all_reduce pairwise";
+  p.nranks = 2;
+  p.nodes = 2;
+  p.ranks_per_node = 1;
+  p.rank_hosts = {fmt::format("node{}", index % 16), fmt::format("node{}", (index + 1) % 16)};
+  const double level = 10 + (index % 7) * 0.01;
+  for (std::uint64_t bytes = 8; bytes <= (1U << 20); bytes *= 2)
+    for (const bool in_place : {false, true}) {
+      fb::ResultRow row;
+      row.run_id = p.run_id;
+      row.backend = "mpi";
+      row.op = "all_reduce";
+      row.dtype = "float";
+      row.redop = "sum";
+      row.in_place = in_place;
+      row.nranks = 2;
+      row.nodes = 2;
+      row.ranks_per_node = 1;
+      row.bytes = bytes;
+      row.count = bytes / 4;
+      row.iterations = 20;
+      row.time_median_us = row.time_min_us = row.time_p99_us = row.time_max_us = 5 + static_cast<double>(bytes) / 1e4;
+      row.algbw_gbps = static_cast<double>(bytes) / row.time_median_us / 1e3;
+      row.busbw_gbps = row.algbw_gbps * level / 10;
+      row.wrong = 0;
+      row.timestamp = p.start_time;
+      results.rows.push_back(row);
+    }
+  for (int pair = 0; pair < 4; ++pair) {
+    fb::ResultRow row;
+    row.run_id = p.run_id;
+    row.backend = "mpi";
+    row.op = "pairwise";
+    row.dtype = "uint8";
+    row.redop = "none";
+    row.nranks = 2;
+    row.src_rank = 0;
+    row.dst_rank = 1;
+    row.src_host = fmt::format("node{}", pair);
+    row.dst_host = fmt::format("node{}", pair + 4);
+    row.bytes = 4 << 20;
+    row.iterations = 20;
+    row.time_median_us = 400;
+    row.algbw_gbps = level;
+    row.busbw_gbps = level;
+    row.timestamp = p.start_time;
+    results.rows.push_back(row);
+  }
+  return results;
+}
+
+// 10,000 results files, written once per process.
+const std::filesystem::path& results_directory() {
+  static const std::filesystem::path dir = [] {
+    std::filesystem::path path = std::filesystem::temp_directory_path() / fmt::format("fb-store-scale-{}", ::getpid());
+    std::filesystem::create_directories(path);
+    for (int i = 0; i < run_count; ++i) {
+      const fb::ResultSet run = synthetic_run(i);
+      fb::write_file_atomically(path / (run.provenance.run_id + ".json"), fb::results_to_json(run));
+    }
+    std::atexit([] { std::filesystem::remove_all(results_directory()); });
+    return path;
+  }();
+  return dir;
+}
+
+std::filesystem::path store_path() { return results_directory() / "history.sqlite"; }
+
+// Reading and parsing the files alone: the part of the ingest that is the results format's, not the
+// store's.
+void BM_ReadResultsFiles(benchmark::State& state) {
+  const std::filesystem::path& dir = results_directory();
+  std::size_t rows = 0;
+  for (auto _ : state)
+    for (const fb::LoadedResults& set : fb::load_results({dir})) rows += set.results.rows.size();
+  state.counters["runs_per_s"] =
+      benchmark::Counter(static_cast<double>(run_count) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
+  benchmark::DoNotOptimize(rows);
+}
+BENCHMARK(BM_ReadResultsFiles)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+
+void BM_IngestResultsFiles(benchmark::State& state) {
+  const std::filesystem::path& dir = results_directory();
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::filesystem::remove(store_path());
+    std::filesystem::remove(store_path().string() + "-wal");
+    std::filesystem::remove(store_path().string() + "-shm");
+    state.ResumeTiming();
+    fb::store::RunStore store(store_path().string());
+    for (const fb::LoadedResults& set : fb::load_results({dir})) store.record(set.results, set.source.string());
+  }
+  state.counters["runs_per_s"] =
+      benchmark::Counter(static_cast<double>(run_count) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_IngestResultsFiles)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+
+void BM_TrendQuery(benchmark::State& state, fb::store::SeriesQuery query) {
+  fb::store::RunStore store(store_path().string());
+  if (store.runs().size() != run_count) {
+    state.SkipWithError("the ingest benchmark did not leave 10,000 runs");
+    return;
+  }
+  std::size_t points = 0;
+  for (auto _ : state) points = store.trend(query).points.size();
+  state.counters["points"] = static_cast<double>(points);
+}
+BENCHMARK_CAPTURE(BM_TrendQuery, all_reduce_1M, fb::store::SeriesQuery{.op = "all_reduce", .bytes = 1 << 20})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_TrendQuery, all_reduce_defaults, fb::store::SeriesQuery{.op = "all_reduce"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_TrendQuery, host, fb::store::SeriesQuery{.host = "node2"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_TrendQuery, pair, fb::store::SeriesQuery{.host = "node1", .peer = "node5"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

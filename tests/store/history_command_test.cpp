@@ -1,0 +1,255 @@
+// `run --store`, `history ingest`, `history` and `history drift` of the real binary on real MPI
+// runs: the rows the store reads back from SQL equal the rows of the results files, ingesting again
+// adds nothing, the trend is each run's median from the files, and the Prometheus textfile holds
+// the latest run's numbers.
+
+#include "integration/fabricbench_runs.hpp"
+#include "common/robust_statistics.hpp"
+#include "common/text_file.hpp"
+#include "results/results_io.hpp"
+#include "store/run_store.hpp"
+#include "support/temp_dir.hpp"
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+
+namespace fb {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::describe;
+using testing::directly;
+using testing::run_process;
+using testing::under_mpirun;
+
+class HistoryCommand : public ::testing::Test {
+ protected:
+  // Three real all_reduce runs on two ranks, each recorded in `store` as it ends.
+  static void SetUpTestSuite() {
+    dir_ = new testing::TempDir;
+    for (int run = 0; run < 3; ++run) {
+      const testing::ProcessResult result =
+          run_process(under_mpirun(2, FABRICBENCH_BINARY,
+                                   {"run", "all_reduce", "-b", "64K", "-e", "1M", "-f", "4", "-n", "5", "-w", "1", "-D",
+                                    (dir_->path() / "results").string(), "--store", store_path()}),
+                      testing::allow_root);
+      ASSERT_EQ(result.exit_code, 0) << describe(result);
+      ASSERT_THAT(result.out, HasSubstr("# recorded in the run store " + store_path()));
+    }
+  }
+  static void TearDownTestSuite() { delete dir_; }
+
+  static std::string store_path() { return (dir_->path() / "history.sqlite").string(); }
+
+  static std::map<std::string, ResultSet> files() {
+    std::map<std::string, ResultSet> sets;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_->path() / "results"))
+      if (entry.path().extension() == ".json") {
+        ResultSet set = read_results_json(entry.path());
+        // The CSV beside it holds the same rows.
+        EXPECT_EQ(read_results_csv(std::filesystem::path(entry.path()).replace_extension(".csv")).rows, set.rows);
+        sets.emplace(set.provenance.run_id, std::move(set));
+      }
+    return sets;
+  }
+
+  static void expect_store_equals_files(const std::string& store_url) {
+    store::RunStore store(store_url);
+    const std::map<std::string, ResultSet> sets = files();
+    ASSERT_EQ(sets.size(), 3U);
+    ASSERT_EQ(store.runs().size(), 3U);
+    for (const auto& [run_id, set] : sets) {
+      const std::optional<ResultSet> stored = store.run(run_id);
+      ASSERT_TRUE(stored) << run_id;
+      EXPECT_EQ(stored->provenance, set.provenance);
+      ASSERT_EQ(stored->rows.size(), set.rows.size());  // 64K, 256K, 1M x out-of-place, in-place
+      EXPECT_EQ(stored->rows.size(), 6U);
+      for (std::size_t i = 0; i < set.rows.size(); ++i)
+        EXPECT_EQ(stored->rows[i], set.rows[i]) << run_id << " row " << i;
+      EXPECT_EQ(stored->incidents, set.incidents);
+      EXPECT_EQ(stored->port_counters, set.port_counters);
+    }
+  }
+
+  static testing::TempDir* dir_;
+};
+
+testing::TempDir* HistoryCommand::dir_ = nullptr;
+
+TEST_F(HistoryCommand, RunStoreRowsReadFromSqlEqualTheResultsFiles) { expect_store_equals_files(store_path()); }
+
+TEST_F(HistoryCommand, IngestRecordsEachRunOnceAndEqualsTheFiles) {
+  const std::string other = (dir_->path() / "ingested.sqlite").string();
+  const std::string results = (dir_->path() / "results").string();
+  const testing::ProcessResult first = run_process(directly({"history", "ingest", results, "--store", other}));
+  ASSERT_EQ(first.exit_code, 0) << describe(first);
+  EXPECT_THAT(first.out, HasSubstr("3 runs added, 0 updated (grew since), 0 already recorded"));
+  const testing::ProcessResult again = run_process(directly({"history", "--store", other, "ingest", results}));
+  ASSERT_EQ(again.exit_code, 0) << describe(again);
+  EXPECT_THAT(again.out, HasSubstr("0 runs added, 0 updated (grew since), 3 already recorded"));
+  expect_store_equals_files(other);
+}
+
+TEST_F(HistoryCommand, TheTrendIsEachRunsMedianBusbwFromTheFiles) {
+  const std::filesystem::path json = dir_->path() / "trend.json";
+  const testing::ProcessResult result = run_process(
+      directly({"history", "--store", store_path(), "--op", "all_reduce", "-s", "256K", "--json", json.string()}));
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_THAT(result.out, HasSubstr("# all_reduce 256K, 2 ranks: 3 runs; busbw (GB/s)"));
+  const nlohmann::json trend = nlohmann::json::parse(read_text_file(json));
+  const std::map<std::string, ResultSet> sets = files();
+  ASSERT_EQ(trend["points"].size(), 3U);
+  std::string previous_start;
+  for (const nlohmann::json& point : trend["points"]) {
+    const ResultSet& set = sets.at(point["run_id"].get<std::string>());
+    std::vector<double> busbw;
+    for (const ResultRow& row : set.rows)
+      if (row.bytes == 256 * 1024) busbw.push_back(*row.busbw_gbps);
+    ASSERT_EQ(busbw.size(), 2U);  // out-of-place and in-place
+    EXPECT_DOUBLE_EQ(point["value"].get<double>(), median_of(busbw));
+    EXPECT_EQ(point["start_time"], set.provenance.start_time);
+    EXPECT_LE(previous_start, set.provenance.start_time);  // oldest first
+    previous_start = set.provenance.start_time;
+  }
+  EXPECT_TRUE(trend["changes"].empty());  // three runs: too few to judge
+}
+
+TEST_F(HistoryCommand, DriftWritesTheLatestRunsGaugesForPrometheus) {
+  const std::filesystem::path metrics = dir_->path() / "textfile";
+  const testing::ProcessResult result =
+      run_process(directly({"history", "drift", "--store", store_path(), "--prometheus-textfile", metrics.string()}));
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_THAT(result.out, HasSubstr("# drift: 0 hosts, 0 pairs, 3 collective series judged"));
+  const std::string text = read_text_file(metrics / "fabricbench.prom");
+  // The newest run's 1M rows, from its file.
+  const std::map<std::string, ResultSet> sets = files();
+  const auto newest = std::ranges::max_element(sets, {}, [](const auto& entry) {
+    return std::tie(entry.second.provenance.start_time, entry.first);
+  });
+  std::vector<double> busbw;
+  for (const ResultRow& row : newest->second.rows)
+    if (row.bytes == 1024 * 1024) busbw.push_back(*row.busbw_gbps);
+  EXPECT_THAT(text, HasSubstr(fmt::format("fabricbench_collective_busbw_gbps{{op=\"all_reduce\",bytes=\"1048576\","
+                                          "nranks=\"2\"}} {}\n",
+                                          median_of(busbw))));
+  EXPECT_THAT(text, HasSubstr("# TYPE fabricbench_collective_degraded gauge\n"));
+  EXPECT_THAT(text, HasSubstr("fabricbench_collective_degraded{op=\"all_reduce\",bytes=\"65536\",nranks=\"2\"} 0\n"));
+  EXPECT_TRUE(text.ends_with("# EOF\n"));
+}
+
+TEST_F(HistoryCommand, BadInputIsOneLineAndLeavesTheStoreAsItWas) {
+  const std::filesystem::path bad = dir_->path() / "bad";
+  std::filesystem::create_directories(bad);
+  std::filesystem::copy(dir_->path() / "results", bad);
+  write_file_atomically(bad / "broken.json", "{\"schema\": ");
+  const std::string store_url = (dir_->path() / "untouched.sqlite").string();
+  const testing::ProcessResult result =
+      run_process(directly({"history", "ingest", bad.string(), "--store", store_url}));
+  EXPECT_EQ(result.exit_code, 4) << describe(result);
+  EXPECT_THAT(result.err, HasSubstr("broken.json"));
+  EXPECT_EQ(std::ranges::count(result.err, '\n'), 1) << result.err;
+  EXPECT_TRUE(store::RunStore(store_url).runs().empty());
+  const testing::ProcessResult missing =
+      run_process(directly({"history", "--store", (dir_->path() / "typo.sqlite").string()}));
+  EXPECT_EQ(missing.exit_code, 4) << describe(missing);
+  EXPECT_THAT(missing.err, HasSubstr("no run store at"));
+  EXPECT_FALSE(std::filesystem::exists(dir_->path() / "typo.sqlite"));
+  const testing::ProcessResult unknown = run_process(directly({"history", "--store", store_url, "--op", "all_gather"}));
+  EXPECT_EQ(unknown.exit_code, 4) << describe(unknown);
+  EXPECT_THAT(unknown.err, HasSubstr("the run store has no all_gather rows"));
+}
+
+// 30 nightly pairwise runs of four hosts; from run 22 on, node3's cable carries 10% less (its pairs
+// are slower, every other pair is not). Values carry +-0.5% of alternating noise.
+void write_fleet_history(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  for (int run = 0; run < 30; ++run) {
+    ResultSet results;
+    results.provenance.run_id = fmt::format("night{:02}", run);
+    results.provenance.start_time = fmt::format("2026-11-{:02}T02:00:00Z", run + 1);
+    results.provenance.command_line = "fabricbench run pairwise -b 4M -e 4M";
+    results.provenance.rank_hosts = {"node1", "node2", "node3", "node4"};
+    for (int src = 1; src <= 4; ++src)
+      for (int dst = 1; dst <= 4; ++dst) {
+        if (src == dst) continue;
+        ResultRow row;
+        row.run_id = results.provenance.run_id;
+        row.backend = "mpi";
+        row.op = "pairwise";
+        row.nranks = 4;
+        row.src_host = fmt::format("node{}", src);
+        row.dst_host = fmt::format("node{}", dst);
+        row.bytes = 4 << 20;
+        row.busbw_gbps = row.algbw_gbps =
+            12.5 * (run % 2 == 0 ? 1.005 : 0.995) * (run >= 22 && (src == 3 || dst == 3) ? 0.9 : 1.0);
+        row.time_median_us = static_cast<double>(row.bytes) / (*row.busbw_gbps * 1e3);
+        results.rows.push_back(row);
+      }
+    write_file_atomically(dir / (results.provenance.run_id + ".json"), results_to_json(results));
+  }
+}
+
+TEST(HistoryDrift, AHostWhoseCableLostTenPercentIsFlaggedFromTheRunItBeganAndDrained) {
+  testing::TempDir dir;
+  write_fleet_history(dir / "nights");
+  const std::string store_url = (dir / "history.sqlite").string();
+  ASSERT_EQ(run_process(directly({"history", "ingest", (dir / "nights").string(), "--store", store_url})).exit_code, 0);
+
+  const std::filesystem::path drain = dir / "drain.txt";
+  const std::filesystem::path metrics = dir / "textfile";
+  const testing::ProcessResult drift =
+      run_process(directly({"history", "drift", "--store", store_url, "--drain-list", drain.string(),
+                            "--prometheus-textfile", metrics.string()}));
+  EXPECT_EQ(drift.exit_code, 7) << describe(drift);  // a host is listed
+  EXPECT_THAT(drift.out, HasSubstr("# drift: 4 hosts, 6 pairs, 0 collective series judged"));
+  EXPECT_THAT(drift.out, HasSubstr("host node3: pairwise 4M"));
+  EXPECT_THAT(drift.out, HasSubstr("busbw 0.900 x baseline since run night22 (2026-11-23T02:00:00Z), flagged at run "
+                                   "night29 (7 runs later)"));
+  // The pairs with node3 drifted as well; the other hosts' own series did not (a third of their
+  // pairs is slower: under the slack).
+  EXPECT_THAT(drift.out, HasSubstr("pair node1 <-> node3: pairwise 4M"));
+  EXPECT_THAT(drift.out, ::testing::Not(HasSubstr("host node1:")));
+  const std::vector<std::string> listed = testing::lines_of(read_text_file(drain));
+  ASSERT_EQ(listed.size(), 2U) << read_text_file(drain);
+  EXPECT_THAT(listed[1], ::testing::StartsWith("node3\tfabricbench history drift: drift host node3: pairwise 4M: busbw "
+                                               "0.900 x baseline since run night22"));
+  const std::string text = read_text_file(metrics / "fabricbench.prom");
+  EXPECT_THAT(text, HasSubstr("fabricbench_host_degraded{host=\"node3\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("fabricbench_host_degraded{host=\"node1\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("fabricbench_host_drained{host=\"node3\"} 1\n"));
+
+  // The host's trend page: the drift in words, the runs plotted, the run it began at in the table.
+  const std::filesystem::path page = dir / "node3.html";
+  const testing::ProcessResult trend =
+      run_process(directly({"history", "--store", store_url, "--host", "node3", "--html", page.string()}));
+  ASSERT_EQ(trend.exit_code, 0) << describe(trend);
+  EXPECT_THAT(trend.out, HasSubstr("  night22 "));
+  EXPECT_THAT(trend.out, HasSubstr("change began (lower 0.900 x baseline)"));
+  const std::string html = read_text_file(page);
+  EXPECT_THAT(html, HasSubstr("<b>Drifted:</b> busbw 0.900 x baseline since run night22"));
+  EXPECT_THAT(html, HasSubstr("<svg"));
+  EXPECT_THAT(html, HasSubstr("change: runs 23 to 30 (0.900 x baseline)"));
+  EXPECT_THAT(html,
+              HasSubstr("<td>23</td><td>night22</td><td>2026-11-23T02:00:00Z</td><td>11.31</td><td>change began"));
+
+  // diagnose takes the same judgement: a drift finding, and node3 on its drain list.
+  const std::filesystem::path diagnose_drain = dir / "diagnose-drain.txt";
+  write_file_atomically(dir / "four.yaml", "node:\n  hosts: \"node[1-4]\"\n  cpus: 1\n  gpus: 0\n"
+                                           "  pcie: {generation: 4, width: 16, switches: 0}\n"
+                                           "  nics: {count: 1, type: ethernet, rate_gbps: 100}\n"
+                                           "fabric:\n  tiers:\n    - {name: leaf, radix: 8}\n");
+  const testing::ProcessResult diagnose =
+      run_process(directly({"diagnose", "--results", (dir / "nights" / "night29.json").string(), "--store", store_url,
+                            "--drain-list", diagnose_drain.string(), "--topology", (dir / "four.yaml").string()}));
+  EXPECT_EQ(diagnose.exit_code, 7) << describe(diagnose);
+  EXPECT_THAT(diagnose.out, HasSubstr("drift          host node3: pairwise 4M"));
+  EXPECT_THAT(read_text_file(diagnose_drain), HasSubstr("node3\tfabricbench diagnose: drift host node3"));
+}
+
+}  // namespace
+}  // namespace fb
