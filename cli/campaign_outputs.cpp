@@ -26,6 +26,10 @@ namespace fb::cli {
 
 using diagnosis::DrainList;
 using diagnosis::ExpectationColumns;
+using diagnosis::CheckVerdict;
+using diagnosis::judge_checks;
+using diagnosis::judge_model_checks;
+using diagnosis::overall_decision;
 using diagnosis::Finding;
 using diagnosis::parse_thresholds;
 using diagnosis::name_of;

@@ -12,6 +12,8 @@
 
 namespace fb {
 
+using diagnosis::CheckVerdict;
+using diagnosis::overall_decision;
 using diagnosis::Finding;
 using diagnosis::name_of;
 namespace {

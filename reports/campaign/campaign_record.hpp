@@ -60,7 +60,7 @@ struct CampaignRecord {
   std::vector<std::string> model_notes;  // the topology model's version and every assumption
   double confidence = 0.95;
   std::vector<RecordStage> stages;
-  std::vector<CheckVerdict> checks;
+  std::vector<diagnosis::CheckVerdict> checks;
   std::vector<RecordHost> hosts;
   std::vector<RecordFlag> host_flags;
   std::vector<std::pair<std::string, std::string>> drained;  // host, reason

@@ -1,10 +1,12 @@
 #include "diagnosis/comparison.hpp"
+#include "reports/compare/comparison_table.hpp"
 #include "support/result_rows.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
 
 namespace fb {
 
@@ -13,7 +15,9 @@ using diagnosis::OpComparison;
 using diagnosis::Significance;
 using diagnosis::compare_results;
 using diagnosis::default_noise_bound_fraction;
+using diagnosis::count_too_noisy;
 using diagnosis::run_to_run_spread;
+using diagnosis::too_noisy_to_compare;
 namespace {
 
 using testing::collective_row;

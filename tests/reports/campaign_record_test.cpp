@@ -24,6 +24,8 @@
 
 namespace fb {
 
+using diagnosis::CheckVerdict;
+using diagnosis::judge_checks;
 using diagnosis::Thresholds;
 using diagnosis::parse_thresholds;
 namespace {

@@ -6,7 +6,7 @@
 #include "common/pair_schedule.hpp"
 #include "diagnosis/confirm_plan.hpp"
 #include "diagnosis/diagnosis.hpp"
-#include "diagnosis/pair_simulation.hpp"
+#include "topology/pair_simulation.hpp"
 #include "diagnosis/repair_ticket.hpp"
 #include "test_support.hpp"
 #include "topology/forwarding_tables.hpp"
@@ -19,6 +19,15 @@
 #include <numeric>
 
 namespace fb::topo {
+
+using diagnosis::Diagnosis;
+using diagnosis::Finding;
+using diagnosis::ConfirmPlan;
+using diagnosis::plan_confirm;
+using diagnosis::format_pairs_file;
+using diagnosis::diagnose;
+using diagnosis::RepairTicket;
+using diagnosis::repair_ticket;
 namespace {
 
 std::string fixture(const std::string& file) {
@@ -62,9 +71,9 @@ struct RoutedFabric {
     return rounds;
   }
 
-  std::vector<const Suspect*> degraded_links(const Diagnosis& diagnosis) const {
-    std::vector<const Suspect*> found;
-    for (const Suspect& finding : diagnosis.findings)
+  std::vector<const Finding*> degraded_links(const Diagnosis& diagnosis) const {
+    std::vector<const Finding*> found;
+    for (const Finding& finding : diagnosis.findings)
       if (finding.kind == "degraded_link") found.push_back(&finding);
     return found;
   }
@@ -105,7 +114,7 @@ TEST(ConfirmRound, PlanSeparatesTheCablesOfABundleAndTheSecondDiagnosisNamesOne)
   Graph truth = fabric.graph;
   truth.set_link_capacity(bundle[1], fabric.graph.link(bundle[1]).spec.capacity_gbps / 4);
   Diagnosis first;
-  Suspect suspect;
+  Finding suspect;
   suspect.kind = "degraded_link";
   suspect.link = bundle[0];
   suspect.parallel_links = {bundle[1]};
@@ -153,7 +162,7 @@ TEST(ConfirmRound, WithoutTablesThePlanSaysWhyItCannotSplitABundle) {
   const RoutedFabric fabric;
   const std::vector<LinkId> bundle = fabric.cables("leaf01", "spine01");
   Diagnosis first;
-  Suspect suspect;
+  Finding suspect;
   suspect.kind = "degraded_link";
   suspect.link = bundle[0];
   suspect.parallel_links = {bundle[1]};

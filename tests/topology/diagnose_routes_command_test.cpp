@@ -5,7 +5,7 @@
 
 #include "common/pair_schedule.hpp"
 #include "common/text_file.hpp"
-#include "diagnosis/pair_simulation.hpp"
+#include "topology/pair_simulation.hpp"
 #include "process_runner.hpp"
 #include "results/results_io.hpp"
 #include "support/temp_dir.hpp"

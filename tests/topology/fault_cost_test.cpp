@@ -9,18 +9,26 @@
 #include <gtest/gtest.h>
 
 namespace fb::topo {
+
+using diagnosis::Diagnosis;
+using diagnosis::Finding;
+using diagnosis::FaultCost;
+using diagnosis::MixedJob;
+using diagnosis::default_job_mix;
+using diagnosis::parse_job_mix;
+using diagnosis::describe_job_mix;
+using diagnosis::predict_fault_costs;
 namespace {
 
 Graph fixture_fabric() {
   return load_topology({std::string(TOPOLOGY_FIXTURES_DIR) + "/forwarding/ftree/ibnetdiscover.txt"});
 }
 
-Suspect degraded(const Graph& graph, const std::string& a, const std::string& b, double ratio) {
-  Suspect finding;
+Finding degraded(const Graph& graph, const std::string& a, const std::string& b, double ratio) {
+  Finding finding;
   finding.kind = "degraded_link";
   finding.link = *graph.find_link(graph.find(a), graph.find(b));
-  finding.expected_gbps = 100;
-  finding.measured_gbps = 100 * ratio;
+  finding.set_bandwidth_gbps(100, 100 * ratio);
   return finding;
 }
 
@@ -29,7 +37,7 @@ TEST(FaultCost, AHostCableCostsTheMixMoreThanOneUplinkOfABundle) {
   Diagnosis diagnosis;
   diagnosis.findings.push_back(degraded(graph, "leaf01", "spine01", 0.25));
   diagnosis.findings.push_back(degraded(graph, "h003/mlx5_0", "leaf02", 0.25));
-  Suspect blocking = degraded(graph, "leaf03", "spine02", 0.5);
+  Finding blocking = degraded(graph, "leaf03", "spine02", 0.5);
   blocking.kind = "blocking_link";
   diagnosis.findings.push_back(blocking);
 
