@@ -48,8 +48,8 @@ void print_verdict(std::ostream& out, const AcceptanceVerdict& verdict) {
                                       [](const CheckResult& r) { return r.status == CheckStatus::fail; });
   // A check whose statistic was never reported is not a pass: the verdict says so, exit code 6.
   out << fmt::format("# verdict: {}\n", verdict.passed() ? "PASS"
-                                        : any_failed      ? "FAIL"
-                                                          : "FAIL (not available: a checked statistic was never reported)");
+                                        : any_failed     ? "FAIL"
+                                                     : "FAIL (not available: a checked statistic was never reported)");
 }
 
 int run_accept(const AcceptOptions& options) {
@@ -74,19 +74,20 @@ int run_accept(const AcceptOptions& options) {
   return static_cast<int>(verdict.passed() ? ExitCode::ok : ExitCode::acceptance_failed);
 }
 
-const Registrar<CommandRegistration> registrar{{
-    "accept", "check results against a YAML thresholds file: pass/fail table, JUnit XML, exit code 6 on failure",
-    [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
-      auto options = std::make_shared<AcceptOptions>();
-      sub.add_option("inputs", options->inputs, "results files or directories")->required();
-      sub.add_option("--thresholds", options->thresholds_path, "acceptance thresholds (YAML)")->required();
-      sub.add_option("--junit", options->junit_path, "write JUnit XML here for CI systems");
-      sub.add_option("--json", options->json_path,
-                     "write the verdict and every check as JSON here (docs/schemas/accept.schema.json)");
-      sub.add_option("--drain-list", options->drain_list_path,
-                     "write the hosts that failed a host-outlier check and why to this file (HOST<TAB>REASON per line)");
-      return [options] { return run_accept(*options); };
-    }}};
+const Registrar<CommandRegistration> registrar{
+    {"accept", "check results against a YAML thresholds file: pass/fail table, JUnit XML, exit code 6 on failure",
+     [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
+       auto options = std::make_shared<AcceptOptions>();
+       sub.add_option("inputs", options->inputs, "results files or directories")->required();
+       sub.add_option("--thresholds", options->thresholds_path, "acceptance thresholds (YAML)")->required();
+       sub.add_option("--junit", options->junit_path, "write JUnit XML here for CI systems");
+       sub.add_option("--json", options->json_path,
+                      "write the verdict and every check as JSON here (docs/schemas/accept.schema.json)");
+       sub.add_option(
+           "--drain-list", options->drain_list_path,
+           "write the hosts that failed a host-outlier check and why to this file (HOST<TAB>REASON per line)");
+       return [options] { return run_accept(*options); };
+     }}};
 
 }  // namespace
 }  // namespace fb::cli

@@ -48,8 +48,8 @@ std::string joined(Entries&& entries, Describe describe, std::string_view separa
 // The names of the catalog's ops that `is_one` picks.
 template <class IsOne>
 std::string op_names(IsOne is_one, std::string_view separator = ", ") {
-  return joined(all_ops() | std::views::filter(is_one), [](const OpTraits& op) { return std::string(op.name); },
-                separator);
+  return joined(
+      all_ops() | std::views::filter(is_one), [](const OpTraits& op) { return std::string(op.name); }, separator);
 }
 
 using CommandRegistry = Registry<CommandRegistration>;

@@ -33,8 +33,8 @@ int run_compare(const CompareOptions& options) {
   const std::vector<ResultRow> b = all_rows(load_results({options.b}));
   const Comparison comparison = compare_results(a, b);
   if (comparison.ops.empty())
-    throw InputError(fmt::format("{} and {} have no rows in common (op, type, placement, ranks, size)", options.a,
-                                 options.b));
+    throw InputError(
+        fmt::format("{} and {} have no rows in common (op, type, placement, ranks, size)", options.a, options.b));
   // With the CSV on standard output, the table for a person goes to standard error.
   print_comparison(options.csv_path == "-" ? std::cerr : std::cout, comparison, options.a, options.b);
   if (!options.csv_path.empty()) write_file_atomically(options.csv_path, comparison_to_csv(comparison));
@@ -45,20 +45,20 @@ int run_compare(const CompareOptions& options) {
   });
 }
 
-const Registrar<CommandRegistration> registrar{{
-    "compare", "compare result sets A and B per op and size: ratio B/A, geometric mean, differences beyond the noise",
-    [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
-      auto options = std::make_shared<CompareOptions>();
-      sub.add_option("a", options->a, "result set A: a results file or directory")->required();
-      sub.add_option("b", options->b, "result set B: a results file or directory")->required();
-      sub.add_option("--csv", options->csv_path, "write the comparison as CSV here ('-': stdout)");
-      sub.add_option("--json", options->json_path,
-                     "write the comparison as JSON here (docs/schemas/compare.schema.json)");
-      add_fail_on_option(sub, options->fail_on,
-                         {{"regression", "B is slower than A beyond the spread at any size"},
-                          {"noisy", "at some size the runs spread 100% or more: too noisy to compare"}});
-      return [options] { return run_compare(*options); };
-    }}};
+const Registrar<CommandRegistration> registrar{
+    {"compare", "compare result sets A and B per op and size: ratio B/A, geometric mean, differences beyond the noise",
+     [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
+       auto options = std::make_shared<CompareOptions>();
+       sub.add_option("a", options->a, "result set A: a results file or directory")->required();
+       sub.add_option("b", options->b, "result set B: a results file or directory")->required();
+       sub.add_option("--csv", options->csv_path, "write the comparison as CSV here ('-': stdout)");
+       sub.add_option("--json", options->json_path,
+                      "write the comparison as JSON here (docs/schemas/compare.schema.json)");
+       add_fail_on_option(sub, options->fail_on,
+                          {{"regression", "B is slower than A beyond the spread at any size"},
+                           {"noisy", "at some size the runs spread 100% or more: too noisy to compare"}});
+       return [options] { return run_compare(*options); };
+     }}};
 
 }  // namespace
 }  // namespace fb::cli

@@ -84,8 +84,8 @@ std::string blamed_host(const topo::Graph& graph, const Finding& finding) {
 }
 
 void print_diagnosis(std::ostream& out, const topo::Graph& graph, const Diagnosis& diagnosis,
-                     std::span<const std::optional<FaultCost>> costs, const std::string& mix,
-                     std::size_t incidents, std::span<const Finding> wrong_results) {
+                     std::span<const std::optional<FaultCost>> costs, const std::string& mix, std::size_t incidents,
+                     std::span<const Finding> wrong_results) {
   out << fmt::format("# {} pair measurements examined (each run's largest size); scale {:.4g} measured GB/s per "
                      "modelled GB/s; {} slow, {} explained by the findings\n",
                      diagnosis.flows_examined, diagnosis.calibration, diagnosis.slow_flows,
@@ -99,7 +99,8 @@ void print_diagnosis(std::ostream& out, const topo::Graph& graph, const Diagnosi
                        diagnosis.flows_on_table_routes < diagnosis.flows_examined
                            ? ", the others (no table entry) on the model's ECMP spread"
                            : "");
-  if (incidents > 0) out << fmt::format("# {} incident{} (runs the watchdog ended)\n", incidents, incidents == 1 ? "" : "s");
+  if (incidents > 0)
+    out << fmt::format("# {} incident{} (runs the watchdog ended)\n", incidents, incidents == 1 ? "" : "s");
   if (diagnosis.findings.empty() && wrong_results.empty()) {
     out << "# no findings\n";
     return;
@@ -117,8 +118,8 @@ void print_diagnosis(std::ostream& out, const topo::Graph& graph, const Diagnosi
       out << fmt::format("  {:<14} {:<56} {:>12.4g} {:>12.4g} {:>7.3f} {:>10.2f}\n", finding.kind, finding.subject,
                          *finding.expected, finding.measured.value_or(0), finding.ratio().value_or(0), confidence);
     else
-      out << fmt::format("  {:<14} {:<56} {:>12} {:>12} {:>7} {:>10.2f}\n", finding.kind, finding.subject, "-", "-", "-",
-                         confidence);
+      out << fmt::format("  {:<14} {:<56} {:>12} {:>12} {:>7} {:>10.2f}\n", finding.kind, finding.subject, "-", "-",
+                         "-", confidence);
     const RepairTicket ticket = repair_ticket(graph, finding);
     out << fmt::format("      rank {}: {}\n", f + 1,
                        costs[f] ? fmt::format("{:+.1f}% predicted for the job mix ({})", 100 * costs[f]->slowdown,
@@ -237,8 +238,7 @@ int run_diagnose(const DiagnoseOptions& options) {
     router.emplace(graph, *tables);
   }
   Diagnosis diagnosis = diagnose_against_topology(graph, sets, router ? &*router : nullptr);
-  const std::vector<MixedJob> mix =
-      options.job_mix.empty() ? default_job_mix() : parse_job_mix(options.job_mix);
+  const std::vector<MixedJob> mix = options.job_mix.empty() ? default_job_mix() : parse_job_mix(options.job_mix);
   const std::vector<std::optional<FaultCost>> costs = rank_by_cost(graph, diagnosis, mix);
   const std::vector<ResultRow> rows = all_rows(sets);
   if (!options.plan_confirm_path.empty()) write_confirm_plan(options.plan_confirm_path, graph, diagnosis, rows, router);
@@ -246,8 +246,7 @@ int run_diagnose(const DiagnoseOptions& options) {
   std::vector<Finding> row_findings = find_wrong_results(rows);
   row_findings.insert(row_findings.end(), drift.begin(), drift.end());
   const std::vector<EfficiencySummary> efficiency = summarize_efficiency(rows);
-  print_diagnosis(std::cout, graph, diagnosis, costs, describe_job_mix(mix), all_incidents(sets).size(),
-                  row_findings);
+  print_diagnosis(std::cout, graph, diagnosis, costs, describe_job_mix(mix), all_incidents(sets).size(), row_findings);
   print_efficiency(std::cout, efficiency);
   if (!options.json_path.empty()) {
     nlohmann::json json = to_json(graph, diagnosis);
@@ -279,40 +278,40 @@ int run_diagnose(const DiagnoseOptions& options) {
   return static_cast<int>(drained_hosts ? ExitCode::doctor_flags : ExitCode::ok);
 }
 
-const Registrar<CommandRegistration> registrar{{
-    "diagnose",
-    "join pair measurements and incidents to the topology: degraded, blocking and failed links, slow nodes, wrong "
-    "results",
-    [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
-      auto options = std::make_shared<DiagnoseOptions>();
-      sub.add_option("--results", options->results, "results files or directories (pairwise, concurrent runs)")
-          ->required();
-      sub.add_option("--topology", options->topology,
-                     "topology files, merged (YAML spec, topo -m, NCCL XML, ...); without one, slow hosts are found "
-                     "by the median absolute deviation among their peers");
-      sub.add_option("--format", options->topology_format, "topology format, or auto to detect it")
-          ->capture_default_str();
-      sub.add_option("--json", options->json_path, "write the findings here as JSON");
-      sub.add_option("--routes", options->routes_path,
-                     "the fabric's forwarding tables (dump_fts, ibroute or OpenSM's opensm-lfts.dump; needs the "
-                     "fabric's ibnetdiscover output among --topology): each pair on the path its packets take");
-      sub.add_option("--routes-format", options->routes_format, "forwarding table format, or auto to detect it")
-          ->capture_default_str();
-      sub.add_option("--plan-confirm", options->plan_confirm_path,
-                     "write the pairs that separate what the findings cannot tell apart (the cables of a bundle, a "
-                     "node from its paths) for `run pairwise --pairs`");
-      sub.add_option("--job-mix", options->job_mix,
-                     "the jobs a fault's cost is predicted for, OP:SIZE,... across every node (default "
-                     "all_reduce:1G,alltoall:1G); findings are ranked by it");
-      add_fail_on_option(sub, options->fail_on, {{"findings", "any finding, wrong results included"}});
-      sub.add_option("--drain-list", options->drain_list_path,
-                     "write the hosts the findings blame and why to this file (HOST<TAB>REASON per line); exit 7 when "
-                     "it lists a host");
-      sub.add_option("--store", options->store_url,
-                     "also judge this run store's history for drift (fabricbench history drift): drift findings, and "
-                     "the hosts whose own series drifted on the drain list");
-      return [options] { return run_diagnose(*options); };
-    }}};
+const Registrar<CommandRegistration> registrar{
+    {"diagnose",
+     "join pair measurements and incidents to the topology: degraded, blocking and failed links, slow nodes, wrong "
+     "results",
+     [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
+       auto options = std::make_shared<DiagnoseOptions>();
+       sub.add_option("--results", options->results, "results files or directories (pairwise, concurrent runs)")
+           ->required();
+       sub.add_option("--topology", options->topology,
+                      "topology files, merged (YAML spec, topo -m, NCCL XML, ...); without one, slow hosts are found "
+                      "by the median absolute deviation among their peers");
+       sub.add_option("--format", options->topology_format, "topology format, or auto to detect it")
+           ->capture_default_str();
+       sub.add_option("--json", options->json_path, "write the findings here as JSON");
+       sub.add_option("--routes", options->routes_path,
+                      "the fabric's forwarding tables (dump_fts, ibroute or OpenSM's opensm-lfts.dump; needs the "
+                      "fabric's ibnetdiscover output among --topology): each pair on the path its packets take");
+       sub.add_option("--routes-format", options->routes_format, "forwarding table format, or auto to detect it")
+           ->capture_default_str();
+       sub.add_option("--plan-confirm", options->plan_confirm_path,
+                      "write the pairs that separate what the findings cannot tell apart (the cables of a bundle, a "
+                      "node from its paths) for `run pairwise --pairs`");
+       sub.add_option("--job-mix", options->job_mix,
+                      "the jobs a fault's cost is predicted for, OP:SIZE,... across every node (default "
+                      "all_reduce:1G,alltoall:1G); findings are ranked by it");
+       add_fail_on_option(sub, options->fail_on, {{"findings", "any finding, wrong results included"}});
+       sub.add_option("--drain-list", options->drain_list_path,
+                      "write the hosts the findings blame and why to this file (HOST<TAB>REASON per line); exit 7 when "
+                      "it lists a host");
+       sub.add_option("--store", options->store_url,
+                      "also judge this run store's history for drift (fabricbench history drift): drift findings, and "
+                      "the hosts whose own series drifted on the drain list");
+       return [options] { return run_diagnose(*options); };
+     }}};
 
 }  // namespace
 }  // namespace fb::cli

@@ -113,37 +113,39 @@ int run_fit(const FitOptions& options) {
       skipped.push_back(fmt::format("{} over {}: {}", op, link_class, unfit.what()));
       continue;
     }
-    lines.push_back(fmt::format("  {:<16} {:>6} {:>5} {:>9.4g} {:>9.2g} {:>10.4g} {:>8.5f} {:>10} {:>10} {:>7} {:>7}  {}\n",
-                                op, fit.points, fit.distinct_sizes, fit.alpha_us, fit.alpha_stderr_us,
-                                fit.bandwidth_gbps(), fit.r_squared, model_cell(group.model_alpha_us, "{:.4g}"),
-                                model_cell(group.model_bandwidth_gbps, "{:.4g}"),
-                                ratio_cell(fit.alpha_us, group.model_alpha_us),
-                                ratio_cell(fit.bandwidth_gbps(), group.model_bandwidth_gbps), link_class));
+    lines.push_back(
+        fmt::format("  {:<16} {:>6} {:>5} {:>9.4g} {:>9.2g} {:>10.4g} {:>8.5f} {:>10} {:>10} {:>7} {:>7}  {}\n", op,
+                    fit.points, fit.distinct_sizes, fit.alpha_us, fit.alpha_stderr_us, fit.bandwidth_gbps(),
+                    fit.r_squared, model_cell(group.model_alpha_us, "{:.4g}"),
+                    model_cell(group.model_bandwidth_gbps, "{:.4g}"), ratio_cell(fit.alpha_us, group.model_alpha_us),
+                    ratio_cell(fit.bandwidth_gbps(), group.model_bandwidth_gbps), link_class));
   }
-  if (lines.empty()) throw UsageError(fmt::format("nothing to fit: {} (measure a sweep: -b below -e)", skipped.front()));
+  if (lines.empty())
+    throw UsageError(fmt::format("nothing to fit: {} (measure a sweep: -b below -e)", skipped.front()));
 
   std::cout << "# time = alpha + beta * bytes per op and link class (least squares on relative residuals);\n"
                "# bw and pairwise overlap messages, so their alpha is the per-message overhead, not the latency\n";
   std::cout << fmt::format("# {:<16} {:>6} {:>5} {:>9} {:>9} {:>10} {:>8} {:>10} {:>10} {:>7} {:>7}  {}\n", "op",
-                           "points", "sizes", "alpha_us", "+-", "1/b_GB/s", "R^2", "model_a_us", "model_GB/s", "a/model",
-                           "bw/mod", "link class");
+                           "points", "sizes", "alpha_us", "+-", "1/b_GB/s", "R^2", "model_a_us", "model_GB/s",
+                           "a/model", "bw/mod", "link class");
   for (const std::string& line : lines) std::cout << line;
   for (const std::string& reason : skipped) std::cout << fmt::format("# not fitted: {}\n", reason);
   return static_cast<int>(ExitCode::ok);
 }
 
-const Registrar<CommandRegistration> registrar{{
-    "fit", "fit latency (alpha) and bandwidth (1/beta) per link class to point-to-point sweeps; compare with the model",
-    [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
-      auto options = std::make_shared<FitOptions>();
-      sub.add_option("results", options->results, "results files or directories with latency/bw size sweeps")
-          ->required();
-      sub.add_option("--topology", options->topology,
-                     "topology files: classes by the route's bottleneck link, with the model's alpha and bandwidth");
-      sub.add_option("-b,--minbytes", options->min_bytes, "fit only sizes from this one (8, 4K, 1M)");
-      sub.add_option("-e,--maxbytes", options->max_bytes, "fit only sizes up to this one");
-      return [options] { return run_fit(*options); };
-    }}};
+const Registrar<CommandRegistration> registrar{
+    {"fit",
+     "fit latency (alpha) and bandwidth (1/beta) per link class to point-to-point sweeps; compare with the model",
+     [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
+       auto options = std::make_shared<FitOptions>();
+       sub.add_option("results", options->results, "results files or directories with latency/bw size sweeps")
+           ->required();
+       sub.add_option("--topology", options->topology,
+                      "topology files: classes by the route's bottleneck link, with the model's alpha and bandwidth");
+       sub.add_option("-b,--minbytes", options->min_bytes, "fit only sizes from this one (8, 4K, 1M)");
+       sub.add_option("-e,--maxbytes", options->max_bytes, "fit only sizes up to this one");
+       return [options] { return run_fit(*options); };
+     }}};
 
 }  // namespace
 }  // namespace fb::cli

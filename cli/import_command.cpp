@@ -46,7 +46,8 @@ void give_each_its_own_run_id(std::vector<std::pair<std::filesystem::path, Resul
 }
 
 int run_import(const ImportCommandOptions& options) {
-  if (options.nranks && *options.nranks < 1) throw UsageError(fmt::format("--ranks {} must be at least 1", *options.nranks));
+  if (options.nranks && *options.nranks < 1)
+    throw UsageError(fmt::format("--ranks {} must be at least 1", *options.nranks));
   // Parse every log before writing anything: one bad log leaves the output directory untouched.
   std::vector<std::pair<std::filesystem::path, ResultSet>> imported;
   for (const std::string& log : options.logs)
@@ -69,21 +70,22 @@ int run_import(const ImportCommandOptions& options) {
   return static_cast<int>(ExitCode::ok);
 }
 
-const Registrar<CommandRegistration> registrar{{
-    "import", "convert other benchmarks' logs into results files (formats: import --help)",
-    [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
-      auto options = std::make_shared<ImportCommandOptions>();
-      sub.add_option("logs", options->logs,
-                     "log files to import, the format detected from the content: " +
-                         ImporterRegistry::instance().names())
-          ->required();
-      sub.add_option("-o,--output-dir", options->output_dir, "directory for RUN_ID.json and RUN_ID.csv")
-          ->capture_default_str();
-      sub.add_option("--store", options->store_url,
-                     "also record the imported runs in this run store (SQLite file or postgresql://...)");
-      sub.add_option("--ranks", options->nranks, "process count of OSU collective logs and of nccl-tests tables that do not print it");
-      return [options] { return run_import(*options); };
-    }}};
+const Registrar<CommandRegistration> registrar{
+    {"import", "convert other benchmarks' logs into results files (formats: import --help)",
+     [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
+       auto options = std::make_shared<ImportCommandOptions>();
+       sub.add_option("logs", options->logs,
+                      "log files to import, the format detected from the content: " +
+                          ImporterRegistry::instance().names())
+           ->required();
+       sub.add_option("-o,--output-dir", options->output_dir, "directory for RUN_ID.json and RUN_ID.csv")
+           ->capture_default_str();
+       sub.add_option("--store", options->store_url,
+                      "also record the imported runs in this run store (SQLite file or postgresql://...)");
+       sub.add_option("--ranks", options->nranks,
+                      "process count of OSU collective logs and of nccl-tests tables that do not print it");
+       return [options] { return run_import(*options); };
+     }}};
 
 }  // namespace
 }  // namespace fb::cli

@@ -75,9 +75,7 @@ int main(int argc, char** argv) {
   }
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return prints ? app.exit(e) : 0;
-  } catch (const CLI::CallForVersion& e) {
+  } catch (const CLI::CallForHelp& e) { return prints ? app.exit(e) : 0; } catch (const CLI::CallForVersion& e) {
     return prints ? app.exit(e) : 0;
   } catch (const CLI::ParseError& e) {
     if (prints)
@@ -105,9 +103,7 @@ int main(int argc, char** argv) {
       // Every rank finds the same machine; one line per job says the backend was skipped.
       if (prints) std::cerr << fmt::format("fabricbench: skipped: {}\n", error.what());
       return static_cast<int>(fb::ExitCode::no_device);
-    } catch (const std::exception& error) {
-      return fail(error, fb::ExitCode::runtime);
-    }
+    } catch (const std::exception& error) { return fail(error, fb::ExitCode::runtime); }
   }
   return static_cast<int>(fb::ExitCode::usage);
 }

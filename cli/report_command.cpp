@@ -116,23 +116,23 @@ int run_report(const ReportOptions& options) {
   });
 }
 
-const Registrar<CommandRegistration> registrar{{
-    "report", "write a self-contained HTML report: verdict, findings, plots per op, pairwise heatmap, provenance",
-    [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
-      auto options = std::make_shared<ReportOptions>();
-      sub.add_option("inputs", options->inputs, "results files or directories (two directories: compared, A then B)");
-      sub.add_option("-o,--output", options->output_path, "the HTML file to write")->capture_default_str();
-      sub.add_option("--thresholds", options->thresholds_path, "acceptance thresholds (YAML) to judge the results by");
-      sub.add_option("--compare", options->compare, "result sets A and B to compare in the report")->expected(2);
-      sub.add_option("--topology", options->topology,
-                     "topology files: drawn with Graphviz, the links diagnosis names in red; rows get the "
-                     "model's expectation");
-      sub.add_option("--pdf", options->pdf_path, "also print the report to this PDF file (headless chromium)");
-      add_fail_on_option(sub, options->fail_on,
-                         {{"fail", "the verdict is FAIL: a check failed or was not available, or any finding"},
-                          {"not-pass", "the verdict is FAIL or NOT JUDGED (no thresholds given)"}});
-      return [options] { return run_report(*options); };
-    }}};
+const Registrar<CommandRegistration> registrar{
+    {"report", "write a self-contained HTML report: verdict, findings, plots per op, pairwise heatmap, provenance",
+     [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
+       auto options = std::make_shared<ReportOptions>();
+       sub.add_option("inputs", options->inputs, "results files or directories (two directories: compared, A then B)");
+       sub.add_option("-o,--output", options->output_path, "the HTML file to write")->capture_default_str();
+       sub.add_option("--thresholds", options->thresholds_path, "acceptance thresholds (YAML) to judge the results by");
+       sub.add_option("--compare", options->compare, "result sets A and B to compare in the report")->expected(2);
+       sub.add_option("--topology", options->topology,
+                      "topology files: drawn with Graphviz, the links diagnosis names in red; rows get the "
+                      "model's expectation");
+       sub.add_option("--pdf", options->pdf_path, "also print the report to this PDF file (headless chromium)");
+       add_fail_on_option(sub, options->fail_on,
+                          {{"fail", "the verdict is FAIL: a check failed or was not available, or any finding"},
+                           {"not-pass", "the verdict is FAIL or NOT JUDGED (no thresholds given)"}});
+       return [options] { return run_report(*options); };
+     }}};
 
 }  // namespace
 }  // namespace fb::cli

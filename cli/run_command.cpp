@@ -55,9 +55,7 @@ double parse_duration_s(const std::string& text) {
   double value = 0;
   try {
     value = std::stod(text, &parsed);
-  } catch (const std::exception&) {
-    parsed = 0;
-  }
+  } catch (const std::exception&) { parsed = 0; }
   const std::string unit = parsed == 0 ? "" : text.substr(parsed);
   const double scale = unit == "h" ? 3600 : unit == "m" ? 60 : unit == "s" || unit.empty() ? 1 : 0;
   if (parsed == 0 || scale == 0 || !(value > 0))
@@ -76,9 +74,7 @@ void apply_iterations_flag(const std::string& text, RunOptions& run) {
   int count = 0;
   try {
     count = std::stoi(text, &parsed);
-  } catch (const std::exception&) {
-    parsed = 0;
-  }
+  } catch (const std::exception&) { parsed = 0; }
   if (parsed == 0 || parsed != text.size()) throw UsageError(fmt::format("-n {} is neither a count nor auto", text));
   run.iterations = count;
   run.auto_iterations = false;
@@ -87,9 +83,9 @@ void apply_iterations_flag(const std::string& text, RunOptions& run) {
 // The ops of the catalog by kind, for --help: what the catalog holds is what `run` accepts.
 std::string ops_help() {
   const std::pair<OpClass, std::string_view> kinds[] = {{OpClass::collective, "collectives"},
-                                                       {OpClass::point_to_point, "point-to-point"},
-                                                       {OpClass::pair_pattern, "pair patterns"},
-                                                       {OpClass::device_copy, "device copies (cuda backend)"}};
+                                                        {OpClass::point_to_point, "point-to-point"},
+                                                        {OpClass::pair_pattern, "pair patterns"},
+                                                        {OpClass::device_copy, "device copies (cuda backend)"}};
   std::string help = "ops to run;";
   for (const auto& [op_class, kind] : kinds)
     help += fmt::format("\n{}: {}", kind, op_names([&](const OpTraits& op) { return op.op_class == op_class; }, " "));
@@ -98,9 +94,9 @@ std::string ops_help() {
 
 std::string backends_help() {
   return "backend that runs the ops: " +
-         joined(BackendRegistry::instance().listing(),
-                [](const RegistryListing& backend) { return fmt::format("{}: {}", backend.name, backend.summary); },
-                "; ");
+         joined(
+             BackendRegistry::instance().listing(),
+             [](const RegistryListing& backend) { return fmt::format("{}: {}", backend.name, backend.summary); }, "; ");
 }
 
 void add_flags(CLI::App& sub, RunCommandOptions& o) {
@@ -108,15 +104,18 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
   sub.add_option("--backend", o.backend, backends_help())->capture_default_str();
   sub.add_option("-b,--minbytes", o.run.min_bytes, "smallest size (8, 64K, 32M, 1G); default 8 or the op's smallest");
   sub.add_option("-e,--maxbytes", o.run.max_bytes, "largest size")->capture_default_str();
-  sub.add_option("-f,--stepfactor", o.run.step_factor, "multiply the size by this between steps")->capture_default_str();
+  sub.add_option("-f,--stepfactor", o.run.step_factor, "multiply the size by this between steps")
+      ->capture_default_str();
   sub.add_option("-i,--stepbytes", o.run.step_bytes, "add this to the size between steps (instead of -f)");
   sub.add_option("-n,--iters", o.iterations,
                  "timed iterations per size, or auto: as many as fill --min-time (at least 20); default auto for "
                  "point-to-point ops and pair patterns on the mpi backend, 20 otherwise");
   sub.add_option("--repeat", o.repeat, "soak: run the whole sweep this many times (rows carry their repetition)")
       ->check(CLI::PositiveNumber);
-  sub.add_option("--duration", o.duration, "soak: repeat the whole sweep until this much time has passed (90s, 30m, 2h)");
-  sub.add_option("--min-time", o.run.min_time_s, "-n auto: seconds of timed iterations per size")->capture_default_str();
+  sub.add_option("--duration", o.duration,
+                 "soak: repeat the whole sweep until this much time has passed (90s, 30m, 2h)");
+  sub.add_option("--min-time", o.run.min_time_s, "-n auto: seconds of timed iterations per size")
+      ->capture_default_str();
   sub.add_option("--max-iters", o.run.max_auto_iterations, "-n auto: the most iterations per size")
       ->capture_default_str();
   sub.add_option("--host-pages", o.host_pages,
@@ -125,10 +124,12 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
                  "`always`)")
       ->check(CLI::IsMember({std::string(name_of(HostPages::huge)), std::string(name_of(HostPages::base))}))
       ->capture_default_str();
-  sub.add_option("-w,--warmup_iters", o.run.warmup_iterations, "untimed iterations before timing")->capture_default_str();
+  sub.add_option("-w,--warmup_iters", o.run.warmup_iterations, "untimed iterations before timing")
+      ->capture_default_str();
   sub.add_option("-c,--check", o.run.check, "validate results element by element (0 or 1)")->capture_default_str();
-  sub.add_option("-d,--datatype", o.run.dtype, "element type: int8 uint8 int32 uint32 int64 uint64 half bfloat16 "
-                                               "float double")
+  sub.add_option("-d,--datatype", o.run.dtype,
+                 "element type: int8 uint8 int32 uint32 int64 uint64 half bfloat16 "
+                 "float double")
       ->capture_default_str();
   sub.add_option("-o,--op", o.run.redop, "reduction op: sum prod min max")->capture_default_str();
   sub.add_option("-r,--root", o.run.root, "root rank of rooted ops")->capture_default_str();
@@ -161,8 +162,9 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
                  "on one host, else the interface of Open MPI's oob/btl_tcp_if_include");
   sub.add_option("-D,--results-dir", o.results_dir, "directory for RUN_ID.csv and RUN_ID.json")->capture_default_str();
   sub.add_option("--csv", o.csv_path, "write the CSV results here instead");
-  sub.add_option("--store", o.store_url,
-                 "record the run in this run store when it ends (SQLite file or postgresql://...; fabricbench history)");
+  sub.add_option(
+      "--store", o.store_url,
+      "record the run in this run store when it ends (SQLite file or postgresql://...; fabricbench history)");
   sub.add_option("--json", o.json_path, "write the JSON results here instead");
   sub.add_option("--topology", o.topology_files,
                  "topology files (YAML spec, topo -m, NCCL XML, ...): every row carries the model's expectation "
@@ -186,14 +188,13 @@ class RunCommand {
     // Errors every rank finds alike: each rank stops, the first one says why.
     try {
       apply_iterations_flag(options_.iterations, options_.run);
-      options_.run.launch.host_pages = options_.host_pages == name_of(HostPages::base) ? HostPages::base : HostPages::huge;
+      options_.run.launch.host_pages =
+          options_.host_pages == name_of(HostPages::base) ? HostPages::base : HostPages::huge;
       if (!options_.duration.empty()) settings.duration_s = parse_duration_s(options_.duration);
       if (options_.repeat > 0 && settings.duration_s > 0) throw UsageError("give --repeat or --duration, not both");
       validate_run_options(options_.run);
       BackendRegistry::instance().at(options_.backend).require_supported(options_.run.launch);
-    } catch (const UsageError& e) {
-      return fail_everywhere(e.what(), launcher_rank() == 0, ExitCode::usage);
-    }
+    } catch (const UsageError& e) { return fail_everywhere(e.what(), launcher_rank() == 0, ExitCode::usage); }
     // Threads started from here on (MPI's, the watchdog's) inherit this mask, so a termination
     // signal can only reach this thread, which holds it back while it replaces a results file.
     std::optional<TerminationSignalsHeld> signals_held_during_startup(std::in_place);
@@ -212,9 +213,7 @@ class RunCommand {
     std::vector<PlannedOp> plan;
     try {
       plan = plan_run(options_.run, *backend_);
-    } catch (const UsageError& e) {
-      return fail_everywhere(e.what(), reporting_rank, ExitCode::usage);
-    }
+    } catch (const UsageError& e) { return fail_everywhere(e.what(), reporting_rank, ExitCode::usage); }
 
     // Before any buffer exists, every rank checks that the ranks of its node fit in its memory.
     const NodeMemoryCheck memory =
@@ -231,9 +230,7 @@ class RunCommand {
       } catch (const InputError& e) {
         writer_error = e.what();
         writer_error_code = ExitCode::input;
-      } catch (const std::exception& e) {
-        writer_error = e.what();
-      }
+      } catch (const std::exception& e) { writer_error = e.what(); }
     }
     signals_held_during_startup.reset();
     if (!backend_->job().all_agree(writer_error.empty()))
@@ -310,8 +307,7 @@ class RunCommand {
       expectations_.emplace(*topology_, std::cerr);
     }
     const std::string run_id = new_run_id();
-    settings.provenance = collect_provenance(
-        *backend_, run_id, shell_command_line(process_.argc, process_.argv));
+    settings.provenance = collect_provenance(*backend_, run_id, shell_command_line(process_.argc, process_.argv));
     settings.provenance.gpus_per_process = options_.run.launch.gpus_per_process;
     std::size_t expected_rows = 0;
     for (const PlannedOp& planned : plan) expected_rows += planned.cases_by_size.size() * planned.placements.size();
@@ -341,13 +337,13 @@ class RunCommand {
   std::unique_ptr<store::RunStore> store_;  // reporting rank, with --store
 };
 
-const Registrar<CommandRegistration> registrar{{
-    "run", "measure ops over a size sweep (nccl-tests flags), print a table, write CSV and JSON results",
-    [](CLI::App& sub, const ProcessArguments& process) -> std::function<int()> {
-      auto options = std::make_shared<RunCommandOptions>();
-      add_flags(sub, *options);
-      return [options, process] { return RunCommand(*options, process).run(); };
-    }}};
+const Registrar<CommandRegistration> registrar{
+    {"run", "measure ops over a size sweep (nccl-tests flags), print a table, write CSV and JSON results",
+     [](CLI::App& sub, const ProcessArguments& process) -> std::function<int()> {
+       auto options = std::make_shared<RunCommandOptions>();
+       add_flags(sub, *options);
+       return [options, process] { return RunCommand(*options, process).run(); };
+     }}};
 
 }  // namespace
 }  // namespace fb::cli

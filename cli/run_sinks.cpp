@@ -123,7 +123,8 @@ void ConsoleSink::size_done(const PlannedOp& planned, std::span<const ResultRow>
   if (planned.op->pair_schedule == PairSchedule::cut_alone_then_together) {
     print_alone_against_together(out_, rows);
   } else {
-    print_pair_matrix(out_, rows, reports_latency(primitive_of(*planned.op)) ? PairMetric::latency : PairMetric::bandwidth);
+    print_pair_matrix(out_, rows,
+                      reports_latency(primitive_of(*planned.op)) ? PairMetric::latency : PairMetric::bandwidth);
   }
   for (const EfficiencySummary& summary : summarize_efficiency(rows))
     out_ << fmt::format("# %exp: median {:.1f}%, lowest {:.1f}% ({})\n", summary.median_efficiency_pct,
@@ -148,7 +149,8 @@ void ConsoleSink::port_counters_read(const std::vector<PortCounterChange>& chang
   const std::optional<int> repetition = changes.empty() ? std::nullopt : changes.front().repetition;
   out_ << fmt::format("# port counters: {} RDMA port{} on {} host{} read {}; {} degraded\n", changes.size(),
                       changes.size() == 1 ? "" : "s", hosts.size(), hosts.size() == 1 ? "" : "s",
-                      repetition ? fmt::format("at the start and end of repetition {}", *repetition) : "before and after",
+                      repetition ? fmt::format("at the start and end of repetition {}", *repetition)
+                                 : "before and after",
                       degraded);
 }
 

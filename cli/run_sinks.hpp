@@ -43,7 +43,7 @@ struct ConsoleSettings {
   bool with_expectation = false;  // the table's %exp column (run --topology)
   bool round_progress = false;    // report the rounds of pair patterns on `progress`
   bool progress_on_terminal = false;
-  ResultsPaths results;           // named after each sweep's summary
+  ResultsPaths results;  // named after each sweep's summary
 };
 
 // The nccl-tests-like table on `out`, the provenance above it and a summary after each sweep; the

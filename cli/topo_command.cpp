@@ -499,8 +499,7 @@ int dot(const TopoOptions& options) {
   std::vector<topo::LinkId> flagged;
   if (options.pattern != "none") {
     FabricHierarchy fabric(graph);
-    for (const topo::SaturatedLink& finding :
-         topo::analyze_pattern(fabric, parse_pattern(options.pattern)).blocking) {
+    for (const topo::SaturatedLink& finding : topo::analyze_pattern(fabric, parse_pattern(options.pattern)).blocking) {
       flagged.push_back(finding.link);
     }
   }

@@ -12,7 +12,8 @@ topo::Graph load_topology_with_warnings(const std::vector<std::string>& files, c
 }
 
 void print_assumption_warnings(const topo::Graph& graph) {
-  for (const std::string& assumption : graph.assumptions()) fmt::print(stderr, "fabricbench: warning: {}\n", assumption);
+  for (const std::string& assumption : graph.assumptions())
+    fmt::print(stderr, "fabricbench: warning: {}\n", assumption);
 }
 
 }  // namespace fb::cli

@@ -16,11 +16,11 @@ struct TypeName {
 };
 
 constexpr std::array type_names{
-    TypeName{DataType::int8, "int8", "char", 1},         TypeName{DataType::uint8, "uint8", "uchar", 1},
-    TypeName{DataType::int32, "int32", "int", 4},        TypeName{DataType::uint32, "uint32", "uint", 4},
-    TypeName{DataType::int64, "int64", "long", 8},       TypeName{DataType::uint64, "uint64", "ulong", 8},
-    TypeName{DataType::half, "half", "fp16", 2},         TypeName{DataType::bfloat16, "bfloat16", "bf16", 2},
-    TypeName{DataType::float32, "float", "float32", 4},  TypeName{DataType::float64, "double", "float64", 8},
+    TypeName{DataType::int8, "int8", "char", 1},        TypeName{DataType::uint8, "uint8", "uchar", 1},
+    TypeName{DataType::int32, "int32", "int", 4},       TypeName{DataType::uint32, "uint32", "uint", 4},
+    TypeName{DataType::int64, "int64", "long", 8},      TypeName{DataType::uint64, "uint64", "ulong", 8},
+    TypeName{DataType::half, "half", "fp16", 2},        TypeName{DataType::bfloat16, "bfloat16", "bf16", 2},
+    TypeName{DataType::float32, "float", "float32", 4}, TypeName{DataType::float64, "double", "float64", 8},
 };
 
 struct OpName {
@@ -30,8 +30,8 @@ struct OpName {
 constexpr std::array op_names{OpName{ReduceOp::sum, "sum"}, OpName{ReduceOp::prod, "prod"},
                               OpName{ReduceOp::min, "min"}, OpName{ReduceOp::max, "max"}};
 
-constexpr std::array data_types{DataType::int8,    DataType::uint8,   DataType::int32, DataType::uint32,
-                                DataType::int64,   DataType::uint64,  DataType::half,  DataType::bfloat16,
+constexpr std::array data_types{DataType::int8,    DataType::uint8,  DataType::int32, DataType::uint32,
+                                DataType::int64,   DataType::uint64, DataType::half,  DataType::bfloat16,
                                 DataType::float32, DataType::float64};
 constexpr std::array reduce_ops{ReduceOp::sum, ReduceOp::prod, ReduceOp::min, ReduceOp::max};
 

@@ -9,11 +9,11 @@ namespace fb {
 
 enum class ExitCode : int {
   ok = 0,
-  wrong_results = 1,  // the run completed but validation found wrong elements
-  usage = 2,          // bad flags or impossible sizes, detected before measuring
-  runtime = 3,        // a library call or I/O failed while running
-  input = 4,          // a malformed input file (results, topology, thresholds)
-  timeout = 5,        // an operation made no progress within its deadline; the job was ended
+  wrong_results = 1,      // the run completed but validation found wrong elements
+  usage = 2,              // bad flags or impossible sizes, detected before measuring
+  runtime = 3,            // a library call or I/O failed while running
+  input = 4,              // a malformed input file (results, topology, thresholds)
+  timeout = 5,            // an operation made no progress within its deadline; the job was ended
   acceptance_failed = 6,  // `fabricbench accept`: the results were read and at least one check failed;
                           // diagnose, report, compare: a `--fail-on` condition held
   doctor_flags = 7,       // `fabricbench doctor`: a host was inspected and at least one error-severity flag was raised;

@@ -35,8 +35,7 @@ std::string this_host_name() {
 std::string new_run_id() {
   std::random_device entropy;
   return fmt::format("{:%Y%m%dT%H%M%SZ}-{:06x}",
-                     std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()),
-                     entropy() & 0xffffffu);
+                     std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()), entropy() & 0xffffffu);
 }
 
 std::string shell_command_line(int argc, char** argv) {

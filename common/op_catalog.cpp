@@ -159,9 +159,7 @@ static_assert(primitives_are_point_to_point(), "every pair pattern names a point
 
 }  // namespace
 
-std::string_view name_of(Placement placement) {
-  return placement == Placement::in_place ? "in-place" : "out-of-place";
-}
+std::string_view name_of(Placement placement) { return placement == Placement::in_place ? "in-place" : "out-of-place"; }
 
 std::span<const OpTraits> all_ops() { return ops; }
 

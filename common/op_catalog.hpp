@@ -26,9 +26,9 @@ enum class CopyEngine { none, copy_engine, sm_kernel };  // cudaMemcpyAsync, or 
 // busbw = algbw x factor, with n ranks (nccl-tests doc/PERFORMANCE.md): what the busiest link
 // carries relative to the message, comparable across rank counts.
 enum class BusbwFactor {
-  one,                // broadcast, reduce, sendrecv, point-to-point, copies
-  ring_share,         // (n-1)/n: all_gather, reduce_scatter, alltoall, gather, scatter
-  twice_ring_share,   // 2(n-1)/n: all_reduce
+  one,               // broadcast, reduce, sendrecv, point-to-point, copies
+  ring_share,        // (n-1)/n: all_gather, reduce_scatter, alltoall, gather, scatter
+  twice_ring_share,  // 2(n-1)/n: all_reduce
 };
 
 // The data movement the topology model has formulas for (topology/collective_model.hpp); none:

@@ -30,7 +30,8 @@ std::vector<int> pair_endpoint_ranks(const RankPlacement& placement, PairEndpoin
   std::vector<int> ranks;
   std::unordered_set<std::string> hosts_seen;
   for (int rank = 0; rank < placement.nranks; ++rank)
-    if (endpoints == PairEndpoints::ranks || hosts_seen.insert(placement.rank_hosts.at(static_cast<std::size_t>(rank))).second)
+    if (endpoints == PairEndpoints::ranks ||
+        hosts_seen.insert(placement.rank_hosts.at(static_cast<std::size_t>(rank))).second)
       ranks.push_back(rank);
   return ranks;
 }

@@ -20,7 +20,7 @@ struct RankPlacement {
   int nranks = 1;
   std::vector<std::string> rank_hosts;  // host name of every rank, by rank
   int nodes = 1;
-  int ranks_per_node = 1;               // the most ranks on any one node
+  int ranks_per_node = 1;  // the most ranks on any one node
 };
 
 struct NodeCount {

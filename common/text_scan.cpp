@@ -14,7 +14,12 @@ constexpr std::string_view no_break_space = "\xc2\xa0";
 std::size_t space_at(std::string_view text) {
   if (text.empty()) return 0;
   switch (text.front()) {
-    case ' ': case '\t': case '\r': case '\v': case '\f': case '\n': return 1;
+    case ' ':
+    case '\t':
+    case '\r':
+    case '\v':
+    case '\f':
+    case '\n': return 1;
     default: return text.starts_with(no_break_space) ? no_break_space.size() : 0;
   }
 }

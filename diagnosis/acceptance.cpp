@@ -51,23 +51,24 @@ CheckResult check_limit(const Check& check, std::span<const ResultRow> rows) {
     ++result.rows_checked;
     if (!worst || (at_least ? *value < *worst : *value > *worst)) worst = value;
     if (at_least ? *value >= check.limit : *value <= check.limit) continue;
-    result.findings.push_back({.kind = "acceptance",
-                               .subject = describe_row(*row),
-                               .expected = check.limit,
-                               .measured = *value,
-                               .unit = unit_of(check.metric),
-                               .evidence = {fmt::format("{} {:.4g} {} {} {:.4g}", check.metric, *value, at_least ? "<" : ">",
-                                            at_least ? "at least" : "at most", check.limit)}});
+    result.findings.push_back(
+        {.kind = "acceptance",
+         .subject = describe_row(*row),
+         .expected = check.limit,
+         .measured = *value,
+         .unit = unit_of(check.metric),
+         .evidence = {fmt::format("{} {:.4g} {} {} {:.4g}", check.metric, *value, at_least ? "<" : ">",
+                                  at_least ? "at least" : "at most", check.limit)}});
   }
   const std::string unit = unit_of(check.metric);
   if (unreported > 0 && result.findings.empty()) {
     result.status = CheckStatus::not_available;
-    result.summary = fmt::format("not available: {} selected rows do not report {} (their source printed one time per "
-                                 "size){}",
-                                 unreported, check.metric,
-                                 result.rows_checked ? fmt::format("; {} rows that do are within the limit",
-                                                                   result.rows_checked)
-                                                     : "");
+    result.summary =
+        fmt::format("not available: {} selected rows do not report {} (their source printed one time per "
+                    "size){}",
+                    unreported, check.metric,
+                    result.rows_checked ? fmt::format("; {} rows that do are within the limit", result.rows_checked)
+                                        : "");
     return result;
   }
   if (result.rows_checked == 0) {
@@ -120,8 +121,8 @@ CheckResult check_host_outliers(const Check& check, std::span<const ResultRow> r
   result.rows_checked = outliers.rows;
   if (outliers.hosts < 3) {
     result.status = CheckStatus::skip;
-    result.summary = fmt::format("{} hosts with per-host rows: an outlier needs at least 3 to compare against",
-                                 outliers.hosts);
+    result.summary =
+        fmt::format("{} hosts with per-host rows: an outlier needs at least 3 to compare against", outliers.hosts);
     return result;
   }
   result.findings = std::move(outliers.findings);
@@ -144,14 +145,14 @@ CheckResult check_pairwise(const Check& check, std::span<const ResultRow> rows) 
     lowest = result.rows_checked == 0 ? measured : std::min(lowest, measured);
     ++result.rows_checked;
     if (measured >= required) continue;
-    result.findings.push_back({.kind = "slow_pair",
-                               .subject = describe_row(*row),
-                               .expected = check.limit,
-                               .measured = measured,
-                               .unit = "GB/s",
-                               .evidence = {fmt::format("{} {:.4g} GB/s is {:.0f}% of the expected {:.4g} GB/s (needs {:.0f}%)",
-                                            check.metric, measured, 100 * measured / check.limit, check.limit,
-                                            100 * check.min_fraction)}});
+    result.findings.push_back(
+        {.kind = "slow_pair",
+         .subject = describe_row(*row),
+         .expected = check.limit,
+         .measured = measured,
+         .unit = "GB/s",
+         .evidence = {fmt::format("{} {:.4g} GB/s is {:.0f}% of the expected {:.4g} GB/s (needs {:.0f}%)", check.metric,
+                                  measured, 100 * measured / check.limit, check.limit, 100 * check.min_fraction)}});
   }
   if (pairs.empty()) {
     result.status = CheckStatus::fail;
@@ -159,8 +160,8 @@ CheckResult check_pairwise(const Check& check, std::span<const ResultRow> rows) 
     return result;
   }
   result.status = result.findings.empty() ? CheckStatus::pass : CheckStatus::fail;
-  result.summary = fmt::format("{} of {} pairs under {:.0f}% of {:.4g} GB/s; lowest {:.4g} GB/s", result.findings.size(),
-                               pairs.size(), 100 * check.min_fraction, check.limit, lowest);
+  result.summary = fmt::format("{} of {} pairs under {:.0f}% of {:.4g} GB/s; lowest {:.4g} GB/s",
+                               result.findings.size(), pairs.size(), 100 * check.min_fraction, check.limit, lowest);
   return result;
 }
 

@@ -20,7 +20,7 @@ std::string_view name_of(CheckStatus status);
 struct CheckResult {
   Check check;
   CheckStatus status = CheckStatus::fail;
-  std::string summary;            // one line: what was measured against what
+  std::string summary;  // one line: what was measured against what
   std::size_t rows_checked = 0;
   std::vector<Finding> findings;  // one per offending row, host or pair
 };

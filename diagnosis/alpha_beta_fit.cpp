@@ -23,7 +23,8 @@ AlphaBetaFit fit_alpha_beta(std::span<const SizeTime> points) {
                                             fit.distinct_sizes, fit.distinct_sizes == 1 ? "" : "s"));
   for (const SizeTime& p : points)
     if (!(p.time_us > 0) || !std::isfinite(p.time_us))
-      throw std::invalid_argument(fmt::format("a time of {} us at {} bytes: times must be positive", p.time_us, p.bytes));
+      throw std::invalid_argument(
+          fmt::format("a time of {} us at {} bytes: times must be positive", p.time_us, p.bytes));
 
   // Centred weighted sums keep the normal equations well conditioned across eight decades of size.
   double weight_sum = 0, mean_bytes = 0, mean_time = 0;

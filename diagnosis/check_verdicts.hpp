@@ -28,7 +28,7 @@ struct CheckVerdict {
   std::vector<diagnosis::MeasurementVerdict> measurements;
   std::string unit;  // of the checked value: GB/s, us, or "x model" for derived checks
   bool higher_is_better = true;
-  double limit = 0;               // in `unit`
+  double limit = 0;                          // in `unit`
   std::vector<diagnosis::Finding> findings;  // zero_wrong, no_host_outlier: the rows and hosts at fault
 };
 

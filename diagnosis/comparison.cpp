@@ -19,9 +19,15 @@ MatchKey key_of(const ResultRow& row) {
   // Ranks identify endpoints across clusters whose host names differ; hosts only stand in for
   // rows that carry no ranks.
   const bool by_rank = row.src_rank.has_value();
-  return {row.op,          row.dtype,    row.redop,
-          row.in_place,    row.nranks,   row.bytes,
-          row.src_rank,    row.dst_rank, by_rank ? std::string() : row.src_host,
+  return {row.op,
+          row.dtype,
+          row.redop,
+          row.in_place,
+          row.nranks,
+          row.bytes,
+          row.src_rank,
+          row.dst_rank,
+          by_rank ? std::string() : row.src_host,
           by_rank ? std::string() : row.dst_host};
 }
 
@@ -81,8 +87,9 @@ Comparison compare_results(std::span<const ResultRow> a, std::span<const ResultR
     const double bound = 1 + compared.spread_fraction;
     const double ratio = compared.time_ratio_b_over_a;
     const bool beyond = ratio > bound || ratio < 1 / bound;
-    compared.significance = recorded ? (beyond ? Significance::beyond_spread : Significance::within_spread)
-                                     : (beyond ? Significance::beyond_default_bound : Significance::within_default_bound);
+    compared.significance = recorded
+                                ? (beyond ? Significance::beyond_spread : Significance::within_spread)
+                                : (beyond ? Significance::beyond_default_bound : Significance::within_default_bound);
     OpComparison& op = by_op[row_a->op];
     op.op = row_a->op;
     op.rows.push_back(std::move(compared));

@@ -12,8 +12,8 @@
 namespace fb::diagnosis {
 
 enum class Significance {
-  within_spread,          // |ratio - 1| is inside the combined run-to-run spread: may be noise
-  beyond_spread,          // larger than the spread of both sides together: a real difference
+  within_spread,  // |ratio - 1| is inside the combined run-to-run spread: may be noise
+  beyond_spread,  // larger than the spread of both sides together: a real difference
   // A side recorded no spread (one time per size, as nccl-tests and OSU logs): the spread is not
   // available and the ratio is judged against default_noise_bound_fraction instead.
   within_default_bound,
@@ -38,15 +38,15 @@ struct ComparedRow {
 
 struct OpComparison {
   std::string op;
-  std::vector<ComparedRow> rows;       // ordered by placement, then size
+  std::vector<ComparedRow> rows;  // ordered by placement, then size
   double geomean_time_ratio_b_over_a = 0;
 };
 
 struct Comparison {
-  std::vector<OpComparison> ops;       // ordered by op name
-  std::size_t only_in_a = 0;           // rows with no counterpart in the other set
+  std::vector<OpComparison> ops;  // ordered by op name
+  std::size_t only_in_a = 0;      // rows with no counterpart in the other set
   std::size_t only_in_b = 0;
-  std::size_t duplicates_merged = 0;   // rows dropped because a side held several for one key
+  std::size_t duplicates_merged = 0;  // rows dropped because a side held several for one key
 };
 
 // The relative run-to-run spread of one row: the larger of its coefficient of variation and of

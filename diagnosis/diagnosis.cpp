@@ -53,7 +53,9 @@ struct Flow {
 // The rows of one round: the flows that shared the fabric while they were measured. A soak run
 // measures every round once per repetition, at different times.
 using GroupKey = std::tuple<std::string, std::string, std::uint64_t, int, int>;
-GroupKey group_of(const ResultRow& row) { return {row.run_id, row.op, row.bytes, *row.round, row.repetition.value_or(0)}; }
+GroupKey group_of(const ResultRow& row) {
+  return {row.run_id, row.op, row.bytes, *row.round, row.repetition.value_or(0)};
+}
 
 std::string link_subject(const Graph& graph, LinkId link, LinkDirection direction) {
   const std::string& a = graph.vertex(graph.link(link).a).name;
@@ -182,8 +184,10 @@ class Diagnoser {
       const bool slow = is_slow(flows_[f]);
       if (slow) open.insert(f);
       for (const ResourceShare& share : flows_[f].shares) {
-        if (slow) slow_through[share.resource].push_back(f);
-        else if (is_healthy(flows_[f])) ++healthy_through[share.resource];
+        if (slow)
+          slow_through[share.resource].push_back(f);
+        else if (is_healthy(flows_[f]))
+          ++healthy_through[share.resource];
       }
     }
     const auto confidence_of = [&](std::uint32_t resource) {
@@ -223,9 +227,9 @@ class Diagnoser {
       Finding finding;
       finding.kind = "degraded_link";
       finding.link = link;
-      finding.direction = resources.size() == 2 ? LinkDirection::both
-                                                : (resources.front() % 2 == 0 ? LinkDirection::a_to_b
-                                                                              : LinkDirection::b_to_a);
+      finding.direction = resources.size() == 2
+                              ? LinkDirection::both
+                              : (resources.front() % 2 == 0 ? LinkDirection::a_to_b : LinkDirection::b_to_a);
       finding.subject = link_subject(graph_, link, finding.direction);
       finding.parallel_links = parallel_of_link[link];
       // Cables between the same two switches share every ECMP flow; other links share only the
@@ -264,8 +268,7 @@ class Diagnoser {
     std::map<std::tuple<std::string, std::string, std::uint64_t, std::string, std::string>, std::size_t> alone;
     for (std::size_t f = 0; f < flows_.size(); ++f) {
       const ResultRow& row = *flows_[f].row;
-      if (row.concurrent_flows.value_or(1) == 1)
-        alone[{row.run_id, row.op, row.bytes, row.src_host, row.dst_host}] = f;
+      if (row.concurrent_flows.value_or(1) == 1) alone[{row.run_id, row.op, row.bytes, row.src_host, row.dst_host}] = f;
     }
     std::map<LinkId, std::vector<Finding>> by_link;
     for (const auto& [key, members] : groups_) {
@@ -286,7 +289,8 @@ class Diagnoser {
         bool predicted_drop = false;
         std::size_t measured_drops = 0;
         for (const auto& [together, solo] : pairs) {
-          predicted_drop = predicted_drop || flows_[together].model_gbps < settings_.blocked_ratio * flows_[solo].model_gbps;
+          predicted_drop =
+              predicted_drop || flows_[together].model_gbps < settings_.blocked_ratio * flows_[solo].model_gbps;
           const bool dropped = flows_[together].measured_gbps < settings_.blocked_ratio * flows_[solo].measured_gbps;
           measured_drops += dropped ? 1 : 0;
           // An init-capture: clang 14 cannot capture a structured binding.
@@ -343,7 +347,8 @@ class Diagnoser {
     for (std::size_t h = 0; h < hosts.size(); ++h) {
       if (z_scores[h] >= settings_.outlier_z_score || median_ratios[h] >= settings_.slow_ratio) continue;
       const auto& flows = flows_of_host[hosts[h]];
-      if (std::all_of(flows.begin(), flows.end(), [&](std::size_t f) { return !is_slow(flows_[f]) || explained.contains(f); }))
+      if (std::all_of(flows.begin(), flows.end(),
+                      [&](std::size_t f) { return !is_slow(flows_[f]) || explained.contains(f); }))
         continue;
       Finding finding;
       finding.kind = "slow_node";
@@ -405,7 +410,8 @@ nlohmann::json to_json(const Graph& graph, const Diagnosis& diagnosis) {
     }
     if (!finding.parallel_links.empty()) {
       entry["parallel_links"] = nlohmann::json::array();
-      for (const LinkId parallel : finding.parallel_links) entry["parallel_links"].push_back(link_name(graph, parallel));
+      for (const LinkId parallel : finding.parallel_links)
+        entry["parallel_links"].push_back(link_name(graph, parallel));
     }
     if (!finding.host.empty()) entry["host"] = finding.host;
     findings.push_back(std::move(entry));

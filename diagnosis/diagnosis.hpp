@@ -32,7 +32,7 @@ struct DiagnosisSettings {
 };
 
 struct Diagnosis {
-  double calibration = 0;         // measured GB/s per modelled GB/s over all flows (median)
+  double calibration = 0;  // measured GB/s per modelled GB/s over all flows (median)
   std::size_t flows_examined = 0;
   std::size_t slow_flows = 0;
   std::size_t slow_flows_explained = 0;

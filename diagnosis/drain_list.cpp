@@ -15,9 +15,12 @@ namespace {
 std::string one_line_reason(std::string_view text) {
   std::string reason;
   for (const char c : text) {
-    if (c == '\n' || c == '\r' || c == '\t') reason += ' ';
-    else if (c == '"' || c == '`' || c == '$' || c == '\\') reason += '\'';
-    else reason += c;
+    if (c == '\n' || c == '\r' || c == '\t')
+      reason += ' ';
+    else if (c == '"' || c == '`' || c == '$' || c == '\\')
+      reason += '\'';
+    else
+      reason += c;
   }
   return reason;
 }

@@ -27,9 +27,7 @@ void ExpectationColumns::add(ResultRow& row, const Provenance& provenance) {
 
 void ExpectationColumns::add(std::vector<LoadedResults>& sets) {
   for (LoadedResults& set : sets)
-    for (ResultRow& row : set.results.rows) {
-      add(row, set.results.provenance);
-    }
+    for (ResultRow& row : set.results.rows) { add(row, set.results.provenance); }
 }
 
 }  // namespace fb::diagnosis

@@ -19,11 +19,11 @@ enum class LinkDirection { both, a_to_b, b_to_a };
 std::string_view name_of(LinkDirection direction);
 
 struct Finding {
-  std::string kind;                 // wrong_result, acceptance, slow_host, degraded_link, slow_node, ...
-  std::string subject;              // what it is about: an op and size, a host, a pair, a link
-  std::optional<double> expected{};   // in `unit`; empty when the finding has no reference value
+  std::string kind;                  // wrong_result, acceptance, slow_host, degraded_link, slow_node, ...
+  std::string subject;               // what it is about: an op and size, a host, a pair, a link
+  std::optional<double> expected{};  // in `unit`; empty when the finding has no reference value
   std::optional<double> measured{};
-  std::string unit{};               // of expected and measured: "GB/s", "us", "elements"
+  std::string unit{};                   // of expected and measured: "GB/s", "us", "elements"
   std::vector<std::string> evidence{};  // the measurements it rests on, one short line each
 
   // Where the topology model places it (the diagnosis against a topology sets these).

@@ -48,10 +48,11 @@ HostOutliers find_host_outliers(std::span<const ResultRow* const> rows, std::str
          .expected = outliers.peer_median,
          .measured = host_values[i],
          .unit = unit,
-         .evidence = {fmt::format("median {} over {} rows at {} is {:.4g} against a peer median of {:.4g}; modified z-score "
-                      "{:.2f} (limit {:.2f})",
-                      metric, values_by_host.at(hosts[i]).size(), format_size_bytes(outliers.bytes), host_values[i],
-                      outliers.peer_median, scores[i], max_modified_z)}});
+         .evidence = {
+             fmt::format("median {} over {} rows at {} is {:.4g} against a peer median of {:.4g}; modified z-score "
+                         "{:.2f} (limit {:.2f})",
+                         metric, values_by_host.at(hosts[i]).size(), format_size_bytes(outliers.bytes), host_values[i],
+                         outliers.peer_median, scores[i], max_modified_z)}});
   }
   return outliers;
 }
@@ -70,8 +71,8 @@ std::vector<HostOutliers> find_slow_hosts(std::span<const ResultRow> rows) {
       if (row.op == op_name && row.bytes == bytes && !row.src_host.empty()) at_size.push_back(&row);
     const OpTraits* op = find_op(op_name);
     const bool latency = op && reports_latency(*op);
-    HostOutliers outliers = find_host_outliers(at_size, latency ? "time_median_us" : "algbw_gbps",
-                                               default_max_modified_z);
+    HostOutliers outliers =
+        find_host_outliers(at_size, latency ? "time_median_us" : "algbw_gbps", default_max_modified_z);
     for (Finding& finding : outliers.findings) finding.subject = fmt::format("{} ({})", finding.subject, op_name);
     if (outliers.hosts >= 3) found.push_back(std::move(outliers));
   }

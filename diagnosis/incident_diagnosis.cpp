@@ -152,8 +152,8 @@ class IncidentDiagnoser {
     for (const LinkId link : graph_.links_of(nic))
       if (graph_.vertex(graph_.link(link).other_end(nic)).kind == VertexKind::fabric_switch) cables.push_back(link);
     if (cables.empty())
-      throw InputError(fmt::format("NIC {} of an incident's host has no link to a switch in the topology",
-                                   graph_.vertex(nic).name));
+      throw InputError(
+          fmt::format("NIC {} of an incident's host has no link to a switch in the topology", graph_.vertex(nic).name));
     Finding finding;
     finding.kind = "failed_link";
     finding.link = cables.front();
@@ -171,7 +171,8 @@ class IncidentDiagnoser {
     std::map<std::string, std::vector<int>> ranks_by_host;
     for (const IncidentRank& rank : incident.ranks_not_arrived) ranks_by_host[rank.host].push_back(rank.rank);
     std::vector<std::string> parts;
-    for (const auto& [host, ranks] : ranks_by_host) parts.push_back(fmt::format("{} on {}", describe_ranks(ranks), host));
+    for (const auto& [host, ranks] : ranks_by_host)
+      parts.push_back(fmt::format("{} on {}", describe_ranks(ranks), host));
     Finding finding;
     finding.kind = "stalled_ranks";
     finding.subject = parts.empty() ? "every rank, at the same step" : fmt::format("{}", fmt::join(parts, ", "));

@@ -15,7 +15,7 @@ namespace {
 
 // What is measured alike in every repetition.
 using Series = std::tuple<std::string, std::string, std::uint64_t, int>;  // run, op, bytes, concurrent flows
-using Pair = std::pair<std::string, std::string>;                          // source host, destination host
+using Pair = std::pair<std::string, std::string>;                         // source host, destination host
 
 struct SlowRepetition {
   int repetition = 0;
@@ -34,7 +34,8 @@ std::vector<Finding> diagnose_intermittent(std::span<const ResultRow> rows, cons
   std::map<std::pair<Series, int>, std::vector<const ResultRow*>> by_repetition;
   for (const ResultRow& row : rows)
     if (is_pair_bandwidth_row(row) && row.repetition)
-      by_repetition[{{row.run_id, row.op, row.bytes, row.concurrent_flows.value_or(1)}, *row.repetition}].push_back(&row);
+      by_repetition[{{row.run_id, row.op, row.bytes, row.concurrent_flows.value_or(1)}, *row.repetition}].push_back(
+          &row);
 
   std::map<Series, std::map<Pair, PairHistory>> histories;
   for (const auto& [key, group] : by_repetition) {
@@ -44,8 +45,7 @@ std::vector<Finding> diagnose_intermittent(std::span<const ResultRow> rows, cons
     for (const ResultRow* row : group) {
       PairHistory& history = histories[key.first][{row->src_host, row->dst_host}];
       history.repetitions.insert(key.second);
-      if (row->algbw_gbps < settings.slow_ratio * median)
-        history.slow.push_back({key.second, row->algbw_gbps, median});
+      if (row->algbw_gbps < settings.slow_ratio * median) history.slow.push_back({key.second, row->algbw_gbps, median});
     }
   }
 
@@ -60,7 +60,7 @@ std::vector<Finding> diagnose_intermittent(std::span<const ResultRow> rows, cons
 
     // Init-captures: clang 14 cannot capture a structured binding.
     const auto evidence_of = [&run = run_id, &op_name = op, size = bytes](const Pair& pair,
-                                                                           const PairHistory& history) {
+                                                                          const PairHistory& history) {
       std::vector<std::string> slow;
       for (const SlowRepetition& s : history.slow)
         slow.push_back(fmt::format("{}: {:.4g} GB/s (median {:.4g})", s.repetition, s.measured_gbps, s.median_gbps));

@@ -17,7 +17,6 @@ namespace fb::diagnosis {
 // run (and there are at least two such pairs), one intermittent_host finding names it (host set);
 // otherwise each pair is an intermittent_pair finding naming no host. Confidence: the share of the
 // repetitions in which the pair (or the host's pairs) were slow, against the slowest one.
-std::vector<Finding> diagnose_intermittent(std::span<const ResultRow> rows,
-                                                    const DiagnosisSettings& settings = {});
+std::vector<Finding> diagnose_intermittent(std::span<const ResultRow> rows, const DiagnosisSettings& settings = {});
 
 }  // namespace fb::diagnosis

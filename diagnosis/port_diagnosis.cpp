@@ -59,8 +59,7 @@ std::optional<LinkId> cable_of(const Graph& graph, const PortCounterChange& chan
 }  // namespace
 
 std::vector<Finding> diagnose_port_counters(const Graph& graph, std::span<const PortCounterChange> changes,
-                                                     std::span<const ResultRow> rows,
-                                                     const DiagnosisSettings& settings) {
+                                            std::span<const ResultRow> rows, const DiagnosisSettings& settings) {
   const std::vector<PairRow> pair_rows = pair_rows_at_largest_size(rows);
   std::vector<Finding> findings;
   // A soak run reads every port once per repetition: one finding per port, with the repetitions
@@ -95,9 +94,10 @@ std::vector<Finding> diagnose_port_counters(const Graph& graph, std::span<const 
       if (row.algbw_gbps >= settings.slow_ratio * pair.typical_gbps) continue;
       measured.push_back(row.algbw_gbps);
       typical.push_back(pair.typical_gbps);
-      finding.evidence.push_back(fmt::format("slow pair {} -> {}: {:.4g} GB/s, median of the run {:.4g} GB/s ({} {} B{})",
-                                             row.src_host, row.dst_host, row.algbw_gbps, pair.typical_gbps, row.op,
-                                             row.bytes, row.concurrent_flows.value_or(1) > 1 ? ", together" : ""));
+      finding.evidence.push_back(
+          fmt::format("slow pair {} -> {}: {:.4g} GB/s, median of the run {:.4g} GB/s ({} {} B{})", row.src_host,
+                      row.dst_host, row.algbw_gbps, pair.typical_gbps, row.op, row.bytes,
+                      row.concurrent_flows.value_or(1) > 1 ? ", together" : ""));
     }
     if (!measured.empty()) finding.set_bandwidth_gbps(median_of(typical), median_of(measured));
     finding.confidence = touching > 0 ? static_cast<double>(measured.size()) / static_cast<double>(touching) : 0;

@@ -20,7 +20,6 @@ namespace fb::diagnosis {
 // size, as diagnose() takes); the evidence lists the host's slow pairs, and the confidence is the
 // share of the host's pair rows that are slow (0 when the run measured no pair touching the host).
 std::vector<Finding> diagnose_port_counters(const topo::Graph& graph, std::span<const PortCounterChange> changes,
-                                                     std::span<const ResultRow> rows,
-                                                     const DiagnosisSettings& settings = {});
+                                            std::span<const ResultRow> rows, const DiagnosisSettings& settings = {});
 
 }  // namespace fb::diagnosis

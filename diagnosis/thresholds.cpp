@@ -93,9 +93,7 @@ class CheckReader {
     if (!text) return std::nullopt;
     try {
       return parse_size_bytes(*text);
-    } catch (const UsageError& e) {
-      fail(node_[key], fmt::format("'{}': {}", key, e.what()));
-    }
+    } catch (const UsageError& e) { fail(node_[key], fmt::format("'{}': {}", key, e.what())); }
   }
 
   void reject_unknown_and_repeated_keys() const {
@@ -131,7 +129,8 @@ Check read_check(const YAML::Node& node, const std::string& origin) {
   Check check;
   check.line = node.Mark().line + 1;
   const std::string kind = reader.required_scalar<std::string>("kind", "any");
-  const auto known = std::find_if(kind_names.begin(), kind_names.end(), [&](const auto& k) { return k.second == kind; });
+  const auto known =
+      std::find_if(kind_names.begin(), kind_names.end(), [&](const auto& k) { return k.second == kind; });
   if (known == kind_names.end())
     reader.fail(node["kind"], fmt::format("unknown kind '{}' (min_bandwidth, max_latency, zero_wrong, "
                                           "no_host_outlier, pairwise_bandwidth){}",
@@ -148,8 +147,8 @@ Check read_check(const YAML::Node& node, const std::string& origin) {
   const RowSelection& sizes = check.selection;
   if (sizes.min_bytes && sizes.max_bytes && *sizes.min_bytes > *sizes.max_bytes)
     reader.fail(node["min_bytes"], "'min_bytes' is larger than 'max_bytes': no size is in between");
-  if (sizes.bytes && ((sizes.min_bytes && *sizes.bytes < *sizes.min_bytes) ||
-                      (sizes.max_bytes && *sizes.bytes > *sizes.max_bytes)))
+  if (sizes.bytes &&
+      ((sizes.min_bytes && *sizes.bytes < *sizes.min_bytes) || (sizes.max_bytes && *sizes.bytes > *sizes.max_bytes)))
     reader.fail(node["bytes"], "'bytes' lies outside 'min_bytes'..'max_bytes'");
 
   const auto require_metric = [&](std::string default_metric, bool bandwidth_only) {
@@ -176,8 +175,7 @@ Check read_check(const YAML::Node& node, const std::string& origin) {
       if (check.limit <= 0) reader.fail(node["at_most_us"], "'at_most_us' must be positive");
       break;
     }
-    case CheckKind::zero_wrong:
-      break;
+    case CheckKind::zero_wrong: break;
     case CheckKind::no_host_outlier:
       require_metric("algbw_gbps", false);
       check.max_modified_z = reader.optional_scalar<double>("max_modified_z").value_or(check.max_modified_z);
@@ -223,7 +221,8 @@ Thresholds parse_thresholds(std::string_view yaml_text, const std::string& origi
   try {
     const YAML::Node root = YAML::Load(std::string(yaml_text));
     if (!root.IsMap() || !root["checks"])
-      throw input_error_at(origin, static_cast<std::size_t>(root.Mark().line) + 1, "expected a mapping with a 'checks' list");
+      throw input_error_at(origin, static_cast<std::size_t>(root.Mark().line) + 1,
+                           "expected a mapping with a 'checks' list");
     bool checks_seen = false;
     for (const auto& entry : root) {
       const std::string key = entry.first.as<std::string>();
@@ -235,14 +234,13 @@ Thresholds parse_thresholds(std::string_view yaml_text, const std::string& origi
     }
     const YAML::Node checks = root["checks"];
     if (!checks.IsSequence() || checks.size() == 0)
-      throw input_error_at(origin, static_cast<std::size_t>(checks.Mark().line) + 1, "'checks' must be a non-empty list");
+      throw input_error_at(origin, static_cast<std::size_t>(checks.Mark().line) + 1,
+                           "'checks' must be a non-empty list");
     Thresholds thresholds;
     thresholds.source = origin;
     for (const auto& node : checks) thresholds.checks.push_back(read_check(node, origin));
     return thresholds;
-  } catch (const YAML::Exception& e) {
-    throw input_error_at(origin, static_cast<std::size_t>(e.mark.line) + 1, e.msg);
-  }
+  } catch (const YAML::Exception& e) { throw input_error_at(origin, static_cast<std::size_t>(e.mark.line) + 1, e.msg); }
 }
 
 Thresholds read_thresholds(const std::filesystem::path& path) {

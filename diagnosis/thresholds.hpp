@@ -40,9 +40,9 @@ struct Check {
   // The row field compared: busbw_gbps or algbw_gbps for bandwidth checks, time_min_us,
   // time_median_us, time_p99_us or time_max_us for latency checks and host outliers on time.
   std::string metric;
-  double limit = 0;                  // at_least_gbps, at_most_us, or expected_gbps by kind
-  double min_fraction = 0.9;         // pairwise_bandwidth
-  double max_modified_z = 3.5;       // no_host_outlier (Iglewicz-Hoaglin)
+  double limit = 0;             // at_least_gbps, at_most_us, or expected_gbps by kind
+  double min_fraction = 0.9;    // pairwise_bandwidth
+  double max_modified_z = 3.5;  // no_host_outlier (Iglewicz-Hoaglin)
 };
 
 struct Thresholds {

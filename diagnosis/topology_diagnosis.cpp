@@ -16,8 +16,7 @@ Diagnosis diagnose_against_topology(const topo::Graph& graph, const std::vector<
   add(diagnose_incidents(graph, all_incidents(sets)));
   add(diagnose_intermittent(rows));
   // Port counters belong to the run that read them: their findings cite that run's pairs.
-  for (const LoadedResults& set : sets)
-    add(diagnose_port_counters(graph, set.results.port_counters, set.results.rows));
+  for (const LoadedResults& set : sets) add(diagnose_port_counters(graph, set.results.port_counters, set.results.rows));
   return diagnosis;
 }
 

@@ -19,15 +19,14 @@ std::string_view name_of(VerdictStatus status) {
 }
 
 std::string ReportVerdict::headline() const {
-  const std::string counted_findings =
-      fmt::format("{} finding{}", findings.size(), findings.size() == 1 ? "" : "s");
+  const std::string counted_findings = fmt::format("{} finding{}", findings.size(), findings.size() == 1 ? "" : "s");
   if (checks == 0)
-    return status == VerdictStatus::fail ? fmt::format("FAIL: {} (no thresholds given)", counted_findings)
-                                         : fmt::format("{}: no thresholds given, no acceptance checks", name_of(status));
-  std::string text =
-      failed_checks > 0
-          ? fmt::format("{}: {} of {} checks failed or not available", name_of(status), failed_checks, checks)
-          : fmt::format("{}: {} of {} checks passed", name_of(status), checks, checks);
+    return status == VerdictStatus::fail
+               ? fmt::format("FAIL: {} (no thresholds given)", counted_findings)
+               : fmt::format("{}: no thresholds given, no acceptance checks", name_of(status));
+  std::string text = failed_checks > 0 ? fmt::format("{}: {} of {} checks failed or not available", name_of(status),
+                                                     failed_checks, checks)
+                                       : fmt::format("{}: {} of {} checks passed", name_of(status), checks, checks);
   if (!findings.empty()) text += "; " + counted_findings;
   return text;
 }
@@ -37,10 +36,11 @@ ReportVerdict judge_report(std::span<const LoadedResults> sets, const std::optio
   ReportVerdict verdict;
   const std::vector<ResultRow> rows = all_rows(sets);
   verdict.findings = find_wrong_results(rows);
-  const auto validated = std::count_if(rows.begin(), rows.end(), [](const ResultRow& r) { return r.wrong.has_value(); });
+  const auto validated =
+      std::count_if(rows.begin(), rows.end(), [](const ResultRow& r) { return r.wrong.has_value(); });
   if (validated > 0)
-    verdict.judged.push_back(fmt::format("element validation of {} rows ({} with wrong elements)", validated,
-                                         verdict.findings.size()));
+    verdict.judged.push_back(
+        fmt::format("element validation of {} rows ({} with wrong elements)", validated, verdict.findings.size()));
   if (acceptance) {
     verdict.checks = acceptance->results.size();
     for (const CheckResult& r : acceptance->results) {

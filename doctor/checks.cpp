@@ -32,10 +32,9 @@ void check_link(const std::string& host, const std::string& subject, const std::
                 bool speed_drops_when_idle, std::vector<Flag>& findings) {
   if (!link || (!link->below_max_width() && !link->below_max_speed())) return;
   const bool error = link->below_max_width() || !speed_drops_when_idle;
-  std::string message =
-      fmt::format("PCIe link trained at {} {}, capable of {} {}", describe_width(link->current_width_lanes),
-                  describe_speed(link->current_speed_gts), describe_width(link->max_width_lanes),
-                  describe_speed(link->max_speed_gts));
+  std::string message = fmt::format("PCIe link trained at {} {}, capable of {} {}",
+                                    describe_width(link->current_width_lanes), describe_speed(link->current_speed_gts),
+                                    describe_width(link->max_width_lanes), describe_speed(link->max_speed_gts));
   if (!error) message += " (GPUs slow their link when idle: check again under load)";
   findings.push_back({error ? Severity::error : Severity::warning, host, subject, std::move(message)});
 }
@@ -47,9 +46,9 @@ void check_port_counters(const HostInventory& inventory, const IbPort& port, std
   if (!port.errors_grown.empty()) {
     std::vector<std::string> grown;
     for (const auto& [name, delta] : port.errors_grown) grown.push_back(fmt::format("{} +{}", name, delta));
-    findings.push_back({Severity::error, inventory.host, subject,
-                        fmt::format("error counters grew within {:g} s: {}", inventory.counter_interval_s,
-                                    fmt::join(grown, ", "))});
+    findings.push_back(
+        {Severity::error, inventory.host, subject,
+         fmt::format("error counters grew within {:g} s: {}", inventory.counter_interval_s, fmt::join(grown, ", "))});
     return;
   }
   std::vector<std::string> nonzero;
@@ -67,8 +66,8 @@ void check_numa_affinity(const HostInventory& inventory, std::vector<Flag>& find
   // NCCL sends a GPU's traffic through a NIC near it; with none on its NUMA node the traffic
   // crosses the inter-socket link. Only RDMA NICs count where the host has any: a management
   // Ethernet port next to a GPU carries none of its collective traffic.
-  const bool has_rdma = std::any_of(inventory.nics.begin(), inventory.nics.end(),
-                                    [](const Nic& nic) { return nic.rdma_capable(); });
+  const bool has_rdma =
+      std::any_of(inventory.nics.begin(), inventory.nics.end(), [](const Nic& nic) { return nic.rdma_capable(); });
   std::set<int> nic_nodes;
   for (const Nic& nic : inventory.nics)
     if (nic.numa_node && (nic.rdma_capable() || !has_rdma)) nic_nodes.insert(*nic.numa_node);
@@ -94,11 +93,11 @@ void check_acs(const HostInventory& inventory, std::vector<Flag>& findings) {
     if (!bridge.acs_control) continue;
     const std::vector<std::string> flags = acs_redirect_flags(*bridge.acs_control);
     if (flags.empty()) continue;
-    findings.push_back({Severity::error, inventory.host, fmt::format("bridge {}", bridge.pci_address),
-                        fmt::format("ACS redirects peer-to-peer traffic to the root complex ({} set, ACSCtl "
-                                    "{:#06x}) above {}: disable ACS for GPUDirect P2P and RDMA",
-                                    fmt::join(flags, " "), *bridge.acs_control,
-                                    fmt::join(bridge.devices_below, ", "))});
+    findings.push_back(
+        {Severity::error, inventory.host, fmt::format("bridge {}", bridge.pci_address),
+         fmt::format("ACS redirects peer-to-peer traffic to the root complex ({} set, ACSCtl "
+                     "{:#06x}) above {}: disable ACS for GPUDirect P2P and RDMA",
+                     fmt::join(flags, " "), *bridge.acs_control, fmt::join(bridge.devices_below, ", "))});
   }
   if (unreadable > 0)
     findings.push_back({Severity::info, inventory.host, "ACS",
@@ -108,15 +107,15 @@ void check_acs(const HostInventory& inventory, std::vector<Flag>& findings) {
 }
 
 void check_gpudirect_rdma(const HostInventory& inventory, std::vector<Flag>& findings) {
-  const bool has_rdma = std::any_of(inventory.nics.begin(), inventory.nics.end(),
-                                    [](const Nic& nic) { return nic.rdma_capable(); });
+  const bool has_rdma =
+      std::any_of(inventory.nics.begin(), inventory.nics.end(), [](const Nic& nic) { return nic.rdma_capable(); });
   if (inventory.gpus.empty() || !has_rdma || inventory.gpudirect_rdma.possible()) return;
-  findings.push_back({Severity::warning, inventory.host, "GPUDirect RDMA",
-                      fmt::format("not available: nvidia_peermem is not loaded and dma-buf needs the open NVIDIA "
-                                  "kernel module on Linux >= 5.12 (kernel {}); NCCL will stage through host memory",
-                                  inventory.gpudirect_rdma.kernel_release.empty()
-                                      ? "unknown"
-                                      : inventory.gpudirect_rdma.kernel_release)});
+  findings.push_back(
+      {Severity::warning, inventory.host, "GPUDirect RDMA",
+       fmt::format("not available: nvidia_peermem is not loaded and dma-buf needs the open NVIDIA "
+                   "kernel module on Linux >= 5.12 (kernel {}); NCCL will stage through host memory",
+                   inventory.gpudirect_rdma.kernel_release.empty() ? "unknown"
+                                                                   : inventory.gpudirect_rdma.kernel_release)});
 }
 
 // "8 × a; 1 × b": a multiset of per-device descriptions, in a form that compares equal exactly
@@ -140,7 +139,8 @@ struct ComparedAttribute {
 
 const std::vector<ComparedAttribute>& compared_attributes() {
   static const std::vector<ComparedAttribute> attributes{
-      {"NVIDIA driver", Severity::error, [](const HostInventory& h) { return or_none(h.versions.nvidia_driver.version); }},
+      {"NVIDIA driver", Severity::error,
+       [](const HostInventory& h) { return or_none(h.versions.nvidia_driver.version); }},
       {"CUDA", Severity::error, [](const HostInventory& h) { return or_none(h.versions.cuda.version); }},
       {"NCCL", Severity::error, [](const HostInventory& h) { return or_none(h.versions.nccl.version); }},
       {"MPI library", Severity::error, [](const HostInventory& h) { return or_none(h.versions.mpi_library.version); }},
@@ -197,8 +197,8 @@ std::vector<Flag> check_host(const HostInventory& inventory) {
     findings.push_back({Severity::info, inventory.host, "GPUs",
                         "no NVIDIA GPU (PCI vendor 0x10de, class 0x0300 or 0x0302) on this host"});
   if (inventory.nics.empty())
-    findings.push_back({Severity::info, inventory.host, "NICs",
-                        "no network adapter (PCI class 0x0200 or 0x0207) on this host"});
+    findings.push_back(
+        {Severity::info, inventory.host, "NICs", "no network adapter (PCI class 0x0200 or 0x0207) on this host"});
   for (const Gpu& gpu : inventory.gpus) check_link(inventory.host, gpu_subject(gpu), gpu.link, true, findings);
   for (const Nic& nic : inventory.nics) check_link(inventory.host, nic_subject(nic), nic.link, false, findings);
   for (const IbPort& port : inventory.ib_ports) {
@@ -222,9 +222,8 @@ std::vector<Flag> compare_hosts(std::span<const HostInventory> hosts) {
     std::map<std::string, std::vector<std::string>> hosts_by_value;
     for (const HostInventory& host : hosts) hosts_by_value[attribute.value_of(host)].push_back(host.host);
     if (hosts_by_value.size() == 1) continue;
-    const auto majority = std::max_element(hosts_by_value.begin(), hosts_by_value.end(), [](auto& a, auto& b) {
-      return a.second.size() < b.second.size();
-    });
+    const auto majority = std::max_element(hosts_by_value.begin(), hosts_by_value.end(),
+                                           [](auto& a, auto& b) { return a.second.size() < b.second.size(); });
     if (majority->second.size() * 2 > hosts.size()) {
       for (const auto& [value, value_hosts] : hosts_by_value) {
         if (value == majority->first) continue;

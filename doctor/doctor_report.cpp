@@ -23,8 +23,10 @@ void print_table(std::ostream& out, const std::vector<std::string>& header,
   auto print_row = [&](const std::vector<std::string>& cells) {
     std::string line;
     for (std::size_t column = 0; column < cells.size(); ++column) {
-      if (column + 1 == cells.size()) line += cells[column];
-      else line += fmt::format("{:<{}}  ", cells[column], widths[column]);
+      if (column + 1 == cells.size())
+        line += cells[column];
+      else
+        line += fmt::format("{:<{}}  ", cells[column], widths[column]);
     }
     out << line << '\n';
   };
@@ -54,7 +56,8 @@ std::string gpudirect_cell(const GpuDirectRdma& rdma) {
 void print_hosts(std::ostream& out, std::span<const HostInventory> hosts) {
   std::vector<std::vector<std::string>> rows;
   for (const HostInventory& host : hosts) {
-    const auto active = std::count_if(host.ib_ports.begin(), host.ib_ports.end(), [](const IbPort& p) { return p.active(); });
+    const auto active =
+        std::count_if(host.ib_ports.begin(), host.ib_ports.end(), [](const IbPort& p) { return p.active(); });
     rows.push_back({host.host, std::to_string(host.gpus.size()), std::to_string(host.nics.size()),
                     fmt::format("{}/{}", active, host.ib_ports.size()), or_dash(host.versions.nvidia_driver.version),
                     or_dash(host.versions.cuda.version), or_dash(host.versions.nccl.version),
@@ -104,7 +107,8 @@ void print_doctor_report(std::ostream& out, std::span<const HostInventory> hosts
                       finding.subject, finding.message});
     print_table(out, {"severity", "host", "subject", "finding"}, rows);
   }
-  const auto errors = std::count_if(findings.begin(), findings.end(), [](const Flag& f) { return f.severity == Severity::error; });
+  const auto errors =
+      std::count_if(findings.begin(), findings.end(), [](const Flag& f) { return f.severity == Severity::error; });
   const auto warnings =
       std::count_if(findings.begin(), findings.end(), [](const Flag& f) { return f.severity == Severity::warning; });
   out << fmt::format("\ndoctor: {} host{}, {} error{}, {} warning{}\n", hosts.size(), hosts.size() == 1 ? "" : "s",
@@ -114,8 +118,10 @@ void print_doctor_report(std::ostream& out, std::span<const HostInventory> hosts
 nlohmann::json doctor_report_json(std::span<const HostInventory> hosts, std::span<const Flag> findings) {
   nlohmann::json json_findings = nlohmann::json::array();
   for (const Flag& finding : findings)
-    json_findings.push_back({{"severity", name_of(finding.severity)}, {"host", finding.host},
-                             {"subject", finding.subject}, {"message", finding.message}});
+    json_findings.push_back({{"severity", name_of(finding.severity)},
+                             {"host", finding.host},
+                             {"subject", finding.subject},
+                             {"message", finding.message}});
   return {{"schema", doctor_report_schema},
           {"hosts", nlohmann::json(std::vector<HostInventory>(hosts.begin(), hosts.end()))},
           {"findings", json_findings},

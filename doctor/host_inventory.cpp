@@ -45,8 +45,10 @@ std::optional<int> link_width_of(const fs::path& file) {
 
 std::optional<PciLink> link_of(const fs::path& device_dir) {
   PciLink link;
-  if (const auto speed = read_first_line(device_dir / "current_link_speed")) link.current_speed_gts = parse_link_speed_gts(*speed);
-  if (const auto speed = read_first_line(device_dir / "max_link_speed")) link.max_speed_gts = parse_link_speed_gts(*speed);
+  if (const auto speed = read_first_line(device_dir / "current_link_speed"))
+    link.current_speed_gts = parse_link_speed_gts(*speed);
+  if (const auto speed = read_first_line(device_dir / "max_link_speed"))
+    link.max_speed_gts = parse_link_speed_gts(*speed);
   link.current_width_lanes = link_width_of(device_dir / "current_link_width");
   link.max_width_lanes = link_width_of(device_dir / "max_link_width");
   // Functions without a PCIe capability (virtio, integrated devices) have none of these files.
@@ -255,8 +257,8 @@ HostInventory collect_host_inventory(const fs::path& sysfs_root) {
   const fs::path devices_dir = under_root(sysfs_root, "/sys/bus/pci/devices");
   std::error_code error;
   if (!fs::is_directory(devices_dir, error))
-    throw std::runtime_error(fmt::format("{} does not exist: --sysfs-root must hold sys/bus/pci/devices",
-                                         devices_dir.string()));
+    throw std::runtime_error(
+        fmt::format("{} does not exist: --sysfs-root must hold sys/bus/pci/devices", devices_dir.string()));
 
   HostInventory inventory;
   inventory.host = this_host_name();

@@ -26,19 +26,19 @@ struct PciLink {
 };
 
 struct Gpu {
-  std::string pci_address;             // DDDD:BB:DD.F
-  std::string model;                   // from /proc/driver/nvidia/gpus, else "10de:DEVICE"
-  std::optional<int> numa_node;        // empty where the platform has no NUMA information (-1)
+  std::string pci_address;       // DDDD:BB:DD.F
+  std::string model;             // from /proc/driver/nvidia/gpus, else "10de:DEVICE"
+  std::optional<int> numa_node;  // empty where the platform has no NUMA information (-1)
   std::optional<PciLink> link;
-  std::vector<std::string> bridges;    // upstream PCIe bridges, nearest first
+  std::vector<std::string> bridges;  // upstream PCIe bridges, nearest first
 };
 
 enum class NicKind { ethernet, infiniband };
 
 struct Nic {
   std::string pci_address;
-  NicKind kind = NicKind::ethernet;    // from the PCI class: 0x0200 Ethernet, 0x0207 InfiniBand
-  std::string vendor_device;           // "15b3:1021"
+  NicKind kind = NicKind::ethernet;  // from the PCI class: 0x0200 Ethernet, 0x0207 InfiniBand
+  std::string vendor_device;         // "15b3:1021"
   std::optional<int> numa_node;
   std::optional<PciLink> link;
   std::vector<std::string> net_devices;   // eth0, ib0: /sys/class/net entries on this function
@@ -109,8 +109,8 @@ struct SoftwareVersions {
 // The processors and memory of a host, from /proc/cpuinfo and /proc/meminfo: what an acceptance
 // record lists beside the devices. Empty where the files are missing (a prepared tree without them).
 struct HostResources {
-  std::string cpu_model;                    // "model name" of the first processor
-  int cpu_threads = 0;                      // processors the kernel lists (hardware threads)
+  std::string cpu_model;                      // "model name" of the first processor
+  int cpu_threads = 0;                        // processors the kernel lists (hardware threads)
   std::optional<std::uint64_t> memory_bytes;  // MemTotal
 };
 
@@ -124,7 +124,7 @@ struct HostInventory {
   GpuDirectRdma gpudirect_rdma;
   SoftwareVersions versions;
   std::map<std::string, std::string> environment;  // NCCL_*, UCX_* and the other tuning variables
-  double counter_interval_s = 0;  // how long the port counters were watched; 0: read once
+  double counter_interval_s = 0;                   // how long the port counters were watched; 0: read once
 };
 
 // Reads every path joined under `sysfs_root` ("/" for this host; a directory holding sys/, proc/

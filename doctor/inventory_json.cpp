@@ -23,9 +23,7 @@ std::optional<PciLink> link_from(const json& object) {
   return object.at("link").get<PciLink>();
 }
 
-json version_json(const DetectedVersion& version) {
-  return {{"version", version.version}, {"source", version.source}};
-}
+json version_json(const DetectedVersion& version) { return {{"version", version.version}, {"source", version.source}}; }
 
 DetectedVersion version_from(const json& object) {
   return {object.at("version").get<std::string>(), object.at("source").get<std::string>()};
@@ -58,26 +56,38 @@ void from_json(const json& in, PciLink& link) {
 void to_json(json& out, const HostInventory& inventory) {
   json gpus = json::array();
   for (const Gpu& gpu : inventory.gpus)
-    gpus.push_back({{"pci_address", gpu.pci_address}, {"model", gpu.model},
-                    {"numa_node", optional_json(gpu.numa_node)}, {"link", to_json_value(gpu.link)},
+    gpus.push_back({{"pci_address", gpu.pci_address},
+                    {"model", gpu.model},
+                    {"numa_node", optional_json(gpu.numa_node)},
+                    {"link", to_json_value(gpu.link)},
                     {"bridges", gpu.bridges}});
   json nics = json::array();
   for (const Nic& nic : inventory.nics)
-    nics.push_back({{"pci_address", nic.pci_address}, {"kind", kind_name(nic.kind)},
-                    {"vendor_device", nic.vendor_device}, {"numa_node", optional_json(nic.numa_node)},
-                    {"link", to_json_value(nic.link)}, {"net_devices", nic.net_devices},
-                    {"rdma_devices", nic.rdma_devices}, {"bridges", nic.bridges}});
+    nics.push_back({{"pci_address", nic.pci_address},
+                    {"kind", kind_name(nic.kind)},
+                    {"vendor_device", nic.vendor_device},
+                    {"numa_node", optional_json(nic.numa_node)},
+                    {"link", to_json_value(nic.link)},
+                    {"net_devices", nic.net_devices},
+                    {"rdma_devices", nic.rdma_devices},
+                    {"bridges", nic.bridges}});
   json ports = json::array();
   for (const IbPort& port : inventory.ib_ports)
-    ports.push_back({{"rdma_device", port.rdma_device}, {"port", port.port}, {"pci_address", port.pci_address},
-                     {"state", port.state}, {"physical_state", port.physical_state}, {"rate", port.rate},
-                     {"link_layer", port.link_layer}, {"counters", port.counters},
+    ports.push_back({{"rdma_device", port.rdma_device},
+                     {"port", port.port},
+                     {"pci_address", port.pci_address},
+                     {"state", port.state},
+                     {"physical_state", port.physical_state},
+                     {"rate", port.rate},
+                     {"link_layer", port.link_layer},
+                     {"counters", port.counters},
                      {"errors_grown", port.errors_grown}});
   json bridges = json::array();
   for (const PcieBridge& bridge : inventory.bridges)
     bridges.push_back({{"pci_address", bridge.pci_address},
                        {"extended_config_readable", bridge.extended_config_readable},
-                       {"acs_control", optional_json(bridge.acs_control)}, {"devices_below", bridge.devices_below}});
+                       {"acs_control", optional_json(bridge.acs_control)},
+                       {"devices_below", bridge.devices_below}});
   const GpuDirectRdma& rdma = inventory.gpudirect_rdma;
   out = {{"host", inventory.host},
          {"gpus", gpus},
@@ -100,7 +110,8 @@ void to_json(json& out, const HostInventory& inventory) {
          {"resources",
           {{"cpu_model", inventory.resources.cpu_model},
            {"cpu_threads", inventory.resources.cpu_threads},
-           {"memory_bytes", inventory.resources.memory_bytes ? json(*inventory.resources.memory_bytes) : json(nullptr)}}}};
+           {"memory_bytes",
+            inventory.resources.memory_bytes ? json(*inventory.resources.memory_bytes) : json(nullptr)}}}};
 }
 
 void from_json(const json& in, HostInventory& inventory) {
@@ -134,10 +145,9 @@ void from_json(const json& in, HostInventory& inventory) {
                                            optional_from<std::uint16_t>(bridge, "acs_control"),
                                            bridge.at("devices_below").get<std::vector<std::string>>()});
   const json& rdma = in.at("gpudirect_rdma");
-  inventory.gpudirect_rdma = GpuDirectRdma{rdma.at("nvidia_peermem_loaded").get<bool>(),
-                                           rdma.at("nv_peer_mem_loaded").get<bool>(),
-                                           rdma.at("open_kernel_module").get<bool>(),
-                                           rdma.at("kernel_release").get<std::string>()};
+  inventory.gpudirect_rdma =
+      GpuDirectRdma{rdma.at("nvidia_peermem_loaded").get<bool>(), rdma.at("nv_peer_mem_loaded").get<bool>(),
+                    rdma.at("open_kernel_module").get<bool>(), rdma.at("kernel_release").get<std::string>()};
   const json& versions = in.at("versions");
   inventory.versions = SoftwareVersions{version_from(versions.at("nvidia_driver")), version_from(versions.at("cuda")),
                                         version_from(versions.at("nccl")), version_from(versions.at("mpi_library"))};

@@ -41,7 +41,8 @@ std::map<std::string, std::uint64_t> read_port_counters(const fs::path& port_dir
   std::map<std::string, std::uint64_t> counters;
   for (const char* group : {"counters", "hw_counters"})
     for (const std::string& name : sorted_entries(port_dir / group))
-      if (const std::optional<std::uint64_t> value = read_counter(port_dir / group / name)) counters.emplace(name, *value);
+      if (const std::optional<std::uint64_t> value = read_counter(port_dir / group / name))
+        counters.emplace(name, *value);
   return counters;
 }
 
@@ -58,8 +59,8 @@ std::vector<PortCounterSample> sample_port_counters(const fs::path& sysfs_root) 
     const fs::path ports_dir = rdma_dir / device / "ports";
     for (const std::string& port : port_numbers(ports_dir)) {
       const fs::path port_dir = ports_dir / port;
-      samples.push_back({device + "/" + port, read_port_state(port_dir / "state"), read_first_line(port_dir / "rate").value_or(""),
-                         read_port_counters(port_dir)});
+      samples.push_back({device + "/" + port, read_port_state(port_dir / "state"),
+                         read_first_line(port_dir / "rate").value_or(""), read_port_counters(port_dir)});
     }
   }
   return samples;
@@ -79,8 +80,10 @@ std::map<std::string, std::uint64_t> grown_error_counters(const std::map<std::st
 std::vector<PortCounterChange> port_counter_changes(const std::string& host,
                                                     const std::vector<PortCounterSample>& before,
                                                     const std::vector<PortCounterSample>& after) {
-  const auto find = [](const std::vector<PortCounterSample>& samples, const std::string& port) -> const PortCounterSample* {
-    const auto it = std::find_if(samples.begin(), samples.end(), [&](const PortCounterSample& s) { return s.port == port; });
+  const auto find = [](const std::vector<PortCounterSample>& samples,
+                       const std::string& port) -> const PortCounterSample* {
+    const auto it =
+        std::find_if(samples.begin(), samples.end(), [&](const PortCounterSample& s) { return s.port == port; });
     return it == samples.end() ? nullptr : &*it;
   };
   std::vector<std::string> ports;

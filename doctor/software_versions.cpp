@@ -65,9 +65,9 @@ std::vector<fs::path> library_dirs() {
     for (std::string entry; std::getline(entries, entry, ':');)
       if (!entry.empty() && fs::path(entry).is_absolute()) dirs.emplace_back(entry);
   }
-  for (const char* dir : {"/usr/local/cuda/lib64", "/usr/local/cuda/lib", "/usr/local/nccl/lib",
-                          "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
-                          "/usr/local/lib"})
+  for (const char* dir :
+       {"/usr/local/cuda/lib64", "/usr/local/cuda/lib", "/usr/local/nccl/lib", "/usr/lib/x86_64-linux-gnu",
+        "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib"})
     dirs.emplace_back(dir);
   return dirs;
 }

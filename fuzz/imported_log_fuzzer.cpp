@@ -14,7 +14,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     // OSU collective logs need the rank count from the user; give one so their parser runs too.
     (void)fb::import_log_text(text, "fuzz-input", {.nranks = 4});
-  } catch (const fb::InputError&) {
-  }
+  } catch (const fb::InputError&) {}
   return 0;
 }

@@ -16,7 +16,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // What was read must write back out: the writers see every field the readers accepted.
     (void)fb::results_to_csv(results);
     (void)fb::results_to_json(results);
-  } catch (const fb::InputError&) {
-  }
+  } catch (const fb::InputError&) {}
   return 0;
 }

@@ -11,7 +11,6 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
     (void)fb::diagnosis::parse_thresholds(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz-input");
-  } catch (const fb::InputError&) {
-  }
+  } catch (const fb::InputError&) {}
   return 0;
 }

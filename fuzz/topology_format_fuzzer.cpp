@@ -20,8 +20,7 @@ void parse_as(const fb::topo::SourceText& source, std::string_view format_name) 
     for (const fb::topo::Link& link : graph.links()) {
       if (link.a >= graph.vertex_count() || link.b >= graph.vertex_count()) __builtin_trap();
     }
-  } catch (const fb::InputError&) {
-  }
+  } catch (const fb::InputError&) {}
 }
 
 }  // namespace

@@ -11,7 +11,8 @@ std::vector<ResultSet> import_log(const std::filesystem::path& path, const Impor
   return import_log_text(read_text_file(path), path, options);
 }
 
-std::vector<ResultSet> import_log_text(std::string_view text, const std::filesystem::path& origin, const ImportOptions& options) {
+std::vector<ResultSet> import_log_text(std::string_view text, const std::filesystem::path& origin,
+                                       const ImportOptions& options) {
   const ImporterRegistry& importers = ImporterRegistry::instance();
   for (const Importer& importer : importers.entries())
     if (importer.recognizes(text)) return importer.parse(text, origin, options);

@@ -23,14 +23,15 @@ struct ImportOptions {
 
 struct Importer {
   static constexpr std::string_view registry_kind = "log format";
-  std::string name;  // the format, as messages name it; the rows' backend is the tool (nccl-tests, gbench, ...)
+  std::string name;     // the format, as messages name it; the rows' backend is the tool (nccl-tests, gbench, ...)
   std::string summary;  // the tool and its output, for help texts
   // Cheap and specific: true only for text this importer understands (its banner or header).
   bool (*recognizes)(std::string_view text);
   // `origin` is the file's path, for messages ("FILE:LINE: ...") and what the file name tells.
   // One result set per run in the file (a log may hold several runs one after the other).
   // Throws InputError naming the line of anything malformed, truncated or unsupported.
-  std::vector<ResultSet> (*parse)(std::string_view text, const std::filesystem::path& origin, const ImportOptions& options);
+  std::vector<ResultSet> (*parse)(std::string_view text, const std::filesystem::path& origin,
+                                  const ImportOptions& options);
 };
 
 // Filled by a Registrar<Importer> in each format's file; formats are tried in its name order.
@@ -41,6 +42,7 @@ using ImporterRegistry = Registry<Importer>;
 std::vector<ResultSet> import_log(const std::filesystem::path& path, const ImportOptions& options);
 
 // The same for text already in memory; `origin` names it in messages.
-std::vector<ResultSet> import_log_text(std::string_view text, const std::filesystem::path& origin, const ImportOptions& options);
+std::vector<ResultSet> import_log_text(std::string_view text, const std::filesystem::path& origin,
+                                       const ImportOptions& options);
 
 }  // namespace fb

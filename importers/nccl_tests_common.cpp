@@ -21,8 +21,7 @@ std::optional<std::string> op_from_file_name(const std::filesystem::path& path) 
   const std::string name = path.filename().string();
   std::string best;
   for (const OpTraits& op : all_ops())
-    if (name.find(std::string(op.name) + "_perf") != std::string::npos && op.name.size() > best.size())
-      best = op.name;
+    if (name.find(std::string(op.name) + "_perf") != std::string::npos && op.name.size() > best.size()) best = op.name;
   if (best.empty()) return std::nullopt;
   return best;
 }

@@ -66,7 +66,8 @@ ExclusiveFile create_exclusively(const std::filesystem::path& target) {
 // Writes all of `bytes` at `offset`; returns errno, or 0.
 int write_all_at(int fd, std::string_view bytes, std::size_t offset) {
   for (std::size_t written = 0; written < bytes.size();) {
-    const ssize_t n = ::pwrite(fd, bytes.data() + written, bytes.size() - written, static_cast<off_t>(offset + written));
+    const ssize_t n =
+        ::pwrite(fd, bytes.data() + written, bytes.size() - written, static_cast<off_t>(offset + written));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno;
     if (n == 0) return EIO;

@@ -34,15 +34,16 @@ const Json& array(const Json& object, const char* key) {
 Json ranks_to_json(const std::vector<IncidentRank>& ranks) {
   Json json = Json::array();
   for (const IncidentRank& rank : ranks)
-    json.push_back({{"rank", rank.rank}, {"host", rank.host}, {"answered", rank.answered}, {"position", rank.position}});
+    json.push_back(
+        {{"rank", rank.rank}, {"host", rank.host}, {"answered", rank.answered}, {"position", rank.position}});
   return json;
 }
 
 std::vector<IncidentRank> ranks_from_json(const Json& object, const char* key) {
   std::vector<IncidentRank> ranks;
   for (const Json& rank : array(object, key))
-    ranks.push_back({whole_number<int>(json_member(rank, "rank"), "rank"), json_text(rank, "host"), json_flag(rank, "answered"),
-                     json_text(rank, "position")});
+    ranks.push_back({whole_number<int>(json_member(rank, "rank"), "rank"), json_text(rank, "host"),
+                     json_flag(rank, "answered"), json_text(rank, "position")});
   return ranks;
 }
 
@@ -108,7 +109,8 @@ Incident incident_from_json(const Json& json) {
   incident.dtype = json_text(json, "dtype");
   incident.in_place = json_flag(json, "in_place");
   incident.step = json_text(json, "step");
-  if (const Json& round = json_member(json, "round"); !round.is_null()) incident.round = whole_number<int>(round, "round");
+  if (const Json& round = json_member(json, "round"); !round.is_null())
+    incident.round = whole_number<int>(round, "round");
   for (const Json& pair : array(json, "pairs_in_flight"))
     incident.pairs_in_flight.push_back({whole_number<int>(json_member(pair, "src_rank"), "src_rank"),
                                         whole_number<int>(json_member(pair, "dst_rank"), "dst_rank"),

@@ -14,8 +14,8 @@ namespace fb {
 struct IncidentRank {
   int rank = 0;
   std::string host;
-  bool answered = false;   // false: it did not answer the watchdog at all
-  std::string position;    // where it was when it answered ("timed iteration 3"); empty otherwise
+  bool answered = false;  // false: it did not answer the watchdog at all
+  std::string position;   // where it was when it answered ("timed iteration 3"); empty otherwise
 
   bool operator==(const IncidentRank&) const = default;
 };
@@ -39,14 +39,14 @@ struct IncidentLink {
 };
 
 struct Incident {
-  std::string kind;              // timeout: a step made no progress within its deadline
-  std::string op;                // as in the rows: all_reduce, pairwise, ...
-  std::string case_label;        // the backend's name for what it ran: "bw 1048576 B, 4 pairs at once"
+  std::string kind;        // timeout: a step made no progress within its deadline
+  std::string op;          // as in the rows: all_reduce, pairwise, ...
+  std::string case_label;  // the backend's name for what it ran: "bw 1048576 B, 4 pairs at once"
   std::uint64_t bytes = 0;
   std::string dtype;
   bool in_place = false;
-  std::string step;              // where rank 0 was: "timed iteration 12", "gathering times"
-  std::optional<int> round;      // pair patterns: the round of pairs in flight
+  std::string step;                           // where rank 0 was: "timed iteration 12", "gathering times"
+  std::optional<int> round;                   // pair patterns: the round of pairs in flight
   std::vector<IncidentPair> pairs_in_flight;  // pair patterns: every pair of that round
   // Every rank of the job in one of the two: those that held the job back (no answer, or behind
   // the others) and those that had arrived where the job was.
@@ -55,8 +55,8 @@ struct Incident {
   std::vector<IncidentLink> links_lost;
   double deadline_s = 0;
   double stalled_s = 0;
-  std::string message;           // the line the run printed
-  std::string timestamp;         // ISO 8601 UTC
+  std::string message;    // the line the run printed
+  std::string timestamp;  // ISO 8601 UTC
 
   bool operator==(const Incident&) const = default;
 };

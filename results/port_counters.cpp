@@ -17,10 +17,18 @@ const std::vector<std::string_view>& error_counter_names() {
   // counters/: link and receive errors of the IB port (PortCounters attribute). hw_counters/
   // (mlx5): transport retries and sequence errors, which on RoCE stand for the losses the IB
   // counters would count.
-  static const std::vector<std::string_view> names{
-      "excessive_buffer_overrun_errors", "link_downed", "link_error_recovery", "local_link_integrity_errors",
-      "port_rcv_errors", "port_rcv_remote_physical_errors", "port_xmit_discards", "symbol_error",
-      "local_ack_timeout_err", "out_of_sequence", "packet_seq_err", "implied_nak_seq_err"};
+  static const std::vector<std::string_view> names{"excessive_buffer_overrun_errors",
+                                                   "link_downed",
+                                                   "link_error_recovery",
+                                                   "local_link_integrity_errors",
+                                                   "port_rcv_errors",
+                                                   "port_rcv_remote_physical_errors",
+                                                   "port_xmit_discards",
+                                                   "symbol_error",
+                                                   "local_ack_timeout_err",
+                                                   "out_of_sequence",
+                                                   "packet_seq_err",
+                                                   "implied_nak_seq_err"};
   return names;
 }
 

@@ -19,7 +19,7 @@ struct PortCounterChange {
   std::string port;          // "mlx5_0/1"
   std::string state_before;  // "ACTIVE"; "absent" when the port was not there at that time
   std::string state_after;
-  std::string rate_before;   // "400 Gb/sec (4X NDR)"
+  std::string rate_before;  // "400 Gb/sec (4X NDR)"
   std::string rate_after;
   // Counter -> growth over the run, for every counter read both times and either named by
   // error_counter_names() or port_xmit_wait, or grown. A counter the port lacks is absent: not

@@ -12,17 +12,17 @@ struct Provenance {
   std::string run_id;
   std::string tool_version;
   std::string git_revision;
-  std::string start_time;                 // ISO 8601 UTC
+  std::string start_time;  // ISO 8601 UTC
   std::string command_line;
   std::string backend;
   int nranks = 0;
   int nodes = 0;
   int ranks_per_node = 0;
-  std::vector<std::string> rank_hosts;    // host of every rank, by rank
+  std::vector<std::string> rank_hosts;  // host of every rank, by rank
   // GPUs one host thread drives, launching their kernels in turn (run -g; nccl-tests' nGpus, per
   // each of its nThread threads); empty where the run did not record it.
   std::optional<int> gpus_per_process;
-  std::string kernel;                     // uname of the reporting rank's host
+  std::string kernel;  // uname of the reporting rank's host
   // Which pages back the reporting rank's host buffers ("2 MiB transparent huge pages for buffers
   // of 2 MiB and more, ..."); empty where the buffers are device memory.
   std::string host_buffer_pages;

@@ -42,7 +42,8 @@ std::vector<std::filesystem::path> results_files_in(const std::filesystem::path&
     if (!json_files.contains(twin.replace_extension(".json"))) files.push_back(csv);
   }
   std::sort(files.begin(), files.end());
-  if (files.empty()) throw InputError(fmt::format("{}: no results files (.json or .csv) in this directory", dir.string()));
+  if (files.empty())
+    throw InputError(fmt::format("{}: no results files (.json or .csv) in this directory", dir.string()));
   return files;
 }
 

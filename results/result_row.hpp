@@ -13,32 +13,32 @@ inline constexpr std::string_view results_schema = "fabricbench.results.v1";
 
 struct ResultRow {
   std::string run_id;
-  std::string backend;           // mpi, nccl, cuda, model (a prediction), or an importer's name
-  std::string op;                // all_reduce, all_gather, ..., latency, bw, bibw
-  std::string dtype;             // nccl-tests names: int8, int32, half, float, double, ...
-  std::string redop;             // sum, prod, min, max, or "none" for data-movement ops
-  std::optional<int> root;       // broadcast/reduce root; empty for rootless ops
+  std::string backend;      // mpi, nccl, cuda, model (a prediction), or an importer's name
+  std::string op;           // all_reduce, all_gather, ..., latency, bw, bibw
+  std::string dtype;        // nccl-tests names: int8, int32, half, float, double, ...
+  std::string redop;        // sum, prod, min, max, or "none" for data-movement ops
+  std::optional<int> root;  // broadcast/reduce root; empty for rootless ops
   bool in_place = false;
   int nranks = 0;
   int nodes = 0;
-  int ranks_per_node = 0;        // the largest number of ranks on one node
-  std::optional<int> src_rank;   // point-to-point and pairwise rows; device copies: GPU ordinal, -1 host
+  int ranks_per_node = 0;       // the largest number of ranks on one node
+  std::optional<int> src_rank;  // point-to-point and pairwise rows; device copies: GPU ordinal, -1 host
   std::optional<int> dst_rank;
   std::string src_host;
   std::string dst_host;
-  std::string src_device;        // device copies: "host" or "GPU3", the memory read
-  std::string dst_device;        // and the memory written; empty for rank-to-rank rows
+  std::string src_device;               // device copies: "host" or "GPU3", the memory read
+  std::string dst_device;               // and the memory written; empty for rank-to-rank rows
   std::optional<int> round;             // pairwise rows: the round of disjoint pairs it ran in
   std::optional<int> concurrent_flows;  // pair rows: how many pairs were in flight at once (1: alone)
   std::optional<int> repetition;        // soak runs (--repeat, --duration): the sweep it belongs to, from 0
-  std::uint64_t bytes = 0;       // nccl-tests size semantics (whole buffer for all_gather etc.)
-  std::uint64_t count = 0;       // elements per rank buffer, as nccl-tests prints it
+  std::uint64_t bytes = 0;              // nccl-tests size semantics (whole buffer for all_gather etc.)
+  std::uint64_t count = 0;              // elements per rank buffer, as nccl-tests prints it
   int iterations = 0;
-  double time_min_us = 0;        // slowest rank per iteration, then statistics over iterations
+  double time_min_us = 0;  // slowest rank per iteration, then statistics over iterations
   double time_median_us = 0;
   double time_p99_us = 0;
   double time_max_us = 0;
-  double time_cv = 0;            // coefficient of variation (stddev / mean) of the iteration times
+  double time_cv = 0;  // coefficient of variation (stddev / mean) of the iteration times
   // The mean of the slowest rank's iteration times, the number OSU prints, beside the median the
   // bandwidths use; empty where the source gave none (imported logs, files written before it).
   std::optional<double> time_mean_us;
@@ -47,10 +47,10 @@ struct ResultRow {
   // the reported time (0 for time_cv) only to keep the columns numeric; accept and compare treat
   // it as not available. Empty for fabricbench's own measurements.
   std::string unreported_statistics;
-  double algbw_gbps = 0;         // from the median time, decimal GB/s
-  std::optional<double> busbw_gbps;  // undefined for a single rank
+  double algbw_gbps = 0;               // from the median time, decimal GB/s
+  std::optional<double> busbw_gbps;    // undefined for a single rank
   std::optional<std::uint64_t> wrong;  // elements that failed validation; empty when not checked
-  std::string timestamp;         // ISO 8601 UTC, when the row was measured
+  std::string timestamp;               // ISO 8601 UTC, when the row was measured
   // What the topology model expects (topology/row_expectation.hpp); empty without a topology or
   // when the model has no answer for the row. Files written before these columns read as empty.
   std::optional<double> expected_busbw_gbps;  // collectives: busbw; pair ops: the pair's bandwidth

@@ -80,7 +80,7 @@ Number parse_number(std::string_view cell) {
 }
 
 template <class Number>
-  requires std::is_arithmetic_v<Number>
+requires std::is_arithmetic_v<Number>
 struct FieldCodec<Number> {
   static Json to_json(Number value) { return value; }
   static Number from_json(const Json& json) {
@@ -101,7 +101,9 @@ struct FieldCodec<std::optional<T>> {
     if (json.is_null()) return std::nullopt;
     return FieldCodec<T>::from_json(json);
   }
-  static Json parse_cell(std::string_view cell) { return cell.empty() ? Json(nullptr) : FieldCodec<T>::parse_cell(cell); }
+  static Json parse_cell(std::string_view cell) {
+    return cell.empty() ? Json(nullptr) : FieldCodec<T>::parse_cell(cell);
+  }
 };
 
 struct Field {
@@ -233,11 +235,20 @@ void require_schema(const Json& schema, const std::string& where) {
 }
 
 Json provenance_to_json(const Provenance& p) {
-  return Json{{"run_id", p.run_id},           {"tool_version", p.tool_version}, {"git_revision", p.git_revision},
-              {"start_time", p.start_time},   {"command_line", p.command_line}, {"backend", p.backend},
-              {"nranks", p.nranks},           {"nodes", p.nodes},               {"ranks_per_node", p.ranks_per_node},
-              {"rank_hosts", p.rank_hosts},   {"kernel", p.kernel},             {"libraries", p.libraries},
-              {"environment", p.environment}, {"assumptions", p.assumptions},
+  return Json{{"run_id", p.run_id},
+              {"tool_version", p.tool_version},
+              {"git_revision", p.git_revision},
+              {"start_time", p.start_time},
+              {"command_line", p.command_line},
+              {"backend", p.backend},
+              {"nranks", p.nranks},
+              {"nodes", p.nodes},
+              {"ranks_per_node", p.ranks_per_node},
+              {"rank_hosts", p.rank_hosts},
+              {"kernel", p.kernel},
+              {"libraries", p.libraries},
+              {"environment", p.environment},
+              {"assumptions", p.assumptions},
               {"host_buffer_pages", p.host_buffer_pages.empty() ? Json() : Json(p.host_buffer_pages)},
               {"gpus_per_process", p.gpus_per_process ? Json(*p.gpus_per_process) : Json()}};
 }
@@ -358,17 +369,17 @@ ResultSet parse_results_json(std::string_view text, const std::string& origin) {
   } catch (const Json::exception& e) {  // parse_error, and out_of_range for numbers beyond double
     throw InputError(fmt::format("{}: not valid JSON: {}", origin, e.what()));
   }
-  if (duplicate_key) throw InputError(fmt::format("{}: key \"{}\" appears twice in one object", origin, *duplicate_key));
-  if (!json.is_object()) throw InputError(fmt::format("{}: expected a JSON object with schema, provenance, rows", origin));
+  if (duplicate_key)
+    throw InputError(fmt::format("{}: key \"{}\" appears twice in one object", origin, *duplicate_key));
+  if (!json.is_object())
+    throw InputError(fmt::format("{}: expected a JSON object with schema, provenance, rows", origin));
   require_schema(json.value("schema", Json()), origin);
   ResultSet results;
   try {
     results.provenance = provenance_from_json(json.at("provenance"));
   } catch (const Json::exception& e) {
     throw InputError(fmt::format("{}: provenance: {}", origin, e.what()));
-  } catch (const InputError& e) {
-    throw InputError(fmt::format("{}: provenance: {}", origin, e.what()));
-  }
+  } catch (const InputError& e) { throw InputError(fmt::format("{}: provenance: {}", origin, e.what())); }
   const Json& rows = json.value("rows", Json());
   if (!rows.is_array()) throw InputError(fmt::format("{}: expected an array \"rows\"", origin));
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -382,9 +393,7 @@ ResultSet parse_results_json(std::string_view text, const std::string& origin) {
       }
       try {
         f.set(row, rows[i].at(std::string(f.name)));
-      } catch (const std::exception& e) {
-        throw InputError(fmt::format("{}: field {}: {}", where, f.name, e.what()));
-      }
+      } catch (const std::exception& e) { throw InputError(fmt::format("{}: field {}: {}", where, f.name, e.what())); }
     }
     require_plausible_measurements(row, where);
     results.rows.push_back(std::move(row));
@@ -394,9 +403,7 @@ ResultSet parse_results_json(std::string_view text, const std::string& origin) {
   for (std::size_t i = 0; i < incidents.size(); ++i) {
     try {
       results.incidents.push_back(incident_from_json(incidents[i]));
-    } catch (const std::exception& e) {
-      throw InputError(fmt::format("{}: incidents[{}]: {}", origin, i, e.what()));
-    }
+    } catch (const std::exception& e) { throw InputError(fmt::format("{}: incidents[{}]: {}", origin, i, e.what())); }
   }
   const Json& port_counters = json.value("port_counters", Json::array());
   if (!port_counters.is_array()) throw InputError(fmt::format("{}: expected an array \"port_counters\"", origin));
@@ -448,9 +455,7 @@ ResultSet parse_results_csv(std::string_view text, const std::string& origin) {
       require_plausible_measurements(row, where);
       results.rows.push_back(std::move(row));
     }
-  } catch (const io::error::base& e) {
-    throw InputError(fmt::format("{}: {}", origin, e.what()));
-  }
+  } catch (const io::error::base& e) { throw InputError(fmt::format("{}: {}", origin, e.what())); }
   return results;
 }
 
@@ -478,7 +483,8 @@ ResultsWriter::ResultsWriter(ResultsPaths paths, Provenance provenance, std::siz
     const std::filesystem::path dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
     std::error_code error;
     std::filesystem::create_directories(dir, error);
-    if (error) throw std::runtime_error(fmt::format("cannot create results directory {}: {}", dir.string(), error.message()));
+    if (error)
+      throw std::runtime_error(fmt::format("cannot create results directory {}: {}", dir.string(), error.message()));
     require_free_space(dir, results_space_needed_bytes(expected_rows));
   }
   if (std::filesystem::weakly_canonical(paths_.csv) == std::filesystem::weakly_canonical(paths_.json))
@@ -502,7 +508,8 @@ void ResultsWriter::append(ResultRow row) {
   csv_.append(csv_row(row));
   results_.rows.push_back(std::move(row));
   constexpr auto min_interval = std::chrono::seconds(1);
-  if (Clock::now() - last_flush_end_ >= std::max<Clock::duration>(min_interval, 10 * last_flush_duration_)) write_files(false);
+  if (Clock::now() - last_flush_end_ >= std::max<Clock::duration>(min_interval, 10 * last_flush_duration_))
+    write_files(false);
 }
 
 namespace {

@@ -47,8 +47,8 @@ PatternFlows build_flows(FabricHierarchy& fabric, TrafficPattern pattern) {
             const double pairs = static_cast<double>(fabric.groups()[a].hosts.size()) *
                                  static_cast<double>(fabric.groups()[b].hosts.size());
             if (a == b || pairs == 0) continue;
-            flows.classes.push_back(FlowClass{
-                {fabric.profile(a, parent.level, false), fabric.profile(b, parent.level, true)}, pairs});
+            flows.classes.push_back(
+                FlowClass{{fabric.profile(a, parent.level, false), fabric.profile(b, parent.level, true)}, pairs});
           }
         }
       }
@@ -162,8 +162,8 @@ std::string_view name_of(TrafficPattern pattern) {
 }
 
 std::optional<TrafficPattern> traffic_pattern_from_string(std::string_view name) {
-  for (const TrafficPattern pattern : {TrafficPattern::all_to_all, TrafficPattern::ring,
-                                       TrafficPattern::leaf_to_leaf, TrafficPattern::bisection}) {
+  for (const TrafficPattern pattern :
+       {TrafficPattern::all_to_all, TrafficPattern::ring, TrafficPattern::leaf_to_leaf, TrafficPattern::bisection}) {
     if (name == name_of(pattern)) return pattern;
   }
   return std::nullopt;
@@ -179,7 +179,8 @@ PatternAnalysis analyze_pattern(FabricHierarchy& fabric, TrafficPattern pattern)
 
   const std::span<const double> capacity = fabric.resource_capacity_gbps();
   double weakest_host_gbps = std::numeric_limits<double>::infinity();
-  for (std::uint32_t h = 0; h < fabric.hosts().size(); ++h) weakest_host_gbps = std::min(weakest_host_gbps, capacity[h]);
+  for (std::uint32_t h = 0; h < fabric.hosts().size(); ++h)
+    weakest_host_gbps = std::min(weakest_host_gbps, capacity[h]);
   const double offered_per_flow = weakest_host_gbps / static_cast<double>(flows.flows_per_host);
   const std::vector<double> offered_rates(flows.classes.size(), offered_per_flow);
   const std::vector<double> offered = offered_load(capacity.size(), flows.classes, offered_rates);
@@ -209,7 +210,8 @@ PatternAnalysis analyze_pattern(FabricHierarchy& fabric, TrafficPattern pattern)
   for (std::uint32_t r = 0; r < capacity.size(); ++r)
     if (!fabric.resource_is_host_access(r)) host_ports_only[r] = 2 * all_ports_gbps;
   const MaxMinAllocation nonblocking = solve_max_min(host_ports_only, flows.classes);
-  analysis.nonblocking_min_flow_rate_gbps = *std::min_element(nonblocking.rate_gbps.begin(), nonblocking.rate_gbps.end());
+  analysis.nonblocking_min_flow_rate_gbps =
+      *std::min_element(nonblocking.rate_gbps.begin(), nonblocking.rate_gbps.end());
   if (analysis.min_flow_rate_gbps > 0)
     analysis.completion_time_ratio =
         std::max(1.0, analysis.nonblocking_min_flow_rate_gbps / analysis.min_flow_rate_gbps);
@@ -228,8 +230,8 @@ PatternAnalysis analyze_pattern(FabricHierarchy& fabric, TrafficPattern pattern)
       const double expected = offered[r] / static_cast<double>(links.size());
       // Filled exactly, a link carries all it is offered: it limits nothing, so it is not blocking.
       if (expected <= link.spec.capacity_gbps * (1 + capacity_tolerance)) continue;
-      analysis.blocking.push_back({l, up ? owner : upper, up ? upper : owner, link.spec.capacity_gbps,
-                                   expected, expected / link.spec.capacity_gbps});
+      analysis.blocking.push_back({l, up ? owner : upper, up ? upper : owner, link.spec.capacity_gbps, expected,
+                                   expected / link.spec.capacity_gbps});
     }
   }
   std::stable_sort(analysis.blocking.begin(), analysis.blocking.end(),
@@ -341,14 +343,15 @@ nlohmann::json to_json(const Graph& graph, const OversubscriptionReport& report)
 nlohmann::json to_json(const Graph& graph, const PatternAnalysis& analysis) {
   nlohmann::json findings = nlohmann::json::array();
   for (const SaturatedLink& finding : analysis.blocking) {
-    findings.push_back({{"kind", "blocking"},
-                        {"link", fmt::format("{} -> {}", graph.vertex(finding.from).name, graph.vertex(finding.to).name)},
-                        {"from", graph.vertex(finding.from).name},
-                        {"to", graph.vertex(finding.to).name},
-                        {"link_type", name_of(graph.link(finding.link).spec.type)},
-                        {"capacity_gbps", finding.capacity_gbps},
-                        {"expected_load_gbps", finding.expected_load_gbps},
-                        {"load_ratio", finding.load_ratio}});
+    findings.push_back(
+        {{"kind", "blocking"},
+         {"link", fmt::format("{} -> {}", graph.vertex(finding.from).name, graph.vertex(finding.to).name)},
+         {"from", graph.vertex(finding.from).name},
+         {"to", graph.vertex(finding.to).name},
+         {"link_type", name_of(graph.link(finding.link).spec.type)},
+         {"capacity_gbps", finding.capacity_gbps},
+         {"expected_load_gbps", finding.expected_load_gbps},
+         {"load_ratio", finding.load_ratio}});
   }
   return {{"pattern", name_of(analysis.pattern)},
           {"hosts", analysis.host_count},

@@ -17,8 +17,8 @@ namespace fb::topo {
 
 struct SwitchOversubscription {
   VertexId switch_vertex = no_vertex;
-  double downlink_gbps = 0;  // towards hosts
-  double uplink_gbps = 0;    // towards the core
+  double downlink_gbps = 0;                      // towards hosts
+  double uplink_gbps = 0;                        // towards the core
   std::optional<double> oversubscription_ratio;  // none for the top tier (no uplinks)
 };
 
@@ -27,8 +27,8 @@ struct TierOversubscription {
   std::size_t switch_count = 0;
   double downlink_gbps = 0;
   double uplink_gbps = 0;
-  std::optional<double> oversubscription_ratio;      // tier totals
-  std::optional<double> worst_switch_ratio;          // the most oversubscribed switch
+  std::optional<double> oversubscription_ratio;  // tier totals
+  std::optional<double> worst_switch_ratio;      // the most oversubscribed switch
 };
 
 struct OversubscriptionReport {
@@ -69,7 +69,7 @@ struct PatternAnalysis {
   // does, so completion_time_ratio (>= 1) is how much longer the fabric makes the pattern take.
   double nonblocking_min_flow_rate_gbps = 0;
   double completion_time_ratio = 1;
-  std::string slowest_flow_limit;         // the full resource that stops the slowest flow
+  std::string slowest_flow_limit;       // the full resource that stops the slowest flow
   std::vector<SaturatedLink> blocking;  // fabric links only: a full host link is not blocking
 };
 

@@ -22,30 +22,26 @@ void validate(const ClusterSpec& spec) {
   require(node.cpu_sockets >= 1, fmt::format("node.cpus must be at least 1, got {}", node.cpu_sockets));
   require(node.gpus >= 0, fmt::format("node.gpus must not be negative, got {}", node.gpus));
   require(node.nics >= 0, fmt::format("node.nics.count must not be negative, got {}", node.nics));
-  require(node.pcie_switches >= 0,
-          fmt::format("node.pcie.switches must not be negative, got {}", node.pcie_switches));
-  require(node.nvswitches >= 0,
-          fmt::format("node.nvlink.nvswitches must not be negative, got {}", node.nvswitches));
+  require(node.pcie_switches >= 0, fmt::format("node.pcie.switches must not be negative, got {}", node.pcie_switches));
+  require(node.nvswitches >= 0, fmt::format("node.nvlink.nvswitches must not be negative, got {}", node.nvswitches));
   require(node.nvlinks_per_gpu >= 0,
           fmt::format("node.nvlink.links_per_gpu must not be negative, got {}", node.nvlinks_per_gpu));
   require(node.nvlinks_per_gpu == 0 || node.nvswitches > 0,
           "node.nvlink.links_per_gpu needs node.nvlink.nvswitches >= 1 (direct NVLink meshes are "
           "described with nvidia-smi topo -m)");
   require(node.nvswitches == 0 || node.nvlinks_per_gpu >= node.nvswitches,
-          fmt::format("node.nvlink.links_per_gpu ({}) must be at least nvswitches ({})",
-                      node.nvlinks_per_gpu, node.nvswitches));
+          fmt::format("node.nvlink.links_per_gpu ({}) must be at least nvswitches ({})", node.nvlinks_per_gpu,
+                      node.nvswitches));
   require(spec.fabric.scalable_unit_nodes >= 0 && spec.fabric.rails_per_leaf >= 0,
           fmt::format("fabric.scalable_unit ({}) and fabric.rails_per_leaf ({}) must not be negative",
                       spec.fabric.scalable_unit_nodes, spec.fabric.rails_per_leaf));
   require(spec.fabric.tiers.size() <= 3,
-          fmt::format("fabric.tiers: at most 3 tiers (leaf, spine, core), got {}",
-                      spec.fabric.tiers.size()));
+          fmt::format("fabric.tiers: at most 3 tiers (leaf, spine, core), got {}", spec.fabric.tiers.size()));
   for (const FabricTierSpec& tier : spec.fabric.tiers) {
-    require(tier.radix >= 2, fmt::format("fabric {} radix must be at least 2, got {}",
-                                         name_of(tier.tier), tier.radix));
+    require(tier.radix >= 2, fmt::format("fabric {} radix must be at least 2, got {}", name_of(tier.tier), tier.radix));
     require(tier.oversubscription > 0 && std::isfinite(tier.oversubscription),
-            fmt::format("fabric {} oversubscription must be positive, got {}",
-                        name_of(tier.tier), tier.oversubscription));
+            fmt::format("fabric {} oversubscription must be positive, got {}", name_of(tier.tier),
+                        tier.oversubscription));
   }
   // Bounds far above real machines, so that a typo (count: 10000000) fails fast instead of
   // building a graph that exhausts memory.
@@ -53,18 +49,18 @@ void validate(const ClusterSpec& spec) {
   // Twice the 1,000,000-GPU fat-tree of the scale benchmark (3.4 million vertices): room for any
   // cluster on paper, while a typo in node.count fails at once instead of exhausting memory.
   constexpr long long max_vertices = 8'000'000;
-  for (const auto& [field, value] : {std::pair{"node.cpus", node.cpu_sockets}, std::pair{"node.gpus", node.gpus},
-                                     std::pair{"node.nics.count", node.nics},
-                                     std::pair{"node.pcie.switches", node.pcie_switches},
-                                     std::pair{"node.nvlink.nvswitches", node.nvswitches}}) {
+  for (const auto& [field, value] :
+       {std::pair{"node.cpus", node.cpu_sockets}, std::pair{"node.gpus", node.gpus},
+        std::pair{"node.nics.count", node.nics}, std::pair{"node.pcie.switches", node.pcie_switches},
+        std::pair{"node.nvlink.nvswitches", node.nvswitches}}) {
     require(value <= max_devices_per_node,
             fmt::format("{} must be at most {}, got {}", field, max_devices_per_node, value));
   }
-  const long long vertices_per_node = 1LL + node.cpu_sockets + node.gpus + node.nics + node.pcie_switches + node.nvswitches;
+  const long long vertices_per_node =
+      1LL + node.cpu_sockets + node.gpus + node.nics + node.pcie_switches + node.nvswitches;
   require(vertices_per_node * node.count <= max_vertices,
           fmt::format("node.count {} gives more than {} vertices", node.count, max_vertices));
-  require(spec.fabric.tiers.empty() || node.nics >= 1,
-          "a fabric needs node.nics.count >= 1 to attach the nodes");
+  require(spec.fabric.tiers.empty() || node.nics >= 1, "a fabric needs node.nics.count >= 1 to attach the nodes");
 }
 
 // Returns the node's NICs, in ordinal order.
@@ -75,14 +71,12 @@ std::vector<VertexId> build_node(Graph& graph, const NodeSpec& node, const std::
 
   std::vector<VertexId> cpus;
   for (int socket = 0; socket < node.cpu_sockets; ++socket) {
-    cpus.push_back(graph.add_vertex(VertexKind::cpu, fmt::format("{}/CPU{}", host_name, socket),
-                                    host, socket));
+    cpus.push_back(graph.add_vertex(VertexKind::cpu, fmt::format("{}/CPU{}", host_name, socket), host, socket));
     for (int earlier = 0; earlier < socket; ++earlier) graph.add_link(cpus[earlier], cpus.back(), smp);
   }
   std::vector<VertexId> pcie_switches;
   for (int s = 0; s < node.pcie_switches; ++s) {
-    pcie_switches.push_back(graph.add_vertex(VertexKind::pcie_switch,
-                                             fmt::format("{}/PCIe{}", host_name, s), host, s));
+    pcie_switches.push_back(graph.add_vertex(VertexKind::pcie_switch, fmt::format("{}/PCIe{}", host_name, s), host, s));
     graph.add_link(pcie_switches.back(), cpus[s * node.cpu_sockets / node.pcie_switches], pcie);
   }
   // Devices are dealt to PCIe switches (or sockets) in order, the way HGX boards pair each GPU
@@ -96,22 +90,20 @@ std::vector<VertexId> build_node(Graph& graph, const NodeSpec& node, const std::
   };
   std::vector<VertexId> nvswitches;
   for (int s = 0; s < node.nvswitches && node.nvlinks_per_gpu > 0; ++s) {
-    nvswitches.push_back(graph.add_vertex(VertexKind::nvswitch,
-                                          fmt::format("{}/NVSwitch{}", host_name, s), host, s));
+    nvswitches.push_back(graph.add_vertex(VertexKind::nvswitch, fmt::format("{}/NVSwitch{}", host_name, s), host, s));
   }
   for (int g = 0; g < node.gpus; ++g) {
     const VertexId gpu = graph.add_vertex(VertexKind::gpu, fmt::format("{}/GPU{}", host_name, g), host, g);
     attach(gpu, g, node.gpus);
     for (int s = 0; s < static_cast<int>(nvswitches.size()); ++s) {
-      const int lanes = node.nvlinks_per_gpu / node.nvswitches +
-                        (s < node.nvlinks_per_gpu % node.nvswitches ? 1 : 0);
+      const int lanes = node.nvlinks_per_gpu / node.nvswitches + (s < node.nvlinks_per_gpu % node.nvswitches ? 1 : 0);
       graph.add_link(gpu, nvswitches[s], *nvlink_by_generation(node.nvlink_generation, lanes));
     }
   }
   std::vector<VertexId> nics;
   for (int n = 0; n < node.nics; ++n) {
-    nics.push_back(graph.add_vertex(
-        VertexKind::nic, fmt::format("{}/{}{}", host_name, node.nic_name_prefix, n), host, n));
+    nics.push_back(
+        graph.add_vertex(VertexKind::nic, fmt::format("{}/{}{}", host_name, node.nic_name_prefix, n), host, n));
     attach(nics.back(), n, node.nics);
   }
   return nics;
@@ -121,8 +113,7 @@ std::vector<VertexId> add_switches(Graph& graph, SwitchTier tier, std::size_t co
   std::vector<VertexId> switches;
   switches.reserve(count);
   for (std::size_t i = 0; i < count; ++i) {
-    const VertexId s = graph.add_vertex(VertexKind::fabric_switch,
-                                        fmt::format("{}{:04}", name_of(tier), i + 1));
+    const VertexId s = graph.add_vertex(VertexKind::fabric_switch, fmt::format("{}{:04}", name_of(tier), i + 1));
     graph.set_tier(s, tier);
     switches.push_back(s);
   }
@@ -156,9 +147,8 @@ Leaves fat_tree_leaves(const ClusterSpec& spec, const TierPorts& leaf_ports, con
   Leaves leaves;
   leaves.nodes_per_unit = leaf_ports.down / node.nics;
   leaves.rails_per_leaf = node.nics;
-  require(leaves.nodes_per_unit >= 1,
-          fmt::format("fabric {}, fewer than one node's {} NICs", down_ports_text(spec.fabric.tiers[0], leaf_ports),
-                      node.nics));
+  require(leaves.nodes_per_unit >= 1, fmt::format("fabric {}, fewer than one node's {} NICs",
+                                                  down_ports_text(spec.fabric.tiers[0], leaf_ports), node.nics));
   leaves.units = (node.count + leaves.nodes_per_unit - 1) / leaves.nodes_per_unit;
   for (std::size_t i = 0; i < leaves.units; ++i) {
     leaves.names.push_back(fmt::format("{}{:04}", name_of(SwitchTier::leaf), i + 1));
@@ -175,13 +165,13 @@ Leaves rail_leaves(const ClusterSpec& spec, const TierPorts& leaf_ports, const T
   const NodeSpec& node = spec.node;
   const FabricSpec& fabric = spec.fabric;
   Leaves leaves;
-  leaves.nodes_per_unit = fabric.scalable_unit_nodes > 0 ? fabric.scalable_unit_nodes
-                                                          : std::min(node.count, leaf_ports.down);
+  leaves.nodes_per_unit =
+      fabric.scalable_unit_nodes > 0 ? fabric.scalable_unit_nodes : std::min(node.count, leaf_ports.down);
   require(leaves.nodes_per_unit <= leaf_ports.down,
           fmt::format("fabric.scalable_unit of {} nodes needs {} down ports per rail leaf; the {}",
                       leaves.nodes_per_unit, leaves.nodes_per_unit, down_ports_text(fabric.tiers[0], leaf_ports)));
-  leaves.rails_per_leaf = fabric.rails_per_leaf > 0 ? fabric.rails_per_leaf
-                                                    : std::min(node.nics, leaf_ports.down / leaves.nodes_per_unit);
+  leaves.rails_per_leaf =
+      fabric.rails_per_leaf > 0 ? fabric.rails_per_leaf : std::min(node.nics, leaf_ports.down / leaves.nodes_per_unit);
   require(leaves.rails_per_leaf <= node.nics,
           fmt::format("fabric.rails_per_leaf {} is more than node.nics.count {}", leaves.rails_per_leaf, node.nics));
   require(leaves.rails_per_leaf * leaves.nodes_per_unit <= leaf_ports.down,
@@ -231,11 +221,10 @@ Graph build_cluster(const ClusterSpec& spec) {
                             ? rail_leaves(spec, leaf_ports, spine_ports)
                             : fat_tree_leaves(spec, leaf_ports, spine_ports);
   const std::size_t leaf_count = layout.names.size();
-  const std::size_t spine_count = tiers.size() == 2 ? static_cast<std::size_t>(leaf_ports.up)
+  const std::size_t spine_count = tiers.size() == 2   ? static_cast<std::size_t>(leaf_ports.up)
                                   : tiers.size() == 3 ? layout.pod_count * leaf_ports.up
                                                       : 0;
-  const std::size_t core_count =
-      tiers.size() == 3 ? static_cast<std::size_t>(leaf_ports.up) * spine_ports.up : 0;
+  const std::size_t core_count = tiers.size() == 3 ? static_cast<std::size_t>(leaf_ports.up) * spine_ports.up : 0;
   const std::size_t switch_links = tiers.size() < 2 ? 0 : leaf_count * leaf_ports.up + spine_count * spine_ports.up;
 
   Graph graph;
@@ -250,9 +239,8 @@ Graph build_cluster(const ClusterSpec& spec) {
   std::vector<std::vector<VertexId>> nics_by_node;
   nics_by_node.reserve(node.count);
   for (int n = 0; n < node.count; ++n) {
-    const std::string host_name = node.host_names.empty()
-                                      ? fmt::format("{}{:0{}}", node.name_prefix, n + 1, name_width)
-                                      : node.host_names[static_cast<std::size_t>(n)];
+    const std::string host_name = node.host_names.empty() ? fmt::format("{}{:0{}}", node.name_prefix, n + 1, name_width)
+                                                          : node.host_names[static_cast<std::size_t>(n)];
     nics_by_node.push_back(build_node(graph, node, host_name));
   }
   if (tiers.empty()) return graph;
@@ -278,8 +266,8 @@ Graph build_cluster(const ClusterSpec& spec) {
   if (tiers.size() == 2) {
     // Every leaf has one cable to each spine.
     require(static_cast<int>(leaf_count) <= spine_ports.down,
-            fmt::format("{} leaves need a spine radix of at least {}, got {}: add a core tier",
-                        leaf_count, leaf_count, tiers[1].radix));
+            fmt::format("{} leaves need a spine radix of at least {}, got {}: add a core tier", leaf_count, leaf_count,
+                        tiers[1].radix));
     const std::vector<VertexId> spines = add_switches(graph, SwitchTier::spine, spine_count);
     for (const VertexId leaf : leaves) {
       for (const VertexId spine : spines) graph.add_link(leaf, spine, cable);

@@ -97,8 +97,8 @@ struct CollectiveModel {
   bool nvswitch = false;      // and through NVSwitches: NVLS is possible from sm_90 on
   bool in_network_reduction = false;
   int gpus_per_process = 1;  // ModelOptions::gpus_per_process
-  int rails = 0;     // rings across nodes: one per NIC
-  int channels = 0;  // NCCL's channels for the ring: two per rail, or per NVLink pair in a node
+  int rails = 0;             // rings across nodes: one per NIC
+  int channels = 0;          // NCCL's channels for the ring: two per rail, or per NVLink pair in a node
 
   double ring_gbps = 0;  // B: all rings at once
   std::string ring_limit;
@@ -116,7 +116,7 @@ struct CollectiveModel {
   double local_all_pairs_gbps = 0;
   std::string local_all_pairs_limit;
   std::string alltoall_limit;
-  double gpu_nic_gbps = 0;  // the slowest rank's path to its nearest NIC
+  double gpu_nic_gbps = 0;    // the slowest rank's path to its nearest NIC
   double net_latency_us = 0;  // one fabric crossing, NIC to NIC
   std::vector<std::string> assumptions;
   std::string alltoall_assumption;  // beyond 128 nodes: the sampled peers standing for all
@@ -173,7 +173,7 @@ struct Prediction {
   // The busbw that link allows this algorithm's traffic (no latency, no protocol overhead): a
   // prediction above it is a bug in the model, refused with std::logic_error.
   double bound_gbps = 0;
-  std::string warning;    // a setup no one runs (ring across thousands of nodes), else empty
+  std::string warning;  // a setup no one runs (ring across thousands of nodes), else empty
 };
 
 // `tuning`: the figures of the NCCL release whose tuner the choice follows (nccl_tuning.hpp).

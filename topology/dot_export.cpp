@@ -46,7 +46,8 @@ void write_dot(std::ostream& out, const Graph& graph, std::span<const LinkId> fl
   for (VertexId v = 0; v < graph.vertex_count(); ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (vertex.kind == VertexKind::host) {
-      fmt::print(out, "  subgraph {} {{\n    label={};\n", dot_quoted("cluster_" + vertex.name), dot_quoted(vertex.name));
+      fmt::print(out, "  subgraph {} {{\n    label={};\n", dot_quoted("cluster_" + vertex.name),
+                 dot_quoted(vertex.name));
       if (graph.devices_of(v).empty()) write_vertex(out, graph, v, "    ");
       for (const VertexId device : graph.devices_of(v)) write_vertex(out, graph, device, "    ");
       out << "  }\n";
@@ -63,8 +64,9 @@ void write_dot(std::ostream& out, const Graph& graph, std::span<const LinkId> fl
     const Link& link = graph.link(l);
     const std::string label = fmt::format("{} {:.4g} GB/s{}", name_of(link.spec.type), link.spec.capacity_gbps,
                                           link.spec.lane_count > 1 ? fmt::format(" x{}", link.spec.lane_count) : "");
-    fmt::print(out, "  {} -- {} [label={}{}];\n", dot_quoted(graph.vertex(link.a).name), dot_quoted(graph.vertex(link.b).name),
-               dot_quoted(label), flagged.contains(l) ? ", color=red, penwidth=3" : "");
+    fmt::print(out, "  {} -- {} [label={}{}];\n", dot_quoted(graph.vertex(link.a).name),
+               dot_quoted(graph.vertex(link.b).name), dot_quoted(label),
+               flagged.contains(l) ? ", color=red, penwidth=3" : "");
   }
   out << "}\n";
 }

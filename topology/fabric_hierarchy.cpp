@@ -35,8 +35,7 @@ FabricHierarchy::FabricHierarchy(const Graph& graph) : graph_(graph) {
   for (VertexId v = 0; v < vertex_count; ++v) {
     const Vertex& vertex = graph.vertex(v);
     if (is_fabric_switch(vertex) && vertex.tier == SwitchTier::none) {
-      throw InputError("fabric switch '" + vertex.name +
-                       "' has no tier (leaf, spine or core)");
+      throw InputError("fabric switch '" + vertex.name + "' has no tier (leaf, spine or core)");
     }
   }
 
@@ -79,8 +78,7 @@ FabricHierarchy::FabricHierarchy(const Graph& graph) : graph_(graph) {
   for (std::size_t b = 0; b < bundles_.size(); ++b) {
     double weakest = std::numeric_limits<double>::infinity();
     for (const LinkId l : bundles_[b].links) weakest = std::min(weakest, graph.link(l).spec.capacity_gbps);
-    capacity_gbps_[b] = capacity_gbps_[b + bundles_.size()] =
-        weakest * static_cast<double>(bundles_[b].links.size());
+    capacity_gbps_[b] = capacity_gbps_[b + bundles_.size()] = weakest * static_cast<double>(bundles_[b].links.size());
   }
 
   for (std::uint32_t i = 0; i < hosts_.size(); ++i) groups_.push_back(Group{0, {}, {}, {i}, {}});
@@ -101,8 +99,7 @@ FabricHierarchy::FabricHierarchy(const Graph& graph) : graph_(graph) {
         const Vertex& other = graph.vertex(w);
         if (!is_fabric_switch(other) && other.host != no_vertex && host_index[other.host] != none) {
           children[i].push_back(host_index[other.host]);
-        } else if (is_fabric_switch(other) && static_cast<int>(other.tier) < tier &&
-                   group_of_switch_[w] != none) {
+        } else if (is_fabric_switch(other) && static_cast<int>(other.tier) < tier && group_of_switch_[w] != none) {
           children[i].push_back(group_of_switch_[w]);
         }
       }
@@ -185,7 +182,8 @@ void FabricHierarchy::climb(ReachedByTier& reached, int limit_level, std::uint32
 }
 
 std::span<const ResourceShare> FabricHierarchy::profile(std::uint32_t group, int limit_level, bool downwards) {
-  const std::uint64_t key = std::uint64_t{group} << 8 | static_cast<std::uint64_t>(limit_level) << 1 | (downwards ? 1 : 0);
+  const std::uint64_t key =
+      std::uint64_t{group} << 8 | static_cast<std::uint64_t>(limit_level) << 1 | (downwards ? 1 : 0);
   if (const auto it = profiles_.find(key); it != profiles_.end()) return it->second;
 
   const std::uint32_t offset = downwards ? static_cast<std::uint32_t>(bundles_.size()) : 0;

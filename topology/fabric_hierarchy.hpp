@@ -55,9 +55,7 @@ class FabricHierarchy {
   bool resource_is_up(std::uint32_t resource) const { return resource < bundles_.size(); }
   // The vertex whose bundle the resource is: a host vertex or a switch.
   VertexId resource_owner(std::uint32_t resource) const { return bundles_[resource % bundles_.size()].owner; }
-  bool resource_is_host_access(std::uint32_t resource) const {
-    return resource % bundles_.size() < hosts_.size();
-  }
+  bool resource_is_host_access(std::uint32_t resource) const { return resource % bundles_.size() < hosts_.size(); }
 
   // Lowest group containing both hosts; none when they sit in separate fabrics.
   std::optional<std::uint32_t> common_group(std::uint32_t host_a, std::uint32_t host_b) const;

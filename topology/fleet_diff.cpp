@@ -63,7 +63,8 @@ struct GpuIdentity {
 // How unlike two GPUs are: a differing bus id outweighs everything, else one per differing trait.
 int identity_distance(const GpuIdentity& a, const GpuIdentity& b) {
   if (!a.bus_id.empty() && !b.bus_id.empty()) return a.bus_id == b.bus_id ? 0 : 100;
-  return (a.numa != b.numa ? 1 : 0) + (a.nearby_nics != b.nearby_nics ? 1 : 0) + (a.nvlink_lanes != b.nvlink_lanes ? 1 : 0);
+  return (a.numa != b.numa ? 1 : 0) + (a.nearby_nics != b.nearby_nics ? 1 : 0) +
+         (a.nvlink_lanes != b.nvlink_lanes ? 1 : 0);
 }
 
 // The reference GPUs that some alignment of least cost leaves unmatched: every GPU that may be
@@ -100,7 +101,8 @@ std::vector<int> missing_candidates(const std::vector<std::pair<int, GpuIdentity
 // reference GPU used at most once, at the least total distance; the driver numbers GPUs in bus
 // order, so a missing one shifts the rest without reordering them.
 GpuRenumbering align_gpus(const std::vector<std::pair<int, GpuIdentity>>& node,
-                          const std::vector<std::pair<int, GpuIdentity>>& reference, std::map<int, int>& fleet_ordinal) {
+                          const std::vector<std::pair<int, GpuIdentity>>& reference,
+                          std::map<int, int>& fleet_ordinal) {
   const std::size_t k = node.size();
   const std::size_t n = reference.size();
   constexpr int unreachable = 1 << 28;
@@ -117,7 +119,8 @@ GpuRenumbering align_gpus(const std::vector<std::pair<int, GpuIdentity>>& node,
       const int skip = cost[i][j - 1];
       const int match = cost[i - 1][j - 1] + identity_distance(node[i - 1].second, reference[j - 1].second);
       cost[i][j] = std::min(skip, match);
-      ways[i][j] = std::min(2, (skip == cost[i][j] ? ways[i][j - 1] : 0) + (match == cost[i][j] ? ways[i - 1][j - 1] : 0));
+      ways[i][j] =
+          std::min(2, (skip == cost[i][j] ? ways[i][j - 1] : 0) + (match == cost[i][j] ? ways[i - 1][j - 1] : 0));
     }
   }
   GpuRenumbering renumbering;
@@ -134,7 +137,8 @@ GpuRenumbering align_gpus(const std::vector<std::pair<int, GpuIdentity>>& node,
   for (const auto& [ordinal, identity] : node) {
     if (fleet_ordinal[ordinal] != ordinal) renumbering.node_to_fleet.emplace_back(ordinal, fleet_ordinal[ordinal]);
   }
-  const bool by_bus_id = !node.empty() && !node.front().second.bus_id.empty() && !reference.front().second.bus_id.empty();
+  const bool by_bus_id =
+      !node.empty() && !node.front().second.bus_id.empty() && !reference.front().second.bus_id.empty();
   renumbering.matched_by = by_bus_id ? "PCI bus id" : "NUMA node, nearby NICs and NVLinks";
   return renumbering;
 }
@@ -216,9 +220,10 @@ class NodeReduction {
           {DeviceProperty::placement, placement_text(gpu, ordinal, gpus_under_switch)}};
     }
     for (const auto& [name, nic] : nics_) {
-      Properties& properties = signature[Subject{1, trailing_number(name), name}] = {
-          {DeviceProperty::pcie_link, own_link_text(nic)},
-          {DeviceProperty::placement, placement_text(nic, -1, gpus_under_switch)}};
+      Properties& properties =
+          signature[Subject{1, trailing_number(name), name}] = {{DeviceProperty::pcie_link, own_link_text(nic)},
+                                                                {DeviceProperty::placement,
+                                                                 placement_text(nic, -1, gpus_under_switch)}};
       if (const std::optional<NicPort>& port = graph_.vertex(nic).nic_port) {
         properties[DeviceProperty::port_speed] = fmt::format("{:g} Gb/s", port->speed_gbps);
         properties[DeviceProperty::gpu_direct_rdma] = port->gpu_direct_rdma ? "available" : "unavailable";
@@ -308,7 +313,8 @@ class NodeReduction {
       }
     }
     std::vector<std::string> parts;
-    for (const auto& [technology, lanes] : nvswitch_lanes) parts.push_back(fmt::format("{} x {} to NVSwitch", lanes, technology));
+    for (const auto& [technology, lanes] : nvswitch_lanes)
+      parts.push_back(fmt::format("{} x {} to NVSwitch", lanes, technology));
     std::map<std::pair<std::string_view, int>, std::vector<int>> peers_by_bond;
     for (const auto& [ordinal, bond] : peer_bonds) peers_by_bond[bond].push_back(ordinal);
     for (auto it = peers_by_bond.rbegin(); it != peers_by_bond.rend(); ++it) {
@@ -339,8 +345,9 @@ void compare(const Subject& subject, DeviceProperty property,
   std::map<std::string, std::vector<std::size_t>> nodes_by_value;
   for (const auto& [node_index, value] : values) nodes_by_value[value].push_back(node_index);
   if (nodes_by_value.size() <= 1) return;
-  const auto majority = std::max_element(nodes_by_value.begin(), nodes_by_value.end(),
-                                         [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+  const auto majority =
+      std::max_element(nodes_by_value.begin(), nodes_by_value.end(),
+                       [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
   if (majority->second.size() * 2 > values.size()) {
     for (const auto& [value, node_indices] : nodes_by_value) {
       if (value == majority->first) continue;
@@ -499,7 +506,8 @@ FleetDiff diff_fleet(const Fleet& fleet) {
       if (found == signatures[i].end()) continue;
       for (const auto& [property, value] : found->second) values[property].emplace_back(i, value);
     }
-    for (const auto& [property, property_values] : values) compare(subject, property, property_values, diff.nodes, placed);
+    for (const auto& [property, property_values] : values)
+      compare(subject, property, property_values, diff.nodes, placed);
   }
   name_uncertain_candidates(uncertain_missing, placed);
   std::stable_sort(placed.begin(), placed.end(),
@@ -544,7 +552,8 @@ nlohmann::json to_json(const FleetDiff& diff) {
   json["uniform"] = diff.deviations.empty();
   json["nodes"] = nlohmann::json::array();
   for (const NodeSummary& node : diff.nodes) {
-    json["nodes"].push_back({{"node", node.node}, {"file", node.path}, {"gpus", node.gpu_count}, {"nics", node.nic_count}});
+    json["nodes"].push_back(
+        {{"node", node.node}, {"file", node.path}, {"gpus", node.gpu_count}, {"nics", node.nic_count}});
   }
   json["renumbered"] = nlohmann::json::array();
   for (const GpuRenumbering& renumbering : diff.renumberings) {

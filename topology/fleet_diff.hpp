@@ -36,11 +36,11 @@ Fleet load_fleet(const std::vector<std::string>& paths, std::string_view format_
                  const ReaderHints& hints = {});
 
 enum class DeviceProperty {
-  presence,   // the device exists on the node
-  nvlink,     // NVLink lanes to the NVSwitch and bonds to each GPU peer
-  pcie_link,  // the device's own PCIe link: generation and width
-  placement,  // NUMA node, and the GPUs that share its PCIe switch
-  uplink,     // a PCIe switch's link towards the CPU
+  presence,         // the device exists on the node
+  nvlink,           // NVLink lanes to the NVSwitch and bonds to each GPU peer
+  pcie_link,        // the device's own PCIe link: generation and width
+  placement,        // NUMA node, and the GPUs that share its PCIe switch
+  uplink,           // a PCIe switch's link towards the CPU
   port_speed,       // the rate a NIC's network port trained at
   gpu_direct_rdma,  // whether NCCL reaches the GPUs through a NIC without a host-memory copy
 };
@@ -54,8 +54,8 @@ struct ValueGroup {
 struct Deviation {
   std::string subject;  // "GPU3", "mlx5_2", "PCIe switch above GPU0, GPU1"
   DeviceProperty property = DeviceProperty::presence;
-  std::string node;     // the node that differs; empty when no value has a strict majority
-  std::string value;    // that node's value
+  std::string node;   // the node that differs; empty when no value has a strict majority
+  std::string value;  // that node's value
   std::string majority_value;
   std::size_t majority_nodes = 0;
   std::size_t compared_nodes = 0;  // the nodes that have the subject (every node, for presence)
@@ -76,10 +76,10 @@ struct NodeSummary {
 // rest moved up): its GPUs are compared as the fleet GPUs they were matched to.
 struct GpuRenumbering {
   std::string node;
-  std::string matched_by;  // "PCI bus id", or "NUMA node, nearby NICs and NVLinks"
+  std::string matched_by;                          // "PCI bus id", or "NUMA node, nearby NICs and NVLinks"
   std::vector<std::pair<int, int>> node_to_fleet;  // node's ordinal -> fleet ordinal, those that differ
-  bool ambiguous = false;  // another matching fits as well (GPUs that look alike)
-  std::vector<int> missing_candidates;  // fleet ordinals some best matching leaves out, when ambiguous
+  bool ambiguous = false;                          // another matching fits as well (GPUs that look alike)
+  std::vector<int> missing_candidates;             // fleet ordinals some best matching leaves out, when ambiguous
 };
 
 struct FleetDiff {

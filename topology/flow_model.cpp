@@ -44,8 +44,7 @@ MaxMinAllocation empty_allocation(std::size_t resources, std::size_t flows) {
 
 }  // namespace
 
-MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps,
-                               std::span<const FlowClass> classes) {
+MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps, std::span<const FlowClass> classes) {
   MaxMinAllocation result = empty_allocation(capacity_gbps.size(), classes.size());
   std::vector<std::uint32_t> active;
   for (std::uint32_t c = 0; c < classes.size(); ++c) {

@@ -52,8 +52,7 @@ struct PieceFlows {
 
 // Every class's flows grow at the same pace until a resource fills; classes crossing a full
 // resource stop there and the rest keep growing. Classes with no resources are given rate 0.
-MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps,
-                               std::span<const FlowClass> classes);
+MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps, std::span<const FlowClass> classes);
 // The same over flows built of shared pieces (rate_gbps per flow; a flow of weight w counts as
 // w flows of that rate where it meets others).
 MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps, const PieceFlows& flows);

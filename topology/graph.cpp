@@ -37,8 +37,7 @@ std::size_t Graph::name_slot(std::string_view name, std::uint32_t hash) const {
   const std::size_t mask = name_slots_.size() - 1;
   for (std::size_t slot = hash & mask;; slot = (slot + 1) & mask) {
     const NameSlot& candidate = name_slots_[slot];
-    if (candidate.vertex == no_vertex ||
-        (candidate.hash == hash && vertices_[candidate.vertex].name == name)) {
+    if (candidate.vertex == no_vertex || (candidate.hash == hash && vertices_[candidate.vertex].name == name)) {
       return slot;
     }
   }
@@ -74,8 +73,8 @@ VertexId Graph::add_vertex(VertexKind kind, std::string_view name, VertexId host
   }
   const auto id = static_cast<VertexId>(vertices_.size());
   slot = NameSlot{id, hash};
-  vertices_.push_back(Vertex{kind, SwitchTier::none, std::string(name),
-                             kind == VertexKind::host ? id : host, index, std::nullopt, {}});
+  vertices_.push_back(
+      Vertex{kind, SwitchTier::none, std::string(name), kind == VertexKind::host ? id : host, index, std::nullopt, {}});
   return id;
 }
 

@@ -80,8 +80,7 @@ class Graph {
  public:
   // Returns the vertex with this name, creating it when absent. A name that exists with another
   // kind is a contradiction between inputs and throws GraphContradiction.
-  VertexId add_vertex(VertexKind kind, std::string_view name, VertexId host = no_vertex,
-                      int index = -1);
+  VertexId add_vertex(VertexKind kind, std::string_view name, VertexId host = no_vertex, int index = -1);
   VertexId find(std::string_view name) const;
 
   LinkId add_link(VertexId a, VertexId b, const LinkSpec& spec, bool nominal_capacity = false);
@@ -153,11 +152,13 @@ class Graph {
   struct IdsPerVertex {
     std::vector<std::size_t> offsets;
     std::vector<std::uint32_t> ids;
-    std::span<const std::uint32_t> of(VertexId v) const { return {ids.data() + offsets[v], ids.data() + offsets[v + 1]}; }
+    std::span<const std::uint32_t> of(VertexId v) const {
+      return {ids.data() + offsets[v], ids.data() + offsets[v + 1]};
+    }
   };
   void index_adjacency() const;
   void index_devices() const;
-  mutable IdsPerVertex adjacency_;        // each vertex's links
+  mutable IdsPerVertex adjacency_;  // each vertex's links
   mutable std::size_t indexed_link_count_ = 0;
   mutable IdsPerVertex devices_by_host_;  // each host's devices; empty for other vertices
   // Which vertex has a name: open addressing over vertex ids, keyed by the vertices' own names,

@@ -45,7 +45,8 @@ const HostRoutes::HostShape& HostRoutes::shape_of(VertexId host) {
       signature.push_back(std::bit_cast<std::uint64_t>(link.spec.capacity_gbps));
       signature.push_back(std::bit_cast<std::uint64_t>(link.spec.latency_us));
     }
-  shape.shape = shape_ids_.try_emplace(std::move(signature), static_cast<std::uint32_t>(shape_ids_.size())).first->second;
+  shape.shape =
+      shape_ids_.try_emplace(std::move(signature), static_cast<std::uint32_t>(shape_ids_.size())).first->second;
   return shape;
 }
 
@@ -59,8 +60,8 @@ const Route* HostRoutes::between(VertexId from, VertexId to) {
   }
   const HostShape& shape = shape_of(host);
   // Shapes number in the hundreds and hosts' vertices in the tens: 20 bits each is ample.
-  const std::uint64_t key = std::uint64_t{shape.shape} << 40 | std::uint64_t{position_of_vertex_[from]} << 20 |
-                            position_of_vertex_[to];
+  const std::uint64_t key =
+      std::uint64_t{shape.shape} << 40 | std::uint64_t{position_of_vertex_[from]} << 20 | position_of_vertex_[to];
   auto [it, inserted] = templates_.try_emplace(key);
   if (inserted) {
     ++searches_;

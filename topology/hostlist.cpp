@@ -24,8 +24,7 @@ std::vector<std::string_view> split_top_level(std::string_view expression) {
   return parts;
 }
 
-bool expand_one(std::string_view name, std::vector<std::string>& out, std::size_t max_hosts,
-                std::string& error) {
+bool expand_one(std::string_view name, std::vector<std::string>& out, std::size_t max_hosts, std::string& error) {
   const std::size_t open = name.find('[');
   if (open == std::string_view::npos) {
     if (name.find(']') != std::string_view::npos || name.empty()) {
@@ -61,8 +60,7 @@ bool expand_one(std::string_view name, std::vector<std::string>& out, std::size_
       return false;
     }
     for (std::int64_t n = *low; n <= *high; ++n) {
-      const std::string expanded =
-          fmt::format("{}{:0{}}{}", prefix, n, low_text.size(), suffix);
+      const std::string expanded = fmt::format("{}{:0{}}{}", prefix, n, low_text.size(), suffix);
       if (!expand_one(expanded, out, max_hosts, error)) return false;
     }
   }

@@ -81,8 +81,9 @@ const TechnologyRow* find_row(std::string_view name) {
 }
 
 LinkSpec bond(const TechnologyRow& row, int lane_count) {
-  return LinkSpec{row.type, row.name, lane_count, row.lane_capacity_gbps * lane_count,
-                  row.lane_datasheet_gbps * lane_count, row.latency_us};
+  return LinkSpec{
+      row.type,      row.name, lane_count, row.lane_capacity_gbps * lane_count, row.lane_datasheet_gbps * lane_count,
+      row.latency_us};
 }
 
 std::optional<LinkSpec> bond_by_name(std::string_view name, int lane_count) {

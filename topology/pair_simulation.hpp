@@ -16,10 +16,10 @@
 namespace fb::topo {
 
 struct PairSimulation {
-  std::string op = "pairwise";       // the op the rows carry (pairwise, concurrent)
+  std::string op = "pairwise";  // the op the rows carry (pairwise, concurrent)
   std::uint64_t bytes = 1ull << 20;
-  double efficiency = 0.9;           // share of link capacity a flow gets through the transport
-  double noise_fraction = 0;         // standard deviation of the multiplicative noise
+  double efficiency = 0.9;    // share of link capacity a flow gets through the transport
+  double noise_fraction = 0;  // standard deviation of the multiplicative noise
   std::uint64_t seed = 1;
   // The fabric's forwarding tables: each pair on its one path, as a routed InfiniBand fabric sends
   // it; without them (or where they give none), the model's ECMP spread.

@@ -15,11 +15,9 @@ bool may_transit(const Vertex& v) {
     case VertexKind::pcie_switch:
     case VertexKind::nvswitch:
     case VertexKind::nic:
-    case VertexKind::fabric_switch:
-      return true;
+    case VertexKind::fabric_switch: return true;
     case VertexKind::host:
-    case VertexKind::gpu:
-      return false;
+    case VertexKind::gpu: return false;
   }
   return false;
 }

@@ -102,7 +102,8 @@ ExpectationModel::Endpoint ExpectationModel::endpoint(const std::string& host_na
   if (memory == RankMemory::gpu) {
     const std::vector<VertexId> gpus = devices_of_kind(graph_, host, VertexKind::gpu);
     if (local_index < static_cast<int>(gpus.size())) return {gpus[static_cast<std::size_t>(local_index)], ""};
-    return {no_vertex, fmt::format("host {} has {} GPUs in the topology, fewer than its ranks", host_name, gpus.size())};
+    return {no_vertex,
+            fmt::format("host {} has {} GPUs in the topology, fewer than its ranks", host_name, gpus.size())};
   }
   const std::vector<VertexId> cpus = devices_of_kind(graph_, host, VertexKind::cpu);
   if (!cpus.empty()) return {cpus[static_cast<std::size_t>(local_index) % cpus.size()], ""};
@@ -131,8 +132,8 @@ PairPathResult ExpectationModel::path_between(VertexId src, VertexId dst) {
     if (from == to) return PairPath{0, std::numeric_limits<double>::infinity(), "", ""};
     const std::optional<Route> route = find_route(graph_, from, to);
     if (!route) {
-      result.problem = fmt::format("the topology has no route from {} to {}", graph_.vertex(from).name,
-                                   graph_.vertex(to).name);
+      result.problem =
+          fmt::format("the topology has no route from {} to {}", graph_.vertex(from).name, graph_.vertex(to).name);
       return std::nullopt;
     }
     return path_of(graph_, *route);
@@ -168,8 +169,8 @@ PairPathResult ExpectationModel::pair_path(const ResultRow& row, std::span<const
   // Without the run's placement, two ranks of one host are taken to be its first two.
   const Endpoint src = rank_endpoint(row.src_rank, row.src_host, 0, *memory, rank_hosts);
   if (!src.problem.empty()) return {std::nullopt, src.problem};
-  const Endpoint dst = rank_endpoint(row.dst_rank, row.dst_host, row.src_host == row.dst_host ? 1 : 0, *memory,
-                                     rank_hosts);
+  const Endpoint dst =
+      rank_endpoint(row.dst_rank, row.dst_host, row.src_host == row.dst_host ? 1 : 0, *memory, rank_hosts);
   if (!dst.problem.empty()) return {std::nullopt, dst.problem};
   return path_between(src.vertex, dst.vertex);
 }
@@ -218,7 +219,8 @@ Expectation ExpectationModel::expect_collective(const ResultRow& row, const OpTr
   }
   const ResultRow predicted = predicted_row(model, prediction, op, row.bytes, "", "");
   return {predicted.busbw_gbps.value_or(predicted.algbw_gbps), std::nullopt, "",
-          ModelChoice{predicted.model_algorithm, predicted.model_protocol, predicted.model_channels, predicted.model_limit}};
+          ModelChoice{predicted.model_algorithm, predicted.model_protocol, predicted.model_channels,
+                      predicted.model_limit}};
 }
 
 Forced forced_by_environment(const std::map<std::string, std::string>& environment) {
@@ -239,8 +241,8 @@ std::optional<NcclVersion> nccl_version_recorded(const std::map<std::string, std
   return std::nullopt;
 }
 
-Expectation ExpectationModel::expect(const ResultRow& row, std::span<const std::string> rank_hosts, const Forced& forced,
-                                     const NcclTuning& tuning, int gpus_per_process) {
+Expectation ExpectationModel::expect(const ResultRow& row, std::span<const std::string> rank_hosts,
+                                     const Forced& forced, const NcclTuning& tuning, int gpus_per_process) {
   const std::optional<RankMemory> memory = rank_memory_of(row.backend);
   if (!memory) return {};
   const OpTraits* op = find_op(row.op);

@@ -35,8 +35,8 @@ struct DeviceRoute {
 // without GPUs take the GPU defaults only, which run_command checks before the backend starts.
 struct LaunchOptions {
   int gpus_per_process = 1;
-  int graph_launches = 0;  // 0: ops are launched one by one; N: each timed sample replays a CUDA graph
-  std::string watchdog_interface{};  // WatchdogSettings::interface_name
+  int graph_launches = 0;                  // 0: ops are launched one by one; N: each timed sample replays a CUDA graph
+  std::string watchdog_interface{};        // WatchdogSettings::interface_name
   HostPages host_pages = HostPages::huge;  // backends whose buffers are host memory
 };
 

@@ -17,8 +17,8 @@ struct BenchmarkCase {
   ReduceOp redop = ReduceOp::sum;  // ignored by ops that do not reduce
   int root = 0;                    // ignored by rootless ops
   Placement placement = Placement::out_of_place;
-  std::uint64_t bytes = 0;         // nccl-tests size semantics
-  std::uint64_t count = 0;         // elements per rank buffer
+  std::uint64_t bytes = 0;  // nccl-tests size semantics
+  std::uint64_t count = 0;  // elements per rank buffer
   int warmup_iterations = 1;
   int iterations = 20;
   // >0: `iterations` is the least; the backend runs as many more as make the timed loop last this
@@ -26,11 +26,11 @@ struct BenchmarkCase {
   double min_time_s = 0;
   int max_iterations = 0;
   bool check = true;
-  int window = 64;                 // messages in flight for bw and bibw
-  int src_rank = 0;                // point-to-point endpoints; for device copies GPU ordinals or
-  int dst_rank = 1;                // host_memory (core/backend.hpp)
-  int graph_launches = 0;          // >0: each timed sample is one CUDA graph of `iterations` ops
-  double step_deadline_s = 30;     // the watchdog ends the job when one step takes longer
+  int window = 64;              // messages in flight for bw and bibw
+  int src_rank = 0;             // point-to-point endpoints; for device copies GPU ordinals or
+  int dst_rank = 1;             // host_memory (core/backend.hpp)
+  int graph_launches = 0;       // >0: each timed sample is one CUDA graph of `iterations` ops
+  double step_deadline_s = 30;  // the watchdog ends the job when one step takes longer
 };
 
 struct Measurement {

@@ -34,7 +34,8 @@ double TickClock::seconds_per_tick() {
     do steady_end = Steady::now();
     while (steady_end - steady_start < calibration_time);
     const auto ticks_end = now();
-    return std::chrono::duration<double>(steady_end - steady_start).count() / static_cast<double>(ticks_end - ticks_start);
+    return std::chrono::duration<double>(steady_end - steady_start).count() /
+           static_cast<double>(ticks_end - ticks_start);
   }();
   return calibrated;
 }

@@ -11,7 +11,8 @@ MeasurementEngine::MeasurementEngine(Backend& backend, RowSink& sink, Measuremen
       context_{settings_.provenance.run_id, std::string(backend.name()), backend.placement()},
       reporting_(backend.placement().rank == 0) {
   if (reporting_)
-    backend_.job().set_stall_handler([this](const StallReport& stall) { sink_.incident(in_flight_.timeout_incident(stall, context_)); });
+    backend_.job().set_stall_handler(
+        [this](const StallReport& stall) { sink_.incident(in_flight_.timeout_incident(stall, context_)); });
 }
 
 // A handler that does nothing rather than none: a backend may wrap the handler it is given in
@@ -104,7 +105,9 @@ void MeasurementEngine::measure_pair_rounds(const PlannedOp& planned) {
   }
 }
 
-void MeasurementEngine::count_wrong(const Measurement& measurement) { wrong_elements_ += measurement.wrong.value_or(0); }
+void MeasurementEngine::count_wrong(const Measurement& measurement) {
+  wrong_elements_ += measurement.wrong.value_or(0);
+}
 
 ResultRow MeasurementEngine::row_of(const BenchmarkCase& benchmark_case, const Measurement& measurement) const {
   ResultRow row = make_result_row(benchmark_case, measurement, context_);

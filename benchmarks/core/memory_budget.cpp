@@ -21,9 +21,7 @@ std::optional<std::uint64_t> read_number(const std::filesystem::path& path) {
     const std::uint64_t value = std::stoull(text, &used);
     if (used != text.size()) return std::nullopt;
     return value;
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
+  } catch (const std::exception&) { return std::nullopt; }
 }
 
 std::optional<std::uint64_t> mem_available_bytes(const std::filesystem::path& root) {
@@ -89,7 +87,7 @@ std::optional<AvailableMemory> available_memory(const std::filesystem::path& roo
     }
     if (relative.empty()) break;
     relative = relative.has_parent_path() && relative.parent_path() != relative ? relative.parent_path()
-                                                                                 : std::filesystem::path();
+                                                                                : std::filesystem::path();
   }
   return available;
 }
@@ -110,7 +108,8 @@ RankMemoryNeed rank_memory_need(const std::vector<PlannedOp>& plan, int rank, in
         // Every rank keeps its times per iteration; rank 0 also the slowest rank's, and for pair
         // patterns every rank's. Under -n auto a size may run up to --max-iters.
         const auto iterations = static_cast<std::uint64_t>(std::max(c.iterations, c.max_iterations));
-        const std::uint64_t time_arrays = rank == 0 ? iterations * (2 + static_cast<std::uint64_t>(nranks)) : iterations;
+        const std::uint64_t time_arrays =
+            rank == 0 ? iterations * (2 + static_cast<std::uint64_t>(nranks)) : iterations;
         // bw and bibw (and the pair patterns built on them) keep a window of messages in flight
         // each way, each a request handle and the library's request object behind it.
         const bool windowed = c.op->op_class == OpClass::point_to_point || c.op->op_class == OpClass::pair_pattern;
@@ -154,9 +153,7 @@ NodeMemoryCheck check_node_memory(const std::vector<PlannedOp>& plan, const Rank
   if (!available) return check;
   try {
     require_memory_for(plan, placement.rank, placement.nranks, host, ranks_on_host, buffers_in_host_memory, *available);
-  } catch (const UsageError& e) {
-    check.error = e.what();
-  }
+  } catch (const UsageError& e) { check.error = e.what(); }
   return check;
 }
 

@@ -48,7 +48,8 @@ void validate_run_options(const RunOptions& options) {
   if (options.auto_iterations != false && options.max_auto_iterations < options.iterations)
     throw UsageError(fmt::format("--max-iters {} must be at least the {} iterations -n auto starts from",
                                  options.max_auto_iterations, options.iterations));
-  if (options.warmup_iterations < 0) throw UsageError(fmt::format("-w {} must not be negative", options.warmup_iterations));
+  if (options.warmup_iterations < 0)
+    throw UsageError(fmt::format("-w {} must not be negative", options.warmup_iterations));
   if (options.check != 0 && options.check != 1) throw UsageError(fmt::format("-c {} must be 0 or 1", options.check));
   if (options.window < 1) throw UsageError(fmt::format("--window {} must be at least 1", options.window));
   // A NaN deadline never passes and an infinite one never ends a hung job.
@@ -57,7 +58,8 @@ void validate_run_options(const RunOptions& options) {
   if (options.timeout_s < 0) throw UsageError(fmt::format("--timeout {} must not be negative", options.timeout_s));
   if (options.root < 0) throw UsageError(fmt::format("-r {} must not be negative", options.root));
   if (options.src_rank < 0 || options.dst_rank < 0 || options.src_rank == options.dst_rank)
-    throw UsageError(fmt::format("--src {} and --dst {} must be two different ranks", options.src_rank, options.dst_rank));
+    throw UsageError(
+        fmt::format("--src {} and --dst {} must be two different ranks", options.src_rank, options.dst_rank));
   parse_data_type(options.dtype);
   parse_reduce_op(options.redop);
   requested_placements(options.placement);
@@ -121,8 +123,10 @@ std::vector<PlannedOp> plan_run(const RunOptions& options, const Backend& backen
 
     if (op.op_class == OpClass::device_copy) {
       for (DeviceRoute& route : backend.device_routes(op)) {
-        if (!route.unavailable_reason.empty()) planned.unavailable_routes.push_back(std::move(route));
-        else planned.pair_rounds.push_back({{route.endpoints}, static_cast<int>(planned.pair_rounds.size()) + 1});
+        if (!route.unavailable_reason.empty())
+          planned.unavailable_routes.push_back(std::move(route));
+        else
+          planned.pair_rounds.push_back({{route.endpoints}, static_cast<int>(planned.pair_rounds.size()) + 1});
       }
       if (planned.pair_rounds.empty() && planned.unavailable_routes.empty())
         throw UsageError(fmt::format("{} has no route on this machine (the {} backend sees too few GPUs for it)",
@@ -131,21 +135,21 @@ std::vector<PlannedOp> plan_run(const RunOptions& options, const Backend& backen
 
     // "both" means every placement the backend has for the op; naming one it lacks is an error.
     const std::vector<Placement> available = backend.placements_of(op);
-    if (available.empty())
-      throw UsageError(fmt::format("the {} backend has no op {}", backend.name(), op.name));
+    if (available.empty()) throw UsageError(fmt::format("the {} backend has no op {}", backend.name(), op.name));
     const std::vector<Placement> requested = requested_placements(options.placement);
     for (Placement placement : requested) {
       if (std::find(available.begin(), available.end(), placement) != available.end())
         planned.placements.push_back(placement);
       else if (requested.size() == 1)
-        throw UsageError(fmt::format("{} has no {} form in the {} backend", op.name, name_of(placement), backend.name()));
+        throw UsageError(
+            fmt::format("{} has no {} form in the {} backend", op.name, name_of(placement), backend.name()));
     }
 
     const std::uint64_t unit_bytes = size_unit_bytes(op, element_bytes, nranks);
     const std::string unit_description =
-        op.size_is_whole_buffer ? fmt::format("{} x {} ranks, since {} sizes are the whole buffer", options.dtype,
-                                              nranks, op.name)
-                                : options.dtype;
+        op.size_is_whole_buffer
+            ? fmt::format("{} x {} ranks, since {} sizes are the whole buffer", options.dtype, nranks, op.name)
+            : options.dtype;
     for (std::uint64_t bytes : expand_sweep(sweep_of(options, unit_bytes), unit_bytes, unit_description)) {
       const std::uint64_t count = count_per_rank(op, bytes, element_bytes, nranks);
       // MPI counts are int; nccl-tests' sizes beyond that need a larger type, not a silent wrap.
@@ -156,9 +160,9 @@ std::vector<PlannedOp> plan_run(const RunOptions& options, const Backend& backen
       std::vector<BenchmarkCase> cases;
       // Point-to-point times are short and noisy at small sizes: a fixed count of them is either
       // too few there or too many at 1 GiB, so they get as many as fill --min-time.
-      const bool automatic =
-          options.auto_iterations.value_or((op.op_class == OpClass::point_to_point || op.op_class == OpClass::pair_pattern) &&
-                                           backend.times_to_min_time());
+      const bool automatic = options.auto_iterations.value_or(
+          (op.op_class == OpClass::point_to_point || op.op_class == OpClass::pair_pattern) &&
+          backend.times_to_min_time());
       if (automatic && !backend.times_to_min_time())
         throw UsageError(fmt::format("-n auto is not available on the {} backend; give -n a count", backend.name()));
       for (Placement placement : planned.placements) {
@@ -182,15 +186,14 @@ std::vector<PlannedOp> plan_run(const RunOptions& options, const Backend& backen
         benchmark_case.dst_rank = options.dst_rank;
         benchmark_case.graph_launches = options.launch.graph_launches;
         // A step of bw and bibw (and of the pair patterns built on them) is a whole window of messages.
-        const std::uint64_t step_bytes =
-            op.op_class == OpClass::point_to_point || op.op_class == OpClass::pair_pattern
-                ? bytes * static_cast<std::uint64_t>(options.window)
-                : bytes;
+        const std::uint64_t step_bytes = op.op_class == OpClass::point_to_point || op.op_class == OpClass::pair_pattern
+                                             ? bytes * static_cast<std::uint64_t>(options.window)
+                                             : bytes;
         // With CUDA graphs a step is one replay of all the iterations.
         const std::uint64_t ops_per_step =
             options.launch.graph_launches > 0 ? static_cast<std::uint64_t>(options.iterations) : 1;
-        benchmark_case.step_deadline_s = step_deadline_s({.fixed_timeout_s = options.timeout_s}, step_bytes) *
-                                         static_cast<double>(ops_per_step);
+        benchmark_case.step_deadline_s =
+            step_deadline_s({.fixed_timeout_s = options.timeout_s}, step_bytes) * static_cast<double>(ops_per_step);
         cases.push_back(benchmark_case);
       }
       planned.cases_by_size.push_back(std::move(cases));

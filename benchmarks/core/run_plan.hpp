@@ -38,7 +38,7 @@ struct RunOptions {
   int window = 64;
   int src_rank = 0;
   int dst_rank = 1;
-  double timeout_s = 0;  // per step; 0: derived from the size (see step_deadline_s)
+  double timeout_s = 0;                  // per step; 0: derived from the size (see step_deadline_s)
   std::string pair_endpoints = "hosts";  // pair patterns: one rank per host, or every rank
   std::string cut = "halves";            // concurrent: which pairs cross the cut
   std::uint64_t seed = 1;                // concurrent --cut random: the matching drawn

@@ -28,10 +28,10 @@ struct RankStall {
 struct StallReport {
   std::string case_label;  // what the backend was running: "all_reduce 1048576 B out-of-place (float)"
   double deadline_s = 0;
-  double stalled_s = 0;            // how long the step had made no progress
+  double stalled_s = 0;              // how long the step had made no progress
   std::string coordinator_position;  // where rank 0 was
-  std::vector<RankStall> ranks;    // every rank, by rank; only the reporting rank itself on others
-  std::string message;             // the one-line account the backend prints
+  std::vector<RankStall> ranks;      // every rank, by rank; only the reporting rank itself on others
+  std::string message;               // the one-line account the backend prints
 };
 
 // Runs on the watchdog's thread, while the measuring thread is blocked, before the job is ended.

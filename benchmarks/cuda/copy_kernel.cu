@@ -14,8 +14,8 @@ constexpr int copy_blocks_per_sm = 4;
 __global__ void copy_kernel(unsigned char* destination, const unsigned char* source, std::size_t bytes) {
   const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  const bool aligned = (reinterpret_cast<std::uintptr_t>(destination) | reinterpret_cast<std::uintptr_t>(source)) %
-                           sizeof(uint4) == 0;
+  const bool aligned =
+      (reinterpret_cast<std::uintptr_t>(destination) | reinterpret_cast<std::uintptr_t>(source)) % sizeof(uint4) == 0;
   std::size_t done = 0;
   if (aligned) {
     const std::size_t vectors = bytes / sizeof(uint4);

@@ -10,8 +10,7 @@
 namespace fb {
 
 // Enqueues a copy of `bytes` from `source` to `destination` on `stream`, run by `blocks` blocks.
-void launch_copy_kernel(void* destination, const void* source, std::size_t bytes, unsigned blocks,
-                        cudaStream_t stream);
+void launch_copy_kernel(void* destination, const void* source, std::size_t bytes, unsigned blocks, cudaStream_t stream);
 
 // Enough blocks to keep every SM of `device` busy.
 unsigned copy_kernel_blocks(int device);

@@ -75,8 +75,8 @@ void fill_pattern_on_device(void* buffer, DataType type, std::uint64_t count, in
                             ReduceOp redop, cudaStream_t stream) {
   if (count == 0) return;
   visit_type<__half, __nv_bfloat16>(type, [&]<class T>() {
-    fill_kernel<T><<<blocks_for(count), threads_per_block, 0, stream>>>(static_cast<T*>(buffer), count, rank,
-                                                                       first_index, redop);
+    fill_kernel<T>
+        <<<blocks_for(count), threads_per_block, 0, stream>>>(static_cast<T*>(buffer), count, rank, first_index, redop);
   });
   FB_CUDA_CHECK(cudaGetLastError());
 }
@@ -90,7 +90,7 @@ std::uint64_t count_wrong_on_device(const void* buffer, DataType type, std::uint
   if (count > 0) {
     visit_type<__half, __nv_bfloat16>(type, [&]<class T>() {
       count_wrong_kernel<T><<<blocks_for(count), threads_per_block, 0, stream>>>(static_cast<const T*>(buffer), count,
-                                                                                expected, tolerance, wrong_on_device);
+                                                                                 expected, tolerance, wrong_on_device);
     });
     FB_CUDA_CHECK(cudaGetLastError());
   }

@@ -43,8 +43,8 @@ int require_visible_gpus(std::string_view backend_name, int needed) {
                                     cudaGetErrorString(status)));
   FB_CUDA_CHECK(status);
   if (count < needed)
-    throw NoDeviceError(fmt::format("the {} backend needs {} GPUs in this process and it sees {}", backend_name,
-                                    needed, count));
+    throw NoDeviceError(
+        fmt::format("the {} backend needs {} GPUs in this process and it sees {}", backend_name, needed, count));
   return count;
 }
 

@@ -22,14 +22,14 @@ IterationTimer::IterationTimer(std::span<const CudaStream> streams, int iteratio
 
 void IterationTimer::record_start(int iteration) {
   for (std::size_t s = 0; s < streams_.size(); ++s)
-    FB_CUDA_CHECK(cudaEventRecord(starts_[static_cast<std::size_t>(iteration) * streams_.size() + s].get(),
-                                  streams_[s].get()));
+    FB_CUDA_CHECK(
+        cudaEventRecord(starts_[static_cast<std::size_t>(iteration) * streams_.size() + s].get(), streams_[s].get()));
 }
 
 void IterationTimer::record_stop(int iteration) {
   for (std::size_t s = 0; s < streams_.size(); ++s)
-    FB_CUDA_CHECK(cudaEventRecord(stops_[static_cast<std::size_t>(iteration) * streams_.size() + s].get(),
-                                  streams_[s].get()));
+    FB_CUDA_CHECK(
+        cudaEventRecord(stops_[static_cast<std::size_t>(iteration) * streams_.size() + s].get(), streams_[s].get()));
 }
 
 std::vector<std::vector<double>> IterationTimer::seconds_by_stream() const {

@@ -108,16 +108,17 @@ Measurement MpiBackend::measure(const BenchmarkCase& benchmark_case) {
   watchdog_->begin_case(fmt::format("{} {} B {} ({})", benchmark_case.op->name, benchmark_case.bytes,
                                     name_of(benchmark_case.placement), name_of(benchmark_case.dtype)),
                         benchmark_case.step_deadline_s);
-  const LocalRun local = run_locally(benchmark_case, benchmark_case.op->op_class == OpClass::collective
-                                                         ? IterationStart::together
-                                                         : IterationStart::back_to_back);
+  const LocalRun local =
+      run_locally(benchmark_case, benchmark_case.op->op_class == OpClass::collective ? IterationStart::together
+                                                                                     : IterationStart::back_to_back);
 
   Measurement measurement = mpi_.slowest_rank_measurement(local.unit_seconds, local.wrong);
   watchdog_->end_case();
   return measurement;
 }
 
-std::vector<Measurement> MpiBackend::measure_pairs(const BenchmarkCase& benchmark_case, std::span<const RankPair> pairs) {
+std::vector<Measurement> MpiBackend::measure_pairs(const BenchmarkCase& benchmark_case,
+                                                   std::span<const RankPair> pairs) {
   if (pairs.empty()) throw std::logic_error("measure_pairs() needs at least one pair");
   // A rank in no pair runs the case as an idle rank of the first pair.
   BenchmarkCase own_case = benchmark_case;

@@ -21,8 +21,8 @@ MpiJob::MpiJob(int& argc, char**& argv) {
   int host_length = 0;
   FB_MPI_CHECK(MPI_Get_processor_name(host, &host_length));
   std::vector<char> all_hosts(static_cast<std::size_t>(size_) * MPI_MAX_PROCESSOR_NAME);
-  FB_MPI_CHECK(MPI_Allgather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all_hosts.data(), MPI_MAX_PROCESSOR_NAME,
-                             MPI_CHAR, MPI_COMM_WORLD));
+  FB_MPI_CHECK(MPI_Allgather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all_hosts.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                             MPI_COMM_WORLD));
   for (int rank = 0; rank < size_; ++rank) {
     const char* name = all_hosts.data() + static_cast<std::size_t>(rank) * MPI_MAX_PROCESSOR_NAME;
     process_hosts_.emplace_back(name, strnlen(name, MPI_MAX_PROCESSOR_NAME));
@@ -115,8 +115,8 @@ MpiJob::RankResults MpiJob::gather_rank_results(std::span<const double> local_un
                           MPI_DOUBLE, 0, comm()));
   const int wrong_count = static_cast<int>(local_wrong.size());
   all.wrong.resize(local_wrong.size() * static_cast<std::size_t>(size_));
-  FB_MPI_CHECK(MPI_Allgather(local_wrong.data(), wrong_count, MPI_UINT64_T, all.wrong.data(), wrong_count,
-                             MPI_UINT64_T, comm()));
+  FB_MPI_CHECK(MPI_Allgather(local_wrong.data(), wrong_count, MPI_UINT64_T, all.wrong.data(), wrong_count, MPI_UINT64_T,
+                             comm()));
   return all;
 }
 
@@ -131,8 +131,8 @@ std::vector<std::string> MpiJob::gather_strings_at_rank_zero(const std::string& 
     total += lengths[i];
   }
   std::string joined(static_cast<std::size_t>(total), '\0');
-  FB_MPI_CHECK(MPI_Gatherv(local.data(), length, MPI_CHAR, joined.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
-                           comm()));
+  FB_MPI_CHECK(
+      MPI_Gatherv(local.data(), length, MPI_CHAR, joined.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, comm()));
   std::vector<std::string> strings;
   for (std::size_t i = 0; i < lengths.size(); ++i)
     strings.push_back(joined.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i])));

@@ -19,7 +19,10 @@ class SendRecvCase : public MpiOpCase {
  protected:
   SendRecvCase(const BenchmarkCase& benchmark_case, const MpiOpContext& context, std::size_t send_count,
                std::size_t recv_count)
-      : case_(benchmark_case), context_(context), send_(send_count, context.host_pages), recv_(recv_count, context.host_pages) {}
+      : case_(benchmark_case),
+        context_(context),
+        send_(send_count, context.host_pages),
+        recv_(recv_count, context.host_pages) {}
 
   // Ops that do not reduce still need a pattern; the sum pattern's small integers serve.
   ReduceOp pattern_redop() const { return case_.op->takes_redop ? case_.redop : ReduceOp::sum; }

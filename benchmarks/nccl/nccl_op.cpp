@@ -43,8 +43,8 @@ void NcclCollectiveCase::allocate() {
     const Layout sizes = layout(gpu.rank);
     GpuBuffers buffers;
     if (case_.placement == Placement::in_place) {
-      const std::uint64_t elements = std::max(sizes.in_place_send_offset + sizes.send_count,
-                                              sizes.in_place_recv_offset + sizes.recv_count);
+      const std::uint64_t elements =
+          std::max(sizes.in_place_send_offset + sizes.send_count, sizes.in_place_recv_offset + sizes.recv_count);
       buffers.recv = DeviceBuffer(gpu.device, elements * element_bytes);
       auto* base = static_cast<unsigned char*>(buffers.recv.data());
       buffers.send_data = base + sizes.in_place_send_offset * element_bytes;

@@ -110,7 +110,8 @@ ResultRow to_row(const std::string& name, const Measurements& m, Provenance& pro
     else
       row.unreported_statistics += " time_cv";
     if (median == m.aggregates.end())
-      provenance.assumptions.push_back(fmt::format("{}: no median aggregate: the mean is recorded as the median", name));
+      provenance.assumptions.push_back(
+          fmt::format("{}: no median aggregate: the mean is recorded as the median", name));
   }
   if (rate_source->bytes_per_second) {
     const double seconds = (m.manual_or_real_time ? rate_source->real_time_us : rate_source->cpu_time_us) * 1e-6;
@@ -249,7 +250,8 @@ std::vector<ResultSet> parse_json(std::string_view text, const std::filesystem::
       const std::string where = fmt::format("{}: benchmarks[{}]", file, i);
       const std::string run_type = b.value("run_type", "iteration");
       const std::string aggregate = b.value("aggregate_name", "");
-      const bool wanted_aggregate = std::find(aggregate_names.begin(), aggregate_names.end(), aggregate) != aggregate_names.end();
+      const bool wanted_aggregate =
+          std::find(aggregate_names.begin(), aggregate_names.end(), aggregate) != aggregate_names.end();
       if (run_type != "iteration" && !(run_type == "aggregate" && wanted_aggregate)) continue;
       const std::string unit = b.at("time_unit").get<std::string>();
       const double us = microseconds_per(unit);
@@ -266,7 +268,8 @@ std::vector<ResultSet> parse_json(std::string_view text, const std::filesystem::
       const std::string name = b.value("run_name", b.at("name").get<std::string>());
       Measurements& m = runs[name];
       // Benchmarks timed by real or manual time say so in their name; their rates are per real second.
-      m.manual_or_real_time = name.find("/real_time") != std::string::npos || name.find("/manual_time") != std::string::npos;
+      m.manual_or_real_time =
+          name.find("/real_time") != std::string::npos || name.find("/manual_time") != std::string::npos;
       if (run_type == "iteration")
         m.repetitions.push_back(repetition);
       else
@@ -334,7 +337,8 @@ std::vector<ResultSet> parse_console(std::string_view text, const std::filesyste
       header_us.reset();
       if (const std::size_t open = words[1].find('('); open != std::string_view::npos) {
         header_us = microseconds_per(words[1].substr(open + 1, words[1].size() - open - 2));
-        if (*header_us == 0) throw input_error_at(file, line.number, fmt::format("unknown time unit in '{}'", words[1]));
+        if (*header_us == 0)
+          throw input_error_at(file, line.number, fmt::format("unknown time unit in '{}'", words[1]));
       }
       continue;
     }
@@ -355,7 +359,8 @@ std::vector<ResultSet> parse_console(std::string_view text, const std::filesyste
     };
     const auto [name, aggregate] = split_aggregate(words[0]);
     Measurements& m = runs[name];
-    m.manual_or_real_time = name.find("/real_time") != std::string::npos || name.find("/manual_time") != std::string::npos;
+    m.manual_or_real_time =
+        name.find("/real_time") != std::string::npos || name.find("/manual_time") != std::string::npos;
     if (aggregate == "cv") {
       // The console prints the cv as "0.10 %": a percentage where the times would be.
       const std::optional<double> percent = words.size() > 1 ? to_double(words[1]) : std::nullopt;
@@ -368,7 +373,8 @@ std::vector<ResultSet> parse_console(std::string_view text, const std::filesyste
     repetition.cpu_time_us = time_us();
     const std::optional<std::int64_t> iterations = at < words.size() ? to_integer(words[at]) : std::nullopt;
     // Aggregate lines print the repetitions, or nothing, where repetitions print their iterations.
-    if (!iterations && aggregate.empty()) throw input_error_at(file, line.number, "a benchmark line without an iteration count");
+    if (!iterations && aggregate.empty())
+      throw input_error_at(file, line.number, "a benchmark line without an iteration count");
     repetition.iterations = iterations.value_or(0);
     for (std::size_t i = at; i < words.size(); ++i)
       if (const std::optional<double> rate = bytes_per_second_of(words[i])) repetition.bytes_per_second = rate;

@@ -34,11 +34,11 @@ namespace {
 // algbw busbw #wrong time ...") or, without one, from the number of columns.
 struct TableLayout {
   bool has_root = true;
-  std::size_t leading_columns = 5;  // size count type redop [root]
-  std::size_t group_columns = 4;    // time algbw busbw #wrong|error [#bitdiff] [i_min i_max i_p99 i_cv%]
-  bool error_column = false;        // old format: the largest error, not a count of wrong elements
+  std::size_t leading_columns = 5;               // size count type redop [root]
+  std::size_t group_columns = 4;                 // time algbw busbw #wrong|error [#bitdiff] [i_min i_max i_p99 i_cv%]
+  bool error_column = false;                     // old format: the largest error, not a count of wrong elements
   std::optional<std::size_t> per_iteration_min;  // offset of i_min within a group
-  bool timestamp = false;           // -T: a date and a time after the in-place group
+  bool timestamp = false;                        // -T: a date and a time after the in-place group
 
   std::size_t row_columns() const { return leading_columns + 2 * group_columns + (timestamp ? 2 : 0); }
 };
@@ -227,7 +227,8 @@ class LogReader {
     } else if (line.find("Collective test starting:") != std::string_view::npos) {
       begin_run_at(number);
       run_.op = op_from_test_program(names.back());
-      if (!run_.op) throw input_error_at(file_, number, fmt::format("'{}' is not a test of a known collective", names.back()));
+      if (!run_.op)
+        throw input_error_at(file_, number, fmt::format("'{}' is not a test of a known collective", names.back()));
     } else if (names[0] == "Rank" && names.size() >= 2) {
       read_rank(number, names);
     } else if (!run_.host_by_rank.empty() && run_.table.empty() && names.back().ends_with("...")) {
@@ -257,16 +258,20 @@ class LogReader {
       if ((key == "iters") && i > 0 && (names[i - 1] == "warmup" || names[i - 1] == "agg")) continue;
       if (const std::optional<std::int64_t> value = to_integer(names[i + 1])) values.emplace(key, *value);
     }
-    if (values.contains("iters")) run_.iterations = static_cast<int>(std::clamp<std::int64_t>(values["iters"], 0, 1 << 30));
+    if (values.contains("iters"))
+      run_.iterations = static_cast<int>(std::clamp<std::int64_t>(values["iters"], 0, 1 << 30));
     // Bounded before multiplying: the product of arbitrary integers can overflow.
     constexpr std::int64_t most_per_process = 4096;
-    const std::int64_t threads = values.contains("nThread") ? values["nThread"] : values.contains("nThreads") ? values["nThreads"] : 1;
+    const std::int64_t threads = values.contains("nThread")    ? values["nThread"]
+                                 : values.contains("nThreads") ? values["nThreads"]
+                                                               : 1;
     const std::int64_t gpus = values.contains("nGpus") ? values["nGpus"] : 1;
     const std::int64_t processes = values.contains("nRanks") ? values["nRanks"] : 1;
     for (const std::int64_t v : {threads, gpus, processes})
       if (v < 1 || v > most_per_process)
-        throw input_error_at(file_, number, fmt::format("nThread {}, nGpus {} and nRanks {} must be between 1 and {}", threads, gpus,
-                                                        processes, most_per_process));
+        throw input_error_at(file_, number,
+                             fmt::format("nThread {}, nGpus {} and nRanks {} must be between 1 and {}", threads, gpus,
+                                         processes, most_per_process));
     run_.ranks_in_header = static_cast<int>(threads * gpus * processes);
     // Each of the nThread threads launches its nGpus GPUs' kernels in turn.
     if (values.contains("nGpus")) run_.provenance.gpus_per_process = static_cast<int>(gpus);
@@ -276,9 +281,11 @@ class LogReader {
     // "Rank  3 Group  0 Pid  4242 on node02 device  3 [0x9a] NVIDIA H100"; rccl-tests and old
     // nccl-tests have no "Group".
     const std::optional<std::int64_t> rank = to_integer(names[1]);
-    if (!rank || *rank < 0 || *rank > 1'000'000) throw input_error_at(file_, number, fmt::format("rank '{}' is not a rank", names[1]));
+    if (!rank || *rank < 0 || *rank > 1'000'000)
+      throw input_error_at(file_, number, fmt::format("rank '{}' is not a rank", names[1]));
     const auto on = std::find(names.begin() + 2, names.end(), "on");
-    if (on == names.end() || on + 1 == names.end()) throw input_error_at(file_, number, "a rank line without 'on HOST'");
+    if (on == names.end() || on + 1 == names.end())
+      throw input_error_at(file_, number, "a rank line without 'on HOST'");
     run_.host_by_rank[static_cast<int>(*rank)] = std::string(*(on + 1));
   }
 
@@ -286,9 +293,10 @@ class LogReader {
     if (!run_.layout) {
       run_.layout = layout_from_columns(tokens.size());
       if (!run_.layout)
-        throw input_error_at(file_, number, fmt::format("a table row of {} columns without the '# size count type ...' header above "
-                                                        "it (13 columns, or 12 in the old format, are read without one)",
-                                                        tokens.size()));
+        throw input_error_at(file_, number,
+                             fmt::format("a table row of {} columns without the '# size count type ...' header above "
+                                         "it (13 columns, or 12 in the old format, are read without one)",
+                                         tokens.size()));
     }
     if (run_.finished) {
       // Rows after "Avg bus bandwidth" of the same header: a second run pasted without its header.
@@ -299,21 +307,22 @@ class LogReader {
     }
     const std::size_t expected = run_.layout->row_columns();
     if (tokens.size() != expected)
-      throw input_error_at(file_, number, fmt::format("expected {} columns as in the column header, found {}{}", expected, tokens.size(),
-                                                      tokens.size() < expected ? ": the line is cut short (truncated log?)" : ""));
+      throw input_error_at(file_, number,
+                           fmt::format("expected {} columns as in the column header, found {}{}", expected,
+                                       tokens.size(),
+                                       tokens.size() < expected ? ": the line is cut short (truncated log?)" : ""));
     run_.table.push_back({number, tokens});
   }
 
-  void assume(Run& run, std::string what) {
-    run.provenance.assumptions.push_back(std::move(what));
-  }
+  void assume(Run& run, std::string what) { run.provenance.assumptions.push_back(std::move(what)); }
 
   void finish_run(std::size_t last_line) {
     Run run = std::move(run_);
     run_ = Run{};
     if (run.table.empty()) throw input_error_at(file_, last_line, "no measurement rows in this nccl-tests run");
     if (!run.finished)
-      throw input_error_at(file_, last_line, "the log ends before '# Avg bus bandwidth': truncated, or the run did not finish");
+      throw input_error_at(file_, last_line,
+                           "the log ends before '# Avg bus bandwidth': truncated, or the run did not finish");
     run.launcher = launcher_;
     if (!run.op && run.launcher) run.op = run.launcher->op;
     if (!run.op) run.op = op_from_file_name(origin_);
@@ -387,7 +396,8 @@ class LogReader {
       const int listed = run.host_by_rank.rbegin()->first + 1;
       const bool gaps = static_cast<int>(run.host_by_rank.size()) != listed;
       if (gaps && !run.ranks_elided)
-        throw input_error_at(file_, run.first_line, fmt::format("the '#  Rank' lines skip ranks (last one {}) without '...'", listed - 1));
+        throw input_error_at(file_, run.first_line,
+                             fmt::format("the '#  Rank' lines skip ranks (last one {}) without '...'", listed - 1));
       nranks = listed;
       if (run.ranks_elided) {
         if (from_ratio && *from_ratio >= listed) nranks = *from_ratio;
@@ -399,17 +409,20 @@ class LogReader {
       nranks = *options_.nranks;
     } else if (run.launcher && run.launcher->processes) {
       nranks = *run.launcher->processes * run.launcher->gpus_per_process;
-      assume(run, fmt::format("{} ranks from the launcher line '{}' (the log lists no ranks)", nranks, run.launcher->text));
+      assume(run,
+             fmt::format("{} ranks from the launcher line '{}' (the log lists no ranks)", nranks, run.launcher->text));
     } else if (from_ratio) {
       nranks = *from_ratio;
       assume(run, fmt::format("{} ranks inferred from busbw/algbw (the log lists no ranks)", nranks));
     } else if (run.ranks_in_header) {
       nranks = *run.ranks_in_header;
       assume(run, fmt::format("{} ranks from the nThread x nGpus header, as for a single process (the log lists no "
-                              "ranks)", nranks));
+                              "ranks)",
+                              nranks));
     } else {
-      throw input_error_at(file_, run.first_line, "the log says neither how many ranks ran (no '#  Rank' lines, no launcher line) nor "
-                                                  "lets busbw/algbw tell: pass --ranks N");
+      throw input_error_at(file_, run.first_line,
+                           "the log says neither how many ranks ran (no '#  Rank' lines, no launcher line) nor "
+                           "lets busbw/algbw tell: pass --ranks N");
     }
     if (!bus_ratio_fits(*run.op, nranks, bandwidths)) {
       const std::optional<int> implied = from_ratio ? from_ratio : ranks_from_bus_ratio(*run.op, bandwidths);
@@ -439,7 +452,8 @@ class LogReader {
       p.ranks_per_node = *per_node;
       p.nodes = nranks / *per_node;
       assume(run, fmt::format("{} nodes of {} ranks each, from the launcher line: the log does not name every "
-                              "rank's host", p.nodes, *per_node));
+                              "rank's host",
+                              p.nodes, *per_node));
     } else {
       assume(run, fmt::format("the node count is not in the log{}: recorded as 0 (unknown)",
                               named.nodes == 0 ? std::string()
@@ -463,7 +477,8 @@ class LogReader {
       const auto& t = line.tokens;
       const auto number = [&](std::size_t i) {
         const std::optional<double> value = to_double(t[i]);
-        if (!value) throw input_error_at(file_, line.number, fmt::format("column {} is '{}', not a number", i + 1, t[i]));
+        if (!value)
+          throw input_error_at(file_, line.number, fmt::format("column {} is '{}', not a number", i + 1, t[i]));
         return *value;
       };
       // Sizes, counts and #wrong: converting a negative or fractional value would be undefined.
@@ -517,7 +532,8 @@ class LogReader {
           // tolerance with '*'. Within the tolerance the size passed validation.
           const bool beyond_tolerance = check.ends_with('*');
           if (beyond_tolerance) check.remove_suffix(1);
-          if (!to_double(check)) throw input_error_at(file_, line.number, fmt::format("error column '{}' is not a number", t[first + 3]));
+          if (!to_double(check))
+            throw input_error_at(file_, line.number, fmt::format("error column '{}' is not a number", t[first + 3]));
           row.wrong = beyond_tolerance ? 1 : 0;
           counted_error_as_wrong |= beyond_tolerance;
         } else {
@@ -545,8 +561,8 @@ class LogReader {
 
 bool recognizes(std::string_view text) {
   // The parameter line of either generation, or a column header with either validation column.
-  const bool parameters = text.find("# nThread ") != std::string_view::npos ||
-                          text.find("# nThreads: ") != std::string_view::npos;
+  const bool parameters =
+      text.find("# nThread ") != std::string_view::npos || text.find("# nThreads: ") != std::string_view::npos;
   const bool header = text.find("#wrong") != std::string_view::npos ||
                       (text.find("busbw") != std::string_view::npos && text.find("error") != std::string_view::npos);
   return (parameters || text.find("algbw") != std::string_view::npos) && header;
@@ -556,9 +572,9 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
   return LogReader(origin, options).read(text);
 }
 
-const Registrar<Importer> registrar{
-    {"nccl-tests", "nccl-tests and rccl-tests text logs (all_reduce_perf and the other *_perf tools)",
-     recognizes, parse}};
+const Registrar<Importer> registrar{{"nccl-tests",
+                                     "nccl-tests and rccl-tests text logs (all_reduce_perf and the other *_perf tools)",
+                                     recognizes, parse}};
 
 }  // namespace
 }  // namespace fb

@@ -26,8 +26,8 @@ using Json = nlohmann::json;
 
 bool recognizes(std::string_view text) {
   const std::size_t first = text.find_first_not_of(" \t\r\n");
-  return first != std::string_view::npos && text[first] == '{' && text.find("\"nccl_version\"") != std::string_view::npos &&
-         text.find("\"results\"") != std::string_view::npos;
+  return first != std::string_view::npos && text[first] == '{' &&
+         text.find("\"nccl_version\"") != std::string_view::npos && text.find("\"results\"") != std::string_view::npos;
 }
 
 // nccl-tests writes a NaN as the string "nan"; anything but a number is refused.
@@ -50,7 +50,8 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
   try {
     json = Json::parse(text, depth_limited<Json>(file));
   } catch (const Json::parse_error& e) {
-    throw input_error_at(file, line_number_at(text, e.byte), fmt::format("not valid nccl-tests JSON (truncated?): {}", e.what()));
+    throw input_error_at(file, line_number_at(text, e.byte),
+                         fmt::format("not valid nccl-tests JSON (truncated?): {}", e.what()));
   } catch (const Json::exception& e) {
     throw InputError(fmt::format("{}: not valid nccl-tests JSON: {}", file, e.what()));
   }
@@ -63,13 +64,15 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     p.libraries["nccl"] = std::to_string(json.at("nccl_version").get<std::int64_t>());
     std::optional<std::string> op;
     if (json.contains("args") && json.at("args").is_array() && !json.at("args").empty()) {
-      for (const Json& arg : json.at("args")) p.command_line += (p.command_line.empty() ? "" : " ") + arg.get<std::string>();
+      for (const Json& arg : json.at("args"))
+        p.command_line += (p.command_line.empty() ? "" : " ") + arg.get<std::string>();
       op = op_from_test_program(json.at("args").at(0).get<std::string>());
     }
     if (!op) op = op_from_file_name(origin);
     if (!op)
       throw InputError(fmt::format("{}: cannot tell which collective this is: args[0] is not a known test binary; "
-                                   "name the file after the test (e.g. all_reduce_perf.json)", file));
+                                   "name the file after the test (e.g. all_reduce_perf.json)",
+                                   file));
     const Json& config = json.at("config");
     const std::string config_where = fmt::format("{}: config", file);
     const int per_process = count_at(config, "nthreads", config_where) * count_at(config, "ngpus", config_where);
@@ -79,13 +82,13 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     if (config.contains("devices"))
       for (const Json& device : config.at("devices")) process_hosts.push_back(device.value("hostname", ""));
     if (process_hosts.empty()) {
-      if (!options.nranks)
-        throw InputError(fmt::format("{}: config has no devices: pass --ranks N", file));
+      if (!options.nranks) throw InputError(fmt::format("{}: config has no devices: pass --ranks N", file));
       p.nranks = *options.nranks;
       p.rank_hosts.assign(static_cast<std::size_t>(p.nranks), "");
       p.assumptions.push_back("the file lists no devices: hosts and node count unknown (nodes recorded as 0)");
     } else {
-      for (const std::string& host : process_hosts) p.rank_hosts.insert(p.rank_hosts.end(), static_cast<std::size_t>(per_process), host);
+      for (const std::string& host : process_hosts)
+        p.rank_hosts.insert(p.rank_hosts.end(), static_cast<std::size_t>(per_process), host);
       p.nranks = static_cast<int>(p.rank_hosts.size());
       const NodeCount count = count_nodes(p.rank_hosts);
       p.nodes = count.nodes;
@@ -102,7 +105,8 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
         throw InputError(fmt::format("{}: size and count must be whole numbers", where));
       // The root is written as the table prints it, padded: "    -1".
       const std::optional<std::int64_t> root = to_integer(trim(size.at("root").get<std::string>()));
-      if (!root || *root < -1 || *root > 1'000'000) throw InputError(fmt::format("{}: root is not -1 or a rank", where));
+      if (!root || *root < -1 || *root > 1'000'000)
+        throw InputError(fmt::format("{}: root is not -1 or a rank", where));
       for (const bool in_place : {false, true}) {
         const char* key = in_place ? "in_place" : "out_of_place";
         if (!size.contains(key) || size.at(key).is_null()) continue;  // trace replay writes only in-place
@@ -140,7 +144,8 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
         if (p.nranks > 1) row.busbw_gbps = number_at(measured, "bus_bw", measured_where);
         const Json& wrong = measured.at("nwrong");
         if (!wrong.is_null()) {
-          const std::optional<std::uint64_t> whole = wrong.is_number() ? whole_number(wrong.get<double>()) : std::nullopt;
+          const std::optional<std::uint64_t> whole =
+              wrong.is_number() ? whole_number(wrong.get<double>()) : std::nullopt;
           if (!whole) throw InputError(fmt::format("{}: nwrong is {}, not a count", measured_where, wrong.dump()));
           row.wrong = *whole;
         }
@@ -154,8 +159,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
   return one_run(std::move(results));
 }
 
-const Registrar<Importer> registrar{
-    {"nccl-tests-json", "nccl-tests JSON output (-J FILE)", recognizes, parse}};
+const Registrar<Importer> registrar{{"nccl-tests-json", "nccl-tests JSON output (-J FILE)", recognizes, parse}};
 
 }  // namespace
 }  // namespace fb

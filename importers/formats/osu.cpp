@@ -76,8 +76,8 @@ std::vector<std::string_view> header_columns(std::string_view header) {
   std::vector<std::string_view> names;
   std::size_t start = 0;
   for (std::size_t i = 0; i <= header.size(); ++i) {
-    const bool separator = i == header.size() || header[i] == '\t' ||
-                           (header[i] == ' ' && i + 1 < header.size() && header[i + 1] == ' ');
+    const bool separator =
+        i == header.size() || header[i] == '\t' || (header[i] == ' ' && i + 1 < header.size() && header[i + 1] == ' ');
     if (!separator) continue;
     if (const std::string_view name = trim(header.substr(start, i - start)); !name.empty()) names.push_back(name);
     start = i + 1;
@@ -152,8 +152,10 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
       for (const OsuTest& candidate : osu_tests)
         if (name == candidate.banner) test = &candidate;
       if (!test)
-        throw input_error_at(file, line.number, fmt::format("OSU test '{}' is not imported (osu_latency, osu_bw, osu_bibw, "
-                                                            "osu_allreduce, osu_allgather are)", name));
+        throw input_error_at(file, line.number,
+                             fmt::format("OSU test '{}' is not imported (osu_latency, osu_bw, osu_bibw, "
+                                         "osu_allreduce, osu_allgather are)",
+                                         name));
       if (ops_in_run.contains(test->op) && !results.rows.empty()) {
         provenance.nranks = results.rows.front().nranks;
         runs.push_back(std::move(results));
@@ -187,14 +189,17 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     if (!to_integer(tokens[0])) continue;  // MPI library warnings between rows
     if (line.number == cut_line) {
       provenance.assumptions.push_back(
-          fmt::format("line {} ('{}') ends the file without a newline: cut mid-row, not imported", line.number, trimmed));
+          fmt::format("line {} ('{}') ends the file without a newline: cut mid-row, not imported", line.number,
+                      trimmed));
       continue;
     }
     if (!test) throw input_error_at(file, line.number, "a measurement row before the '# OSU MPI ... Test' banner");
-    if (columns.empty()) throw input_error_at(file, line.number, "a measurement row before the '# Size ...' column header");
+    if (columns.empty())
+      throw input_error_at(file, line.number, "a measurement row before the '# Size ...' column header");
     if (tokens.size() != columns.size())
-      throw input_error_at(file, line.number, fmt::format("expected {} columns as in the '# Size' header, found {}{}", columns.size(),
-                                                          tokens.size(), tokens.size() < columns.size() ? " (truncated log?)" : ""));
+      throw input_error_at(file, line.number,
+                           fmt::format("expected {} columns as in the '# Size' header, found {}{}", columns.size(),
+                                       tokens.size(), tokens.size() < columns.size() ? " (truncated log?)" : ""));
     RowValues values;
     std::optional<bool> validated;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
@@ -205,29 +210,34 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
         continue;
       }
       const std::optional<double> value = to_double(tokens[i]);
-      if (!value) throw input_error_at(file, line.number, fmt::format("column {} is '{}', not a number", i + 1, tokens[i]));
+      if (!value)
+        throw input_error_at(file, line.number, fmt::format("column {} is '{}', not a number", i + 1, tokens[i]));
       values[columns[i]] = *value;
     }
     if (!values.contains(Column::value))
       throw input_error_at(file, line.number, "the '# Size' header names no latency or bandwidth column");
     // OSU prints two decimals: a zero is no measurement (a cut row, or a rate below 0.005 MB/s).
     if (!(values[Column::value] > 0))
-      throw input_error_at(file, line.number, fmt::format("{} {} is not a measurement (a cut line?)",
-                                                          test->bandwidth ? "bandwidth" : "latency", values[Column::value]));
+      throw input_error_at(file, line.number,
+                           fmt::format("{} {} is not a measurement (a cut line?)",
+                                       test->bandwidth ? "bandwidth" : "latency", values[Column::value]));
 
     const OpTraits& op = op_by_name(test->op);
     const bool collective = op.op_class == OpClass::collective;
     int nranks = 2;
     if (collective) {
       if (!options.nranks)
-        throw input_error_at(file, banner_line, fmt::format("OSU {} logs do not say how many processes ran: pass --ranks N",
-                                                            test->banner));
+        throw input_error_at(file, banner_line,
+                             fmt::format("OSU {} logs do not say how many processes ran: pass --ranks N",
+                                         test->banner));
       nranks = *options.nranks;
     }
     // OSU's defaults: its reductions reduced floats before OSU 7 added '# Datatype'; the rest send bytes.
     const auto [dtype, element_bytes] = dtype_of(mpi_datatype.value_or(op.takes_redop ? "MPI_FLOAT" : "MPI_CHAR"));
     const std::optional<std::uint64_t> size = whole_number(values[Column::size]);
-    if (!size) throw input_error_at(file, line.number, fmt::format("size {} is not a whole number of bytes", values[Column::size]));
+    if (!size)
+      throw input_error_at(file, line.number,
+                           fmt::format("size {} is not a whole number of bytes", values[Column::size]));
     const std::uint64_t message_bytes = *size;
 
     ResultRow row;
@@ -253,7 +263,8 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     if (values.contains(Column::iterations)) {
       const std::optional<std::uint64_t> iterations = whole_number(values[Column::iterations]);
       if (!iterations || *iterations > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
-        throw input_error_at(file, line.number, fmt::format("iterations {} is not a count", values[Column::iterations]));
+        throw input_error_at(file, line.number,
+                             fmt::format("iterations {} is not a count", values[Column::iterations]));
       row.iterations = static_cast<int>(*iterations);
     }
     if (test->bandwidth) {
@@ -281,7 +292,8 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     results.rows.push_back(std::move(row));
   }
   if (!test) throw input_error_at(file, 1, "no '# OSU MPI ... Test' banner");
-  if (results.rows.empty()) throw input_error_at(file, banner_line, "no measurement rows after the OSU banner (truncated log?)");
+  if (results.rows.empty())
+    throw input_error_at(file, banner_line, "no measurement rows after the OSU banner (truncated log?)");
   provenance.nranks = results.rows.front().nranks;
   runs.push_back(std::move(results));
   number_runs(runs);
@@ -289,8 +301,8 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
 }
 
 const Registrar<Importer> registrar{
-    {"osu", "OSU micro-benchmark logs (osu_latency, osu_bw, osu_bibw, osu_allreduce, osu_allgather)",
-     recognizes, parse}};
+    {"osu", "OSU micro-benchmark logs (osu_latency, osu_bw, osu_bibw, osu_allreduce, osu_allgather)", recognizes,
+     parse}};
 
 }  // namespace
 }  // namespace fb

@@ -71,25 +71,29 @@ bool is_header(const std::vector<std::string_view>& words) {
 // "RDMA_Write BW Test", "Send Latency Test", "RDMA_Write Bidirectional BW Test".
 bool is_banner(std::string_view line) {
   const std::string_view text = trim(line);
-  return text.ends_with(" Test") && (text.find(" BW ") != std::string_view::npos ||
-                                     text.find(" Latency ") != std::string_view::npos);
+  return text.ends_with(" Test") &&
+         (text.find(" BW ") != std::string_view::npos || text.find(" Latency ") != std::string_view::npos);
 }
 
 std::string tool_of_banner(std::string_view banner) {
   const bool latency = banner.find(" Latency ") != std::string_view::npos;
   std::string verb;
-  if (banner.starts_with("RDMA_Write")) verb = "write";
-  else if (banner.starts_with("RDMA_Read")) verb = "read";
-  else if (banner.starts_with("Send")) verb = "send";
-  else if (banner.starts_with("Atomic")) verb = "atomic";
+  if (banner.starts_with("RDMA_Write"))
+    verb = "write";
+  else if (banner.starts_with("RDMA_Read"))
+    verb = "read";
+  else if (banner.starts_with("Send"))
+    verb = "send";
+  else if (banner.starts_with("Atomic"))
+    verb = "atomic";
   if (verb.empty()) return std::string(trim(banner));
   return fmt::format("ib_{}_{}", verb, latency ? "lat" : "bw");
 }
 
 bool recognizes(std::string_view text) {
   return text.find("#bytes") != std::string_view::npos && text.find("#iterations") != std::string_view::npos &&
-         (text.find("BW average[") != std::string_view::npos || text.find("t_typical[usec]") != std::string_view::npos ||
-          text.find("t_avg[usec]") != std::string_view::npos);
+         (text.find("BW average[") != std::string_view::npos ||
+          text.find("t_typical[usec]") != std::string_view::npos || text.find("t_avg[usec]") != std::string_view::npos);
 }
 
 struct Run {
@@ -141,17 +145,20 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     if (!run.header || !to_integer(words[0])) continue;
     const Header& header = *run.header;
     if (words.size() != header.columns.size())
-      throw input_error_at(file, line.number, fmt::format("expected {} columns as in the '#bytes' header, found {}{}",
-                                                          header.columns.size(), words.size(),
-                                                          words.size() < header.columns.size() ? " (truncated log?)" : ""));
+      throw input_error_at(file, line.number,
+                           fmt::format("expected {} columns as in the '#bytes' header, found {}{}",
+                                       header.columns.size(), words.size(),
+                                       words.size() < header.columns.size() ? " (truncated log?)" : ""));
     std::map<Column, double> values;
     for (std::size_t i = 0; i < words.size(); ++i) {
       const std::optional<double> value = to_double(words[i]);
-      if (!value) throw input_error_at(file, line.number, fmt::format("column {} is '{}', not a number", i + 1, words[i]));
+      if (!value)
+        throw input_error_at(file, line.number, fmt::format("column {} is '{}', not a number", i + 1, words[i]));
       values[header.columns[i]] = *value;
     }
     const std::optional<std::uint64_t> bytes = whole_number(values[Column::bytes]);
-    if (!bytes || *bytes == 0) throw input_error_at(file, line.number, fmt::format("size '{}' is not a message size", words[0]));
+    if (!bytes || *bytes == 0)
+      throw input_error_at(file, line.number, fmt::format("size '{}' is not a message size", words[0]));
     const bool bandwidth = header.bandwidth_unit_bytes_per_second > 0;
     if (!bandwidth && !values.contains(Column::t_typical) && !values.contains(Column::t_avg))
       throw input_error_at(file, line.number, "a table with neither 'BW average' nor a latency column");
@@ -190,14 +197,16 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     if (bandwidth) {
       const double average = values[Column::bw_average] * header.bandwidth_unit_bytes_per_second;
       if (!(average > 0))
-        throw input_error_at(file, line.number, "BW average is 0: not a measurement (perftest prints 0.00 below its resolution)");
+        throw input_error_at(file, line.number,
+                             "BW average is 0: not a measurement (perftest prints 0.00 below its resolution)");
       // Bidirectional rates count both directions, as OSU's bibw: one message's time is twice the bytes at that rate.
       const double factor = run.bidirectional ? 2.0 : 1.0;
       row.algbw_gbps = average / 1e9;
       row.time_median_us = static_cast<double>(*bytes) * factor / average * 1e6;
       row.time_min_us = row.time_p99_us = row.time_max_us = row.time_median_us;
       // The peak rate is the fastest iteration; perftest prints 0.00 when it did not measure one (-D, -N).
-      const double peak = values.contains(Column::bw_peak) ? values[Column::bw_peak] * header.bandwidth_unit_bytes_per_second : 0;
+      const double peak =
+          values.contains(Column::bw_peak) ? values[Column::bw_peak] * header.bandwidth_unit_bytes_per_second : 0;
       if (peak > 0)
         row.time_min_us = static_cast<double>(*bytes) * factor / peak * 1e6;
       else
@@ -227,11 +236,13 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
       row.algbw_gbps = gbps_from(row.bytes, row.time_median_us);
     }
     row.unreported_statistics = unreported;
-    if (const std::optional<double> factor = busbw_factor_for(op_by_name(row.op), 2)) row.busbw_gbps = row.algbw_gbps * *factor;
+    if (const std::optional<double> factor = busbw_factor_for(op_by_name(row.op), 2))
+      row.busbw_gbps = row.algbw_gbps * *factor;
     run.results.rows.push_back(std::move(row));
   }
   finish();
-  if (runs.empty()) throw input_error_at(file, last_line, "no measurement rows under a '#bytes #iterations' header (truncated log?)");
+  if (runs.empty())
+    throw input_error_at(file, last_line, "no measurement rows under a '#bytes #iterations' header (truncated log?)");
   for (ResultSet& results : runs)
     results.provenance.assumptions.push_back(
         "perftest does not print host names: the two sides are recorded as ranks 0 and 1, with no node count");
@@ -240,8 +251,8 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
 }
 
 const Registrar<Importer> registrar{
-    {"perftest", "perftest output (ib_write_bw, ib_read_bw, ib_send_bw and their _lat counterparts)",
-     recognizes, parse}};
+    {"perftest", "perftest output (ib_write_bw, ib_read_bw, ib_send_bw and their _lat counterparts)", recognizes,
+     parse}};
 
 }  // namespace
 }  // namespace fb

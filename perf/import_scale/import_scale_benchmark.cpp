@@ -24,8 +24,7 @@ void count_allocation(void* pointer) {
   if (!pointer) throw std::bad_alloc();
   const std::size_t now = heap_bytes += malloc_usable_size(pointer);
   std::size_t peak = heap_peak_bytes.load();
-  while (now > peak && !heap_peak_bytes.compare_exchange_weak(peak, now)) {
-  }
+  while (now > peak && !heap_peak_bytes.compare_exchange_weak(peak, now)) {}
 }
 
 void release(void* pointer) {
@@ -54,8 +53,9 @@ std::string nccl_tests_log(std::size_t bytes) {
                     "# nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 step: 8(bytes) warmup iters: 5 iters: 20 "
                     "agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n";
   for (int rank = 0; rank < 16; ++rank)
-    log += fmt::format("#  Rank {:2} Group  0 Pid {:6} on node{:02} device {:2} [0000:{:02x}:00] NVIDIA H100 80GB HBM3\n",
-                       rank, 4000 + rank, rank / 8, rank % 8, 0x18 + rank % 8);
+    log +=
+        fmt::format("#  Rank {:2} Group  0 Pid {:6} on node{:02} device {:2} [0000:{:02x}:00] NVIDIA H100 80GB HBM3\n",
+                    rank, 4000 + rank, rank / 8, rank % 8, 0x18 + rank % 8);
   log += "#\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
          "busbw #wrong\n#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)"
          "  (GB/s)  (GB/s)\n";
@@ -90,9 +90,8 @@ void import_benchmark(benchmark::State& state, std::string (*generate)(std::size
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * log.size()));
   state.counters["input_MB"] = input / megabyte;
   state.counters["rows"] = static_cast<double>(rows);
-  state.counters["ns_per_input_byte"] =
-      benchmark::Counter(input * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate |
-                                                                              benchmark::Counter::kInvert);
+  state.counters["ns_per_input_byte"] = benchmark::Counter(input * static_cast<double>(state.iterations()),
+                                                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["peak_heap_over_input"] = static_cast<double>(heap_peak_bytes.load() - before) / input;
 }
 

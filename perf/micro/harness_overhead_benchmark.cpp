@@ -25,9 +25,9 @@ void BM_TimeBackToBack(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * iterations_per_loop));
-  state.counters["ns_per_timed_iteration"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * iterations_per_loop), benchmark::Counter::kIsRate | benchmark::Counter::kInvert,
-      benchmark::Counter::kIs1000);
+  state.counters["ns_per_timed_iteration"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * iterations_per_loop),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert, benchmark::Counter::kIs1000);
 }
 BENCHMARK(BM_TimeBackToBack);
 
@@ -35,13 +35,14 @@ void BM_TimeSynchronized(benchmark::State& state) {
   std::vector<double> seconds(iterations_per_loop);
   int work = 0;
   for (auto _ : state) {
-    fb::time_synchronized(seconds, [&] { benchmark::DoNotOptimize(work); }, [&] { benchmark::DoNotOptimize(++work); });
+    fb::time_synchronized(
+        seconds, [&] { benchmark::DoNotOptimize(work); }, [&] { benchmark::DoNotOptimize(++work); });
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * iterations_per_loop));
-  state.counters["ns_per_timed_iteration"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * iterations_per_loop), benchmark::Counter::kIsRate | benchmark::Counter::kInvert,
-      benchmark::Counter::kIs1000);
+  state.counters["ns_per_timed_iteration"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * iterations_per_loop),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert, benchmark::Counter::kIs1000);
 }
 BENCHMARK(BM_TimeSynchronized);
 

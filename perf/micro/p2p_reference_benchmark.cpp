@@ -69,12 +69,16 @@ double reference_bandwidth_gbps(int rank, fb::HostPages pages) {
   for (int i = 0; i < bandwidth_warmup + bandwidth_iterations; ++i) {
     if (i == bandwidth_warmup) start = MPI_Wtime();
     for (auto& request : requests) {
-      if (rank == 0) MPI_Isend(buffer.data(), bandwidth_bytes, MPI_CHAR, peer, 1, MPI_COMM_WORLD, &request);
-      else MPI_Irecv(buffer.data(), bandwidth_bytes, MPI_CHAR, peer, 1, MPI_COMM_WORLD, &request);
+      if (rank == 0)
+        MPI_Isend(buffer.data(), bandwidth_bytes, MPI_CHAR, peer, 1, MPI_COMM_WORLD, &request);
+      else
+        MPI_Irecv(buffer.data(), bandwidth_bytes, MPI_CHAR, peer, 1, MPI_COMM_WORLD, &request);
     }
     MPI_Waitall(window, requests.data(), MPI_STATUSES_IGNORE);
-    if (rank == 0) MPI_Recv(&ack, 1, MPI_INT, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    else MPI_Send(&ack, 1, MPI_INT, peer, 2, MPI_COMM_WORLD);
+    if (rank == 0)
+      MPI_Recv(&ack, 1, MPI_INT, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    else
+      MPI_Send(&ack, 1, MPI_INT, peer, 2, MPI_COMM_WORLD);
   }
   const double seconds = MPI_Wtime() - start;
   return static_cast<double>(bandwidth_bytes) * window * bandwidth_iterations / seconds / 1e9;

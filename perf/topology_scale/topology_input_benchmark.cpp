@@ -31,27 +31,31 @@ std::string ibnetdiscover_dump(std::size_t target_bytes) {
   int leaves = 0;
   while (text.size() + cas.size() < target_bytes) {
     const int leaf = leaves++;
-    text += fmt::format("switchguid=0x{0:016x}({0:x})\nSwitch\t40 \"S-{0:016x}\"\t\t# \"MF0;leaf{1}:MQM9700/U1\" enhanced port 0 lid {1} lmc 0\n",
+    text += fmt::format("switchguid=0x{0:016x}({0:x})\nSwitch\t40 \"S-{0:016x}\"\t\t# \"MF0;leaf{1}:MQM9700/U1\" "
+                        "enhanced port 0 lid {1} lmc 0\n",
                         0x10000000 + leaf, leaf);
     for (int port = 1; port <= hosts_per_leaf; ++port) {
       const int host = leaf * hosts_per_leaf + port;
       text += fmt::format("[{0}]\t\"H-{1:016x}\"[1]({1:x})\t\t# \"node{2:07d} mlx5_0\" lid {2} 4xNDR\n", port,
                           0x20000000 + host, host);
-      cas += fmt::format("caguid=0x{0:016x}\nCa\t1 \"H-{0:016x}\"\t\t# \"node{1:07d} mlx5_0\"\n[1]({0:x})\t\"S-{2:016x}\"[{3}]\t\t# lid {1} lmc 0 \"MF0;leaf{4}:MQM9700/U1\" lid {4} 4xNDR\n\n",
-                         0x20000000 + host, host, 0x10000000 + leaf, port, leaf);
+      cas += fmt::format(
+          "caguid=0x{0:016x}\nCa\t1 \"H-{0:016x}\"\t\t# \"node{1:07d} mlx5_0\"\n[1]({0:x})\t\"S-{2:016x}\"[{3}]\t\t# "
+          "lid {1} lmc 0 \"MF0;leaf{4}:MQM9700/U1\" lid {4} 4xNDR\n\n",
+          0x20000000 + host, host, 0x10000000 + leaf, port, leaf);
     }
     for (int spine = 0; spine < spines; ++spine) {
-      text += fmt::format("[{}]\t\"S-{:016x}\"[{}]\t\t# \"MF0;spine{}:MQM9700/U1\" lid 9 4xNDR\n", hosts_per_leaf + 1 + spine,
-                          0x30000000 + spine, leaf + 1, spine);
+      text += fmt::format("[{}]\t\"S-{:016x}\"[{}]\t\t# \"MF0;spine{}:MQM9700/U1\" lid 9 4xNDR\n",
+                          hosts_per_leaf + 1 + spine, 0x30000000 + spine, leaf + 1, spine);
     }
     text += "\n";
   }
   for (int spine = 0; spine < spines; ++spine) {
-    text += fmt::format("switchguid=0x{0:016x}({0:x})\nSwitch\t64 \"S-{0:016x}\"\t\t# \"MF0;spine{1}:MQM9700/U1\" enhanced port 0 lid 9 lmc 0\n",
+    text += fmt::format("switchguid=0x{0:016x}({0:x})\nSwitch\t64 \"S-{0:016x}\"\t\t# \"MF0;spine{1}:MQM9700/U1\" "
+                        "enhanced port 0 lid 9 lmc 0\n",
                         0x30000000 + spine, spine);
     for (int leaf = 0; leaf < leaves; ++leaf) {
-      text += fmt::format("[{}]\t\"S-{:016x}\"[{}]\t\t# \"MF0;leaf{}:MQM9700/U1\" lid {} 4xNDR\n", leaf + 1, 0x10000000 + leaf,
-                          hosts_per_leaf + 1 + spine, leaf, leaf);
+      text += fmt::format("[{}]\t\"S-{:016x}\"[{}]\t\t# \"MF0;leaf{}:MQM9700/U1\" lid {} 4xNDR\n", leaf + 1,
+                          0x10000000 + leaf, hosts_per_leaf + 1 + spine, leaf, leaf);
     }
     text += "\n";
   }
@@ -63,19 +67,25 @@ std::string nccl_topology_dump(std::size_t target_bytes) {
   text.reserve(target_bytes + 4096);
   int bridges = 0;
   for (int cpu = 0; cpu < 2; ++cpu) {
-    text += fmt::format("  <cpu numaid=\"{}\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"143\">\n", cpu);
+    text +=
+        fmt::format("  <cpu numaid=\"{}\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"143\">\n",
+                    cpu);
     while (text.size() < target_bytes * static_cast<std::size_t>(cpu + 1) / 2) {
       const int b = bridges++;
-      text += fmt::format(
-          "    <pci busid=\"{0:04x}:{1:02x}:00.0\" class=\"0x060400\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">\n"
-          "      <pci busid=\"{0:04x}:{1:02x}:01.0\" class=\"0x030200\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">\n"
-          "        <gpu dev=\"{2}\" sm=\"90\" rank=\"{2}\" gdr=\"1\"><nvlink target=\"ffff:ff:00.0\" count=\"18\" tclass=\"0x068000\"/></gpu>\n"
-          "      </pci>\n"
-          "      <pci busid=\"{0:04x}:{1:02x}:02.0\" class=\"0x020700\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">\n"
-          "        <nic><net name=\"mlx5_{2}\" dev=\"{2}\" speed=\"400000\" port=\"1\" gdr=\"1\"/></nic>\n"
-          "      </pci>\n"
-          "    </pci>\n",
-          b / 256, b % 256, b);
+      text +=
+          fmt::format("    <pci busid=\"{0:04x}:{1:02x}:00.0\" class=\"0x060400\" link_speed=\"32.0 GT/s PCIe\" "
+                      "link_width=\"16\">\n"
+                      "      <pci busid=\"{0:04x}:{1:02x}:01.0\" class=\"0x030200\" link_speed=\"32.0 GT/s PCIe\" "
+                      "link_width=\"16\">\n"
+                      "        <gpu dev=\"{2}\" sm=\"90\" rank=\"{2}\" gdr=\"1\"><nvlink target=\"ffff:ff:00.0\" "
+                      "count=\"18\" tclass=\"0x068000\"/></gpu>\n"
+                      "      </pci>\n"
+                      "      <pci busid=\"{0:04x}:{1:02x}:02.0\" class=\"0x020700\" link_speed=\"32.0 GT/s PCIe\" "
+                      "link_width=\"16\">\n"
+                      "        <nic><net name=\"mlx5_{2}\" dev=\"{2}\" speed=\"400000\" port=\"1\" gdr=\"1\"/></nic>\n"
+                      "      </pci>\n"
+                      "    </pci>\n",
+                      b / 256, b % 256, b);
     }
     text += "  </cpu>\n";
   }
@@ -121,7 +131,13 @@ void BM_ParseNcclXml(benchmark::State& state) { parse_benchmark(state, nccl_topo
 void BM_ParseSlurm(benchmark::State& state) { parse_benchmark(state, slurm_topology_conf, "slurm"); }
 
 // One process per size keeps the memory counters meaningful: --benchmark_filter='Ibnet.*/100$'.
-BENCHMARK(BM_ParseIbnetdiscover)->Arg(1)->Arg(10)->Arg(100)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+BENCHMARK(BM_ParseIbnetdiscover)
+    ->Arg(1)
+    ->Arg(10)
+    ->Arg(100)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
 BENCHMARK(BM_ParseNcclXml)->Arg(1)->Arg(10)->Arg(100)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 BENCHMARK(BM_ParseSlurm)->Arg(1)->Arg(10)->Arg(100)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 

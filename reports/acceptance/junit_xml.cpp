@@ -23,11 +23,10 @@ std::string acceptance_to_junit_xml(const AcceptanceVerdict& verdict, std::strin
   xml += fmt::format("<testsuites name=\"fabricbench accept\" tests=\"{0}\" failures=\"{1}\" skipped=\"{2}\">\n"
                      "  <testsuite name=\"{3}\" tests=\"{0}\" failures=\"{1}\" skipped=\"{2}\" errors=\"0\">\n",
                      verdict.results.size(), count(CheckStatus::fail) + count(CheckStatus::not_available),
-                     count(CheckStatus::skip),
-                     escape_markup(suite_name));
+                     count(CheckStatus::skip), escape_markup(suite_name));
   for (const CheckResult& result : verdict.results) {
-    xml += fmt::format("    <testcase classname=\"fabricbench.accept.{}\" name=\"{}\">\n",
-                       name_of(result.check.kind), escape_markup(result.check.name));
+    xml += fmt::format("    <testcase classname=\"fabricbench.accept.{}\" name=\"{}\">\n", name_of(result.check.kind),
+                       escape_markup(result.check.name));
     if (result.status == CheckStatus::not_available) {
       // Not a pass: CI must not go green on a statistic that was never measured.
       xml += fmt::format("      <failure message=\"{}\" type=\"not_available\"/>\n", escape_markup(result.summary));

@@ -29,7 +29,6 @@ std::string format_optional(const std::optional<double>& value, std::string_view
   return value ? fmt::format(fmt::runtime(format), *value) : std::string("n/a");
 }
 
-
 }  // namespace
 
 std::string comparison_to_csv(const Comparison& comparison) {

@@ -150,7 +150,8 @@ void print_pair_matrix(std::ostream& out, std::span<const ResultRow> rows, PairM
   std::size_t width = 8;
   for (const std::string& label : labels) width = std::max(width, label.size());
   out << pattern_heading(rows);
-  out << fmt::format("# {} (rows send, columns receive)\n", metric == PairMetric::bandwidth ? "algbw GB/s" : "latency us");
+  out << fmt::format("# {} (rows send, columns receive)\n",
+                     metric == PairMetric::bandwidth ? "algbw GB/s" : "latency us");
   std::string header = fmt::format("# {:>{}}", "", width - 2);
   for (const std::string& label : labels) header += fmt::format(" {:>{}}", label, width);
   out << header << '\n';
@@ -158,12 +159,12 @@ void print_pair_matrix(std::ostream& out, std::span<const ResultRow> rows, PairM
     std::string line = fmt::format("{:>{}}", src, width);
     for (const std::string& dst : labels) {
       const auto cell = cells.find({src, dst});
-      line += cell == cells.end() ? fmt::format(" {:>{}}", "-", width)
-                                  : fmt::format(" {:>{}}",
-                                                format_adaptive(metric == PairMetric::bandwidth
-                                                                    ? cell->second->algbw_gbps
-                                                                    : cell->second->time_median_us),
-                                                width);
+      line += cell == cells.end()
+                  ? fmt::format(" {:>{}}", "-", width)
+                  : fmt::format(" {:>{}}",
+                                format_adaptive(metric == PairMetric::bandwidth ? cell->second->algbw_gbps
+                                                                                : cell->second->time_median_us),
+                                width);
     }
     out << line << '\n';
   }
@@ -213,10 +214,12 @@ void RunSummary::add(std::span<const ResultRow> rows) {
     totals.busbw_sum += row.busbw_gbps.value_or(0);
     ++totals.rows;
     // The first row of equals stays the op's best.
-    const auto bandwidth = [&](const ResultRow& r) { return totals.has_busbw ? r.busbw_gbps.value_or(0) : r.algbw_gbps; };
-    const bool better = is_latency_op(row.op)
-                            ? std::tie(row.bytes, row.time_median_us) < std::tie(totals.best.bytes, totals.best.time_median_us)
-                            : bandwidth(row) > bandwidth(totals.best);
+    const auto bandwidth = [&](const ResultRow& r) {
+      return totals.has_busbw ? r.busbw_gbps.value_or(0) : r.algbw_gbps;
+    };
+    const bool better = is_latency_op(row.op) ? std::tie(row.bytes, row.time_median_us) <
+                                                    std::tie(totals.best.bytes, totals.best.time_median_us)
+                                              : bandwidth(row) > bandwidth(totals.best);
     if (better) totals.best = row;
   }
 }

@@ -8,8 +8,8 @@ std::string describe_round_progress(const std::string& what, std::size_t rounds_
                                     double elapsed_s) {
   std::string text = fmt::format("# {}: round {} of {}, {:.1f} s elapsed", what, rounds_done, rounds, elapsed_s);
   if (rounds_done > 0 && rounds_done < rounds)
-    text += fmt::format(", ETA {:.1f} s", elapsed_s / static_cast<double>(rounds_done) *
-                                              static_cast<double>(rounds - rounds_done));
+    text += fmt::format(", ETA {:.1f} s",
+                        elapsed_s / static_cast<double>(rounds_done) * static_cast<double>(rounds - rounds_done));
   return text;
 }
 

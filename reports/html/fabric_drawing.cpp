@@ -55,8 +55,10 @@ std::string fabric_overview_dot(const Graph& graph, std::span<const LinkId> flag
   std::vector<VertexId> hosts_without_leaf;
   for (VertexId v = 0; v < graph.vertex_count(); ++v) {
     if (graph.vertex(v).kind != VertexKind::host) continue;
-    if (const std::optional<VertexId> leaf = leaf_of(graph, v)) hosts_by_leaf[*leaf].push_back(v);
-    else hosts_without_leaf.push_back(v);
+    if (const std::optional<VertexId> leaf = leaf_of(graph, v))
+      hosts_by_leaf[*leaf].push_back(v);
+    else
+      hosts_without_leaf.push_back(v);
   }
   const auto host_stands_out = [&](VertexId host) {
     return flagged_hosts.contains(host) || named(graph.vertex(host).name);
@@ -64,8 +66,8 @@ std::string fabric_overview_dot(const Graph& graph, std::span<const LinkId> flag
   // Which leaves are drawn: all when few, else those a finding touches.
   std::set<VertexId> drawn_leaves;
   for (const auto& [leaf, hosts] : hosts_by_leaf)
-    if (hosts_by_leaf.size() <= drawn_leaves_max || flagged_switches.contains(leaf) ||
-        named(graph.vertex(leaf).name) || std::any_of(hosts.begin(), hosts.end(), host_stands_out))
+    if (hosts_by_leaf.size() <= drawn_leaves_max || flagged_switches.contains(leaf) || named(graph.vertex(leaf).name) ||
+        std::any_of(hosts.begin(), hosts.end(), host_stands_out))
       drawn_leaves.insert(leaf);
 
   // A leaf is left out when collapsed into "more leaves"; other switches are always drawn.
@@ -136,8 +138,9 @@ std::string fabric_overview_dot(const Graph& graph, std::span<const LinkId> flag
   }
   for (const auto& [ends, trunk] : trunks)
     dot += fmt::format("  {} -- {} [label={}{}];\n", topo::dot_quoted(ends.first), topo::dot_quoted(ends.second),
-                       topo::dot_quoted(fmt::format("{}{:.4g} GB/s", trunk.links > 1 ? fmt::format("{} x ", trunk.links) : "",
-                                          trunk.capacity_gbps)),
+                       topo::dot_quoted(fmt::format("{}{:.4g} GB/s",
+                                                    trunk.links > 1 ? fmt::format("{} x ", trunk.links) : "",
+                                                    trunk.capacity_gbps)),
                        trunk.red ? ", color=\"#c00000\", penwidth=3" : "");
 
   // Under each drawn leaf: its hosts as one box, and every host a finding names on its own.
@@ -166,15 +169,17 @@ std::string fabric_overview_dot(const Graph& graph, std::span<const LinkId> flag
         continue;
       }
       node(graph.vertex(host).name, graph.vertex(host).name, true);
-      dot += fmt::format("  {} -- {} [label={}{}];\n", topo::dot_quoted(graph.vertex(leaf).name), topo::dot_quoted(graph.vertex(host).name),
+      dot += fmt::format("  {} -- {} [label={}{}];\n", topo::dot_quoted(graph.vertex(leaf).name),
+                         topo::dot_quoted(graph.vertex(host).name),
                          topo::dot_quoted(cable ? capacity_label(graph.link(*cable), cables) : ""),
                          red ? ", color=\"#c00000\", penwidth=3" : "");
     }
     if (ordinary == 0) continue;
     const std::string group = graph.vertex(leaf).name + " hosts";
     node(group, fmt::format("{} host{}", ordinary, ordinary == 1 ? "" : "s"), false);
-    dot += fmt::format("  {} -- {} [label={}];\n", topo::dot_quoted(graph.vertex(leaf).name), topo::dot_quoted(group),
-                       topo::dot_quoted(host_link ? "each " + capacity_label(graph.link(*host_link), host_cables) : ""));
+    dot +=
+        fmt::format("  {} -- {} [label={}];\n", topo::dot_quoted(graph.vertex(leaf).name), topo::dot_quoted(group),
+                    topo::dot_quoted(host_link ? "each " + capacity_label(graph.link(*host_link), host_cables) : ""));
   }
   // Hosts outside any fabric (one node's topo -m or NCCL XML): the host with its device counts.
   for (const VertexId host : hosts_without_leaf) {

@@ -39,8 +39,9 @@ std::string gnuplot_script(const LogLogPlot& plot, const PlotStyle& style) {
   // The report's 960 x 500 at 100% zoom with 14 px text (PlotStyle); the legend inside at the top
   // left, where small sizes leave bandwidth and time low, in an opaque box so no line crosses its
   // text, or above the plot for the record.
-  std::string script = fmt::format("set terminal svg size {},{} dynamic noenhanced font 'sans,14' background '#ffffff'\n",
-                                   style.width_px, style.height_px);
+  std::string script =
+      fmt::format("set terminal svg size {},{} dynamic noenhanced font 'sans,14' background '#ffffff'\n",
+                  style.width_px, style.height_px);
   script += fmt::format("set title '{}'\nset xlabel '{}'\nset ylabel '{}'\n", gnuplot_safe_text(plot.title),
                         gnuplot_safe_text(plot.x_label), gnuplot_safe_text(plot.y_label));
   script += "set grid xtics ytics mxtics mytics lc rgb '#dddddd'\n";
@@ -65,8 +66,8 @@ std::string gnuplot_script(const LogLogPlot& plot, const PlotStyle& style) {
       std::string tics;
       for (double tick = 1; tick <= x_max * 4; tick *= step)
         if (tick >= x_min / 4)
-          tics += fmt::format("{}'{}' {:.0f}", tics.empty() ? "" : ", ", format_size_bytes(static_cast<std::uint64_t>(tick)),
-                              tick);
+          tics += fmt::format("{}'{}' {:.0f}", tics.empty() ? "" : ", ",
+                              format_size_bytes(static_cast<std::uint64_t>(tick)), tick);
       script += "set xtics (" + tics + ")\nset mxtics 2\n";
     }
   } else if (plot.x_log) {
@@ -75,7 +76,8 @@ std::string gnuplot_script(const LogLogPlot& plot, const PlotStyle& style) {
     script += "set xrange [0:*]\n";
   }
   // One size alone is a point in the middle of a readable range, not a dot in an empty box.
-  if (plot.x_log && x_min > 0 && x_min == x_max) script += fmt::format("set xrange [{:.15g}:{:.15g}]\n", x_min / 4, x_max * 4);
+  if (plot.x_log && x_min > 0 && x_min == x_max)
+    script += fmt::format("set xrange [{:.15g}:{:.15g}]\n", x_min / 4, x_max * 4);
   std::vector<std::string> plotted;
   for (std::size_t i = 0; i < plot.series.size(); ++i) {
     const PlotSeries& series = plot.series[i];
@@ -86,7 +88,8 @@ std::string gnuplot_script(const LogLogPlot& plot, const PlotStyle& style) {
       // Sizes to the byte: 8 GiB is 8589934592, not 8.58993459e+09.
       block += fmt::format("{:.15g} {:.9g}\n", x, y);
       if (p < series.band_edge.size() && series.band_edge[p] > 0)
-        band += fmt::format("{:.15g} {:.9g} {:.9g}\n", x, std::min(y, series.band_edge[p]), std::max(y, series.band_edge[p]));
+        band += fmt::format("{:.15g} {:.9g} {:.9g}\n", x, std::min(y, series.band_edge[p]),
+                            std::max(y, series.band_edge[p]));
     }
     if (block.empty()) continue;
     const std::string title = gnuplot_safe_text(series.title);
@@ -97,8 +100,8 @@ std::string gnuplot_script(const LogLogPlot& plot, const PlotStyle& style) {
                                     i, i + 1, title));
     }
     script += fmt::format("$series{} << EOD\n{}EOD\n", i, block);
-    plotted.push_back(fmt::format("$series{} using 1:2 with linespoints lt {} pt 7 ps 0.6 lw 2 title '{}'", i, i + 1,
-                                  title));
+    plotted.push_back(
+        fmt::format("$series{} using 1:2 with linespoints lt {} pt 7 ps 0.6 lw 2 title '{}'", i, i + 1, title));
   }
   if (plotted.empty()) {
     // An empty frame still says that the op had nothing plottable, instead of a missing figure.
@@ -109,8 +112,8 @@ std::string gnuplot_script(const LogLogPlot& plot, const PlotStyle& style) {
   for (std::size_t i = 0; i < plot.references.size(); ++i) {
     const ReferenceLine& line = plot.references[i];
     if (line.y <= 0 || line.x_from <= 0 || line.x_to < line.x_from) continue;
-    script += fmt::format("$reference{} << EOD\n{:.15g} {:.9g}\n{:.15g} {:.9g}\nEOD\n", i, line.x_from, line.y, line.x_to,
-                          line.y);
+    script += fmt::format("$reference{} << EOD\n{:.15g} {:.9g}\n{:.15g} {:.9g}\nEOD\n", i, line.x_from, line.y,
+                          line.x_to, line.y);
     plotted.push_back(fmt::format("$reference{} using 1:2 with lines dt 2 lw 2.5 lc rgb '{}' title '{}'", i,
                                   i == 0 ? "#c00000" : "#555555", gnuplot_safe_text(line.title)));
   }

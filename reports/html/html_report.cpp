@@ -161,7 +161,9 @@ std::string verdict_section(const ReportInput& input, const ReportVerdict& verdi
       html += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"status-{}\">{}</td><td class=\"num\">{}</td>"
                           "<td>{}</td></tr>\n",
                           h(r.check.name), name_of(r.check.kind),
-                          r.status == CheckStatus::pass ? "pass" : r.status == CheckStatus::skip ? "skip" : "fail",
+                          r.status == CheckStatus::pass   ? "pass"
+                          : r.status == CheckStatus::skip ? "skip"
+                                                          : "fail",
                           name_of(r.status), r.rows_checked, h(r.summary));
     html += "</table>\n";
   }
@@ -179,8 +181,8 @@ std::string readable(double value) {
 }
 
 // Thresholds that bound this op's bandwidth, drawn over the sizes they select.
-std::vector<ReferenceLine> threshold_lines(const ReportInput& input, const std::string& op, bool busbw,
-                                           double x_min, double x_max) {
+std::vector<ReferenceLine> threshold_lines(const ReportInput& input, const std::string& op, bool busbw, double x_min,
+                                           double x_max) {
   std::vector<ReferenceLine> lines;
   if (!input.acceptance) return lines;
   for (const CheckResult& r : input.acceptance->results) {
@@ -256,8 +258,12 @@ std::string plots_section(const ReportInput& input) {
         x_min = x_min == 0 ? point.first : std::min(x_min, point.first);
         x_max = std::max(x_max, point.first);
       }
-    LogLogPlot plot{op + (busbw ? " bus bandwidth" : " algorithm bandwidth"), "size (bytes)",
-                    busbw ? "busbw (GB/s)" : "algbw (GB/s)", true, std::move(bandwidth), false,
+    LogLogPlot plot{op + (busbw ? " bus bandwidth" : " algorithm bandwidth"),
+                    "size (bytes)",
+                    busbw ? "busbw (GB/s)" : "algbw (GB/s)",
+                    true,
+                    std::move(bandwidth),
+                    false,
                     threshold_lines(input, op, busbw, x_min, x_max)};
     if (busbw)
       if (std::optional<PlotSeries> expected = expected_series(input.sets, op)) plot.series.push_back(*expected);
@@ -351,9 +357,10 @@ std::string endpoint_summary(const PairwiseMatrix& m) {
   std::sort(summaries.begin(), summaries.end(), [&](const Summary& a, const Summary& b) {
     return std::tie(b.slow, m.latency ? a.median : b.median) < std::tie(a.slow, m.latency ? b.median : a.median);
   });
-  std::string html = fmt::format("<p>{} endpoints: too many for a readable matrix. {} of their cells are slow "
-                                 "(counted at both ends); the {} worst endpoints:</p>\n",
-                                 m.endpoints.size(), slow_cells / 2, std::min(worst_endpoints_listed, summaries.size()));
+  std::string html =
+      fmt::format("<p>{} endpoints: too many for a readable matrix. {} of their cells are slow "
+                  "(counted at both ends); the {} worst endpoints:</p>\n",
+                  m.endpoints.size(), slow_cells / 2, std::min(worst_endpoints_listed, summaries.size()));
   html += fmt::format("<table class=\"endpoints\"><tr><th>endpoint</th><th>median {}</th><th>of the matrix median</th>"
                       "<th>slow cells</th></tr>\n",
                       m.unit());
@@ -412,14 +419,13 @@ std::string concurrent_section(const std::vector<ResultRow>& rows) {
             [](const Pair& a, const Pair& b) { return a.together / a.alone < b.together / b.alone; });
   std::vector<double> ratios;
   for (const Pair& p : pairs) ratios.push_back(p.together / p.alone);
-  std::string html = fmt::format("<section id=\"concurrent\"><h2>concurrent at {}: alone against together</h2>\n"
-                                 "<p>{} pairs across the cut; median together/alone {:.3f} (1: no blocking). "
-                                 "Lowest ratio first{}.</p>\n<table class=\"concurrent\"><tr><th>src</th><th>dst</th>"
-                                 "<th>alone GB/s</th><th>together GB/s</th><th>together / alone</th></tr>\n",
-                                 format_size_bytes(bytes), pairs.size(), median_of(ratios),
-                                 pairs.size() > worst_endpoints_listed
-                                     ? fmt::format(", the {} lowest", worst_endpoints_listed)
-                                     : "");
+  std::string html =
+      fmt::format("<section id=\"concurrent\"><h2>concurrent at {}: alone against together</h2>\n"
+                  "<p>{} pairs across the cut; median together/alone {:.3f} (1: no blocking). "
+                  "Lowest ratio first{}.</p>\n<table class=\"concurrent\"><tr><th>src</th><th>dst</th>"
+                  "<th>alone GB/s</th><th>together GB/s</th><th>together / alone</th></tr>\n",
+                  format_size_bytes(bytes), pairs.size(), median_of(ratios),
+                  pairs.size() > worst_endpoints_listed ? fmt::format(", the {} lowest", worst_endpoints_listed) : "");
   for (std::size_t i = 0; i < pairs.size() && i < worst_endpoints_listed; ++i)
     html += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
                         "<td class=\"num\">{:.3f}</td></tr>\n",
@@ -484,9 +490,11 @@ std::string comparison_section(const ReportComparison& compared) {
             "<th>time B (us)</th><th>B/A time</th><th>change</th><th>spread</th><th>difference</th></tr>\n";
     for (const ComparedRow& row : op.rows) {
       // Coloured only beyond the spread: a difference inside it may be noise.
-      const bool beyond = row.significance == Significance::beyond_spread ||
-                          row.significance == Significance::beyond_default_bound;
-      const std::string_view css = !beyond ? "" : is_regression(row) ? " class=\"regression\"" : " class=\"improvement\"";
+      const bool beyond =
+          row.significance == Significance::beyond_spread || row.significance == Significance::beyond_default_bound;
+      const std::string_view css = !beyond              ? ""
+                                   : is_regression(row) ? " class=\"regression\""
+                                                        : " class=\"improvement\"";
       html += fmt::format("<tr{}><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}"
                           "</td><td class=\"num\">{}</td><td class=\"num\">{:.3f}</td><td class=\"num\">{:+.1f}%</td>"
                           "<td class=\"num\">{}</td><td>{}</td></tr>\n",
@@ -534,8 +542,8 @@ std::string provenance_section(const std::vector<LoadedResults>& sets) {
 }  // namespace
 
 std::size_t expected_plot_count(const ReportInput& input) {
-  return 2 * ops_in(input.sets).size() + soak_plots(input.sets).size() + (input.comparison ? input.comparison->comparison.ops.size() : 0) +
-         (input.topology_dot ? 1 : 0);
+  return 2 * ops_in(input.sets).size() + soak_plots(input.sets).size() +
+         (input.comparison ? input.comparison->comparison.ops.size() : 0) + (input.topology_dot ? 1 : 0);
 }
 
 ReportVerdict verdict_of(const ReportInput& input) {
@@ -563,7 +571,8 @@ std::string render_html_report(const ReportInput& input) {
   html += expectation_section(rows);
   if (input.topology_dot)
     html += "<section id=\"topology\"><h2>Topology</h2>\n<p>Links the findings name are drawn red.</p>\n"
-            "<div class=\"topology\">" + render_dot_svg(*input.topology_dot, "the topology") + "</div>\n</section>\n";
+            "<div class=\"topology\">" +
+            render_dot_svg(*input.topology_dot, "the topology") + "</div>\n</section>\n";
   if (input.comparison) html += comparison_section(*input.comparison);
   html += provenance_section(input.sets);
   return html + "</body>\n</html>\n";

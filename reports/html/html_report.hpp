@@ -24,9 +24,9 @@ struct ReportComparison {
 struct ReportInput {
   std::vector<LoadedResults> sets;
   std::optional<diagnosis::AcceptanceVerdict> acceptance;
-  std::vector<diagnosis::Finding> model_findings;          // from other analyses (the topology model)
+  std::vector<diagnosis::Finding> model_findings;  // from other analyses (the topology model)
   std::optional<ReportComparison> comparison;
-  std::optional<std::string> topology_dot;      // Graphviz DOT of the fabric, flagged links red
+  std::optional<std::string> topology_dot;  // Graphviz DOT of the fabric, flagged links red
 };
 
 // The number of <svg> figures the report holds for `input`: two per op (bandwidth and time), those

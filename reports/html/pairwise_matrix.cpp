@@ -37,7 +37,8 @@ std::vector<PairwiseMatrix> build_pairwise_matrices(std::span<const ResultRow> r
     const OpTraits* traits = find_op(row.op);
     if (!has_endpoints(row) || (traits && measures_contention(*traits))) continue;
     const auto [entry, inserted] = size_by_op.try_emplace(row.op, row.bytes);
-    if (!inserted) entry->second = is_latency(row.op) ? std::min(entry->second, row.bytes) : std::max(entry->second, row.bytes);
+    if (!inserted)
+      entry->second = is_latency(row.op) ? std::min(entry->second, row.bytes) : std::max(entry->second, row.bytes);
   }
 
   std::vector<PairwiseMatrix> matrices;

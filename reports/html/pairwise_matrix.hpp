@@ -14,8 +14,8 @@ namespace fb {
 
 struct PairwiseMatrix {
   std::string op;
-  std::uint64_t bytes = 0;                                 // the largest size measured for every pair
-  std::vector<std::string> endpoints;                      // "0 (node01)", or host names without ranks
+  std::uint64_t bytes = 0;             // the largest size measured for every pair
+  std::vector<std::string> endpoints;  // "0 (node01)", or host names without ranks
   // Latency ops (latency, pairwise_latency) hold the median time in us; the others algbw in GB/s.
   bool latency = false;
   std::vector<std::vector<std::optional<double>>> values;  // [src][dst]; empty where not measured
@@ -31,7 +31,8 @@ struct PairwiseMatrix {
 
 // One matrix per op that has rows with both endpoints and at least 3 endpoints (one pair is a
 // plot and a table, not a matrix), at that op's largest size (latency ops: its smallest). concurrent
-// is left out: its pairs are measured alone and together, shown side by side instead. Several rows for one cell (in- and out-of-place, repeated runs) keep the median.
+// is left out: its pairs are measured alone and together, shown side by side instead. Several rows for one cell (in-
+// and out-of-place, repeated runs) keep the median.
 std::vector<PairwiseMatrix> build_pairwise_matrices(std::span<const ResultRow> rows);
 
 }  // namespace fb

@@ -146,12 +146,12 @@ std::vector<LogLogPlot> bandwidth_over_time_plots(std::span<const ResultRow> row
     for (const auto& [pair, pair_rows] : rows_by_pair) pairs_by_steadiness.emplace_back(steadiness(pair_rows), pair);
     std::ranges::sort(pairs_by_steadiness);
     const std::size_t drawn = std::min(pairs_by_steadiness.size(), soak_plot_max_pairs);
-    LogLogPlot by_pair = time_plot(
-        drawn < pairs_by_steadiness.size()
-            ? fmt::format("{}{} at {} per pair (the {} least steady of {})", prefix, op, format_size_bytes(*sizes.rbegin()),
-                          drawn, pairs_by_steadiness.size())
-            : fmt::format("{}{} at {} per pair", prefix, op, format_size_bytes(*sizes.rbegin())),
-        busbw, axis);
+    LogLogPlot by_pair =
+        time_plot(drawn < pairs_by_steadiness.size()
+                      ? fmt::format("{}{} at {} per pair (the {} least steady of {})", prefix, op,
+                                    format_size_bytes(*sizes.rbegin()), drawn, pairs_by_steadiness.size())
+                      : fmt::format("{}{} at {} per pair", prefix, op, format_size_bytes(*sizes.rbegin())),
+                  busbw, axis);
     for (std::size_t i = 0; i < drawn; ++i) {
       const std::string& pair = pairs_by_steadiness[i].second;
       by_pair.series.push_back(series_over_repetitions(pair, rows_by_pair[pair], axis));

@@ -40,7 +40,6 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
-
 }  // namespace
 
 namespace {
@@ -64,8 +63,7 @@ int run_program(std::vector<std::string> words, const std::filesystem::path& std
     throw std::runtime_error(
         fmt::format("cannot run {} ({}); install the {} package", words.front(), std::strerror(spawn_error), package));
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   return status;
 }
 

@@ -55,11 +55,11 @@ std::string render_trend_page(const diagnosis::RunSeries& series, const diagnosi
   if (drift.open_change)
     html += fmt::format("<p class=\"worse\"><b>Drifted:</b> {}</p>\n", escape_markup(drift.evidence));
   else
-    html += fmt::format("<p>{} runs; {} change{} found; the latest run is {:.3f} x its baseline.</p>\n",
-                        series.values.size(), drift.changes.size(), drift.changes.size() == 1 ? "" : "s",
-                        series.values.empty() || drift.baseline_median <= 0
-                            ? 0.0
-                            : series.values.back() / drift.baseline_median);
+    html +=
+        fmt::format("<p>{} runs; {} change{} found; the latest run is {:.3f} x its baseline.</p>\n",
+                    series.values.size(), drift.changes.size(), drift.changes.size() == 1 ? "" : "s",
+                    series.values.empty() || drift.baseline_median <= 0 ? 0.0
+                                                                        : series.values.back() / drift.baseline_median);
   html += render_svg(trend_plot(series, drift));
   html += fmt::format("\n<table><tr><th>#</th><th>run</th><th>start</th><th>{} ({})</th><th>drift</th></tr>\n",
                       escape_markup(series.value_name), escape_markup(series.unit));
@@ -70,8 +70,7 @@ std::string render_trend_page(const diagnosis::RunSeries& series, const diagnosi
       if (c.flagged == i) mark += fmt::format("flagged, {} runs after it began", c.flagged - c.began);
     }
     html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.4g}</td><td>{}</td></tr>\n", i + 1,
-                        escape_markup(series.run_ids[i]), escape_markup(series.start_times[i]), series.values[i],
-                        mark);
+                        escape_markup(series.run_ids[i]), escape_markup(series.start_times[i]), series.values[i], mark);
   }
   return html + "</table>\n</body></html>\n";
 }

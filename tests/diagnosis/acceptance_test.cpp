@@ -26,8 +26,8 @@ AcceptanceVerdict evaluate(std::string_view yaml, const std::vector<ResultRow>& 
 }
 
 TEST(Acceptance, MinBandwidthLooksOnlyAtSelectedSizesAndNamesTheSlowRow) {
-  const std::vector<ResultRow> rows{collective_row("all_reduce", 1 << 20, 100),       // 18.35 GB/s busbw, too small
-                                    collective_row("all_reduce", 1ull << 30, 5000),   // 375.8 GB/s busbw
+  const std::vector<ResultRow> rows{collective_row("all_reduce", 1 << 20, 100),        // 18.35 GB/s busbw, too small
+                                    collective_row("all_reduce", 1ull << 30, 5000),    // 375.8 GB/s busbw
                                     collective_row("all_reduce", 2ull << 30, 12000)};  // 313.2 GB/s busbw
   const AcceptanceVerdict verdict = evaluate(R"(
 checks:
@@ -35,7 +35,8 @@ checks:
     op: all_reduce
     min_bytes: 1G
     at_least_gbps: 360
-)", rows);
+)",
+                                             rows);
   ASSERT_EQ(verdict.results.size(), 1u);
   const CheckResult& result = verdict.results[0];
   EXPECT_EQ(result.status, CheckStatus::fail);
@@ -51,8 +52,9 @@ TEST(Acceptance, MaxLatencyUsesTheChosenStatistic) {
   ResultRow latency = collective_row("latency", 8, 2.0, 2);
   latency.time_p99_us = 9.0;
   const std::vector<ResultRow> rows{latency};
-  EXPECT_EQ(evaluate("checks:\n  - {kind: max_latency, op: latency, bytes: 8, at_most_us: 5}\n", rows).results[0].status,
-            CheckStatus::pass);
+  EXPECT_EQ(
+      evaluate("checks:\n  - {kind: max_latency, op: latency, bytes: 8, at_most_us: 5}\n", rows).results[0].status,
+      CheckStatus::pass);
   EXPECT_EQ(evaluate("checks:\n  - {kind: max_latency, op: latency, bytes: 8, statistic: p99, at_most_us: 5}\n", rows)
                 .results[0]
                 .status,
@@ -86,7 +88,8 @@ TEST(Acceptance, AStatisticTheSourceNeverReportedIsNotAvailableAndNotAPass) {
 
 TEST(Acceptance, ACheckWithoutMatchingRowsFails) {
   const std::vector<ResultRow> rows{collective_row("all_gather", 1ull << 30, 5000)};
-  const AcceptanceVerdict verdict = evaluate("checks:\n  - {kind: min_bandwidth, op: all_reduce, at_least_gbps: 1}\n", rows);
+  const AcceptanceVerdict verdict =
+      evaluate("checks:\n  - {kind: min_bandwidth, op: all_reduce, at_least_gbps: 1}\n", rows);
   EXPECT_EQ(verdict.results[0].status, CheckStatus::fail);
   EXPECT_THAT(verdict.results[0].summary, HasSubstr("no rows match"));
 }
@@ -145,9 +148,7 @@ TEST(Acceptance, PairwiseComparesEveryPairAtTheLargestSizeWithTheExpectedBandwid
 std::string message_of(std::string_view yaml) {
   try {
     parse_thresholds(yaml, "accept.yaml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
+  } catch (const InputError& e) { return e.what(); }
   return "no error";
 }
 
@@ -230,9 +231,9 @@ TEST(Thresholds, ShippedExamplesParse) {
 
 TEST(JunitXml, OneTestCasePerCheckWithEscapedFailures) {
   const std::vector<ResultRow> rows{pair_row(0, 1, "<host&1>", "b", 10)};
-  const AcceptanceVerdict verdict = evaluate(
-      "checks:\n  - {kind: pairwise_bandwidth, expected_gbps: 50}\n  - {kind: zero_wrong}\n  - {kind: no_host_outlier}\n",
-      rows);
+  const AcceptanceVerdict verdict = evaluate("checks:\n  - {kind: pairwise_bandwidth, expected_gbps: 50}\n  - {kind: "
+                                             "zero_wrong}\n  - {kind: no_host_outlier}\n",
+                                             rows);
   const std::string xml = acceptance_to_junit_xml(verdict, "accept.yaml");
   EXPECT_THAT(xml, HasSubstr("tests=\"3\" failures=\"1\" skipped=\"1\""));
   EXPECT_THAT(xml, HasSubstr("&lt;host&amp;1&gt;"));

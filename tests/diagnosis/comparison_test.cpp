@@ -39,7 +39,9 @@ TEST(Comparison, RatioAndGeometricMeanPerOp) {
 
 TEST(Comparison, DifferencesAreJudgedAgainstBothSidesSpread) {
   // Spread per side: max(CV, p99/median - 1) = 0.05 (the tail), so the bound is 1 + 0.10.
-  const auto row = [](std::uint64_t bytes, double time) { return noisy(collective_row("all_gather", bytes, time), 0.02, 0.05); };
+  const auto row = [](std::uint64_t bytes, double time) {
+    return noisy(collective_row("all_gather", bytes, time), 0.02, 0.05);
+  };
   const std::vector<ResultRow> a{row(1024, 100), row(2048, 100), row(4096, 100)};
   const std::vector<ResultRow> b{row(1024, 108), row(2048, 112), row(4096, 90)};
   const Comparison comparison = compare_results(a, b);

@@ -137,8 +137,8 @@ Incident pairwise_timeout(const TwoLeafFabric& fabric) {
   incident.round = 4;
   incident.step = "gathering times";
   for (int src = 0; src < 4; ++src)
-    incident.pairs_in_flight.push_back({src, src + 4, fabric.hosts[static_cast<std::size_t>(src)],
-                                        fabric.hosts[static_cast<std::size_t>(src + 4)]});
+    incident.pairs_in_flight.push_back(
+        {src, src + 4, fabric.hosts[static_cast<std::size_t>(src)], fabric.hosts[static_cast<std::size_t>(src + 4)]});
   for (int rank = 0; rank < 8; ++rank)
     incident.ranks_arrived.push_back({rank, fabric.hosts[static_cast<std::size_t>(rank)], true, "gathering times"});
   incident.message = "timeout: bw 1048576 B, 4 pairs at once made no progress for 3.0 s";
@@ -250,7 +250,8 @@ TEST(IncidentDiagnosis, RankZerosHostIsNamedWhenNoOtherHostAnswers) {
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].kind, "failed_link");
   EXPECT_EQ(findings[0].link, fabric.host_links[0]);
-  EXPECT_EQ(findings[0].evidence.at(0), "pairwise 1048576 B round 4: no rank outside h00001 answered rank 0, which runs there");
+  EXPECT_EQ(findings[0].evidence.at(0),
+            "pairwise 1048576 B round 4: no rank outside h00001 answered rank 0, which runs there");
 }
 
 // One silent rank while another rank of its host answers over the same network: a stuck process,
@@ -290,9 +291,9 @@ TEST(Diagnosis, PairsOfRanksOnOneHostCrossNoLinkAndAreLeftOut) {
   EXPECT_TRUE(diagnosis.findings.empty());
 }
 
-
 PortCounterChange port_change(const std::string& host, std::map<std::string, std::uint64_t> deltas) {
-  return {host, "mlx5_0/1", "ACTIVE", "ACTIVE", "400 Gb/sec (4X NDR)", "400 Gb/sec (4X NDR)", std::move(deltas), {}, std::nullopt};
+  return {host, "mlx5_0/1",  "ACTIVE", "ACTIVE", "400 Gb/sec (4X NDR)", "400 Gb/sec (4X NDR)", std::move(deltas),
+          {},   std::nullopt};
 }
 
 TEST(PortDiagnosis, PortWithRisingSymbolErrorsOnTheSlowHostIsNamedWithItsCableAndEverySlowPair) {
@@ -320,8 +321,9 @@ TEST(PortDiagnosis, PortWithErrorsOnAHealthyHostHasOnlyItsPairsWithTheSlowHostAs
   const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
   Graph truth = fabric.graph;
   truth.set_link_capacity(fabric.host_links[2], host_link_gbps / 4);
-  const std::vector<Finding> findings = diagnose_port_counters(
-      fabric.graph, std::vector{port_change("h00006", {{"port_rcv_errors", 3}})}, pairwise_on(truth, fabric));
+  const std::vector<Finding> findings =
+      diagnose_port_counters(fabric.graph, std::vector{port_change("h00006", {{"port_rcv_errors", 3}})},
+                             pairwise_on(truth, fabric));
   ASSERT_EQ(findings.size(), 1u);
   // Of the 14 pairs touching h00006, only the two with h00003 are slow.
   EXPECT_DOUBLE_EQ(*findings[0].confidence, 2.0 / 14.0);
@@ -334,8 +336,9 @@ TEST(PortDiagnosis, ASoakRunsPortIsOneFindingNamingEveryRepetitionItDegradedIn) 
   const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
   std::vector<PortCounterChange> changes;
   for (int repetition = 0; repetition < 4; ++repetition) {
-    PortCounterChange change =
-        port_change("h00003", {{"symbol_error", repetition == 1 ? 40u : repetition == 3 ? 7u : 0u}});
+    PortCounterChange change = port_change("h00003", {{"symbol_error", repetition == 1   ? 40u
+                                                                       : repetition == 3 ? 7u
+                                                                                         : 0u}});
     change.repetition = repetition;
     changes.push_back(change);
   }
@@ -345,7 +348,8 @@ TEST(PortDiagnosis, ASoakRunsPortIsOneFindingNamingEveryRepetitionItDegradedIn) 
   EXPECT_EQ(findings[0].subject, "h00003 mlx5_0/1 (h00003/eth0 <-> leaf0001): symbol_error +40 (repetition 1)");
   EXPECT_EQ(findings[0].evidence.front(),
             "h00003 mlx5_0/1: symbol_error +40 (repetition 1) during run " + rows.front().run_id);
-  EXPECT_EQ(findings[0].evidence.back(), "h00003 mlx5_0/1: symbol_error +7 (repetition 3) during run " + rows.front().run_id);
+  EXPECT_EQ(findings[0].evidence.back(),
+            "h00003 mlx5_0/1: symbol_error +7 (repetition 3) during run " + rows.front().run_id);
 }
 
 TEST(PortDiagnosis, PortOfAHostTheTopologyLacksIsNamedWithoutACable) {
@@ -360,7 +364,6 @@ TEST(PortDiagnosis, PortOfAHostTheTopologyLacksIsNamedWithoutACable) {
   EXPECT_EQ(*findings[0].confidence, 0);
   EXPECT_EQ(findings[0].evidence.back(), "no pair touching this host was measured in the run");
 }
-
 
 // Four repetitions of pairwise; in `throttled` ones h00003's cable runs at a quarter.
 std::vector<ResultRow> soak(const TwoLeafFabric& fabric, const std::set<int>& throttled) {

@@ -42,7 +42,8 @@ TEST(DrainList, OneLinePerHostInFirstSeenOrderWithItsReasonsJoined) {
   drain.add("node7", "GPU 0000:1b:00.0: PCIe x8");
   const std::vector<std::string> lines = lines_of(drain.text());
   ASSERT_EQ(lines.size(), 3u);
-  EXPECT_THAT(lines[0], MatchesRegex("# fabricbench drain list \\(doctor, 20[0-9-]+T[0-9:]+Z\\): HOST<TAB>REASON per line"));
+  EXPECT_THAT(lines[0],
+              MatchesRegex("# fabricbench drain list \\(doctor, 20[0-9-]+T[0-9:]+Z\\): HOST<TAB>REASON per line"));
   EXPECT_EQ(lines[1], "node7\tfabricbench doctor: port mlx5_3/1: port is DOWN; GPU 0000:1b:00.0: PCIe x8");
   EXPECT_EQ(lines[2], "node2\tfabricbench doctor: NIC mlx5_0: PCIe link trained at x8");
   EXPECT_THAT(drain.hosts(), ElementsAre("node7", "node2"));

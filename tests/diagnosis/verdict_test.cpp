@@ -68,13 +68,14 @@ TEST(ReportVerdict, CountsFailedAndNotAvailableChecks) {
   ResultRow imported = collective_row("all_reduce", 1 << 20, 100);
   imported.unreported_statistics = "time_p99_us";
   Judged input = input_of({imported});
-  input.acceptance = evaluate_acceptance(parse_thresholds("checks:\n"
-                                                          "  - {kind: max_latency, op: all_reduce, at_most_us: 200}\n"
-                                                          "  - {kind: max_latency, op: all_reduce, statistic: p99, "
-                                                          "at_most_us: 200}\n"
-                                                          "  - {kind: min_bandwidth, op: all_reduce, at_least_gbps: 50}\n",
-                                                          "t.yaml"),
-                                         input.sets[0].results.rows);
+  input.acceptance =
+      evaluate_acceptance(parse_thresholds("checks:\n"
+                                           "  - {kind: max_latency, op: all_reduce, at_most_us: 200}\n"
+                                           "  - {kind: max_latency, op: all_reduce, statistic: p99, "
+                                           "at_most_us: 200}\n"
+                                           "  - {kind: min_bandwidth, op: all_reduce, at_least_gbps: 50}\n",
+                                           "t.yaml"),
+                          input.sets[0].results.rows);
   const ReportVerdict verdict = judge(input);
   EXPECT_EQ(verdict.status, VerdictStatus::fail);
   EXPECT_EQ(verdict.failed_checks, 2u);  // busbw 18.35 GB/s < 50, and the p99 the log never had
@@ -83,9 +84,10 @@ TEST(ReportVerdict, CountsFailedAndNotAvailableChecks) {
 
 TEST(ReportVerdict, PassesWhenEveryCheckPasses) {
   Judged input = input_of({collective_row("all_reduce", 1 << 20, 100)});
-  input.acceptance = evaluate_acceptance(
-      parse_thresholds("checks:\n  - {kind: max_latency, op: all_reduce, at_most_us: 200}\n", "t.yaml"),
-      input.sets[0].results.rows);
+  input.acceptance =
+      evaluate_acceptance(parse_thresholds("checks:\n  - {kind: max_latency, op: all_reduce, at_most_us: 200}\n",
+                                           "t.yaml"),
+                          input.sets[0].results.rows);
   EXPECT_EQ(judge(input).headline(), "PASS: 1 of 1 checks passed");
 }
 

@@ -82,8 +82,8 @@ TEST_F(DoctorCommand, APortDownPutsItsHostOnTheDrainListWithTheReason) {
   spec.ports[2].physical_state = "3: Disabled";
   build(spec);
   const std::filesystem::path drain = dir_.path() / "drain.txt";
-  const ProcessResult result = doctor({"--sysfs-root", tree_.root().string(), "--json", json_path_.string(),
-                                       "--drain-list", drain.string()});
+  const ProcessResult result =
+      doctor({"--sysfs-root", tree_.root().string(), "--json", json_path_.string(), "--drain-list", drain.string()});
   EXPECT_EQ(result.exit_code, static_cast<int>(ExitCode::doctor_flags)) << describe(result);
   const std::string host = read_json(json_path_).at("hosts")[0].at("host");
   std::ifstream in(drain);
@@ -160,10 +160,10 @@ TEST_F(DoctorCommand, EveryRankEndsWithTheVerdictOfRankZero) {
   testing::HostSpec spec = testing::healthy_host_spec();
   spec.ports[1] = {"1: DOWN", "2: Polling", "10 Gb/sec (4X SDR)", "InfiniBand"};
   build(spec);
-  const ProcessResult result = testing::run_process({MPIEXEC_BINARY, "--allow-run-as-root", "--oversubscribe", "-np",
-                                                     "2", FABRICBENCH_BINARY, "doctor", "--sysfs-root",
-                                                     tree_.root().string()},
-                                                    allow_root);
+  const ProcessResult result =
+      testing::run_process({MPIEXEC_BINARY, "--allow-run-as-root", "--oversubscribe", "-np", "2", FABRICBENCH_BINARY,
+                            "doctor", "--sysfs-root", tree_.root().string()},
+                           allow_root);
   EXPECT_EQ(result.exit_code, static_cast<int>(ExitCode::doctor_flags)) << describe(result);
   EXPECT_EQ(lines_with(result.out, "mlx5_1/1").size(), 2u) << result.out;  // the port row and its finding
 }

@@ -77,9 +77,7 @@ TEST_F(HealthyHost, ListsTheBridgesAboveEachDeviceNearestFirstWithTheirAcsContro
   ASSERT_EQ(inventory.bridges.size(), 32u);
   for (const PcieBridge& bridge : inventory.bridges) {
     EXPECT_TRUE(bridge.extended_config_readable) << bridge.pci_address;
-    if (bridge.pci_address == "0000:11:00.0") {
-      EXPECT_EQ(bridge.acs_control, std::nullopt);
-    }
+    if (bridge.pci_address == "0000:11:00.0") { EXPECT_EQ(bridge.acs_control, std::nullopt); }
     if (bridge.pci_address == fb::testing::gpu_switch_port_address(0)) {
       EXPECT_EQ(bridge.acs_control, 0);
       EXPECT_THAT(bridge.devices_below, ElementsAre("GPU " + fb::testing::gpu_address(0)));

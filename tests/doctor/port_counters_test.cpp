@@ -66,9 +66,8 @@ TEST_F(PortCounters, PortsOfADeviceAreInNumericOrder) {
   tree.add_rdma_device("mlx5_bond", fb::testing::nic_address(0), std::vector<IbPortFiles>(10));
   std::vector<std::string> ports;
   for (const PortCounterSample& sample : sample_port_counters(tree.root())) ports.push_back(sample.port);
-  EXPECT_THAT(ports, ElementsAre("mlx5_0/1", "mlx5_bond/1", "mlx5_bond/2", "mlx5_bond/3", "mlx5_bond/4",
-                                 "mlx5_bond/5", "mlx5_bond/6", "mlx5_bond/7", "mlx5_bond/8", "mlx5_bond/9",
-                                 "mlx5_bond/10"));
+  EXPECT_THAT(ports, ElementsAre("mlx5_0/1", "mlx5_bond/1", "mlx5_bond/2", "mlx5_bond/3", "mlx5_bond/4", "mlx5_bond/5",
+                                 "mlx5_bond/6", "mlx5_bond/7", "mlx5_bond/8", "mlx5_bond/9", "mlx5_bond/10"));
 }
 
 TEST_F(PortCounters, ChangesKeepEveryErrorCounterAndWhatGrewAndFlagOnlyThePortWithErrors) {
@@ -78,7 +77,8 @@ TEST_F(PortCounters, ChangesKeepEveryErrorCounterAndWhatGrewAndFlagOnlyThePortWi
   set_counter(5, "counters", "port_xmit_data", "1822398016");
   set_counter(2, "counters", "port_xmit_wait", "5012");
   set_counter(2, "hw_counters", "out_of_buffer", "3");
-  const std::vector<PortCounterChange> changes = port_counter_changes("node7", before, sample_port_counters(tree_.root()));
+  const std::vector<PortCounterChange> changes =
+      port_counter_changes("node7", before, sample_port_counters(tree_.root()));
   ASSERT_EQ(changes.size(), 8u);
 
   const PortCounterChange& bad = changes[5];
@@ -152,7 +152,8 @@ TEST_F(PortCounters, ChangesSurviveTheJsonResultsFileAndTheCsvNamesTheDegradedPo
 
 TEST(PortCounterJson, ANegativeDeltaIsRejectedNamingTheEntry) {
   ResultSet results;
-  results.port_counters.push_back({"h", "mlx5_0/1", "ACTIVE", "ACTIVE", "", "", {{"symbol_error", 3}}, {}, std::nullopt});
+  results.port_counters.push_back(
+      {"h", "mlx5_0/1", "ACTIVE", "ACTIVE", "", "", {{"symbol_error", 3}}, {}, std::nullopt});
   std::string text = results_to_json(results);
   const std::string written = "\"symbol_error\": 3";
   ASSERT_NE(text.find(written), std::string::npos) << text;
@@ -179,7 +180,8 @@ TEST_F(PortCounters, DoctorWarnsOfErrorCountsSinceTheLastClear) {
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].severity, Severity::warning);
   EXPECT_EQ(findings[0].subject, "port mlx5_6/1 (" + fb::testing::nic_address(6) + ")");
-  EXPECT_THAT(findings[0].message, HasSubstr("error counters since they were last cleared: link_downed 3, symbol_error 4410"));
+  EXPECT_THAT(findings[0].message,
+              HasSubstr("error counters since they were last cleared: link_downed 3, symbol_error 4410"));
 }
 
 TEST_F(PortCounters, DoctorFailsAPortWhoseErrorsGrewWhileItWatched) {

@@ -114,7 +114,8 @@ void SysfsTree::add_rdma_device(const std::string& name, const std::string& pci_
     write_text(port_dir / "rate", ports[i].rate + "\n");
     write_text(port_dir / "link_layer", ports[i].link_layer + "\n");
     for (const auto& [file, contents] : ports[i].counters) write_text(port_dir / "counters" / file, contents + "\n");
-    for (const auto& [file, contents] : ports[i].hw_counters) write_text(port_dir / "hw_counters" / file, contents + "\n");
+    for (const auto& [file, contents] : ports[i].hw_counters)
+      write_text(port_dir / "hw_counters" / file, contents + "\n");
   }
   link_relative(root_ / "sys/class/infiniband" / name, dir);
 }
@@ -151,10 +152,10 @@ void build_host(SysfsTree& tree, const HostSpec& spec) {
         {root_port_address(index), "", bridge_class, 0x8086, 0x352a, numa_node, PciLinkFiles{}, std::uint16_t{0}});
     tree.add_pci_function({switch_upstream_address(index), root_port_address(index), bridge_class, 0x1000, 0xc030,
                            numa_node, PciLinkFiles{}, std::nullopt});
-    tree.add_pci_function({gpu_switch_port_address(index), switch_upstream_address(index), bridge_class, 0x1000,
-                           0xc030, numa_node, PciLinkFiles{}, spec.switch_acs[pair]});
-    tree.add_pci_function({nic_switch_port_address(index), switch_upstream_address(index), bridge_class, 0x1000,
-                           0xc030, numa_node, PciLinkFiles{}, std::uint16_t{0}});
+    tree.add_pci_function({gpu_switch_port_address(index), switch_upstream_address(index), bridge_class, 0x1000, 0xc030,
+                           numa_node, PciLinkFiles{}, spec.switch_acs[pair]});
+    tree.add_pci_function({nic_switch_port_address(index), switch_upstream_address(index), bridge_class, 0x1000, 0xc030,
+                           numa_node, PciLinkFiles{}, std::uint16_t{0}});
   }
   for (const PciFunctionSpec& gpu : spec.gpus) {
     tree.add_pci_function(gpu);

@@ -39,15 +39,25 @@ struct IbPortFiles {
   std::string link_layer = "InfiniBand";
   // File name -> contents of ports/N/counters/ and ports/N/hw_counters/ (text, so that a test can
   // write what a driver that refuses a counter leaves unparsable). The default: a healthy mlx5 IB port.
-  std::map<std::string, std::string> counters{
-      {"excessive_buffer_overrun_errors", "0"}, {"link_downed", "0"}, {"link_error_recovery", "0"},
-      {"local_link_integrity_errors", "0"}, {"port_rcv_constraint_errors", "0"}, {"port_rcv_data", "1822390412"},
-      {"port_rcv_errors", "0"}, {"port_rcv_packets", "7402112"}, {"port_rcv_remote_physical_errors", "0"},
-      {"port_xmit_data", "1822388016"}, {"port_xmit_discards", "0"}, {"port_xmit_packets", "7402101"},
-      {"port_xmit_wait", "12"}, {"symbol_error", "0"}, {"VL15_dropped", "0"}};
-  std::map<std::string, std::string> hw_counters{
-      {"duplicate_request", "0"}, {"implied_nak_seq_err", "0"}, {"local_ack_timeout_err", "0"},
-      {"out_of_buffer", "0"}, {"out_of_sequence", "0"}, {"packet_seq_err", "0"}, {"rnr_nak_retry_err", "0"}};
+  std::map<std::string, std::string> counters{{"excessive_buffer_overrun_errors", "0"},
+                                              {"link_downed", "0"},
+                                              {"link_error_recovery", "0"},
+                                              {"local_link_integrity_errors", "0"},
+                                              {"port_rcv_constraint_errors", "0"},
+                                              {"port_rcv_data", "1822390412"},
+                                              {"port_rcv_errors", "0"},
+                                              {"port_rcv_packets", "7402112"},
+                                              {"port_rcv_remote_physical_errors", "0"},
+                                              {"port_xmit_data", "1822388016"},
+                                              {"port_xmit_discards", "0"},
+                                              {"port_xmit_packets", "7402101"},
+                                              {"port_xmit_wait", "12"},
+                                              {"symbol_error", "0"},
+                                              {"VL15_dropped", "0"}};
+  std::map<std::string, std::string> hw_counters{{"duplicate_request", "0"},     {"implied_nak_seq_err", "0"},
+                                                 {"local_ack_timeout_err", "0"}, {"out_of_buffer", "0"},
+                                                 {"out_of_sequence", "0"},       {"packet_seq_err", "0"},
+                                                 {"rnr_nak_retry_err", "0"}};
 };
 
 class SysfsTree {

@@ -173,11 +173,30 @@ class EmulatedFabric : public ::testing::Test {
   ResultSet measure(const std::string& pattern, const std::string& name) {
     const fs::path csv = results_dir_ / (name + ".csv");
     const fs::path json_path = results_dir_ / (name + ".json");
-    const ProcessResult result = run_process(
-        {EMULATED_FABRIC_SCRIPT, "mpirun", "--prefix", prefix_, "-np", std::to_string(host_count), FABRICBENCH_BINARY,
-         "run", pattern, "-b", "256K", "-e", "256K", "-n", "3", "-w", "1", "-W", "4", "--csv", csv.string(), "--json",
-         json_path.string()},
-        {}, std::chrono::seconds(300));
+    const ProcessResult result = run_process({EMULATED_FABRIC_SCRIPT,
+                                              "mpirun",
+                                              "--prefix",
+                                              prefix_,
+                                              "-np",
+                                              std::to_string(host_count),
+                                              FABRICBENCH_BINARY,
+                                              "run",
+                                              pattern,
+                                              "-b",
+                                              "256K",
+                                              "-e",
+                                              "256K",
+                                              "-n",
+                                              "3",
+                                              "-w",
+                                              "1",
+                                              "-W",
+                                              "4",
+                                              "--csv",
+                                              csv.string(),
+                                              "--json",
+                                              json_path.string()},
+                                             {}, std::chrono::seconds(300));
     EXPECT_EQ(result.exit_code, 0) << describe(result);
     if (!fs::exists(csv)) {
       ADD_FAILURE() << pattern << " wrote no results";
@@ -202,8 +221,8 @@ class EmulatedFabric : public ::testing::Test {
     fs::remove(out);
     std::vector<std::string> args{"diagnose", "--results"};
     for (const std::string& name : names) args.push_back(results_files_.at(name).string());
-    for (const std::string& extra : {std::string("--topology"), specs_dir + "/" + spec + ".yaml", std::string("--json"),
-                                     out.string()}) {
+    for (const std::string& extra :
+         {std::string("--topology"), specs_dir + "/" + spec + ".yaml", std::string("--json"), out.string()}) {
       args.push_back(extra);
     }
     const ProcessResult result = run_process(testing::directly(args));
@@ -291,9 +310,7 @@ TEST_F(EmulatedFabric, HealthyFabricHasNoFindings) {
   }
   ASSERT_EQ(alone.size(), host_count / 2u);
   for (const ResultRow& row : concurrent.rows) {
-    if (row.concurrent_flows > 1) {
-      EXPECT_GT(mbit_of(row) / alone.at(row.src_host), 0.9) << row.src_host;
-    }
+    if (row.concurrent_flows > 1) { EXPECT_GT(mbit_of(row) / alone.at(row.src_host), 0.9) << row.src_host; }
   }
 
   const std::optional<json> diagnosis = diagnose({"pairwise", "concurrent"}, "healthy");
@@ -400,9 +417,31 @@ TEST_F(EmulatedFabric, HostLinkDownMidRunEndsTheRunAndDiagnoseNamesThatLink) {
   const fs::path csv = results_dir_ / "link-down.csv";
   const fs::path json_path = results_dir_ / "link-down.json";
   // The sweep to 64M takes many minutes at 40 Mbit/s: the run is still measuring when the cable goes.
-  ChildProcess run({EMULATED_FABRIC_SCRIPT, "mpirun", "--prefix", prefix_, "-np", std::to_string(host_count),
-                    FABRICBENCH_BINARY, "run", "pairwise", "-b", "64K", "-e", "64M", "-n", "3", "-w", "1", "-W", "4",
-                    "-T", std::to_string(step_timeout_s), "--csv", csv.string(), "--json", json_path.string()});
+  ChildProcess run({EMULATED_FABRIC_SCRIPT,
+                    "mpirun",
+                    "--prefix",
+                    prefix_,
+                    "-np",
+                    std::to_string(host_count),
+                    FABRICBENCH_BINARY,
+                    "run",
+                    "pairwise",
+                    "-b",
+                    "64K",
+                    "-e",
+                    "64M",
+                    "-n",
+                    "3",
+                    "-w",
+                    "1",
+                    "-W",
+                    "4",
+                    "-T",
+                    std::to_string(step_timeout_s),
+                    "--csv",
+                    csv.string(),
+                    "--json",
+                    json_path.string()});
   ASSERT_TRUE(wait_for_rows(csv, rows_per_size, std::chrono::seconds(180)))
       << "the first size never reached the disk\n"
       << describe(run.wait(std::chrono::seconds(0)));
@@ -427,8 +466,10 @@ TEST_F(EmulatedFabric, HostLinkDownMidRunEndsTheRunAndDiagnoseNamesThatLink) {
   EXPECT_EQ(incident.deadline_s, step_timeout_s);
   ASSERT_TRUE(incident.round);
   EXPECT_EQ(incident.pairs_in_flight.size(), host_count / 2u);
-  EXPECT_TRUE(std::any_of(incident.pairs_in_flight.begin(), incident.pairs_in_flight.end(),
-                          [&](const IncidentPair& pair) { return pair.src_host == failed_host || pair.dst_host == failed_host; }));
+  EXPECT_TRUE(
+      std::any_of(incident.pairs_in_flight.begin(), incident.pairs_in_flight.end(), [&](const IncidentPair& pair) {
+        return pair.src_host == failed_host || pair.dst_host == failed_host;
+      }));
   EXPECT_EQ(incident.ranks_arrived.size() + incident.ranks_not_arrived.size(), static_cast<std::size_t>(host_count));
   // The host is named whichever network the watchdog's side channel took: its rank did not
   // answer (the channel crossed the cable), or it answered and saw its link go down.
@@ -443,7 +484,8 @@ TEST_F(EmulatedFabric, HostLinkDownMidRunEndsTheRunAndDiagnoseNamesThatLink) {
     rounds_by_size[row.bytes].insert(*row.round);
   }
   for (std::uint64_t bytes = first_size; bytes < incident.bytes; bytes *= 2) {
-    EXPECT_EQ(std::count_if(from_json.rows.begin(), from_json.rows.end(), [&](const ResultRow& row) { return row.bytes == bytes; }),
+    EXPECT_EQ(std::count_if(from_json.rows.begin(), from_json.rows.end(),
+                            [&](const ResultRow& row) { return row.bytes == bytes; }),
               static_cast<std::ptrdiff_t>(rows_per_size))
         << bytes << " B";
   }
@@ -474,16 +516,39 @@ TEST_F(EmulatedFabric, HostLinkThrottledDuringOneRepetitionIsIntermittentAndDrai
   const std::size_t rows_per_repetition = host_count * (host_count - 1u);
   const fs::path csv = results_dir_ / "soak.csv";
   const fs::path json_path = results_dir_ / "soak.json";
-  ChildProcess run({EMULATED_FABRIC_SCRIPT, "mpirun", "--prefix", prefix_, "-np", std::to_string(host_count),
-                    FABRICBENCH_BINARY, "run", "pairwise", "-b", "256K", "-e", "256K", "-n", "3", "-w", "1", "-W", "4",
-                    "--repeat", "4", "--csv", csv.string(), "--json", json_path.string()});
+  ChildProcess run({EMULATED_FABRIC_SCRIPT,
+                    "mpirun",
+                    "--prefix",
+                    prefix_,
+                    "-np",
+                    std::to_string(host_count),
+                    FABRICBENCH_BINARY,
+                    "run",
+                    "pairwise",
+                    "-b",
+                    "256K",
+                    "-e",
+                    "256K",
+                    "-n",
+                    "3",
+                    "-w",
+                    "1",
+                    "-W",
+                    "4",
+                    "--repeat",
+                    "4",
+                    "--csv",
+                    csv.string(),
+                    "--json",
+                    json_path.string()});
   ASSERT_TRUE(wait_for_rows(csv, rows_per_repetition, std::chrono::seconds(300)))
       << describe(run.wait(std::chrono::seconds(0)));
   const ProcessResult slow = fabric_script({"throttle", "--prefix", prefix_, slow_host, std::to_string(host_mbit / 4)});
   ASSERT_EQ(slow.exit_code, 0) << describe(slow);
   ASSERT_TRUE(wait_for_rows(csv, 2 * rows_per_repetition, std::chrono::seconds(300)))
       << describe(run.wait(std::chrono::seconds(0)));
-  const ProcessResult recovered = fabric_script({"throttle", "--prefix", prefix_, slow_host, std::to_string(host_mbit)});
+  const ProcessResult recovered =
+      fabric_script({"throttle", "--prefix", prefix_, slow_host, std::to_string(host_mbit)});
   ASSERT_EQ(recovered.exit_code, 0) << describe(recovered);
   const ProcessResult result = run.wait(std::chrono::seconds(600));
   ASSERT_EQ(result.exit_code, 0) << describe(result);
@@ -491,9 +556,9 @@ TEST_F(EmulatedFabric, HostLinkThrottledDuringOneRepetitionIsIntermittentAndDrai
   ASSERT_EQ(soak.rows.size(), 4 * rows_per_repetition);
 
   const fs::path drain = results_dir_ / "drain.txt";
-  const ProcessResult diagnosed = run_process(testing::directly(
-      {"diagnose", "--results", json_path.string(), "--topology", specs_dir + "/healthy.yaml", "--drain-list",
-       drain.string()}));
+  const ProcessResult diagnosed =
+      run_process(testing::directly({"diagnose", "--results", json_path.string(), "--topology",
+                                     specs_dir + "/healthy.yaml", "--drain-list", drain.string()}));
   std::cout << diagnosed.out;
   EXPECT_EQ(diagnosed.exit_code, 7) << describe(diagnosed);
   EXPECT_THAT(diagnosed.out, HasSubstr("intermittent_host " + slow_host + ": "));

@@ -19,9 +19,7 @@ class DevicePattern : public ::testing::Test {
   void SetUp() override {
     try {
       require_visible_gpus("device pattern test", 1);
-    } catch (const NoDeviceError& e) {
-      GTEST_SKIP() << e.what();
-    }
+    } catch (const NoDeviceError& e) { GTEST_SKIP() << e.what(); }
     stream_.emplace(0);
   }
   cudaStream_t stream() const { return stream_->get(); }

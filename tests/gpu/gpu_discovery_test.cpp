@@ -47,18 +47,14 @@ TEST(NumaPlacement, AGpuIsPinnedNearTheCpusOfItsNode) {
 TEST(VisibleGpus, NoneIsNoDeviceErrorNotAFailure) {
   try {
     EXPECT_GE(require_visible_gpus("test", 1), 1);
-  } catch (const NoDeviceError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("the test backend needs"));
-  }
+  } catch (const NoDeviceError& e) { EXPECT_THAT(e.what(), HasSubstr("the test backend needs")); }
 }
 
 TEST(VisibleGpus, AskingForMoreThanThereAreNamesBoth) {
   try {
     require_visible_gpus("test", 100000);
     FAIL() << "no machine has 100000 GPUs";
-  } catch (const NoDeviceError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("the test backend needs"));
-  }
+  } catch (const NoDeviceError& e) { EXPECT_THAT(e.what(), HasSubstr("the test backend needs")); }
 }
 
 }  // namespace

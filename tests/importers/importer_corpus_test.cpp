@@ -27,9 +27,8 @@ ResultSet import_one(const char* name, ImportOptions options = {}) {
 }
 
 const ResultRow& row_at(const ResultSet& results, std::uint64_t bytes, bool in_place = false) {
-  const auto row = std::find_if(results.rows.begin(), results.rows.end(), [&](const ResultRow& r) {
-    return r.bytes == bytes && r.in_place == in_place;
-  });
+  const auto row = std::find_if(results.rows.begin(), results.rows.end(),
+                                [&](const ResultRow& r) { return r.bytes == bytes && r.in_place == in_place; });
   if (row == results.rows.end()) throw std::runtime_error("no row of that size");
   return *row;
 }

@@ -28,9 +28,7 @@ ResultSet import_single(const std::filesystem::path& path, ImportOptions options
 std::string import_error(const std::filesystem::path& path, ImportOptions options = {}) {
   try {
     import_log(path, options);
-  } catch (const InputError& e) {
-    return e.what();
-  }
+  } catch (const InputError& e) { return e.what(); }
   return "no error";
 }
 
@@ -114,8 +112,9 @@ TEST(OsuImporter, BandwidthIsDecimalMegabytes) {
 }
 
 TEST(OsuImporter, CollectivesNeedTheRankCountAndUseWholeBufferSizes) {
-  EXPECT_THAT(import_error(sample("osu_allreduce.log")), HasSubstr("osu_allreduce.log:1: OSU Allreduce Latency logs "
-                                                                   "do not say how many processes ran: pass --ranks N"));
+  EXPECT_THAT(import_error(sample("osu_allreduce.log")),
+              HasSubstr("osu_allreduce.log:1: OSU Allreduce Latency logs "
+                        "do not say how many processes ran: pass --ranks N"));
   const ResultSet results = import_single(sample("osu_allreduce.log"), {.nranks = 16});
   ASSERT_EQ(results.rows.size(), 3u);
   const ResultRow& row = results.rows[2];
@@ -152,9 +151,7 @@ std::vector<ResultSet> import_text(const std::string& text, ImportOptions option
 std::string import_text_error(const std::string& text, ImportOptions options = {}) {
   try {
     import_text(text, options);
-  } catch (const InputError& e) {
-    return e.what();
-  }
+  } catch (const InputError& e) { return e.what(); }
   return "no error";
 }
 
@@ -227,7 +224,8 @@ TEST(NcclTestsImporter, TheRankCountComesFromRanksOrSrunWhenTheLogHasNone) {
 TEST(NcclTestsImporter, RankLinesThatSkipRanksWithoutAnEllipsisAreRefused) {
   std::string log = per_iteration_log;
   log.replace(log.find("Rank  1"), 7, "Rank  2");
-  EXPECT_THAT(import_text_error(log), HasSubstr("inline.log:1: the '#  Rank' lines skip ranks (last one 2) without '...'"));
+  EXPECT_THAT(import_text_error(log),
+              HasSubstr("inline.log:1: the '#  Rank' lines skip ranks (last one 2) without '...'"));
 }
 
 TEST(NcclTestsImporter, ASecondRunThatStopsEarlyIsRefusedNamingTheLine) {
@@ -240,7 +238,8 @@ TEST(NcclTestsImporter, ASecondRunThatStopsEarlyIsRefusedNamingTheLine) {
 TEST(NcclTestsImporter, AHeaderWhoseColumnsDoNotFitTheFormatIsNotReadBy) {
   std::string log = per_iteration_log;
   log.replace(log.find("#wrong i_min i_max i_p99 i_cv% time"), 35, "i_min  time");
-  EXPECT_THAT(import_text_error(log), HasSubstr("inline.log:6: a table row of 23 columns without the '# size count type"));
+  EXPECT_THAT(import_text_error(log),
+              HasSubstr("inline.log:6: a table row of 23 columns without the '# size count type"));
 }
 
 TEST(OsuImporter, ATestRepeatedInOneFileIsASecondRun) {
@@ -254,10 +253,9 @@ TEST(OsuImporter, ATestRepeatedInOneFileIsASecondRun) {
 }
 
 TEST(PerftestImporter, BidirectionalBandwidthCountsBothDirections) {
-  const std::string log =
-      "                    RDMA_Write Bidirectional BW Test\n"
-      " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n"
-      " 65536      5000             0.00               20000.00             0.320000\n";
+  const std::string log = "                    RDMA_Write Bidirectional BW Test\n"
+                          " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n"
+                          " 65536      5000             0.00               20000.00             0.320000\n";
   const ResultSet r = import_text(log).front();
   ASSERT_EQ(r.rows.size(), 1u);
   EXPECT_EQ(r.rows[0].op, "bibw");
@@ -266,10 +264,9 @@ TEST(PerftestImporter, BidirectionalBandwidthCountsBothDirections) {
 }
 
 TEST(PerftestImporter, DurationLatencyHasOnlyTheAverage) {
-  const std::string log =
-      "                    Send Latency Test\n"
-      " #bytes #iterations    t_avg[usec]    tps average\n"
-      " 2       2905862        1.72           290586.20\n";
+  const std::string log = "                    Send Latency Test\n"
+                          " #bytes #iterations    t_avg[usec]    tps average\n"
+                          " 2       2905862        1.72           290586.20\n";
   const ResultSet r = import_text(log).front();
   ASSERT_EQ(r.rows.size(), 1u);
   EXPECT_EQ(r.provenance.tool_version, "perftest ib_send_lat");

@@ -32,15 +32,16 @@ class DrainListCommands : public ::testing::Test {
  protected:
   void SetUp() override {
     std::ofstream(dir_ / "eight.yaml") << "node:\n  hosts: \"node[1-8]\"\n  cpus: 1\n  gpus: 0\n"
-                                         "  pcie: {generation: 4, width: 16, switches: 0}\n"
-                                         "  nics: {count: 1, type: ethernet, rate_gbps: 100}\n"
-                                         "fabric:\n  tiers:\n    - {name: leaf, radix: 8}\n";
+                                          "  pcie: {generation: 4, width: 16, switches: 0}\n"
+                                          "  nics: {count: 1, type: ethernet, rate_gbps: 100}\n"
+                                          "fabric:\n  tiers:\n    - {name: leaf, radix: 8}\n";
     write_file_atomically(dir_ / "soak1.json", results_to_json(pairwise_results({})));
   }
 
   // A pairwise run of node1..node8 in the given repetitions (none: one plain sweep); node3's pairs
   // run at a quarter in plain sweeps and in `slow_repetitions`.
-  static ResultSet pairwise_results(const std::vector<int>& repetitions, const std::vector<int>& slow_repetitions = {}) {
+  static ResultSet pairwise_results(const std::vector<int>& repetitions,
+                                    const std::vector<int>& slow_repetitions = {}) {
     ResultSet results;
     results.provenance.run_id = "soak1";
     for (int host = 1; host <= 8; ++host) results.provenance.rank_hosts.push_back("node" + std::to_string(host));
@@ -48,35 +49,50 @@ class DrainListCommands : public ::testing::Test {
         repetitions.empty() ? std::vector<std::optional<int>>{std::nullopt}
                             : std::vector<std::optional<int>>(repetitions.begin(), repetitions.end());
     for (const std::optional<int> repetition : sweeps) {
-    const bool node3_slow = !repetition || std::find(slow_repetitions.begin(), slow_repetitions.end(), *repetition) !=
-                                               slow_repetitions.end();
-    int round = 0;
-    for (int src = 1; src <= 8; ++src)
-      for (int dst = 1; dst <= 8; ++dst) {
-        if (src == dst) continue;
-        ResultRow row;
-        row.run_id = "soak1";
-        row.backend = "mpi";
-        row.op = "pairwise";
-        row.nranks = 8;
-        row.src_rank = src - 1;
-        row.dst_rank = dst - 1;
-        row.src_host = "node" + std::to_string(src);
-        row.dst_host = "node" + std::to_string(dst);
-        // One pair per round: the model shares no link between flows.
-        row.round = round++;
-        row.concurrent_flows = 1;
-        row.bytes = 4 << 20;
-        row.iterations = 20;
-        row.repetition = repetition;
-        row.algbw_gbps = node3_slow && (src == 3 || dst == 3) ? 2.5 : 10;
-        row.time_median_us = static_cast<double>(row.bytes) / (row.algbw_gbps * 1e3);
-        results.rows.push_back(row);
-      }
+      const bool node3_slow = !repetition || std::find(slow_repetitions.begin(), slow_repetitions.end(), *repetition) !=
+                                                 slow_repetitions.end();
+      int round = 0;
+      for (int src = 1; src <= 8; ++src)
+        for (int dst = 1; dst <= 8; ++dst) {
+          if (src == dst) continue;
+          ResultRow row;
+          row.run_id = "soak1";
+          row.backend = "mpi";
+          row.op = "pairwise";
+          row.nranks = 8;
+          row.src_rank = src - 1;
+          row.dst_rank = dst - 1;
+          row.src_host = "node" + std::to_string(src);
+          row.dst_host = "node" + std::to_string(dst);
+          // One pair per round: the model shares no link between flows.
+          row.round = round++;
+          row.concurrent_flows = 1;
+          row.bytes = 4 << 20;
+          row.iterations = 20;
+          row.repetition = repetition;
+          row.algbw_gbps = node3_slow && (src == 3 || dst == 3) ? 2.5 : 10;
+          row.time_median_us = static_cast<double>(row.bytes) / (row.algbw_gbps * 1e3);
+          results.rows.push_back(row);
+        }
     }
-    results.port_counters = {
-        {"node1", "mlx5_0/1", "ACTIVE", "ACTIVE", "100 Gb/sec (4X EDR)", "100 Gb/sec (4X EDR)", {{"symbol_error", 0}}, {}, std::nullopt},
-        {"node3", "mlx5_0/1", "ACTIVE", "ACTIVE", "100 Gb/sec (4X EDR)", "100 Gb/sec (4X EDR)", {{"symbol_error", 500}}, {}, std::nullopt}};
+    results.port_counters = {{"node1",
+                              "mlx5_0/1",
+                              "ACTIVE",
+                              "ACTIVE",
+                              "100 Gb/sec (4X EDR)",
+                              "100 Gb/sec (4X EDR)",
+                              {{"symbol_error", 0}},
+                              {},
+                              std::nullopt},
+                             {"node3",
+                              "mlx5_0/1",
+                              "ACTIVE",
+                              "ACTIVE",
+                              "100 Gb/sec (4X EDR)",
+                              "100 Gb/sec (4X EDR)",
+                              {{"symbol_error", 500}},
+                              {},
+                              std::nullopt}};
     return results;
   }
 
@@ -129,13 +145,14 @@ TEST_F(DrainListCommands, ReportNamesEveryFindingThatDiagnoseNames) {
     return text;
   };
   const std::vector<std::pair<std::string, std::string>> runs{{"soak1.json", "port_errors"},
-                                                               {"soak2.json", "intermittent_host"}};
+                                                              {"soak2.json", "intermittent_host"}};
   for (const auto& [results, expected_kind] : runs) {
-    const testing::ProcessResult diagnosed = run_process(directly(
-        {"diagnose", "--results", dir_ / results, "--topology", dir_ / "eight.yaml", "--json", dir_ / "diagnosis.json"}));
+    const testing::ProcessResult diagnosed =
+        run_process(directly({"diagnose", "--results", dir_ / results, "--topology", dir_ / "eight.yaml", "--json",
+                              dir_ / "diagnosis.json"}));
     ASSERT_EQ(diagnosed.exit_code, 0) << describe(diagnosed);
-    const testing::ProcessResult reported = run_process(directly(
-        {"report", dir_ / results, "--topology", dir_ / "eight.yaml", "-o", dir_ / "report.html"}));
+    const testing::ProcessResult reported = run_process(
+        directly({"report", dir_ / results, "--topology", dir_ / "eight.yaml", "-o", dir_ / "report.html"}));
     ASSERT_EQ(reported.exit_code, 0) << describe(reported);
     const std::string html = read_text_file(dir_ / "report.html");
     std::vector<std::string> kinds;

@@ -54,11 +54,11 @@ std::vector<std::string> fit_line(const std::string& out, const std::string& op)
 TEST(ExpectationAndFit, PointToPointSweepCarriesTheModelAndFitsAlphaAndBeta) {
   const TempDir dir;
   write_spec(dir / "host.yaml");
-  const ProcessResult run = run_process(
-      under_mpirun(2, FABRICBENCH_BINARY,
-                   {"run", "latency", "bw", "-e", "256K", "-n", "10", "-w", "2", "-W", "8", "--topology",
-                    dir / "host.yaml", "--csv", dir / "r.csv", "--json", dir / "r.json"}),
-      allow_root);
+  const ProcessResult run =
+      run_process(under_mpirun(2, FABRICBENCH_BINARY,
+                               {"run", "latency", "bw", "-e", "256K", "-n", "10", "-w", "2", "-W", "8", "--topology",
+                                dir / "host.yaml", "--csv", dir / "r.csv", "--json", dir / "r.json"}),
+                  allow_root);
   ASSERT_EQ(run.exit_code, 0) << describe(run);
   EXPECT_THAT(run.out, HasSubstr("%exp"));
   EXPECT_THAT(run.err, ::testing::Not(HasSubstr("warning"))) << describe(run);
@@ -202,8 +202,8 @@ TEST(ExpectationAndFit, CollectiveExpectationsFollowTheNcclTheRunRecorded) {
     return diagnosed_busbw(dir.path(), results, dir / "h100.yaml");
   };
   const auto predicted_busbw = [&](const std::vector<std::string>& version) {
-    std::vector<std::string> args{"topo", "predict", "--spec", dir / "h100.yaml", "--algo", "nvls_tree", "-b", "1M",
-                                  "-e", "1M", "--csv", dir / "p.csv"};
+    std::vector<std::string> args{"topo", "predict", "--spec", dir / "h100.yaml", "--algo",     "nvls_tree", "-b",
+                                  "1M",   "-e",      "1M",     "--csv",           dir / "p.csv"};
     args.insert(args.end(), version.begin(), version.end());
     const ProcessResult predict = run_process(directly(args));
     EXPECT_EQ(predict.exit_code, 0) << describe(predict);
@@ -214,8 +214,8 @@ TEST(ExpectationAndFit, CollectiveExpectationsFollowTheNcclTheRunRecorded) {
   EXPECT_GT(with_2_21, newest * 1.05);  // 13.8 us less latency on a ~70 us call
 
   // fabricbench's NCCL backend records "2.21.5"; nccl-tests' header line nccl-library=22105.
-  for (const auto& libraries : std::vector<std::map<std::string, std::string>>{{{"nccl", "2.21.5"}},
-                                                                              {{"nccl-library", "22105"}}}) {
+  for (const auto& libraries :
+       std::vector<std::map<std::string, std::string>>{{{"nccl", "2.21.5"}}, {{"nccl-library", "22105"}}}) {
     const auto [expected, err] = expected_busbw("recorded", libraries);
     EXPECT_NEAR(expected, with_2_21, 0.05 * with_2_21 / 10) << libraries.begin()->first;
     EXPECT_THAT(err, ::testing::Not(HasSubstr("NCCL version not given")));

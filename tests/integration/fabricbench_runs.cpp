@@ -8,8 +8,8 @@
 namespace fb::testing {
 
 std::vector<std::string> under_mpirun(int nranks, const std::string& binary, const std::vector<std::string>& args) {
-  std::vector<std::string> argv{MPIEXEC_BINARY, "--allow-run-as-root", "--oversubscribe", "-np", std::to_string(nranks),
-                                binary};
+  std::vector<std::string> argv{MPIEXEC_BINARY, "--allow-run-as-root",  "--oversubscribe",
+                                "-np",          std::to_string(nranks), binary};
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }

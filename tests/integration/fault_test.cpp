@@ -65,8 +65,8 @@ void expect_complete_results(const std::filesystem::path& csv, const std::filesy
   for (const ResultRow& row : from_csv.rows) EXPECT_EQ(row.wrong, std::optional<std::uint64_t>(0));
   // Besides the two files, only the hidden previous version of each (".r.csv.<16 hex digits>"),
   // which a kill -9 leaves behind.
-  const std::regex allowed(fmt::format(R"(\.?({}|{})(\.[0-9a-f]{{16}})?)", csv.filename().string(),
-                                       json.filename().string()));
+  const std::regex allowed(
+      fmt::format(R"(\.?({}|{})(\.[0-9a-f]{{16}})?)", csv.filename().string(), json.filename().string()));
   for (const auto& entry : std::filesystem::directory_iterator(csv.parent_path()))
     EXPECT_TRUE(std::regex_match(entry.path().filename().string(), allowed))
         << entry.path().filename() << ": a temporary file was left behind";
@@ -92,9 +92,7 @@ ProcessResult signal_rank_mid_sweep(int nranks, const char* timeout_s, int rank,
   }
   const pid_t target = find_fabricbench(csv.string(), rank);
   EXPECT_GT(target, 0);
-  if (target > 0) {
-    EXPECT_EQ(::kill(target, signal_number), 0);
-  }
+  if (target > 0) { EXPECT_EQ(::kill(target, signal_number), 0); }
   return run.wait(std::chrono::seconds(90));
 }
 
@@ -194,8 +192,8 @@ TEST_P(LauncherSignal, MpirunHostfileLauncherExitsWith128PlusTheSignal) {
   std::ofstream(dir / "hosts") << "localhost\n";
   const auto csv = dir / "results/r.csv";
   const auto json = dir / "results/r.json";
-  ChildProcess run({FABRICBENCH_MPIRUN_LAUNCHER, dir / "hosts", "--binary", FABRICBENCH_BINARY, "--", "all_reduce", "-b",
-                    "64K", "-e", "1G", "-n", "50", "--csv", csv, "--json", json},
+  ChildProcess run({FABRICBENCH_MPIRUN_LAUNCHER, dir / "hosts", "--binary", FABRICBENCH_BINARY, "--", "all_reduce",
+                    "-b", "64K", "-e", "1G", "-n", "50", "--csv", csv, "--json", json},
                    allow_root);
   ASSERT_TRUE(wait_for_rows(csv, 2, std::chrono::seconds(120))) << describe(run.wait(std::chrono::seconds(0)));
   ASSERT_EQ(::kill(run.pid(), signal_number), 0);
@@ -207,7 +205,8 @@ TEST_P(LauncherSignal, MpirunHostfileLauncherExitsWith128PlusTheSignal) {
   expect_complete_results(csv, json, 2);
   // No temporary file is left beside the results.
   std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(dir / "results")) names.push_back(entry.path().filename());
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "results"))
+    names.push_back(entry.path().filename());
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{"r.csv", "r.json"}));
 }

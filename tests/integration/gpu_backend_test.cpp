@@ -46,15 +46,14 @@ void expect_skipped_once(const ProcessResult& result, const std::string& backend
 TEST(CudaBackend, CopiesOrSkipsCleanly) {
   if (!FABRICBENCH_CUDA_BACKEND_BUILT) GTEST_SKIP() << "this build has no CUDA backend";
   const TempDir dir;
-  const ProcessResult result = run_process(
-      directly({"run", "h2d_ce", "d2h_sm", "local_ce", "--backend", "cuda", "-b", "1M", "-e", "4M",
-                "-n", "3", "-w", "1", "-D", dir.path().string()}),
-      allow_root);
+  const ProcessResult result =
+      run_process(directly({"run", "h2d_ce", "d2h_sm", "local_ce", "--backend", "cuda", "-b", "1M", "-e", "4M", "-n",
+                            "3", "-w", "1", "-D", dir.path().string()}),
+                  allow_root);
   if (result.exit_code == no_device) return expect_skipped_once(result, "cuda", dir);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
-  const auto csv = std::find_if(std::filesystem::directory_iterator(dir.path()), {}, [](const auto& entry) {
-    return entry.path().extension() == ".csv";
-  });
+  const auto csv = std::find_if(std::filesystem::directory_iterator(dir.path()), {},
+                                [](const auto& entry) { return entry.path().extension() == ".csv"; });
   ASSERT_NE(csv, std::filesystem::directory_iterator());
   const ResultSet results = read_results_csv(csv->path());
   ASSERT_FALSE(results.rows.empty());
@@ -77,24 +76,24 @@ TEST(CudaBackend, CopiesOrSkipsCleanly) {
 TEST(NcclBackend, SkipsOnceForTheWholeJobWithoutGpus) {
   if (!FABRICBENCH_NCCL_BACKEND_BUILT) GTEST_SKIP() << "this build has no NCCL backend";
   const TempDir dir;
-  const ProcessResult result = run_process(
-      under_mpirun(2, FABRICBENCH_BINARY,
-                   {"run", "all_reduce", "--backend", "nccl", "-e", "1M", "-n", "3", "-D", dir.path().string()}),
-      allow_root);
+  const ProcessResult result = run_process(under_mpirun(2, FABRICBENCH_BINARY,
+                                                        {"run", "all_reduce", "--backend", "nccl", "-e", "1M", "-n",
+                                                         "3", "-D", dir.path().string()}),
+                                           allow_root);
   if (result.exit_code != no_device) GTEST_SKIP() << "this machine runs NCCL on 2 ranks: " << describe(result);
   expect_skipped_once(result, "nccl", dir);
 }
 
 TEST(GpuLaunchOptions, AreRefusedByBackendsWithoutThemBeforeAnythingStarts) {
   const TempDir dir;
-  const ProcessResult per_process = run_process(
-      directly({"run", "all_reduce", "-g", "2", "-D", dir.path().string()}), allow_root);
+  const ProcessResult per_process =
+      run_process(directly({"run", "all_reduce", "-g", "2", "-D", dir.path().string()}), allow_root);
   EXPECT_EQ(per_process.exit_code, static_cast<int>(ExitCode::usage)) << describe(per_process);
   EXPECT_THAT(per_process.err, HasSubstr("-g 2: the mpi backend drives one GPU (or none) per process"));
 
-  const ProcessResult graphs = run_process(
-      directly({"run", "all_reduce", "--backend", "mpi", "-G", "4", "-D", dir.path().string()}),
-      allow_root);
+  const ProcessResult graphs =
+      run_process(directly({"run", "all_reduce", "--backend", "mpi", "-G", "4", "-D", dir.path().string()}),
+                  allow_root);
   EXPECT_EQ(graphs.exit_code, static_cast<int>(ExitCode::usage)) << describe(graphs);
   EXPECT_THAT(graphs.err, HasSubstr("-G 4: the mpi backend does not launch CUDA graphs"));
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));

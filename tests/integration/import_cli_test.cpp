@@ -54,8 +54,8 @@ TEST_F(ImportCli, AssumptionsAreWarningsAndStayInTheResults) {
 }
 
 TEST_F(ImportCli, RepeatedRunsInOneLogBecomeOneResultSet) {
-  const ProcessResult result =
-      fabricbench({"import", (corpus_dir / "all_gather_perf_mpi_3reps_one_file_rtx5090.log").string(), "-o", dir_.string()});
+  const ProcessResult result = fabricbench(
+      {"import", (corpus_dir / "all_gather_perf_mpi_3reps_one_file_rtx5090.log").string(), "-o", dir_.string()});
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   const std::filesystem::path json = dir_ / "nccl-tests-all_gather_perf_mpi_3reps_one_file_rtx5090.json";
   ASSERT_TRUE(std::filesystem::exists(json));
@@ -66,13 +66,14 @@ TEST_F(ImportCli, RepeatedRunsInOneLogBecomeOneResultSet) {
 }
 
 TEST_F(ImportCli, AcceptOnAStatisticTheLogNeverHadIsNotAvailableAndExits6) {
-  ASSERT_EQ(fabricbench({"import", (corpus_dir / "osu7.5_latency_validation_host_alps_cxi.txt").string(), "-o",
-                         dir_.string()})
+  ASSERT_EQ(fabricbench(
+                {"import", (corpus_dir / "osu7.5_latency_validation_host_alps_cxi.txt").string(), "-o", dir_.string()})
                 .exit_code,
             0);
   const std::filesystem::path thresholds = dir_ / "p99.yaml";
-  std::ofstream(thresholds) << "checks:\n  - {kind: max_latency, op: latency, bytes: 8, statistic: p99, at_most_us: 5}\n"
-                               "  - {kind: max_latency, op: latency, bytes: 8, at_most_us: 5}\n";
+  std::ofstream(thresholds)
+      << "checks:\n  - {kind: max_latency, op: latency, bytes: 8, statistic: p99, at_most_us: 5}\n"
+         "  - {kind: max_latency, op: latency, bytes: 8, at_most_us: 5}\n";
   const ProcessResult result = fabricbench({"accept", dir_.string(), "--thresholds", thresholds.string()});
   EXPECT_EQ(result.exit_code, 6) << describe(result);
   EXPECT_THAT(result.out, HasSubstr("n/a"));
@@ -82,9 +83,9 @@ TEST_F(ImportCli, AcceptOnAStatisticTheLogNeverHadIsNotAvailableAndExits6) {
 
   // The same verdict for machines, as its published schema says.
   const std::filesystem::path json = dir_ / "accept.json";
-  ASSERT_EQ(fabricbench({"accept", dir_.string(), "--thresholds", thresholds.string(), "--json", json.string()})
-                .exit_code,
-            6);
+  ASSERT_EQ(
+      fabricbench({"accept", dir_.string(), "--thresholds", thresholds.string(), "--json", json.string()}).exit_code,
+      6);
   const ProcessResult valid = run_process({"/usr/bin/python3", "-c",
                                            "import json, sys, jsonschema; d = json.load(open(sys.argv[1])); "
                                            "jsonschema.validate(d, json.load(open(sys.argv[2]))); "
@@ -101,8 +102,9 @@ TEST_F(ImportCli, CompareOfLogsWithoutSpreadJudgesTheDefaultBound) {
                          "-o", a.string()})
                 .exit_code,
             0);
-  ASSERT_EQ(fabricbench({"import", (corpus_dir / "all_gather_perf_2x_gb10_spark_directcable_nofec_degraded.log").string(),
-                         "-o", b.string()})
+  ASSERT_EQ(fabricbench({"import",
+                         (corpus_dir / "all_gather_perf_2x_gb10_spark_directcable_nofec_degraded.log").string(), "-o",
+                         b.string()})
                 .exit_code,
             0);
   const ProcessResult result = fabricbench({"compare", a.string(), b.string()});
@@ -130,8 +132,9 @@ TEST_F(ImportCli, FailOnTurnsRegressionsAndFailedVerdictsIntoExitCode6) {
                          "-o", normal.string()})
                 .exit_code,
             0);
-  ASSERT_EQ(fabricbench({"import", (corpus_dir / "all_gather_perf_2x_gb10_spark_directcable_nofec_degraded.log").string(),
-                         "-o", degraded.string()})
+  ASSERT_EQ(fabricbench({"import",
+                         (corpus_dir / "all_gather_perf_2x_gb10_spark_directcable_nofec_degraded.log").string(), "-o",
+                         degraded.string()})
                 .exit_code,
             0);
   // The degraded cable is slower at all six sizes: a regression from normal to degraded, not back.
@@ -151,12 +154,12 @@ TEST_F(ImportCli, FailOnTurnsRegressionsAndFailedVerdictsIntoExitCode6) {
 
   const std::filesystem::path thresholds = dir_ / "busbw.yaml";
   std::ofstream(thresholds) << "checks:\n  - {kind: min_bandwidth, op: all_gather, min_bytes: 1G, at_least_gbps: 10}\n";
-  result = fabricbench({"report", degraded.string(), "--thresholds", thresholds.string(), "-o", html, "--fail-on",
-                        "fail"});
+  result =
+      fabricbench({"report", degraded.string(), "--thresholds", thresholds.string(), "-o", html, "--fail-on", "fail"});
   EXPECT_EQ(result.exit_code, 6) << describe(result);
   EXPECT_THAT(result.out, HasSubstr("# verdict: FAIL: 1 of 1 checks failed or not available"));
-  result = fabricbench({"report", normal.string(), "--thresholds", thresholds.string(), "-o", html, "--fail-on",
-                        "fail"});
+  result =
+      fabricbench({"report", normal.string(), "--thresholds", thresholds.string(), "-o", html, "--fail-on", "fail"});
   EXPECT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_THAT(result.out, HasSubstr("# verdict: PASS: 1 of 1 checks passed"));
 }
@@ -177,8 +180,8 @@ TEST_F(ImportCli, AnOpTypoInTheThresholdsIsAnInputErrorWithItsLine) {
 
 TEST_F(ImportCli, ReportPrintsItselfToPdf) {
   if (::access("/usr/bin/chromium", X_OK) != 0) GTEST_SKIP() << "chromium is missing (scripts/setup.sh installs it)";
-  ASSERT_EQ(fabricbench({"import", (corpus_dir / "nccl_test_result_a3mega_h100_2node_np16.md").string(), "-o",
-                         dir_.string()})
+  ASSERT_EQ(fabricbench(
+                {"import", (corpus_dir / "nccl_test_result_a3mega_h100_2node_np16.md").string(), "-o", dir_.string()})
                 .exit_code,
             0);
   const std::filesystem::path pdf = dir_ / "report.pdf";

@@ -96,7 +96,8 @@ TEST_P(CollectiveSweep, EveryOpValidatesAndReportsCatalogBusbw) {
 
   const ResultSet results = read_both(dir / "r.csv", dir / "r.json");
   std::size_t expected_rows = 0;
-  for (const auto& op : ops) expected_rows += expected_sizes(op_by_name(op), nranks, 64 << 10).size() * placements.at(op);
+  for (const auto& op : ops)
+    expected_rows += expected_sizes(op_by_name(op), nranks, 64 << 10).size() * placements.at(op);
   EXPECT_EQ(results.rows.size(), expected_rows);
   EXPECT_EQ(results.provenance.nranks, nranks);
   EXPECT_EQ(results.provenance.gpus_per_process, 1);  // -g's default, recorded
@@ -114,9 +115,11 @@ TEST_P(CollectiveSweep, EveryOpValidatesAndReportsCatalogBusbw) {
   }
 
   const auto printed = console_sizes(result.out);
-  for (const auto& op : ops) EXPECT_EQ(printed.count(op) ? printed.at(op) : std::vector<std::uint64_t>{},
-                                       expected_sizes(op_by_name(op), nranks, 64 << 10))
-                                 << op << "\n" << result.out;
+  for (const auto& op : ops)
+    EXPECT_EQ(printed.count(op) ? printed.at(op) : std::vector<std::uint64_t>{},
+              expected_sizes(op_by_name(op), nranks, 64 << 10))
+        << op << "\n"
+        << result.out;
   EXPECT_THAT(result.out, HasSubstr("out-of-place"));
   EXPECT_THAT(result.out, HasSubstr("#wrong"));
 }
@@ -128,11 +131,12 @@ INSTANTIATE_TEST_SUITE_P(Ranks, CollectiveSweep, ::testing::Values(2, 4),
 // the sum: every rank's output checks out element by element.
 TEST(RootedOps, ValidateWithTheLastRankAsRootAndMaxOnInt32) {
   const TempDir dir;
-  const ProcessResult result = run_process(
-      under_mpirun(3, FABRICBENCH_BINARY,
-                   {"run", "reduce", "gather", "scatter", "-b", "12", "-e", "48K", "-n", "2", "-r", "2", "-d", "int32",
-                    "-o", "max", "--csv", dir / "r.csv", "--json", dir / "r.json"}),
-      allow_root);
+  const ProcessResult result =
+      run_process(under_mpirun(3, FABRICBENCH_BINARY,
+                               {"run", "reduce", "gather", "scatter",     "-b",     "12",          "-e",
+                                "48K", "-n",     "2",      "-r",          "2",      "-d",          "int32",
+                                "-o",  "max",    "--csv",  dir / "r.csv", "--json", dir / "r.json"}),
+                  allow_root);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   const ResultSet results = read_both(dir / "r.csv", dir / "r.json");
   std::map<std::string, std::size_t> rows_by_op;
@@ -149,10 +153,11 @@ TEST(RootedOps, ValidateWithTheLastRankAsRootAndMaxOnInt32) {
 
 TEST(PointToPoint, LatencyBwBibwBetweenRanksZeroAndOne) {
   const TempDir dir;
-  const ProcessResult result = run_process(
-      under_mpirun(2, FABRICBENCH_BINARY, {"run", "latency", "bw", "bibw", "-e", "4K", "-n", "3", "-w", "1", "-W", "4",
-                                           "--csv", dir / "r.csv", "--json", dir / "r.json"}),
-      allow_root);
+  const ProcessResult result =
+      run_process(under_mpirun(2, FABRICBENCH_BINARY,
+                               {"run", "latency", "bw", "bibw", "-e", "4K", "-n", "3", "-w", "1", "-W", "4", "--csv",
+                                dir / "r.csv", "--json", dir / "r.json"}),
+                  allow_root);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   const ResultSet results = read_both(dir / "r.csv", dir / "r.json");
   // 8 bytes to 4K is 10 sizes, out-of-place only.
@@ -172,10 +177,10 @@ TEST(PointToPoint, LatencyBwBibwBetweenRanksZeroAndOne) {
 
 TEST(SingleRank, AllReduceHasNoBusBandwidth) {
   const TempDir dir;
-  const ProcessResult result = run_process(
-      under_mpirun(1, FABRICBENCH_BINARY,
-                   {"run", "all_reduce", "-e", "1K", "-n", "3", "-w", "1", "--csv", dir / "r.csv", "--json", dir / "r.json"}),
-      allow_root);
+  const ProcessResult result = run_process(under_mpirun(1, FABRICBENCH_BINARY,
+                                                        {"run", "all_reduce", "-e", "1K", "-n", "3", "-w", "1", "--csv",
+                                                         dir / "r.csv", "--json", dir / "r.json"}),
+                                           allow_root);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   const ResultSet results = read_both(dir / "r.csv", dir / "r.json");
   ASSERT_EQ(results.rows.size(), 8u * 2);  // 8 bytes to 1K, both placements
@@ -226,7 +231,8 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
 TEST_P(BadInputTest, UnderMpirunExitsTwoWithOneErrorLineFromRankZero) {
   const TempDir dir;
   std::ofstream(dir / "plain-file") << "a regular file\n";
-  const ProcessResult result = run_process(under_mpirun(GetParam().nranks, FABRICBENCH_BINARY, run_args(dir)), allow_root);
+  const ProcessResult result =
+      run_process(under_mpirun(GetParam().nranks, FABRICBENCH_BINARY, run_args(dir)), allow_root);
   EXPECT_EQ(result.exit_code, 2) << describe(result);
   // mpirun adds its own report of the failed job; count only the program's lines.
   std::vector<std::string> own_lines;
@@ -253,43 +259,59 @@ TEST_P(BadInputTest, WithoutMpirunStderrIsExactlyTheErrorLine) {
 
 INSTANTIATE_TEST_SUITE_P(
     Run, BadInputTest,
-    ::testing::Values(BadInput{"MinAboveMax", 2, {"all_reduce", "-b", "1M", "-e", "1K"}, "-b 1M is larger than -e 1K", true},
-                      BadInput{"ZeroMin", 2, {"all_reduce", "-b", "0"}, "-b (minimum size) must be greater than 0", true},
-                      BadInput{"UnknownBackend", 2, {"all_reduce", "--backend", "ucx"},
-                               "unknown backend 'ucx' (available: ", true},
-                      BadInput{"NegativeMin", 2, {"all_reduce", "-b", "-8"}, "'-8' is negative", true},
-                      BadInput{"AllGatherSizeNotAMultiple", 2, {"all_gather", "-b", "6", "-d", "int32"},
-                               "-b 6 is not a multiple of 8 bytes", false},
-                      BadInput{"UnknownOp", 2, {"allreduce"}, "unknown op 'allreduce'", true},
-                      BadInput{"UnknownType", 2, {"all_reduce", "-d", "float7"}, "unknown data type 'float7'", true},
-                      BadInput{"HalfOnMpiBackend", 2, {"all_reduce", "-d", "half"}, "half is not supported by the mpi backend",
-                               true},
-                      BadInput{"ResultsDirUnderARegularFile", 2, {"all_reduce", "-e", "64", "-D", "TMP/plain-file/results"},
-                               "plain-file/results: Not a directory", true},
-                      BadInput{"LatencyOnOneRank", 1, {"latency"}, "at least 2 ranks", true},
-                      // 30 GiB of buffers per rank, on 4 ranks of this node: refused before any
-                      // allocation instead of ended by the OOM killer.
-                      BadInput{"BuffersBeyondTheNodesMemory", 4, {"all_reduce", "-b", "15G", "-e", "15G", "-d", "double"},
-                               "all_reduce at 16106127360 B (double, -n 20) needs 32212255680 B of memory per rank", false},
-                      BadInput{"IterationTimesBeyondTheNodesMemory", 2, {"all_reduce", "-e", "8", "-n", "2000000000"},
-                               "(float, -n 2000000000) needs 64000000016 B of memory per rank (80000000032 B for the 2 "
-                               "ranks on ",
-                               false},
-                      // A billion messages in flight: 2 TB of requests, refused instead of the
-                      // OOM killer's exit 137 after 41 s.
-                      BadInput{"WindowBeyondTheNodesMemory", 2, {"bw", "-e", "8", "-W", "1000000000"},
-                               ", -W 1000000000) needs ", false},
-                      BadInput{"MaxItersBeyondTheNodesMemory", 2,
-                               {"all_reduce", "-e", "8", "-n", "auto", "--max-iters", "2000000000"},
-                               "(float, --max-iters 2000000000) needs ", false},
-                      BadInput{"NanTimeout", 2, {"all_reduce", "-T", "nan"}, "-T nan must be a finite number of seconds",
-                               true},
-                      BadInput{"InfiniteTimeout", 2, {"all_reduce", "-T", "inf"},
-                               "-T inf must be a finite number of seconds", true},
-                      BadInput{"SubnetOutOfRange", 2, {"all_reduce", "--watchdog-interface", "10.0.0.0/33"},
-                               "--watchdog-interface 10.0.0.0/33 is not a subnet a.b.c.d/n with n from 0 to 32", true},
-                      BadInput{"InterfaceRankZeroLacks", 2, {"all_reduce", "--watchdog-interface", "fbnosuchif0"},
-                               "--watchdog-interface fbnosuchif0 has no IPv4 address on rank 0's host ", true}),
+    ::testing::Values(
+        BadInput{"MinAboveMax", 2, {"all_reduce", "-b", "1M", "-e", "1K"}, "-b 1M is larger than -e 1K", true},
+        BadInput{"ZeroMin", 2, {"all_reduce", "-b", "0"}, "-b (minimum size) must be greater than 0", true},
+        BadInput{"UnknownBackend", 2, {"all_reduce", "--backend", "ucx"}, "unknown backend 'ucx' (available: ", true},
+        BadInput{"NegativeMin", 2, {"all_reduce", "-b", "-8"}, "'-8' is negative", true},
+        BadInput{"AllGatherSizeNotAMultiple",
+                 2,
+                 {"all_gather", "-b", "6", "-d", "int32"},
+                 "-b 6 is not a multiple of 8 bytes",
+                 false},
+        BadInput{"UnknownOp", 2, {"allreduce"}, "unknown op 'allreduce'", true},
+        BadInput{"UnknownType", 2, {"all_reduce", "-d", "float7"}, "unknown data type 'float7'", true},
+        BadInput{"HalfOnMpiBackend", 2, {"all_reduce", "-d", "half"}, "half is not supported by the mpi backend", true},
+        BadInput{"ResultsDirUnderARegularFile",
+                 2,
+                 {"all_reduce", "-e", "64", "-D", "TMP/plain-file/results"},
+                 "plain-file/results: Not a directory",
+                 true},
+        BadInput{"LatencyOnOneRank", 1, {"latency"}, "at least 2 ranks", true},
+        // 30 GiB of buffers per rank, on 4 ranks of this node: refused before any
+        // allocation instead of ended by the OOM killer.
+        BadInput{"BuffersBeyondTheNodesMemory",
+                 4,
+                 {"all_reduce", "-b", "15G", "-e", "15G", "-d", "double"},
+                 "all_reduce at 16106127360 B (double, -n 20) needs 32212255680 B of memory per rank",
+                 false},
+        BadInput{"IterationTimesBeyondTheNodesMemory",
+                 2,
+                 {"all_reduce", "-e", "8", "-n", "2000000000"},
+                 "(float, -n 2000000000) needs 64000000016 B of memory per rank (80000000032 B for the 2 "
+                 "ranks on ",
+                 false},
+        // A billion messages in flight: 2 TB of requests, refused instead of the
+        // OOM killer's exit 137 after 41 s.
+        BadInput{
+            "WindowBeyondTheNodesMemory", 2, {"bw", "-e", "8", "-W", "1000000000"}, ", -W 1000000000) needs ", false},
+        BadInput{"MaxItersBeyondTheNodesMemory",
+                 2,
+                 {"all_reduce", "-e", "8", "-n", "auto", "--max-iters", "2000000000"},
+                 "(float, --max-iters 2000000000) needs ",
+                 false},
+        BadInput{"NanTimeout", 2, {"all_reduce", "-T", "nan"}, "-T nan must be a finite number of seconds", true},
+        BadInput{"InfiniteTimeout", 2, {"all_reduce", "-T", "inf"}, "-T inf must be a finite number of seconds", true},
+        BadInput{"SubnetOutOfRange",
+                 2,
+                 {"all_reduce", "--watchdog-interface", "10.0.0.0/33"},
+                 "--watchdog-interface 10.0.0.0/33 is not a subnet a.b.c.d/n with n from 0 to 32",
+                 true},
+        BadInput{"InterfaceRankZeroLacks",
+                 2,
+                 {"all_reduce", "--watchdog-interface", "fbnosuchif0"},
+                 "--watchdog-interface fbnosuchif0 has no IPv4 address on rank 0's host ",
+                 true}),
     [](const auto& param_info) { return param_info.param.name; });
 
 // Under srun without an MPI plugin (--mpi=none) each task starts alone and only SLURM_PROCID tells
@@ -337,7 +359,8 @@ TEST(KilledRun, ResultsFilesStayCompleteAndReadable) {
   const auto csv = dir / "r.csv";
   const auto json = dir / "r.json";
   ChildProcess run(under_mpirun(2, FABRICBENCH_BINARY,
-                                {"run", "all_reduce", "-b", "1M", "-e", "512M", "-n", "20", "--csv", csv, "--json", json}),
+                                {"run", "all_reduce", "-b", "1M", "-e", "512M", "-n", "20", "--csv", csv, "--json",
+                                 json}),
                    allow_root);
   ASSERT_TRUE(wait_for_rows(csv, 2, std::chrono::seconds(120))) << describe(run.wait(std::chrono::seconds(0)));
   run.kill_session();
@@ -367,11 +390,10 @@ TEST(KilledRun, ResultsFilesStayCompleteAndReadable) {
 
 TEST(WrongResults, FailTheRunAndAreCountedInTheResults) {
   const TempDir dir;
-  const ProcessResult result = run_process(
-      under_mpirun(2, FABRICBENCH_FAULT_INJECTED_BINARY,
-                   {"run", "all_reduce", "-b", "4K", "-e", "4K", "-n", "2", "-w", "1", "--csv", dir / "r.csv", "--json",
-                    dir / "r.json"}),
-      {allow_root[0], allow_root[1], "FABRICBENCH_CORRUPT_RANK=1"});
+  const ProcessResult result = run_process(under_mpirun(2, FABRICBENCH_FAULT_INJECTED_BINARY,
+                                                        {"run", "all_reduce", "-b", "4K", "-e", "4K", "-n", "2", "-w",
+                                                         "1", "--csv", dir / "r.csv", "--json", dir / "r.json"}),
+                                           {allow_root[0], allow_root[1], "FABRICBENCH_CORRUPT_RANK=1"});
   EXPECT_EQ(result.exit_code, 1) << describe(result);
   const ResultSet results = read_both(dir / "r.csv", dir / "r.json");
   ASSERT_EQ(results.rows.size(), 2u);
@@ -384,10 +406,10 @@ TEST(WrongResults, FailTheRunAndAreCountedInTheResults) {
 // The same binary without the fault passes: the failure above comes from the injected fault.
 TEST(WrongResults, FaultInjectedBinaryPassesWithoutTheFault) {
   const TempDir dir;
-  const ProcessResult result = run_process(
-      under_mpirun(2, FABRICBENCH_FAULT_INJECTED_BINARY,
-                   {"run", "all_reduce", "-b", "4K", "-e", "4K", "-n", "2", "-w", "1", "-D", dir / "results"}),
-      allow_root);
+  const ProcessResult result = run_process(under_mpirun(2, FABRICBENCH_FAULT_INJECTED_BINARY,
+                                                        {"run", "all_reduce", "-b", "4K", "-e", "4K", "-n", "2", "-w",
+                                                         "1", "-D", dir / "results"}),
+                                           allow_root);
   EXPECT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_THAT(result.out, HasSubstr("wrong elements: 0 OK"));
 }
@@ -454,8 +476,12 @@ TEST(AutoIterations, ACountThatIsNotOneIsAUsageError) {
 TEST(HostPages, TheResultsSayWhichPagesBackedTheBuffers) {
   const TempDir dir;
   const auto run_bw = [&](std::vector<std::string> flags, const std::string& name) {
-    std::vector<std::string> args{"run", "bw", "-b", "4M", "-e", "4M", "-n", "2", "--json", dir / (name + ".json"),
-                                  "--csv", dir / (name + ".csv")};
+    std::vector<std::string> args{"run",    "bw",
+                                  "-b",     "4M",
+                                  "-e",     "4M",
+                                  "-n",     "2",
+                                  "--json", dir / (name + ".json"),
+                                  "--csv",  dir / (name + ".csv")};
     args.insert(args.end(), flags.begin(), flags.end());
     return run_process(under_mpirun(2, FABRICBENCH_BINARY, args), allow_root);
   };
@@ -492,11 +518,11 @@ namespace {
 // Soak: the whole sweep again, every row marked with its repetition, in order.
 TEST(Soak, RepeatRunsTheSweepThatManyTimesAndMarksEveryRow) {
   const TempDir dir;
-  const ProcessResult result = run_process(
-      under_mpirun(4, FABRICBENCH_BINARY,
-                   {"run", "pairwise", "--pair-endpoints", "ranks", "-b", "64K", "-e", "128K", "-n", "3", "--repeat",
-                    "3", "--csv", dir / "r.csv", "--json", dir / "r.json"}),
-      allow_root);
+  const ProcessResult result =
+      run_process(under_mpirun(4, FABRICBENCH_BINARY,
+                               {"run", "pairwise", "--pair-endpoints", "ranks", "-b", "64K", "-e", "128K", "-n", "3",
+                                "--repeat", "3", "--csv", dir / "r.csv", "--json", dir / "r.json"}),
+                  allow_root);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   const ResultSet results = read_both(dir / "r.csv", dir / "r.json");
   std::map<int, std::size_t> rows_by_repetition;
@@ -510,7 +536,8 @@ TEST(Soak, RepeatRunsTheSweepThatManyTimesAndMarksEveryRow) {
   // 4 ranks: 12 ordered pairs at each of 2 sizes, per repetition.
   EXPECT_EQ(rows_by_repetition, (std::map<int, std::size_t>{{0, 24}, {1, 24}, {2, 24}}));
   const std::vector<std::string> lines = lines_of(result.out);
-  EXPECT_EQ(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.starts_with("# repetition "); }),
+  EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
+                          [](const std::string& l) { return l.starts_with("# repetition "); }),
             3);
 }
 
@@ -518,11 +545,11 @@ TEST(Soak, RepeatRunsTheSweepThatManyTimesAndMarksEveryRow) {
 // is not a terminal; the console table on stdout stays clean of them.
 TEST(Progress, EveryRoundOfAPairPatternIsALineOnStderr) {
   const TempDir dir;
-  const ProcessResult result = run_process(
-      under_mpirun(4, FABRICBENCH_BINARY,
-                   {"run", "pairwise", "--pair-endpoints", "ranks", "-b", "8", "-e", "16", "-n", "3", "--progress",
-                    "--csv", dir / "r.csv", "--json", dir / "r.json"}),
-      allow_root);
+  const ProcessResult result =
+      run_process(under_mpirun(4, FABRICBENCH_BINARY,
+                               {"run", "pairwise", "--pair-endpoints", "ranks", "-b", "8", "-e", "16", "-n", "3",
+                                "--progress", "--csv", dir / "r.csv", "--json", dir / "r.json"}),
+                  allow_root);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   std::vector<std::string> rounds;
   for (const std::string& line : lines_of(result.err)) {
@@ -536,18 +563,19 @@ TEST(Progress, EveryRoundOfAPairPatternIsALineOnStderr) {
   // 4 endpoints: 3 pairings, each in both directions.
   std::vector<std::string> expected;
   for (int bytes : {8, 16})
-    for (int round = 1; round <= 6; ++round) expected.push_back(fmt::format("# pairwise {} bytes: round {} of 6", bytes, round));
+    for (int round = 1; round <= 6; ++round)
+      expected.push_back(fmt::format("# pairwise {} bytes: round {} of 6", bytes, round));
   EXPECT_EQ(rounds, expected) << result.err;
   EXPECT_THAT(result.out, ::testing::Not(HasSubstr("elapsed")));
 }
 
 TEST(Soak, DurationRepeatsUntilItHasPassed) {
   const TempDir dir;
-  const ProcessResult result = run_process(
-      under_mpirun(2, FABRICBENCH_BINARY,
-                   {"run", "latency", "-b", "8", "-e", "8", "-n", "3", "--duration", "0.5s", "--csv", dir / "r.csv",
-                    "--json", dir / "r.json"}),
-      allow_root);
+  const ProcessResult result =
+      run_process(under_mpirun(2, FABRICBENCH_BINARY,
+                               {"run", "latency", "-b", "8", "-e", "8", "-n", "3", "--duration", "0.5s", "--csv",
+                                dir / "r.csv", "--json", dir / "r.json"}),
+                  allow_root);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   const ResultSet results = read_results_json(dir / "r.json");
   ASSERT_GE(results.rows.size(), 2u);
@@ -556,8 +584,9 @@ TEST(Soak, DurationRepeatsUntilItHasPassed) {
 
 TEST(Soak, ADurationWithoutUnitOrValueIsAUsageError) {
   const TempDir dir;
-  const ProcessResult result = run_process(
-      under_mpirun(2, FABRICBENCH_BINARY, {"run", "latency", "--duration", "2 weeks", "-D", dir / "out"}), allow_root);
+  const ProcessResult result =
+      run_process(under_mpirun(2, FABRICBENCH_BINARY, {"run", "latency", "--duration", "2 weeks", "-D", dir / "out"}),
+                  allow_root);
   EXPECT_EQ(result.exit_code, 2) << describe(result);
   EXPECT_THAT(result.err, HasSubstr("--duration 2 weeks is not a positive time such as 90s, 30m or 2h"));
 }

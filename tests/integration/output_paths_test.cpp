@@ -22,15 +22,14 @@ using testing::ProcessResult;
 using testing::run_process;
 using testing::TempDir;
 
-
 TEST(OutputPaths, CsvEqualToJsonIsRefusedBeforeMeasuring) {
   const TempDir dir;
-  const ProcessResult result = run_process(
-      directly({"run", "all_reduce", "-e", "1K", "-n", "2", "--csv", dir / "r.txt", "--json", dir / "./r.txt"}),
-      allow_root);
+  const ProcessResult result = run_process(directly({"run", "all_reduce", "-e", "1K", "-n", "2", "--csv", dir / "r.txt",
+                                                     "--json", dir / "./r.txt"}),
+                                           allow_root);
   EXPECT_EQ(result.exit_code, 2) << describe(result);
-  EXPECT_EQ(result.err, "fabricbench: error: the CSV and the JSON results would both be " + (dir / "r.txt").string() +
-                            "\n");
+  EXPECT_EQ(result.err,
+            "fabricbench: error: the CSV and the JSON results would both be " + (dir / "r.txt").string() + "\n");
   EXPECT_FALSE(std::filesystem::exists(dir / "r.txt"));
 }
 
@@ -38,7 +37,8 @@ TEST(OutputPaths, CsvEqualToJsonIsRefusedBeforeMeasuring) {
 // refused before it measures anything, and the first run's rows stay as they were.
 TEST(OutputPaths, ASecondRunIntoTheSameFilesIsRefusedAndTheFirstKept) {
   const TempDir dir;
-  const std::vector<std::string> run{"run", "all_reduce", "-b", "1K", "-e", "4K", "-n", "2", "-w", "1", "--placement", "out-of-place",
+  const std::vector<std::string> run{"run",   "all_reduce",  "-b",     "1K",          "-e",          "4K",
+                                     "-n",    "2",           "-w",     "1",           "--placement", "out-of-place",
                                      "--csv", dir / "r.csv", "--json", dir / "r.json"};
   const ProcessResult first = run_process(directly(run), allow_root);
   ASSERT_EQ(first.exit_code, 0) << describe(first);
@@ -71,8 +71,9 @@ TEST(OutputPaths, ImportedLogsOfTheSameNameFromTwoDirectoriesAreBothKept) {
     std::filesystem::create_directories(dir / node);
     std::filesystem::copy_file(sample, dir / node / "all_reduce.log");
   }
-  const ProcessResult result = run_process(
-      directly({"import", dir / "node01/all_reduce.log", dir / "node02/all_reduce.log", "-o", dir / "out"}), allow_root);
+  const ProcessResult result =
+      run_process(directly({"import", dir / "node01/all_reduce.log", dir / "node02/all_reduce.log", "-o", dir / "out"}),
+                  allow_root);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_EQ(result.err, "warning: " + (dir / "node02/all_reduce.log").string() +
                             ": run id nccl-tests-all_reduce is taken by " + (dir / "node01/all_reduce.log").string() +

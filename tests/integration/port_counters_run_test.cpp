@@ -25,8 +25,13 @@ class PortCountersRun : public ::testing::Test {
   void SetUp() override { testing::build_host(tree_, testing::healthy_host_spec()); }
 
   std::vector<std::string> run_args(const std::string& max_bytes) const {
-    return {"run", "latency", "-b", "8", "-e", max_bytes, "-n", "200", "--sysfs-root", tree_.root().string(),
-            "--csv", csv_.string(), "--json", json_.string()};
+    return {"run",          "latency",
+            "-b",           "8",
+            "-e",           max_bytes,
+            "-n",           "200",
+            "--sysfs-root", tree_.root().string(),
+            "--csv",        csv_.string(),
+            "--json",       json_.string()};
   }
 
   testing::TempDir dir_;
@@ -36,7 +41,8 @@ class PortCountersRun : public ::testing::Test {
 };
 
 TEST_F(PortCountersRun, AQuietRunRecordsEveryPortOnceWithZeroErrorGrowth) {
-  const testing::ProcessResult result = testing::run_process(under_mpirun(2, FABRICBENCH_BINARY, run_args("64")), allow_root);
+  const testing::ProcessResult result =
+      testing::run_process(under_mpirun(2, FABRICBENCH_BINARY, run_args("64")), allow_root);
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   const ResultSet results = read_results_json(json_);
   // Two ranks on one host: its ports are read once, not once per rank.
@@ -54,7 +60,8 @@ TEST_F(PortCountersRun, AQuietRunRecordsEveryPortOnceWithZeroErrorGrowth) {
 TEST_F(PortCountersRun, SymbolErrorsThatGrowWhileItMeasuresFlagThatPortOnly) {
   testing::ChildProcess run(under_mpirun(2, FABRICBENCH_BINARY, run_args("16M")), allow_root);
   // The first row on disk: the counters were read before it, the last sizes are still to run.
-  ASSERT_TRUE(testing::wait_for_rows(csv_, 1, std::chrono::seconds(120))) << describe(run.wait(std::chrono::seconds(0)));
+  ASSERT_TRUE(testing::wait_for_rows(csv_, 1, std::chrono::seconds(120)))
+      << describe(run.wait(std::chrono::seconds(0)));
   tree_.write_file("/sys/class/infiniband/mlx5_3/ports/1/counters/symbol_error", "250\n");
   const testing::ProcessResult result = run.wait(std::chrono::seconds(240));
   ASSERT_EQ(result.exit_code, 0) << describe(result);
@@ -68,7 +75,8 @@ TEST_F(PortCountersRun, SymbolErrorsThatGrowWhileItMeasuresFlagThatPortOnly) {
   EXPECT_EQ(degraded, std::vector<std::string>{host + " mlx5_3/1: symbol_error +250"});
   EXPECT_THAT(result.out, HasSubstr("# port degraded: " + host + " mlx5_3/1: symbol_error +250\n"));
   EXPECT_THAT(result.out, HasSubstr("; 1 degraded\n"));
-  EXPECT_THAT(testing::lines_of(read_text_file(csv_)), Contains("# port degraded: " + host + " mlx5_3/1: symbol_error +250"));
+  EXPECT_THAT(testing::lines_of(read_text_file(csv_)),
+              Contains("# port degraded: " + host + " mlx5_3/1: symbol_error +250"));
 }
 
 // A soak run reads the counters around every repetition: the errors belong to the repetition
@@ -78,7 +86,8 @@ TEST_F(PortCountersRun, ASoakRunTiesErrorsToTheRepetitionTheyGrewIn) {
   args.insert(args.end(), {"--repeat", "3"});
   testing::ChildProcess run(under_mpirun(2, FABRICBENCH_BINARY, args), allow_root);
   // The first row of the second repetition on disk: 22 sizes per sweep.
-  ASSERT_TRUE(testing::wait_for_rows(csv_, 23, std::chrono::seconds(180))) << describe(run.wait(std::chrono::seconds(0)));
+  ASSERT_TRUE(testing::wait_for_rows(csv_, 23, std::chrono::seconds(180)))
+      << describe(run.wait(std::chrono::seconds(0)));
   tree_.write_file("/sys/class/infiniband/mlx5_3/ports/1/counters/symbol_error", "250\n");
   const testing::ProcessResult result = run.wait(std::chrono::seconds(300));
   ASSERT_EQ(result.exit_code, 0) << describe(result);

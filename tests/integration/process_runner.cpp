@@ -82,9 +82,7 @@ ChildProcess::~ChildProcess() {
   // A destructor must not throw; a process that survives SIGKILL is reported, not fatal here.
   try {
     kill_session();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "ChildProcess: %s\n", e.what());
-  }
+  } catch (const std::exception& e) { std::fprintf(stderr, "ChildProcess: %s\n", e.what()); }
 }
 
 bool ChildProcess::reap(bool block) {

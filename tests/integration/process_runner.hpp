@@ -18,8 +18,8 @@
 namespace fb::testing {
 
 struct ProcessResult {
-  int exit_code = -1;   // -1 when the command did not exit normally
-  int signal = 0;       // the signal that ended it, 0 when it exited
+  int exit_code = -1;  // -1 when the command did not exit normally
+  int signal = 0;      // the signal that ended it, 0 when it exited
   bool timed_out = false;
   std::string out;
   std::string err;

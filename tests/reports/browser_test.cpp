@@ -29,7 +29,6 @@ namespace {
 
 constexpr const char* chromium = "/usr/bin/chromium";
 
-
 struct Scratch {
   Scratch() {
     std::string pattern = (std::filesystem::temp_directory_path() / "fabricbench-browser-XXXXXX").string();
@@ -148,9 +147,17 @@ std::string run_chromium(const std::filesystem::path& scratch, const std::filesy
     std::FILE* out = std::freopen(out_path.c_str(), "w", stdout);
     std::FILE* err = std::freopen(log.c_str(), "w", stderr);
     if (!out || !err) ::_exit(126);
-    std::vector<std::string> args{chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                                  "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                                  "--disable-sync", "--hide-scrollbars", "--window-size=1400,1300",
+    std::vector<std::string> args{chromium,
+                                  "--headless",
+                                  "--no-sandbox",
+                                  "--disable-gpu",
+                                  "--disable-quic",
+                                  "--no-first-run",
+                                  "--disable-background-networking",
+                                  "--disable-component-update",
+                                  "--disable-sync",
+                                  "--hide-scrollbars",
+                                  "--window-size=1400,1300",
                                   "--user-data-dir=" + (scratch / "profile").string()};
     args.insert(args.end(), extra.begin(), extra.end());
     args.push_back("file://" + page.string());
@@ -191,8 +198,7 @@ Measurements measure_report(const ReportInput& input, const std::string& name) {
   if (const char* dir = std::getenv("FB_SCREENSHOT_DIR")) {
     const std::filesystem::path report = scratch.path / "report.html";
     std::ofstream(report) << original;
-    run_chromium(scratch.path, report,
-                 {"--screenshot=" + (std::filesystem::path(dir) / (name + ".png")).string()});
+    run_chromium(scratch.path, report, {"--screenshot=" + (std::filesystem::path(dir) / (name + ".png")).string()});
   }
   return measurements;
 }
@@ -204,7 +210,8 @@ double number(const Measurements& m, const std::string& key) {
 }
 
 bool browser_and_drawing_programs() {
-  return ::access(chromium, X_OK) == 0 && ::access("/usr/bin/gnuplot", X_OK) == 0 && ::access("/usr/bin/dot", X_OK) == 0;
+  return ::access(chromium, X_OK) == 0 && ::access("/usr/bin/gnuplot", X_OK) == 0 &&
+         ::access("/usr/bin/dot", X_OK) == 0;
 }
 
 ReportInput input_of(std::vector<ResultSet> sets, const std::string& label) {
@@ -224,7 +231,8 @@ void expect_readable_plots(const Measurements& m) {
 
 TEST(BrowserLayout, MpiSweepHasItsNumbersAndReadablePlots) {
   if (!browser_and_drawing_programs()) GTEST_SKIP() << "chromium, gnuplot or dot is missing (scripts/setup.sh)";
-  const ResultSet sweep = read_results_json(std::filesystem::path(FB_REPORTS_SAMPLES_DIR) / "mpi_all_reduce_4ranks.json");
+  const ResultSet sweep =
+      read_results_json(std::filesystem::path(FB_REPORTS_SAMPLES_DIR) / "mpi_all_reduce_4ranks.json");
   const Measurements m = measure_report(input_of({sweep}, "mpi all_reduce"), "report-mpi-sweep");
   expect_readable_plots(m);
   EXPECT_EQ(number(m, "size_table_rows"), 2 + 21);  // two header rows, 8 B to 8 MiB
@@ -233,9 +241,9 @@ TEST(BrowserLayout, MpiSweepHasItsNumbersAndReadablePlots) {
 
 TEST(BrowserLayout, ImportedNcclTestsLogWithThresholdsDrawsTheThreshold) {
   if (!browser_and_drawing_programs()) GTEST_SKIP() << "chromium, gnuplot or dot is missing (scripts/setup.sh)";
-  ReportInput input = input_of(
-      import_log(std::filesystem::path(FB_CORPUS_LOGS_DIR) / "nccl_test_result_a3mega_h100_2node_np16.md", {}),
-      "a3mega 2 nodes");
+  ReportInput input =
+      input_of(import_log(std::filesystem::path(FB_CORPUS_LOGS_DIR) / "nccl_test_result_a3mega_h100_2node_np16.md", {}),
+               "a3mega 2 nodes");
   input.acceptance = evaluate_acceptance(
       parse_thresholds("checks:\n  - {kind: min_bandwidth, op: all_reduce, min_bytes: 1G, at_least_gbps: 300}\n",
                        "a3mega.yaml"),

@@ -35,7 +35,10 @@ std::size_t count_of(const std::string& text, const std::string& needle) {
 
 TEST(HtmlEscape, MarkupCharactersAndControlBytes) {
   EXPECT_EQ(escape_markup("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
-  EXPECT_EQ(escape_markup(std::string("a\x01" "b")), "a\xef\xbf\xbd" "b");
+  EXPECT_EQ(escape_markup(std::string("a\x01"
+                                      "b")),
+            "a\xef\xbf\xbd"
+            "b");
 }
 
 TEST(Gnuplot, LabelsCannotBreakOutOfTheirQuotesOrCarryMarkup) {
@@ -53,8 +56,8 @@ TEST(Gnuplot, SizeAxisTicksAtPowersOf1024AndThresholdDrawnOverItsSizes) {
     sweep.points.emplace_back(bytes, 300.0);
     sweep.band_edge.push_back(280.0);
   }
-  const std::string script =
-      gnuplot_script({"busbw", "size", "GB/s", true, {sweep}, false, {{"threshold 300 GB/s", 1 << 30, 8.0 * (1ull << 30), 300}}});
+  const std::string script = gnuplot_script(
+      {"busbw", "size", "GB/s", true, {sweep}, false, {{"threshold 300 GB/s", 1 << 30, 8.0 * (1ull << 30), 300}}});
   EXPECT_THAT(script, HasSubstr("set xtics ('1K' 1024, '1M' 1048576, '1G' 1073741824)\n"));
   EXPECT_THAT(script, HasSubstr("set yrange [0:*]"));  // bandwidth on a linear axis
   EXPECT_THAT(script, Not(HasSubstr("set logscale y")));
@@ -64,7 +67,8 @@ TEST(Gnuplot, SizeAxisTicksAtPowersOf1024AndThresholdDrawnOverItsSizes) {
 }
 
 TEST(PairwiseMatrix, SlowCellsAgainstTheMatrixMedian) {
-  const std::vector<PairwiseMatrix> matrices = build_pairwise_matrices(testing::hostile_report_input().sets[0].results.rows);
+  const std::vector<PairwiseMatrix> matrices =
+      build_pairwise_matrices(testing::hostile_report_input().sets[0].results.rows);
   ASSERT_EQ(matrices.size(), 1u);
   const PairwiseMatrix& m = matrices[0];
   EXPECT_EQ(m.op, "bw");
@@ -78,7 +82,8 @@ TEST(PairwiseMatrix, SlowCellsAgainstTheMatrixMedian) {
 }
 
 TEST(HtmlReport, SelfContainedWithEveryPlotAndEveryInputStringEscaped) {
-  if (!drawing_programs_installed()) GTEST_SKIP() << "gnuplot or dot is not installed (scripts/setup.sh installs gnuplot-nox and graphviz)";
+  if (!drawing_programs_installed())
+    GTEST_SKIP() << "gnuplot or dot is not installed (scripts/setup.sh installs gnuplot-nox and graphviz)";
   const ReportInput input = testing::hostile_report_input();
   const std::string html = render_html_report(input);
   // all_gather, all_reduce, bw: bandwidth and time each; and the topology.
@@ -100,7 +105,8 @@ TEST(HtmlReport, SelfContainedWithEveryPlotAndEveryInputStringEscaped) {
 }
 
 TEST(HtmlReport, RowsWithTheModelsExpectationGetATableOfEfficiency) {
-  if (!drawing_programs_installed()) GTEST_SKIP() << "gnuplot or dot is not installed (scripts/setup.sh installs gnuplot-nox and graphviz)";
+  if (!drawing_programs_installed())
+    GTEST_SKIP() << "gnuplot or dot is not installed (scripts/setup.sh installs gnuplot-nox and graphviz)";
   ReportInput input = testing::hostile_report_input();
   EXPECT_THAT(render_html_report(input), Not(HasSubstr("<section id=\"expectation\">")));
   for (ResultRow& row : input.sets[0].results.rows) {
@@ -116,7 +122,8 @@ TEST(HtmlReport, RowsWithTheModelsExpectationGetATableOfEfficiency) {
 }
 
 TEST(HtmlReport, ComparisonAddsOneOverlaidPlotPerComparedOp) {
-  if (!drawing_programs_installed()) GTEST_SKIP() << "gnuplot or dot is not installed (scripts/setup.sh installs gnuplot-nox and graphviz)";
+  if (!drawing_programs_installed())
+    GTEST_SKIP() << "gnuplot or dot is not installed (scripts/setup.sh installs gnuplot-nox and graphviz)";
   ReportInput input = testing::hostile_report_input();
   const std::vector<ResultRow>& rows = input.sets[0].results.rows;
   input.comparison = ReportComparison{"A", "B", compare_results(rows, rows)};

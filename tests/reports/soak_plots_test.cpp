@@ -91,8 +91,8 @@ TEST(SoakPlots, ManyPairsKeepTheLeastSteadyAndSaySo) {
   for (int repetition = 0; repetition < 2; ++repetition)
     for (int src = 0; src < 12; ++src) {
       const bool dip = repetition == 1 && src == 7;
-      ResultRow row = testing::pair_row(src, (src + 1) % 12, fmt::format("n{:02}", src), fmt::format("n{:02}", (src + 1) % 12),
-                                        dip ? 5.0 : 50.0);
+      ResultRow row = testing::pair_row(src, (src + 1) % 12, fmt::format("n{:02}", src),
+                                        fmt::format("n{:02}", (src + 1) % 12), dip ? 5.0 : 50.0);
       row.repetition = repetition;
       row.timestamp = fmt::format("2026-11-23T10:0{}:00Z", repetition);
       rows.push_back(row);

@@ -56,10 +56,10 @@ TEST_F(DgxPod, AllToAllSaturatesEveryLeafUplinkAtTheMaxMinRate) {
   for (const SaturatedLink& finding : analysis.blocking) {
     EXPECT_DOUBLE_EQ(finding.capacity_gbps, 50.0);
     EXPECT_NEAR(finding.expected_load_gbps, 4.0 * 28.0 * 400.0 / 31.0 / 16.0, 1e-9);
-    const bool leaf_to_spine = graph.vertex(finding.from).tier == SwitchTier::leaf &&
-                               graph.vertex(finding.to).tier == SwitchTier::spine;
-    const bool spine_to_leaf = graph.vertex(finding.from).tier == SwitchTier::spine &&
-                               graph.vertex(finding.to).tier == SwitchTier::leaf;
+    const bool leaf_to_spine =
+        graph.vertex(finding.from).tier == SwitchTier::leaf && graph.vertex(finding.to).tier == SwitchTier::spine;
+    const bool spine_to_leaf =
+        graph.vertex(finding.from).tier == SwitchTier::spine && graph.vertex(finding.to).tier == SwitchTier::leaf;
     EXPECT_TRUE(leaf_to_spine || spine_to_leaf);
   }
   const nlohmann::json json = to_json(graph, analysis);
@@ -132,7 +132,7 @@ TEST(Oversubscription, HandComputedPerSwitchRatios) {
   const Graph graph = degraded_two_leaf_fabric();
   const OversubscriptionReport report = analyze_oversubscription(graph);
   ASSERT_EQ(report.switches.size(), 4u);
-  EXPECT_DOUBLE_EQ(*report.switches[0].oversubscription_ratio, 200.0 / 75.0);  // leaf1
+  EXPECT_DOUBLE_EQ(*report.switches[0].oversubscription_ratio, 200.0 / 75.0);   // leaf1
   EXPECT_DOUBLE_EQ(*report.switches[1].oversubscription_ratio, 200.0 / 100.0);  // leaf2
   EXPECT_DOUBLE_EQ(*report.tiers[0].oversubscription_ratio, 400.0 / 175.0);
   EXPECT_DOUBLE_EQ(*report.tiers[0].worst_switch_ratio, 200.0 / 75.0);

@@ -195,7 +195,8 @@ TEST(CollectiveModel, GatherAndScatterFunnelThroughTheRootsNicAndNvlink) {
   EXPECT_NEAR(local.busbw_gbps, one_node.gpu_nvlink_gbps, 0.02 * one_node.gpu_nvlink_gbps);
   EXPECT_EQ(local.limit, "NVLink of the root GPU");
   // Small messages pay one posted receive per peer on top of one send's latency.
-  EXPECT_GT(predict(four_nodes, op_by_name("gather"), 1024).time_us, predict(four_nodes, op_by_name("sendrecv"), 1024).time_us);
+  EXPECT_GT(predict(four_nodes, op_by_name("gather"), 1024).time_us,
+            predict(four_nodes, op_by_name("sendrecv"), 1024).time_us);
 }
 
 // NCCL's reduce is broadcast's ring chain run towards the root; OSU's vector variants with equal
@@ -246,8 +247,7 @@ TEST(CollectiveModel, PlacementDecidesWhetherAlltoallMeetsTheTaper) {
   EXPECT_NE(packed_alltoall.limit.find("uplinks"), std::string::npos) << packed_alltoall.limit;
   EXPECT_EQ(spread_alltoall.limit.find("uplinks"), std::string::npos) << spread_alltoall.limit;
   // Named hosts, in rank order.
-  const std::vector<VertexId> named =
-      place_ranks(graph, 0, 2, {Placement::Kind::hosts, {"node00007", "node00003"}});
+  const std::vector<VertexId> named = place_ranks(graph, 0, 2, {Placement::Kind::hosts, {"node00007", "node00003"}});
   ASSERT_EQ(named.size(), 4u);
   EXPECT_EQ(graph.vertex(graph.vertex(named.front()).host).name, "node00007");
   EXPECT_THROW(place_ranks(graph, 0, 8, {Placement::Kind::hosts, {"node99999"}}), InputError);
@@ -385,8 +385,8 @@ TEST(CollectiveModel, PredictedRowHasNcclTestsSemanticsAndSaysHow) {
   EXPECT_EQ(row.model_protocol, "Simple");
   EXPECT_EQ(row.model_channels, 16);
   EXPECT_FALSE(row.model_limit.empty());
-  const ResultRow gather = predicted_row(model, predict(model, op_by_name("all_gather"), bytes), op_by_name("all_gather"),
-                                         bytes, "run", "t");
+  const ResultRow gather = predicted_row(model, predict(model, op_by_name("all_gather"), bytes),
+                                         op_by_name("all_gather"), bytes, "run", "t");
   EXPECT_EQ(gather.count, bytes / 4 / 8);
   EXPECT_EQ(gather.redop, "none");
 }

@@ -31,9 +31,7 @@ Graph parse_corpus(const std::string& name, ReaderHints hints = {}) {
 std::string corpus_error(const std::string& name) {
   try {
     parse_corpus(name);
-  } catch (const InputError& error) {
-    return error.what();
-  }
+  } catch (const InputError& error) { return error.what(); }
   return "no error";
 }
 
@@ -180,7 +178,8 @@ TEST(CorpusNcclXml, DisplayControllerIsAGpuOnlyFromAGpuVendor) {
   EXPECT_EQ(count_kind(graph, VertexKind::gpu), 1u);
   EXPECT_NE(graph.find("a10/GPU0"), no_vertex);
 
-  const std::string no_gpu = "<system version=\"1\"><cpu numaid=\"0\"><nic><net name=\"eth0\" speed=\"10000\"/></nic></cpu></system>";
+  const std::string no_gpu =
+      "<system version=\"1\"><cpu numaid=\"0\"><nic><net name=\"eth0\" speed=\"10000\"/></nic></cpu></system>";
   const Graph cpu_only = parse_topology(SourceText{"cpu.xml", no_gpu});
   EXPECT_EQ(count_kind(cpu_only, VertexKind::gpu), 0u);
   EXPECT_TRUE(assumes(cpu_only, "the file names no GPU"));
@@ -207,7 +206,8 @@ TEST(CorpusTopoM, DellaBlankCpuAffinityKeepsTheNumaColumn) {
       std::string expanded;
       for (const char c : text) {
         if (c == '\t') {
-          const std::size_t column = expanded.size() - (expanded.rfind('\n') == std::string::npos ? 0 : expanded.rfind('\n') + 1);
+          const std::size_t column =
+              expanded.size() - (expanded.rfind('\n') == std::string::npos ? 0 : expanded.rfind('\n') + 1);
           expanded.append(8 - column % 8, ' ');
         } else {
           expanded += c;
@@ -218,7 +218,8 @@ TEST(CorpusTopoM, DellaBlankCpuAffinityKeepsTheNumaColumn) {
     const Graph graph = parse_topology(SourceText{"della.txt", text});
     EXPECT_EQ(count_kind(graph, VertexKind::gpu), 8u);
     EXPECT_EQ(count_kind(graph, VertexKind::nic), 6u);
-    for (int gpu = 0; gpu < 8; ++gpu) EXPECT_EQ(cpu_of(graph, fmt::format("della/GPU{}", gpu)).index, gpu / 4) << spaces;
+    for (int gpu = 0; gpu < 8; ++gpu)
+      EXPECT_EQ(cpu_of(graph, fmt::format("della/GPU{}", gpu)).index, gpu / 4) << spaces;
     EXPECT_TRUE(share_pcie_switch(graph, "della/GPU0", "della/mlx5_0"));
     EXPECT_TRUE(share_pcie_switch(graph, "della/GPU0", "della/mlx5_1"));
     EXPECT_TRUE(share_pcie_switch(graph, "della/GPU3", "della/mlx5_2"));
@@ -255,7 +256,8 @@ TEST(CorpusTopoM, Nv18WithoutAModelIsUndecidedAtNvlink4sRateUnlessStated) {
   EXPECT_EQ(stated.undecided_link_count(), 0u);
 
   // A GPU model named above the matrix (nvidia-smi -L) decides without the flag.
-  const std::string text = "GPU 0: NVIDIA B200 (UUID: GPU-0)\n" + fb::read_text_file(corpus_path("topo_m/tpgds-aihub0007.txt"));
+  const std::string text =
+      "GPU 0: NVIDIA B200 (UUID: GPU-0)\n" + fb::read_text_file(corpus_path("topo_m/tpgds-aihub0007.txt"));
   const Graph named = parse_topology(SourceText{"b200.txt", text});
   EXPECT_EQ(links_between_kinds(named, "b200/GPU0", VertexKind::nvswitch)[0].technology, "NVLink5");
   EXPECT_TRUE(assumes(named, "NV# read as NVLink5 links, from the GPU model named in the file"));
@@ -284,7 +286,8 @@ TEST(CorpusTopoM, DgxA100OldHeaderNumaAndNicsWithNoGpuNearby) {
   EXPECT_EQ(count_kind(graph, VertexKind::nic), 12u);
   const std::vector<int> numa{3, 3, 1, 1, 7, 7, 5, 5};
   for (int gpu = 0; gpu < 8; ++gpu) EXPECT_EQ(cpu_of(graph, fmt::format("{}GPU{}", host, gpu)).index, numa[gpu]);
-  for (const auto& [gpu, nic] : std::vector<std::pair<int, int>>{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 6}, {5, 7}, {6, 8}, {7, 9}}) {
+  for (const auto& [gpu, nic] :
+       std::vector<std::pair<int, int>>{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 6}, {5, 7}, {6, 8}, {7, 9}}) {
     EXPECT_TRUE(share_pcie_switch(graph, fmt::format("{}GPU{}", host, gpu), fmt::format("{}mlx5_{}", host, nic)));
   }
   // SYS to every GPU: not on any GPU's CPU, and not on a CPU that claims a NUMA id.
@@ -292,9 +295,7 @@ TEST(CorpusTopoM, DgxA100OldHeaderNumaAndNicsWithNoGpuNearby) {
   EXPECT_TRUE(share_pcie_switch(graph, host + "mlx5_4", host + "mlx5_5"));
   EXPECT_TRUE(assumes(graph, "mlx5_4, mlx5_5, mlx5_10, mlx5_11 SYS to every GPU"));
   for (const Link& link : graph.links()) {
-    if (link.spec.type == LinkType::smp) {
-      EXPECT_EQ(link.spec.technology, "SMP vendor not stated");
-    }
+    if (link.spec.type == LinkType::smp) { EXPECT_EQ(link.spec.technology, "SMP vendor not stated"); }
   }
   const auto nvlink = links_between_kinds(graph, host + "GPU0", VertexKind::nvswitch);
   ASSERT_EQ(nvlink.size(), 1u);
@@ -317,7 +318,8 @@ TEST(CorpusTopoM, V100MeshWithoutNumaColumnTellsSocketsApartBySys) {
   for (int gpu = 0; gpu < 4; ++gpu) EXPECT_EQ(cpu_of(graph, fmt::format("{}GPU{}", host, gpu)).index, 0);
   EXPECT_EQ(cpu_of(graph, host + "mlx5_0").index, 1);
   const auto lanes = [&](int a, int b) {
-    const auto link = graph.find_link(graph.find(fmt::format("{}GPU{}", host, a)), graph.find(fmt::format("{}GPU{}", host, b)));
+    const auto link =
+        graph.find_link(graph.find(fmt::format("{}GPU{}", host, a)), graph.find(fmt::format("{}GPU{}", host, b)));
     return link ? graph.link(*link).spec.lane_count : 0;
   };
   EXPECT_EQ(lanes(0, 1), 1);
@@ -326,7 +328,8 @@ TEST(CorpusTopoM, V100MeshWithoutNumaColumnTellsSocketsApartBySys) {
   EXPECT_EQ(lanes(0, 3), 2);
   EXPECT_EQ(lanes(1, 2), 2);
   EXPECT_EQ(lanes(2, 3), 2);
-  EXPECT_EQ(graph.link(*graph.find_link(graph.find(host + "GPU0"), graph.find(host + "GPU3"))).spec.technology, "NVLink2");
+  EXPECT_EQ(graph.link(*graph.find_link(graph.find(host + "GPU0"), graph.find(host + "GPU3"))).spec.technology,
+            "NVLink2");
   EXPECT_TRUE(assumes(graph, "no NUMA node stated"));
 }
 
@@ -353,7 +356,9 @@ TEST(CorpusIbnetdiscover, ManPageNonChassisDefaultDescriptionsAndDownTrainedLink
   for (const Link& link : graph.links()) one_x += link.spec.lane_count == 1 ? 1 : 0;
   EXPECT_EQ(one_x, 2u);  // each mismatched link at its lower end's 1xSDR
   EXPECT_TRUE(assumes(graph, "4 CAs share the description \"MT23108 InfiniHost Mellanox Technologies\""));
-  EXPECT_TRUE(assumes(graph, "ISR9024 Voltaire[10] reports 4xSDR, SW-6IB4 Voltaire[1] reports 1xSDR; taken at the lower, 1xSDR"));
+  EXPECT_TRUE(
+      assumes(graph,
+              "ISR9024 Voltaire[10] reports 4xSDR, SW-6IB4 Voltaire[1] reports 1xSDR; taken at the lower, 1xSDR"));
   EXPECT_TRUE(assumes(graph, "ISR9024 Voltaire[12] reports 4xSDR, ca-0008f10403960558/MT23108[1] reports 1xSDR"));
 }
 
@@ -404,19 +409,22 @@ TEST(CorpusSlurm, TopologyYamlTreeIsModelledAndTheOthersNamed) {
   EXPECT_NE(graph.find("node04"), no_vertex);
   EXPECT_TRUE(assumes(graph, "modelled tree 'topo1' (the cluster default); not modelled: block 'topo2', flat 'topo3'"));
 
-  const std::string two_tier =
-      "- topology: fabric\n  cluster_default: true\n  tree:\n    switches:\n    - switch: spine\n      children: leaf[1-2]\n"
-      "    - switch: leaf1\n      nodes: n[1-4]\n    - switch: leaf2\n      nodes: n[5-8]\n";
+  const std::string two_tier = "- topology: fabric\n  cluster_default: true\n  tree:\n    switches:\n    - switch: "
+                               "spine\n      children: leaf[1-2]\n"
+                               "    - switch: leaf1\n      nodes: n[1-4]\n    - switch: leaf2\n      nodes: n[5-8]\n";
   const Graph tree = parse_topology(SourceText{"topology.yaml", two_tier});
   EXPECT_EQ(tree.vertex(tree.find("spine")).tier, SwitchTier::spine);
   EXPECT_EQ(tree.vertex(tree.find("leaf2")).tier, SwitchTier::leaf);
   EXPECT_EQ(count_kind(tree, VertexKind::host), 8u);
 
   try {
-    parse_topology(SourceText{"blocks.yaml", "- topology: b\n  block:\n    block_sizes: [4]\n    blocks:\n    - block: b1\n      nodes: n[1-4]\n"});
+    parse_topology(SourceText{
+        "blocks.yaml",
+        "- topology: b\n  block:\n    block_sizes: [4]\n    blocks:\n    - block: b1\n      nodes: n[1-4]\n"});
     FAIL() << "a block-only topology.yaml accepted";
   } catch (const InputError& error) {
-    EXPECT_NE(std::string(error.what()).find("blocks.yaml:1: expected a tree topology (tree: switches:) to model, got only block 'b'"),
+    EXPECT_NE(std::string(error.what())
+                  .find("blocks.yaml:1: expected a tree topology (tree: switches:) to model, got only block 'b'"),
               std::string::npos)
         << error.what();
   }
@@ -424,15 +432,14 @@ TEST(CorpusSlurm, TopologyYamlTreeIsModelledAndTheOthersNamed) {
 
 TEST(CorpusSlurm, BlockAndRingAreRefusedSayingWhatTheyAre) {
   const std::string ring = corpus_error("slurm/slurm_manpage_ring_plugin_example.conf");
-  EXPECT_NE(ring.find("slurm_manpage_ring_plugin_example.conf:5: expected a topology/tree topology.conf"), std::string::npos)
+  EXPECT_NE(ring.find("slurm_manpage_ring_plugin_example.conf:5: expected a topology/tree topology.conf"),
+            std::string::npos)
       << ring;
   EXPECT_NE(ring.find("a topology/ring file (RingName=)"), std::string::npos) << ring;
   const std::string block = [] {
     try {
       parse_topology(SourceText{"block.conf", "BlockName=b1 Nodes=n[1-4]\nBlockSizes=4,16\n"});
-    } catch (const InputError& error) {
-      return std::string(error.what());
-    }
+    } catch (const InputError& error) { return std::string(error.what()); }
     return std::string("no error");
   }();
   EXPECT_NE(block.find("block.conf:1: expected a topology/tree topology.conf (SwitchName=), got a topology/block file"),
@@ -445,8 +452,9 @@ TEST(CorpusSlurm, AssumedRatesAndANodeUnderTwoLeavesAreRecorded) {
   EXPECT_EQ(count_kind(puppet, VertexKind::host), 39u);
   EXPECT_EQ(count_kind(puppet, VertexKind::fabric_switch), 4u);
   EXPECT_TRUE(assumes(puppet, "states no link rates: every link is taken as 4xNDR"));
-  const Graph twice =
-      parse_topology(SourceText{"two.conf", "SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n[2-3]\nSwitchName=top Switches=s[1-2]\n"});
+  const Graph twice = parse_topology(
+      SourceText{"two.conf",
+                 "SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n[2-3]\nSwitchName=top Switches=s[1-2]\n"});
   EXPECT_TRUE(assumes(twice, "node n2 is listed under 2 leaf switches (s1, s2): placed once, under s1"));
   // Placed once: the two leaves stay joined only through "top", and n2 has one cable.
   EXPECT_EQ(twice.links_of(twice.find("n2")).size(), 1u);
@@ -464,17 +472,19 @@ std::vector<std::string> described(const FleetDiff& diff) {
 
 FleetDiff diff_corpus_fleet(const std::string& folder) {
   std::vector<std::string> paths;
-  for (const std::string node : {"dgx01", "dgx02", "dgx03", "dgx04"}) paths.push_back(corpus_path(folder + "/" + node + ".txt"));
+  for (const std::string node : {"dgx01", "dgx02", "dgx03", "dgx04"})
+    paths.push_back(corpus_path(folder + "/" + node + ".txt"));
   return diff_fleet(load_fleet(paths));
 }
 
 TEST(CorpusFleet, GpuOffTheBusIsNamedNotTheLastOne) {
   const FleetDiff diff = diff_corpus_fleet("fleet/della_gpu3_off_the_bus");
   EXPECT_EQ(described(diff),
-            (std::vector<std::string>{"# dgx03: GPUs matched to the fleet's by NUMA node, nearby NICs and NVLinks: GPU3 is the "
-                                      "fleet's GPU4, GPU4 is the fleet's GPU5, GPU5 is the fleet's GPU6, GPU6 is the "
-                                      "fleet's GPU7",
-                                      "dgx03: GPU3: missing here, present on 3 of 4 nodes"}));
+            (std::vector<std::string>{
+                "# dgx03: GPUs matched to the fleet's by NUMA node, nearby NICs and NVLinks: GPU3 is the "
+                "fleet's GPU4, GPU4 is the fleet's GPU5, GPU5 is the fleet's GPU6, GPU6 is the "
+                "fleet's GPU7",
+                "dgx03: GPU3: missing here, present on 3 of 4 nodes"}));
 }
 
 TEST(CorpusFleet, NicMissingIsTheOnlyDeviation) {
@@ -483,7 +493,8 @@ TEST(CorpusFleet, NicMissingIsTheOnlyDeviation) {
 }
 
 TEST(CorpusFleet, NcclDumpsMatchGpusByBusId) {
-  const std::string dump = fb::read_text_file(corpus_path("nccl_xml/ibmcloud_h100_vsi_topo_dump_2.5GTx1_bridges_width0.xml"));
+  const std::string dump =
+      fb::read_text_file(corpus_path("nccl_xml/ibmcloud_h100_vsi_topo_dump_2.5GTx1_bridges_width0.xml"));
   // GPU dev 2 (bus 0000:b8:00.0) gone, as CUDA then numbers the rest: dev 3..7 become 2..6.
   const std::size_t gpu2 = dump.find("<pci busid=\"0000:b8:00.0\"");
   ASSERT_NE(gpu2, std::string::npos);
@@ -510,8 +521,8 @@ std::string two_leaf_fabric_with_one_slow_host() {
   std::string text;
   const auto ca = [&](const std::string& guid, const std::string& host, const std::string& leaf, int port,
                       const std::string& rate) {
-    text += fmt::format("Ca 1 \"H-{}\" # \"{} mlx5_0\"\n[1]({}) \"S-{}\"[{}] # lid 1 lmc 0 \"leaf\" lid 2 {}\n\n",
-                        guid, host, guid, leaf, port, rate);
+    text += fmt::format("Ca 1 \"H-{}\" # \"{} mlx5_0\"\n[1]({}) \"S-{}\"[{}] # lid 1 lmc 0 \"leaf\" lid 2 {}\n\n", guid,
+                        host, guid, leaf, port, rate);
   };
   text += "Switch 36 \"S-0a\" # \"MF0;leaf1:X/U1\" enhanced port 0 lid 1\n"
           "[1] \"H-01\"[1](01) # \"a mlx5_0\" lid 3 4xEDR\n[2] \"H-02\"[1](02) # \"b mlx5_0\" lid 4 1xSDR\n"
@@ -554,7 +565,8 @@ TEST(CorpusAnalysis, LeavesWithoutACommonSpineArePartsNotABisectionOfZero) {
 
   // The man page's two switches both carry CAs and are cabled to each other: linked, yet without
   // a common upper tier.
-  const Graph leaf_to_leaf = parse_corpus("ibnetdiscover/ibnetdiscover_manpage_voltaire_sdr_nonchassis_1x_mismatch.txt");
+  const Graph leaf_to_leaf =
+      parse_corpus("ibnetdiscover/ibnetdiscover_manpage_voltaire_sdr_nonchassis_1x_mismatch.txt");
   FabricHierarchy leaves(leaf_to_leaf);
   const auto leaf_parts = fabric_partitions(leaves);
   EXPECT_EQ(leaf_parts.size(), 2u);

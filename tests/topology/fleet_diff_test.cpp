@@ -100,15 +100,21 @@ TEST_P(PlantedInNcclXml, IsTheOnlyDeviation) { expect_only_the_planted_deviation
 INSTANTIATE_TEST_SUITE_P(
     FleetDiffNccl, PlantedInNcclXml,
     ::testing::Values(
-        Planted<NcclNode>{"GpuLinkAtAnOlderGeneration", [](NcclNode& n) { n.gpu_link_speed[3] = "16.0 GT/s PCIe"; }, 6,
-                          "dgx07: GPU3 PCIe link: PCIe Gen4 (16 GT/s) x16 here, PCIe Gen5 (32 GT/s) x16 on 7 of 8 nodes"},
-        Planted<NcclNode>{"GpuLinkNarrower", [](NcclNode& n) { n.gpu_link_width[0] = 8; }, 0,
-                          "dgx01: GPU0 PCIe link: PCIe Gen5 (32 GT/s) x8 here, PCIe Gen5 (32 GT/s) x16 on 7 of 8 nodes"},
+        Planted<NcclNode>{
+            "GpuLinkAtAnOlderGeneration", [](NcclNode& n) { n.gpu_link_speed[3] = "16.0 GT/s PCIe"; }, 6,
+            "dgx07: GPU3 PCIe link: PCIe Gen4 (16 GT/s) x16 here, PCIe Gen5 (32 GT/s) x16 on 7 of 8 nodes"},
+        Planted<NcclNode>{
+            "GpuLinkNarrower", [](NcclNode& n) { n.gpu_link_width[0] = 8; }, 0,
+            "dgx01: GPU0 PCIe link: PCIe Gen5 (32 GT/s) x8 here, PCIe Gen5 (32 GT/s) x16 on 7 of 8 nodes"},
         Planted<NcclNode>{"SwitchUplinkAtAnOlderGeneration",
                           [](NcclNode& n) { n.switch_uplink_speed[2] = "16.0 GT/s PCIe"; }, 3,
                           "dgx04: PCIe switch above GPU2 uplink: PCIe Gen4 (16 GT/s) x16 here, PCIe Gen5 (32 GT/s) x16 "
                           "on 7 of 8 nodes"},
-        Planted<NcclNode>{"GpuMissingOneNvlinkBond", [](NcclNode& n) { n.gpu_nvlinks[3] = {4, 4, 5}; }, 4,
+        Planted<NcclNode>{"GpuMissingOneNvlinkBond",
+                          [](NcclNode& n) {
+                            n.gpu_nvlinks[3] = {4, 4, 5};
+                          },
+                          4,
                           "dgx05: GPU3 NVLink: 13 x NVLink4 to NVSwitch here, 18 x NVLink4 to NVSwitch on 7 of 8 "
                           "nodes"},
         Planted<NcclNode>{"NicUnderAnotherGpusSwitchOnTheOtherNumaNode", [](NcclNode& n) { n.nic_switch[1] = 6; }, 7,
@@ -150,9 +156,8 @@ TEST(FleetDiffNccl, FixtureFleetComparesTheStatedGenerationWithoutAWidth) {
   std::string slow = fixture;
   slow.replace(slow.find("32.0 GT/s"), 9, "16.0 GT/s");
   dumps[5].second = slow;
-  EXPECT_EQ(described(diff_dumps(dumps)),
-            Lines{"node06: GPU0 PCIe link: PCIe Gen4 (16 GT/s), width not stated here, "
-                  "PCIe Gen5 (32 GT/s), width not stated on 7 of 8 nodes"});
+  EXPECT_EQ(described(diff_dumps(dumps)), Lines{"node06: GPU0 PCIe link: PCIe Gen4 (16 GT/s), width not stated here, "
+                                                "PCIe Gen5 (32 GT/s), width not stated on 7 of 8 nodes"});
 }
 
 TEST(FleetDiff, TieIsReportedWithoutBlamingANode) {
@@ -192,9 +197,7 @@ TEST(FleetDiff, JsonNamesNodeSubjectPropertyAndMajority) {
 std::string refusal(const std::vector<SourceText>& sources) {
   try {
     parse_fleet(sources);
-  } catch (const UsageError& error) {
-    return error.what();
-  }
+  } catch (const UsageError& error) { return error.what(); }
   return "no error";
 }
 

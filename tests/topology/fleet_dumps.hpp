@@ -17,7 +17,7 @@ inline constexpr int gpus_per_numa_node = 4;
 struct SmiNode {
   int gpu_count = 8;
   std::vector<int> gpu_nvlinks = std::vector<int>(8, 18);  // a GPU's NV#; a pair shows the smaller; 0: links down
-  std::vector<int> nic_switch{0, 1, 2, 3, 4, 5, 6, 7};    // the GPU whose PCIe switch NIC n shares; -1: no NIC n
+  std::vector<int> nic_switch{0, 1, 2, 3, 4, 5, 6, 7};     // the GPU whose PCIe switch NIC n shares; -1: no NIC n
 
   std::string text() const {
     struct Device {
@@ -52,7 +52,8 @@ struct SmiNode {
       if (row.gpu) text += fmt::format("\t{}\t{}\tN/A", numa == 0 ? "0-55,112-167" : "56-111,168-223", numa);
       text += "\n";
     }
-    return text + "\nLegend:\n\n  X    = Self\n  NV#  = Connection traversing a bonded set of # NVLinks\n\nNIC Legend:\n\n" +
+    return text +
+           "\nLegend:\n\n  X    = Self\n  NV#  = Connection traversing a bonded set of # NVLinks\n\nNIC Legend:\n\n" +
            legend;
   }
 };
@@ -71,14 +72,17 @@ struct NcclNode {
   std::string text() const {
     std::string text = "<system version=\"1\">\n";
     for (int numa = 0; numa < 2; ++numa) {
-      text += fmt::format("  <cpu numaid=\"{}\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"143\">\n",
-                          numa);
+      text +=
+          fmt::format("  <cpu numaid=\"{}\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"143\">\n",
+                      numa);
       for (int g = numa * gpus_per_numa_node; g < (numa + 1) * gpus_per_numa_node; ++g) {
         const int bus = 0x10 * (g + 1);
-        text += fmt::format("    <pci busid=\"0000:{:02x}:00.0\" class=\"0x060400\" link_speed=\"{}\" link_width=\"16\">\n",
-                            bus, switch_uplink_speed[g]);
-        text += fmt::format("      <pci busid=\"0000:{:02x}:00.0\" class=\"0x030200\" link_speed=\"{}\" link_width=\"{}\">\n",
-                            bus + 1, gpu_link_speed[g], gpu_link_width[g]);
+        text +=
+            fmt::format("    <pci busid=\"0000:{:02x}:00.0\" class=\"0x060400\" link_speed=\"{}\" link_width=\"16\">\n",
+                        bus, switch_uplink_speed[g]);
+        text += fmt::format(
+            "      <pci busid=\"0000:{:02x}:00.0\" class=\"0x030200\" link_speed=\"{}\" link_width=\"{}\">\n", bus + 1,
+            gpu_link_speed[g], gpu_link_width[g]);
         text += fmt::format("        <gpu dev=\"{}\" sm=\"90\" rank=\"{}\" gdr=\"1\">\n", g, g);
         for (std::size_t s = 0; s < gpu_nvlinks[g].size(); ++s) {
           text += fmt::format("          <nvlink target=\"0000:{:02x}:00.0\" count=\"{}\" tclass=\"0x068000\"/>\n",
@@ -88,7 +92,8 @@ struct NcclNode {
         for (int n = 0; n < static_cast<int>(nic_switch.size()); ++n) {
           if (nic_switch[n] != g) continue;
           text += fmt::format(
-              "      <pci busid=\"0000:{:02x}:00.0\" class=\"0x020700\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">\n"
+              "      <pci busid=\"0000:{:02x}:00.0\" class=\"0x020700\" link_speed=\"32.0 GT/s PCIe\" "
+              "link_width=\"16\">\n"
               "        <nic><net name=\"mlx5_{}\" dev=\"{}\" speed=\"{}\" port=\"1\" latency=\"0\" guid=\"0x{:x}\" "
               "maxconn=\"131072\" gdr=\"{}\"/></nic>\n      </pci>\n",
               bus + 2 + n, n, n, nic_speed_mbps[n], n + 1, nic_gdr[n]);
@@ -107,7 +112,8 @@ std::vector<std::pair<std::string, std::string>> fleet_with(int count, int plant
                                                             const std::string& extension) {
   std::vector<std::pair<std::string, std::string>> dumps;
   for (int i = 0; i < count; ++i) {
-    dumps.emplace_back(fmt::format("dgx{:02}.{}", i + 1, extension), i == planted_index ? planted.text() : Node{}.text());
+    dumps.emplace_back(fmt::format("dgx{:02}.{}", i + 1, extension),
+                       i == planted_index ? planted.text() : Node{}.text());
   }
   return dumps;
 }

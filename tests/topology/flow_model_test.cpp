@@ -18,7 +18,8 @@ const std::vector<std::uint32_t> first_share{0, 1, 2, 3, 3};
 
 void expect_rates(const MaxMinAllocation& allocation, const std::vector<double>& rate_gbps) {
   ASSERT_EQ(allocation.rate_gbps.size(), rate_gbps.size());
-  for (std::size_t f = 0; f < rate_gbps.size(); ++f) EXPECT_DOUBLE_EQ(allocation.rate_gbps[f], rate_gbps[f]) << "flow " << f;
+  for (std::size_t f = 0; f < rate_gbps.size(); ++f)
+    EXPECT_DOUBLE_EQ(allocation.rate_gbps[f], rate_gbps[f]) << "flow " << f;
 }
 
 // The piece solver and the class solver agree exactly on the same flows.

@@ -20,9 +20,7 @@ using test::count_links;
 std::string parse_error(const std::string& path, const std::string& text, std::string_view format) {
   try {
     parse_topology(SourceText{path, text}, format);
-  } catch (const InputError& error) {
-    return error.what();
-  }
+  } catch (const InputError& error) { return error.what(); }
   return "no error";
 }
 
@@ -32,9 +30,11 @@ TEST(FormatRegistry, EveryFormatRegisteredItself) {
 }
 
 TEST(FormatRegistry, SniffingPicksTheRightParser) {
-  for (const auto& [file, kind, count] : std::vector<std::tuple<std::string, VertexKind, std::size_t>>{
-           {"dgx01.topo", VertexKind::gpu, 8}, {"fabric.ibnet", VertexKind::nic, 8},
-           {"topology.conf", VertexKind::fabric_switch, 4}, {"pcie_box.yaml", VertexKind::gpu, 8}}) {
+  for (const auto& [file, kind, count] :
+       std::vector<std::tuple<std::string, VertexKind, std::size_t>>{{"dgx01.topo", VertexKind::gpu, 8},
+                                                                     {"fabric.ibnet", VertexKind::nic, 8},
+                                                                     {"topology.conf", VertexKind::fabric_switch, 4},
+                                                                     {"pcie_box.yaml", VertexKind::gpu, 8}}) {
     EXPECT_EQ(count_kind(test::parse_sample(file), kind), count) << file;
   }
   EXPECT_NE(parse_error("x.txt", "hello world\n", "auto").find("x.txt:1: expected one of the topology formats"),
@@ -51,7 +51,7 @@ TEST(NvidiaSmiTopo, DgxH100WithNv18AndEightNics) {
   EXPECT_NE(graph.find("dgx01/mlx5_7"), no_vertex);  // NIC legend names
   EXPECT_EQ(count_kind(graph, VertexKind::cpu), 2u);
   EXPECT_EQ(count_kind(graph, VertexKind::pcie_switch), 8u);  // one per PXB GPU+NIC pair
-  EXPECT_EQ(count_kind(graph, VertexKind::nvswitch), 1u);      // all-to-all NV18
+  EXPECT_EQ(count_kind(graph, VertexKind::nvswitch), 1u);     // all-to-all NV18
   ASSERT_EQ(count_links(graph, LinkType::nvlink), 8u);
   for (const Link& link : graph.links()) {
     if (link.spec.type == LinkType::nvlink) {
@@ -60,14 +60,14 @@ TEST(NvidiaSmiTopo, DgxH100WithNv18AndEightNics) {
       EXPECT_DOUBLE_EQ(link.spec.capacity_gbps, 18 * 20.6);
       EXPECT_DOUBLE_EQ(link.spec.datasheet_gbps, 450.0);
     }
-    if (link.spec.type == LinkType::pcie) {
-      EXPECT_TRUE(link.nominal_capacity);
-    }
+    if (link.spec.type == LinkType::pcie) { EXPECT_TRUE(link.nominal_capacity); }
   }
   // NIC4 sits with GPU4 on NUMA node 1.
-  const VertexId nic4_switch = graph.link(graph.links_of(graph.find("dgx01/mlx5_4"))[0]).other_end(graph.find("dgx01/mlx5_4"));
+  const VertexId nic4_switch =
+      graph.link(graph.links_of(graph.find("dgx01/mlx5_4"))[0]).other_end(graph.find("dgx01/mlx5_4"));
   bool on_cpu1 = false;
-  for (const LinkId l : graph.links_of(nic4_switch)) on_cpu1 |= graph.link(l).other_end(nic4_switch) == graph.find("dgx01/CPU1");
+  for (const LinkId l : graph.links_of(nic4_switch))
+    on_cpu1 |= graph.link(l).other_end(nic4_switch) == graph.find("dgx01/CPU1");
   EXPECT_TRUE(on_cpu1);
 }
 
@@ -185,8 +185,9 @@ TEST(NcclTopoXml, TruncatedAndInconsistentDumps) {
   EXPECT_NE(parse_error("t.xml", truncated, "nccl-xml").find("t.xml:14: expected well-formed XML"), std::string::npos);
   std::string dangling = text;
   dangling.replace(dangling.find("target=\"0000:11:00.0\""), 21, "target=\"0000:99:00.0\"");
-  EXPECT_EQ(parse_error("d.xml", dangling, "nccl-xml"),
-            "d.xml:11: expected an nvlink target that is a GPU's busid, or tclass 0x068000 (NVSwitch), got '0000:99:00.0'");
+  EXPECT_EQ(
+      parse_error("d.xml", dangling, "nccl-xml"),
+      "d.xml:11: expected an nvlink target that is a GPU's busid, or tclass 0x068000 (NVSwitch), got '0000:99:00.0'");
   std::string bad_speed = text;
   bad_speed.replace(bad_speed.find("32.0 GT/s"), 9, "33.0 GT/s");
   EXPECT_NE(parse_error("s.xml", bad_speed, "nccl-xml").find("s.xml:3: expected a link_speed"), std::string::npos);
@@ -216,10 +217,12 @@ TEST(Ibnetdiscover, MalformedDumpsNameLineAndWhat) {
   dangling.replace(dangling.find("\"S-98039b0300b10001\"[1]"), 20, "\"S-00000000deadbeef\"");
   EXPECT_EQ(parse_error("f.ibnet", dangling, "ibnetdiscover"),
             "f.ibnet:15: expected a peer GUID that has its own Switch or Ca block, got 'S-00000000deadbeef'");
-  EXPECT_NE(parse_error("f.ibnet", "[1]\t\"S-01\"[2]\t# 4xNDR\n", "ibnetdiscover").find("f.ibnet:1: expected a Switch or Ca line"),
+  EXPECT_NE(parse_error("f.ibnet", "[1]\t\"S-01\"[2]\t# 4xNDR\n", "ibnetdiscover")
+                .find("f.ibnet:1: expected a Switch or Ca line"),
             std::string::npos);
-  EXPECT_NE(parse_error("f.ibnet", "Switch\t64 \"S-01\n", "ibnetdiscover").find("f.ibnet:1: expected the node's quoted id"),
-            std::string::npos);
+  EXPECT_NE(
+      parse_error("f.ibnet", "Switch\t64 \"S-01\n", "ibnetdiscover").find("f.ibnet:1: expected the node's quoted id"),
+      std::string::npos);
 }
 
 TEST(SlurmTopology, TreeWithHostlists) {

@@ -23,7 +23,9 @@ struct RailFabricShape {
 };
 
 inline std::string rail_optimized_ibnetdiscover(const RailFabricShape& shape = {}) {
-  const auto leaf_guid = [](int unit, int rail) { return 0x98039b0300a10000ULL + static_cast<unsigned>(unit * 256 + rail); };
+  const auto leaf_guid = [](int unit, int rail) {
+    return 0x98039b0300a10000ULL + static_cast<unsigned>(unit * 256 + rail);
+  };
   const auto spine_guid = [](int spine) { return 0x98039b0300c00000ULL + static_cast<unsigned>(spine); };
   const auto ca_guid = [&](int host, int rail) {
     return 0xb8cef60300d00000ULL + static_cast<unsigned>(host * 16 + (rail * 3 + host) % shape.rails);
@@ -31,7 +33,8 @@ inline std::string rail_optimized_ibnetdiscover(const RailFabricShape& shape = {
   const auto leaf_name = [](int unit, int rail) { return fmt::format("su{}-rail{}", unit + 1, rail); };
   const auto host_name = [](int host) { return fmt::format("dgx{:02}", host + 1); };
   const int hosts = shape.units * shape.hosts_per_unit;
-  std::string text = "#\n# Topology file: generated on Mon Nov 23 17:00:00 2026 (synthesised for fabricbench's tests)\n#\n";
+  std::string text =
+      "#\n# Topology file: generated on Mon Nov 23 17:00:00 2026 (synthesised for fabricbench's tests)\n#\n";
   text += fmt::format("# Initiated from node {:016x} port {:016x}\n\n", ca_guid(0, 0), ca_guid(0, 0));
   int lid = 1;
   for (int unit = 0; unit < shape.units; ++unit) {
@@ -59,8 +62,9 @@ inline std::string rail_optimized_ibnetdiscover(const RailFabricShape& shape = {
                         spine + 1, 60 + spine);
     for (int unit = 0; unit < shape.units; ++unit) {
       for (int rail = 0; rail < shape.rails; ++rail) {
-        text += fmt::format("[{}]\t\"S-{:016x}\"[{}]\t\t# \"MF0;{}:MQM9700/U1\" lid {} 4xNDR\n", 1 + unit * shape.rails + rail,
-                            leaf_guid(unit, rail), 33 + spine, leaf_name(unit, rail), 1 + unit * shape.rails + rail);
+        text += fmt::format("[{}]\t\"S-{:016x}\"[{}]\t\t# \"MF0;{}:MQM9700/U1\" lid {} 4xNDR\n",
+                            1 + unit * shape.rails + rail, leaf_guid(unit, rail), 33 + spine, leaf_name(unit, rail),
+                            1 + unit * shape.rails + rail);
       }
     }
     text += "\n";
@@ -71,8 +75,8 @@ inline std::string rail_optimized_ibnetdiscover(const RailFabricShape& shape = {
       const unsigned long long guid = ca_guid(host, rail);
       text += fmt::format("vendid=0x2c9\ndevid=0x1021\nsysimgguid=0x{0:016x}\ncaguid=0x{0:016x}\n", guid);
       text += fmt::format("Ca\t1 \"H-{:016x}\"\t\t# \"{} mlx5_{}\"\n", guid, host_name(host), rail);
-      text += fmt::format("[1]({:x}) \t\"S-{:016x}\"[{}]\t\t# lid {} lmc 0 \"MF0;{}:MQM9700/U1\" lid {} 4xNDR\n\n", guid,
-                          leaf_guid(unit, rail), host % shape.hosts_per_unit + 1, 100 + host * shape.rails + rail,
+      text += fmt::format("[1]({:x}) \t\"S-{:016x}\"[{}]\t\t# lid {} lmc 0 \"MF0;{}:MQM9700/U1\" lid {} 4xNDR\n\n",
+                          guid, leaf_guid(unit, rail), host % shape.hosts_per_unit + 1, 100 + host * shape.rails + rail,
                           leaf_name(unit, rail), 1 + unit * shape.rails + rail);
     }
   }

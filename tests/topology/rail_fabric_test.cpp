@@ -47,9 +47,7 @@ bool cabled(const Graph& graph, std::string_view a, std::string_view b) {
 std::string parse_error(const std::string& text) {
   try {
     parse_topology(SourceText{"rail.yaml", text}, "cluster-yaml");
-  } catch (const InputError& error) {
-    return error.what();
-  }
+  } catch (const InputError& error) { return error.what(); }
   return "accepted";
 }
 
@@ -58,10 +56,11 @@ const std::string superpod_node =
     "  pcie: {generation: 5, width: 16, switches: 4}\n  nics: {count: 8, link: 4xNDR}\n";
 
 TEST(RailOptimizedSpec, SuperPodUnitsCableNicIToRailLeafI) {
-  const Graph graph = parse_topology(
-      SourceText{"pod.yaml", superpod_node + "fabric:\n  topology: rail_optimized\n  scalable_unit: 32\n  tiers:\n"
-                                             "    - {name: leaf, radix: 64}\n    - {name: spine, radix: 64}\n"},
-      "cluster-yaml");
+  const Graph graph =
+      parse_topology(SourceText{"pod.yaml", superpod_node +
+                                                "fabric:\n  topology: rail_optimized\n  scalable_unit: 32\n  tiers:\n"
+                                                "    - {name: leaf, radix: 64}\n    - {name: spine, radix: 64}\n"},
+                     "cluster-yaml");
   // 2 units x 8 rails = 16 leaves of 32 down and 32 up ports; 32 spines, one cable to every leaf.
   EXPECT_EQ(count_tier(graph, SwitchTier::leaf), 16u);
   EXPECT_EQ(count_tier(graph, SwitchTier::spine), 32u);
@@ -104,7 +103,8 @@ TEST(RailOptimizedSpec, LeavesTakeSeveralRailsWhenTheirPortsAllow) {
 TEST(RailOptimizedSpec, UnderACoreEachRailHasItsOwnSpines) {
   // Leaves of 2 down, 2 up: units of 2 nodes, one rail per leaf; spines of 2 down and 2 up: pods
   // of 2 units' leaves of one rail. 4 units x 2 rails = 8 leaves; 4 pods x 2 spines; 2 x 2 cores.
-  ClusterSpec spec = rail_cluster(8, {{SwitchTier::leaf, 4, 1.0}, {SwitchTier::spine, 4, 1.0}, {SwitchTier::core, 4, 1.0}});
+  ClusterSpec spec =
+      rail_cluster(8, {{SwitchTier::leaf, 4, 1.0}, {SwitchTier::spine, 4, 1.0}, {SwitchTier::core, 4, 1.0}});
   spec.node.nics = 2;
   const Graph graph = build_cluster(spec);
   EXPECT_EQ(count_tier(graph, SwitchTier::leaf), 8u);
@@ -193,9 +193,10 @@ TEST(RailOptimizedModel, SendsBetweenRailsCrossTheSpinesOnlyWithoutPxn) {
 
 Graph rail_dump_with_nodes() {
   Graph graph = parse_topology(
-      SourceText{"nodes.yaml",
-                 "node:\n  hosts: \"dgx[01-08]\"\n  gpus: 8\n  nvlink: {generation: 4, links_per_gpu: 18, nvswitches: 4}\n"
-                 "  pcie: {generation: 5, width: 16, switches: 4}\n  nics: {count: 8, link: 4xNDR}\n"},
+      SourceText{
+          "nodes.yaml",
+          "node:\n  hosts: \"dgx[01-08]\"\n  gpus: 8\n  nvlink: {generation: 4, links_per_gpu: 18, nvswitches: 4}\n"
+          "  pcie: {generation: 5, width: 16, switches: 4}\n  nics: {count: 8, link: 4xNDR}\n"},
       "cluster-yaml");
   graph.merge(parse_topology(SourceText{"rails.ibnet", test::rail_optimized_ibnetdiscover()}, "ibnetdiscover"));
   return graph;
@@ -228,7 +229,8 @@ TEST(RailOptimizedIbnetdiscover, UnitsGroupTheHostsAndNamesNumberTheRails) {
   const PatternAnalysis analysis = analyze_pattern(fabric, TrafficPattern::all_to_all);
   EXPECT_NEAR(analysis.min_flow_rate_gbps, 50.0, 1e-9);
   EXPECT_NEAR(analysis.completion_time_ratio, 400.0 / 7 / 50.0, 1e-9);
-  EXPECT_THAT(analysis.slowest_flow_limit, ::testing::MatchesRegex("su[12]-rail[0-7] (up|down)links \\(100\\.0 GB/s\\)"));
+  EXPECT_THAT(analysis.slowest_flow_limit,
+              ::testing::MatchesRegex("su[12]-rail[0-7] (up|down)links \\(100\\.0 GB/s\\)"));
 }
 
 TEST(RailOptimizedIbnetdiscover, PredictionsKeepEachRailOnItsLeaves) {

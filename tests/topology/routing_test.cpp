@@ -42,7 +42,8 @@ TEST(Routing, InterNodeRoutesGoUpThenDownAndSpreadOverSpines) {
   int spine_links = 0;
   for (const LinkUse& use : route->uses) {
     const Link& link = graph.link(use.link);
-    const bool touches_spine = graph.vertex(link.a).tier == SwitchTier::spine || graph.vertex(link.b).tier == SwitchTier::spine;
+    const bool touches_spine =
+        graph.vertex(link.a).tier == SwitchTier::spine || graph.vertex(link.b).tier == SwitchTier::spine;
     if (touches_spine) {
       ++spine_links;
       EXPECT_NEAR(use.fraction, 1.0 / 16.0, 1e-12);

@@ -79,7 +79,8 @@ TEST_F(RowExpectation, AllReduceExpectsTheCollectiveModelsPredictionForItsPlacem
     EXPECT_DOUBLE_EQ(*row.efficiency_pct, 100 * 3 / *predicted.busbw_gbps);
   }
   // The ring crosses the Ethernet link, which bounds it at what NCCL's socket transport gets out of it.
-  EXPECT_DOUBLE_EQ(collectives.ring_gbps, ethernet_gbps * collective_efficiency(*network_by_rate(LinkType::ethernet, 1000)));
+  EXPECT_DOUBLE_EQ(collectives.ring_gbps,
+                   ethernet_gbps * collective_efficiency(*network_by_rate(LinkType::ethernet, 1000)));
   EXPECT_NE(collectives.ring_limit.find("Ethernet"), std::string::npos) << collectives.ring_limit;
 }
 
@@ -158,7 +159,8 @@ TEST_F(RowExpectation, OpsAndBackendsTheModelDoesNotPredictHaveNoneAndNoProblem)
   EXPECT_FALSE(none.busbw_gbps);
   EXPECT_TRUE(none.problem.empty());
   // Every collective is modelled.
-  for (const char* op : {"broadcast", "alltoall", "sendrecv", "reduce", "gather", "scatter", "allgatherv", "alltoallv"}) {
+  for (const char* op :
+       {"broadcast", "alltoall", "sendrecv", "reduce", "gather", "scatter", "allgatherv", "alltoallv"}) {
     ResultRow modelled = pair_row(op, 0, 1, hosts, 1 << 20);
     modelled.src_rank.reset();
     EXPECT_TRUE(model_.expect(modelled, hosts).busbw_gbps) << op;
@@ -236,7 +238,8 @@ TEST(RowExpectationGpus, TheRunsNcclAlgoAndProtoDecideWhatIsExpected) {
   // An algorithm that cannot run here is the row's problem, not an exception.
   const Expectation impossible = model.expect(row, hosts, {Algorithm::nvls_tree, std::nullopt});
   EXPECT_FALSE(impossible.busbw_gbps);
-  EXPECT_NE(impossible.problem.find("run forced: nvls_tree cannot run all_reduce"), std::string::npos) << impossible.problem;
+  EXPECT_NE(impossible.problem.find("run forced: nvls_tree cannot run all_reduce"), std::string::npos)
+      << impossible.problem;
 }
 
 }  // namespace

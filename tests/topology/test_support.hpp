@@ -11,7 +11,6 @@ namespace fb::topo::test {
 
 inline std::string sample_path(const std::string& name) { return std::string(TOPOLOGY_SAMPLES_DIR) + "/" + name; }
 
-
 inline Graph parse_sample(const std::string& name, std::string_view format = "auto") {
   const std::string path = sample_path(name);
   return parse_topology(SourceText{path, read_text_file(path)}, format);

@@ -90,7 +90,8 @@ TEST(TopoCommandCorpus, LeavesJoinedLeafToLeafAreNotCalledUnroutable) {
 }
 
 TEST(TopoCommandCorpus, AnalyzeNamesADisconnectedFabric) {
-  const ProcessResult result = fabricbench({"topo", "analyze", corpus("slurm/puppet_4leaf_disconnected_switches.conf")});
+  const ProcessResult result =
+      fabricbench({"topo", "analyze", corpus("slurm/puppet_4leaf_disconnected_switches.conf")});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_THAT(result.out, HasSubstr("# the fabric is disconnected: 4 parts that no link joins"));
   EXPECT_THAT(result.out, HasSubstr("#   36 host(s): "));
@@ -126,7 +127,8 @@ TEST(TopoCommandCorpus, InputsThatContradictEachOtherNameTheFile) {
   std::ofstream(conf) << "SwitchName=dgx01 Nodes=node[1-2]\n";
   const ProcessResult result = fabricbench({"topo", "show", std::string(TOPOLOGY_SAMPLES_DIR) + "/dgx01.topo", conf});
   EXPECT_EQ(result.exit_code, static_cast<int>(ExitCode::input)) << result.err;
-  EXPECT_EQ(result.err, "fabricbench: error: " + conf + ": vertex 'dgx01' is a host in one input and a switch in another\n");
+  EXPECT_EQ(result.err,
+            "fabricbench: error: " + conf + ": vertex 'dgx01' is a host in one input and a switch in another\n");
 }
 
 }  // namespace

@@ -78,10 +78,13 @@ TEST_F(TopoPredictCommand, TheNcclReleaseChoosesWithItsOwnFigures) {
   EXPECT_THAT(err_newest, HasSubstr("fabricbench: warning: assumed: NCCL version not given: NCCL 2.29-2.30's tuning "
                                     "figures (the newest the model has)"));
   EXPECT_THAT(newest.provenance.assumptions,
-              ::testing::Contains("NCCL version not given: NCCL 2.29-2.30's tuning figures (the newest the model has)"));
+              ::testing::Contains(
+                  "NCCL version not given: NCCL 2.29-2.30's tuning figures (the newest the model has)"));
 
-  const ProcessResult explained = predict({"--nodes", "1", "-b", "8", "-e", "8", "--nccl-version", "22105", "--explain"});
-  EXPECT_THAT(explained.err, HasSubstr("#   NCCL 2.21-2.22 tuner figures (read from NCCL's v2.21.5-1 src/graph/tuning.cc)"));
+  const ProcessResult explained =
+      predict({"--nodes", "1", "-b", "8", "-e", "8", "--nccl-version", "22105", "--explain"});
+  EXPECT_THAT(explained.err,
+              HasSubstr("#   NCCL 2.21-2.22 tuner figures (read from NCCL's v2.21.5-1 src/graph/tuning.cc)"));
   const ProcessResult too_old = predict({"--nodes", "2", "--algo", "nvls_tree", "--nccl-version", "2.17"});
   EXPECT_EQ(too_old.exit_code, static_cast<int>(ExitCode::input)) << describe(too_old);
   EXPECT_THAT(too_old.err, HasSubstr("with NCCL 2.17 (NVLS needs NVSwitch, sm_90+ and NCCL 2.17+, NVLS-tree"));
@@ -130,7 +133,8 @@ TEST_F(TopoPredictCommand, ImpossibleForcingIsABadInputLine) {
 TEST_F(TopoPredictCommand, APlacementTheTopologyCannotHoldIsABadInputLine) {
   const ProcessResult more_nodes = predict({"--nodes", "33"});
   EXPECT_EQ(more_nodes.exit_code, static_cast<int>(ExitCode::input)) << describe(more_nodes);
-  EXPECT_EQ(more_nodes.err, "fabricbench: error: the topology has 32 hosts with GPUs, fewer than the 33 nodes asked for\n");
+  EXPECT_EQ(more_nodes.err,
+            "fabricbench: error: the topology has 32 hosts with GPUs, fewer than the 33 nodes asked for\n");
   const ProcessResult more_gpus = predict({"--nodes", "1", "--gpus-per-node", "9"});
   EXPECT_EQ(more_gpus.exit_code, static_cast<int>(ExitCode::input)) << describe(more_gpus);
   EXPECT_EQ(more_gpus.err, "fabricbench: error: host node00001 has 8 GPUs, fewer than the 9 per node asked for\n");
@@ -167,9 +171,10 @@ TEST_F(TopoPredictCommand, AnotherJobOnTheSameLeavesSlowsTheRingAndIsNamed) {
   const std::string spec = (dir_ / "taper2.yaml").string();
   std::ofstream(spec) << taper2_h100_128;
   const auto run = [&](const std::string& json, std::vector<std::string> extra) {
-    std::vector<std::string> argv{FABRICBENCH_BINARY, "topo", "predict", "--spec", spec, "--nodes", "64",
-                                  "--placement", "spread", "--algo", "ring", "--proto", "Simple", "-b", "1G", "-e", "1G",
-                                  "--explain", "--json", json};
+    std::vector<std::string> argv{
+        FABRICBENCH_BINARY, "topo", "predict", "--spec", spec, "--nodes", "64", "--placement", "spread",
+        "--algo",           "ring", "--proto", "Simple", "-b", "1G",      "-e", "1G",          "--explain",
+        "--json",           json};
     argv.insert(argv.end(), extra.begin(), extra.end());
     return testing::run_process(argv);
   };
@@ -185,8 +190,9 @@ TEST_F(TopoPredictCommand, AnotherJobOnTheSameLeavesSlowsTheRingAndIsNamed) {
   // 61/63) GB/s of downlinks, 8 rails of it for the ring.
   EXPECT_THAT(shared.err, HasSubstr("#   a limiting link another job crosses too says 'shared with' that job"));
   EXPECT_THAT(alone.err, ::testing::Not(HasSubstr("shared")));
-  EXPECT_THAT(shared.err, HasSubstr("#   ring 255.5 GB/s, limited by leaf0002 downlinks (997.5 GB/s), shared with job 2 "
-                                    "(alltoall on 64 nodes, node00002 ... node00128)\n"));
+  EXPECT_THAT(shared.err,
+              HasSubstr("#   ring 255.5 GB/s, limited by leaf0002 downlinks (997.5 GB/s), shared with job 2 "
+                        "(alltoall on 64 nodes, node00002 ... node00128)\n"));
   const ResultSet before = read_results_json(alone_json);
   const ResultSet after = read_results_json(shared_json);
   ASSERT_EQ(before.rows.size(), 1u);
@@ -225,7 +231,8 @@ TEST_F(TopoPredictCommand, BadJobSpecsAreUsageErrorsNamingTheField) {
 }
 
 TEST_F(TopoPredictCommand, JobsOnOverlappingHostListsAreRefused) {
-  const ProcessResult overlap = predict({"--placement", "node[00001-00004]", "--job", "op=alltoall,placement=node[00004-00006]"});
+  const ProcessResult overlap =
+      predict({"--placement", "node[00001-00004]", "--job", "op=alltoall,placement=node[00004-00006]"});
   EXPECT_EQ(overlap.exit_code, static_cast<int>(ExitCode::input)) << describe(overlap);
   EXPECT_EQ(overlap.err,
             "fabricbench: error: placement: host node00004 is named by job 1 and job 2: jobs never share a host\n");

@@ -97,9 +97,9 @@ TEST(ConsoleTable, ExpectationAddsAnEfficiencyColumnToEachGroupOnlyWhenAsked) {
   ASSERT_EQ(lines.size(), 5u);  // blank comment, titles, names, units, one size
   const auto names = fields_of(lines[2]);
   EXPECT_EQ(std::count(names.begin(), names.end(), "%exp"), 2);
-  EXPECT_THAT(fields_of(lines[4]), ElementsAre("1048576", "262144", "float", "sum", "-1", "123.46", "8.49", "12.74",
-                                               "0", "123.46", "8.49", "12.74", "0", "150.00", "5.0", "79.6", "150.00",
-                                               "5.0", "-"));
+  EXPECT_THAT(fields_of(lines[4]),
+              ElementsAre("1048576", "262144", "float", "sum", "-1", "123.46", "8.49", "12.74", "0", "123.46", "8.49",
+                          "12.74", "0", "150.00", "5.0", "79.6", "150.00", "5.0", "-"));
   // The data columns stay under their names: each line is as wide as the names line.
   EXPECT_EQ(lines[4].size(), lines[2].size());
 }
@@ -139,7 +139,7 @@ TEST(ConsoleTable, SmallRatesKeepThreeSignificantDigits) {
   EXPECT_EQ(format_adaptive(0.00477), "0.00477");  // a 40 Mbit/s fabric in GB/s
   EXPECT_EQ(format_adaptive(0.0512), "0.0512");
   EXPECT_EQ(format_adaptive(3.2), "3.20");
-  EXPECT_EQ(format_adaptive(344.561), "344.56");    // never fewer decimals than nccl-tests
+  EXPECT_EQ(format_adaptive(344.561), "344.56");  // never fewer decimals than nccl-tests
   EXPECT_EQ(format_adaptive(0), "0");
   EXPECT_EQ(format_adaptive(0.00000808), "8.08e-06");  // fits the column
   ResultRow slow = measured_row(false);
@@ -198,14 +198,16 @@ TEST(ConsoleSummary, LatencyOpsSayTheirTimeInMicroseconds) {
   small.algbw_gbps = 0.0043;
   std::ostringstream out;
   print_summary(out, std::vector<ResultRow>{large, small});
-  EXPECT_EQ(lines_of(out.str()).at(1), "# latency: median time 1.87 us at 8 bytes (smallest size); wrong elements: 0 OK");
+  EXPECT_EQ(lines_of(out.str()).at(1),
+            "# latency: median time 1.87 us at 8 bytes (smallest size); wrong elements: 0 OK");
   EXPECT_THAT(out.str(), Not(HasSubstr("GB/s")));
 }
 
 TEST(RoundProgress, SaysTheRoundTheElapsedTimeAndTheEta) {
   EXPECT_EQ(describe_round_progress("pairwise 4194304 bytes", 3, 14, 12.0),
             "# pairwise 4194304 bytes: round 3 of 14, 12.0 s elapsed, ETA 44.0 s");
-  EXPECT_EQ(describe_round_progress("pairwise 8 bytes", 14, 14, 50.25), "# pairwise 8 bytes: round 14 of 14, 50.2 s elapsed");
+  EXPECT_EQ(describe_round_progress("pairwise 8 bytes", 14, 14, 50.25),
+            "# pairwise 8 bytes: round 14 of 14, 50.2 s elapsed");
   std::ostringstream log;
   {
     RoundProgress progress(log, false, "concurrent 64 bytes", 2);

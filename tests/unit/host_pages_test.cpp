@@ -34,16 +34,15 @@ TEST(ThpMode, IsTheBracketedWordOfTheSysfsFile) {
 }
 
 TEST(Smaps, AnonHugePagesOfTheMappingHoldingTheAddress) {
-  const std::string smaps =
-      "563e80bc1000-563e80bc2000 r--p 00000000 fe:00 18624    /usr/bin/python3\n"
-      "Size:                  4 kB\n"
-      "AnonHugePages:         0 kB\n"
-      "7f0000000000-7f0000600000 rw-p 00000000 00:00 0\n"
-      "Size:               6144 kB\n"
-      "Rss:                6144 kB\n"
-      "AnonHugePages:      4096 kB\n"
-      "7f0000600000-7f0000601000 rw-p 00000000 00:00 0\n"
-      "AnonHugePages:         0 kB\n";
+  const std::string smaps = "563e80bc1000-563e80bc2000 r--p 00000000 fe:00 18624    /usr/bin/python3\n"
+                            "Size:                  4 kB\n"
+                            "AnonHugePages:         0 kB\n"
+                            "7f0000000000-7f0000600000 rw-p 00000000 00:00 0\n"
+                            "Size:               6144 kB\n"
+                            "Rss:                6144 kB\n"
+                            "AnonHugePages:      4096 kB\n"
+                            "7f0000600000-7f0000601000 rw-p 00000000 00:00 0\n"
+                            "AnonHugePages:         0 kB\n";
   EXPECT_EQ(anon_huge_bytes_at(smaps, 0x7f0000000000), 4096u * 1024);
   EXPECT_EQ(anon_huge_bytes_at(smaps, 0x7f00005fffff), 4096u * 1024);
   EXPECT_EQ(anon_huge_bytes_at(smaps, 0x7f0000600000), 0u);
@@ -115,8 +114,7 @@ TEST(HostBuffer, BasePagesAndSmallBuffersStayPageAligned) {
   std::memset(base.data(), 1, base.size());
   const std::string mode = real_thp_mode();
   if (mode != "madvise") GTEST_SKIP() << "only THP `madvise` leaves buffers that did not ask on base pages";
-  EXPECT_EQ(anon_huge_bytes_at(read_text_file("/proc/self/smaps"), reinterpret_cast<std::uintptr_t>(base.data())),
-            0u);
+  EXPECT_EQ(anon_huge_bytes_at(read_text_file("/proc/self/smaps"), reinterpret_cast<std::uintptr_t>(base.data())), 0u);
 }
 
 }  // namespace

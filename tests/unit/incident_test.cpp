@@ -49,7 +49,8 @@ BenchmarkCase pairwise_case() {
 
 TEST(TimeoutIncident, NamesTheCaseTheRoundAndEveryRankWithItsHost) {
   const PairRound round{{{0, 3}, {1, 2}}, 3};
-  const Incident incident = make_timeout_incident(pairwise_case(), &round, stall_of_rank_1(), four_ranks_on_three_hosts());
+  const Incident incident =
+      make_timeout_incident(pairwise_case(), &round, stall_of_rank_1(), four_ranks_on_three_hosts());
   EXPECT_EQ(incident.kind, "timeout");
   EXPECT_EQ(incident.op, "pairwise");  // the pattern the user ran, not its primitive
   EXPECT_EQ(incident.case_label, "bw 65536 B, 2 pairs at once");
@@ -57,12 +58,11 @@ TEST(TimeoutIncident, NamesTheCaseTheRoundAndEveryRankWithItsHost) {
   EXPECT_FALSE(incident.in_place);
   EXPECT_EQ(incident.step, "gathering times");
   EXPECT_EQ(incident.round, 3);
-  EXPECT_THAT(incident.pairs_in_flight,
-              ElementsAre(IncidentPair{0, 3, "h1", "h2"}, IncidentPair{1, 2, "h2", "h3"}));
+  EXPECT_THAT(incident.pairs_in_flight, ElementsAre(IncidentPair{0, 3, "h1", "h2"}, IncidentPair{1, 2, "h2", "h3"}));
   EXPECT_THAT(incident.ranks_not_arrived,
               ElementsAre(IncidentRank{1, "h2", false, ""}, IncidentRank{2, "h3", true, "timed iteration 2"}));
-  EXPECT_THAT(incident.ranks_arrived,
-              ElementsAre(IncidentRank{0, "h1", true, "gathering times"}, IncidentRank{3, "h2", true, "gathering times"}));
+  EXPECT_THAT(incident.ranks_arrived, ElementsAre(IncidentRank{0, "h1", true, "gathering times"},
+                                                  IncidentRank{3, "h2", true, "gathering times"}));
   EXPECT_THAT(incident.links_lost, ElementsAre(IncidentLink{"h2", "eth0", {3}}, IncidentLink{"h2", "mlx5_0/1", {3}},
                                                IncidentLink{"h3", "ib0", {2}}));
   EXPECT_EQ(incident.deadline_s, 3);
@@ -98,7 +98,8 @@ TEST(TimeoutIncident, ProcessesDrivingSeveralGpusStandForEachOfTheirRanks) {
   EXPECT_THAT(incident.pairs_in_flight, ElementsAre(IncidentPair{1, 2, "h1", "h2"}));
   EXPECT_THAT(incident.ranks_arrived, ElementsAre(IncidentRank{0, "h1", true, "gathering times"},
                                                   IncidentRank{1, "h1", true, "gathering times"}));
-  EXPECT_THAT(incident.ranks_not_arrived, ElementsAre(IncidentRank{2, "h2", false, ""}, IncidentRank{3, "h2", false, ""}));
+  EXPECT_THAT(incident.ranks_not_arrived,
+              ElementsAre(IncidentRank{2, "h2", false, ""}, IncidentRank{3, "h2", false, ""}));
   EXPECT_EQ(incident.message, stall.message);
 }
 

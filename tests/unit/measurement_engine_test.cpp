@@ -42,8 +42,8 @@ class FakeBackend final : public Backend, public JobControl {
   void require_supported(DataType) const override {}
 
   Measurement measure(const BenchmarkCase& benchmark_case) override {
-    measured.push_back(fmt::format("{} {} {}", benchmark_case.op->name, benchmark_case.bytes,
-                                   name_of(benchmark_case.placement)));
+    measured.push_back(
+        fmt::format("{} {} {}", benchmark_case.op->name, benchmark_case.bytes, name_of(benchmark_case.placement)));
     if (benchmark_case.bytes == stall_at_bytes && stall_handler_) stall_handler_(stall);
     if (benchmark_case.bytes == fail_at_bytes) throw std::runtime_error("the link went down");
     Measurement measurement;
@@ -54,10 +54,12 @@ class FakeBackend final : public Backend, public JobControl {
     return measurement;
   }
 
-  std::vector<Measurement> measure_pairs(const BenchmarkCase& benchmark_case, std::span<const RankPair> pairs) override {
+  std::vector<Measurement> measure_pairs(const BenchmarkCase& benchmark_case,
+                                         std::span<const RankPair> pairs) override {
     std::vector<Measurement> measurements;
     for (const RankPair& pair : pairs) {
-      measured.push_back(fmt::format("{} {} {}->{}", benchmark_case.op->name, benchmark_case.bytes, pair.src, pair.dst));
+      measured.push_back(
+          fmt::format("{} {} {}->{}", benchmark_case.op->name, benchmark_case.bytes, pair.src, pair.dst));
       Measurement measurement;
       if (placement_.rank == 0)
         measurement.unit_seconds = {static_cast<double>(benchmark_case.bytes) * seconds_per_byte * (1 + pair.src)};
@@ -84,7 +86,7 @@ class FakeBackend final : public Backend, public JobControl {
   bool has_stall_handler() const { return static_cast<bool>(stall_handler_); }
   void report_stall() const { stall_handler_(stall); }
 
-  std::vector<std::string> measured;                       // every case and pair, in order
+  std::vector<std::string> measured;                      // every case and pair, in order
   std::map<std::uint64_t, std::uint64_t> wrong_by_bytes;  // sizes whose validation fails
   std::deque<bool> others_agree;
   std::uint64_t fail_at_bytes = 0;   // measure() throws at this size
@@ -207,11 +209,11 @@ TEST(MeasurementEngine, RepetitionsAreNumberedEverySweepIsSummarizedAndPortsRead
 
   EXPECT_THAT(sink.events,
               ElementsAre("run run-1", "repetition 0", "op broadcast", "row broadcast 8", "row broadcast 8",
-                          "size broadcast 8: 2 rows", "sweep done", "port counters: 1 of repetition 0",
-                          "repetition 1", "op broadcast", "row broadcast 8", "row broadcast 8",
-                          "size broadcast 8: 2 rows", "sweep done", "port counters: 1 of repetition 1", "repetition 2",
+                          "size broadcast 8: 2 rows", "sweep done", "port counters: 1 of repetition 0", "repetition 1",
                           "op broadcast", "row broadcast 8", "row broadcast 8", "size broadcast 8: 2 rows",
-                          "sweep done", "port counters: 1 of repetition 2"));
+                          "sweep done", "port counters: 1 of repetition 1", "repetition 2", "op broadcast",
+                          "row broadcast 8", "row broadcast 8", "size broadcast 8: 2 rows", "sweep done",
+                          "port counters: 1 of repetition 2"));
   std::vector<std::optional<int>> repetitions;
   for (const auto& rows : sink.sizes)
     for (const ResultRow& row : rows) repetitions.push_back(row.repetition);
@@ -271,7 +273,8 @@ TEST(MeasurementEngine, ANonReportingRankMeasuresAlikeAndSendsNothing) {
     EXPECT_FALSE(other.has_stall_handler());
     other_wrong = engine.run(plan, other_ports).wrong_elements;
   }
-  const MeasurementOutcome outcome = MeasurementEngine(reporting, reporting_sink, settings_of(2)).run(plan, reporting_ports);
+  const MeasurementOutcome outcome =
+      MeasurementEngine(reporting, reporting_sink, settings_of(2)).run(plan, reporting_ports);
 
   EXPECT_THAT(other_sink.events, IsEmpty());
   EXPECT_EQ(other.measured, reporting.measured);  // the same collective calls, in the same order

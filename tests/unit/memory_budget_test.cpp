@@ -20,9 +20,8 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
 }
 
 void write_meminfo(const TempDir& root, std::uint64_t available_kib) {
-  write_text(root / "proc/meminfo",
-             "MemTotal:       24578604 kB\nMemFree:        16930232 kB\nMemAvailable:   " +
-                 std::to_string(available_kib) + " kB\nBuffers:          220432 kB\n");
+  write_text(root / "proc/meminfo", "MemTotal:       24578604 kB\nMemFree:        16930232 kB\nMemAvailable:   " +
+                                        std::to_string(available_kib) + " kB\nBuffers:          220432 kB\n");
 }
 
 TEST(AvailableMemory, MemAvailableWithoutACgroupLimit) {

@@ -47,7 +47,8 @@ TEST(ConcurrentRounds, HalvesPairsAcrossTheMiddleAloneThenTogether) {
   const std::vector<PairRound> rounds = concurrent_rounds(ranks, CutKind::halves, 0);
   ASSERT_EQ(rounds.size(), 5u);
   for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(rounds[i].round, static_cast<int>(i + 1));
-  for (std::size_t i = 0; i < 4; ++i) EXPECT_THAT(rounds[i].pairs, ::testing::ElementsAre(RankPair{int(i), int(i) + 4}));
+  for (std::size_t i = 0; i < 4; ++i)
+    EXPECT_THAT(rounds[i].pairs, ::testing::ElementsAre(RankPair{int(i), int(i) + 4}));
   EXPECT_THAT(rounds[4].pairs, ::testing::ElementsAre(RankPair{0, 4}, RankPair{1, 5}, RankPair{2, 6}, RankPair{3, 7}));
 }
 

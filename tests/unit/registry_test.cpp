@@ -55,8 +55,7 @@ TEST(Registry, ListsNamesWithSummariesForHelpTexts) {
   Registry<Gadget> gadgets;
   gadgets.add({"bw"});
   gadgets.add({"all_reduce"});
-  EXPECT_THAT(gadgets.listing(),
-              ::testing::ElementsAre(RegistryListing{"all_reduce", ""}, RegistryListing{"bw", ""}));
+  EXPECT_THAT(gadgets.listing(), ::testing::ElementsAre(RegistryListing{"all_reduce", ""}, RegistryListing{"bw", ""}));
 }
 
 TEST(Registry, RefusesASecondEntryOfTheSameName) {
@@ -65,9 +64,7 @@ TEST(Registry, RefusesASecondEntryOfTheSameName) {
   try {
     registry.add({"mpi", "another", 2});
     FAIL() << "a duplicate name was accepted";
-  } catch (const std::logic_error& error) {
-    EXPECT_STREQ(error.what(), "two widgets named 'mpi' are registered");
-  }
+  } catch (const std::logic_error& error) { EXPECT_STREQ(error.what(), "two widgets named 'mpi' are registered"); }
   ASSERT_EQ(registry.entries().size(), 1U);
   EXPECT_EQ(registry.at("mpi").size, 1);
 }
@@ -76,9 +73,7 @@ template <class Entry>
 std::string usage_error_of(const Registry<Entry>& registry, std::string_view name) {
   try {
     registry.at(name);
-  } catch (const UsageError& error) {
-    return error.what();
-  }
+  } catch (const UsageError& error) { return error.what(); }
   return "no error";
 }
 

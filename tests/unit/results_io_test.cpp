@@ -125,7 +125,6 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
-
 // Replaces the first occurrence of `from` (which must exist) with `to`.
 std::string replace_first(std::string text, const std::string& from, const std::string& to) {
   const auto at = text.find(from);
@@ -144,9 +143,7 @@ template <class Read>
 std::string input_error_message(Read&& read) {
   try {
     read();
-  } catch (const InputError& e) {
-    return e.what();
-  }
+  } catch (const InputError& e) { return e.what(); }
   ADD_FAILURE() << "no InputError";
   return {};
 }
@@ -186,7 +183,8 @@ TEST(ResultsIo, FilesWithoutTheAddedColumnsStillRead) {
   ASSERT_THAT(csv, ::testing::Not(HasSubstr("unreported_statistics")));
   ASSERT_THAT(csv, ::testing::Not(HasSubstr("repetition")));
   write_text(dir / "old.csv", csv);
-  const std::regex expectation_key(R"re(,\n *"(expected_busbw_gbps|expected_time_us|efficiency_pct|src_device|dst_device|unreported_statistics|model_algorithm|model_protocol|model_channels|model_limit|repetition|time_mean_us)": [^,\n]*)re");
+  const std::regex expectation_key(
+      R"re(,\n *"(expected_busbw_gbps|expected_time_us|efficiency_pct|src_device|dst_device|unreported_statistics|model_algorithm|model_protocol|model_channels|model_limit|repetition|time_mean_us)": [^,\n]*)re");
   const std::string json = std::regex_replace(results_to_json(written), expectation_key, "");
   ASSERT_THAT(json, ::testing::Not(HasSubstr("expected_time_us")));
   ASSERT_THAT(json, ::testing::Not(HasSubstr("dst_device")));
@@ -294,8 +292,9 @@ TEST(ResultsIo, WriterRefusesExistingFilesAndOnePathForBoth) {
     ResultsWriter({dir / "r.csv", dir / "r.json"}, sample_provenance());
     FAIL() << "overwrote " << (dir / "r.csv");
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()), (dir / "r.csv").string() +
-                                         " exists already: results are never overwritten; remove it or give another path");
+    EXPECT_EQ(std::string(e.what()),
+              (dir / "r.csv").string() +
+                  " exists already: results are never overwritten; remove it or give another path");
   }
   EXPECT_EQ(read_text_file(dir / "r.csv"), "earlier results\n");
   EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
@@ -314,9 +313,7 @@ TEST(ResultsIo, WriteFileAtomicallyNamesThePathOnFailure) {
   try {
     write_file_atomically(target, "x");
     FAIL() << "wrote into a missing directory";
-  } catch (const std::runtime_error& e) {
-    EXPECT_THAT(e.what(), HasSubstr(target.string()));
-  }
+  } catch (const std::runtime_error& e) { EXPECT_THAT(e.what(), HasSubstr(target.string())); }
   EXPECT_FALSE(std::filesystem::exists(dir / "missing-dir"));
 }
 
@@ -327,9 +324,11 @@ TEST(ResultsIo, NonFiniteOrNegativeMeasurementsAreInputErrorsWithTheLine) {
   const std::string csv = results_to_csv(sample_results());
   const std::string median = fmt::format(",{},", fmt::format("{}", 1.0 / 3.0));
   ASSERT_NE(csv.find(median), std::string::npos);
-  for (const auto& [cell, shown] : std::vector<std::pair<std::string, std::string>>{
-           {"-inf", "time_median_us is -inf"}, {"inf", "time_median_us is inf"}, {"nan", "time_median_us is nan"},
-           {"-0.5", "time_median_us is -0.5"}}) {
+  for (const auto& [cell, shown] :
+       std::vector<std::pair<std::string, std::string>>{{"-inf", "time_median_us is -inf"},
+                                                        {"inf", "time_median_us is inf"},
+                                                        {"nan", "time_median_us is nan"},
+                                                        {"-0.5", "time_median_us is -0.5"}}) {
     const std::string bad = replace_first(csv, median, "," + cell + ",");
     write_text(dir / "bad.csv", bad);
     const std::string message = input_error_message([&] { read_results_csv(dir / "bad.csv"); });

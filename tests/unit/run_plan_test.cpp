@@ -77,9 +77,7 @@ std::vector<std::uint64_t> sizes_of(const PlannedOp& planned) {
 std::string usage_error_of(const RunOptions& options, const PlanningBackend& backend) {
   try {
     plan_run(options, backend);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
+  } catch (const UsageError& e) { return e.what(); }
   ADD_FAILURE() << "plan accepted";
   return {};
 }
@@ -293,9 +291,7 @@ TEST(BackendCapabilities, GpuLaunchOptionsNeedABackendThatHasThem) {
   const auto error_of = [](const BackendRegistration& backend, LaunchOptions launch) -> std::string {
     try {
       backend.require_supported(launch);
-    } catch (const UsageError& e) {
-      return e.what();
-    }
+    } catch (const UsageError& e) { return e.what(); }
     return {};
   };
   EXPECT_EQ(error_of(host_only, {}), "");

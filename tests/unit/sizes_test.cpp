@@ -76,9 +76,7 @@ TEST(ParseSizeBytes, RejectsNegativeUnknownUnitEmptyAndOverflow) {
   try {
     parse_size_bytes("12X");
     FAIL() << "12X parsed";
-  } catch (const UsageError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("'X'"));
-  }
+  } catch (const UsageError& e) { EXPECT_THAT(e.what(), HasSubstr("'X'")); }
   // 2^64 bytes does not fit, neither as digits nor through a suffix.
   EXPECT_THROW(parse_size_bytes("18446744073709551616"), UsageError);
   EXPECT_THROW(parse_size_bytes("16777216T"), UsageError);
@@ -121,9 +119,7 @@ TEST(ExpandSweep, MinLargerThanMaxIsAnError) {
   try {
     expand_sweep(spec, 1, "int8");
     FAIL() << "-b > -e accepted";
-  } catch (const UsageError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("-b 1M is larger than -e 1K"));
-  }
+  } catch (const UsageError& e) { EXPECT_THAT(e.what(), HasSubstr("-b 1M is larger than -e 1K")); }
 }
 
 TEST(ExpandSweep, MinNotAMultipleOfTheUnitNamesTheFlagAndTheUnit) {
@@ -146,9 +142,7 @@ TEST(ExpandSweep, IncrementNotAMultipleOfTheUnitNamesTheIncrementFlag) {
   try {
     expand_sweep(spec, 4, "float");
     FAIL() << "-i 6 accepted with a 4-byte unit";
-  } catch (const UsageError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("-i 6"));
-  }
+  } catch (const UsageError& e) { EXPECT_THAT(e.what(), HasSubstr("-i 6")); }
 }
 
 TEST(ValidateSweep, FactorBelowTwoNeverReachesTheMaximum) {

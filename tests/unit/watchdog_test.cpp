@@ -82,20 +82,21 @@ StallReport stall_after(const std::function<void(std::uint16_t port)>& before_ra
   std::unique_ptr<Watchdog> rank0;
   std::unique_ptr<Watchdog> rank1;
   const auto ignore_timeout = [](const std::string&) {};  // the test disarms instead of exiting
-  std::thread rank0_thread([&] { rank0 = std::make_unique<Watchdog>(0, hosts, WatchdogSettings{}, broadcast.for_rank(0), ignore_timeout); });
+  std::thread rank0_thread(
+      [&] { rank0 = std::make_unique<Watchdog>(0, hosts, WatchdogSettings{}, broadcast.for_rank(0), ignore_timeout); });
   broadcast.wait_until_published();
   const std::uint16_t port = listening_port();
   EXPECT_NE(port, 0);
   before_rank_1(port);
-  std::thread rank1_thread([&] { rank1 = std::make_unique<Watchdog>(1, hosts, WatchdogSettings{}, broadcast.for_rank(1), ignore_timeout); });
+  std::thread rank1_thread(
+      [&] { rank1 = std::make_unique<Watchdog>(1, hosts, WatchdogSettings{}, broadcast.for_rank(1), ignore_timeout); });
   rank0_thread.join();
   rank1_thread.join();
 
   std::promise<StallReport> first_report;
   std::once_flag reported;
-  rank0->set_stall_handler([&](const StallReport& report) {
-    std::call_once(reported, [&] { first_report.set_value(report); });
-  });
+  rank0->set_stall_handler(
+      [&](const StallReport& report) { std::call_once(reported, [&] { first_report.set_value(report); }); });
   rank1->begin_case("all_reduce 8 B out-of-place (float)", 0.3);
   rank0->begin_case("all_reduce 8 B out-of-place (float)", 0.3);
   auto future = first_report.get_future();

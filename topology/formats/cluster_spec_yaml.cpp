@@ -44,8 +44,7 @@ class SpecReader {
 
   [[noreturn]] void fail(const YAML::Node& at, std::string_view expected, std::string_view got) const {
     const YAML::Mark mark = at.Mark();
-    throw_input_error(path_, mark.is_null() ? 1 : static_cast<std::size_t>(mark.line) + 1,
-                      expected, got);
+    throw_input_error(path_, mark.is_null() ? 1 : static_cast<std::size_t>(mark.line) + 1, expected, got);
   }
 
   static std::string describe(const YAML::Node& node) {
@@ -58,13 +57,13 @@ class SpecReader {
                    std::initializer_list<std::string_view> allowed_keys) const {
     if (!node.IsMap()) fail(node, fmt::format("{} as a mapping", what), describe(node));
     for (const auto& entry : node) {
-      if (!entry.first.IsScalar()) fail(entry.first, fmt::format("a key of {} (a plain name)", what), describe(entry.first));
+      if (!entry.first.IsScalar())
+        fail(entry.first, fmt::format("a key of {} (a plain name)", what), describe(entry.first));
       const std::string key = entry.first.Scalar();
       bool known = false;
       for (const std::string_view allowed : allowed_keys) known = known || key == allowed;
       if (!known) {
-        fail(entry.first, fmt::format("a key of {} ({})", what, fmt::join(allowed_keys, ", ")),
-             quote_input(key));
+        fail(entry.first, fmt::format("a key of {} ({})", what, fmt::join(allowed_keys, ", ")), quote_input(key));
       }
     }
   }
@@ -75,10 +74,10 @@ class SpecReader {
     long long parsed = 0;
     const std::string text = value.IsScalar() ? value.Scalar() : std::string();
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), parsed);
-    if (!value.IsScalar() || ec != std::errc{} || end != text.data() + text.size() ||
-        parsed < minimum || parsed > 1'000'000'000) {
-      fail(value.IsDefined() ? value : parent,
-           fmt::format("{} as an integer of at least {}", key, minimum), describe(value));
+    if (!value.IsScalar() || ec != std::errc{} || end != text.data() + text.size() || parsed < minimum ||
+        parsed > 1'000'000'000) {
+      fail(value.IsDefined() ? value : parent, fmt::format("{} as an integer of at least {}", key, minimum),
+           describe(value));
     }
     return static_cast<int>(parsed);
   }
@@ -104,10 +103,9 @@ class SpecReader {
       const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
       return ec == std::errc{} && end == s.data() + s.size() && std::isfinite(out) && out > 0;
     };
-    const bool ok = colon == std::string::npos
-                        ? parse(text, down)
-                        : parse(std::string_view(text).substr(0, colon), down) &&
-                              parse(std::string_view(text).substr(colon + 1), up);
+    const bool ok = colon == std::string::npos ? parse(text, down)
+                                               : parse(std::string_view(text).substr(0, colon), down) &&
+                                                     parse(std::string_view(text).substr(colon + 1), up);
     if (!ok) fail(value, fmt::format("{} as a positive ratio like \"2:1\" or 2", key), describe(value));
     return down / up;
   }
@@ -115,8 +113,7 @@ class SpecReader {
   LinkSpec network_link(const YAML::Node& parent, std::string_view what) const {
     const YAML::Node link = parent["link"];
     if (link.IsDefined()) {
-      const std::optional<LinkSpec> spec =
-          link.IsScalar() ? infiniband_by_name(link.Scalar()) : std::nullopt;
+      const std::optional<LinkSpec> spec = link.IsScalar() ? infiniband_by_name(link.Scalar()) : std::nullopt;
       if (!spec) fail(link, fmt::format("{} link as WIDTHxSPEED like 4xNDR", what), describe(link));
       return *spec;
     }
@@ -127,7 +124,8 @@ class SpecReader {
     if (!type || !rate.IsDefined()) {
       fail(type_node.IsDefined() ? type_node : parent,
            fmt::format("{} with link: WIDTHxSPEED, or type (infiniband, roce, ethernet) and "
-                       "rate_gbps", what),
+                       "rate_gbps",
+                       what),
            describe(type_node));
     }
     const int rate_gbps = integer(parent, "rate_gbps", 0, 1);
@@ -141,8 +139,8 @@ class SpecReader {
 };
 
 NodeSpec read_node(const SpecReader& reader, const YAML::Node& node) {
-  reader.require_map(node, "node", {"type", "count", "name_prefix", "hosts", "cpus", "cpu_vendor", "gpus",
-                                    "nvlink", "pcie", "nics"});
+  reader.require_map(node, "node",
+                     {"type", "count", "name_prefix", "hosts", "cpus", "cpu_vendor", "gpus", "nvlink", "pcie", "nics"});
   NodeSpec spec;
   spec.name_prefix = reader.text(node, "name_prefix", spec.name_prefix);
   if (node["hosts"].IsDefined()) {
@@ -159,8 +157,7 @@ NodeSpec read_node(const SpecReader& reader, const YAML::Node& node) {
     reader.require_map(nvlink, "node.nvlink", {"generation", "links_per_gpu", "nvswitches"});
     spec.nvlink_generation = reader.integer(nvlink, "generation", spec.nvlink_generation, 1);
     if (!nvlink_by_generation(spec.nvlink_generation, 1)) {
-      reader.fail(nvlink["generation"], "an NVLink generation from 1 to 5",
-                  SpecReader::describe(nvlink["generation"]));
+      reader.fail(nvlink["generation"], "an NVLink generation from 1 to 5", SpecReader::describe(nvlink["generation"]));
     }
     spec.nvlinks_per_gpu = reader.integer(nvlink, "links_per_gpu", spec.nvlinks_per_gpu, 0);
     spec.nvswitches = reader.integer(nvlink, "nvswitches", spec.nvswitches, 0);
@@ -205,9 +202,8 @@ FabricSpec read_fabric(const SpecReader& reader, const YAML::Node& fabric, const
       reader.fail(fabric[key], fmt::format("fabric.{} only with topology: rail_optimized", key), quote_input(topology));
     }
   }
-  spec.switch_link = fabric["link"].IsDefined() || fabric["type"].IsDefined()
-                         ? reader.network_link(fabric, "fabric")
-                         : node.nic_link;
+  spec.switch_link =
+      fabric["link"].IsDefined() || fabric["type"].IsDefined() ? reader.network_link(fabric, "fabric") : node.nic_link;
   const YAML::Node tiers = fabric["tiers"];
   if (!tiers.IsSequence() || tiers.size() == 0 || tiers.size() > 3) {
     reader.fail(tiers.IsDefined() ? tiers : fabric, "fabric.tiers as a list of 1 to 3 tiers",
@@ -222,8 +218,8 @@ FabricSpec read_fabric(const SpecReader& reader, const YAML::Node& fabric, const
     if (name != expected_name) {
       reader.fail(tier["name"], fmt::format("tier {} named {}", i + 1, expected_name), quote_input(name));
     }
-    spec.tiers.push_back(FabricTierSpec{tier_names[i], reader.integer(tier, "radix", 0, 2),
-                                        reader.ratio(tier, "oversubscription")});
+    spec.tiers.push_back(
+        FabricTierSpec{tier_names[i], reader.integer(tier, "radix", 0, 2), reader.ratio(tier, "oversubscription")});
   }
   return spec;
 }
@@ -234,8 +230,7 @@ Graph parse_cluster_spec(const SourceText& source) {
   try {
     root = YAML::Load(source.text);
   } catch (const YAML::Exception& error) {
-    throw_input_error(source.path, error.mark.is_null() ? 1 : error.mark.line + 1,
-                      "well-formed YAML", error.msg);
+    throw_input_error(source.path, error.mark.is_null() ? 1 : error.mark.line + 1, "well-formed YAML", error.msg);
   }
   ClusterSpec spec;
   try {
@@ -248,8 +243,7 @@ Graph parse_cluster_spec(const SourceText& source) {
       spec.fabric = read_fabric(reader, fabric, spec.node);
     }
   } catch (const YAML::Exception& error) {
-    throw_input_error(source.path, error.mark.is_null() ? 1 : error.mark.line + 1,
-                      "a cluster spec value", error.msg);
+    throw_input_error(source.path, error.mark.is_null() ? 1 : error.mark.line + 1, "a cluster spec value", error.msg);
   }
   try {
     return build_cluster(spec);

@@ -119,7 +119,8 @@ class Cursor {
   std::string_view rest() const { return rest_; }
 
   [[noreturn]] void fail(std::string_view what) const {
-    throw_input_error(source_.path, line_number_, what, rest_.empty() ? std::string("the end of the line") : quote_input(rest_));
+    throw_input_error(source_.path, line_number_, what,
+                      rest_.empty() ? std::string("the end of the line") : quote_input(rest_));
   }
 
  private:
@@ -292,7 +293,8 @@ Graph parse_fabric_dump(const SourceText& source, Dialect dialect) {
     block.description = dialect == Dialect::ibsim ? block.id : comment_description(header.rest());
     block.system_image_guid = std::string(trim(std::exchange(system_image_guid, std::string())));
     if (dialect == Dialect::ibnetdiscover && block.is_switch != (block.id[0] != 'H')) {
-      throw_input_error(source.path, line.number, fmt::format("an id starting {} for a {}", block.is_switch ? "S-" : "H-", kind),
+      throw_input_error(source.path, line.number,
+                        fmt::format("an id starting {} for a {}", block.is_switch ? "S-" : "H-", kind),
                         quote_input(block.id));
     }
     const auto [it, inserted] = nodes.try_emplace(block.id, block);
@@ -311,11 +313,12 @@ Graph parse_fabric_dump(const SourceText& source, Dialect dialect) {
   std::map<std::string, VertexId> vertex_of_id;
   std::set<std::string> switch_names;
   // A name the dump uses for two kinds of thing (a host called like a switch) is an input error.
-  const auto add_vertex = [&](const NodeBlock& node, VertexKind kind, const std::string& name, VertexId host, int index) {
+  const auto add_vertex = [&](const NodeBlock& node, VertexKind kind, const std::string& name, VertexId host,
+                              int index) {
     const VertexId existing = graph.find(name);
     if (existing != no_vertex && graph.vertex(existing).kind != kind) {
-      throw_input_error(source.path, node.line, fmt::format("a {} name not used for a {}", name_of(kind),
-                                                            name_of(graph.vertex(existing).kind)),
+      throw_input_error(source.path, node.line,
+                        fmt::format("a {} name not used for a {}", name_of(kind), name_of(graph.vertex(existing).kind)),
                         quote_input(name));
     }
     return graph.add_vertex(kind, name, host, index);
@@ -340,7 +343,8 @@ Graph parse_fabric_dump(const SourceText& source, Dialect dialect) {
       name = {"ca-" + id.substr(2), words.empty() ? id : std::string(words[0])};
     }
     if (name.host.find('/') != std::string::npos || name.nic.find('/') != std::string::npos) {
-      throw_input_error(source.path, node.line, "a CA description \"HOST DEVICE\" without '/'", quote_input(node.description));
+      throw_input_error(source.path, node.line, "a CA description \"HOST DEVICE\" without '/'",
+                        quote_input(node.description));
     }
     ca_names.push_back(std::move(name));
   }
@@ -362,9 +366,10 @@ Graph parse_fabric_dump(const SourceText& source, Dialect dialect) {
     hosts_with_several_nics = true;
   }
   if (hosts_with_several_nics) {
-    graph.add_assumption(fmt::format("{}: a host's NICs are ordered by device name (mlx5_2 before mlx5_10); ibnetdiscover "
-                                     "states no PCI order, so rail k is taken to be each host's k-th NIC",
-                                     source.path));
+    graph.add_assumption(
+        fmt::format("{}: a host's NICs are ordered by device name (mlx5_2 before mlx5_10); ibnetdiscover "
+                    "states no PCI order, so rail k is taken to be each host's k-th NIC",
+                    source.path));
   }
   // Forwarding tables name a switch by its node GUID and an adapter by its port GUIDs.
   const auto hex_guid = [](std::string_view hex) { return to_unsigned_hex(hex); };
@@ -399,7 +404,8 @@ Graph parse_fabric_dump(const SourceText& source, Dialect dialect) {
                                      source.path, count, description));
   }
   // Every cable is listed from both ends: the first mention makes the link, the second checks it.
-  std::map<std::pair<std::pair<std::string, long long>, std::pair<std::string, long long>>, std::pair<LinkId, const PortLine*>>
+  std::map<std::pair<std::pair<std::string, long long>, std::pair<std::string, long long>>,
+           std::pair<LinkId, const PortLine*>>
       cables;
   constexpr std::size_t max_named_mismatches = 32;
   std::size_t mismatched_links = 0;
@@ -409,7 +415,8 @@ Graph parse_fabric_dump(const SourceText& source, Dialect dialect) {
   for (const PortLine& port : ports) {
     const auto peer = vertex_of_id.find(port.peer_id);
     if (peer == vertex_of_id.end()) {
-      throw_input_error(source.path, port.line, "a peer GUID that has its own Switch or Ca block", quote_input(port.peer_id));
+      throw_input_error(source.path, port.line, "a peer GUID that has its own Switch or Ca block",
+                        quote_input(port.peer_id));
     }
     const auto near_end = std::make_pair(port.node_id, port.port);
     const auto far_end = std::make_pair(port.peer_id, port.peer_port);
@@ -488,8 +495,10 @@ int sniff_ibsim(std::string_view text) {
 
 int sniff_ibnetdiscover(std::string_view text) {
   const std::string_view head = text.substr(0, 8192);
-  const bool has_guid_keys = head.find("switchguid=") != std::string_view::npos || head.find("caguid=") != std::string_view::npos;
-  const bool has_blocks = head.find("Switch\t") != std::string_view::npos || head.find("\nCa\t") != std::string_view::npos ||
+  const bool has_guid_keys =
+      head.find("switchguid=") != std::string_view::npos || head.find("caguid=") != std::string_view::npos;
+  const bool has_blocks = head.find("Switch\t") != std::string_view::npos ||
+                          head.find("\nCa\t") != std::string_view::npos ||
                           head.find("Switch ") != std::string_view::npos;
   return has_guid_keys ? 90 : (has_blocks && head.find("\"S-") != std::string_view::npos ? 70 : 0);
 }

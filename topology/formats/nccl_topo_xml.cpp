@@ -75,7 +75,9 @@ class NcclXmlReader {
     pugi::xml_document document;
     const pugi::xml_parse_result parsed = document.load_buffer(source_.text.data(), source_.text.size());
     if (!parsed) {
-      throw_input_error(source_.path, line_number_at(source_.text, static_cast<std::size_t>(std::max<std::ptrdiff_t>(parsed.offset, 0))),
+      throw_input_error(source_.path,
+                        line_number_at(source_.text,
+                                       static_cast<std::size_t>(std::max<std::ptrdiff_t>(parsed.offset, 0))),
                         "well-formed XML", parsed.description());
     }
     if (const pugi::xml_node graphs = document.child("graphs")) {
@@ -90,8 +92,7 @@ class NcclXmlReader {
     std::vector<VertexId> cpus;
     for (const pugi::xml_node cpu : system.children("cpu")) {
       if (cpus.size() == max_cpus) {
-        throw_input_error(source_.path, line_of(cpu), fmt::format("at most {} <cpu> (NUMA nodes)", max_cpus),
-                          "more");
+        throw_input_error(source_.path, line_of(cpu), fmt::format("at most {} <cpu> (NUMA nodes)", max_cpus), "more");
       }
       const int numa = integer(cpu, "numaid", -1);
       const int ordinal = numa >= 0 ? numa : static_cast<int>(cpus.size());
@@ -153,7 +154,8 @@ class NcclXmlReader {
       if (kind == PciClass::gpu) gpu_busids.insert(busid);
       if (kind == PciClass::infiniband_nic || kind == PciClass::ethernet_nic) nic_busids.insert(busid);
     }
-    for (const std::string& busid : gpu_busids) class_only_ordinal_[busid] = static_cast<int>(class_only_ordinal_.size());
+    for (const std::string& busid : gpu_busids)
+      class_only_ordinal_[busid] = static_cast<int>(class_only_ordinal_.size());
     const std::size_t gpu_count = class_only_ordinal_.size();
     for (const std::string& busid : nic_busids) {
       class_only_ordinal_[busid] = static_cast<int>(class_only_ordinal_.size() - gpu_count);
@@ -216,7 +218,8 @@ class NcclXmlReader {
   }
 
   VertexId add_gpu(const std::string& busid, int dev, VertexId parent, const PciLink& link) {
-    const VertexId gpu_vertex = graph_.add_vertex(VertexKind::gpu, fmt::format("{}/GPU{}", host_name_, dev), host_, dev);
+    const VertexId gpu_vertex =
+        graph_.add_vertex(VertexKind::gpu, fmt::format("{}/GPU{}", host_name_, dev), host_, dev);
     graph_.add_link(gpu_vertex, parent, link.spec, link.nominal);
     graph_.set_pci_bus_id(gpu_vertex, busid);
     gpu_of_busid_[busid] = gpu_vertex;
@@ -298,7 +301,8 @@ class NcclXmlReader {
     }
     const int width = integer(pci, "link_width", 0);
     if (width < 0 || width > 32) {
-      throw_input_error(source_.path, line_of(pci), "a link_width from 0 to 32", quote_input(pci.attribute("link_width").as_string()));
+      throw_input_error(source_.path, line_of(pci), "a link_width from 0 to 32",
+                        quote_input(pci.attribute("link_width").as_string()));
     }
     if (width == 0) link.nominal = true;
     link.stated_width = width;
@@ -323,9 +327,9 @@ class NcclXmlReader {
     }
     if (!fastest_child) return link;
     if (emulated_bridges_.empty()) {
-      emulated_bridges_ = fmt::format("{} (2.5 GT/s x{} above devices at {} GT/s, taken as {} x{})", busid,
-                                      link.stated_width, *fastest_child->stated_gts, fastest_child->spec.technology,
-                                      fastest_child->spec.lane_count);
+      emulated_bridges_ =
+          fmt::format("{} (2.5 GT/s x{} above devices at {} GT/s, taken as {} x{})", busid, link.stated_width,
+                      *fastest_child->stated_gts, fastest_child->spec.technology, fastest_child->spec.lane_count);
     }
     ++emulated_bridge_count_;
     fastest_child->nominal = true;
@@ -362,8 +366,8 @@ class NcclXmlReader {
     const char* begin = text.data() + (hex ? 2 : 0);
     const auto [end, ec] = std::from_chars(begin, text.data() + text.size(), parsed, hex ? 16 : 10);
     if (ec != std::errc{} || end != text.data() + text.size()) {
-      throw_input_error(source_.path, line_of(node), fmt::format("an integer {} attribute on <{}>", attribute, node.name()),
-                        quote_input(text));
+      throw_input_error(source_.path, line_of(node),
+                        fmt::format("an integer {} attribute on <{}>", attribute, node.name()), quote_input(text));
     }
     return parsed;
   }

@@ -71,10 +71,10 @@ std::string strip_ansi(std::string_view text) {
 bool is_affinity_label(std::string_view token) { return token == "CPU"; }
 
 struct Matrix {
-  std::vector<std::string> devices;                 // column order
-  std::vector<std::vector<Cell>> cells;             // [row][column]
-  std::vector<std::optional<int>> numa_node;        // GPU rows with a NUMA Affinity value
-  std::vector<std::string> cpu_affinity;            // GPU rows: the CPU list, empty when blank
+  std::vector<std::string> devices;           // column order
+  std::vector<std::vector<Cell>> cells;       // [row][column]
+  std::vector<std::optional<int>> numa_node;  // GPU rows with a NUMA Affinity value
+  std::vector<std::string> cpu_affinity;      // GPU rows: the CPU list, empty when blank
   std::map<std::string, std::string> nic_names;
 };
 
@@ -102,7 +102,8 @@ std::vector<std::string_view> affinity_cells(std::string_view row_text, bool tab
   std::vector<std::string_view> cells;
   if (tab_separated) {
     const std::vector<std::string_view> fields = split_fields(row_text, '\t');
-    for (std::size_t f = 1 + device_count; f < fields.size() && cells.size() < label_count; ++f) cells.push_back(fields[f]);
+    for (std::size_t f = 1 + device_count; f < fields.size() && cells.size() < label_count; ++f)
+      cells.push_back(fields[f]);
   } else {
     const std::vector<std::string_view> tokens = split_whitespace(row_text);
     for (std::size_t t = 1 + device_count; t < tokens.size(); ++t) cells.push_back(tokens[t]);
@@ -206,9 +207,7 @@ Matrix read_matrix(const SourceText& source, const std::string& text) {
     const std::size_t colon = legend.find(':');
     if (colon == std::string_view::npos) continue;
     const std::string label(legend.substr(0, colon));
-    if (!label.starts_with("NIC") || !device_names.contains(label)) {
-      continue;
-    }
+    if (!label.starts_with("NIC") || !device_names.contains(label)) { continue; }
     const std::string_view name = trim(legend.substr(colon + 1));
     if (name.empty() || name.find('/') != std::string_view::npos) {
       throw_input_error(source.path, lines[i].number, "a NIC device name", quote_input(name));
@@ -224,14 +223,15 @@ std::size_t find_root(std::vector<std::size_t>& parent, std::size_t x) {
 }
 
 bool same_numa_relation(Relation relation) {
-  return relation == Relation::node || relation == Relation::phb || relation == Relation::pxb || relation == Relation::pix;
+  return relation == Relation::node || relation == Relation::phb || relation == Relation::pxb ||
+         relation == Relation::pix;
 }
 
 // Where each device's CPU is: a NUMA node id, or (for a group of devices SYS to every GPU whose
 // NUMA node is known) an ordinal among such remote groups, whose NUMA node the file does not give.
 struct Placement {
-  std::vector<int> numa;              // per device; -1 for remote groups
-  std::vector<int> remote_group;      // per device; -1 unless remote
+  std::vector<int> numa;          // per device; -1 for remote groups
+  std::vector<int> remote_group;  // per device; -1 unless remote
   int remote_group_count = 0;
   std::vector<std::string> assumptions;
 };
@@ -243,9 +243,10 @@ Placement place_devices(const Matrix& matrix, const std::vector<bool>& is_gpu) {
   std::iota(parent.begin(), parent.end(), std::size_t{0});
   for (std::size_t r = 0; r < n; ++r) {
     for (std::size_t c = r + 1; c < n; ++c) {
-      const bool same_cpus = is_gpu[r] && is_gpu[c] && !matrix.cpu_affinity[r].empty() &&
-                             matrix.cpu_affinity[r] == matrix.cpu_affinity[c];
-      if (same_numa_relation(matrix.cells[r][c].relation) || same_cpus) parent[find_root(parent, c)] = find_root(parent, r);
+      const bool same_cpus =
+          is_gpu[r] && is_gpu[c] && !matrix.cpu_affinity[r].empty() && matrix.cpu_affinity[r] == matrix.cpu_affinity[c];
+      if (same_numa_relation(matrix.cells[r][c].relation) || same_cpus)
+        parent[find_root(parent, c)] = find_root(parent, r);
     }
   }
   Placement placement{std::vector<int>(n, -1), std::vector<int>(n, -1), 0, {}};
@@ -275,8 +276,8 @@ Placement place_devices(const Matrix& matrix, const std::vector<bool>& is_gpu) {
       std::string names;
       for (const std::string& name : remote_names) names += (names.empty() ? "" : ", ") + name;
       placement.assumptions.push_back(fmt::format(
-          "{} SYS to every GPU: their NUMA node is not in the file; placed on {} CPU(s) of unknown NUMA node",
-          names, placement.remote_group_count));
+          "{} SYS to every GPU: their NUMA node is not in the file; placed on {} CPU(s) of unknown NUMA node", names,
+          placement.remote_group_count));
     }
     return placement;
   }
@@ -337,7 +338,8 @@ NvlinkGeneration nvlink_generation(const SourceText& source, const std::string& 
   if (source.hints.nvlink_generation) return {*source.hints.nvlink_generation, ""};
   if (const std::optional<int> from_model = nvlink_generation_of_gpu_model(text)) {
     assumptions.push_back(fmt::format("NV# read as NVLink{} links, from the GPU model named in the file "
-                                      "(state another with --nvlink-gen)", *from_model));
+                                      "(state another with --nvlink-gen)",
+                                      *from_model));
     return {*from_model, ""};
   }
   const int generation = most_links_per_gpu <= 4 ? 1 : most_links_per_gpu <= 6 ? 2 : most_links_per_gpu <= 12 ? 3 : 4;
@@ -391,12 +393,14 @@ Graph parse_nvidia_smi_topo(const SourceText& source) {
   std::vector<VertexId> remote_cpus;
   for (std::size_t d = 0; d < n; ++d) {
     if (placement.numa[d] >= 0 && !cpu_of_numa.contains(placement.numa[d])) {
-      cpu_of_numa[placement.numa[d]] = graph.add_vertex(VertexKind::cpu, fmt::format("{}/CPU{}", host_name, placement.numa[d]),
-                                                        host, placement.numa[d]);
+      cpu_of_numa[placement.numa[d]] =
+          graph.add_vertex(VertexKind::cpu, fmt::format("{}/CPU{}", host_name, placement.numa[d]), host,
+                           placement.numa[d]);
     }
   }
   for (int g = 0; g < placement.remote_group_count; ++g) {
-    remote_cpus.push_back(graph.add_vertex(VertexKind::cpu, fmt::format("{}/CPU-unknown-NUMA{}", host_name, g), host, -1));
+    remote_cpus.push_back(
+        graph.add_vertex(VertexKind::cpu, fmt::format("{}/CPU-unknown-NUMA{}", host_name, g), host, -1));
   }
   const auto cpu_of = [&](std::size_t d) {
     return placement.remote_group[d] >= 0 ? remote_cpus[static_cast<std::size_t>(placement.remote_group[d])]
@@ -432,7 +436,8 @@ Graph parse_nvidia_smi_topo(const SourceText& source) {
     auto [it, inserted] = switch_of_root.try_emplace(root, no_vertex);
     if (inserted) {
       const int ordinal = static_cast<int>(switch_of_root.size()) - 1;
-      it->second = graph.add_vertex(VertexKind::pcie_switch, fmt::format("{}/PCIe{}", host_name, ordinal), host, ordinal);
+      it->second =
+          graph.add_vertex(VertexKind::pcie_switch, fmt::format("{}/PCIe{}", host_name, ordinal), host, ordinal);
       graph.add_link(it->second, cpu_of(root), pcie, true);
     }
     graph.add_link(device[d], it->second, pcie, true);
@@ -495,7 +500,8 @@ Graph parse_nvidia_smi_topo(const SourceText& source) {
     }
   }
   assumptions.push_back("PCIe widths and rates are not in the file: PCIe links are nominal Gen4 x16");
-  for (const std::string& assumption : assumptions) graph.add_assumption(fmt::format("{}: {}", source.path, assumption));
+  for (const std::string& assumption : assumptions)
+    graph.add_assumption(fmt::format("{}: {}", source.path, assumption));
   return graph;
 }
 

@@ -118,7 +118,8 @@ Graph build_slurm_tree(const SourceText& source, const std::vector<SlurmSwitch>&
   const auto tier_of = [&](const auto& self, std::size_t i, std::size_t depth) -> int {
     if (tier[i] > 0) return tier[i];
     if (tier[i] < 0 || depth > lines.size()) {
-      throw_input_error(source.path, lines[i].line, "a tree of switches", "a loop through " + quote_input(lines[i].name));
+      throw_input_error(source.path, lines[i].line, "a tree of switches",
+                        "a loop through " + quote_input(lines[i].name));
     }
     tier[i] = -1;
     int highest_child = 0;
@@ -188,7 +189,6 @@ namespace {
 
 Graph parse_slurm_topology(const SourceText& source) { return build_slurm_tree(source, read_switch_lines(source)); }
 
-
 int sniff_slurm_topology(std::string_view text) {
   for (const NumberedLine& line : split_lines(text.substr(0, 4096))) {
     const std::string_view content = trim(line.text);
@@ -198,9 +198,8 @@ int sniff_slurm_topology(std::string_view text) {
   return 0;
 }
 
-const Registrar<TopologyFormat> registrar{
-    {"slurm", "Slurm topology.conf (tree plugin: SwitchName, Switches, Nodes)", sniff_slurm_topology,
-     parse_slurm_topology}};
+const Registrar<TopologyFormat> registrar{{"slurm", "Slurm topology.conf (tree plugin: SwitchName, Switches, Nodes)",
+                                           sniff_slurm_topology, parse_slurm_topology}};
 
 }  // namespace
 }  // namespace fb::topo

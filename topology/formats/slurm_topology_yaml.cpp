@@ -26,7 +26,9 @@
 namespace fb::topo {
 namespace {
 
-std::size_t line_of(const YAML::Node& node) { return node.Mark().is_null() ? 1 : static_cast<std::size_t>(node.Mark().line) + 1; }
+std::size_t line_of(const YAML::Node& node) {
+  return node.Mark().is_null() ? 1 : static_cast<std::size_t>(node.Mark().line) + 1;
+}
 
 std::vector<std::string> expand(const SourceText& source, const YAML::Node& value) {
   const std::string text = value.as<std::string>();
@@ -58,7 +60,8 @@ Graph parse_slurm_topology_yaml(const SourceText& source) {
     std::vector<std::string> others;
     for (const YAML::Node& topology : root) {
       if (!topology.IsMap() || !topology["topology"].IsDefined()) {
-        throw_input_error(source.path, line_of(topology), "a topology entry starting with topology: NAME", "another entry");
+        throw_input_error(source.path, line_of(topology), "a topology entry starting with topology: NAME",
+                          "another entry");
       }
       const bool is_default = topology["cluster_default"].IsDefined() && topology["cluster_default"].as<bool>();
       const bool is_tree = kind_of(topology) == "tree";
@@ -77,7 +80,8 @@ Graph parse_slurm_topology_yaml(const SourceText& source) {
     }
     std::vector<SlurmSwitch> switches;
     const YAML::Node listed = (*chosen)["tree"]["switches"];
-    if (!listed.IsSequence()) throw_input_error(source.path, line_of((*chosen)["tree"]), "tree: switches: a list", "none");
+    if (!listed.IsSequence())
+      throw_input_error(source.path, line_of((*chosen)["tree"]), "tree: switches: a list", "none");
     for (const YAML::Node& entry : listed) {
       if (!entry["switch"].IsDefined()) throw_input_error(source.path, line_of(entry), "switch: NAME", "none");
       SlurmSwitch sw{line_of(entry), entry["switch"].as<std::string>(), {}, {}};
@@ -87,10 +91,9 @@ Graph parse_slurm_topology_yaml(const SourceText& source) {
     }
     Graph graph = build_slurm_tree(source, switches);
     if (!others.empty()) {
-      graph.add_assumption(fmt::format("{}: modelled tree '{}'{}; not modelled: {}", source.path,
-                                       (*chosen)["topology"].as<std::string>(),
-                                       chosen_is_default ? " (the cluster default)" : " (the cluster default is no tree)",
-                                       fmt::join(others, ", ")));
+      graph.add_assumption(fmt::format(
+          "{}: modelled tree '{}'{}; not modelled: {}", source.path, (*chosen)["topology"].as<std::string>(),
+          chosen_is_default ? " (the cluster default)" : " (the cluster default is no tree)", fmt::join(others, ", ")));
     }
     return graph;
   } catch (const YAML::Exception& error) {
@@ -107,9 +110,9 @@ int sniff_slurm_topology_yaml(std::string_view text) {
   return 0;
 }
 
-const Registrar<TopologyFormat> registrar{
-    {"slurm-yaml", "Slurm topology.yaml (the tree topology: switches, children, nodes)", sniff_slurm_topology_yaml,
-     parse_slurm_topology_yaml}};
+const Registrar<TopologyFormat> registrar{{"slurm-yaml",
+                                           "Slurm topology.yaml (the tree topology: switches, children, nodes)",
+                                           sniff_slurm_topology_yaml, parse_slurm_topology_yaml}};
 
 }  // namespace
 }  // namespace fb::topo

@@ -15,8 +15,7 @@ class AllGatherCase final : public SendRecvCase<T> {
     // In place, a rank's contribution already sits in its own block of the receive buffer.
     if (this->case_.placement == Placement::out_of_place) return SendRecvCase<T>::fill_inputs();
     const std::size_t own_block_start = static_cast<std::size_t>(this->context_.rank) * this->case_.count;
-    fill_pattern(this->recv_.span().subspan(own_block_start, this->case_.count), this->context_.rank, 0,
-                 ReduceOp::sum);
+    fill_pattern(this->recv_.span().subspan(own_block_start, this->case_.count), this->context_.rank, 0, ReduceOp::sum);
   }
 
   void run_iteration() override {

@@ -20,8 +20,8 @@ class AllGathervCase final : public SendRecvCase<T> {
   }
 
   void run_iteration() override {
-    FB_MPI_CHECK(MPI_Allgatherv(this->send_.data(), this->count(), this->datatype(), this->recv_.data(),
-                                counts_.data(), displacements_.data(), this->datatype(), this->context_.comm));
+    FB_MPI_CHECK(MPI_Allgatherv(this->send_.data(), this->count(), this->datatype(), this->recv_.data(), counts_.data(),
+                                displacements_.data(), this->datatype(), this->context_.comm));
   }
 
   std::uint64_t count_wrong() const override {

@@ -12,8 +12,8 @@ class AlltoallCase final : public SendRecvCase<T> {
                         benchmark_case.count * static_cast<std::uint64_t>(context.nranks)) {}
 
   void run_iteration() override {
-    FB_MPI_CHECK(MPI_Alltoall(this->send_argument(), this->count(), this->datatype(), this->recv_.data(),
-                              this->count(), this->datatype(), this->context_.comm));
+    FB_MPI_CHECK(MPI_Alltoall(this->send_argument(), this->count(), this->datatype(), this->recv_.data(), this->count(),
+                              this->datatype(), this->context_.comm));
   }
 
   std::uint64_t count_wrong() const override {

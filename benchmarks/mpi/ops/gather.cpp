@@ -10,8 +10,9 @@ class GatherCase final : public SendRecvCase<T> {
  public:
   GatherCase(const BenchmarkCase& benchmark_case, const MpiOpContext& context)
       : SendRecvCase<T>(benchmark_case, context, benchmark_case.count,
-                        context.rank == benchmark_case.root ? benchmark_case.count * static_cast<std::uint64_t>(context.nranks)
-                                                            : 0) {}
+                        context.rank == benchmark_case.root
+                            ? benchmark_case.count * static_cast<std::uint64_t>(context.nranks)
+                            : 0) {}
 
   void run_iteration() override {
     FB_MPI_CHECK(MPI_Gather(this->send_.data(), this->count(), this->datatype(), this->recv_.data(), this->count(),

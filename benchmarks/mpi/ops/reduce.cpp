@@ -14,7 +14,7 @@ class ReduceCase final : public SendRecvCase<T> {
 
   void run_iteration() override {
     const bool in_place = this->case_.placement == Placement::in_place;
-    const void* send = !in_place ? static_cast<const void*>(this->send_.data())
+    const void* send = !in_place   ? static_cast<const void*>(this->send_.data())
                        : is_root() ? MPI_IN_PLACE
                                    : static_cast<const void*>(this->recv_.data());
     FB_MPI_CHECK(MPI_Reduce(send, this->recv_.data(), this->count(), this->datatype(), mpi_op_of(this->case_.redop),

@@ -10,8 +10,9 @@ class ScatterCase final : public SendRecvCase<T> {
  public:
   ScatterCase(const BenchmarkCase& benchmark_case, const MpiOpContext& context)
       : SendRecvCase<T>(benchmark_case, context,
-                        context.rank == benchmark_case.root ? benchmark_case.count * static_cast<std::uint64_t>(context.nranks)
-                                                            : 0,
+                        context.rank == benchmark_case.root
+                            ? benchmark_case.count * static_cast<std::uint64_t>(context.nranks)
+                            : 0,
                         benchmark_case.count) {}
 
   void fill_inputs() override {

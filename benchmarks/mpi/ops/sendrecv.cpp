@@ -16,8 +16,8 @@ class SendrecvCase final : public SendRecvCase<T> {
 
   void run_iteration() override {
     if (this->case_.placement == Placement::in_place) {
-      FB_MPI_CHECK(MPI_Sendrecv_replace(this->recv_.data(), this->count(), this->datatype(), next_, ring_tag,
-                                        previous_, ring_tag, this->context_.comm, MPI_STATUS_IGNORE));
+      FB_MPI_CHECK(MPI_Sendrecv_replace(this->recv_.data(), this->count(), this->datatype(), next_, ring_tag, previous_,
+                                        ring_tag, this->context_.comm, MPI_STATUS_IGNORE));
     } else {
       FB_MPI_CHECK(MPI_Sendrecv(this->send_.data(), this->count(), this->datatype(), next_, ring_tag,
                                 this->recv_.data(), this->count(), this->datatype(), previous_, ring_tag,

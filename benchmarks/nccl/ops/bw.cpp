@@ -8,9 +8,8 @@ std::unique_ptr<NcclOpCase> make_bw(const BenchmarkCase& c, const NcclOpContext&
   return std::make_unique<NcclPointToPointCase>(
       c, context,
       [window = c.window](RankPair pair) {
-        return std::vector<NcclPointToPointCase::Step>{
-            {{.from = pair.src, .to = pair.dst, .messages = window}},
-            {{.from = pair.dst, .to = pair.src, .acknowledgement = true}}};
+        return std::vector<NcclPointToPointCase::Step>{{{.from = pair.src, .to = pair.dst, .messages = window}},
+                                                       {{.from = pair.dst, .to = pair.src, .acknowledgement = true}}};
       },
       c.window);
 }

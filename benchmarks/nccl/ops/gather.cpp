@@ -9,7 +9,8 @@ namespace {
 // all in one group (as nccl-tests' gather does).
 class Gather final : public NcclCollectiveCase {
  public:
-  Gather(const BenchmarkCase& benchmark_case, const NcclOpContext& context) : NcclCollectiveCase(benchmark_case, context) {
+  Gather(const BenchmarkCase& benchmark_case, const NcclOpContext& context)
+      : NcclCollectiveCase(benchmark_case, context) {
     allocate();
   }
 

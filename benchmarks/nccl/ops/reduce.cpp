@@ -7,7 +7,8 @@ namespace {
 // Only the root receives the reduction; the other ranks have no output to check.
 class Reduce final : public NcclCollectiveCase {
  public:
-  Reduce(const BenchmarkCase& benchmark_case, const NcclOpContext& context) : NcclCollectiveCase(benchmark_case, context) {
+  Reduce(const BenchmarkCase& benchmark_case, const NcclOpContext& context)
+      : NcclCollectiveCase(benchmark_case, context) {
     allocate();
   }
 

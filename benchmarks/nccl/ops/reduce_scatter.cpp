@@ -21,8 +21,8 @@ class ReduceScatter final : public NcclCollectiveCase {
     return {.reduced_over_ranks = true, .first_index = case_.count * static_cast<std::uint64_t>(rank)};
   }
   void call(const NcclGpu& gpu, const void* send, void* recv) const override {
-    FB_NCCL_CHECK(ncclReduceScatter(send, recv, case_.count, nccl_datatype_of(case_.dtype),
-                                    nccl_redop_of(case_.redop), gpu.comm, gpu.stream));
+    FB_NCCL_CHECK(ncclReduceScatter(send, recv, case_.count, nccl_datatype_of(case_.dtype), nccl_redop_of(case_.redop),
+                                    gpu.comm, gpu.stream));
   }
 };
 

@@ -27,8 +27,9 @@ class Scatter final : public NcclCollectiveCase {
     FB_NCCL_CHECK(ncclGroupStart());
     if (gpu.rank == case_.root)
       for (int destination = 0; destination < context_.nranks; ++destination)
-        FB_NCCL_CHECK(ncclSend(static_cast<const unsigned char*>(send) + static_cast<std::size_t>(destination) * block_bytes,
-                               case_.count, type, destination, gpu.comm, gpu.stream));
+        FB_NCCL_CHECK(
+            ncclSend(static_cast<const unsigned char*>(send) + static_cast<std::size_t>(destination) * block_bytes,
+                     case_.count, type, destination, gpu.comm, gpu.stream));
     FB_NCCL_CHECK(ncclRecv(recv, case_.count, type, case_.root, gpu.comm, gpu.stream));
     FB_NCCL_CHECK(ncclGroupEnd());
   }
