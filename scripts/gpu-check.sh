@@ -29,7 +29,8 @@ mode="${1:-run}"
 # What the configure below finds with find_package/find_path (CMakeLists.txt, topology/,
 # reports/, tests/) and what its programs load, as Debian 12 packages: Open MPI 4.1 with the
 # libraries its programs, libraries and components link (ldd of each), since the nccl backend is
-# bootstrapped over MPI and runs under mpirun.
+# bootstrapped over MPI and runs under mpirun; SQLite and libpq (with what libpq loads) for the
+# run store, which the command line links.
 deb_packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libfmt9 libfccp-dev
   libyaml-cpp-dev libyaml-cpp0.7 libpugixml-dev libpugixml1v5
@@ -37,6 +38,8 @@ deb_packages=(
   openmpi-bin openmpi-common libopenmpi3 libopenmpi-dev libpmix2 libhwloc15 libevent-core-2.1-7
   libevent-pthreads-2.1-7 libfabric1 libibverbs1 librdmacm1 libnl-3-200 libnl-route-3-200 libnuma1
   libucx0 libpsm2-2 libpsm-infinipath1 libmunge2
+  libsqlite3-dev libsqlite3-0 libpq-dev libpq5 libgssapi-krb5-2 libkrb5-3 libk5crypto3 libkrb5support0
+  libcom-err2 libkeyutils1 libldap-2.5-0 libsasl2-2 libsasl2-modules-db
 )
 
 if [[ "${mode}" == "fetch-deps" ]]; then
