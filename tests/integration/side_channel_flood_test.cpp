@@ -12,11 +12,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <array>
 #include <atomic>
+#include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -120,8 +122,14 @@ TEST(SideChannelFlood, ALateRankJoinsThroughAFloodOfConnections) {
       MPIEXEC_BINARY,    "--allow-run-as-root", "--oversubscribe", "--mca", "btl", "self,vader", "-np", "1",
       FABRICBENCH_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
-  for (const char* word : {":", "-np", "1", "/usr/bin/env", "LD_PRELOAD=" FABRICBENCH_LATE_CONNECT_LIBRARY,
-                           "FB_TEST_CONNECT_DELAY_MS=3000", FABRICBENCH_BINARY})
+  // Under AddressSanitizer (scripts/sanitize.sh) the preloaded shim comes before ASan's runtime,
+  // which ASan refuses unless told the order is intended.
+  const char* asan_options = std::getenv("ASAN_OPTIONS");
+  const std::string asan_order =
+      fmt::format("ASAN_OPTIONS={}verify_asan_link_order=0", asan_options ? std::string(asan_options) + ":" : "");
+  for (const std::string& word : {std::string(":"), std::string("-np"), std::string("1"), std::string("/usr/bin/env"),
+                                  asan_order, std::string("LD_PRELOAD=" FABRICBENCH_LATE_CONNECT_LIBRARY),
+                                  std::string("FB_TEST_CONNECT_DELAY_MS=3000"), std::string(FABRICBENCH_BINARY)})
     argv.push_back(word);
   argv.insert(argv.end(), args.begin(), args.end());
 
