@@ -6,6 +6,7 @@
 #include "reports/html/fabric_drawing.hpp"
 #include "importers/importer_registry.hpp"
 #include "report_fixture.hpp"
+#include "support/temp_dir.hpp"
 #include "results/results_io.hpp"
 
 #include <fmt/format.h>
@@ -29,19 +30,6 @@ namespace {
 
 constexpr const char* chromium = "/usr/bin/chromium";
 
-struct Scratch {
-  Scratch() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "fabricbench-browser-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path = pattern;
-  }
-  ~Scratch() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path, ignored);
-  }
-  std::filesystem::path path;
-};
-
 std::size_t count_of(const std::string& text, const std::string& needle) {
   std::size_t count = 0;
   for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
@@ -52,13 +40,13 @@ TEST(Browser, ReportRendersEveryPlotWithoutConsoleErrorsAndShowsHostileNamesAsTe
   if (::access(chromium, X_OK) != 0) GTEST_SKIP() << chromium << " is missing (scripts/setup.sh installs chromium)";
   if (::access("/usr/bin/gnuplot", X_OK) != 0 || ::access("/usr/bin/dot", X_OK) != 0)
     GTEST_SKIP() << "gnuplot or dot is missing (scripts/setup.sh installs gnuplot-nox and graphviz)";
-  const Scratch scratch;
+  const testing::TempDir scratch;
   const ReportInput input = testing::hostile_report_input();
-  const std::filesystem::path report = scratch.path / "report.html";
+  const std::filesystem::path report = scratch.path() / "report.html";
   std::ofstream(report) << render_html_report(input);
-  const std::filesystem::path dom = scratch.path / "dom.html";
-  const std::filesystem::path log = scratch.path / "chromium.log";
-  const std::filesystem::path profile = scratch.path / "profile";
+  const std::filesystem::path dom = scratch.path() / "dom.html";
+  const std::filesystem::path log = scratch.path() / "chromium.log";
+  const std::filesystem::path profile = scratch.path() / "profile";
 
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
@@ -178,16 +166,16 @@ using Measurements = std::map<std::string, std::string>;
 // Renders the report, measures its layout, and (with FB_SCREENSHOT_DIR set, as docs/reports.md
 // says) saves a screenshot of it named `name`.png there.
 Measurements measure_report(const ReportInput& input, const std::string& name) {
-  const Scratch scratch;
+  const testing::TempDir scratch;
   std::string html = render_html_report(input);
   const std::size_t csp = html.find("<meta http-equiv=\"Content-Security-Policy\"");
   if (csp == std::string::npos) throw std::runtime_error("the report has no Content-Security-Policy");
   const std::string original = html;
   html.erase(csp, html.find('>', csp) + 1 - csp);
   html.insert(html.rfind("</body>"), measuring_script);
-  const std::filesystem::path page = scratch.path / "measured.html";
+  const std::filesystem::path page = scratch.path() / "measured.html";
   std::ofstream(page) << html;
-  const std::string dom = run_chromium(scratch.path, page, {"--dump-dom"});
+  const std::string dom = run_chromium(scratch.path(), page, {"--dump-dom"});
   const std::size_t begin = dom.find("<pre id=\"measurements\">");
   if (begin == std::string::npos) throw std::runtime_error("the measuring script did not run");
   Measurements measurements;
@@ -196,9 +184,9 @@ Measurements measure_report(const ReportInput& input, const std::string& name) {
     if (const std::size_t eq = line.find('='); eq != std::string::npos)
       measurements[line.substr(0, eq)] = line.substr(eq + 1);
   if (const char* dir = std::getenv("FB_SCREENSHOT_DIR")) {
-    const std::filesystem::path report = scratch.path / "report.html";
+    const std::filesystem::path report = scratch.path() / "report.html";
     std::ofstream(report) << original;
-    run_chromium(scratch.path, report, {"--screenshot=" + (std::filesystem::path(dir) / (name + ".png")).string()});
+    run_chromium(scratch.path(), report, {"--screenshot=" + (std::filesystem::path(dir) / (name + ".png")).string()});
   }
   return measurements;
 }

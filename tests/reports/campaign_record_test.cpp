@@ -8,6 +8,7 @@
 #include "diagnosis/check_verdicts.hpp"
 #include "reports/campaign/campaign_record.hpp"
 #include "reports/html/svg_program.hpp"
+#include "support/temp_dir.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -29,19 +30,6 @@ using diagnosis::judge_checks;
 using diagnosis::Thresholds;
 using diagnosis::parse_thresholds;
 namespace {
-
-struct Scratch {
-  Scratch() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "fabricbench-record-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path = pattern;
-  }
-  ~Scratch() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path, ignored);
-  }
-  std::filesystem::path path;
-};
 
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -213,12 +201,12 @@ class RecordPdf : public ::testing::TestWithParam<Paper> {};
 
 TEST_P(RecordPdf, PlotTextAtLeast8PtPageNumbersAndEveryCheckLineOnItsPlot) {
   if (!tools_present()) GTEST_SKIP() << "needs chromium, gnuplot and poppler-utils (scripts/setup.sh)";
-  const Scratch scratch;
+  const testing::TempDir scratch;
   const CampaignRecord record = sample_record();
   ASSERT_EQ(record_plot_count(record), 3u);
-  const std::filesystem::path pdf = scratch.path / "record.pdf";
+  const std::filesystem::path pdf = scratch.path() / "record.pdf";
   std::ofstream(pdf, std::ios::binary) << print_html_to_pdf(render_record_html(record, GetParam()));
-  const PdfText text = words_of(pdf, scratch.path);
+  const PdfText text = words_of(pdf, scratch.path());
   // A4 is 595 x 842 pt, Letter 612 x 792 pt.
   if (GetParam() == Paper::a4) {
     EXPECT_NEAR(text.page_width_pt, 595.3, 1.5);
@@ -266,13 +254,13 @@ TEST_P(RecordPdf, PlotTextAtLeast8PtPageNumbersAndEveryCheckLineOnItsPlot) {
     // The legend sits over its plot, under 300 pt tall at the text width (420 / 720 of 510 pt); the legend's
     // own sample of the line is left out (from 4 pt under the entry).
     const double plot_bottom = std::min(text.page_height_pt, legend->y_max + 290);
-    EXPECT_GE(red_pixels(pdf, legend->page, legend->y_max + 4, plot_bottom, text.page_width_pt, scratch.path), 40)
+    EXPECT_GE(red_pixels(pdf, legend->page, legend->y_max + 4, plot_bottom, text.page_width_pt, scratch.path()), 40)
         << check.check.name << ": no limit line on its plot";
   }
   if (const char* dir = std::getenv("FB_SCREENSHOT_DIR")) {
     const std::string stem =
         (std::filesystem::path(dir) / (GetParam() == Paper::a4 ? "record-a4" : "record-letter")).string();
-    run({"/usr/bin/pdftoppm", "-r", "60", "-png", "-f", "1", "-l", "3", pdf.string(), stem}, scratch.path);
+    run({"/usr/bin/pdftoppm", "-r", "60", "-png", "-f", "1", "-l", "3", pdf.string(), stem}, scratch.path());
   }
 }
 
@@ -311,27 +299,27 @@ constexpr std::string_view measuring_script = R"(<script>
 
 TEST(RecordHtml, ChromiumShowsEveryCheckWithItsNamedLimitLineAndMarksFailingSizes) {
   if (!tools_present()) GTEST_SKIP() << "needs chromium and gnuplot (scripts/setup.sh)";
-  const Scratch scratch;
+  const testing::TempDir scratch;
   const CampaignRecord record = sample_record();
   std::string html = render_record_html(record, Paper::screen);
   if (const char* dir = std::getenv("FB_SCREENSHOT_DIR")) {
-    const std::filesystem::path page = scratch.path / "record.html";
+    const std::filesystem::path page = scratch.path() / "record.html";
     std::ofstream(page) << html;
     run({"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
-         "--user-data-dir=" + (scratch.path / "profile").string(), "--window-size=1200,2400",
+         "--user-data-dir=" + (scratch.path() / "profile").string(), "--window-size=1200,2400",
          "--screenshot=" + (std::filesystem::path(dir) / "record-html.png").string(), "file://" + page.string()},
-        scratch.path);
+        scratch.path());
   }
   html.erase(html.find("<meta http-equiv=\"Content-Security-Policy\""),
              html.find('>', html.find("<meta http-equiv=\"Content-Security-Policy\"")) + 1 -
                  html.find("<meta http-equiv=\"Content-Security-Policy\""));
   html.insert(html.rfind("</body>"), measuring_script);
-  const std::filesystem::path page = scratch.path / "measured.html";
+  const std::filesystem::path page = scratch.path() / "measured.html";
   std::ofstream(page) << html;
   const std::string dom = run({"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                               "--user-data-dir=" + (scratch.path / "profile").string(), "--window-size=1200,1000",
+                               "--user-data-dir=" + (scratch.path() / "profile").string(), "--window-size=1200,1000",
                                "--dump-dom", "file://" + page.string()},
-                              scratch.path);
+                              scratch.path());
   const std::size_t begin = dom.find("<pre id=\"measurements\">");
   ASSERT_NE(begin, std::string::npos) << "the measuring script did not run";
   std::map<std::string, std::string> m;
