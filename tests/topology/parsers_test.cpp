@@ -42,6 +42,22 @@ TEST(FormatRegistry, SniffingPicksTheRightParser) {
   EXPECT_THROW(parse_topology(SourceText{"x", ""}, "no-such-format"), UsageError);
 }
 
+// Degenerate lines the fuzzer found or could find (a rule of '=' with no title crashed the rocm-smi
+// reader with std::out_of_range): every registered format either reads them or names the line.
+TEST(FormatRegistry, DegenerateLinesEndInAnInputErrorOrAGraph) {
+  for (const std::string text : {"", "=\n", "=====\n", "=====\nGPU0\n", "========== Weight between two GPUs ==\n=\n",
+                                 "\n\n\n", "\t\t\n", "GPU0\tGPU0\n", "#\n", "---\n", "<\n", "{\n"}) {
+    for (const TopologyFormat& format : TopologyFormatRegistry::instance().entries()) {
+      try {
+        (void)parse_topology(SourceText{"degenerate.txt", text}, format.name);
+      } catch (const InputError&) {
+      } catch (const std::exception& error) {
+        ADD_FAILURE() << format.name << " threw " << error.what() << " on " << testing::PrintToString(text);
+      }
+    }
+  }
+}
+
 TEST(NvidiaSmiTopo, DgxH100WithNv18AndEightNics) {
   const Graph graph = test::parse_sample("dgx01.topo", "nvidia-smi");
   EXPECT_EQ(count_kind(graph, VertexKind::host), 1u);

@@ -115,7 +115,8 @@ Tables read_tables(const SourceText& source) {
   for (const NumberedLine& line : split_lines(source.text)) {
     const std::string_view text = trim(line.text);
     if (text.starts_with("=")) {
-      const std::string_view title = trim(text.substr(text.find_first_not_of('='), std::string_view::npos));
+      // A rule of '=' alone (no title) has no first other character: it opens an untitled section.
+      const std::string_view title = trim(text.substr(std::min(text.find_first_not_of('='), text.size())));
       section = std::string(trim(title.substr(0, title.find('='))));
       current = section.starts_with("Weight")      ? &tables.weight
                 : section.starts_with("Link Type") ? &tables.link_type
