@@ -4,7 +4,7 @@
 #include "doctor/pci_config.hpp"
 #include "doctor/port_counters.hpp"
 #include "doctor/software_versions.hpp"
-#include "doctor/sysfs_files.hpp"
+#include "common/sysfs_files.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -106,27 +106,19 @@ void attach_class_devices(const fs::path& root, std::vector<Nic>& nics, std::vec
     if (Nic* nic = nic_at(pci_address_behind(net_dir / name))) nic->net_devices.push_back(name);
   }
   const fs::path rdma_dir = under_root(root, "/sys/class/infiniband");
-  for (const std::string& name : sorted_entries(rdma_dir)) {
-    const std::string pci_address = pci_address_behind(rdma_dir / name);
-    if (Nic* nic = nic_at(pci_address)) nic->rdma_devices.push_back(name);
-    const fs::path ports_dir = rdma_dir / name / "ports";
-    std::vector<std::string> port_names = sorted_entries(ports_dir);
-    std::sort(port_names.begin(), port_names.end(), [](const std::string& a, const std::string& b) {
-      return a.size() != b.size() ? a.size() < b.size() : a < b;
-    });
-    for (const std::string& port_name : port_names) {
-      IbPort port;
-      port.rdma_device = name;
-      if (std::from_chars(port_name.data(), port_name.data() + port_name.size(), port.port).ec != std::errc()) continue;
-      port.pci_address = pci_address;
-      const fs::path port_dir = ports_dir / port_name;
-      port.state = read_port_state(port_dir / "state");
-      port.physical_state = read_port_state(port_dir / "phys_state");
-      port.rate = read_first_line(port_dir / "rate").value_or("");
-      port.link_layer = read_first_line(port_dir / "link_layer").value_or("");
-      port.counters = read_port_counters(port_dir);
-      ib_ports.push_back(std::move(port));
-    }
+  for (const std::string& name : sorted_entries(rdma_dir))
+    if (Nic* nic = nic_at(pci_address_behind(rdma_dir / name))) nic->rdma_devices.push_back(name);
+  for (const RdmaPort& rdma_port : rdma_ports(rdma_dir)) {
+    IbPort port;
+    port.rdma_device = rdma_port.device;
+    port.port = rdma_port.number;
+    port.pci_address = pci_address_behind(rdma_dir / rdma_port.device);
+    port.state = read_port_state(rdma_port.dir / "state");
+    port.physical_state = read_port_state(rdma_port.dir / "phys_state");
+    port.rate = read_first_line(rdma_port.dir / "rate").value_or("");
+    port.link_layer = read_first_line(rdma_port.dir / "link_layer").value_or("");
+    port.counters = read_port_counters(rdma_port.dir);
+    ib_ports.push_back(std::move(port));
   }
 }
 

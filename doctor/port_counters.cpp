@@ -1,6 +1,6 @@
 #include "doctor/port_counters.hpp"
 
-#include "doctor/sysfs_files.hpp"
+#include "common/sysfs_files.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -19,18 +19,6 @@ std::optional<std::uint64_t> read_counter(const fs::path& file) {
   return value;
 }
 
-// Port directories are named by number: "10" sorts after "9".
-std::vector<std::string> port_numbers(const fs::path& ports_dir) {
-  std::vector<std::string> names = sorted_entries(ports_dir);
-  std::erase_if(names, [](const std::string& name) {
-    return name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
-  });
-  std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
-    return a.size() != b.size() ? a.size() < b.size() : a < b;
-  });
-  return names;
-}
-
 // Counters that are not errors but show congestion or traffic: kept even when they did not grow,
 // so that 0 reads as "measured, none" beside the error counters.
 constexpr std::string_view congestion_counter = "port_xmit_wait";
@@ -46,22 +34,11 @@ std::map<std::string, std::uint64_t> read_port_counters(const fs::path& port_dir
   return counters;
 }
 
-std::string read_port_state(const fs::path& state_file) {
-  const std::string text = read_first_line(state_file).value_or("");
-  const auto colon = text.find(": ");
-  return colon == std::string::npos ? text : text.substr(colon + 2);
-}
-
 std::vector<PortCounterSample> sample_port_counters(const fs::path& sysfs_root) {
   std::vector<PortCounterSample> samples;
-  const fs::path rdma_dir = under_root(sysfs_root, "/sys/class/infiniband");
-  for (const std::string& device : sorted_entries(rdma_dir)) {
-    const fs::path ports_dir = rdma_dir / device / "ports";
-    for (const std::string& port : port_numbers(ports_dir)) {
-      const fs::path port_dir = ports_dir / port;
-      samples.push_back({device + "/" + port, read_port_state(port_dir / "state"),
-                         read_first_line(port_dir / "rate").value_or(""), read_port_counters(port_dir)});
-    }
+  for (const RdmaPort& port : rdma_ports(under_root(sysfs_root, "/sys/class/infiniband"))) {
+    samples.push_back({port.name, read_port_state(port.dir / "state"), read_first_line(port.dir / "rate").value_or(""),
+                       read_port_counters(port.dir)});
   }
   return samples;
 }

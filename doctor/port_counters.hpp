@@ -30,10 +30,6 @@ struct PortCounterSample {
 // The counters of one port directory (.../ports/N): counters/ and hw_counters/ together.
 std::map<std::string, std::uint64_t> read_port_counters(const std::filesystem::path& port_dir);
 
-// A port's state or phys_state file without the kernel's numeric prefix: "4: ACTIVE" -> "ACTIVE",
-// "5: LinkUp" -> "LinkUp"; empty when it cannot be read.
-std::string read_port_state(const std::filesystem::path& state_file);
-
 // Every port under `sysfs_root`/sys/class/infiniband, ordered by device, then port number. No
 // such directory (a host without RDMA) gives none.
 std::vector<PortCounterSample> sample_port_counters(const std::filesystem::path& sysfs_root);

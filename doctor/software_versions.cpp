@@ -1,6 +1,6 @@
 #include "doctor/software_versions.hpp"
 
-#include "doctor/sysfs_files.hpp"
+#include "common/sysfs_files.hpp"
 
 #include <nlohmann/json.hpp>
 

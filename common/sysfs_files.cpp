@@ -1,10 +1,10 @@
-#include "doctor/sysfs_files.hpp"
+#include "common/sysfs_files.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <fstream>
 
-namespace fb::doctor {
+namespace fb {
 
 std::optional<std::string> read_first_line(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -51,4 +51,28 @@ std::filesystem::path under_root(const std::filesystem::path& root, const std::f
   return root / absolute.relative_path();
 }
 
-}  // namespace fb::doctor
+std::vector<RdmaPort> rdma_ports(const std::filesystem::path& infiniband_class) {
+  std::vector<RdmaPort> ports;
+  for (const std::string& device : sorted_entries(infiniband_class)) {
+    const std::filesystem::path ports_dir = infiniband_class / device / "ports";
+    const std::size_t first_of_device = ports.size();
+    for (const std::string& entry : sorted_entries(ports_dir)) {
+      int number = 0;
+      const auto [end, error] = std::from_chars(entry.data(), entry.data() + entry.size(), number);
+      if (error == std::errc() && end == entry.data() + entry.size() && number >= 0)
+        ports.push_back({device, number, device + "/" + entry, ports_dir / entry});
+    }
+    // Port directories are named by number: "10" sorts after "9".
+    std::sort(ports.begin() + static_cast<std::ptrdiff_t>(first_of_device), ports.end(),
+              [](const RdmaPort& a, const RdmaPort& b) { return a.number < b.number; });
+  }
+  return ports;
+}
+
+std::string read_port_state(const std::filesystem::path& state_file) {
+  const std::string text = read_first_line(state_file).value_or("");
+  const auto colon = text.find(": ");
+  return colon == std::string::npos ? text : text.substr(colon + 2);
+}
+
+}  // namespace fb

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace fb::doctor {
+namespace fb {
 
 // The first line without surrounding white space; empty when the file cannot be read.
 std::optional<std::string> read_first_line(const std::filesystem::path& path);
@@ -26,4 +26,21 @@ std::vector<std::string> sorted_entries(const std::filesystem::path& dir);
 // `absolute` ("/sys/bus/pci") joined under `root`.
 std::filesystem::path under_root(const std::filesystem::path& root, const std::filesystem::path& absolute);
 
-}  // namespace fb::doctor
+// One InfiniBand/RoCE port: "mlx5_0/1" and its directory .../class/infiniband/mlx5_0/ports/1.
+struct RdmaPort {
+  std::string device;  // "mlx5_0"
+  int number = 0;      // 1
+  std::string name;    // "mlx5_0/1"
+  std::filesystem::path dir;
+};
+
+// Every port under `infiniband_class` (a .../class/infiniband directory), ordered by device, then
+// port number ("10" after "9"). None when the directory is absent (a host without RDMA). The one
+// reader of the port list: `doctor` samples these ports' counters, the watchdog their state.
+std::vector<RdmaPort> rdma_ports(const std::filesystem::path& infiniband_class);
+
+// A port's state or phys_state file without the kernel's numeric prefix: "4: ACTIVE" -> "ACTIVE",
+// "5: LinkUp" -> "LinkUp"; empty when it cannot be read.
+std::string read_port_state(const std::filesystem::path& state_file);
+
+}  // namespace fb
