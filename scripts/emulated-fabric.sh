@@ -15,14 +15,26 @@
 # Names follow the topology model's cluster spec (hosts h00001.. in leaf order, leaf0001..,
 # spine0001), so diagnose findings name the emulated parts directly.
 #
+# A routed fabric (`up --ibnetdiscover FILE --lfts FILE`) is built from a fabric's own dumps
+# instead: every switch and host of the ibnetdiscover output a namespace, every cable its own veth
+# pair named by its port (switch end pN, host end eth0), so parallel cables between two switches
+# are separate links; the switches route (IPv4 forwarding, proxy ARP on every port, no bridge), and
+# each switch sends each host's /32 out of the port its linear forwarding table (dump_fts, ibroute
+# or opensm-lfts.dump) names. A pair's packets take the path the tables say, cable for cable, so
+# `diagnose --routes` on the same two files knows the route of every measured pair.
+#
 # Usage:
 #   emulated-fabric.sh up [--prefix P] [--leaves L] [--hosts-per-leaf H] [--subnet CIDR]
 #                         [--management-subnet CIDR] [--host-mbit R] [--uplink-mbit R]
 #                         [--throttle HOST:MBIT]...
+#   emulated-fabric.sh up --ibnetdiscover FILE --lfts FILE [--prefix P] [--subnet CIDR]
+#                         [--management-subnet CIDR] [--host-mbit R] [--throttle-cable SWITCH:PORT:MBIT]...
+#                         # a routed fabric; R is the host cables' rate, the others in proportion
 #   emulated-fabric.sh down [--prefix P]        # safe to repeat, and after a partial up
 #   emulated-fabric.sh status [--prefix P]
 #   emulated-fabric.sh link-down [--prefix P] HOST  # HOST's cable goes down at its leaf port
 #   emulated-fabric.sh throttle [--prefix P] HOST MBIT  # HOST's cable now runs at MBIT both ways
+#   emulated-fabric.sh throttle-cable [--prefix P] SWITCH PORT MBIT  # routed fabric: that cable, both ways
 #   emulated-fabric.sh mpirun [--prefix P] MPIRUN_ARGS...   # runs mpirun across the hosts
 #   emulated-fabric.sh mpirun-prefix [--prefix P]           # prints that command line
 set -Eeuo pipefail # -E: the ERR trap of `up` must also fire inside the functions it calls
@@ -37,6 +49,9 @@ management_subnet=10.78.0.0/24
 host_mbit=40
 uplink_mbit=""  # default: hosts_per_leaf * host_mbit, a non-blocking leaf
 throttles=()
+ibnetdiscover_file=""
+lfts_file=""
+cable_throttles=()
 
 # tbf parameters, measured in docs/emulated-fabric.md. The burst is what passes at line rate after
 # an idle moment: small against the 1 MiB a bandwidth iteration sends (256 KiB x window 4), so
@@ -79,6 +94,9 @@ parse_options() {
       --host-mbit) host_mbit=${2:?--host-mbit needs a value}; shift 2 ;;
       --uplink-mbit) uplink_mbit=${2:?--uplink-mbit needs a value}; shift 2 ;;
       --throttle) throttles+=("${2:?--throttle needs HOST:MBIT}"); shift 2 ;;
+      --ibnetdiscover) ibnetdiscover_file=${2:?--ibnetdiscover needs a file}; shift 2 ;;
+      --lfts) lfts_file=${2:?--lfts needs a file}; shift 2 ;;
+      --throttle-cable) cable_throttles+=("${2:?--throttle-cable needs SWITCH:PORT:MBIT}"); shift 2 ;;
       -h | --help) usage ;;
       *) die "unknown option '$1' (try --help)" ;;
     esac
@@ -130,8 +148,186 @@ attach_to_bridge() {
   ip -n "$1" link set "$2" up
 }
 
+# Host `1` (number `2`) gets its unshaped port on the management network. Called before the host's
+# fabric port is made, as a server's onboard Ethernet comes before its fabric NIC: it is the
+# address a host lists first, and so the one the watchdog's side channel takes.
+management_port() {
+  local host=$1 n=$2 length=$3
+  ip -n "$prefix-$host" link add name mgmt0 type veth peer name "$host" netns "$prefix-mgmt"
+  ip -n "$prefix-$host" addr add "$(address_in_subnet "$n" "$management_subnet")/$length" dev mgmt0
+  ip -n "$prefix-$host" link set mgmt0 up
+  attach_to_bridge "$prefix-mgmt" "$host"
+}
+
+# Checks a CIDR option and prints its prefix length.
+prefix_length_of() {
+  [[ $2 =~ ^([0-9]{1,3}\.){3}[0-9]{1,3}/([0-9]{1,2})$ ]] || die "$1 must be a CIDR like 10.77.0.0/24, got '$2'"
+  echo "${BASH_REMATCH[2]}"
+}
+
+# Creates the first namespace, which tells whether this machine lets us create any (root,
+# CAP_SYS_ADMIN, a kernel with network namespaces). If not, exit 77, the conventional "skipped"
+# status, so that tests skip instead of failing.
+first_namespace_or_skip() {
+  echo "$1" >>"$(state_dir)/namespaces"
+  if ! ip netns add "$1"; then
+    rm -rf "$(state_dir)"
+    echo "emulated-fabric: cannot create network namespaces here (root and CAP_SYS_ADMIN needed)" >&2
+    exit 77
+  fi
+  ip -n "$1" link set lo up
+}
+
+# A namespace that routes like a switch: forwards IPv4, answers ARP for what it routes out of
+# another port (proxy ARP), and never drops a packet for arriving on another port than its reply
+# would leave by (the tables route each direction of a pair on its own, so routes are often
+# asymmetric). Set before its ports exist, which inherit the defaults.
+make_router() {
+  ip netns exec "$1" sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 \
+    net.ipv4.conf.default.rp_filter=0 net.ipv4.conf.default.proxy_arp=1
+  # An address of its own: the source of its ARP requests (proxy ARP answers none from 0.0.0.0).
+  ip -n "$1" addr add "$2/32" dev lo
+}
+
+# A switch's port up, answering proxy ARP at once rather than after the random delay of up to
+# 0.8 s the kernel gives broadcast requests (a per-port setting: a namespace has no neigh default).
+router_port() {
+  ip netns exec "$1" sysctl -qw "net.ipv4.neigh.$2.proxy_delay=0"
+  ip -n "$1" link set "$2" up
+}
+
+# The routed fabric of --ibnetdiscover and --lfts (see the header).
+# Everything is checked before the first namespace is made.
+cmd_up_routed() {
+  [[ -r $ibnetdiscover_file && -r $lfts_file ]] ||
+    die "a routed fabric needs both --ibnetdiscover FILE and --lfts FILE, readable"
+  ((${#throttles[@]} == 0)) || die "--throttle HOST:MBIT is for the bridged fabric; use --throttle-cable SWITCH:PORT:MBIT"
+  [[ -z $uplink_mbit ]] || die "--uplink-mbit is for the bridged fabric; a routed fabric takes its rates from the file"
+  is_count "$host_mbit" || die "--host-mbit must be a positive integer"
+  local prefix_length management_prefix_length plan
+  prefix_length=$(prefix_length_of --subnet "$subnet")
+  management_prefix_length=$(prefix_length_of --management-subnet "$management_subnet")
+  [[ ${subnet%/*} != "${management_subnet%/*}" ]] || die "--subnet and --management-subnet must differ"
+  plan=$(awk -f "$script_dir/emulated-fabric-plan.awk" "$ibnetdiscover_file" "$lfts_file") ||
+    die "$ibnetdiscover_file: $(sed -n 's/^error //p' <<<"$plan")"
+
+  local -a switches hosts
+  mapfile -t switches < <(awk '$1 == "switch" {print $2}' <<<"$plan" | sort -u)
+  mapfile -t hosts < <(awk '$1 == "host" {print $2}' <<<"$plan" | sort -V -u)
+  ((${#switches[@]} > 0 && ${#hosts[@]} > 1)) || die "$ibnetdiscover_file: no switches, or fewer than two hosts"
+  local node_count=$((${#switches[@]} + ${#hosts[@]}))
+  ((prefix_length <= 30 && node_count < (1 << (32 - prefix_length)) - 1)) ||
+    die "${#hosts[@]} hosts and ${#switches[@]} switches do not fit in $subnet"
+  ((management_prefix_length <= 30 && ${#hosts[@]} < (1 << (32 - management_prefix_length)) - 1)) ||
+    die "${#hosts[@]} hosts do not fit in $management_subnet"
+  declare -A number_of=() address_of=() is_host=() cable_at=() rate_of=()
+  local n=0 name
+  for name in "${hosts[@]}"; do
+    number_of[$name]=$((n += 1))
+    address_of[$name]=$(address_in_subnet "$n")
+    is_host[$name]=1
+  done
+  for name in "${switches[@]}"; do
+    n=$((n + 1)) # not inside $(...), whose changes a subshell keeps
+    address_of[$name]=$(address_in_subnet "$n")
+  done
+
+  # Cables: "SWITCH PORT PEER PEER_PORT GBPS". Rates in proportion, the slowest host cable at
+  # --host-mbit. A host with no cable, or with two, is a dump this emulation cannot build.
+  local -a cables
+  mapfile -t cables < <(awk '$1 == "cable" {print $2, $3, $4, $5, $6}' <<<"$plan")
+  local slowest_host_gbps
+  slowest_host_gbps=$(printf '%s\n' "${cables[@]}" | awk -v hosts=" ${hosts[*]} " \
+    'index(hosts, " " $3 " ") && (min == "" || $5 < min) {min = $5} END {print min}')
+  declare -A host_cables=()
+  local line sw port peer peer_port gbps
+  for line in "${cables[@]}"; do
+    read -r sw port peer peer_port gbps <<<"$line"
+    cable_at[$sw:$port]=$line
+    [[ -z ${is_host[$peer]:-} ]] || host_cables[$peer]=$((${host_cables[$peer]:-0} + 1))
+    [[ -n ${is_host[$peer]:-} ]] || cable_at[$peer:$peer_port]=$line
+    rate_of[$line]=$(awk -v g="$gbps" -v s="$slowest_host_gbps" -v r="$host_mbit" 'BEGIN {printf "%g", r * g / s}')
+  done
+  for name in "${hosts[@]}"; do
+    [[ ${host_cables[$name]:-0} == 1 ]] || die "$ibnetdiscover_file: host $name has ${host_cables[$name]:-0} cables; the emulation builds hosts of one port"
+  done
+
+  # Throttles name a cable by either switch end: SWITCH:PORT:MBIT.
+  local spec
+  for spec in "${cable_throttles[@]}"; do
+    [[ $spec =~ ^([A-Za-z0-9_.-]+):([0-9]+):([1-9][0-9]*)$ ]] ||
+      die "--throttle-cable wants SWITCH:PORT:MBIT like leaf01:4:10, got '$spec'"
+    line=${cable_at[${BASH_REMATCH[1]}:${BASH_REMATCH[2]}]:-}
+    [[ -n $line ]] || die "--throttle-cable: no cable at ${BASH_REMATCH[1]} port ${BASH_REMATCH[2]} in $ibnetdiscover_file"
+    rate_of[$line]=${BASH_REMATCH[3]}
+  done
+
+  # Routes: every switch must send every host somewhere it has a cable, or pairs would vanish.
+  declare -A route_port=()
+  local host
+  while read -r sw host port; do
+    [[ -n ${is_host[$host]:-} ]] || die "$lfts_file: switch $sw routes host $host, which $ibnetdiscover_file does not have: are both from the same fabric?"
+    [[ -n ${cable_at[$sw:$port]:-} ]] || die "$lfts_file: switch $sw sends $host out of port $port, which has no cable"
+    route_port[$sw:$host]=$port
+  done < <(awk '$1 == "route" {print $2, $3, $4}' <<<"$plan")
+  for sw in "${switches[@]}"; do
+    for host in "${hosts[@]}"; do
+      [[ -n ${route_port[$sw:$host]:-} ]] || die "$lfts_file: switch $sw has no entry for host $host: are both from the same fabric?"
+    done
+  done
+
+  [[ ! -e "$(state_dir)" && -z "$(fabric_namespaces)" ]] ||
+    die "a fabric with prefix '$prefix' exists; run: $0 down --prefix $prefix"
+  mkdir -p "$(state_dir)"
+  : >"$(state_dir)/namespaces"
+  first_namespace_or_skip "$prefix-mgmt"
+  trap 'echo "emulated-fabric: up failed, removing what it created" >&2; cmd_down --prefix "$prefix"' ERR
+  add_bridge "$prefix-mgmt"
+  for sw in "${switches[@]}"; do
+    add_namespace "$prefix-$sw"
+    make_router "$prefix-$sw" "${address_of[$sw]}"
+  done
+  : >"$(state_dir)/hostfile"
+  for host in "${hosts[@]}"; do
+    add_namespace "$prefix-$host"
+    management_port "$host" "${number_of[$host]}" "$management_prefix_length"
+    echo "$host slots=1" >>"$(state_dir)/hostfile"
+  done
+  # The cables, each recorded as "SWITCH PORT PEER PEER_DEVICE" for throttle-cable.
+  : >"$(state_dir)/cables"
+  local peer_dev
+  for line in "${cables[@]}"; do
+    read -r sw port peer peer_port gbps <<<"$line"
+    peer_dev=p$peer_port
+    [[ -z ${is_host[$peer]:-} ]] || peer_dev=eth0
+    cable "$prefix-$sw" "p$port" "$prefix-$peer" "$peer_dev" "${rate_of[$line]}"
+    router_port "$prefix-$sw" "p$port"
+    [[ -n ${is_host[$peer]:-} ]] || router_port "$prefix-$peer" "$peer_dev"
+    ip -n "$prefix-$peer" link set "$peer_dev" up
+    echo "$sw $port $peer $peer_dev" >>"$(state_dir)/cables"
+    # A host's whole subnet is on its one port: it asks its switch for every peer (proxy ARP).
+    [[ -z ${is_host[$peer]:-} ]] || ip -n "$prefix-$peer" addr add "${address_of[$peer]}/$prefix_length" dev eth0
+  done
+  for sw in "${switches[@]}"; do
+    for host in "${hosts[@]}"; do
+      ip -n "$prefix-$sw" route add "${address_of[$host]}/32" dev "p${route_port[$sw:$host]}"
+    done
+  done
+  echo "$subnet" >"$(state_dir)/subnet"
+  echo "$management_subnet" >"$(state_dir)/management_subnet"
+  trap - ERR
+  echo "emulated-fabric: routed fabric of $ibnetdiscover_file and $lfts_file: ${#switches[@]} switches," \
+    "${#hosts[@]} hosts, ${#cables[@]} cables, host cables ${host_mbit} Mbit/s${cable_throttles[*]:+," \
+    "throttled ${cable_throttles[*]}}, prefix $prefix, subnet $subnet, management subnet $management_subnet"
+}
+
 cmd_up() {
   parse_options "$@"
+  if [[ -n $ibnetdiscover_file || -n $lfts_file ]]; then
+    cmd_up_routed
+    return
+  fi
+  ((${#cable_throttles[@]} == 0)) || die "--throttle-cable is for a routed fabric (--ibnetdiscover, --lfts)"
   if ! is_count "$leaves" || ! is_count "$hosts_per_leaf" || ! is_count "$host_mbit"; then
     die "--leaves, --hosts-per-leaf and --host-mbit must be positive integers"
   fi
@@ -165,19 +361,10 @@ cmd_up() {
   mkdir -p "$(state_dir)"
   : >"$(state_dir)/namespaces"
 
-  # The first namespace tells whether this machine lets us create any (root, CAP_SYS_ADMIN, a
-  # kernel with network namespaces). If not, exit 77, the conventional "skipped" status, so that
-  # tests skip instead of failing.
   local spine_ns="$prefix-spine0001"
-  echo "$spine_ns" >>"$(state_dir)/namespaces"
-  if ! ip netns add "$spine_ns"; then
-    rm -rf "$(state_dir)"
-    echo "emulated-fabric: cannot create network namespaces here (root and CAP_SYS_ADMIN needed)" >&2
-    exit 77
-  fi
+  first_namespace_or_skip "$spine_ns"
   # A failure from here on leaves a half-built fabric; take it down rather than leave it behind.
   trap 'echo "emulated-fabric: up failed, removing what it created" >&2; cmd_down --prefix "$prefix"' ERR
-  ip -n "$spine_ns" link set lo up
   add_bridge "$spine_ns"
   local management_ns="$prefix-mgmt"
   add_namespace "$management_ns"
@@ -196,12 +383,7 @@ cmd_up() {
       host=$(host_name "$n")
       host_ns="$prefix-$host"
       add_namespace "$host_ns"
-      # The management port first, as a server's onboard Ethernet comes before its fabric NIC: it
-      # is the address a host lists first, and so the one the watchdog's side channel takes.
-      ip -n "$host_ns" link add name mgmt0 type veth peer name "$host" netns "$management_ns"
-      ip -n "$host_ns" addr add "$(address_in_subnet "$n" "$management_subnet")/$management_prefix_length" dev mgmt0
-      ip -n "$host_ns" link set mgmt0 up
-      attach_to_bridge "$management_ns" "$host"
+      management_port "$host" "$n" "$management_prefix_length"
       cable "$host_ns" eth0 "$leaf_ns" "$host" "${host_rate[$host]:-$host_mbit}"
       ip -n "$host_ns" addr add "$(address_in_subnet "$n")/$prefix_length" dev eth0
       ip -n "$host_ns" link set eth0 up
@@ -222,7 +404,7 @@ cmd_up() {
 fabric_namespaces() {
   {
     [[ ! -f "$(state_dir)/namespaces" ]] || cat "$(state_dir)/namespaces"
-    ip netns list | awk '{print $1}' | grep -E "^$prefix-(h[0-9]{5,}|leaf[0-9]{4,}|spine[0-9]{4,}|mgmt)\$" || true
+    ip netns list | awk '{print $1}' | grep -E "^$prefix-(h[0-9]{3,}|leaf[0-9]{2,}|spine[0-9]{2,}|mgmt)\$" || true
   } | sort -u
 }
 
@@ -347,6 +529,33 @@ cmd_throttle() {
   die "no host $host in the fabric with prefix '$prefix'"
 }
 
+# Changes the rate of one cable of a routed fabric, both ends, while it runs: named by a switch end
+# (SWITCH PORT), as a technician reads it off the switch.
+cmd_throttle_cable() {
+  local options=() words=()
+  while (($#)); do
+    case $1 in
+      --prefix) options+=("$1" "${2:?--prefix needs a value}"); shift 2 ;;
+      -*) die "unknown option '$1' (try --help)" ;;
+      *) words+=("$1"); shift ;;
+    esac
+  done
+  parse_options "${options[@]}"
+  ((${#words[@]} == 3)) || die "throttle-cable takes a switch, a port and a rate: throttle-cable leaf01 4 10"
+  local sw=${words[0]} port=${words[1]} mbit=${words[2]}
+  is_count "$mbit" || die "throttle-cable wants a rate in Mbit/s, got '$mbit'"
+  [[ -f "$(state_dir)/cables" ]] || die "no routed fabric with prefix '$prefix' is up"
+  local a a_port b b_dev
+  while read -r a a_port b b_dev; do
+    [[ ($a == "$sw" && $a_port == "$port") || ($b == "$sw" && $b_dev == "p$port") ]] || continue
+    tc -n "$prefix-$a" qdisc change dev "p$a_port" root tbf rate "${mbit}mbit" burst "$tbf_burst" latency "$tbf_latency"
+    tc -n "$prefix-$b" qdisc change dev "$b_dev" root tbf rate "${mbit}mbit" burst "$tbf_burst" latency "$tbf_latency"
+    echo "emulated-fabric: the cable $a port $a_port <-> $b ${b_dev#p} runs at $mbit Mbit/s"
+    return
+  done <"$(state_dir)/cables"
+  die "no cable at $sw port $port in the fabric with prefix '$prefix'"
+}
+
 cmd_mpirun() {
   local options=()
   while (($#)) && [[ $1 == --prefix ]]; do
@@ -374,6 +583,7 @@ case $command in
   status) cmd_status "$@" ;;
   link-down) cmd_link_down "$@" ;;
   throttle) cmd_throttle "$@" ;;
+  throttle-cable) cmd_throttle_cable "$@" ;;
   mpirun) cmd_mpirun "$@" ;;
   mpirun-prefix) cmd_mpirun_prefix "$@" ;;
   -h | --help) usage ;;

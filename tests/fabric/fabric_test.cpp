@@ -8,6 +8,7 @@
 // cannot be an emulation fault in disguise. Assertions compare bandwidths with each other, never
 // with wall-clock expectations.
 
+#include "fabric_support.hpp"
 #include "fabricbench_runs.hpp"
 #include "process_runner.hpp"
 #include "results/results_io.hpp"
@@ -37,6 +38,8 @@
 namespace fb {
 namespace {
 
+using namespace fabric_support;  // NOLINT(google-build-using-namespace): the shared fabric helpers, one per test file
+
 using ::testing::HasSubstr;
 using testing::ChildProcess;
 using testing::describe;
@@ -51,69 +54,6 @@ namespace fs = std::filesystem;
 constexpr int host_count = 8;  // the script's default 2 leaves x 4 hosts, as in the specs
 constexpr int host_mbit = 40;  // the script's default host link rate
 const std::string specs_dir = FABRIC_SPECS_DIR;
-// The emulated fabric's exit status for "cannot create network namespaces here".
-constexpr int fabric_unavailable = 77;
-
-// Fabrics of this test program are named fbt<pid>: unique among concurrent runs, and a leftover
-// of a killed run is recognisable by its dead pid.
-const std::string fabric_prefix_head = "fbt";
-// Where emulated-fabric.sh records each fabric it creates (one directory per prefix).
-const fs::path fabric_state_dir = "/run/fabricbench-emulated-fabric";
-
-std::vector<std::string> namespaces_with_prefix(const std::string& prefix) {
-  const ProcessResult listed = run_process({IP_BINARY, "netns", "list"});
-  std::vector<std::string> found;
-  for (const std::string& line : lines_of(listed.out)) {
-    const std::string name = line.substr(0, line.find(' '));
-    if (name.starts_with(prefix + "-")) found.push_back(name);
-  }
-  return found;
-}
-
-ProcessResult fabric_script(const std::vector<std::string>& args) {
-  std::vector<std::string> argv{EMULATED_FABRIC_SCRIPT};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_process(argv, {}, std::chrono::seconds(120));
-}
-
-// Whether `pid` is a running process. A killed run that its parent has not reaped yet is a zombie:
-// dead for this purpose, although kill(pid, 0) still finds it.
-bool process_alive(long pid) {
-  std::ifstream stat_file("/proc/" + std::to_string(pid) + "/stat");
-  const std::string stat((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
-  // "pid (comm) state ...": comm may hold spaces, so the state follows the last ')'.
-  const auto close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
-}
-
-// Removes the fabrics of earlier runs of this program that were killed before their TearDown
-// (a ctest timeout sends SIGKILL): every fbt<pid> fabric whose process is gone, found by its
-// namespaces or by the state the script keeps for it.
-void remove_fabrics_of_dead_runs() {
-  std::vector<std::string> names;
-  for (const std::string& line : lines_of(run_process({IP_BINARY, "netns", "list"}).out)) names.push_back(line);
-  std::error_code no_state;
-  for (const auto& entry : fs::directory_iterator(fabric_state_dir, no_state)) {
-    names.push_back(entry.path().filename().string());
-  }
-  const std::regex ours("^" + fabric_prefix_head + "([0-9]+)(-|$)");
-  std::set<std::string> stale;
-  for (const std::string& name : names) {
-    std::smatch match;
-    if (!std::regex_search(name, match, ours)) continue;
-    if (!process_alive(std::stol(match[1]))) stale.insert(fabric_prefix_head + match[1].str());
-  }
-  for (const std::string& prefix : stale) fabric_script({"down", "--prefix", prefix});
-}
-
-// Rates in Mbit/s, the unit the fabric is set in.
-double mbit_of(const ResultRow& row) { return row.algbw_gbps * 8000; }
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values.at(values.size() / 2);
-}
-
 bool involves(const ResultRow& row, const std::string& host) { return row.src_host == host || row.dst_host == host; }
 
 std::string host_name(int n) {

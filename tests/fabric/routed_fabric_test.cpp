@@ -1,0 +1,246 @@
+// The exact cable, end to end: an emulated fabric built from the genuine ibnetdiscover output and
+// forwarding tables of an OpenSM-routed fat tree (tests/topology/fixtures/forwarding/ftree: 4
+// leaves of 2 hosts, 2 spines, two parallel cables from every leaf to every spine), every switch
+// routing each host the way its table says (scripts/emulated-fabric.sh up --ibnetdiscover --lfts).
+// One cable of a parallel pair is throttled. The real fabricbench measures the pairwise sweep under
+// the real mpirun, `diagnose --routes --plan-confirm` plans the confirm round, `run pairwise
+// --pairs` measures it, and the second diagnosis must name that cable by both switch ports.
+//
+// The emulation is checked first against the tables themselves (the slow pairs are exactly those
+// whose table route crosses the cable), so a wrong diagnosis cannot be a wrong emulation.
+
+#include "common/pair_schedule.hpp"
+#include "fabric_support.hpp"
+#include "fabricbench_runs.hpp"
+#include "process_runner.hpp"
+#include "results/results_io.hpp"
+#include "support/temp_dir.hpp"
+#include "topology/format_registry.hpp"
+#include "topology/forwarding_tables.hpp"
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace fb {
+namespace {
+
+using namespace fabric_support;  // NOLINT(google-build-using-namespace): the shared fabric helpers, one per test file
+
+using ::testing::HasSubstr;
+using testing::describe;
+using testing::ProcessResult;
+using testing::run_process;
+using testing::TempDir;
+using json = nlohmann::json;
+
+const std::string fixtures = std::string(FORWARDING_FIXTURES_DIR) + "/ftree/";
+const std::string ibnetdiscover = fixtures + "ibnetdiscover.txt";
+const std::string lfts = fixtures + "dump_fts.txt";
+constexpr int host_count = 8;
+constexpr int host_mbit = 40;
+// leaf01 port 4 <-> spine01 port 2: the second of leaf01's two parallel cables to spine01.
+const std::string slow_switch = "leaf01";
+constexpr int slow_port = 4;
+
+// The pairs whose route by the tables crosses the cable at `switch_name` port `port`.
+std::set<std::pair<std::string, std::string>> pairs_crossing(const std::string& switch_name, int port) {
+  const topo::Graph graph = topo::load_topology({ibnetdiscover});
+  const topo::ForwardingTables tables = topo::load_forwarding_tables(lfts);
+  const topo::TableRouter router(graph, tables);
+  std::optional<topo::LinkId> cable;
+  for (topo::LinkId l = 0; l < graph.link_count(); ++l) {
+    const topo::Link& link = graph.link(l);
+    const std::optional<topo::CablePorts> ports = graph.cable_ports(l);
+    if (!ports) continue;
+    if ((graph.vertex(link.a).name == switch_name && ports->a == port) ||
+        (graph.vertex(link.b).name == switch_name && ports->b == port))
+      cable = l;
+  }
+  EXPECT_TRUE(cable) << "no cable at " << switch_name << " port " << port;
+  std::set<std::pair<std::string, std::string>> crossing;
+  for (int s = 1; s <= host_count && cable; ++s) {
+    for (int d = 1; d <= host_count; ++d) {
+      const std::string src = fmt::format("h{:03d}", s);
+      const std::string dst = fmt::format("h{:03d}", d);
+      if (s == d) continue;
+      const std::optional<topo::Route> route =
+          router.route(graph.find(src + "/mlx5_0"), graph.find(dst + "/mlx5_0"));
+      EXPECT_TRUE(route) << src << " -> " << dst;
+      if (route && std::any_of(route->uses.begin(), route->uses.end(),
+                               [&](const topo::LinkUse& use) { return use.link == *cable; }))
+        crossing.insert({src, dst});
+    }
+  }
+  return crossing;
+}
+
+std::vector<json> degraded_links(const json& diagnosis) {
+  std::vector<json> found;
+  for (const json& finding : diagnosis.at("findings"))
+    if (finding.at("kind") == "degraded_link") found.push_back(finding);
+  return found;
+}
+
+class RoutedFabric : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "the emulated fabric needs root (network namespaces, tc)";
+    remove_fabrics_of_dead_runs();
+    owns_prefix_ = true;
+    fabric_script({"down", "--prefix", prefix_});
+  }
+
+  void TearDown() override {
+    if (!owns_prefix_) return;
+    const ProcessResult down = fabric_script({"down", "--prefix", prefix_});
+    EXPECT_EQ(down.exit_code, 0) << describe(down);
+    EXPECT_THAT(namespaces_with_prefix(prefix_), ::testing::IsEmpty()) << "namespaces left behind";
+  }
+
+  void up(const std::vector<std::string>& options) {
+    std::vector<std::string> args{"up",    "--prefix",   prefix_,    "--ibnetdiscover",
+                                  ibnetdiscover, "--lfts", lfts, "--host-mbit", std::to_string(host_mbit)};
+    args.insert(args.end(), options.begin(), options.end());
+    const ProcessResult result = fabric_script(args);
+    if (result.exit_code == fabric_unavailable) GTEST_SKIP() << result.err;
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+    ASSERT_EQ(namespaces_with_prefix(prefix_).size(), host_count + 6 + 1u)
+        << "8 hosts, 4 leaves, 2 spines, 1 management switch";
+  }
+
+  // `fabricbench run ARGS...` across every host; the results as read back from the CSV.
+  ResultSet run(const std::string& name, const std::vector<std::string>& run_args,
+                const std::vector<std::string>& mpirun_args = {}) {
+    const fs::path csv = dir_ / (name + ".csv");
+    std::vector<std::string> argv{EMULATED_FABRIC_SCRIPT, "mpirun", "--prefix", prefix_, "-np",
+                                  std::to_string(host_count)};
+    argv.insert(argv.end(), mpirun_args.begin(), mpirun_args.end());
+    argv.insert(argv.end(), {FABRICBENCH_BINARY, "run"});
+    argv.insert(argv.end(), run_args.begin(), run_args.end());
+    argv.insert(argv.end(), {"--csv", csv.string(), "--json", (dir_ / (name + ".json")).string()});
+    const ProcessResult result = run_process(argv, {}, std::chrono::seconds(300));
+    EXPECT_EQ(result.exit_code, 0) << describe(result);
+    if (!fs::exists(csv)) {
+      ADD_FAILURE() << name << " wrote no results";
+      return {};
+    }
+    return read_results_csv(csv);
+  }
+
+  // `fabricbench diagnose` on the named runs with the fabric's own dumps; the JSON it wrote.
+  std::optional<json> diagnose(const std::vector<std::string>& names, const std::vector<std::string>& extra,
+                               std::string* console = nullptr) {
+    const fs::path out = dir_ / fmt::format("diagnosis-{}.json", diagnoses_++);
+    std::vector<std::string> args{"diagnose", "--topology", ibnetdiscover, "--routes", lfts, "--json", out.string()};
+    for (const std::string& name : names) args.insert(args.end(), {"--results", (dir_ / (name + ".csv")).string()});
+    args.insert(args.end(), extra.begin(), extra.end());
+    const ProcessResult result = run_process(testing::directly(args));
+    std::cout << result.out;
+    if (console != nullptr) *console = result.out;
+    if (result.exit_code != 0 || !fs::exists(out)) {
+      ADD_FAILURE() << "diagnose failed\n" << describe(result);
+      return std::nullopt;
+    }
+    std::ifstream in(out);
+    return json::parse(in);
+  }
+
+  const std::string prefix_ = fabric_prefix_head + std::to_string(::getpid());
+  TempDir dir_;
+  int diagnoses_ = 0;
+  bool owns_prefix_ = false;
+};
+
+TEST_F(RoutedFabric, ThrottledLeafSpineCableIsNamedByBothPortsAfterTheConfirmRound) {
+  up({"--throttle-cable", fmt::format("{}:{}:{}", slow_switch, slow_port, host_mbit / 4)});
+  if (IsSkipped() || HasFatalFailure()) return;
+
+  // The first pass: the first two pairings of the pairwise tournament (both directions, four
+  // rounds), the budget the confirm round is for; the throttled cable is on one of their pairs.
+  const fs::path first_pairs = dir_ / "first-pairs.txt";
+  {
+    std::vector<int> endpoints(host_count);
+    std::iota(endpoints.begin(), endpoints.end(), 0);
+    const std::vector<PairRound> rounds = pairwise_rounds(endpoints);
+    std::ofstream out(first_pairs);
+    for (std::size_t r = 0; r < 4; ++r) {
+      for (const RankPair& pair : rounds.at(r).pairs)
+        out << fmt::format("h{:03d} h{:03d}\n", pair.src + 1, pair.dst + 1);
+      out << "\n";
+    }
+  }
+  const ResultSet first = run("pairwise", {"pairwise", "--pairs", first_pairs.string(), "-b", "256K", "-e", "256K",
+                                           "-n", "3", "-w", "1", "-W", "4"});
+  ASSERT_EQ(first.rows.size(), 4 * host_count / 2u);
+  // The emulation routes as the tables say: the pairs whose table route crosses the cable run at
+  // about a quarter; no other pair is that slow (two flows sharing a healthy cable get a half).
+  const std::set<std::pair<std::string, std::string>> crossing = pairs_crossing(slow_switch, slow_port);
+  ASSERT_FALSE(crossing.empty());
+  std::vector<double> rates;
+  for (const ResultRow& row : first.rows) rates.push_back(mbit_of(row));
+  const double typical = median(rates);
+  int slow_rows = 0;
+  for (const ResultRow& row : first.rows) {
+    const double ratio = mbit_of(row) / typical;
+    if (crossing.contains({row.src_host, row.dst_host})) {
+      ++slow_rows;
+      EXPECT_LT(ratio, 0.35) << row.src_host << " -> " << row.dst_host << " crosses the throttled cable";
+    } else {
+      EXPECT_GT(ratio, 0.4) << row.src_host << " -> " << row.dst_host << " does not cross it";
+    }
+  }
+  ASSERT_GE(slow_rows, 1) << "the first pass must cross the throttled cable";
+
+  const fs::path plan = dir_ / "confirm.txt";
+  std::string console;
+  const std::optional<json> first_pass = diagnose({"pairwise"}, {"--plan-confirm", plan.string()}, &console);
+  ASSERT_TRUE(first_pass);
+  EXPECT_THAT(console, HasSubstr(fmt::format("# routes: {} of {} pair measurements on the forwarding tables' paths",
+                                             first.rows.size(), first.rows.size())));
+  ASSERT_TRUE(fs::exists(plan));
+  std::vector<std::pair<std::string, std::string>> planned;
+  {
+    std::ifstream in(plan);
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty() || line.starts_with("#")) continue;
+      const auto space = line.find(' ');
+      planned.emplace_back(line.substr(0, space), line.substr(space + 1));
+    }
+  }
+  ASSERT_FALSE(planned.empty()) << "the cable is named on few slow pairs: the plan confirms it\n" << console;
+  // The confirm round measures the cable again: at least one planned pair crosses it.
+  EXPECT_TRUE(std::any_of(planned.begin(), planned.end(), [&](const auto& pair) { return crossing.contains(pair); }));
+
+  const ResultSet confirm = run("confirm", {"pairwise", "--pairs", plan.string(), "-b", "256K", "-e", "256K", "-n",
+                                            "3", "-w", "1", "-W", "4"});
+  EXPECT_EQ(confirm.rows.size(), planned.size());
+  const std::optional<json> second = diagnose({"pairwise", "confirm"}, {});
+  ASSERT_TRUE(second);
+  const std::vector<json> degraded = degraded_links(*second);
+  ASSERT_EQ(degraded.size(), 1u) << second->dump(1);
+  const json& finding = degraded.front();
+  EXPECT_FALSE(finding.contains("parallel_links")) << "named as the one cable, not one of a bundle";
+  // leaf01 port 4 is cabled to spine01 port 2 (ibnetdiscover.txt): both ends, by port.
+  EXPECT_THAT(finding.at("location").get<std::string>(), HasSubstr("leaf01 port 4"));
+  EXPECT_THAT(finding.at("location").get<std::string>(), HasSubstr("spine01 port 2"));
+  EXPECT_THAT(finding.at("action").get<std::string>(), HasSubstr("reseat or replace the cable between"));
+  EXPECT_NEAR(finding.at("ratio").get<double>(), 0.25, 0.06);
+  EXPECT_EQ(finding.at("rank"), 1);
+  // Its evidence: the first pass's slow pairs and the confirm round's, each a pair that crosses it.
+  EXPECT_GT(finding.at("evidence").size(), static_cast<std::size_t>(slow_rows));
+}
+
+}  // namespace
+}  // namespace fb
