@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <numeric>
@@ -157,6 +158,21 @@ class RoutedFabric : public ::testing::Test {
     return json::parse(in);
   }
 
+  // The first two pairings of the pairwise tournament, both directions: four rounds, as a pairs file.
+  fs::path first_two_pairings() {
+    const fs::path path = dir_ / "first-pairs.txt";
+    std::vector<int> endpoints(host_count);
+    std::iota(endpoints.begin(), endpoints.end(), 0);
+    const std::vector<PairRound> rounds = pairwise_rounds(endpoints);
+    std::ofstream out(path);
+    for (std::size_t r = 0; r < 4; ++r) {
+      for (const RankPair& pair : rounds.at(r).pairs)
+        out << fmt::format("h{:03d} h{:03d}\n", pair.src + 1, pair.dst + 1);
+      out << "\n";
+    }
+    return path;
+  }
+
   const std::string prefix_ = fabric_prefix_head + std::to_string(::getpid());
   TempDir dir_;
   int diagnoses_ = 0;
@@ -169,18 +185,7 @@ TEST_F(RoutedFabric, ThrottledLeafSpineCableIsNamedByBothPortsAfterTheConfirmRou
 
   // The first pass: the first two pairings of the pairwise tournament (both directions, four
   // rounds), the budget the confirm round is for; the throttled cable is on one of their pairs.
-  const fs::path first_pairs = dir_ / "first-pairs.txt";
-  {
-    std::vector<int> endpoints(host_count);
-    std::iota(endpoints.begin(), endpoints.end(), 0);
-    const std::vector<PairRound> rounds = pairwise_rounds(endpoints);
-    std::ofstream out(first_pairs);
-    for (std::size_t r = 0; r < 4; ++r) {
-      for (const RankPair& pair : rounds.at(r).pairs)
-        out << fmt::format("h{:03d} h{:03d}\n", pair.src + 1, pair.dst + 1);
-      out << "\n";
-    }
-  }
+  const fs::path first_pairs = first_two_pairings();
   const ResultSet first = run("pairwise", {"pairwise", "--pairs", first_pairs.string(), "-b", "256K", "-e", "256K",
                                            "-n", "3", "-w", "1", "-W", "4"});
   ASSERT_EQ(first.rows.size(), 4 * host_count / 2u);
@@ -240,6 +245,63 @@ TEST_F(RoutedFabric, ThrottledLeafSpineCableIsNamedByBothPortsAfterTheConfirmRou
   EXPECT_EQ(finding.at("rank"), 1);
   // Its evidence: the first pass's slow pairs and the confirm round's, each a pair that crosses it.
   EXPECT_GT(finding.at("evidence").size(), static_cast<std::size_t>(slow_rows));
+}
+
+// What the fault costs, predicted against measured: diagnose prices its finding as the slowdown of
+// an all_reduce across every node; the same all_reduce is measured on the healthy fabric and with
+// the fault. Open MPI is held to its ring (coll_tuned algorithm 4), the algorithm the model
+// prices for ranks in host memory at this size, and 8 MiB makes each of the ring's 14 steps 1 MiB,
+// long against the per-step overhead of TCP on two shared cores (docs/emulated-fabric.md).
+// The fault is h001's cable at a quarter: every ring crosses it, whichever routes the tables give.
+TEST_F(RoutedFabric, PredictedAllReduceSlowdownOfAThrottledCableMatchesTheMeasuredOne) {
+  up({});
+  if (IsSkipped() || HasFatalFailure()) return;
+  const std::vector<std::string> all_reduce{"all_reduce", "-b", "8M", "-e", "8M", "-n", "2", "-w", "1", "--placement", "out-of-place"};
+  const std::vector<std::string> ring{"--mca", "coll_tuned_use_dynamic_rules", "1", "--mca",
+                                      "coll_tuned_allreduce_algorithm", "4"};
+  const ResultSet healthy = run("all_reduce-healthy", all_reduce, ring);
+  const ProcessResult throttled = fabric_script({"throttle-cable", "--prefix", prefix_, "leaf01", "1",
+                                                 std::to_string(host_mbit / 4)});
+  ASSERT_EQ(throttled.exit_code, 0) << describe(throttled);
+  const ResultSet faulty = run("all_reduce-throttled", all_reduce, ring);
+  run("pairwise", {"pairwise", "--pairs", first_two_pairings().string(), "-b", "256K", "-e", "256K", "-n", "3", "-w",
+                   "1", "-W", "4"});
+  ASSERT_EQ(healthy.rows.size(), 1u) << "one size, out of place";
+  ASSERT_EQ(faulty.rows.size(), 1u);
+
+  const std::optional<json> diagnosis = diagnose({"pairwise"}, {"--job-mix", "all_reduce:8M"});
+  ASSERT_TRUE(diagnosis);
+  // h001's cable, ranked first: no other part costs the ring as much. (Two pairings leave the
+  // inbound direction's slow pairs on a series of three cables, which the diagnosis may list as
+  // a second, unconfirmed finding; the confirm round is the other test's subject.)
+  const std::vector<json> degraded = degraded_links(*diagnosis);
+  ASSERT_FALSE(degraded.empty()) << diagnosis->dump(1);
+  EXPECT_EQ(degraded[0].at("location"), "leaf01 port 1 <-> h001 mlx5_0 port 1") << degraded[0].dump(1);
+  EXPECT_EQ(degraded[0].at("rank"), 1);
+  ASSERT_TRUE(degraded[0].contains("predicted_slowdown")) << degraded[0].dump(1);
+  const double predicted = degraded[0].at("predicted_slowdown").get<double>();
+
+  const ResultRow& h = healthy.rows[0];
+  const ResultRow& f = faulty.rows[0];
+  const double measured = f.time_median_us / h.time_median_us - 1;
+  // The slowdown the iterations' spread allows: the fastest faulty against the slowest healthy, and
+  // the other way round.
+  const double lowest = f.time_min_us / h.time_max_us - 1;
+  const double highest = f.time_max_us / h.time_min_us - 1;
+  std::cout << fmt::format("all_reduce 8M over 8 hosts: healthy {:.0f} us, h001's cable at a quarter {:.0f} us: "
+                           "measured slowdown {:+.1f}% (iterations allow {:+.1f}% to {:+.1f}%), predicted {:+.1f}%\n",
+                           h.time_median_us, f.time_median_us, 100 * measured, 100 * lowest, 100 * highest,
+                           100 * predicted);
+  // What any working emulation and model give, whatever the noise: the ring runs through the
+  // quarter-rate cable, so it takes well over twice as long, and the model says so too.
+  EXPECT_GT(measured, 1.0);
+  EXPECT_GT(predicted, 1.0);
+  EXPECT_LE(predicted, 3.0 + 1e-9) << "a quarter of the rate costs at most 4x the time";
+  const double tolerance = 0.15 * predicted;
+  if (std::abs(lowest - predicted) <= tolerance && std::abs(highest - predicted) <= tolerance) return;  // agrees
+  if (std::abs(measured - predicted) > tolerance && (lowest - predicted) * (highest - predicted) > 0)
+    FAIL() << "the predicted slowdown is off the measured one by more than 15%, beyond the iterations' spread";
+  GTEST_SKIP() << "INCONCLUSIVE: the iterations' spread straddles the 15% band around the prediction";
 }
 
 }  // namespace
