@@ -76,8 +76,7 @@ std::set<std::pair<std::string, std::string>> pairs_crossing(const std::string& 
       const std::string src = fmt::format("h{:03d}", s);
       const std::string dst = fmt::format("h{:03d}", d);
       if (s == d) continue;
-      const std::optional<topo::Route> route =
-          router.route(graph.find(src + "/mlx5_0"), graph.find(dst + "/mlx5_0"));
+      const std::optional<topo::Route> route = router.route(graph.find(src + "/mlx5_0"), graph.find(dst + "/mlx5_0"));
       EXPECT_TRUE(route) << src << " -> " << dst;
       if (route && std::any_of(route->uses.begin(), route->uses.end(),
                                [&](const topo::LinkUse& use) { return use.link == *cable; }))
@@ -111,8 +110,8 @@ class RoutedFabric : public ::testing::Test {
   }
 
   void up(const std::vector<std::string>& options) {
-    std::vector<std::string> args{"up",    "--prefix",   prefix_,    "--ibnetdiscover",
-                                  ibnetdiscover, "--lfts", lfts, "--host-mbit", std::to_string(host_mbit)};
+    std::vector<std::string> args{"up",     "--prefix", prefix_,       "--ibnetdiscover",        ibnetdiscover,
+                                  "--lfts", lfts,       "--host-mbit", std::to_string(host_mbit)};
     args.insert(args.end(), options.begin(), options.end());
     const ProcessResult result = fabric_script(args);
     if (result.exit_code == fabric_unavailable) GTEST_SKIP() << result.err;
@@ -125,7 +124,7 @@ class RoutedFabric : public ::testing::Test {
   ResultSet run(const std::string& name, const std::vector<std::string>& run_args,
                 const std::vector<std::string>& mpirun_args = {}) {
     const fs::path csv = dir_ / (name + ".csv");
-    std::vector<std::string> argv{EMULATED_FABRIC_SCRIPT, "mpirun", "--prefix", prefix_, "-np",
+    std::vector<std::string> argv{EMULATED_FABRIC_SCRIPT,    "mpirun", "--prefix", prefix_, "-np",
                                   std::to_string(host_count)};
     argv.insert(argv.end(), mpirun_args.begin(), mpirun_args.end());
     argv.insert(argv.end(), {FABRICBENCH_BINARY, "run"});
@@ -179,6 +178,21 @@ class RoutedFabric : public ::testing::Test {
   bool owns_prefix_ = false;
 };
 
+// A dump the emulation cannot build (hosts with two adapters) is refused before anything is made,
+// with the reason, as are cables that do not exist.
+TEST_F(RoutedFabric, RefusesWhatItCannotBuildAndCreatesNothing) {
+  const ProcessResult two_ports = fabric_script({"up", "--prefix", prefix_, "--ibnetdiscover",
+                                                 std::string(TOPOLOGY_SAMPLES_DIR) + "/fabric.ibnet", "--lfts", lfts});
+  EXPECT_EQ(two_ports.exit_code, 1) << describe(two_ports);
+  EXPECT_THAT(two_ports.err, HasSubstr("host dgx01 has 2 cables; the emulation builds hosts of one port"));
+  const ProcessResult no_cable = fabric_script(
+      {"up", "--prefix", prefix_, "--ibnetdiscover", ibnetdiscover, "--lfts", lfts, "--throttle-cable", "leaf01:9:10"});
+  EXPECT_EQ(no_cable.exit_code, 1) << describe(no_cable);
+  EXPECT_THAT(no_cable.err, HasSubstr("--throttle-cable: no cable at leaf01 port 9"));
+  EXPECT_THAT(namespaces_with_prefix(prefix_), ::testing::IsEmpty());
+  EXPECT_FALSE(fs::exists(fabric_state_dir / prefix_));
+}
+
 TEST_F(RoutedFabric, ThrottledLeafSpineCableIsNamedByBothPortsAfterTheConfirmRound) {
   up({"--throttle-cable", fmt::format("{}:{}:{}", slow_switch, slow_port, host_mbit / 4)});
   if (IsSkipped() || HasFatalFailure()) return;
@@ -228,8 +242,8 @@ TEST_F(RoutedFabric, ThrottledLeafSpineCableIsNamedByBothPortsAfterTheConfirmRou
   // The confirm round measures the cable again: at least one planned pair crosses it.
   EXPECT_TRUE(std::any_of(planned.begin(), planned.end(), [&](const auto& pair) { return crossing.contains(pair); }));
 
-  const ResultSet confirm = run("confirm", {"pairwise", "--pairs", plan.string(), "-b", "256K", "-e", "256K", "-n",
-                                            "3", "-w", "1", "-W", "4"});
+  const ResultSet confirm = run("confirm", {"pairwise", "--pairs", plan.string(), "-b", "256K", "-e", "256K", "-n", "3",
+                                            "-w", "1", "-W", "4"});
   EXPECT_EQ(confirm.rows.size(), planned.size());
   const std::optional<json> second = diagnose({"pairwise", "confirm"}, {});
   ASSERT_TRUE(second);
@@ -256,12 +270,13 @@ TEST_F(RoutedFabric, ThrottledLeafSpineCableIsNamedByBothPortsAfterTheConfirmRou
 TEST_F(RoutedFabric, PredictedAllReduceSlowdownOfAThrottledCableMatchesTheMeasuredOne) {
   up({});
   if (IsSkipped() || HasFatalFailure()) return;
-  const std::vector<std::string> all_reduce{"all_reduce", "-b", "8M", "-e", "8M", "-n", "2", "-w", "1", "--placement", "out-of-place"};
-  const std::vector<std::string> ring{"--mca", "coll_tuned_use_dynamic_rules", "1", "--mca",
-                                      "coll_tuned_allreduce_algorithm", "4"};
+  const std::vector<std::string> all_reduce{"all_reduce", "-b", "8M", "-e",          "8M",          "-n",
+                                            "2",          "-w", "1",  "--placement", "out-of-place"};
+  const std::vector<std::string> ring{"--mca", "coll_tuned_use_dynamic_rules",   "1",
+                                      "--mca", "coll_tuned_allreduce_algorithm", "4"};
   const ResultSet healthy = run("all_reduce-healthy", all_reduce, ring);
-  const ProcessResult throttled = fabric_script({"throttle-cable", "--prefix", prefix_, "leaf01", "1",
-                                                 std::to_string(host_mbit / 4)});
+  const ProcessResult throttled =
+      fabric_script({"throttle-cable", "--prefix", prefix_, "leaf01", "1", std::to_string(host_mbit / 4)});
   ASSERT_EQ(throttled.exit_code, 0) << describe(throttled);
   const ResultSet faulty = run("all_reduce-throttled", all_reduce, ring);
   run("pairwise", {"pairwise", "--pairs", first_two_pairings().string(), "-b", "256K", "-e", "256K", "-n", "3", "-w",
