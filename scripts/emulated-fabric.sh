@@ -148,7 +148,7 @@ attach_to_bridge() {
   ip -n "$1" link set "$2" up
 }
 
-# Host `1` (number `2`) gets its unshaped port on the management network. Called before the host's
+# Host $1, the $2-th, gets its unshaped port on the management network (prefix length $3). Called before the host's
 # fabric port is made, as a server's onboard Ethernet comes before its fabric NIC: it is the
 # address a host lists first, and so the one the watchdog's side channel takes.
 management_port() {
@@ -228,7 +228,7 @@ cmd_up_routed() {
     is_host[$name]=1
   done
   for name in "${switches[@]}"; do
-    n=$((n + 1)) # not inside $(...), whose changes a subshell keeps
+    n=$((n + 1)) # here, not inside $(...): a subshell's change to n would be lost
     address_of[$name]=$(address_in_subnet "$n")
   done
 
