@@ -117,6 +117,7 @@ CampaignOutputs::CampaignOutputs(const CampaignPlan& plan, bool pdf, std::string
         throw InputError(fmt::format("{}: the topology file of model_checks does not exist", file.string()));
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): fills the acceptance record from what each stage of the campaign left on disk, every stage optional
 int CampaignOutputs::write(const CampaignState& state, std::ostream& out) const {
   const std::filesystem::path& dir = plan_.results_dir;
   CampaignRecord record;

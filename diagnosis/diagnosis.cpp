@@ -176,6 +176,7 @@ class Diagnoser {
 
   // A link is suspect when slow flows cross it and healthy ones do not; the fewest suspects that
   // explain every slow flow are chosen greedily, each covering the most slow flows still open.
+  // NOLINTNEXTLINE(readability-function-cognitive-complexity): the greedy set cover over slow flows with its evidence gathered in the same pass
   void localize_degraded_links(Diagnosis& diagnosis, std::set<std::size_t>& explained) {
     std::map<std::uint32_t, std::vector<std::size_t>> slow_through;
     std::map<std::uint32_t, std::size_t> healthy_through;
@@ -264,6 +265,7 @@ class Diagnoser {
   // Blocking: the pairs of a cut measured alone and then together. Where the model saturates a
   // link with all pairs running and the pairs crossing it measurably lost bandwidth, the link is
   // blocking: it cannot carry what the pairs offer.
+  // NOLINTNEXTLINE(readability-function-cognitive-complexity): pairs each concurrent flow with its alone measurement, then judges each link its flows cross
   void find_blocking_links(Diagnosis& diagnosis) {
     std::map<std::tuple<std::string, std::string, std::uint64_t, std::string, std::string>, std::size_t> alone;
     for (std::size_t f = 0; f < flows_.size(); ++f) {

@@ -30,6 +30,7 @@ struct PairHistory {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): groups repetitions, then judges each group against its own spread; the evidence lines are built where the numbers are
 std::vector<Finding> diagnose_intermittent(std::span<const ResultRow> rows, const DiagnosisSettings& settings) {
   std::map<std::pair<Series, int>, std::vector<const ResultRow*>> by_repetition;
   for (const ResultRow& row : rows)

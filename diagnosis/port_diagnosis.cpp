@@ -58,6 +58,7 @@ std::optional<LinkId> cable_of(const Graph& graph, const PortCounterChange& chan
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): one finding per port with its repetitions and the pairs crossing it as evidence
 std::vector<Finding> diagnose_port_counters(const Graph& graph, std::span<const PortCounterChange> changes,
                                             std::span<const ResultRow> rows, const DiagnosisSettings& settings) {
   const std::vector<PairRow> pair_rows = pair_rows_at_largest_size(rows);

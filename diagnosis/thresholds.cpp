@@ -123,6 +123,7 @@ class CheckReader {
   std::set<std::string> used_;
 };
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): reads one check's fields by kind, each refused with its line; the kinds share most fields
 Check read_check(const YAML::Node& node, const std::string& origin) {
   CheckReader reader(node, origin);
   if (!node.IsMap()) reader.fail(node, "each check must be a mapping with at least 'kind'");

@@ -54,6 +54,7 @@ std::map<std::string, std::uint64_t> grown_error_counters(const std::map<std::st
   return grown;
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): one pass over the union of ports before and after, with each counter's delta, reset or absence
 std::vector<PortCounterChange> port_counter_changes(const std::string& host,
                                                     const std::vector<PortCounterSample>& before,
                                                     const std::vector<PortCounterSample>& after) {

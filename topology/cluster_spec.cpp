@@ -208,6 +208,7 @@ TierPorts split_ports(const FabricTierSpec& tier, bool is_top_tier) {
   return {down, tier.radix - down};
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): builds nodes and then each fabric tier in order, reserving the graph at its final size first
 Graph build_cluster(const ClusterSpec& spec) {
   validate(spec);
   const NodeSpec& node = spec.node;

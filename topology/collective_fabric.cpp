@@ -39,6 +39,7 @@ using detail::solve_local_ring;
 using detail::solve_trees;
 using detail::solved_limit;
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): the model's steps in the order they depend on each other (ranks per host, rings, trees, NVLS, limits), each a call; what is left is the wiring between them
 CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> rank_vertices,
                                   const ModelOptions& options) {
   if (rank_vertices.size() < 2) {

@@ -134,6 +134,7 @@ double nvls_all_reduce_busbw(const CollectiveModel& m) {
   return nvls_all_reduce_bound(m) * nvls_efficiency[generation_index(m.compute_capability)];
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): one candidate per algorithm and protocol NCCL's tuner weighs, each with the conditions NCCL attaches to it; split, the conditions would hide from their table
 std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op, const NcclTuning& t) {
   const std::size_t generation = generation_index(m.compute_capability);
   const std::size_t node_index = m.nodes <= 2 ? static_cast<std::size_t>(m.nodes - 1) : 2;

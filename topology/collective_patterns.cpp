@@ -102,6 +102,7 @@ void require_hosts_of_their_own(const Graph& graph, std::span<const SharingJob> 
   }
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): places each competing job and routes its flows, naming the job in each refusal
 std::vector<CompetingJob> plan_competing(const Graph& graph, HostRoutes& host_routes, HostHops& host_hops,
                                          std::span<const SharingJob> jobs, NearestNics& nearest_nics,
                                          std::vector<std::string>& lines) {

@@ -26,6 +26,7 @@ std::uint32_t find_root(std::vector<std::uint32_t>& parent, std::uint32_t x) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): builds the hierarchy's levels in order (tiers checked, host bundles, uplink bundles, groups per tier), each from the one before, in linear passes over graphs of millions
 FabricHierarchy::FabricHierarchy(const Graph& graph) : graph_(graph) {
   const std::size_t vertex_count = graph.vertex_count();
   bundle_of_vertex_.assign(vertex_count, none);
@@ -210,6 +211,7 @@ VertexId FabricHierarchy::access_switch(VertexId nic) const {
   return found;
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): groups switches by tier and cabling in one pass per tier
 void FabricHierarchy::build_cabled_groups() {
   const std::size_t vertex_count = graph_.vertex_count();
   cabled_group_of_switch_.assign(vertex_count, none);

@@ -44,6 +44,7 @@ MaxMinAllocation empty_allocation(std::size_t resources, std::size_t flows) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): progressive filling: saturate, freeze, repeat; the loop is the algorithm
 MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps, std::span<const FlowClass> classes) {
   MaxMinAllocation result = empty_allocation(capacity_gbps.size(), classes.size());
   std::vector<std::uint32_t> active;
@@ -83,6 +84,7 @@ MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps, std::span<
   return result;
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): progressive filling over piecewise flows: saturate, freeze, repeat; the loop is the algorithm
 MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps, const PieceFlows& flows) {
   MaxMinAllocation result = empty_allocation(capacity_gbps.size(), flows.size());
   std::vector<std::uint32_t> active;

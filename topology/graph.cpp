@@ -163,6 +163,7 @@ VertexId Graph::find_guid(std::uint64_t guid) const {
   return found == vertex_by_guid_.end() ? no_vertex : found->second;
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): merges hosts first, then the devices under them, then switches and links, keeping the id mapping in one place
 void Graph::merge(const Graph& other) {
   for (const std::string& assumption : other.assumptions_) add_assumption(assumption);
   std::vector<VertexId> mapped(other.vertices_.size(), no_vertex);

@@ -37,6 +37,7 @@ std::optional<SharingPattern> sharing_pattern_of(const OpTraits& op) {
   return SharingPattern::rings;
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): places the jobs that name their hosts, then the sized jobs, then the rest; every refusal names its job and what it lacks
 std::vector<std::vector<VertexId>> place_jobs(const Graph& graph, std::span<const JobPlacement> jobs) {
   const auto gpus_of = [&](VertexId host) {
     std::vector<VertexId> gpus;

@@ -47,6 +47,7 @@ struct SearchRules {
   VertexId confine_to_host = no_vertex;  // stay inside this host when set
 };
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): a breadth-first search with the routing rules (up-down, host confinement, NIC affinity) checked per edge; splitting it would pass its state around
 std::optional<Route> search(const Graph& graph, VertexId src, VertexId dst, const SearchRules& rules) {
   std::unordered_map<StateKey, StateInfo> states;
   std::deque<StateKey> queue;

@@ -96,6 +96,7 @@ std::optional<AvailableMemory> available_memory(const std::filesystem::path& roo
 // and the request object behind it (a few hundred bytes in Open MPI and MPICH).
 constexpr std::uint64_t bytes_per_message_in_flight = 1024;
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): one memory term per op layout (send, receive, scratch, in flight), each stated beside its case
 RankMemoryNeed rank_memory_need(const std::vector<PlannedOp>& plan, int rank, int nranks, bool buffers_in_host_memory) {
   RankMemoryNeed need;
   for (const PlannedOp& planned : plan)

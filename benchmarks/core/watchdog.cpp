@@ -178,6 +178,7 @@ void Watchdog::run_member() {
   }
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): asks the ranks, then names the cause from who answered, what progress and which links they report
 StallReport Watchdog::examine_stall(double stalled_s) {
   const int nranks = static_cast<int>(rank_hosts_.size());
   std::map<int, MemberAnswer> answers =

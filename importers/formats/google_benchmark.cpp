@@ -323,6 +323,7 @@ std::optional<double> bytes_per_second_of(std::string_view token) {
   return *value * scale;
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): one pass over Google Benchmark's console table (old and new headers, units, aggregates), each refused at its line
 std::vector<ResultSet> parse_console(std::string_view text, const std::filesystem::path& origin, const ImportOptions&) {
   const std::string file = origin.string();
   Provenance provenance = gbench_provenance(origin);

@@ -93,6 +93,7 @@ struct LauncherLine {
   std::string text;
 };
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): reads mpirun, mpiexec and srun option spellings for the process count and hosts
 std::optional<LauncherLine> read_launcher_line(std::string_view line) {
   const std::vector<std::string_view> tokens = split_whitespace(line);
   const auto launcher = std::find_if(tokens.begin(), tokens.end(), [](std::string_view t) {
@@ -185,6 +186,7 @@ class LogReader {
     if (run_.first_line == 0) run_.first_line = line;
   }
 
+  // NOLINTNEXTLINE(readability-function-cognitive-complexity): dispatches each nccl-tests line kind (launcher, header, device, row, summary) to its reader
   void read_line(std::size_t number, std::string_view line) {
     const std::vector<std::string_view> tokens = split_whitespace(line);
     if (tokens.empty()) return;
@@ -384,6 +386,7 @@ class LogReader {
   }
 
   // The rank count and the host of every rank, from the best source the log has.
+  // NOLINTNEXTLINE(readability-function-cognitive-complexity): chooses the best of the log's sources for the rank count and hosts, in order of trust, and says which it used
   void place_ranks(Run& run) {
     Provenance& p = run.provenance;
     const std::vector<PrintedBandwidth> bandwidths = printed_bandwidths(run);
@@ -461,6 +464,7 @@ class LogReader {
     }
   }
 
+  // NOLINTNEXTLINE(readability-function-cognitive-complexity): maps every column layout nccl-tests versions print (in-place, out-of-place, #wrong, N/A) to one row each
   ResultSet to_results(Run& run) {
     ResultSet results;
     run.provenance.backend = "nccl-tests";

@@ -109,6 +109,7 @@ std::pair<std::string, std::string> buffer_placement(std::string_view line) {
   return {place("Send Buffer on"), place("Receive Buffer on")};
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): one pass over every OSU benchmark's banner, header and row layouts, each refused at its line; a state machine reads best in one place
 std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path& origin, const ImportOptions& options) {
   const std::string file = origin.string();
   // A test whose banner comes again starts another run (a script that repeated it into one file).

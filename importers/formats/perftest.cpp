@@ -103,6 +103,7 @@ struct Run {
   ResultSet results;
 };
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): one pass over perftest's banner, header and row layouts (bandwidth and latency, with and without --use_cuda), each refused at its line
 std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path& origin, const ImportOptions&) {
   const std::string file = origin.string();
   std::vector<ResultSet> runs;

@@ -86,6 +86,7 @@ std::string comparison_to_json(const Comparison& comparison, std::string_view la
   return json.dump(2) + "\n";
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): one table row per compared size with its noise marks; each branch is one mark
 void print_comparison(std::ostream& out, const Comparison& comparison, std::string_view label_a,
                       std::string_view label_b) {
   out << fmt::format("# A: {}\n# B: {}\n# time ratio B/A < 1: B is faster. '*': beyond the run-to-run spread of "

@@ -36,6 +36,7 @@ std::optional<VertexId> leaf_of(const Graph& graph, VertexId host) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): one DOT document: the style of each vertex and link kind, flagged or not, in the order Graphviz reads them
 std::string fabric_overview_dot(const Graph& graph, std::span<const LinkId> flagged_links,
                                 std::span<const std::string> finding_subjects) {
   const std::unordered_set<LinkId> flagged(flagged_links.begin(), flagged_links.end());

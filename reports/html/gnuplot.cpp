@@ -34,6 +34,7 @@ double size_tick_step(double x_min, double x_max) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): one gnuplot script, its settings in the order gnuplot reads them; each branch is one optional setting
 std::string gnuplot_script(const LogLogPlot& plot, const PlotStyle& style) {
   // noenhanced: no ^ _ @ { } markup in labels; no 'mouse' option: the SVG carries no JavaScript.
   // The report's 960 x 500 at 100% zoom with 14 px text (PlotStyle); the legend inside at the top

@@ -75,6 +75,7 @@ std::string optional_number(const std::optional<double>& value) {
 
 // One plot line per result set and placement; pairwise rows fold into their median per size.
 // `band` gives each row's other edge of the p99 band (empty: no band).
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): folds rows into plot series per set, placement and size, with the optional p99 band
 std::vector<PlotSeries> series_for(const std::vector<LoadedResults>& sets, const std::string& op,
                                    std::optional<double> (*value)(const ResultRow&),
                                    std::optional<double> (*band)(const ResultRow&) = nullptr) {
@@ -462,6 +463,7 @@ std::optional<double> busbw_or_algbw(const ResultRow& row) {
   return row.busbw_gbps ? row.busbw_gbps : std::optional<double>(row.algbw_gbps);
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): one HTML table with a cell per comparison outcome (faster, slower, within noise, one side missing)
 std::string comparison_section(const ReportComparison& compared) {
   std::string html = fmt::format("<section id=\"compare\"><h2>Comparison: B = {} against A = {}</h2>\n"
                                  "<p>Time ratio B/A under 1: B is faster. A difference is marked when it exceeds "

@@ -26,6 +26,7 @@ bool has_endpoints(const ResultRow& row) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): picks the size and metric per op and fills the host-by-host matrix in one pass
 std::vector<PairwiseMatrix> build_pairwise_matrices(std::span<const ResultRow> rows) {
   const auto is_latency = [](const std::string& op) {
     const OpTraits* traits = find_op(op);

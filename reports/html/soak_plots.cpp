@@ -111,6 +111,7 @@ double steadiness(std::span<const ResultRow* const> rows) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): one plot per op with a line per size over repetitions
 std::vector<LogLogPlot> bandwidth_over_time_plots(std::span<const ResultRow> rows, const std::string& label) {
   std::map<std::string, std::vector<const ResultRow*>> rows_by_op;
   for (const ResultRow& row : rows)

@@ -197,6 +197,18 @@ int red_pixels(const std::filesystem::path& pdf, int page, double y_from_pt, dou
   return red;
 }
 
+// "page K of N" at the foot of page K.
+bool has_page_number(const PdfText& text, int page) {
+  for (std::size_t i = 0; i + 3 < text.words.size(); ++i) {
+    const Word& w = text.words[i];
+    if (w.page == page && w.text == "page" && text.words[i + 1].text == std::to_string(page) &&
+        text.words[i + 2].text == "of" && text.words[i + 3].text == std::to_string(text.pages) &&
+        w.y_min > text.page_height_pt - 60)
+      return true;
+  }
+  return false;
+}
+
 class RecordPdf : public ::testing::TestWithParam<Paper> {};
 
 TEST_P(RecordPdf, PlotTextAtLeast8PtPageNumbersAndEveryCheckLineOnItsPlot) {
@@ -217,16 +229,9 @@ TEST_P(RecordPdf, PlotTextAtLeast8PtPageNumbersAndEveryCheckLineOnItsPlot) {
   }
   ASSERT_GE(text.pages, 3);
 
-  // "page K of N" at the foot of every page.
   for (int page = 1; page <= text.pages; ++page) {
-    bool numbered = false;
-    for (std::size_t i = 0; i + 3 < text.words.size(); ++i) {
-      const Word& w = text.words[i];
-      numbered = numbered || (w.page == page && w.text == "page" && text.words[i + 1].text == std::to_string(page) &&
-                              text.words[i + 2].text == "of" && text.words[i + 3].text == std::to_string(text.pages) &&
-                              w.y_min > text.page_height_pt - 60);
-    }
-    EXPECT_TRUE(numbered) << "page " << page << " has no 'page " << page << " of " << text.pages << "' at its foot";
+    EXPECT_TRUE(has_page_number(text, page))
+        << "page " << page << " has no 'page " << page << " of " << text.pages << "' at its foot";
   }
 
   // Plot text: the legend's "limit:" entries and the axis label "(bytes)" exist only in plots.

@@ -4,11 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-// The parser copies a file name into a fixed buffer with strncpy, which GCC flags in its header.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-truncation"
-#include <libfccp/csv.h>
-#pragma GCC diagnostic pop
+#include "results/fccp_csv.hpp"
 
 #include <array>
 #include <sstream>

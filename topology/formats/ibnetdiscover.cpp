@@ -255,6 +255,7 @@ PortLine read_port_line(const SourceText& source, const NumberedLine& line, std:
   return port;
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): one pass over ibnetdiscover's line kinds (block headers, ports, comments) in both dialects, each refused at its line; a state machine reads best in one place
 Graph parse_fabric_dump(const SourceText& source, Dialect dialect) {
   std::map<std::string, NodeBlock> nodes;
   std::size_t links_without_rate = 0;

@@ -114,6 +114,7 @@ std::vector<std::string_view> affinity_cells(std::string_view row_text, bool tab
   return cells;
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): finds the matrix among pasted prompts and legends and reads every cell with its line; the layout variants of nvidia-smi versions are in one place
 Matrix read_matrix(const SourceText& source, const std::string& text) {
   Matrix matrix;
   const std::vector<NumberedLine> lines = split_lines(text);
@@ -236,6 +237,7 @@ struct Placement {
   std::vector<std::string> assumptions;
 };
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): union-find over the NUMA relations, then one placement per device kind; the relations are read once for all
 Placement place_devices(const Matrix& matrix, const std::vector<bool>& is_gpu) {
   const std::size_t n = matrix.devices.size();
   // Devices related by NODE/PHB/PXB/PIX share a NUMA node, and so do GPUs with one CPU list.
@@ -362,6 +364,7 @@ NvlinkGeneration nvlink_generation(const SourceText& source, const std::string& 
   return {generation, std::move(undecided)};
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): builds the graph from the matrix in nvidia-smi's own order (GPUs, NICs, NUMA, NVLink, PCIe relations); each relation's case is short and they share the vertices made before
 Graph parse_nvidia_smi_topo(const SourceText& source) {
   const std::string text = strip_ansi(source.text);
   const Matrix matrix = read_matrix(source, text);

@@ -37,6 +37,7 @@ std::optional<std::string_view> other_plugin(std::string_view content) {
   return std::nullopt;
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): reads each topology.conf line's keys (SwitchName, Switches, Nodes, LinkSpeed) and refuses the others at their line
 std::vector<SlurmSwitch> read_switch_lines(const SourceText& source) {
   std::vector<SlurmSwitch> switches;
   for (const NumberedLine& line : split_lines(source.text)) {
@@ -105,6 +106,7 @@ void state_nodes_under_several_leaves(Graph& graph, const std::string& path,
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): resolves switch names into a tree, refusing cycles, duplicates and unknown names at their lines
 Graph build_slurm_tree(const SourceText& source, const std::vector<SlurmSwitch>& lines) {
   std::map<std::string, std::size_t> line_of_switch;
   for (std::size_t i = 0; i < lines.size(); ++i) {

@@ -44,6 +44,7 @@ std::string kind_of(const YAML::Node& topology) {
   return "unknown";
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): reads Slurm's topology.yaml (tree and block plugins) with each field refused at its line
 Graph parse_slurm_topology_yaml(const SourceText& source) {
   YAML::Node root;
   try {
