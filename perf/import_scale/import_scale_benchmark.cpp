@@ -2,45 +2,13 @@
 // parse alone, no file I/O) and reports the time per input byte and the peak heap the import
 // held, over the input size. Linear means both ratios stay flat as the input grows.
 //
-// The heap is counted by replacing the global operator new and delete in this binary, so the peak
-// is exact and does not depend on what ran before (unlike the peak resident set).
+// The heap is counted exactly (perf/support/heap_counter.hpp).
 
 #include "importers/importer_registry.hpp"
+#include "perf/support/heap_counter.hpp"
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
-#include <malloc.h>
-
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
-namespace {
-
-std::atomic<std::size_t> heap_bytes{0};
-std::atomic<std::size_t> heap_peak_bytes{0};
-
-void count_allocation(void* pointer) {
-  if (!pointer) throw std::bad_alloc();
-  const std::size_t now = heap_bytes += malloc_usable_size(pointer);
-  std::size_t peak = heap_peak_bytes.load();
-  while (now > peak && !heap_peak_bytes.compare_exchange_weak(peak, now)) {}
-}
-
-void release(void* pointer) {
-  if (pointer) heap_bytes -= malloc_usable_size(pointer);
-  std::free(pointer);
-}
-
-}  // namespace
-
-void* operator new(std::size_t size) {
-  void* pointer = std::malloc(size);
-  count_allocation(pointer);
-  return pointer;
-}
-void operator delete(void* pointer) noexcept { release(pointer); }
-void operator delete(void* pointer, std::size_t) noexcept { release(pointer); }
 
 namespace {
 
@@ -79,8 +47,7 @@ std::string osu_latency_log(std::size_t bytes) {
 void import_benchmark(benchmark::State& state, std::string (*generate)(std::size_t)) {
   const std::string log = generate(static_cast<std::size_t>(state.range(0)) * megabyte);
   std::size_t rows = 0;
-  heap_peak_bytes = heap_bytes.load();
-  const std::size_t before = heap_bytes.load();
+  const std::size_t before = fb::perf::reset_heap_peak();
   for (auto _ : state) {
     const std::vector<fb::ResultSet> runs = fb::import_log_text(log, "generated.log", {});
     rows = runs.front().rows.size();
@@ -92,7 +59,7 @@ void import_benchmark(benchmark::State& state, std::string (*generate)(std::size
   state.counters["rows"] = static_cast<double>(rows);
   state.counters["ns_per_input_byte"] = benchmark::Counter(input * static_cast<double>(state.iterations()),
                                                            benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-  state.counters["peak_heap_over_input"] = static_cast<double>(heap_peak_bytes.load() - before) / input;
+  state.counters["peak_heap_over_input"] = static_cast<double>(fb::perf::heap_peak_bytes() - before) / input;
 }
 
 void BM_ImportNcclTestsLog(benchmark::State& state) { import_benchmark(state, nccl_tests_log); }
