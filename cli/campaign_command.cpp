@@ -260,7 +260,10 @@ class Campaign {
         results.emplace(paths, settings.provenance, expected_rows * static_cast<std::size_t>(stage.repetitions));
         const bool terminal = ::isatty(STDERR_FILENO) == 1;
         console.emplace(std::cout, std::cerr,
-                        ConsoleSettings{.round_progress = true, .progress_on_terminal = terminal, .results = paths});
+                        ConsoleSettings{.round_progress = true,
+                                        .progress_on_terminal = terminal,
+                                        .results = paths,
+                                        .parameters = parameters_of(planned, run, placement.nranks)});
         sinks.emplace(std::vector<RowSink*>{&*results, &*console});
       } catch (const std::exception& e) { writer_error = e.what(); }
     }

@@ -318,7 +318,9 @@ class RunCommand {
                           ConsoleSettings{.with_expectation = expectations_.has_value(),
                                           .round_progress = options_.progress || terminal,
                                           .progress_on_terminal = terminal,
-                                          .results = results_paths(run_id)});
+                                          .results = results_paths(run_id),
+                                          .parameters =
+                                              parameters_of(plan, options_.run, backend_->placement().nranks)});
     reporting_sinks_.emplace(std::vector<RowSink*>{&*results_sink_, &*console_sink_});
     if (expectations_)
       settings.annotate_row = [this, provenance = settings.provenance](ResultRow& row) {

@@ -1,6 +1,8 @@
 #include "cli/run_sinks.hpp"
 
 #include "benchmarks/core/result_builder.hpp"
+#include "common/op_catalog.hpp"
+#include "common/sizes.hpp"
 #include "common/termination_signals.hpp"
 #include "diagnosis/efficiency.hpp"
 
@@ -84,6 +86,45 @@ void ResultsFileSink::port_counters_read(const std::vector<PortCounterChange>& c
   if (changes.empty()) return;
   port_counters_.insert(port_counters_.end(), changes.begin(), changes.end());
   writer_.record_port_counters(port_counters_);
+}
+
+std::vector<OpParameters> parameters_of(const std::vector<PlannedOp>& plan, const RunOptions& options, int nranks) {
+  std::vector<OpParameters> parameters;
+  for (const PlannedOp& planned : plan) {
+    if (planned.cases_by_size.empty() || planned.cases_by_size.front().empty()) continue;
+    const OpTraits& op = *planned.op;
+    const BenchmarkCase& first = planned.cases_by_size.front().front();
+    OpParameters p;
+    p.op = op.name;
+    p.nranks = nranks;
+    p.min_bytes = first.bytes;
+    p.max_bytes = planned.cases_by_size.back().front().bytes;
+    p.step_factor = options.step_factor;
+    if (!options.step_bytes.empty()) p.step_bytes = parse_size_bytes(options.step_bytes);
+    p.warmup_iterations = first.warmup_iterations;
+    p.iterations = first.iterations;
+    if (first.min_time_s > 0)
+      p.automatic = AutoIterations{.min_time_s = first.min_time_s, .max_iterations = first.max_iterations};
+    p.check = first.check;
+    p.graph_launches = first.graph_launches;
+    p.dtype = name_of(first.dtype);
+    if (op.takes_redop) p.redop = name_of(first.redop);
+    if (op.takes_root) p.root = first.root;
+    for (Placement placement : planned.placements) p.placements.emplace_back(name_of(placement));
+    if (op.op_class == OpClass::point_to_point) {
+      p.src_rank = first.src_rank;
+      p.dst_rank = first.dst_rank;
+    }
+    // bw and bibw, alone or as the primitive of a pair pattern, keep a window of messages in flight.
+    if (fb::is_pair_op(op) && !reports_latency(op)) p.window = first.window;
+    parameters.push_back(std::move(p));
+  }
+  return parameters;
+}
+
+void ConsoleSink::run_started(const Provenance& provenance) {
+  print_provenance(out_, provenance);
+  print_run_parameters(out_, settings_.parameters);
 }
 
 void ConsoleSink::repetition_started(int repetition) {

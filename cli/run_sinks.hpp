@@ -2,8 +2,10 @@
 // The sinks of `fabricbench run` on the reporting rank: the results files and the console.
 
 #include "benchmarks/core/row_sink.hpp"
+#include "benchmarks/core/run_plan.hpp"
 #include "reports/console/console_table.hpp"
 #include "reports/console/round_progress.hpp"
+#include "reports/console/run_parameters.hpp"
 #include "results/results_io.hpp"
 
 #include <cstddef>
@@ -43,8 +45,13 @@ struct ConsoleSettings {
   bool with_expectation = false;  // the table's %exp column (run --topology)
   bool round_progress = false;    // report the rounds of pair patterns on `progress`
   bool progress_on_terminal = false;
-  ResultsPaths results;  // named after each sweep's summary
+  ResultsPaths results;                  // named after each sweep's summary
+  std::vector<OpParameters> parameters;  // the parameter lines under the provenance
 };
+
+// What each planned op runs with, for the parameter lines: sizes, iterations and the rest as the
+// plan has them, the step as `options` gives it.
+std::vector<OpParameters> parameters_of(const std::vector<PlannedOp>& plan, const RunOptions& options, int nranks);
 
 // The nccl-tests-like table on `out`, the provenance above it and a summary after each sweep; the
 // progress through the rounds of pair patterns on `progress`.
@@ -53,7 +60,7 @@ class ConsoleSink final : public RowSink {
   ConsoleSink(std::ostream& out, std::ostream& progress, ConsoleSettings settings)
       : out_(out), progress_out_(progress), settings_(std::move(settings)) {}
 
-  void run_started(const Provenance& provenance) override { print_provenance(out_, provenance); }
+  void run_started(const Provenance& provenance) override;
   void repetition_started(int repetition) override;
   void op_started(const PlannedOp& planned) override;
   void rounds_started(const PlannedOp& planned, std::uint64_t bytes) override;

@@ -13,11 +13,12 @@ namespace fb {
 namespace {
 
 // nccl-tests' group per placement (time algbw busbw #wrong), so a script reading busbw by column
-// reads it here; the statistics nccl-tests lacks come after every group's #wrong.
+// reads it here; the statistics nccl-tests lacks come after every group's #wrong: the p99 and
+// spread, then OSU's mean and the iterations behind them (-n auto chooses a count per size).
 constexpr std::string_view group_columns = "{:>9} {:>8} {:>8} {:>6}";
 constexpr std::size_t group_width = 9 + 1 + 8 + 1 + 8 + 1 + 6;
-constexpr std::string_view extra_columns = "{:>9} {:>6}";
-constexpr std::size_t extra_width = 9 + 1 + 6;
+constexpr std::string_view extra_columns = "{:>9} {:>6} {:>9} {:>7}";
+constexpr std::size_t extra_width = 9 + 1 + 6 + 1 + 9 + 1 + 7;
 constexpr std::string_view key_columns = "{:>12} {:>12} {:>8} {:>6} {:>5}";
 constexpr std::string_view expectation_column = " {:>6}";
 constexpr std::size_t expectation_width = 1 + 6;
@@ -44,6 +45,10 @@ std::string format_busbw_cell(const ResultRow& row) {
 }
 
 std::string format_wrong_cell(const ResultRow& row) { return row.wrong ? fmt::format("{}", *row.wrong) : "N/A"; }
+
+std::string format_mean_cell(const ResultRow& row) {
+  return row.time_mean_us ? format_adaptive(*row.time_mean_us) : "-";
+}
 
 std::string format_efficiency_cell(const ResultRow& row) {
   return row.efficiency_pct ? fmt::format("{:.1f}", *row.efficiency_pct) : "-";
@@ -80,8 +85,8 @@ void ConsoleTable::print_header(std::string_view op) const {
   const std::size_t extras_width = extra_width + (with_expectation_ ? expectation_width : 0);
   for (bool in_place : in_place_groups_) {
     titles += "   " + center(in_place ? "in-place" : "out-of-place", extras_width);
-    names += "   " + fmt::format(fmt::runtime(extra_columns), "p99", "cv%");
-    units += "   " + fmt::format(fmt::runtime(extra_columns), "(us)", "");
+    names += "   " + fmt::format(fmt::runtime(extra_columns), "p99", "cv%", "mean", "iters");
+    units += "   " + fmt::format(fmt::runtime(extra_columns), "(us)", "", "(us)", "");
     if (with_expectation_) {
       names += fmt::format(fmt::runtime(expectation_column), "%exp");
       units += fmt::format(fmt::runtime(expectation_column), "");
@@ -107,7 +112,7 @@ void ConsoleTable::print_size(std::span<const ResultRow> rows) const {
     line += "   " + fmt::format(fmt::runtime(group_columns), format_adaptive(row->time_median_us),
                                 format_adaptive(row->algbw_gbps), format_busbw_cell(*row), format_wrong_cell(*row));
     extras += "   " + fmt::format(fmt::runtime(extra_columns), format_adaptive(row->time_p99_us),
-                                  fmt::format("{:.1f}", row->time_cv * 100));
+                                  fmt::format("{:.1f}", row->time_cv * 100), format_mean_cell(*row), row->iterations);
     if (with_expectation_) extras += fmt::format(fmt::runtime(expectation_column), format_efficiency_cell(*row));
   }
   out_ << line << extras << '\n';
@@ -232,8 +237,13 @@ void RunSummary::print(std::ostream& out) const {
     const std::string wrong_elements = totals.checked ? wrong_text : "not checked";
     const ResultRow& best = totals.best;
     if (is_latency_op(op)) {
-      out << fmt::format("# {}: median time {} us at {} bytes (smallest size); wrong elements: {}\n", op,
-                         format_adaptive(best.time_median_us), best.bytes, wrong_elements);
+      // OSU prints the mean: beside the median, a reader compares with its number as it is.
+      const std::string mean =
+          best.time_mean_us ? fmt::format(", mean {} us", format_adaptive(*best.time_mean_us)) : std::string();
+      const std::string iterations =
+          best.iterations > 0 ? fmt::format(" over {} iterations", best.iterations) : std::string();
+      out << fmt::format("# {}: median time {} us{}{} at {} bytes (smallest size); wrong elements: {}\n", op,
+                         format_adaptive(best.time_median_us), mean, iterations, best.bytes, wrong_elements);
       continue;
     }
     // Peak bandwidth says what the fabric can do; nccl-tests' average over all sizes (its trailer,

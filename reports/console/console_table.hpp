@@ -1,6 +1,7 @@
 #pragma once
 // The console view of a run, laid out like nccl-tests' tables so their users read it at once:
 // a '#' provenance header, one line per size with a column group per placement, a summary.
+// After nccl-tests' groups come, per placement, the p99, the CV, OSU's mean and the iterations.
 
 #include "results/provenance.hpp"
 #include "results/result_row.hpp"
@@ -69,5 +70,7 @@ std::string format_busbw_cell(const ResultRow& row);
 std::string format_adaptive(double value);
 std::string format_wrong_cell(const ResultRow& row);
 std::string format_efficiency_cell(const ResultRow& row);
+// The mean time, or "-" for a row whose source gave none.
+std::string format_mean_cell(const ResultRow& row);
 
 }  // namespace fb

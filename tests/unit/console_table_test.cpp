@@ -1,5 +1,6 @@
 #include "reports/console/console_table.hpp"
 #include "reports/console/round_progress.hpp"
+#include "reports/console/run_parameters.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -28,6 +29,8 @@ ResultRow measured_row(bool in_place) {
   row.time_median_us = 123.456;
   row.time_p99_us = 150;
   row.time_cv = 0.05;
+  row.time_mean_us = 125.5;
+  row.iterations = 20;
   row.algbw_gbps = 8.49;
   row.busbw_gbps = 12.74;
   row.wrong = 0;
@@ -55,7 +58,8 @@ TEST(ConsoleTable, HeaderNamesBothPlacementsAndEveryColumn) {
   EXPECT_THAT(header, HasSubstr("all_reduce"));
   EXPECT_THAT(header, HasSubstr("out-of-place"));
   EXPECT_THAT(header, HasSubstr("in-place"));
-  for (const char* column : {"size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "cv%"})
+  for (const char* column :
+       {"size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "cv%", "mean", "iters"})
     EXPECT_THAT(header, HasSubstr(column)) << column;
   // Every header line is a comment, so the table can be pasted where nccl-tests output goes.
   for (const std::string& line : lines_of(header)) EXPECT_EQ(line.front(), '#') << line;
@@ -74,10 +78,11 @@ TEST(ConsoleTable, OneLinePerSizeWithBothGroups) {
   ConsoleTable(out, {false, true}).print_size(rows);
   const auto lines = lines_of(out.str());
   ASSERT_EQ(lines.size(), 1u);
-  // nccl-tests' columns in its order (a script reading busbw as field 8 or 12 reads it), then p99
-  // and cv% per placement.
-  EXPECT_THAT(fields_of(lines[0]), ElementsAre("1048576", "262144", "float", "sum", "-1", "123.46", "8.49", "12.74",
-                                               "0", "123.46", "8.49", "12.74", "0", "150.00", "5.0", "150.00", "5.0"));
+  // nccl-tests' columns in its order (a script reading busbw as field 8 or 12 reads it), then p99,
+  // cv%, mean and iterations per placement.
+  EXPECT_THAT(fields_of(lines[0]),
+              ElementsAre("1048576", "262144", "float", "sum", "-1", "123.46", "8.49", "12.74", "0", "123.46", "8.49",
+                          "12.74", "0", "150.00", "5.0", "125.50", "20", "150.00", "5.0", "125.50", "20"));
 }
 
 TEST(ConsoleTable, ExpectationAddsAnEfficiencyColumnToEachGroupOnlyWhenAsked) {
@@ -91,15 +96,17 @@ TEST(ConsoleTable, ExpectationAddsAnEfficiencyColumnToEachGroupOnlyWhenAsked) {
   ResultRow judged = measured_row(false);
   judged.expected_busbw_gbps = 16.0;
   judged.efficiency_pct = 79.625;
-  const std::vector<ResultRow> rows{judged, measured_row(true)};  // in-place: no expectation
+  ResultRow in_place = measured_row(true);  // no expectation, and a count -n auto chose
+  in_place.iterations = 4117;
+  const std::vector<ResultRow> rows{judged, in_place};
   table.print_size(rows);
   const auto lines = lines_of(out.str());
   ASSERT_EQ(lines.size(), 5u);  // blank comment, titles, names, units, one size
   const auto names = fields_of(lines[2]);
   EXPECT_EQ(std::count(names.begin(), names.end(), "%exp"), 2);
-  EXPECT_THAT(fields_of(lines[4]),
-              ElementsAre("1048576", "262144", "float", "sum", "-1", "123.46", "8.49", "12.74", "0", "123.46", "8.49",
-                          "12.74", "0", "150.00", "5.0", "79.6", "150.00", "5.0", "-"));
+  EXPECT_THAT(fields_of(lines[4]), ElementsAre("1048576", "262144", "float", "sum", "-1", "123.46", "8.49", "12.74",
+                                               "0", "123.46", "8.49", "12.74", "0", "150.00", "5.0", "125.50", "20",
+                                               "79.6", "150.00", "5.0", "125.50", "4117", "-"));
   // The data columns stay under their names: each line is as wide as the names line.
   EXPECT_EQ(lines[4].size(), lines[2].size());
 }
@@ -112,7 +119,7 @@ TEST(ConsoleTable, SingleRankBusbwIsNotApplicable) {
   EXPECT_EQ(format_busbw_cell(measured_row(false)), "12.74");
   std::ostringstream out;
   ConsoleTable(out, {false}).print_size(std::vector<ResultRow>{row});
-  // size count type redop root | time algbw busbw #wrong | p99 cv%
+  // size count type redop root | time algbw busbw #wrong | p99 cv% mean iters
   EXPECT_EQ(fields_of(out.str()).at(7), "n/a") << out.str();
 }
 
@@ -194,13 +201,30 @@ TEST(ConsoleSummary, LatencyOpsSayTheirTimeInMicroseconds) {
   small.op = large.op = "latency";
   small.bytes = 8;
   small.time_median_us = 1.87;
+  small.time_mean_us = 2.34;
+  small.iterations = 51234;
   small.busbw_gbps = large.busbw_gbps = std::nullopt;
   small.algbw_gbps = 0.0043;
   std::ostringstream out;
   print_summary(out, std::vector<ResultRow>{large, small});
-  EXPECT_EQ(lines_of(out.str()).at(1),
-            "# latency: median time 1.87 us at 8 bytes (smallest size); wrong elements: 0 OK");
+  // OSU's number (the mean) beside the median, and how many iterations -n auto ran.
+  EXPECT_EQ(lines_of(out.str()).at(1), "# latency: median time 1.87 us, mean 2.34 us over 51234 iterations at 8 bytes "
+                                       "(smallest size); wrong elements: 0 OK");
   EXPECT_THAT(out.str(), Not(HasSubstr("GB/s")));
+  // An imported row knows neither: nothing is made up.
+  small.time_mean_us.reset();
+  small.iterations = 0;
+  std::ostringstream imported;
+  print_summary(imported, std::vector<ResultRow>{small});
+  EXPECT_EQ(lines_of(imported.str()).at(1),
+            "# latency: median time 1.87 us at 8 bytes (smallest size); wrong elements: 0 OK");
+}
+
+TEST(ConsoleTable, RowWithoutAMeanSaysSo) {
+  ResultRow row = measured_row(false);
+  row.time_mean_us.reset();
+  EXPECT_EQ(format_mean_cell(row), "-");
+  EXPECT_EQ(format_mean_cell(measured_row(false)), "125.50");
 }
 
 TEST(RoundProgress, SaysTheRoundTheElapsedTimeAndTheEta) {
@@ -250,6 +274,66 @@ TEST(PairMatrix, DeviceCopiesAreLabelledByMemory) {
   EXPECT_THAT(lines[lines.size() - 3], testing::MatchesRegex(" *GPU0 +- +400.50 +- *"));
   EXPECT_THAT(lines[lines.size() - 2], testing::MatchesRegex(" *GPU1 +401.25 +- +- *"));
   EXPECT_THAT(lines[lines.size() - 1], testing::MatchesRegex(" *GPU2 +55.00 +- +- *"));
+}
+
+OpParameters all_reduce_parameters() {
+  OpParameters p;
+  p.op = "all_reduce";
+  p.nranks = 4;
+  p.min_bytes = 8;
+  p.max_bytes = 33554432;
+  p.warmup_iterations = 5;
+  p.iterations = 20;
+  p.dtype = "float";
+  p.redop = "sum";
+  p.placements = {"out-of-place", "in-place"};
+  return p;
+}
+
+TEST(RunParameters, OneOpReadsLikeNcclTestsParameterLine) {
+  std::ostringstream out;
+  print_run_parameters(out, std::vector<OpParameters>{all_reduce_parameters()});
+  EXPECT_THAT(lines_of(out.str()),
+              ElementsAre("# nRanks 4 minBytes 8 maxBytes 33554432 step: 2(factor) warmup iters: 5 iters: 20 "
+                          "validation: 1 graph: 0",
+                          "# ops: all_reduce datatype: float redop: sum placement: out-of-place,in-place"));
+}
+
+TEST(RunParameters, ValuesTheOpsDoNotShareAreGivenPerOp) {
+  OpParameters gather = all_reduce_parameters();
+  gather.op = "all_gather";
+  gather.min_bytes = 16;  // a whole-buffer op's first size on 4 ranks of floats
+  gather.redop.reset();
+  OpParameters latency = all_reduce_parameters();
+  latency.op = "latency";
+  latency.automatic = AutoIterations{.min_time_s = 0.25, .max_iterations = 100000};
+  latency.redop.reset();
+  latency.placements = {"out-of-place"};
+  latency.src_rank = 0;
+  latency.dst_rank = 3;
+  latency.check = false;
+  OpParameters rooted = all_reduce_parameters();
+  rooted.op = "reduce";
+  rooted.root = 2;
+  rooted.step_bytes = 1024;
+  std::ostringstream out;
+  print_run_parameters(out, std::vector<OpParameters>{all_reduce_parameters(), gather, latency, rooted});
+  EXPECT_THAT(lines_of(out.str()),
+              ElementsAre("# nRanks 4 minBytes 8(all_reduce,latency,reduce) 16(all_gather) maxBytes 33554432 "
+                          "step: 2(factor)(all_reduce,all_gather,latency) 1024(bytes)(reduce) warmup iters: 5 "
+                          "iters: 20(all_reduce,all_gather,reduce) auto(0.25s,20..100000)(latency) "
+                          "validation: 1(all_reduce,all_gather,reduce) 0(latency) graph: 0",
+                          // redop and root only over the ops that take them; src and dst only for latency
+                          "# ops: all_reduce,all_gather,latency,reduce datatype: float redop: sum root: 2 "
+                          "placement: out-of-place,in-place(all_reduce,all_gather,reduce) out-of-place(latency) "
+                          "src: 0 dst: 3"));
+}
+
+TEST(RunParameters, AutomaticIterationsAreOneToken) {
+  OpParameters p = all_reduce_parameters();
+  EXPECT_EQ(describe_iterations(p), "20");
+  p.automatic = AutoIterations{.min_time_s = 0.1, .max_iterations = 5000};
+  EXPECT_EQ(describe_iterations(p), "auto(0.1s,20..5000)");
 }
 
 }  // namespace
