@@ -1,9 +1,8 @@
 // fabricbench: measure the fabric, model it, report on it. Each subcommand registers itself (see
 // cli/command.hpp); main parses the command line and runs the chosen one.
 
-#include "cli/command.hpp"
 #include "benchmarks/mpi/launcher_environment.hpp"
-#include "common/build_info.hpp"
+#include "cli/command_line.hpp"
 #include "common/errors.hpp"
 #include "common/spelling.hpp"
 
@@ -11,7 +10,6 @@
 
 #include <algorithm>
 #include <iostream>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -51,15 +49,8 @@ std::string with_suggestion(const CLI::ParseError& error, CLI::App& app, int arg
 
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): wires every registered command and maps each error category to its exit code and one-line message; the branches are the categories
 int main(int argc, char** argv) {
-  CLI::App app{"fabricbench: interconnect and collective-communication benchmarks for GPU clusters", "fabricbench"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", std::string(fb::tool_version()));
-  std::map<CLI::App*, std::function<int()>> actions;
-  const fb::cli::ProcessArguments process{argc, argv};
-  for (const auto& command : fb::cli::CommandRegistry::instance().entries()) {
-    CLI::App* sub = app.add_subcommand(command.name, command.summary);
-    actions[sub] = command.setup(*sub, process);
-  }
+  fb::cli::CommandLine command_line = fb::cli::make_command_line({argc, argv});
+  CLI::App& app = *command_line.app;
 
   // Every rank parses the same command line; only the first prints what is wrong with it.
   const bool prints = fb::launcher_rank() == 0;
@@ -90,7 +81,7 @@ int main(int argc, char** argv) {
     std::cerr << fmt::format("fabricbench: error: {}\n", error.what());
     return static_cast<int>(code);
   };
-  for (auto& [sub, action] : actions) {
+  for (auto& [sub, action] : command_line.actions) {
     if (!sub->parsed()) continue;
     try {
       return action();
