@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <tuple>
@@ -28,6 +30,12 @@ using testing::ProcessResult;
 using testing::run_process;
 using testing::TempDir;
 using testing::under_mpirun;
+using testing::validate_against_schema;
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 // One placement group of a printed size line: nccl-tests' time, then the extras.
 struct PrintedGroup {
@@ -81,6 +89,16 @@ TEST(ConsoleOutput, AutoIterationsPrintEachRowsCountAndMeanAsTheResultsFileHasTh
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   const ResultSet results = read_results_json(dir / "r.json");
   ASSERT_EQ(results.rows.size(), 6u * 2 + 6u);  // 8 B to 256 B: all_reduce in both placements, latency
+  // The file is what its published schema says; a row that breaks it is caught.
+  const ProcessResult valid = validate_against_schema(dir / "r.json", FABRICBENCH_SCHEMAS_DIR "/results.schema.json");
+  EXPECT_EQ(valid.exit_code, 0) << describe(valid);
+  std::string broken = read_text(dir / "r.json");
+  broken.replace(broken.find("\"iterations\": "), 14, "\"iterations\": -");
+  std::ofstream(dir / "broken.json") << broken;
+  const ProcessResult invalid =
+      validate_against_schema(dir / "broken.json", FABRICBENCH_SCHEMAS_DIR "/results.schema.json");
+  EXPECT_EQ(invalid.exit_code, 1) << describe(invalid);
+  EXPECT_THAT(invalid.out, HasSubstr("rows/0/iterations"));
 
   // nccl-tests' parameter line, then the ops with what else decides their numbers.
   const auto lines = lines_of(result.out);

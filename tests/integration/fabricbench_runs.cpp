@@ -43,4 +43,16 @@ bool wait_for_rows(const std::filesystem::path& csv, std::size_t rows, std::chro
   return false;
 }
 
+ProcessResult validate_against_schema(const std::filesystem::path& json, const std::filesystem::path& schema) {
+  return run_process(
+      {"/usr/bin/python3", "-c",
+       "import json, sys, jsonschema\n"
+       "schema = json.load(open(sys.argv[2]))\n"
+       "jsonschema.Draft202012Validator.check_schema(schema)\n"
+       "errors = list(jsonschema.Draft202012Validator(schema).iter_errors(json.load(open(sys.argv[1]))))\n"
+       "for e in errors[:10]: print('/'.join(map(str, e.absolute_path)) + ': ' + e.message)\n"
+       "sys.exit(1 if errors else 0)\n",
+       json.string(), schema.string()});
+}
+
 }  // namespace fb::testing

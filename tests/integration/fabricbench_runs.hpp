@@ -27,4 +27,8 @@ std::vector<std::string> fields_of(const std::string& line);
 // is replaced atomically, so reading it while the run writes is safe.
 bool wait_for_rows(const std::filesystem::path& csv, std::size_t rows, std::chrono::seconds timeout);
 
+// Validates a JSON file fabricbench wrote against its published schema (docs/schemas/), with
+// python3-jsonschema's draft 2020-12 validator; exit code 0 when it is valid, the errors otherwise.
+ProcessResult validate_against_schema(const std::filesystem::path& json, const std::filesystem::path& schema);
+
 }  // namespace fb::testing

@@ -34,6 +34,7 @@ using testing::directly;
 using testing::ProcessResult;
 using testing::TempDir;
 using testing::under_mpirun;
+using testing::validate_against_schema;
 using testing::wait_for_rows;
 
 std::string read_proc_file(const std::filesystem::path& path) {
@@ -120,6 +121,9 @@ TEST(Watchdog, NamesTheRankThatStoppedAnswering) {
   EXPECT_EQ(incidents[0].ranks_arrived.size(), 3u);
   EXPECT_FALSE(incidents[0].round);
   EXPECT_EQ(incidents[0].deadline_s, 3);
+  // The incident as the results schema publishes it.
+  const ProcessResult valid = validate_against_schema(json, FABRICBENCH_SCHEMAS_DIR "/results.schema.json");
+  EXPECT_EQ(valid.exit_code, 0) << describe(valid);
 }
 
 // A rank killed outright: the launcher notices and ends the job; nothing hangs, nothing is lost.

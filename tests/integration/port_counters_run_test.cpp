@@ -55,6 +55,10 @@ TEST_F(PortCountersRun, AQuietRunRecordsEveryPortOnceWithZeroErrorGrowth) {
   }
   EXPECT_EQ(results.port_counters[7].port, "mlx5_7/1");
   EXPECT_THAT(result.out, HasSubstr("# port counters: 8 RDMA ports on 1 host read before and after; 0 degraded\n"));
+  // The port counters as the results schema publishes them.
+  const testing::ProcessResult valid =
+      testing::validate_against_schema(json_, FABRICBENCH_SCHEMAS_DIR "/results.schema.json");
+  EXPECT_EQ(valid.exit_code, 0) << describe(valid);
 }
 
 TEST_F(PortCountersRun, SymbolErrorsThatGrowWhileItMeasuresFlagThatPortOnly) {
