@@ -162,7 +162,21 @@ TEST_F(DrainListCommands, ReportNamesEveryFindingThatDiagnoseNames) {
       EXPECT_THAT(html, HasSubstr(in_html(finding.at("subject").get<std::string>()))) << results;
     }
     EXPECT_THAT(kinds, ::testing::Contains(expected_kind)) << describe(diagnosed);
+    // The findings as diagnose's published schema says, with a topology and without one.
+    const testing::ProcessResult valid =
+        testing::validate_against_schema(dir_ / "diagnosis.json", FABRICBENCH_SCHEMAS_DIR "/diagnose.schema.json");
+    EXPECT_EQ(valid.exit_code, 0) << describe(valid);
   }
+  // Without a topology: the peers judge, and a wrong result is a finding.
+  soak.rows.at(0).wrong = 5;
+  write_file_atomically(dir_ / "wrong.json", results_to_json(soak));
+  const testing::ProcessResult peers =
+      run_process(directly({"diagnose", "--results", dir_ / "wrong.json", "--json", dir_ / "peers.json"}));
+  ASSERT_EQ(peers.exit_code, 0) << describe(peers);
+  EXPECT_FALSE(nlohmann::json::parse(read_text_file(dir_ / "peers.json")).at("findings").empty()) << peers.out;
+  const testing::ProcessResult peers_valid =
+      testing::validate_against_schema(dir_ / "peers.json", FABRICBENCH_SCHEMAS_DIR "/diagnose.schema.json");
+  EXPECT_EQ(peers_valid.exit_code, 0) << describe(peers_valid);
 }
 
 TEST_F(DrainListCommands, AcceptListsTheHostOutlier) {
