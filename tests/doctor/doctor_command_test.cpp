@@ -63,6 +63,13 @@ TEST_F(DoctorCommand, HealthyHostPassesAndWritesItsInventory) {
   EXPECT_EQ(report.at("hosts")[0].at("gpus").size(), 8u);
   EXPECT_EQ(report.at("hosts")[0].at("versions").at("nccl").at("version"), "2.21.5");
   EXPECT_TRUE(report.at("findings").empty());
+  // GPUs, NICs, RDMA ports and bridges as the published schema says (python3-jsonschema).
+  const ProcessResult valid = testing::run_process(
+      {"/usr/bin/python3", "-c",
+       "import json, sys, jsonschema; jsonschema.Draft202012Validator(json.load(open(sys.argv[2])))"
+       ".validate(json.load(open(sys.argv[1])))",
+       json_path_.string(), FABRICBENCH_SCHEMAS_DIR "/doctor.schema.json"});
+  EXPECT_EQ(valid.exit_code, 0) << describe(valid);
 }
 
 TEST_F(DoctorCommand, NarrowNicLinkFailsWithTheDoctorExitCode) {
