@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@ namespace {
 
 const std::filesystem::path corpus_dir = FB_CORPUS_LOGS_DIR;
 const std::filesystem::path schemas_dir = FABRICBENCH_SCHEMAS_DIR;
+const std::filesystem::path topology_corpus_dir = FB_CORPUS_TOPOLOGY_DIR;
 
 ProcessResult fabricbench(const std::vector<std::string>& args) {
   std::vector<std::string> argv{FABRICBENCH_BINARY};
@@ -44,6 +46,76 @@ TEST(Schemas, EveryResultsFileImportedFromTheCorpusIsValid) {
     }
   }
   EXPECT_GE(imported, 24u);
+}
+
+std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, const std::string& extension = "") {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.is_regular_file() && (extension.empty() || entry.path().extension() == extension))
+      files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+void expect_valid(const std::filesystem::path& json, const std::string& schema, const std::string& what) {
+  const ProcessResult valid = validate_against_schema(json, schemas_dir / schema);
+  EXPECT_EQ(valid.exit_code, 0) << what << "\n" << describe(valid);
+}
+
+// Every fleet of the corpus (a NIC missing, an NVLink down, a GPU off the bus with its renumbering,
+// certain and uncertain) and a uniform one.
+TEST(Schemas, TopoDiffOfEveryCorpusFleetIsValid) {
+  const TempDir dir;
+  std::vector<std::filesystem::path> fleets;
+  for (const auto& entry : std::filesystem::directory_iterator(topology_corpus_dir / "fleet")) fleets.push_back(entry);
+  ASSERT_GE(fleets.size(), 4u);
+  for (const std::filesystem::path& fleet : fleets) {
+    std::vector<std::string> args{"topo", "diff"};
+    for (const std::filesystem::path& dump : files_in(fleet)) args.push_back(dump.string());
+    args.insert(args.end(), {"--json", (dir / "diff.json").string()});
+    const ProcessResult result = fabricbench(args);
+    ASSERT_EQ(result.exit_code, 7) << fleet << "\n" << describe(result);
+    expect_valid(dir / "diff.json", "topo-diff.schema.json", fleet.string());
+  }
+  const std::filesystem::path node = topology_corpus_dir / "topo_m" / "tpgds-aihub0007.txt";
+  for (const char* name : {"a.txt", "b.txt", "c.txt"}) std::filesystem::copy_file(node, dir / name);
+  const ProcessResult uniform = fabricbench({"topo", "diff", (dir / "a.txt").string(), (dir / "b.txt").string(),
+                                             (dir / "c.txt").string(), "--json", (dir / "uniform.json").string()});
+  ASSERT_EQ(uniform.exit_code, 0) << describe(uniform);
+  expect_valid(dir / "uniform.json", "topo-diff.schema.json", "a uniform fleet");
+}
+
+// The fabrics of the corpus (ibnetdiscover and ibsim dumps, from 2 switches to a 128-node
+// SuperPOD) and the cluster specs of docs/examples, under every traffic pattern.
+TEST(Schemas, TopoAnalyzeOfEveryCorpusFabricAndExampleIsValid) {
+  const TempDir dir;
+  std::vector<std::filesystem::path> fabrics = files_in(topology_corpus_dir / "ibnetdiscover", ".txt");
+  const std::vector<std::filesystem::path> ibsim = files_in(topology_corpus_dir / "ibnetdiscover", ".net");
+  const std::vector<std::filesystem::path> specs = files_in(FB_EXAMPLES_DIR, ".yaml");
+  fabrics.insert(fabrics.end(), ibsim.begin(), ibsim.end());
+  fabrics.insert(fabrics.end(), specs.begin(), specs.end());
+  ASSERT_GE(fabrics.size(), 12u);
+  for (const std::filesystem::path& fabric : fabrics)
+    for (const char* pattern : {"all_to_all", "ring", "leaf_to_leaf", "bisection"}) {
+      const ProcessResult result = fabricbench(
+          {"topo", "analyze", fabric.string(), "--pattern", pattern, "--json", (dir / "analysis.json").string()});
+      ASSERT_EQ(result.exit_code, 0) << fabric << " " << pattern << "\n" << describe(result);
+      expect_valid(dir / "analysis.json", "topo-analyze.schema.json", fabric.string() + " " + pattern);
+      std::filesystem::remove(dir / "analysis.json");
+    }
+}
+
+// A prediction is a results file (backend "model") of the results schema.
+TEST(Schemas, TopoPredictionsAreResultsFiles) {
+  const TempDir dir;
+  for (const std::filesystem::path& spec : files_in(FB_EXAMPLES_DIR, ".yaml"))
+    for (const char* op : {"all_reduce", "alltoall", "sendrecv"}) {
+      const std::filesystem::path out = dir / (spec.stem().string() + "-" + op + ".json");
+      const ProcessResult result = fabricbench(
+          {"topo", "predict", "--spec", spec.string(), "--op", op, "-b", "1M", "-e", "1G", "--json", out.string()});
+      ASSERT_EQ(result.exit_code, 0) << spec << " " << op << "\n" << describe(result);
+      expect_valid(out, "results.schema.json", spec.string() + " " + op);
+    }
 }
 
 }  // namespace
