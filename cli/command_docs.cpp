@@ -47,7 +47,7 @@ PositionalDoc describe_positional(const CLI::Option& option) {
           .required = option.get_required()};
 }
 
-CommandDoc describe(const CLI::App& app, std::vector<std::string> path) {
+CommandDoc describe(const CLI::App& app, const std::vector<std::string>& path) {
   CommandDoc command;
   command.path = path;
   command.summary = app.get_description();
@@ -83,6 +83,18 @@ std::string joined_path(const CommandDoc& command) { return fmt::format("{}", fm
 
 // ---- roff ----
 
+// The UTF-8 sequence that starts at text[at], as groff names its code point ("\[u00D7]"); `at`
+// is left on its last byte.
+std::string roff_code_point(std::string_view text, std::size_t& at) {
+  const auto lead = static_cast<unsigned char>(text[at]);
+  // Its length from the lead byte, then 6 bits per continuation byte.
+  const int length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+  std::uint32_t code = lead & (0x7Fu >> length);
+  for (int k = 1; k < length && at + 1 < text.size(); ++k)
+    code = (code << 6) | (static_cast<unsigned char>(text[++at]) & 0x3Fu);
+  return fmt::format("\\[u{:04X}]", code);
+}
+
 // Text as roff reads it: a backslash is \e, a line must not start with a control character, every
 // character beyond ASCII is named by its code point (groff reads its input as Latin-1), and a
 // line may break inside a long token after , | / and ;.
@@ -93,22 +105,15 @@ std::string roff_text(std::string_view text) {
     const auto byte = static_cast<unsigned char>(text[i]);
     if (line_start && (byte == '.' || byte == '\'')) out += "\\&";
     line_start = byte == '\n';
-    if (byte == '\\') {
-      out += "\\e";
-    } else if (byte < 0x80) {
-      out += static_cast<char>(byte);
-      // A long token (op=OP,nodes=N[,gpus-per-node=G]) may break after these, so no line is
-      // left too long to fill.
-      const bool inside_word = i + 1 < text.size() && text[i + 1] != ' ';
-      if (inside_word && (byte == ',' || byte == '|' || byte == '/' || byte == ';')) out += "\\:";
-    } else {
-      // A UTF-8 sequence: its length from the lead byte, then 6 bits per continuation byte.
-      const int length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : 2;
-      std::uint32_t code = byte & (0x7Fu >> length);
-      for (int k = 1; k < length && i + 1 < text.size(); ++k)
-        code = (code << 6) | (static_cast<unsigned char>(text[++i]) & 0x3Fu);
-      out += fmt::format("\\[u{:04X}]", code);
+    if (byte >= 0x80) {
+      out += roff_code_point(text, i);
+      continue;
     }
+    out += byte == '\\' ? std::string("\\e") : std::string(1, static_cast<char>(byte));
+    // A long token (op=OP,nodes=N[,gpus-per-node=G]) may break after these, so no line is left
+    // too long to fill.
+    const bool inside_word = i + 1 < text.size() && text[i + 1] != ' ';
+    if (inside_word && (byte == ',' || byte == '|' || byte == '/' || byte == ';')) out += "\\:";
   }
   return out;
 }

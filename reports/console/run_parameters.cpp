@@ -28,6 +28,7 @@ std::optional<std::string> across_ops(std::span<const OpParameters> ops,
   if (groups.empty()) return std::nullopt;
   if (groups.size() == 1) return groups.front().first;
   std::vector<std::string> parts;
+  parts.reserve(groups.size());
   for (const auto& [value, names] : groups) parts.push_back(fmt::format("{}({})", value, fmt::join(names, ",")));
   return fmt::format("{}", fmt::join(parts, " "));
 }

@@ -155,7 +155,7 @@ TEST_F(Installed, ManPageDocumentsEveryRegisteredCommandAndFlag) {
     const std::size_t next = page.find(".SS ", section + 1);
     const std::string text = page.substr(section, next == std::string::npos ? std::string::npos : next - section);
     for (const cli::FlagDoc& flag : level->flags)
-      for (std::string name : flag.names) {
+      for (const std::string& name : flag.names) {
         std::string roff;
         for (char c : name) roff += c == '-' ? std::string("\\-") : std::string(1, c);
         EXPECT_THAT(text, HasSubstr("\\fB" + roff + "\\fR")) << title << " " << name;
