@@ -2,8 +2,10 @@
 // binary writes it from real inputs, python3-jsonschema's draft 2020-12 validator checks it.
 
 #include "fabricbench_runs.hpp"
+#include "results/results_io.hpp"
 #include "support/temp_dir.hpp"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -116,6 +118,58 @@ TEST(Schemas, TopoPredictionsAreResultsFiles) {
       ASSERT_EQ(result.exit_code, 0) << spec << " " << op << "\n" << describe(result);
       expect_valid(out, "results.schema.json", spec.string() + " " + op);
     }
+}
+
+// 30 nightly pairwise runs of four hosts; from run 22 on node3's pairs carry 10% less, with +-0.5%
+// of alternating noise: the store then holds a series with a change and a drift finding.
+void write_nightly_runs(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  for (int run = 0; run < 30; ++run) {
+    ResultSet results;
+    results.provenance.run_id = fmt::format("night{:02}", run);
+    results.provenance.start_time = fmt::format("2026-10-{:02}T03:00:00Z", run + 1);
+    results.provenance.rank_hosts = {"node1", "node2", "node3", "node4"};
+    for (int src = 1; src <= 4; ++src)
+      for (int dst = 1; dst <= 4; ++dst) {
+        if (src == dst) continue;
+        ResultRow row;
+        row.run_id = results.provenance.run_id;
+        row.backend = "mpi";
+        row.op = "pairwise";
+        row.nranks = 4;
+        row.src_host = fmt::format("node{}", src);
+        row.dst_host = fmt::format("node{}", dst);
+        row.bytes = 1 << 20;
+        row.algbw_gbps = 10.0 * (run % 2 == 0 ? 1.005 : 0.995) * (run >= 22 && (src == 3 || dst == 3) ? 0.9 : 1.0);
+        row.busbw_gbps = row.algbw_gbps;
+        row.time_median_us = static_cast<double>(row.bytes) / (row.algbw_gbps * 1e3);
+        results.rows.push_back(row);
+      }
+    write_file_atomically(dir / (results.provenance.run_id + ".json"), results_to_json(results));
+  }
+}
+
+// The three things `history --json` writes: the runs, one series with its change, every series
+// judged by `history drift`.
+TEST(Schemas, HistoryRunsSeriesAndDriftAreValid) {
+  const TempDir dir;
+  write_nightly_runs(dir / "nights");
+  const std::string store = (dir / "history.sqlite").string();
+  const ProcessResult ingest = fabricbench({"history", "ingest", (dir / "nights").string(), "--store", store});
+  ASSERT_EQ(ingest.exit_code, 0) << describe(ingest);
+  const ProcessResult runs = fabricbench({"history", "--store", store, "--json", (dir / "runs.json").string()});
+  ASSERT_EQ(runs.exit_code, 0) << describe(runs);
+  expect_valid(dir / "runs.json", "history.schema.json", "history");
+  const ProcessResult series =
+      fabricbench({"history", "--store", store, "--host", "node3", "--json", (dir / "series.json").string()});
+  ASSERT_EQ(series.exit_code, 0) << describe(series);
+  EXPECT_THAT(series.out, ::testing::HasSubstr("change began")) << series.out;
+  expect_valid(dir / "series.json", "history.schema.json", "history --host node3");
+  const ProcessResult drift =
+      fabricbench({"history", "--store", store, "--json", (dir / "drift.json").string(), "drift"});
+  ASSERT_EQ(drift.exit_code, 0) << describe(drift);
+  EXPECT_THAT(drift.out, ::testing::HasSubstr("host node3")) << drift.out;
+  expect_valid(dir / "drift.json", "history.schema.json", "history drift");
 }
 
 }  // namespace
