@@ -214,6 +214,7 @@ void write_confirm_plan(const std::string& path, const topo::Graph& graph, const
   for (const std::string& note : plan.notes) std::cout << fmt::format("#   {}\n", note);
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): wires the diagnosis' optional inputs (store, topology, routes, job mix) to its outputs (console, JSON, confirm plan); each branch is one optional flag
 int run_diagnose(const DiagnoseOptions& options) {
   std::vector<LoadedResults> sets =
       load_results(std::vector<std::filesystem::path>(options.results.begin(), options.results.end()));

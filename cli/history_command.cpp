@@ -78,6 +78,7 @@ nlohmann::json change_json(const diagnosis::RunSeries& series, const diagnosis::
           {"ratio", change.ratio()}};
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): one table of a series' runs with each run's drift marks, laid out where the columns are printed
 int show_trend(store::RunStore& store, const HistoryOptions& options) {
   store::SeriesQuery query{.op = options.op, .nranks = options.nranks, .host = options.host};
   if (!options.size.empty()) query.bytes = parse_size_bytes(options.size);

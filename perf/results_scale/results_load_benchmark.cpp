@@ -86,8 +86,8 @@ void BM_LoadResultsJson(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(file_bytes));
   state.counters["rows"] = static_cast<double>(rows);
   state.counters["file_MB"] = static_cast<double>(file_bytes) / 1e6;
-  state.counters["rows_per_s"] =
-      benchmark::Counter(static_cast<double>(rows) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["rows_per_s"] = benchmark::Counter(static_cast<double>(rows) * static_cast<double>(state.iterations()),
+                                                    benchmark::Counter::kIsRate);
   state.counters["peak_heap_over_file"] = static_cast<double>(peak) / static_cast<double>(file_bytes);
 }
 
