@@ -10,6 +10,7 @@
 #include "topology/fabric_hierarchy.hpp"
 #include "topology/host_routes.hpp"
 #include "topology/link_technology.hpp"
+#include "topology/network_transport.hpp"
 
 #include <fmt/format.h>
 
@@ -38,6 +39,39 @@ using detail::solve_local_all_pairs;
 using detail::solve_local_ring;
 using detail::solve_trees;
 using detail::solved_limit;
+
+namespace {
+
+// How NCCL crosses the network: the transport of the NICs the rails leave through. Nodes whose
+// NICs differ cross at the pace of the costliest, and the assumptions say so.
+Transport network_transport(const Graph& graph, const std::vector<std::vector<RailCrossing>>& crossings,
+                            std::vector<std::string>& assumptions) {
+  std::optional<Transport> chosen;
+  bool mixed = false;
+  for (const auto& rail : crossings) {
+    for (const RailCrossing& crossing : rail) {
+      for (const LinkId l : graph.links_of(crossing.nic)) {
+        const std::optional<Transport> transport = transport_of(graph.link(l).spec);
+        if (!transport) continue;
+        const auto cost = [](Transport t) { return figures_of(t).message_us + figures_of(t).remote_peer_us; };
+        mixed = mixed || (chosen && *chosen != *transport);
+        if (!chosen || cost(*transport) > cost(*chosen)) chosen = transport;
+        break;
+      }
+    }
+  }
+  const TransportFigures& figures = figures_of(chosen.value_or(Transport::ib_verbs));
+  assumptions.push_back(fmt::format(
+      "network transport {}{}: {:.0f}% of the port rate, +{:g} us per network step (twice for Simple), +{:g} us per "
+      "remote peer of alltoall, gather and scatter{}{} ({})",
+      figures.name, chosen ? "" : " (the NICs name none: InfiniBand's figures)", 100 * figures.collective_efficiency,
+      figures.message_us, figures.remote_peer_us, figures.assumed.empty() ? "" : "; assumed: ", figures.assumed,
+      figures.source));
+  if (mixed) assumptions.push_back("the nodes' NICs use different transports: the costliest one's figures are used");
+  return figures.transport;
+}
+
+}  // namespace
 
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): the model's steps in the order they depend on each other (ranks per host, rings, trees, NVLS, limits), each a call; what is left is the wiring between them
 CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> rank_vertices,
@@ -136,6 +170,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
           "(NCCL_P2P_PXN_LEVEL=2, NCCL's default), over NVLink to the GPU on the receiver's rail and out on that "
           "rail, not from one rail's leaf to another's through the spines");
     }
+    model.transport = network_transport(graph, crossings, model.assumptions);
     // The ring: all rails at once, each through the node's ranks from its entry to its exit.
     Flows flows(paths);
     for (const auto& rail : crossings) {

@@ -21,7 +21,6 @@ namespace {
 
 // NCCL's tuning figures per release range are in nccl_tuning.cpp; what follows holds for all.
 constexpr int protocol_count = tuned_protocol_count;
-constexpr std::array<double, 4> nvls_efficiency{0.0, 0.0, 0.85, 0.74};
 
 // NCCL's correction of tree bandwidth at medium sizes, per protocol, powers of two from 64 B.
 constexpr std::array<std::array<double, 24>, protocol_count> tree_correction{{
@@ -33,12 +32,11 @@ constexpr std::array<std::array<double, 24>, protocol_count> tree_correction{{
 constexpr double tree_efficiency = 0.92;   // NCCL's tree all_reduce against its links
 constexpr double ll128_efficiency = 0.92;  // 120 payload bytes of every 128
 constexpr double pat_efficiency = 0.75;
-constexpr double network_post_overhead_us = 1.0;  // per network step (NCCL: 1 us Intel, 2 AMD)
-// The host-side cost of one collective call that back-to-back calls do not hide: stream
-// ordering and kernel start. NCCL's base latencies cover the kernel's own work.
-constexpr double launch_overhead_us = 1.5;
+constexpr double network_post_overhead_us = 1.0;         // per network step (NCCL: 1 us Intel, 2 AMD)
 constexpr std::uint64_t p2p_ll_threshold_bytes = 16384;  // NCCL_P2P_LL_THRESHOLD
-constexpr double per_peer_us = 0.3;                      // alltoall: posting one more send/recv pair (an assumption)
+// Grouped sends inside a node: posting one more send/recv pair over NVLink or PCIe (an
+// assumption); a remote peer costs its transport's figure (network_transport.cpp).
+constexpr double local_peer_us = 0.3;
 constexpr int nvls_channels = 16;
 constexpr int ring_warning_nodes = 256;
 
@@ -130,8 +128,20 @@ double nvls_all_reduce_bound(const CollectiveModel& m) {
   return 2 * (g - 1) / (g + 1) * m.gpu_nvlink_gbps;
 }
 
-double nvls_all_reduce_busbw(const CollectiveModel& m) {
-  return nvls_all_reduce_bound(m) * nvls_efficiency[generation_index(m.compute_capability)];
+// NVLS's share of what its NVLink traffic allows (FittedConstants); none before Hopper.
+double nvls_efficiency(const CollectiveModel& m) {
+  const std::size_t generation = generation_index(m.compute_capability);
+  if (generation == 3) return m.constants.nvls_efficiency_blackwell;
+  return generation == 2 ? m.constants.nvls_efficiency_hopper : 0.0;
+}
+
+double nvls_all_reduce_busbw(const CollectiveModel& m) { return nvls_all_reduce_bound(m) * nvls_efficiency(m); }
+
+// What the transport adds to one network step: its plugin latency, twice for Simple (the flush),
+// as NCCL's tuner adds it (tuning.cc, latencyInter).
+double transport_step_us(const CollectiveModel& m, Protocol pr) {
+  if (!m.transport) return 0.0;
+  return figures_of(*m.transport).message_us * (pr == Protocol::simple ? 2 : 1);
 }
 
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): one candidate per algorithm and protocol NCCL's tuner weighs, each with the conditions NCCL attaches to it; split, the conditions would hide from their table
@@ -157,7 +167,8 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
   // tree's figure); Simple flushes, paying the fabric twice.
   const auto inter_hop = [&](Algorithm a, Protocol pr) {
     const Algorithm figure = ppn == 1 && t.one_rank_per_node_uses_tree_network_hop ? Algorithm::tree : a;
-    return t.network_hop_us[index_of(figure)][index_of(pr)] + m.net_latency_us * (pr == Protocol::simple ? 2 : 1);
+    return t.network_hop_us[index_of(figure)][index_of(pr)] + m.net_latency_us * (pr == Protocol::simple ? 2 : 1) +
+           transport_step_us(m, pr);
   };
   const auto base = [&](Algorithm a, Protocol pr) { return t.base_latency_us[index_of(a)][index_of(pr)]; };
 
@@ -197,7 +208,7 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
     case ModelledCollective::reduce_scatter:
       add_ring_family(Algorithm::ring, m.ring_gbps, m.ring_limit);
       if (has_nvls(m, t) && t.has_nvls_gathers && !multi_node) {
-        out.push_back({Algorithm::nvls, Protocol::simple, m.gpu_nvlink_gbps * nvls_efficiency[generation],
+        out.push_back({Algorithm::nvls, Protocol::simple, m.gpu_nvlink_gbps * nvls_efficiency(m),
                        base(Algorithm::nvls, Protocol::simple) + intra_hop(Algorithm::nvls, Protocol::simple),
                        "NVLink to the NVSwitches (NVLS multicast)", m.gpu_nvlink_gbps});
       }
@@ -287,7 +298,9 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
 double busbw_factor(const OpTraits& op, int ranks) { return busbw_factor_for(op, ranks).value(); }
 
 // The host's part of a call: one launch per GPU its process drives, the last one's kernel ending it.
-double launch_us(const CollectiveModel& m) { return m.gpu_ranks ? launch_overhead_us * m.gpus_per_process : 0.0; }
+double launch_us(const CollectiveModel& m) {
+  return m.gpu_ranks ? m.constants.launch_overhead_us * m.gpus_per_process : 0.0;
+}
 
 Prediction timed(const CollectiveModel& m, const OpTraits& op, const Candidate& c, std::uint64_t bytes) {
   const bool all_reduce = op.modelled_as == ModelledCollective::all_reduce;
@@ -387,8 +400,15 @@ Prediction point_to_point(const CollectiveModel& m, const OpTraits& op, std::uin
   Protocol protocol = per_peer <= p2p_ll_threshold_bytes && m.gpu_ranks ? Protocol::ll : Protocol::simple;
   if (forced.protocol) protocol = *forced.protocol;
   const std::size_t pr = index_of(protocol);
-  const double hop = m.nodes > 1 ? t.network_hop_us[0][pr] + m.net_latency_us
+  const double hop = m.nodes > 1 ? t.network_hop_us[0][pr] + m.net_latency_us + transport_step_us(m, protocol)
                                  : (m.nvlink_intra ? t.nvlink_hop_us : t.pcie_hop_us)[0][pr];
+  // Every peer is one more send and receive to post and complete: over NVLink or PCIe inside the
+  // node, through the transport's proxy for each remote one. alltoall, gather and scatter grow
+  // with the peer count, not only with bytes.
+  const int remote_peers = every_peer ? m.ranks - m.ranks_per_node : 0;
+  const int local_peers = peers - remote_peers;
+  const double peers_us = std::max(0, local_peers - 1) * local_peer_us +
+                          (m.transport ? remote_peers * figures_of(*m.transport).remote_peer_us : 0.0);
   const double b = static_cast<double>(bytes);
   Transfer transfer;
   switch (op.modelled_as) {
@@ -400,7 +420,7 @@ Prediction point_to_point(const CollectiveModel& m, const OpTraits& op, std::uin
   prediction.algorithm = Algorithm::p2p;
   prediction.protocol = protocol;
   prediction.channels = m.channels;
-  prediction.time_us = launch_us(m) + t.base_latency_us[0][pr] + hop + (peers - 1) * per_peer_us +
+  prediction.time_us = launch_us(m) + t.base_latency_us[0][pr] + hop + peers_us +
                        transfer.time_us / (protocol == Protocol::ll ? 0.5 : 1.0);
   prediction.busbw_gbps = b / (prediction.time_us * 1e3) * busbw_factor(op, m.ranks);
   prediction.limit = transfer.limit;
@@ -440,7 +460,7 @@ const Prediction& checked(const Prediction& prediction, const OpTraits& op, std:
 }  // namespace
 
 double serial_launch_us(const CollectiveModel& model) {
-  return model.gpu_ranks ? launch_overhead_us * (model.gpus_per_process - 1) : 0.0;
+  return model.gpu_ranks ? model.constants.launch_overhead_us * (model.gpus_per_process - 1) : 0.0;
 }
 
 std::vector<Prediction> candidates(const CollectiveModel& model, const OpTraits& op, std::uint64_t bytes,

@@ -1,5 +1,7 @@
 #include "topology/link_technology.hpp"
 
+#include "topology/network_transport.hpp"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -17,61 +19,61 @@ struct TechnologyRow {
   double lane_capacity_gbps;   // effective: one NVLink, one PCIe lane, one IB lane; per direction
   double lane_datasheet_gbps;  // as sold
   double latency_us;           // nominal one hop: device-to-switch or switch-to-switch
-  double collective_efficiency;
-  int compute_capability;  // NVLink rows: the GPU generation that carries it; 0 otherwise
+  int compute_capability;      // NVLink rows: the GPU generation that carries it; 0 otherwise
 };
 
 // Sources. NVLink: datasheet rates per link and direction (NVIDIA NVLink generations); effective
 // rates are NCCL's per-architecture constants (src/graph/topo.h: 18, 20, 20, 12, 20.6, 40.1 GB/s).
 // PCIe: datasheet = GT/s x 128b/130b (8b/10b before Gen3, FLIT for Gen6) / 8 per lane; effective =
 // NCCL's GT/s code / 80 per lane (Gen5 x16 = 48 GB/s). InfiniBand: IBTA data rate per lane after
-// encoding. SMP: NCCL's QPI/UPI/xGMI constants. Collective efficiency of network transports:
-// IB 0.95 (NCCL maintainers: 46-48 GB/s per NDR port, nccl-tests#290; 96 of 100 GB/s on 4x HDR,
-// nccl-tests#119), RoCE 0.92 (lossless Ethernet adds headers and congestion control), EFA 0.89
-// (AWS p5, 32x 100G: 356 GB/s busbw at 4-16 nodes of 400 GB/s), TCP sockets 0.6 (an assumption:
-// no published nccl-tests point; NCCL's socket transport copies through host memory).
+// encoding. SMP: NCCL's QPI/UPI/xGMI constants. What NCCL's collectives sustain over a network
+// port is its transport's (network_transport.cpp).
 // Latencies are nominal per-hop figures for the point-to-point alpha-beta model.
 constexpr std::array technology_table{
-    TechnologyRow{"NVLink1", LinkType::nvlink, 18.0, 20.0, 0.3, 1.0, 60},
-    TechnologyRow{"NVLink2", LinkType::nvlink, 20.0, 25.0, 0.3, 1.0, 70},
-    TechnologyRow{"NVLink3", LinkType::nvlink, 20.0, 25.0, 0.3, 1.0, 80},
-    TechnologyRow{"NVLink3 GA10x", LinkType::nvlink, 12.0, 14.0625, 0.3, 1.0, 86},
-    TechnologyRow{"NVLink4", LinkType::nvlink, 20.6, 25.0, 0.3, 1.0, 90},
-    TechnologyRow{"NVLink5", LinkType::nvlink, 40.1, 50.0, 0.3, 1.0, 100},
+    TechnologyRow{"NVLink1", LinkType::nvlink, 18.0, 20.0, 0.3, 60},
+    TechnologyRow{"NVLink2", LinkType::nvlink, 20.0, 25.0, 0.3, 70},
+    TechnologyRow{"NVLink3", LinkType::nvlink, 20.0, 25.0, 0.3, 80},
+    TechnologyRow{"NVLink3 GA10x", LinkType::nvlink, 12.0, 14.0625, 0.3, 86},
+    TechnologyRow{"NVLink4", LinkType::nvlink, 20.6, 25.0, 0.3, 90},
+    TechnologyRow{"NVLink5", LinkType::nvlink, 40.1, 50.0, 0.3, 100},
     // xGMI: AMD's data sheets give the peak per link as the sum of both directions (MI300X: 7
     // links of 128 GB/s; MI250X: 8 links of 100 GB/s); per direction is half. No collective
     // library's effective figure is published, so the effective rate is the data sheet's.
-    TechnologyRow{"xGMI MI300X", LinkType::xgmi, 64.0, 64.0, 0.3, 1.0, 0},
-    TechnologyRow{"xGMI MI250X", LinkType::xgmi, 50.0, 50.0, 0.3, 1.0, 0},
-    TechnologyRow{"PCIe Gen1", LinkType::pcie, 15.0 / 80, 0.25, 0.5, 1.0, 0},
-    TechnologyRow{"PCIe Gen2", LinkType::pcie, 30.0 / 80, 0.5, 0.5, 1.0, 0},
-    TechnologyRow{"PCIe Gen3", LinkType::pcie, 60.0 / 80, 8.0 * 128 / 130 / 8, 0.5, 1.0, 0},
-    TechnologyRow{"PCIe Gen4", LinkType::pcie, 120.0 / 80, 16.0 * 128 / 130 / 8, 0.5, 1.0, 0},
-    TechnologyRow{"PCIe Gen5", LinkType::pcie, 240.0 / 80, 32.0 * 128 / 130 / 8, 0.5, 1.0, 0},
-    TechnologyRow{"PCIe Gen6", LinkType::pcie, 480.0 / 80, 64.0 * 242 / 256 / 8, 0.5, 1.0, 0},
-    TechnologyRow{"IB SDR", LinkType::infiniband, 2.0 / 8, 2.0 / 8, 0.3, 0.95, 0},
-    TechnologyRow{"IB DDR", LinkType::infiniband, 4.0 / 8, 4.0 / 8, 0.3, 0.95, 0},
-    TechnologyRow{"IB QDR", LinkType::infiniband, 8.0 / 8, 8.0 / 8, 0.3, 0.95, 0},
-    TechnologyRow{"IB FDR10", LinkType::infiniband, 10.0 / 8, 10.0 / 8, 0.3, 0.95, 0},
-    TechnologyRow{"IB FDR", LinkType::infiniband, 13.64 / 8, 13.64 / 8, 0.3, 0.95, 0},
-    TechnologyRow{"IB EDR", LinkType::infiniband, 25.0 / 8, 25.0 / 8, 0.3, 0.95, 0},
-    TechnologyRow{"IB HDR", LinkType::infiniband, 50.0 / 8, 50.0 / 8, 0.3, 0.95, 0},
-    TechnologyRow{"IB NDR", LinkType::infiniband, 100.0 / 8, 100.0 / 8, 0.3, 0.95, 0},
-    TechnologyRow{"IB XDR", LinkType::infiniband, 200.0 / 8, 200.0 / 8, 0.3, 0.95, 0},
+    TechnologyRow{"xGMI MI300X", LinkType::xgmi, 64.0, 64.0, 0.3, 0},
+    TechnologyRow{"xGMI MI250X", LinkType::xgmi, 50.0, 50.0, 0.3, 0},
+    TechnologyRow{"PCIe Gen1", LinkType::pcie, 15.0 / 80, 0.25, 0.5, 0},
+    TechnologyRow{"PCIe Gen2", LinkType::pcie, 30.0 / 80, 0.5, 0.5, 0},
+    TechnologyRow{"PCIe Gen3", LinkType::pcie, 60.0 / 80, 8.0 * 128 / 130 / 8, 0.5, 0},
+    TechnologyRow{"PCIe Gen4", LinkType::pcie, 120.0 / 80, 16.0 * 128 / 130 / 8, 0.5, 0},
+    TechnologyRow{"PCIe Gen5", LinkType::pcie, 240.0 / 80, 32.0 * 128 / 130 / 8, 0.5, 0},
+    TechnologyRow{"PCIe Gen6", LinkType::pcie, 480.0 / 80, 64.0 * 242 / 256 / 8, 0.5, 0},
+    TechnologyRow{"IB SDR", LinkType::infiniband, 2.0 / 8, 2.0 / 8, 0.3, 0},
+    TechnologyRow{"IB DDR", LinkType::infiniband, 4.0 / 8, 4.0 / 8, 0.3, 0},
+    TechnologyRow{"IB QDR", LinkType::infiniband, 8.0 / 8, 8.0 / 8, 0.3, 0},
+    TechnologyRow{"IB FDR10", LinkType::infiniband, 10.0 / 8, 10.0 / 8, 0.3, 0},
+    TechnologyRow{"IB FDR", LinkType::infiniband, 13.64 / 8, 13.64 / 8, 0.3, 0},
+    TechnologyRow{"IB EDR", LinkType::infiniband, 25.0 / 8, 25.0 / 8, 0.3, 0},
+    TechnologyRow{"IB HDR", LinkType::infiniband, 50.0 / 8, 50.0 / 8, 0.3, 0},
+    TechnologyRow{"IB NDR", LinkType::infiniband, 100.0 / 8, 100.0 / 8, 0.3, 0},
+    TechnologyRow{"IB XDR", LinkType::infiniband, 200.0 / 8, 200.0 / 8, 0.3, 0},
     // Rate-defined ports: the lane capacity is 1 GB/s, lane_count carries nothing; the bond
     // capacity is Mb/s / 8000 (NCCL's arithmetic).
-    TechnologyRow{"InfiniBand", LinkType::infiniband, 1.0, 1.0, 0.3, 0.95, 0},
-    TechnologyRow{"RoCE", LinkType::roce, 1.0, 1.0, 0.8, 0.92, 0},
-    TechnologyRow{"EFA", LinkType::efa, 1.0, 1.0, 2.0, 0.89, 0},
-    TechnologyRow{"Ethernet", LinkType::ethernet, 1.0, 1.0, 5.0, 0.6, 0},
-    TechnologyRow{"SMP Intel Broadwell", LinkType::smp, 6.0, 6.0, 0.2, 1.0, 0},
-    TechnologyRow{"SMP Intel Skylake", LinkType::smp, 10.0, 10.0, 0.2, 1.0, 0},
-    TechnologyRow{"SMP vendor not stated", LinkType::smp, 10.0, 10.0, 0.2, 1.0, 0},
-    TechnologyRow{"SMP Intel Sapphire Rapids", LinkType::smp, 22.0, 22.0, 0.2, 1.0, 0},
-    TechnologyRow{"SMP Intel Emerald Rapids", LinkType::smp, 40.0, 40.0, 0.2, 1.0, 0},
-    TechnologyRow{"SMP AMD", LinkType::smp, 16.0, 16.0, 0.2, 1.0, 0},
-    TechnologyRow{"SMP POWER9", LinkType::smp, 32.0, 32.0, 0.2, 1.0, 0},
-    TechnologyRow{"SMP ARM", LinkType::smp, 6.0, 6.0, 0.2, 1.0, 0},
+    TechnologyRow{"InfiniBand", LinkType::infiniband, 1.0, 1.0, 0.3, 0},
+    TechnologyRow{"RoCE", LinkType::roce, 1.0, 1.0, 0.8, 0},
+    TechnologyRow{"EFA", LinkType::efa, 1.0, 1.0, 2.0, 0},
+    TechnologyRow{"Ethernet", LinkType::ethernet, 1.0, 1.0, 5.0, 0},
+    // GCP's GPUDirect over TCP: the same Ethernet ports, driven by NCCL plugins that move data
+    // straight between GPU memory and the NIC (network_transport.cpp).
+    TechnologyRow{"Ethernet GPUDirect-TCPX", LinkType::ethernet, 1.0, 1.0, 5.0, 0},
+    TechnologyRow{"Ethernet GPUDirect-TCPXO", LinkType::ethernet, 1.0, 1.0, 5.0, 0},
+    TechnologyRow{"SMP Intel Broadwell", LinkType::smp, 6.0, 6.0, 0.2, 0},
+    TechnologyRow{"SMP Intel Skylake", LinkType::smp, 10.0, 10.0, 0.2, 0},
+    TechnologyRow{"SMP vendor not stated", LinkType::smp, 10.0, 10.0, 0.2, 0},
+    TechnologyRow{"SMP Intel Sapphire Rapids", LinkType::smp, 22.0, 22.0, 0.2, 0},
+    TechnologyRow{"SMP Intel Emerald Rapids", LinkType::smp, 40.0, 40.0, 0.2, 0},
+    TechnologyRow{"SMP AMD", LinkType::smp, 16.0, 16.0, 0.2, 0},
+    TechnologyRow{"SMP POWER9", LinkType::smp, 32.0, 32.0, 0.2, 0},
+    TechnologyRow{"SMP ARM", LinkType::smp, 6.0, 6.0, 0.2, 0},
 };
 
 const TechnologyRow* find_row(std::string_view name) {
@@ -189,8 +191,8 @@ std::optional<int> compute_capability_of(std::string_view technology) {
 }
 
 double collective_efficiency(const LinkSpec& spec) {
-  const TechnologyRow* row = find_row(spec.technology);
-  return row == nullptr ? 1.0 : row->collective_efficiency;
+  const std::optional<Transport> transport = transport_of(spec);
+  return transport ? figures_of(*transport).collective_efficiency : 1.0;
 }
 
 std::optional<LinkSpec> pcie_by_generation(int generation, int width) {
@@ -229,8 +231,15 @@ std::optional<LinkSpec> infiniband_by_name(std::string_view width_speed) {
   return infiniband(width, width_speed.substr(x + 1));
 }
 
-std::optional<LinkSpec> network_by_rate(LinkType type, double rate_mbps) {
+std::optional<LinkSpec> network_by_rate(LinkType type, double rate_mbps, std::string_view technology) {
   if (!(rate_mbps > 0) || !std::isfinite(rate_mbps)) return std::nullopt;
+  if (!technology.empty()) {
+    const TechnologyRow* row = find_row(technology);
+    if (row == nullptr || row->type != type) return std::nullopt;
+    LinkSpec spec = bond(*row, 1);
+    spec.capacity_gbps = spec.datasheet_gbps = rate_mbps / 8000.0;
+    return spec;
+  }
   std::string_view row_name;
   switch (type) {
     case LinkType::infiniband: row_name = "InfiniBand"; break;

@@ -55,8 +55,8 @@ std::optional<std::string_view> xgmi_family_of_gpu_model(std::string_view text);
 std::optional<int> compute_capability_of(std::string_view technology);
 
 // The fraction of a link's effective capacity NCCL's collectives sustain over it: 1 for NVLink
-// and PCIe (their table rate already is NCCL's), below 1 for network transports (headers,
-// acknowledgements, the proxy thread), e.g. IB 0.95 (46-48 GB/s per NDR port in nccl-tests).
+// and PCIe (their table rate already is NCCL's), the port's transport's for a network port
+// (network_transport.hpp: IB verbs 0.95, 46-48 GB/s per NDR port in nccl-tests).
 double collective_efficiency(const LinkSpec& spec);
 
 // PCIe as NCCL computes it: width x GT/s code / 80 (Gen3 x16 = 12 GB/s, Gen5 x16 = 48 GB/s).
@@ -70,8 +70,9 @@ std::optional<double> pcie_gts_of(std::string_view technology);
 std::optional<LinkSpec> infiniband_by_name(std::string_view width_speed);
 std::optional<LinkSpec> infiniband(int width, std::string_view speed_name);
 
-// A network port given in Mb/s (NCCL XML `speed`), GB/s = Mb/s / 8000.
-std::optional<LinkSpec> network_by_rate(LinkType type, double rate_mbps);
+// A network port given in Mb/s (NCCL XML `speed`), GB/s = Mb/s / 8000; `technology` names a row of
+// that type other than the type's own ("Ethernet GPUDirect-TCPXO"), empty for the type's own.
+std::optional<LinkSpec> network_by_rate(LinkType type, double rate_mbps, std::string_view technology = {});
 
 // The CPU interconnect between sockets, by vendor and model (NCCL's QPI/UPI/xGMI constants); an
 // empty vendor (the input did not say) gives a row named for that, at NCCL's default rate.

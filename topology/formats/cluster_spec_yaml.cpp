@@ -9,6 +9,8 @@
 //     nvlink: {generation: 4, links_per_gpu: 18, nvswitches: 4}
 //     pcie: {generation: 5, width: 16, switches: 4}
 //     nics: {count: 8, link: 4xNDR}          # or {count: 8, type: roce, rate_gbps: 400}
+//                                            # transport: ib, roce, efa, tcpx, tcpxo or sockets;
+//                                            # default the type's own (ethernet: sockets)
 //   fabric:
 //     topology: fat_tree
 //     tiers:
@@ -24,6 +26,7 @@
 #include "topology/cluster_spec.hpp"
 #include "topology/format_registry.hpp"
 #include "topology/hostlist.hpp"
+#include "topology/network_transport.hpp"
 #include "common/input_error.hpp"
 
 #include <fmt/format.h>
@@ -110,7 +113,28 @@ class SpecReader {
     return down / up;
   }
 
+  // The port, run by the transport the spec names (`transport:`), else by its type's own.
   LinkSpec network_link(const YAML::Node& parent, std::string_view what) const {
+    const LinkSpec port = network_port(parent, what);
+    const YAML::Node transport_node = parent["transport"];
+    if (!transport_node.IsDefined()) return port;
+    const std::optional<Transport> transport =
+        transport_node.IsScalar() ? transport_from_string(transport_node.Scalar()) : std::nullopt;
+    if (!transport) {
+      fail(transport_node, fmt::format("{} transport as one of {}", what, transport_keys()), describe(transport_node));
+    }
+    const std::optional<LinkSpec> spec = with_transport(port, *transport);
+    if (!spec) {
+      fail(transport_node,
+           fmt::format("{} transport that runs over {} ports ({} runs over {})", what, name_of(port.type),
+                       figures_of(*transport).key, name_of(figures_of(*transport).port_type)),
+           describe(transport_node));
+    }
+    return *spec;
+  }
+
+ private:
+  LinkSpec network_port(const YAML::Node& parent, std::string_view what) const {
     const YAML::Node link = parent["link"];
     if (link.IsDefined()) {
       const std::optional<LinkSpec> spec = link.IsScalar() ? infiniband_by_name(link.Scalar()) : std::nullopt;
@@ -134,7 +158,6 @@ class SpecReader {
     return *spec;
   }
 
- private:
   const std::string& path_;
 };
 
@@ -175,7 +198,7 @@ NodeSpec read_node(const SpecReader& reader, const YAML::Node& node) {
     spec.pcie_switches = reader.integer(pcie, "switches", spec.pcie_switches, 0);
   }
   if (const YAML::Node nics = node["nics"]; nics.IsDefined()) {
-    reader.require_map(nics, "node.nics", {"count", "link", "type", "rate_gbps", "name_prefix"});
+    reader.require_map(nics, "node.nics", {"count", "link", "type", "rate_gbps", "transport", "name_prefix"});
     spec.nics = reader.integer(nics, "count", spec.nics, 0);
     spec.nic_name_prefix = reader.text(nics, "name_prefix", spec.nic_name_prefix);
     spec.nic_link = reader.network_link(nics, "node.nics");
@@ -187,7 +210,8 @@ NodeSpec read_node(const SpecReader& reader, const YAML::Node& node) {
 
 FabricSpec read_fabric(const SpecReader& reader, const YAML::Node& fabric, const NodeSpec& node) {
   reader.require_map(fabric, "fabric",
-                     {"topology", "link", "type", "rate_gbps", "tiers", "scalable_unit", "rails_per_leaf"});
+                     {"topology", "link", "type", "rate_gbps", "transport", "tiers", "scalable_unit",
+                      "rails_per_leaf"});
   const std::string topology = reader.text(fabric, "topology", "fat_tree");
   FabricSpec spec;
   if (topology == "rail_optimized") {
@@ -204,6 +228,14 @@ FabricSpec read_fabric(const SpecReader& reader, const YAML::Node& fabric, const
   }
   spec.switch_link =
       fabric["link"].IsDefined() || fabric["type"].IsDefined() ? reader.network_link(fabric, "fabric") : node.nic_link;
+  // The NICs' transport carries the traffic end to end: switch cables of the same type that name
+  // none run it too (their collective efficiency is the NICs').
+  if (!fabric["transport"].IsDefined()) {
+    if (const std::optional<Transport> nic_transport = transport_of(node.nic_link)) {
+      if (const std::optional<LinkSpec> same = with_transport(spec.switch_link, *nic_transport))
+        spec.switch_link = *same;
+    }
+  }
   const YAML::Node tiers = fabric["tiers"];
   if (!tiers.IsSequence() || tiers.size() == 0 || tiers.size() > 3) {
     reader.fail(tiers.IsDefined() ? tiers : fabric, "fabric.tiers as a list of 1 to 3 tiers",
