@@ -18,9 +18,9 @@ namespace {
 //   after the 32 MiB-2 GiB slope's bandwidth) grows by 2.4 us per remote peer (310 us at 8 remote
 //   peers, 890 at 248); tests/topology/transport_test.cpp derives it from those rows.
 // - GPUDirect-TCPXO (GCP A3 Mega, 8x 200G): lessizzmore/create-a3mega-ztan-fork
-//   ztan-NCCL-test-result, 2 nodes x 8 H100, all_reduce 8 B in 123.5 us (in place) where
-//   InfiniBand's figures give ~29 us, and 338.8 GB/s busbw at 8 GiB; the test derives the
-//   per-message figure from the first and holds the efficiency to the second.
+//   ztan-NCCL-test-result, 2 nodes x 8 H100, all_reduce 8 B in 123.5 us (in place) where verbs'
+//   figures give 50.7 us over 2 network steps: 36.4 us more per step; 338.8 GB/s busbw at 8 GiB
+//   holds the efficiency (tests/topology/transport_test.cpp derives both).
 constexpr std::array transport_table{
     TransportFigures{Transport::ib_verbs, "ib", "InfiniBand verbs", LinkType::infiniband, 0.95, 0.0, 0.3,
                      "remote-peer cost",
@@ -35,10 +35,10 @@ constexpr std::array transport_table{
                      "AWS p5: all_reduce 356 of 400 GB/s at 4-16 nodes (nccl_all_reduce.csv), alltoall's fixed part "
                      "+2.4 us per remote peer (nccl_alltoall.csv), crazyguitar/aws-gpu-communication-benchmark; "
                      "aws-ofi-nccl reports no latency by default"},
-    TransportFigures{Transport::tcpx, "tcpx", "GPUDirect-TCPX", LinkType::ethernet, 0.90, 47.0, 2.4,
+    TransportFigures{Transport::tcpx, "tcpx", "GPUDirect-TCPX", LinkType::ethernet, 0.90, 36.4, 2.4,
                      "every figure: TCPXO's (no published TCPX sweep found)",
                      "taken as GPUDirect-TCPXO's, its successor (GCP A3 High)"},
-    TransportFigures{Transport::tcpxo, "tcpxo", "GPUDirect-TCPXO", LinkType::ethernet, 0.90, 47.0, 2.4,
+    TransportFigures{Transport::tcpxo, "tcpxo", "GPUDirect-TCPXO", LinkType::ethernet, 0.90, 36.4, 2.4,
                      "remote-peer cost (EFA's)",
                      "GCP A3 Mega, 2 nodes: all_reduce 8 B 123.5 us, 8 GiB 338.8 GB/s busbw "
                      "(lessizzmore/create-a3mega-ztan-fork ztan-NCCL-test-result)"},
@@ -69,9 +69,7 @@ std::string_view technology_of(Transport transport) {
 
 }  // namespace
 
-const TransportFigures& figures_of(Transport transport) {
-  return transport_table[static_cast<std::size_t>(transport)];
-}
+const TransportFigures& figures_of(Transport transport) { return transport_table[static_cast<std::size_t>(transport)]; }
 
 std::span<const TransportFigures> network_transports() { return transport_table; }
 
