@@ -1,9 +1,9 @@
 #pragma once
 // How NCCL moves data between nodes, per transport: what fraction of a port's rate its
-// collectives sustain and what each network message and each remote peer costs on top of NCCL's own tuning figures (which NCCL measured on InfiniBand verbs, its built-in
-// transport). A cluster spec names the transport (`nics: {type: ethernet, transport: tcpxo}`);
-// otherwise the port's type implies it (InfiniBand and RoCE: verbs, EFA: libfabric, Ethernet:
-// NCCL's TCP sockets).
+// collectives sustain and what each network message and each remote peer costs on top of NCCL's own tuning figures
+// (which NCCL measured on InfiniBand verbs, its built-in transport). A cluster spec names the transport (`nics: {type:
+// ethernet, transport: tcpxo}`); otherwise the port's type implies it (InfiniBand and RoCE: verbs, EFA: libfabric,
+// Ethernet: NCCL's TCP sockets).
 
 #include "topology/link_technology.hpp"
 
@@ -18,8 +18,8 @@ enum class Transport { ib_verbs, roce_verbs, efa_libfabric, tcpx, tcpxo, sockets
 
 struct TransportFigures {
   Transport transport = Transport::ib_verbs;
-  std::string_view key;   // how a cluster spec names it: ib, roce, efa, tcpx, tcpxo, sockets
-  std::string_view name;  // how explanations name it
+  std::string_view key;                       // how a cluster spec names it: ib, roce, efa, tcpx, tcpxo, sockets
+  std::string_view name;                      // how explanations name it
   LinkType port_type = LinkType::infiniband;  // the ports it runs over
   double collective_efficiency = 1;           // busbw NCCL sustains over a port, per unit of its data rate
   // Added to every network step NCCL's tuner counts, twice for Simple (its flush), as NCCL adds a

@@ -66,8 +66,8 @@ TEST(CollectiveModel, NvlsLiftsAllReduceButNotAllGather) {
   const CollectiveModel model = model_of(dgx_h100(1));
   const Prediction all_reduce = predict(model, op_by_name("all_reduce"), 8 * GiB);
   EXPECT_EQ(all_reduce.algorithm, Algorithm::nvls);
-  // 2(g-1)/(g+1) x 370.8 x 0.85: each GPU sends S + S/g through its NVLinks to the switches.
-  const double nvls_gbps = 2 * 7 / 9.0 * 18 * 20.6 * 0.85;
+  // 2(g-1)/(g+1) x 370.8 x 0.82 (fitted): each GPU sends S + S/g through its NVLinks to the switches.
+  const double nvls_gbps = 2 * 7 / 9.0 * 18 * 20.6 * FittedConstants{}.nvls_efficiency_hopper;
   EXPECT_NEAR(all_reduce.busbw_gbps, nvls_gbps, 0.01 * nvls_gbps);
   const Prediction all_gather = predict(model, op_by_name("all_gather"), 8 * GiB);
   EXPECT_EQ(all_gather.algorithm, Algorithm::ring);

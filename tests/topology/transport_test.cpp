@@ -2,6 +2,8 @@
 // figures derived here from the published sweeps they come from, so a changed figure that no
 // longer matches its source fails.
 
+#include "published_points.hpp"
+
 #include "common/errors.hpp"
 #include "topology/cluster_spec.hpp"
 #include "topology/collective_model.hpp"
@@ -18,24 +20,21 @@
 
 namespace fb::topo {
 namespace {
-
-constexpr std::uint64_t MiB = 1024 * 1024;
-constexpr std::uint64_t GiB = 1024 * MiB;
+using namespace calibration;  // the published points' cluster specs
 
 std::string transport_error(const std::string& nics) {
   try {
     parse_topology(SourceText{"spec.yaml", "node:\n  count: 2\n  nics: " + nics + "\n"}, "cluster-yaml");
-  } catch (const InputError& error) {
-    return error.what();
-  }
+  } catch (const InputError& error) { return error.what(); }
   return "accepted";
 }
 
 TEST(NetworkTransport, TheSpecNamesItAndTheFabricCablesFollowTheNics) {
-  const Graph graph = parse_topology(
-      SourceText{"a3mega.yaml", "node:\n  count: 2\n  nics: {count: 8, type: ethernet, rate_gbps: 200, transport: "
+  const Graph graph =
+      parse_topology(SourceText{"a3mega.yaml",
+                                "node:\n  count: 2\n  nics: {count: 8, type: ethernet, rate_gbps: 200, transport: "
                                 "TCPXO}\nfabric:\n  tiers: [{name: leaf, radix: 32}, {name: spine, radix: 32}]\n"},
-      "cluster-yaml");
+                     "cluster-yaml");
   int network_links = 0;
   for (const Link& link : graph.links()) {
     const std::optional<Transport> transport = transport_of(link.spec);
@@ -59,17 +58,6 @@ TEST(NetworkTransport, AnUnknownOrMismatchedTransportIsOneLineNamingIt) {
             "'tcpx'");
   EXPECT_EQ(transport_error("{count: 8, link: 4xNDR, transport: efa}"),
             "spec.yaml:3: expected node.nics transport that runs over InfiniBand ports (efa runs over EFA), got 'efa'");
-}
-
-// AWS p5 (8 H100, 32x 100G EFA), as the calibration describes it.
-ClusterSpec p5(int nodes) {
-  ClusterSpec spec;
-  spec.node.count = nodes;
-  spec.node.nics = 32;
-  spec.node.nic_link = *network_by_rate(LinkType::efa, 100000);
-  spec.fabric.tiers = {{SwitchTier::leaf, 64, 1.0}, {SwitchTier::spine, 64, 1.0}};
-  spec.fabric.switch_link = spec.node.nic_link;
-  return spec;
 }
 
 // crazyguitar/aws-gpu-communication-benchmark data/nccl_alltoall.csv: p5, 8 GPUs per node,
@@ -133,16 +121,6 @@ TEST(NetworkTransport, AlltoallTimeGrowsWithRemotePeers) {
   EXPECT_GE(time_us(32) - time_us(2), 240 * figures_of(Transport::efa_libfabric).remote_peer_us);
 }
 
-// GCP A3 Mega: 8 H100 and 8x 200G NICs driven by GPUDirect-TCPXO.
-ClusterSpec a3_mega(int nodes, Transport transport) {
-  ClusterSpec spec;
-  spec.node.count = nodes;
-  spec.node.nic_link = *with_transport(*network_by_rate(LinkType::ethernet, 200000), transport);
-  spec.fabric.tiers = {{SwitchTier::leaf, 64, 1.0}, {SwitchTier::spine, 64, 1.0}};
-  spec.fabric.switch_link = spec.node.nic_link;
-  return spec;
-}
-
 // lessizzmore/create-a3mega-ztan-fork ztan-NCCL-test-result: all_reduce_perf -g 1 on 2 nodes x 8
 // H100 over TCPXO. Derivation of the per-message figure: at 8 B the cheapest choice is in LL (a
 // per-step cost counts twice in Simple), and every LL candidate on 2 nodes crosses the network in
@@ -150,7 +128,7 @@ ClusterSpec a3_mega(int nodes, Transport transport) {
 // transport's cost (verbs: no latency of their own) the fastest LL candidate takes t0, so
 // message_us = (123.5 - t0) / 2.
 TEST(NetworkTransport, TcpxoPerMessageCostFromThePublished8ByteTime) {
-  const Graph graph = build_cluster(a3_mega(2, Transport::tcpxo));
+  const Graph graph = build_cluster(a3_mega(2));
   const CollectiveModel model = model_collectives(graph, place_ranks(graph, 2, 0));
   CollectiveModel verbs = model;
   verbs.transport = Transport::ib_verbs;
