@@ -60,15 +60,8 @@ Transport network_transport(const Graph& graph, const std::vector<std::vector<Ra
       }
     }
   }
-  const TransportFigures& figures = figures_of(chosen.value_or(Transport::ib_verbs));
-  assumptions.push_back(fmt::format(
-      "network transport {}{}: {:.0f}% of the port rate, +{:g} us per network step (twice for Simple), +{:g} us per "
-      "remote peer of alltoall, gather and scatter{}{} ({})",
-      figures.name, chosen ? "" : " (the NICs name none: InfiniBand's figures)", 100 * figures.collective_efficiency,
-      figures.message_us, figures.remote_peer_us, figures.assumed.empty() ? "" : "; assumed: ", figures.assumed,
-      figures.source));
   if (mixed) assumptions.push_back("the nodes' NICs use different transports: the costliest one's figures are used");
-  return figures.transport;
+  return chosen.value_or(Transport::ib_verbs);
 }
 
 }  // namespace

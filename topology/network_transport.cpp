@@ -22,29 +22,31 @@ namespace {
 //   figures give 50.7 us over 2 network steps: 36.4 us more per step; 338.8 GB/s busbw at 8 GiB
 //   holds the efficiency (tests/topology/transport_test.cpp derives both).
 constexpr std::array transport_table{
-    TransportFigures{Transport::ib_verbs, "ib", "InfiniBand verbs", LinkType::infiniband, 0.95, 0.0, 0.3,
-                     "remote-peer cost",
+    TransportFigures{Transport::ib_verbs, "ib", "InfiniBand verbs", LinkType::infiniband, 0.95, 0.0, 0.3, false, true,
+                     "the remote-peer cost is posting one more send and receive, no published point",
                      "46-48 GB/s per NDR port (nccl-tests#290), 96 of 100 GB/s on 4x HDR (nccl-tests#119); NCCL's "
                      "IB transport reports no latency of its own"},
-    TransportFigures{Transport::roce_verbs, "roce", "RoCE verbs", LinkType::roce, 0.92, 0.0, 0.3,
-                     "collective efficiency (between IB's and EFA's: Ethernet headers, congestion control), "
-                     "remote-peer cost",
+    TransportFigures{Transport::roce_verbs, "roce", "RoCE verbs", LinkType::roce, 0.92, 0.0, 0.3, true, true,
+                     "efficiency between InfiniBand's and EFA's (Ethernet headers, congestion control); remote-peer "
+                     "cost InfiniBand's",
                      "NCCL's IB transport over RoCE reports no latency of its own; ib_write_bw 392.1 of 400 Gb/s "
                      "(nccl#2409) is the port, not the collective"},
-    TransportFigures{Transport::efa_libfabric, "efa", "EFA (libfabric)", LinkType::efa, 0.89, 0.0, 2.4, "",
+    TransportFigures{Transport::efa_libfabric, "efa", "EFA (libfabric)", LinkType::efa, 0.89, 0.0, 2.4, false, false,
+                     "",
                      "AWS p5: all_reduce 356 of 400 GB/s at 4-16 nodes (nccl_all_reduce.csv), alltoall's fixed part "
                      "+2.4 us per remote peer (nccl_alltoall.csv), crazyguitar/aws-gpu-communication-benchmark; "
                      "aws-ofi-nccl reports no latency by default"},
-    TransportFigures{Transport::tcpx, "tcpx", "GPUDirect-TCPX", LinkType::ethernet, 0.90, 36.4, 2.4,
-                     "every figure: TCPXO's (no published TCPX sweep found)",
-                     "taken as GPUDirect-TCPXO's, its successor (GCP A3 High)"},
-    TransportFigures{Transport::tcpxo, "tcpxo", "GPUDirect-TCPXO", LinkType::ethernet, 0.90, 36.4, 2.4,
-                     "remote-peer cost (EFA's)",
+    TransportFigures{Transport::tcpx, "tcpx", "GPUDirect-TCPX", LinkType::ethernet, 0.90, 36.4, 2.4, true, true,
+                     "every figure GPUDirect-TCPXO's, its successor (no published TCPX sweep found)",
+                     "GCP A3 High; figures taken from GPUDirect-TCPXO"},
+    TransportFigures{Transport::tcpxo, "tcpxo", "GPUDirect-TCPXO", LinkType::ethernet, 0.90, 36.4, 2.4, false, true,
+                     "the remote-peer cost is EFA's (no published TCPXO alltoall found)",
                      "GCP A3 Mega, 2 nodes: all_reduce 8 B 123.5 us, 8 GiB 338.8 GB/s busbw "
                      "(lessizzmore/create-a3mega-ztan-fork ztan-NCCL-test-result)"},
-    TransportFigures{Transport::sockets, "sockets", "TCP sockets", LinkType::ethernet, 0.6, 0.0, 0.3,
-                     "collective efficiency, remote-peer cost",
-                     "NCCL's socket transport reports no latency of its own and copies through host memory"},
+    TransportFigures{Transport::sockets, "sockets", "TCP sockets", LinkType::ethernet, 0.6, 0.0, 0.3, true, true,
+                     "no published nccl-tests point over NCCL's sockets: efficiency 0.6 (copies through host memory), "
+                     "remote-peer cost InfiniBand's",
+                     "NCCL's socket transport reports no latency of its own"},
 };
 
 std::string lower(std::string_view text) {
@@ -85,6 +87,17 @@ std::string transport_keys() {
   std::string out;
   for (const TransportFigures& row : transport_table) out += fmt::format("{}{}", out.empty() ? "" : ", ", row.key);
   return out;
+}
+
+std::string transport_assumption(Transport transport, bool remote_peers) {
+  const TransportFigures& figures = figures_of(transport);
+  const bool efficiency = figures.efficiency_assumed;
+  const bool peers = remote_peers && figures.remote_peer_assumed;
+  if (!efficiency && !peers) return {};
+  std::string what;
+  if (efficiency) what = fmt::format("{:.0f}% of the port rate", 100 * figures.collective_efficiency);
+  if (peers) what += fmt::format("{}{:g} us per remote peer", what.empty() ? "" : ", ", figures.remote_peer_us);
+  return fmt::format("network transport {}: {} ({})", figures.name, what, figures.assumed_why);
 }
 
 std::optional<Transport> transport_of(const LinkSpec& port) {

@@ -28,10 +28,11 @@ struct TransportFigures {
   // Grouped point-to-point (alltoall, gather, scatter): each remote peer is one more send and
   // receive the GPU's proxy thread posts and completes, one after another.
   double remote_peer_us = 0;
-  // Which of the three figures above are assumptions (no published measurement behind them):
-  // explanations print them as assumed.
-  std::string_view assumed;
-  std::string_view source;  // where the published figures come from
+  // Figures no published measurement backs: a prediction that uses one says it is assumed.
+  bool efficiency_assumed = false;
+  bool remote_peer_assumed = false;
+  std::string_view assumed_why;  // why the assumed figures are what they are
+  std::string_view source;       // where the published figures come from
 };
 
 const TransportFigures& figures_of(Transport transport);
@@ -44,6 +45,10 @@ std::string transport_keys();
 // the port type's own (verbs for InfiniBand and RoCE, libfabric for EFA, sockets for Ethernet).
 // Empty for a link that is not a network port.
 std::optional<Transport> transport_of(const LinkSpec& port);
+
+// The warning a prediction over this transport carries: its assumed figures that the op uses
+// (the remote-peer cost only where grouped sends reach remote peers); empty when none.
+std::string transport_assumption(Transport transport, bool remote_peers);
 
 // The same port run by another transport; empty when that transport cannot drive the port's
 // type (TCPX over InfiniBand, verbs over plain Ethernet).

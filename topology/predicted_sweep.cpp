@@ -82,6 +82,14 @@ PredictedSweep predict_sweep(const Graph& graph, const SweepRequest& request) {
     provenance.assumptions.push_back(tuning.assumption);
   }
   for (const std::string& assumption : model.assumptions) warnings.push_back("assumed: " + assumption);
+  if (model.transport) {
+    // The remote-peer cost counts where grouped sends reach other nodes' ranks.
+    const bool remote_peers = op.modelled_as == ModelledCollective::alltoall ||
+                              op.modelled_as == ModelledCollective::gather ||
+                              op.modelled_as == ModelledCollective::scatter;
+    const std::string transport = transport_assumption(*model.transport, remote_peers);
+    if (!transport.empty()) warnings.push_back("assumed: " + transport);
+  }
   if (op.modelled_as == ModelledCollective::alltoall && !model.alltoall_assumption.empty()) {
     warnings.push_back("assumed: " + model.alltoall_assumption);
   }

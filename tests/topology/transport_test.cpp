@@ -60,6 +60,20 @@ TEST(NetworkTransport, AnUnknownOrMismatchedTransportIsOneLineNamingIt) {
             "spec.yaml:3: expected node.nics transport that runs over InfiniBand ports (efa runs over EFA), got 'efa'");
 }
 
+// A figure no measurement backs is a warning where a prediction uses it, and only there.
+TEST(NetworkTransport, AssumedFiguresAreNamedWhereTheOpUsesThem) {
+  EXPECT_EQ(transport_assumption(Transport::efa_libfabric, true), "");
+  EXPECT_EQ(transport_assumption(Transport::tcpxo, false), "");
+  EXPECT_EQ(transport_assumption(Transport::tcpxo, true),
+            "network transport GPUDirect-TCPXO: 2.4 us per remote peer (the remote-peer cost is EFA's (no published "
+            "TCPXO alltoall found))");
+  EXPECT_EQ(transport_assumption(Transport::ib_verbs, false), "");
+  EXPECT_NE(transport_assumption(Transport::roce_verbs, false).find("RoCE verbs: 92% of the port rate"),
+            std::string::npos);
+  EXPECT_NE(transport_assumption(Transport::sockets, true).find("60% of the port rate, 0.3 us per remote peer"),
+            std::string::npos);
+}
+
 // crazyguitar/aws-gpu-communication-benchmark data/nccl_alltoall.csv: p5, 8 GPUs per node,
 // out-of-place algbw at 32 MB and 2048 MB per rank (nccl-tests' sizes: MiB), busbw at 2048 MB.
 struct AlltoallRow {
