@@ -129,9 +129,10 @@ TEST(CalibrationFit, TheShippedConstantsAreTheFitOnEverySource) {
   for (const std::string& source : sources) left_out.push_back(fit(fitted_points(points, source)));
   const FittedConstants shipped;
   for (const Coordinate& coordinate : coordinates) {
-    const auto [low, high] = std::minmax_element(
-        left_out.begin(), left_out.end(),
-        [&](const FittedConstants& a, const FittedConstants& b) { return a.*coordinate.member < b.*coordinate.member; });
+    const auto [low, high] =
+        std::minmax_element(left_out.begin(), left_out.end(), [&](const FittedConstants& a, const FittedConstants& b) {
+          return a.*coordinate.member < b.*coordinate.member;
+        });
     const double value = shipped.*coordinate.member;
     fmt::print("fit on every source {:.3f}, leaving one out {:.3f}-{:.3f}, shipped {:.3f}\n", all.*coordinate.member,
                (*low).*coordinate.member, (*high).*coordinate.member, value);
@@ -162,9 +163,7 @@ TEST(CalibrationFit, LeaveOneSourceOutPredictsTheSourceLeftOut) {
                  p.point.configuration, p.point.op, size_text(p.point.bytes), r,
                  p.point.known_miss.empty() ? "" : " (known miss)");
       SCOPED_TRACE(p.point.configuration + " " + size_text(p.point.bytes) + " (" + p.point.source + ")");
-      if (p.point.known_miss.empty()) {
-        EXPECT_LT(std::abs(std::log(r)), std::log(2.0));
-      }
+      if (p.point.known_miss.empty()) { EXPECT_LT(std::abs(std::log(r)), std::log(2.0)); }
       if (p.point.metric == Metric::busbw_gbps && p.point.bytes >= 128 * MiB) {
         large_log_sum += std::abs(std::log(r));
         ++large;

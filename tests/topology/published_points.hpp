@@ -475,16 +475,37 @@ inline std::vector<PublishedPoint> published_points() {
   for (const auto& [bytes, metric, published] :
        {std::tuple{std::uint64_t{8}, Metric::time_us, 123.5}, std::tuple{64 * KiB, Metric::time_us, 157.6},
         std::tuple{8 * GiB, Metric::busbw_gbps, 337.35}}) {
-    points.push_back({"GCP A3 Mega, 8x 200G GPUDirect-TCPXO, 2 nodes", [] { return a3_mega(2); }, 2, 0, "all_reduce",
-                      bytes, {}, metric, published, tcpxo_source, "", "", 1});
+    points.push_back({"GCP A3 Mega, 8x 200G GPUDirect-TCPXO, 2 nodes",
+                      [] { return a3_mega(2); },
+                      2,
+                      0,
+                      "all_reduce",
+                      bytes,
+                      {},
+                      metric,
+                      published,
+                      tcpxo_source,
+                      "",
+                      "",
+                      1});
   }
   // alltoall over EFA: the remote-peer cost is derived from these rows' 32 MiB and 2 GiB times
   // (transport_test.cpp); the 2 GiB busbw is the bandwidth the model must leave.
-  for (const auto& [nodes, busbw] : {std::pair{2, 79.25}, std::pair{4, 54.07}, std::pair{8, 49.63},
-                                     std::pair{16, 44.23}, std::pair{32, 40.78}}) {
-    points.push_back({fmt::format("AWS p5, 32x 100G EFA, {} nodes", nodes), aws(nodes), nodes, 0, "alltoall", 2 * GiB,
-                      {}, Metric::busbw_gbps, busbw,
-                      "crazyguitar/aws-gpu-communication-benchmark data/nccl_alltoall.csv", "", "", 1});
+  for (const auto& [nodes, busbw] :
+       {std::pair{2, 79.25}, std::pair{4, 54.07}, std::pair{8, 49.63}, std::pair{16, 44.23}, std::pair{32, 40.78}}) {
+    points.push_back({fmt::format("AWS p5, 32x 100G EFA, {} nodes", nodes),
+                      aws(nodes),
+                      nodes,
+                      0,
+                      "alltoall",
+                      2 * GiB,
+                      {},
+                      Metric::busbw_gbps,
+                      busbw,
+                      "crazyguitar/aws-gpu-communication-benchmark data/nccl_alltoall.csv",
+                      "",
+                      "",
+                      1});
   }
   return points;
 }
