@@ -42,6 +42,7 @@ using diagnosis::format_pairs_file;
 using diagnosis::is_pair_bandwidth_row;
 using diagnosis::parse_job_mix;
 using diagnosis::plan_confirm;
+using diagnosis::describe_cost_basis;
 using diagnosis::rank_by_cost;
 using diagnosis::repair_ticket;
 using diagnosis::EfficiencySummary;
@@ -84,8 +85,8 @@ std::string blamed_host(const topo::Graph& graph, const Finding& finding) {
 }
 
 void print_diagnosis(std::ostream& out, const topo::Graph& graph, const Diagnosis& diagnosis,
-                     std::span<const std::optional<FaultCost>> costs, const std::string& mix, std::size_t incidents,
-                     std::span<const Finding> wrong_results) {
+                     std::span<const std::optional<FaultCost>> costs, const std::string& mix,
+                     const std::string& cost_basis, std::size_t incidents, std::span<const Finding> wrong_results) {
   out << fmt::format("# {} pair measurements examined (each run's largest size); scale {:.4g} measured GB/s per "
                      "modelled GB/s; {} slow, {} explained by the findings\n",
                      diagnosis.flows_examined, diagnosis.calibration, diagnosis.slow_flows,
@@ -108,8 +109,8 @@ void print_diagnosis(std::ostream& out, const topo::Graph& graph, const Diagnosi
   out << fmt::format("# {:<14} {:<56} {:>12} {:>12} {:>7} {:>10}\n", "kind", "subject", "expected GB/s",
                      "measured GB/s", "ratio", "confidence");
   out << fmt::format("# ranked by the predicted slowdown of {} (the collective model, the fault at its measured "
-                     "ratio against the healthy fabric)\n",
-                     mix);
+                     "ratio against the healthy fabric; {})\n",
+                     mix, cost_basis);
   for (std::size_t f = 0; f < diagnosis.findings.size(); ++f) {
     const Finding& finding = diagnosis.findings[f];
     // Findings from incidents have no bandwidth to compare.
@@ -240,18 +241,21 @@ int run_diagnose(const DiagnoseOptions& options) {
   }
   Diagnosis diagnosis = diagnose_against_topology(graph, sets, router ? &*router : nullptr);
   const std::vector<MixedJob> mix = options.job_mix.empty() ? default_job_mix() : parse_job_mix(options.job_mix);
-  const std::vector<std::optional<FaultCost>> costs = rank_by_cost(graph, diagnosis, mix);
+  const topo::TableRouter* routes = router ? &*router : nullptr;
+  const std::vector<std::optional<FaultCost>> costs = rank_by_cost(graph, diagnosis, mix, routes);
   const std::vector<ResultRow> rows = all_rows(sets);
   if (!options.plan_confirm_path.empty()) write_confirm_plan(options.plan_confirm_path, graph, diagnosis, rows, router);
   // Findings that are not the model's: wrong results, and drift against the store's history.
   std::vector<Finding> row_findings = find_wrong_results(rows);
   row_findings.insert(row_findings.end(), drift.begin(), drift.end());
   const std::vector<EfficiencySummary> efficiency = summarize_efficiency(rows);
-  print_diagnosis(std::cout, graph, diagnosis, costs, describe_job_mix(mix), all_incidents(sets).size(), row_findings);
+  print_diagnosis(std::cout, graph, diagnosis, costs, describe_job_mix(mix), describe_cost_basis(routes),
+                  all_incidents(sets).size(), row_findings);
   print_efficiency(std::cout, efficiency);
   if (!options.json_path.empty()) {
     nlohmann::json json = to_json(graph, diagnosis);
     json["job_mix"] = describe_job_mix(mix);
+    json["cost_basis"] = describe_cost_basis(routes);
     for (std::size_t f = 0; f < costs.size(); ++f) {
       json["findings"][f]["rank"] = f + 1;
       if (costs[f]) json["findings"][f]["predicted_slowdown"] = costs[f]->slowdown;

@@ -33,6 +33,7 @@ using diagnosis::MixedJob;
 using diagnosis::RepairTicket;
 using diagnosis::default_job_mix;
 using diagnosis::describe_job_mix;
+using diagnosis::describe_cost_basis;
 using diagnosis::rank_by_cost;
 using diagnosis::repair_ticket;
 using diagnosis::ReportVerdict;
@@ -70,7 +71,8 @@ void add_topology(ReportInput& input, const std::vector<std::string>& topology_f
     const RepairTicket ticket = repair_ticket(graph, finding);
     const std::vector<std::string> ticket_lines{
         fmt::format("rank {}: {}", f + 1,
-                    costs[f] ? fmt::format("{:+.1f}% predicted for {}", 100 * costs[f]->slowdown, describe_job_mix(mix))
+                    costs[f] ? fmt::format("{:+.1f}% predicted for {} ({})", 100 * costs[f]->slowdown,
+                                           describe_job_mix(mix), describe_cost_basis(nullptr))
                              : std::string("no predicted cost")),
         "where: " + ticket.location, "do: " + ticket.action, "confirm: " + ticket.confirm};
     finding.evidence.insert(finding.evidence.begin(), ticket_lines.begin(), ticket_lines.end());

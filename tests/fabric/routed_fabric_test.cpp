@@ -284,17 +284,24 @@ TEST_F(RoutedFabric, PredictedAllReduceSlowdownOfAThrottledCableMatchesTheMeasur
   ASSERT_EQ(healthy.rows.size(), 1u) << "one size, out of place";
   ASSERT_EQ(faulty.rows.size(), 1u);
 
-  const std::optional<json> diagnosis = diagnose({"pairwise"}, {"--job-mix", "all_reduce:8M"});
+  std::string console;
+  const std::optional<json> diagnosis = diagnose({"pairwise"}, {"--job-mix", "all_reduce:8M"}, &console);
   ASSERT_TRUE(diagnosis);
-  // h001's cable, ranked first: no other part costs the ring as much. (Two pairings leave the
-  // inbound direction's slow pairs on a series of three cables, which the diagnosis may list as
-  // a second, unconfirmed finding; the confirm round is the other test's subject.)
+  EXPECT_THAT(console, HasSubstr("routes: the forwarding tables' paths"));
+  // h001's cable, named and priced, and no finding costs the ring more. (Two pairings leave the
+  // inbound direction's slow pairs on a series of three cables, h008's way to h001 over leaf04,
+  // spine01 and leaf01, which the diagnosis may list as a second, unconfirmed finding: every
+  // cable of it carries a ring hop on the tables' routes, so it costs the ring as much; the
+  // confirm round is the other test's subject.)
   const std::vector<json> degraded = degraded_links(*diagnosis);
-  ASSERT_FALSE(degraded.empty()) << diagnosis->dump(1);
-  EXPECT_EQ(degraded[0].at("location"), "leaf01 port 1 <-> h001 mlx5_0 port 1") << degraded[0].dump(1);
-  EXPECT_EQ(degraded[0].at("rank"), 1);
-  ASSERT_TRUE(degraded[0].contains("predicted_slowdown")) << degraded[0].dump(1);
-  const double predicted = degraded[0].at("predicted_slowdown").get<double>();
+  const auto host_cable = std::find_if(degraded.begin(), degraded.end(), [](const json& finding) {
+    return finding.at("location") == "leaf01 port 1 <-> h001 mlx5_0 port 1";
+  });
+  ASSERT_NE(host_cable, degraded.end()) << diagnosis->dump(1);
+  ASSERT_TRUE(host_cable->contains("predicted_slowdown")) << host_cable->dump(1);
+  const double predicted = host_cable->at("predicted_slowdown").get<double>();
+  for (const json& finding : diagnosis->at("findings"))
+    EXPECT_LE(finding.value("predicted_slowdown", 0.0), predicted + 1e-9) << finding.dump(1);
 
   const ResultRow& h = healthy.rows[0];
   const ResultRow& f = faulty.rows[0];

@@ -120,6 +120,12 @@ TEST_F(DiagnoseRoutesCommand, ConfirmRoundNamesTheCableAndItsPorts) {
   EXPECT_EQ(found[0].at("rank"), 1);
   EXPECT_GE(found[0].at("predicted_slowdown").get<double>(), 0.0);
   EXPECT_THAT(second.out, HasSubstr("      rank 1: "));
+  EXPECT_THAT(second.out, HasSubstr("routes: the forwarding tables' paths, each step's flows routed hop by hop"));
+  EXPECT_THAT(diagnosis.at("cost_basis").get<std::string>(), HasSubstr("held under the fault"));
+  // Without the tables the same findings are priced on pooled uplinks, and the costs say so.
+  const ProcessResult pooled = diagnose({first, confirm}, {});
+  ASSERT_EQ(pooled.exit_code, 0) << testing::describe(pooled);
+  EXPECT_THAT(pooled.out, HasSubstr("routes unknown: uplinks pooled"));
 }
 
 TEST_F(DiagnoseRoutesCommand, RoutesNeedTheFabricsOwnTopology) {
