@@ -239,9 +239,9 @@ int run_diagnose(const DiagnoseOptions& options) {
     tables = topo::load_forwarding_tables(options.routes_path, options.routes_format);
     router.emplace(graph, *tables);
   }
-  Diagnosis diagnosis = diagnose_against_topology(graph, sets, router ? &*router : nullptr);
-  const std::vector<MixedJob> mix = options.job_mix.empty() ? default_job_mix() : parse_job_mix(options.job_mix);
   const topo::TableRouter* routes = router ? &*router : nullptr;
+  Diagnosis diagnosis = diagnose_against_topology(graph, sets, routes);
+  const std::vector<MixedJob> mix = options.job_mix.empty() ? default_job_mix() : parse_job_mix(options.job_mix);
   const std::vector<std::optional<FaultCost>> costs = rank_by_cost(graph, diagnosis, mix, routes);
   const std::vector<ResultRow> rows = all_rows(sets);
   if (!options.plan_confirm_path.empty()) write_confirm_plan(options.plan_confirm_path, graph, diagnosis, rows, router);
