@@ -7,6 +7,7 @@
 #include "diagnosis/drain_list.hpp"
 #include "results/result_loading.hpp"
 #include "cli/command.hpp"
+#include "cli/store_baseline.hpp"
 #include "common/errors.hpp"
 #include "results/results_io.hpp"
 
@@ -35,7 +36,16 @@ struct AcceptOptions {
   std::string junit_path;
   std::string drain_list_path;
   std::string json_path;
+  BaselineOptions baseline;
 };
+
+// The thresholds' verdict as a decision: a statistic never reported is INCONCLUSIVE, not a pass.
+diagnosis::Decision decision_of(const AcceptanceVerdict& verdict) {
+  if (verdict.passed()) return diagnosis::Decision::pass;
+  const bool any_failed = std::any_of(verdict.results.begin(), verdict.results.end(),
+                                      [](const CheckResult& r) { return r.status == CheckStatus::fail; });
+  return any_failed ? diagnosis::Decision::fail : diagnosis::Decision::inconclusive;
+}
 
 void print_verdict(std::ostream& out, const AcceptanceVerdict& verdict) {
   out << fmt::format("# {:<40} {:<18} {:<6} {:>6}  {}\n", "check", "kind", "status", "rows", "summary");
@@ -53,25 +63,53 @@ void print_verdict(std::ostream& out, const AcceptanceVerdict& verdict) {
 }
 
 int run_accept(const AcceptOptions& options) {
-  const Thresholds thresholds = read_thresholds(options.thresholds_path);
+  if (options.thresholds_path.empty() && options.baseline.spec.empty())
+    throw UsageError("accept: give --thresholds FILE, --baseline SPEC, or both");
   std::vector<std::filesystem::path> inputs(options.inputs.begin(), options.inputs.end());
-  const std::vector<ResultRow> rows = all_rows(load_results(inputs));
-  const AcceptanceVerdict verdict = evaluate_acceptance(thresholds, rows);
-  print_verdict(std::cout, verdict);
-  if (!options.junit_path.empty())
-    write_file_atomically(options.junit_path, acceptance_to_junit_xml(verdict, options.thresholds_path));
-  if (!options.json_path.empty())
-    write_file_atomically(options.json_path, acceptance_to_json(verdict, options.thresholds_path).dump(2) + "\n");
-  if (!options.drain_list_path.empty()) {
+  const std::vector<LoadedResults> sets = load_results(inputs);
+  const std::vector<ResultRow> rows = all_rows(sets);
+  std::optional<AcceptanceVerdict> verdict;
+  if (!options.thresholds_path.empty()) {
+    verdict = evaluate_acceptance(read_thresholds(options.thresholds_path), rows);
+    print_verdict(std::cout, *verdict);
+  }
+  std::optional<store::RunStore> store;
+  if (!options.baseline.spec.empty() || !options.baseline.store.empty())
+    store.emplace(open_store(options.baseline, options.baseline.spec.empty()));
+  std::optional<diagnosis::BaselineVerdict> baseline;
+  if (!options.baseline.spec.empty()) {
+    std::string description;
+    baseline = judge_baseline(*store, options.baseline, sets, description);
+    print_baseline(std::cout, *baseline, description);
+  }
+  // Both must pass; a failure anywhere fails; otherwise what the noise or a missing statistic left
+  // undecided is INCONCLUSIVE, never a pass.
+  const diagnosis::Decision thresholds_decision = verdict ? decision_of(*verdict) : diagnosis::Decision::pass;
+  const diagnosis::Decision baseline_decision = baseline ? baseline->decision : diagnosis::Decision::pass;
+  const diagnosis::Decision decision =
+      thresholds_decision == diagnosis::Decision::fail || baseline_decision == diagnosis::Decision::fail
+          ? diagnosis::Decision::fail
+      : thresholds_decision == diagnosis::Decision::pass && baseline_decision == diagnosis::Decision::pass
+          ? diagnosis::Decision::pass
+          : diagnosis::Decision::inconclusive;
+  if (verdict && baseline) std::cout << fmt::format("# accept: {} (thresholds and baseline)\n", name_of(decision));
+  if (verdict && !options.junit_path.empty())
+    write_file_atomically(options.junit_path, acceptance_to_junit_xml(*verdict, options.thresholds_path));
+  if (verdict && !options.json_path.empty())
+    write_file_atomically(options.json_path, acceptance_to_json(*verdict, options.thresholds_path).dump(2) + "\n");
+  if (verdict && !options.drain_list_path.empty()) {
     // Only a host outlier singles out a host; a slow pair or collective row involves several, and
     // `diagnose` is what tells which of them is at fault.
     DrainList drain("accept");
-    for (const CheckResult& result : verdict.results)
+    for (const CheckResult& result : verdict->results)
       for (const Finding& finding : result.findings)
         if (finding.kind == "slow_host") drain.add(finding.subject, result.check.name + ": " + finding.evidence_text());
     drain.write(options.drain_list_path, std::cout);
   }
-  return static_cast<int>(verdict.passed() ? ExitCode::ok : ExitCode::acceptance_failed);
+  if (!options.baseline.store.empty())
+    record_judged(*store, sets, "accept", decision,
+                  baseline ? baseline->statement : fmt::format("thresholds {}", options.thresholds_path), std::cout);
+  return static_cast<int>(decision == diagnosis::Decision::pass ? ExitCode::ok : ExitCode::acceptance_failed);
 }
 
 const Registrar<CommandRegistration> registrar{
@@ -79,13 +117,14 @@ const Registrar<CommandRegistration> registrar{
      [](CLI::App& sub, const ProcessArguments&) -> std::function<int()> {
        auto options = std::make_shared<AcceptOptions>();
        sub.add_option("inputs", options->inputs, "results files or directories")->required();
-       sub.add_option("--thresholds", options->thresholds_path, "acceptance thresholds (YAML)")->required();
+       sub.add_option("--thresholds", options->thresholds_path, "acceptance thresholds (YAML)");
        sub.add_option("--junit", options->junit_path, "write JUnit XML here for CI systems");
        sub.add_option("--json", options->json_path,
                       "write the verdict and every check as JSON here (docs/schemas/accept.schema.json)");
        sub.add_option(
            "--drain-list", options->drain_list_path,
            "write the hosts that failed a host-outlier check and why to this file (HOST<TAB>REASON per line)");
+       add_baseline_flags(sub, options->baseline, "; also records the runs judged and the verdict there");
        return [options] { return run_accept(*options); };
      }}};
 

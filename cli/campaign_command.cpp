@@ -42,6 +42,7 @@ struct CampaignOptions {
   std::string json_path;
   bool pdf = true;
   bool dry_run = false;
+  BaselineOptions baseline;
 };
 
 struct StageOutcome {
@@ -84,7 +85,7 @@ class Campaign {
     ExitCode error_code = ExitCode::input;
     if (reporting_) {
       try {
-        outputs_.emplace(plan_, options_.pdf, options_.json_path);
+        outputs_.emplace(plan_, options_.pdf, options_.json_path, options_.baseline);
         std::filesystem::create_directories(plan_.results_dir);
         state_.emplace(plan_.results_dir / "campaign-state.json", outputs_->plan_sha256());
       } catch (const InputError& e) { error = e.what(); } catch (const std::exception& e) {
@@ -312,6 +313,7 @@ const Registrar<CommandRegistration> registrar{
        sub.add_flag("!--no-pdf", options->pdf, "leave out the PDF record (it needs chromium)");
        sub.add_flag("--dry-run", options->dry_run,
                     "read and check the plan and its thresholds, list the stages, measure nothing");
+       add_baseline_flags(sub, options->baseline, "; also records every stage's runs and the campaign's verdict there");
        return [options, process] { return Campaign(*options, process).run(); };
      }}};
 

@@ -1,6 +1,7 @@
 #include "cli/campaign_outputs.hpp"
 
 #include "benchmarks/core/result_builder.hpp"
+#include "diagnosis/baseline.hpp"
 #include "diagnosis/expectation_columns.hpp"
 #include "cli/topology_input.hpp"
 #include "common/build_info.hpp"
@@ -101,8 +102,14 @@ std::string sha256_hex(std::string_view bytes) {
   return hex;
 }
 
-CampaignOutputs::CampaignOutputs(const CampaignPlan& plan, bool pdf, std::string json_path)
-    : plan_(plan), pdf_(pdf), json_path_(std::move(json_path)), plan_sha256_(sha256_hex(plan.text)) {
+CampaignOutputs::CampaignOutputs(const CampaignPlan& plan, bool pdf, std::string json_path, BaselineOptions baseline)
+    : plan_(plan),
+      pdf_(pdf),
+      json_path_(std::move(json_path)),
+      plan_sha256_(sha256_hex(plan.text)),
+      baseline_(std::move(baseline)) {
+  // A baseline store that is not there stops the campaign before anything is measured.
+  if (!baseline_.spec.empty()) open_store(baseline_, false);
   if (plan.thresholds) {
     const std::optional<std::string> text = read_text(*plan.thresholds);
     if (!text)
@@ -176,6 +183,24 @@ int CampaignOutputs::write(const CampaignState& state, std::ostream& out) const 
       record.model_notes.push_back("no collective row carries the model's expectation: no check was derived");
     record.checks.insert(record.checks.end(), derived.begin(), derived.end());
   }
+  std::optional<store::RunStore> store;
+  if (!baseline_.spec.empty() || !baseline_.store.empty()) store.emplace(open_store(baseline_, baseline_.spec.empty()));
+  if (!baseline_.spec.empty()) {
+    std::string description;
+    const diagnosis::BaselineVerdict judged = judge_baseline(*store, baseline_, sets, description);
+    std::vector<CheckVerdict> against = diagnosis::baseline_check_verdicts(judged, "baseline: " + description);
+    record.model_notes.push_back(fmt::format("baseline: {}; {}", description, judged.statement));
+    // Nothing in common with the baseline is still a judgement: INCONCLUSIVE, not an absent check.
+    if (against.empty()) {
+      CheckVerdict none;
+      none.check.name = "against the baseline";
+      none.origin = "baseline: " + description;
+      none.decision = judged.decision;
+      none.statement = judged.statement;
+      against.push_back(std::move(none));
+    }
+    record.checks.insert(record.checks.end(), against.begin(), against.end());
+  }
   for (const CheckVerdict& verdict : record.checks)
     for (const Finding& finding : verdict.findings)
       if (finding.kind == "slow_host") drain_host(finding.subject, verdict.check.name + ": " + finding.evidence_text());
@@ -208,8 +233,11 @@ int CampaignOutputs::write(const CampaignState& state, std::ostream& out) const 
     out << summary;
   else if (!json_path_.empty())
     write_file_atomically(json_path_, summary);
-  return static_cast<int>(overall_decision(record.checks) == diagnosis::Decision::pass ? ExitCode::ok
-                                                                                       : ExitCode::acceptance_failed);
+  const diagnosis::Decision decision = overall_decision(record.checks);
+  if (!baseline_.store.empty())
+    record_judged(*store, sets, "campaign", decision,
+                  fmt::format("campaign {} ({})", plan_.system, plan_.source.string()), out);
+  return static_cast<int>(decision == diagnosis::Decision::pass ? ExitCode::ok : ExitCode::acceptance_failed);
 }
 
 }  // namespace fb::cli

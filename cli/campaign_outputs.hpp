@@ -5,6 +5,7 @@
 
 #include "cli/campaign_plan.hpp"
 #include "cli/campaign_state.hpp"
+#include "cli/store_baseline.hpp"
 #include "diagnosis/thresholds.hpp"
 
 #include <optional>
@@ -17,7 +18,10 @@ class CampaignOutputs {
  public:
   // Reads the thresholds file and hashes the plan and thresholds, so that a bad thresholds file
   // stops the campaign before anything is measured. Throws InputError.
-  CampaignOutputs(const CampaignPlan& plan, bool pdf, std::string json_path);
+  // `baseline`: --baseline adds one check per op against the run store's history; --store records
+  // every stage's runs and the campaign's verdict there. A baseline store that does not exist:
+  // InputError.
+  CampaignOutputs(const CampaignPlan& plan, bool pdf, std::string json_path, BaselineOptions baseline = {});
 
   const std::string& plan_sha256() const { return plan_sha256_; }
   std::size_t check_count() const { return thresholds_ ? thresholds_->checks.size() : 0; }
@@ -33,6 +37,7 @@ class CampaignOutputs {
   std::string plan_sha256_;
   std::optional<diagnosis::Thresholds> thresholds_;
   std::string thresholds_text_;
+  BaselineOptions baseline_;
 };
 
 // Lowercase hex SHA-256 of `bytes` (OpenSSL).

@@ -378,6 +378,36 @@ Trend RunStore::trend(const SeriesQuery& asked) {
   return trend;
 }
 
+std::vector<std::string> RunStore::recent_run_ids(bool accepted_only) {
+  const std::string sql =
+      accepted_only ? "SELECT r.run_id FROM runs r WHERE EXISTS (SELECT 1 FROM verdicts v WHERE v.run_id = r.run_id "
+                      "AND v.decision = 'pass') AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.run_id = r.run_id AND "
+                      "v.decision <> 'pass') ORDER BY r.start_time DESC, r.run_id DESC"
+                    : "SELECT run_id FROM runs ORDER BY start_time DESC, run_id DESC";
+  std::vector<std::string> ids;
+  for (const Values& r : database_->query(sql)) ids.push_back(text_of(r[0]));
+  return ids;
+}
+
+void RunStore::record_verdict(const std::string& run_id, const std::string& judged_by, const std::string& decision,
+                              const std::string& statement) {
+  Transaction transaction(*database_);
+  if (database_->query("SELECT 1 FROM runs WHERE run_id = ?", {run_id}).empty())
+    throw InputError(fmt::format("the run store has no run {}: its verdict is not recorded", run_id));
+  database_->query("DELETE FROM verdicts WHERE run_id = ? AND judged_by = ?", {run_id, judged_by});
+  database_->query("INSERT INTO verdicts (run_id, judged_by, decision, statement, judged_at) VALUES (?, ?, ?, ?, ?)",
+                   {run_id, judged_by, decision, statement, utc_now()});
+  transaction.commit();
+}
+
+std::vector<std::pair<std::string, std::string>> RunStore::verdicts(const std::string& run_id) {
+  std::vector<std::pair<std::string, std::string>> found;
+  for (const Values& r :
+       database_->query("SELECT judged_by, decision FROM verdicts WHERE run_id = ? ORDER BY judged_by", {run_id}))
+    found.emplace_back(text_of(r[0]), text_of(r[1]));
+  return found;
+}
+
 SeriesCatalog RunStore::catalog() {
   SeriesCatalog catalog;
   std::set<std::string> hosts;

@@ -86,6 +86,15 @@ class RunStore {
   // Throws InputError when the store has no rows for the series.
   Trend trend(const SeriesQuery& query);
   SeriesCatalog catalog();
+  // Run ids, newest first (start time, then run id). `accepted_only`: the runs with a recorded
+  // verdict of "pass" and no other verdict (record_verdict), the baseline a cluster accepted.
+  std::vector<std::string> recent_run_ids(bool accepted_only);
+  // What `judged_by` ("accept", "campaign") decided about a recorded run: "pass", "fail" or
+  // "inconclusive", replacing its earlier verdict. A run the store does not hold: InputError.
+  void record_verdict(const std::string& run_id, const std::string& judged_by, const std::string& decision,
+                      const std::string& statement);
+  // Every verdict of a run: (judged_by, decision), by judged_by.
+  std::vector<std::pair<std::string, std::string>> verdicts(const std::string& run_id);
   int schema_version();
   std::string_view kind() const { return database_->kind(); }
 

@@ -93,6 +93,17 @@ CREATE INDEX result_rows_by_dst_host ON result_rows (dst_host, op, bytes)
 )sql"},
     Migration{2, "result_rows.time_mean_us: the mean of the slowest rank's iteration times (results format)",
               "ALTER TABLE result_rows ADD COLUMN time_mean_us DOUBLE PRECISION"},
+    Migration{3, "verdicts: what accept and campaign decided about a run, so baselines can take accepted runs",
+              R"sql(
+CREATE TABLE verdicts (
+  run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+  judged_by TEXT NOT NULL,
+  decision TEXT NOT NULL,
+  statement TEXT NOT NULL,
+  judged_at TEXT NOT NULL,
+  PRIMARY KEY (run_id, judged_by)
+)
+)sql"},
 };
 
 }  // namespace

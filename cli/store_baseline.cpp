@@ -1,0 +1,154 @@
+#include "cli/store_baseline.hpp"
+
+#include "common/errors.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <filesystem>
+#include <set>
+
+namespace fb::cli {
+namespace {
+
+bool is_server(const std::string& url) { return url.starts_with("postgresql://") || url.starts_with("postgres://"); }
+
+std::set<std::string> hosts_of(const ResultSet& results) {
+  std::set<std::string> hosts(results.provenance.rank_hosts.begin(), results.provenance.rank_hosts.end());
+  for (const ResultRow& row : results.rows) {
+    if (!row.src_host.empty()) hosts.insert(row.src_host);
+    if (!row.dst_host.empty()) hosts.insert(row.dst_host);
+  }
+  hosts.erase("");
+  return hosts;
+}
+
+struct Selection {
+  bool accepted_only = false;
+  std::size_t count = 20;
+};
+
+// "accepted", "accepted:N", "last", "last:N"; empty for a list of run ids.
+std::optional<Selection> parse_selection(const std::string& spec) {
+  const std::string word = spec.substr(0, spec.find(':'));
+  if (word != "accepted" && word != "last") return std::nullopt;
+  Selection selection{.accepted_only = word == "accepted", .count = 20};
+  if (spec.size() > word.size()) {
+    const std::string number = spec.substr(word.size() + 1);
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), selection.count);
+    if (ec != std::errc{} || end != number.data() + number.size() || selection.count == 0)
+      throw UsageError(
+          fmt::format("--baseline {}: the count after '{}:' must be a whole number of runs >= 1", spec, word));
+  }
+  return selection;
+}
+
+}  // namespace
+
+void add_baseline_flags(CLI::App& app, BaselineOptions& options, const std::string& store_help) {
+  app.add_option("--baseline", options.spec,
+                 "judge against earlier runs in the run store: accepted[:N] (the last N runs that passed, default "
+                 "20), last[:N], or RUN_ID[,RUN_ID...]; INCONCLUSIVE where the noise cannot decide");
+  app.add_option("--baseline-tolerance", options.settings.tolerance,
+                 "how much worse than the baseline a measurement may be and pass (fraction)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.99));
+  app.add_option("--store", options.store,
+                 fmt::format("run store (SQLite file or postgresql://USER@HOST:PORT/DB) the baseline is read from "
+                             "(default {}){}",
+                             default_store_path, store_help));
+}
+
+store::RunStore open_store(const BaselineOptions& options, bool create) {
+  const std::string url = options.store.empty() ? std::string(default_store_path) : options.store;
+  if (!create && !is_server(url) && !std::filesystem::exists(url))
+    throw InputError(fmt::format("no run store at {} for the baseline (run --store {} or history ingest DIR --store "
+                                 "{} records one)",
+                                 url, url, url));
+  return store::RunStore(url);
+}
+
+LoadedBaseline load_baseline(store::RunStore& store, const BaselineOptions& options,
+                             std::span<const LoadedResults> judged) {
+  std::set<std::string> judged_ids;
+  std::set<std::string> judged_hosts;
+  for (const LoadedResults& set : judged) {
+    judged_ids.insert(set.results.provenance.run_id);
+    judged_hosts.merge(hosts_of(set.results));
+  }
+  const std::string url = options.store.empty() ? std::string(default_store_path) : options.store;
+  LoadedBaseline baseline;
+  const std::optional<Selection> selection = parse_selection(options.spec);
+  if (!selection) {
+    std::size_t begin = 0;
+    while (begin <= options.spec.size()) {
+      const std::size_t end = std::min(options.spec.find(',', begin), options.spec.size());
+      const std::string id = options.spec.substr(begin, end - begin);
+      begin = end + 1;
+      if (id.empty()) throw UsageError(fmt::format("--baseline {}: an empty run id", options.spec));
+      if (judged_ids.contains(id))
+        throw UsageError(fmt::format("--baseline {}: run {} is one of the runs judged", options.spec, id));
+      std::optional<ResultSet> run = store.run(id);
+      if (!run) throw InputError(fmt::format("run store {} has no run {} (fabricbench history lists them)", url, id));
+      baseline.runs.push_back(std::move(*run));
+    }
+    baseline.description = fmt::format("run{} {} in {}", baseline.runs.size() == 1 ? "" : "s", options.spec, url);
+    return baseline;
+  }
+  for (const std::string& id : store.recent_run_ids(selection->accepted_only)) {
+    if (baseline.runs.size() == selection->count) break;
+    if (judged_ids.contains(id)) continue;
+    std::optional<ResultSet> run = store.run(id);
+    if (!run) continue;  // removed since the list was read
+    const std::set<std::string> hosts = hosts_of(*run);
+    const bool same_cluster = judged_hosts.empty() || std::any_of(hosts.begin(), hosts.end(), [&](const auto& host) {
+                                return judged_hosts.contains(host);
+                              });
+    if (same_cluster) baseline.runs.push_back(std::move(*run));
+  }
+  baseline.description =
+      fmt::format("the last {} {}runs{} in {}: {} found", selection->count, selection->accepted_only ? "accepted " : "",
+                  judged_hosts.empty() ? "" : " sharing a host with the judged runs", url, baseline.runs.size());
+  return baseline;
+}
+
+diagnosis::BaselineVerdict judge_baseline(store::RunStore& store, const BaselineOptions& options,
+                                          std::span<const LoadedResults> judged, std::string& description) {
+  const LoadedBaseline baseline = load_baseline(store, options, judged);
+  description = baseline.description;
+  return diagnosis::judge_against_baseline(all_rows(judged), baseline.runs, options.settings);
+}
+
+void print_baseline(std::ostream& out, const diagnosis::BaselineVerdict& verdict, const std::string& description) {
+  out << fmt::format("# baseline: {}\n", description);
+  if (!verdict.measurements.empty())
+    out << fmt::format("# {:<56} {:<13} {:>10} {:>10} {:>7} {:>5}  {}\n", "measurement", "verdict", "measured",
+                       "baseline", "ratio", "runs", "bounds (x baseline)");
+  for (const diagnosis::BaselineMeasurement& m : verdict.measurements)
+    out << fmt::format("  {:<56} {:<13} {:>10.4g} {:>10.4g} {:>7.3f} {:>5}  {}\n", m.subject,
+                       diagnosis::name_of(m.decision), m.measured, m.baseline_median, m.ratio, m.baseline_runs,
+                       m.ratio_lower
+                           ? fmt::format("{:.3f} .. {:.3f}; {}", *m.ratio_lower, *m.ratio_upper, m.spread_source)
+                           : m.spread_source);
+  out << fmt::format("# baseline verdict: {}\n", verdict.statement);
+}
+
+void record_judged(store::RunStore& store, std::span<const LoadedResults> judged, const std::string& judged_by,
+                   diagnosis::Decision decision, const std::string& statement, std::ostream& out) {
+  // The store keeps decisions in lower case ("pass"), as recent_run_ids looks them up.
+  std::string stored_decision(diagnosis::name_of(decision));
+  for (char& c : stored_decision) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::size_t recorded = 0;
+  for (const LoadedResults& set : judged) {
+    if (set.results.provenance.run_id.empty()) continue;
+    store.record(set.results, set.source.string());
+    store.record_verdict(set.results.provenance.run_id, judged_by, stored_decision, statement);
+    ++recorded;
+  }
+  out << fmt::format("# recorded {} run{} and the verdict {} in the run store\n", recorded, recorded == 1 ? "" : "s",
+                     diagnosis::name_of(decision));
+}
+
+}  // namespace fb::cli
