@@ -64,13 +64,19 @@ void add_spread(const ResultRow& row, std::optional<double>& largest, bool& ever
   largest = std::max(largest.value_or(0), *spread);
 }
 
-// The standard error of a row's median time, relative: CV x sqrt(pi / (2 x iterations)) (the
-// median of n draws varies pi/2 times as much as their mean). Runs cannot differ less than their
-// own medians do, so this floors the run-to-run spread: three runs that happen to agree closely
-// would otherwise make a noisy measurement look exact.
+// How uncertain a row's median time is, relative: s x sqrt(pi / (2 x iterations)) (the median of n
+// draws varies pi/2 times as much as their mean), s being the spread of the bulk of its
+// iterations: the CV, or where a few very slow iterations inflate the CV (a neighbour's job on a
+// shared machine), the distance of the fastest iteration under the median, which they cannot move.
+// Runs cannot differ less than their own medians do, so this floors the run-to-run spread: three
+// runs that happen to agree closely would otherwise make a noisy measurement look exact.
 std::optional<double> median_noise_of(const ResultRow& row) {
-  if (!reports_statistic(row, "time_cv") || row.iterations <= 0 || !std::isfinite(row.time_cv)) return std::nullopt;
-  return std::log1p(row.time_cv * std::sqrt(std::numbers::pi / (2.0 * row.iterations)));
+  if (!reports_statistic(row, "time_cv") || row.iterations <= 0 || !std::isfinite(row.time_cv) ||
+      row.time_median_us <= 0)
+    return std::nullopt;
+  const double below_median = std::max(0.0, 1 - row.time_min_us / row.time_median_us);
+  const double bulk = reports_statistic(row, "time_min_us") ? std::min(row.time_cv, below_median) : row.time_cv;
+  return std::log1p(bulk * std::sqrt(std::numbers::pi / (2.0 * row.iterations)));
 }
 
 std::vector<Judged> group_judged(std::span<const ResultRow> rows, std::map<std::string, std::size_t>& index_of) {

@@ -9,7 +9,8 @@
 //     (placements repeated, soak repetitions). The baseline is the median m of those run values.
 //   - The spread s is the run-to-run spread: 1.4826 x the median absolute deviation of log(value)
 //     over the baseline runs, floored at 0.5% (diagnosis/drift.hpp's baseline_of), and at the
-//     rows' own uncertainty of their median (the median over rows of CV x sqrt(pi / 2 iterations)):
+//     rows' own uncertainty of their median (the median over rows of s x sqrt(pi / 2 iterations),
+//     s the CV or, smaller where slow outliers inflate the CV, 1 - fastest / median iteration):
 //     a few runs that agree by chance do not make a noisy measurement exact. It needs at least 3
 //     runs; with fewer, the rows' own spread (coefficient of variation and p99 tail,
 //     comparison.hpp's run_to_run_spread) of the baseline and the judged rows, summed, stands in,

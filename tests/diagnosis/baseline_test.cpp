@@ -127,12 +127,17 @@ TEST(Baseline, ALatencyOpIsJudgedByItsTimeLowerBetter) {
 }
 
 TEST(Baseline, RunsThatAgreeByChanceDoNotMakeANoisyMeasurementExact) {
-  // Three identical runs, but each row's iterations spread 50% (CV) over 20 iterations: the
-  // spread is floored at log(1 + 0.5 sqrt(pi / 40)) = 0.131, and a 20% drop is not decided.
+  // Three identical runs, but each row's iterations spread 50% (CV, and the fastest half the
+  // median) over 20 iterations: the spread is floored at log(1 + 0.5 sqrt(pi / 40)) = 0.131, and
+  // a 20% drop is not decided.
+  const auto spread_half = [](ResultRow row) {
+    row = testing::noisy(row, 0.5, 0.5);
+    row.time_min_us = row.time_median_us * 0.5;
+    return row;
+  };
   std::vector<ResultSet> runs{run_at("b1", 100), run_at("b2", 100), run_at("b3", 100)};
-  for (ResultSet& run : runs) run.rows.front() = testing::noisy(run.rows.front(), 0.5, 0.5);
-  const std::vector<ResultRow> rows{
-      testing::noisy(with_busbw(testing::collective_row("all_reduce", 1 << 20, 100), 80), 0.5, 0.5)};
+  for (ResultSet& run : runs) run.rows.front() = spread_half(run.rows.front());
+  const std::vector<ResultRow> rows{spread_half(with_busbw(testing::collective_row("all_reduce", 1 << 20, 100), 80))};
   const BaselineVerdict verdict = judge_against_baseline(rows, runs);
   const BaselineMeasurement& m = verdict.measurements.at(0);
   const double floor = std::log1p(0.5 * std::sqrt(std::numbers::pi / 40));
@@ -143,6 +148,19 @@ TEST(Baseline, RunsThatAgreeByChanceDoNotMakeANoisyMeasurementExact) {
   std::vector<ResultSet> quiet{run_at("b1", 100), run_at("b2", 100), run_at("b3", 100)};
   const std::vector<ResultRow> quiet_rows{with_busbw(testing::collective_row("all_reduce", 1 << 20, 100), 80)};
   EXPECT_EQ(judge_against_baseline(quiet_rows, quiet).decision, Decision::fail);
+}
+
+TEST(Baseline, AFewVerySlowIterationsDoNotWidenTheFloor) {
+  // CV 300% from a few iterations a neighbour's job slowed, but the fastest is 5% under the
+  // median: the bulk spreads 5%, floor log(1 + 0.05 sqrt(pi / 40)) = 0.0140, and a 20% drop fails.
+  std::vector<ResultSet> runs{run_at("b1", 100), run_at("b2", 100), run_at("b3", 100)};
+  for (ResultSet& run : runs) run.rows.front() = testing::noisy(run.rows.front(), 3.0, 10.0);
+  const std::vector<ResultRow> rows{
+      testing::noisy(with_busbw(testing::collective_row("all_reduce", 1 << 20, 100), 80), 3.0, 10.0)};
+  const BaselineMeasurement m = judge_against_baseline(rows, runs).measurements.at(0);
+  EXPECT_NEAR(*m.log_sigma, std::log1p(0.05 * std::sqrt(std::numbers::pi / 40)) * std::sqrt(1 + std::numbers::pi / 6),
+              1e-9);
+  EXPECT_EQ(m.decision, Decision::fail);
 }
 
 TEST(Baseline, FewerThanThreeRunsUseTheRowsOwnSpreadAsCompareDoes) {
