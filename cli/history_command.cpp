@@ -6,6 +6,7 @@
 
 #include "cli/command.hpp"
 #include "cli/store_drift.hpp"
+#include "cli/topology_input.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "results/result_loading.hpp"
@@ -13,6 +14,7 @@
 #include "results/atomic_file.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <iostream>
@@ -36,6 +38,7 @@ struct HistoryOptions {
   std::vector<std::string> ingest_inputs;
   std::string drain_list_path;
   std::string prometheus_dir;
+  std::vector<std::string> topology;
   diagnosis::DriftSettings drift;
 };
 
@@ -179,9 +182,21 @@ int judge_drift(store::RunStore& store, const HistoryOptions& options) {
   diagnosis::DrainList drain("history drift");
   add_drifted_hosts(fleet, drain);
   if (!options.drain_list_path.empty()) drain.write(options.drain_list_path, std::cout);
+  std::vector<GaugeFamily> gauges = fleet_gauges(fleet, drain);
+  if (!options.topology.empty()) {
+    const LinkGauges links = link_gauges(fleet, load_topology_with_warnings(options.topology));
+    gauges.insert(gauges.end(), links.families.begin(), links.families.end());
+    std::cout << fmt::format("# links: {} hosts on their one fabric cable", links.mapped_hosts);
+    if (!links.several_cables.empty())
+      std::cout << fmt::format("; {} hosts with several cables left out (their pair series does not say which "
+                               "cable carried it): {}",
+                               links.several_cables.size(), fmt::join(links.several_cables, ", "));
+    if (!links.not_in_topology.empty())
+      std::cout << fmt::format("; not in the topology: {}", fmt::join(links.not_in_topology, ", "));
+    std::cout << "\n";
+  }
   if (!options.prometheus_dir.empty())
-    std::cout << fmt::format("# metrics: {}\n",
-                             write_prometheus_textfile(options.prometheus_dir, fleet_gauges(fleet, drain)).string());
+    std::cout << fmt::format("# metrics: {}\n", write_prometheus_textfile(options.prometheus_dir, gauges).string());
   return static_cast<int>(!options.drain_list_path.empty() && !drain.empty() ? ExitCode::doctor_flags : ExitCode::ok);
 }
 
@@ -219,6 +234,8 @@ const Registrar<CommandRegistration> registrar{
                                  "write the hosts whose own series drifted worse here (exit 7 when it lists one)");
        drift_command->add_option("--prometheus-textfile", options->prometheus_dir,
                                  "write DIR/fabricbench.prom for node_exporter's textfile collector");
+       drift_command->add_option("--topology", options->topology,
+                                 "the fabric (any topology format): per-link gauges for hosts with one fabric cable");
        return [options, ingest_command, drift_command] {
          // Reading a store that is not there is a typo, not an empty history: only ingest creates one.
          const bool is_server =

@@ -1,6 +1,7 @@
 #include "cli/store_drift.hpp"
 
 #include "common/sizes.hpp"
+#include "diagnosis/host_cables.hpp"
 
 #include <fmt/format.h>
 
@@ -115,6 +116,48 @@ std::vector<GaugeFamily> fleet_gauges(const FleetDrift& fleet, const diagnosis::
   }
   return {host_bw,      host_latency, host_baseline, host_efficiency, host_degraded,
           host_drained, coll_bw,      coll_time,     coll_degraded};
+}
+
+LinkGauges link_gauges(const FleetDrift& fleet, const topo::Graph& graph) {
+  LinkGauges result;
+  GaugeFamily bandwidth{"fabricbench_link_bandwidth_gbps",
+                        "latest run: median bandwidth of the pair measurements through the host's one fabric cable",
+                        {}};
+  GaugeFamily latency{"fabricbench_link_latency_us",
+                      "latest run: median time of the latency pairs through the host's one fabric cable",
+                      {}};
+  GaugeFamily baseline{"fabricbench_link_baseline_ratio",
+                       "latest run's value over the baseline of the series the cable carries",
+                       {}};
+  GaugeFamily degraded{"fabricbench_link_degraded",
+                       "1 while the series the cable carries has drifted worse (CUSUM)",
+                       {}};
+  for (const JudgedSeries& s : fleet.hosts) {
+    const std::vector<diagnosis::HostCable> cables = diagnosis::host_cables(graph, s.series.host);
+    if (cables.empty()) {
+      result.not_in_topology.push_back(s.series.host);
+      continue;
+    }
+    if (cables.size() > 1) {
+      result.several_cables.push_back(s.series.host);
+      continue;
+    }
+    ++result.mapped_hosts;
+    const diagnosis::HostCable& cable = cables.front();
+    const Labels labels{{"host", cable.host},
+                        {"nic", cable.nic},
+                        {"switch", cable.fabric_switch},
+                        {"port", cable.switch_port ? std::to_string(*cable.switch_port) : ""}};
+    const store::TrendPoint& last = s.trend.points.back();
+    if (s.trend.latency)
+      latency.samples.push_back({labels, last.time_us});
+    else if (last.bandwidth_gbps)
+      bandwidth.samples.push_back({labels, *last.bandwidth_gbps});
+    baseline.samples.push_back({labels, s.series.values.back() / s.drift.baseline_median});
+    degraded.samples.push_back({labels, s.drift.open_change ? 1.0 : 0.0});
+  }
+  result.families = {bandwidth, latency, baseline, degraded};
+  return result;
 }
 
 }  // namespace fb::cli

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <iostream>
 #include <map>
 
 namespace fb {
@@ -249,6 +250,59 @@ TEST(HistoryDrift, AHostWhoseCableLostTenPercentIsFlaggedFromTheRunItBeganAndDra
   EXPECT_EQ(diagnose.exit_code, 7) << describe(diagnose);
   EXPECT_THAT(diagnose.out, HasSubstr("drift          host node3: pairwise 4M"));
   EXPECT_THAT(read_text_file(diagnose_drain), HasSubstr("node3\tfabricbench diagnose: drift host node3"));
+}
+
+// The same history on a fabric where each host has one NIC cabled to a leaf: every host's series is
+// its cable's, so the textfile holds one gauge per cable, named by host, NIC and switch, and
+// promtool (Prometheus' own parser) accepts it.
+TEST(HistoryDrift, PerLinkGaugesNameTheCableOfTheDriftedHost) {
+  testing::TempDir dir;
+  write_fleet_history(dir / "nights");
+  const std::string store_url = (dir / "history.sqlite").string();
+  ASSERT_EQ(run_process(directly({"history", "ingest", (dir / "nights").string(), "--store", store_url})).exit_code, 0);
+  write_file_atomically(dir / "four.yaml", "node:\n  hosts: \"node[1-4]\"\n  cpus: 1\n  gpus: 0\n"
+                                           "  pcie: {generation: 4, width: 16, switches: 0}\n"
+                                           "  nics: {count: 1, type: ethernet, rate_gbps: 100}\n"
+                                           "fabric:\n  tiers:\n    - {name: leaf, radix: 8}\n");
+  const std::filesystem::path metrics = dir / "textfile";
+  const testing::ProcessResult drift =
+      run_process(directly({"history", "drift", "--store", store_url, "--topology", (dir / "four.yaml").string(),
+                            "--prometheus-textfile", metrics.string()}));
+  ASSERT_EQ(drift.exit_code, 0) << describe(drift);
+  EXPECT_THAT(drift.out, HasSubstr("# links: 4 hosts on their one fabric cable\n"));
+  const std::string text = read_text_file(metrics / "fabricbench.prom");
+  // The sample lines of one family, by host.
+  const auto samples = [&](const std::string& family) {
+    std::map<std::string, std::pair<std::string, double>> found;
+    for (const std::string& line : testing::lines_of(text)) {
+      if (!line.starts_with(family + "{")) continue;
+      const std::size_t host = line.find("host=\"") + 6;
+      const std::string name = line.substr(host, line.find('"', host) - host);
+      found[name] = {line.substr(0, line.rfind(' ')), std::stod(line.substr(line.rfind(' ') + 1))};
+    }
+    return found;
+  };
+  const auto degraded = samples("fabricbench_link_degraded");
+  ASSERT_EQ(degraded.size(), 4U) << text;
+  EXPECT_EQ(degraded.at("node3").second, 1);
+  EXPECT_EQ(degraded.at("node1").second, 0);
+  // The cable's two ends: node3's NIC and the leaf it plugs into; the spec states no port numbers.
+  EXPECT_THAT(degraded.at("node3").first,
+              ::testing::MatchesRegex("fabricbench_link_degraded\\{host=\"node3\",nic=\"[a-z0-9_]+\","
+                                      "switch=\"[A-Za-z0-9_-]+\",port=\"\"\\}"));
+  // Night 29 (odd: -0.5%), every node3 pair at 0.9: 12.5 x 0.995 x 0.9; node1's median pair is clean.
+  const auto bandwidth = samples("fabricbench_link_bandwidth_gbps");
+  EXPECT_NEAR(bandwidth.at("node3").second, 12.5 * 0.995 * 0.9, 1e-9);
+  EXPECT_NEAR(bandwidth.at("node1").second, 12.5 * 0.995, 1e-9);
+  EXPECT_NEAR(samples("fabricbench_link_baseline_ratio").at("node3").second, 0.9, 0.011);
+  if (std::filesystem::exists("/usr/bin/promtool")) {
+    const testing::ProcessResult check =
+        run_process({"/bin/sh", "-c",
+                     fmt::format("/usr/bin/promtool check metrics < '{}'", (metrics / "fabricbench.prom").string())});
+    EXPECT_EQ(check.exit_code, 0) << describe(check);
+  } else {
+    std::cout << "promtool not installed (Debian package prometheus): the textfile was not checked by it\n";
+  }
 }
 
 }  // namespace
