@@ -145,8 +145,13 @@ int ingest(store::RunStore& store, const HistoryOptions& options) {
   // Loaded (and so checked) before anything is recorded: one malformed file leaves the store as it was.
   const std::vector<LoadedResults> sets =
       load_results(std::vector<std::filesystem::path>(options.ingest_inputs.begin(), options.ingest_inputs.end()));
-  for (const LoadedResults& set : sets) {
-    switch (store.record(set.results, set.source.string())) {
+  std::vector<store::RunStore::Source> runs;
+  runs.reserve(sets.size());
+  for (const LoadedResults& set : sets) runs.push_back({&set.results, set.source.string()});
+  // One transaction: a run id taken by another run refuses the whole ingest, and the store's
+  // pages are written once, not once per run (docs/fleet-health.md, Scale).
+  for (const store::RecordOutcome outcome : store.record_all(runs)) {
+    switch (outcome) {
       case store::RecordOutcome::added: ++added; break;
       case store::RecordOutcome::updated: ++updated; break;
       case store::RecordOutcome::unchanged: ++unchanged; break;

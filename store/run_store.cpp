@@ -194,7 +194,7 @@ RunStore::RunStore(std::unique_ptr<Database> database) : database_(std::move(dat
 
 int RunStore::schema_version() { return store::schema_version(*database_); }
 
-RecordOutcome RunStore::record(const ResultSet& results, const std::string& source) {
+RecordOutcome RunStore::record_within(const ResultSet& results, const std::string& source) {
   const std::string& run_id = results.provenance.run_id;
   if (run_id.empty()) throw InputError(fmt::format("{}: the results have no run id: not recorded", source));
   // The run's provenance, incidents and port counters, in the results format's own JSON.
@@ -213,7 +213,6 @@ RecordOutcome RunStore::record(const ResultSet& results, const std::string& sour
     rows.push_back(std::move(values));
   }
   const std::string digest = content_sha256(document, rows);
-  Transaction transaction(*database_);
   const std::vector<Values> existing =
       database_->query("SELECT content_sha256, source, document FROM runs WHERE run_id = ?", {run_id});
   RecordOutcome outcome = RecordOutcome::added;
@@ -234,8 +233,23 @@ RecordOutcome RunStore::record(const ResultSet& results, const std::string& sour
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       run_values(results, source, digest, document));
   database_->execute_many(insert_row_sql(), rows);
+  return outcome;
+}
+
+RecordOutcome RunStore::record(const ResultSet& results, const std::string& source) {
+  Transaction transaction(*database_);
+  const RecordOutcome outcome = record_within(results, source);
   transaction.commit();
   return outcome;
+}
+
+std::vector<RecordOutcome> RunStore::record_all(std::span<const Source> runs) {
+  std::vector<RecordOutcome> outcomes;
+  outcomes.reserve(runs.size());
+  Transaction transaction(*database_);
+  for (const Source& run : runs) outcomes.push_back(record_within(*run.results, run.source));
+  transaction.commit();
+  return outcomes;
 }
 
 std::vector<StoredRun> RunStore::runs() {

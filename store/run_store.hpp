@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,13 @@ class RunStore {
   // Records a run in one transaction. A run id the store holds with a different start, command
   // line or hosts is another run: std::runtime_error naming both, and nothing is written.
   RecordOutcome record(const ResultSet& results, const std::string& source);
+  // Records many runs in one transaction (`history ingest`): all or none, and each index page a
+  // run touches is written to the log once per batch instead of once per run. Outcomes in order.
+  struct Source {
+    const ResultSet* results;
+    std::string source;
+  };
+  std::vector<RecordOutcome> record_all(std::span<const Source> runs);
 
   std::vector<StoredRun> runs();
   // The run as recorded; std::nullopt when the store does not have it.
@@ -99,6 +107,8 @@ class RunStore {
   std::string_view kind() const { return database_->kind(); }
 
  private:
+  // record() without its transaction.
+  RecordOutcome record_within(const ResultSet& results, const std::string& source);
   std::unique_ptr<Database> database_;
 };
 

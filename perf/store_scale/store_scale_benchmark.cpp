@@ -116,13 +116,42 @@ void BM_IngestResultsFiles(benchmark::State& state) {
     std::filesystem::remove(store_path().string() + "-shm");
     state.ResumeTiming();
     fb::store::RunStore store(store_path().string());
-    for (const fb::LoadedResults& set : fb::load_results({dir})) store.record(set.results, set.source.string());
+    const std::vector<fb::LoadedResults> sets = fb::load_results({dir});
+    std::vector<fb::store::RunStore::Source> runs;
+    for (const fb::LoadedResults& set : sets) runs.push_back({&set.results, set.source.string()});
+    store.record_all(runs);
   }
   state.counters["runs_per_s"] =
       benchmark::Counter(static_cast<double>(run_count) * static_cast<double>(state.iterations()),
                          benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_IngestResultsFiles)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+
+// The store's part alone: the 10,000 runs parsed once, recorded into a fresh store in one
+// transaction (as `history ingest` does) and, for comparison, one transaction per run (as `run
+// --store` records).
+void BM_RecordParsedRuns(benchmark::State& state) {
+  const bool one_transaction = state.range(0) == 1;
+  const std::vector<fb::LoadedResults> sets = fb::load_results({results_directory()});
+  const std::filesystem::path path = results_directory() / "record-only.sqlite";
+  for (auto _ : state) {
+    state.PauseTiming();
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
+    state.ResumeTiming();
+    fb::store::RunStore store(path.string());
+    if (one_transaction) {
+      std::vector<fb::store::RunStore::Source> runs;
+      for (const fb::LoadedResults& set : sets) runs.push_back({&set.results, set.source.string()});
+      store.record_all(runs);
+    } else {
+      for (const fb::LoadedResults& set : sets) store.record(set.results, set.source.string());
+    }
+  }
+  state.counters["runs_per_s"] =
+      benchmark::Counter(static_cast<double>(run_count) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_RecordParsedRuns)->Arg(0)->Arg(1)->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
 
 void BM_TrendQuery(benchmark::State& state, fb::store::SeriesQuery query) {
   fb::store::RunStore store(store_path().string());
