@@ -62,15 +62,37 @@ void print_verdict(std::ostream& out, const AcceptanceVerdict& verdict) {
                                                      : "FAIL (not available: a checked statistic was never reported)");
 }
 
+// Both must pass; a failure anywhere fails; otherwise what the noise or a missing statistic left
+// undecided is INCONCLUSIVE, never a pass.
+diagnosis::Decision combined(diagnosis::Decision thresholds, diagnosis::Decision baseline) {
+  using diagnosis::Decision;
+  if (thresholds == Decision::fail || baseline == Decision::fail) return Decision::fail;
+  return thresholds == Decision::pass && baseline == Decision::pass ? Decision::pass : Decision::inconclusive;
+}
+
+void write_threshold_outputs(const AcceptOptions& options, const AcceptanceVerdict& verdict) {
+  if (!options.junit_path.empty())
+    write_file_atomically(options.junit_path, acceptance_to_junit_xml(verdict, options.thresholds_path));
+  if (!options.json_path.empty())
+    write_file_atomically(options.json_path, acceptance_to_json(verdict, options.thresholds_path).dump(2) + "\n");
+  if (options.drain_list_path.empty()) return;
+  // Only a host outlier singles out a host; a slow pair or collective row involves several, and
+  // `diagnose` is what tells which of them is at fault.
+  DrainList drain("accept");
+  for (const CheckResult& result : verdict.results)
+    for (const Finding& finding : result.findings)
+      if (finding.kind == "slow_host") drain.add(finding.subject, result.check.name + ": " + finding.evidence_text());
+  drain.write(options.drain_list_path, std::cout);
+}
+
 int run_accept(const AcceptOptions& options) {
   if (options.thresholds_path.empty() && options.baseline.spec.empty())
     throw UsageError("accept: give --thresholds FILE, --baseline SPEC, or both");
   std::vector<std::filesystem::path> inputs(options.inputs.begin(), options.inputs.end());
   const std::vector<LoadedResults> sets = load_results(inputs);
-  const std::vector<ResultRow> rows = all_rows(sets);
   std::optional<AcceptanceVerdict> verdict;
   if (!options.thresholds_path.empty()) {
-    verdict = evaluate_acceptance(read_thresholds(options.thresholds_path), rows);
+    verdict = evaluate_acceptance(read_thresholds(options.thresholds_path), all_rows(sets));
     print_verdict(std::cout, *verdict);
   }
   std::optional<store::RunStore> store;
@@ -82,30 +104,10 @@ int run_accept(const AcceptOptions& options) {
     baseline = judge_baseline(*store, options.baseline, sets, description);
     print_baseline(std::cout, *baseline, description);
   }
-  // Both must pass; a failure anywhere fails; otherwise what the noise or a missing statistic left
-  // undecided is INCONCLUSIVE, never a pass.
-  const diagnosis::Decision thresholds_decision = verdict ? decision_of(*verdict) : diagnosis::Decision::pass;
-  const diagnosis::Decision baseline_decision = baseline ? baseline->decision : diagnosis::Decision::pass;
-  const diagnosis::Decision decision =
-      thresholds_decision == diagnosis::Decision::fail || baseline_decision == diagnosis::Decision::fail
-          ? diagnosis::Decision::fail
-      : thresholds_decision == diagnosis::Decision::pass && baseline_decision == diagnosis::Decision::pass
-          ? diagnosis::Decision::pass
-          : diagnosis::Decision::inconclusive;
+  const diagnosis::Decision decision = combined(verdict ? decision_of(*verdict) : diagnosis::Decision::pass,
+                                                baseline ? baseline->decision : diagnosis::Decision::pass);
   if (verdict && baseline) std::cout << fmt::format("# accept: {} (thresholds and baseline)\n", name_of(decision));
-  if (verdict && !options.junit_path.empty())
-    write_file_atomically(options.junit_path, acceptance_to_junit_xml(*verdict, options.thresholds_path));
-  if (verdict && !options.json_path.empty())
-    write_file_atomically(options.json_path, acceptance_to_json(*verdict, options.thresholds_path).dump(2) + "\n");
-  if (verdict && !options.drain_list_path.empty()) {
-    // Only a host outlier singles out a host; a slow pair or collective row involves several, and
-    // `diagnose` is what tells which of them is at fault.
-    DrainList drain("accept");
-    for (const CheckResult& result : verdict->results)
-      for (const Finding& finding : result.findings)
-        if (finding.kind == "slow_host") drain.add(finding.subject, result.check.name + ": " + finding.evidence_text());
-    drain.write(options.drain_list_path, std::cout);
-  }
+  if (verdict) write_threshold_outputs(options, *verdict);
   if (!options.baseline.store.empty())
     record_judged(*store, sets, "accept", decision,
                   baseline ? baseline->statement : fmt::format("thresholds {}", options.thresholds_path), std::cout);

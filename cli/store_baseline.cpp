@@ -45,6 +45,25 @@ std::optional<Selection> parse_selection(const std::string& spec) {
   return selection;
 }
 
+// "ID[,ID...]": those runs, none of them judged, every one in the store.
+std::vector<ResultSet> listed_runs(store::RunStore& store, const std::string& spec,
+                                   const std::set<std::string>& judged_ids, const std::string& url) {
+  std::vector<ResultSet> runs;
+  std::size_t begin = 0;
+  while (begin <= spec.size()) {
+    const std::size_t end = std::min(spec.find(',', begin), spec.size());
+    const std::string id = spec.substr(begin, end - begin);
+    begin = end + 1;
+    if (id.empty()) throw UsageError(fmt::format("--baseline {}: an empty run id", spec));
+    if (judged_ids.contains(id))
+      throw UsageError(fmt::format("--baseline {}: run {} is one of the runs judged", spec, id));
+    std::optional<ResultSet> run = store.run(id);
+    if (!run) throw InputError(fmt::format("run store {} has no run {} (fabricbench history lists them)", url, id));
+    runs.push_back(std::move(*run));
+  }
+  return runs;
+}
+
 }  // namespace
 
 void add_baseline_flags(CLI::App& app, BaselineOptions& options, const std::string& store_help) {
@@ -82,18 +101,7 @@ LoadedBaseline load_baseline(store::RunStore& store, const BaselineOptions& opti
   LoadedBaseline baseline;
   const std::optional<Selection> selection = parse_selection(options.spec);
   if (!selection) {
-    std::size_t begin = 0;
-    while (begin <= options.spec.size()) {
-      const std::size_t end = std::min(options.spec.find(',', begin), options.spec.size());
-      const std::string id = options.spec.substr(begin, end - begin);
-      begin = end + 1;
-      if (id.empty()) throw UsageError(fmt::format("--baseline {}: an empty run id", options.spec));
-      if (judged_ids.contains(id))
-        throw UsageError(fmt::format("--baseline {}: run {} is one of the runs judged", options.spec, id));
-      std::optional<ResultSet> run = store.run(id);
-      if (!run) throw InputError(fmt::format("run store {} has no run {} (fabricbench history lists them)", url, id));
-      baseline.runs.push_back(std::move(*run));
-    }
+    baseline.runs = listed_runs(store, options.spec, judged_ids, url);
     baseline.description = fmt::format("run{} {} in {}", baseline.runs.size() == 1 ? "" : "s", options.spec, url);
     return baseline;
   }

@@ -191,6 +191,17 @@ BaselineMeasurement judge_one(const Judged& judged, const History& history, cons
   return m;
 }
 
+std::string check_statement(const CheckVerdict& check, std::size_t baseline_runs) {
+  const auto count = [&](Decision decision) {
+    return std::count_if(check.measurements.begin(), check.measurements.end(),
+                         [&](const MeasurementVerdict& m) { return m.verdict.decision == decision; });
+  };
+  return fmt::format("{}: {} measurements against {} baseline runs; {} worse than {:.2f} x beyond the noise, {} "
+                     "undecided by the noise",
+                     name_of(check.decision), check.measurements.size(), baseline_runs, count(Decision::fail),
+                     check.limit, count(Decision::inconclusive));
+}
+
 }  // namespace
 
 double normal_quantile(double p) {
@@ -279,16 +290,7 @@ std::vector<CheckVerdict> baseline_check_verdicts(const BaselineVerdict& verdict
   }
   std::vector<CheckVerdict> checks;
   for (auto& [op, check] : by_op) {
-    std::size_t worse = 0;
-    std::size_t undecided = 0;
-    for (const MeasurementVerdict& m : check.measurements) {
-      worse += m.verdict.decision == Decision::fail ? 1 : 0;
-      undecided += m.verdict.decision == Decision::inconclusive ? 1 : 0;
-    }
-    check.statement = fmt::format("{}: {} measurements against {} baseline runs; {} worse than {:.2f} x beyond the "
-                                  "noise, {} undecided by the noise",
-                                  name_of(check.decision), check.measurements.size(), verdict.baseline_run_ids.size(),
-                                  worse, check.limit, undecided);
+    check.statement = check_statement(check, verdict.baseline_run_ids.size());
     checks.push_back(std::move(check));
   }
   return checks;
