@@ -163,9 +163,12 @@ TEST_F(BaselineCommand, AcceptedBaselinesTakeOnlyRunsThatPassed) {
                                                      testing::allow_root);
   ASSERT_EQ(refused.exit_code, 6) << describe(refused);
   store::RunStore store(store_path());
+  // (As a set: the runs' start times are in seconds, and several may share one.)
   std::vector<std::string> accepted = store.recent_run_ids(true);
   std::vector<std::string> expected;
-  for (int run = 2; run >= 0; --run) expected.push_back(run_file(run).provenance.run_id);  // newest first
+  for (int run = 0; run < 3; ++run) expected.push_back(run_file(run).provenance.run_id);
+  std::ranges::sort(accepted);
+  std::ranges::sort(expected);
   EXPECT_EQ(accepted, expected);
   EXPECT_EQ(store.verdicts(run_file(3).provenance.run_id),
             (std::vector<std::pair<std::string, std::string>>{{"accept", "fail"}}));
@@ -229,11 +232,12 @@ TEST_F(BaselineCommand, CampaignJudgesAgainstTheBaselineAndRecordsItsRunsAndVerd
   // Its run is in the store with the campaign's verdict.
   std::string lower = summary["verdict"].get<std::string>();
   std::ranges::transform(lower, lower.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  // (By its id: runs start times are in seconds, and the suite's runs may share its second.)
   store::RunStore store(store_path());
-  const std::string newest = store.recent_run_ids(false).front();
-  EXPECT_EQ(store.verdicts(newest), (std::vector<std::pair<std::string, std::string>>{{"campaign", lower}}));
-  EXPECT_EQ(newest, stage.provenance.run_id);
-  EXPECT_EQ(store.run(newest)->rows, stage.rows);
+  const std::string& run_id = stage.provenance.run_id;
+  EXPECT_EQ(store.verdicts(run_id), (std::vector<std::pair<std::string, std::string>>{{"campaign", lower}}));
+  ASSERT_TRUE(store.run(run_id));
+  EXPECT_EQ(store.run(run_id)->rows, stage.rows);
   EXPECT_THAT(result.out, HasSubstr("# recorded 1 run and the verdict"));
 }
 
