@@ -10,6 +10,7 @@
 #include "integration/fabricbench_runs.hpp"
 #include "common/text_file.hpp"
 #include "results/results_io.hpp"
+#include "results/atomic_file.hpp"
 #include "store/run_store.hpp"
 #include "support/temp_dir.hpp"
 
@@ -201,6 +202,18 @@ TEST(Services, PostgresqlStoreHoldsTheRowsOfRealMpiRuns) {
     EXPECT_EQ(from_server.points[i].run_id, from_file.points[i].run_id);
     EXPECT_EQ(from_server.points[i].bandwidth_gbps, from_file.points[i].bandwidth_gbps);
   }
+  // Verdicts (schema version 3) on the server: accept --store records one, and --baseline accepted
+  // then takes that run alone, the same on PostgreSQL as on SQLite.
+  const std::filesystem::path zero_wrong = dir / "zero-wrong.yaml";
+  write_file_atomically(zero_wrong, "checks:\n  - name: no wrong results\n    kind: zero_wrong\n");
+  const std::string first = sets.begin()->first;
+  const testing::ProcessResult accepted =
+      run_process(directly({"accept", (dir / "results" / (first + ".json")).string(), "--thresholds",
+                            zero_wrong.string(), "--store", server.url()}));
+  ASSERT_EQ(accepted.exit_code, 0) << describe(accepted);
+  EXPECT_EQ(store.verdicts(first), (std::vector<std::pair<std::string, std::string>>{{"accept", "pass"}}));
+  EXPECT_EQ(store.recent_run_ids(true), std::vector<std::string>{first});
+  EXPECT_EQ(store.recent_run_ids(false).size(), 3U);
 }
 
 TEST(Services, PrometheusScrapesTheGaugesThroughNodeExporter) {
