@@ -229,6 +229,12 @@ TEST_F(BaselineCommand, CampaignJudgesAgainstTheBaselineAndRecordsItsRunsAndVerd
   EXPECT_EQ((*check)["measurements"].size(), stage.rows.size() / 3);
   EXPECT_THAT((*check)["statement"].get<std::string>(), HasSubstr("against 4 baseline runs"));
   EXPECT_EQ(result.exit_code, summary["verdict"] == "PASS" ? 0 : 6) << describe(result);
+  // The summary with the baseline's checks keeps its published schema.
+  const testing::ProcessResult valid = run_process(
+      {"/usr/bin/python3", "-c",
+       "import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))",
+       (results / "summary.json").string(), FABRICBENCH_SUMMARY_SCHEMA});
+  EXPECT_EQ(valid.exit_code, 0) << describe(valid);
   // Its run is in the store with the campaign's verdict.
   std::string lower = summary["verdict"].get<std::string>();
   std::ranges::transform(lower, lower.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
