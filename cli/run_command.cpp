@@ -87,8 +87,12 @@ std::string ops_help() {
                                                         {OpClass::pair_pattern, "pair patterns"},
                                                         {OpClass::device_copy, "device copies (cuda backend)"}};
   std::string help = "ops to run;";
-  for (const auto& [op_class, kind] : kinds)
-    help += fmt::format("\n{}: {}", kind, op_names([&](const OpTraits& op) { return op.op_class == op_class; }, " "));
+  // Not a structured binding: a lambda capturing one is C++20 that clang 14 (clang-tidy) rejects.
+  for (const auto& kind : kinds) {
+    const OpClass op_class = kind.first;
+    help += fmt::format("\n{}: {}", kind.second,
+                        op_names([op_class](const OpTraits& op) { return op.op_class == op_class; }, " "));
+  }
   return help;
 }
 
