@@ -29,14 +29,17 @@ std::vector<std::string> known_flags(CLI::App& app) {
   return flags;
 }
 
-// CLI11's message, with the flag a mistyped one was meant to be.
+// CLI11's message, with the flag a mistyped one was meant to be. A mistyped long flag is named
+// whatever CLI11 reports: where a positional takes a varying count (compare's "A B" or "--baseline
+// SPEC B"), the flag's value lands among the positionals and CLI11 reports their count instead.
+// Short tokens are looked at only when CLI11 reports extras, since "-1" may be a value.
 std::string with_suggestion(const CLI::ParseError& error, CLI::App& app, int argc, char** argv) {
   std::string message = error.what();
-  if (dynamic_cast<const CLI::ExtrasError*>(&error) == nullptr) return message;
+  const bool extras = dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr;
   const std::vector<std::string> flags = known_flags(app);
   for (int i = 1; i < argc; ++i) {
     std::string typed = argv[i];
-    if (!typed.starts_with('-') || typed == "-" || typed == "--") continue;
+    if (!typed.starts_with(extras ? "-" : "--") || typed == "-" || typed == "--") continue;
     typed = typed.substr(0, typed.find('='));
     if (std::find(flags.begin(), flags.end(), typed) != flags.end()) continue;
     if (const auto meant = fb::closest_spelling(typed, flags))
