@@ -46,7 +46,10 @@ TEST(FormatRegistry, SniffingPicksTheRightParser) {
 // reader with std::out_of_range): every registered format either reads them or names the line.
 TEST(FormatRegistry, DegenerateLinesEndInAnInputErrorOrAGraph) {
   for (const std::string text : {"", "=\n", "=====\n", "=====\nGPU0\n", "========== Weight between two GPUs ==\n=\n",
-                                 "\n\n\n", "\t\t\n", "GPU0\tGPU0\n", "#\n", "---\n", "<\n", "{\n"}) {
+                                 "\n\n\n", "\t\t\n", "GPU0\tGPU0\n", "#\n", "---\n", "<\n", "{\n",
+                                 // A Weight banner with no rows, then a Link Type table that sizes the GPUs.
+                                 "===== Weight between two GPUs =====\n===== Link Type between two GPUs =====\n"
+                                 "      GPU0  GPU1\nGPU0  0     XGMI\nGPU1  XGMI  0\n"}) {
     for (const TopologyFormat& format : TopologyFormatRegistry::instance().entries()) {
       try {
         (void)parse_topology(SourceText{"degenerate.txt", text}, format.name);

@@ -88,8 +88,11 @@ void read_table_row(const SourceText& source, const NumberedLine& line, std::str
 
 // Every table square, and all of one size: that size is the GPU count.
 void check_table_shapes(const SourceText& source, Tables& tables) {
-  for (const std::optional<Table>* table : {&tables.weight, &tables.link_type}) {
-    if (!*table || (*table)->cells.empty()) continue;
+  for (std::optional<Table>* table : {&tables.weight, &tables.link_type}) {
+    // A banner with no rows under it (a cut paste) is no table: the other table or the NUMA lines
+    // may still size the GPUs, and an empty one must not be read at their indices.
+    if (*table && (*table)->cells.empty()) table->reset();
+    if (!*table) continue;
     const std::size_t n = (*table)->cells.size();
     for (std::size_t r = 0; r < n; ++r) {
       if ((*table)->cells[r].size() != n) {
