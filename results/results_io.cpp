@@ -378,6 +378,16 @@ std::string results_to_json(const ResultSet& results) {
 }
 
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): each top-level part of the results file (schema, provenance, rows, incident) refused at its line
+namespace {
+
+// The member `key` of `object` in place, or `fallback` when it has none.
+const Json& member_or(const Json& object, const char* key, const Json& fallback) {
+  const auto found = object.find(key);
+  return found == object.end() ? fallback : *found;
+}
+
+}  // namespace
+
 ResultSet parse_results_json(std::string_view text, const std::string& origin) {
   Json json;
   std::optional<std::string> duplicate_key;
@@ -397,7 +407,10 @@ ResultSet parse_results_json(std::string_view text, const std::string& origin) {
   } catch (const Json::exception& e) {
     throw InputError(fmt::format("{}: provenance: {}", origin, e.what()));
   } catch (const InputError& e) { throw InputError(fmt::format("{}: provenance: {}", origin, e.what())); }
-  const Json& rows = json.value("rows", Json());
+  // find, not value(): value() returns a copy, and the rows are most of the file.
+  static const Json absent;
+  static const Json empty_array = Json::array();
+  const Json& rows = member_or(json, "rows", absent);
   if (!rows.is_array()) throw InputError(fmt::format("{}: expected an array \"rows\"", origin));
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::string where = fmt::format("{}: rows[{}]", origin, i);
@@ -422,14 +435,14 @@ ResultSet parse_results_json(std::string_view text, const std::string& origin) {
     require_plausible_measurements(row, where);
     results.rows.push_back(std::move(row));
   }
-  const Json& incidents = json.value("incidents", Json::array());
+  const Json& incidents = member_or(json, "incidents", empty_array);
   if (!incidents.is_array()) throw InputError(fmt::format("{}: expected an array \"incidents\"", origin));
   for (std::size_t i = 0; i < incidents.size(); ++i) {
     try {
       results.incidents.push_back(incident_from_json(incidents[i]));
     } catch (const std::exception& e) { throw InputError(fmt::format("{}: incidents[{}]: {}", origin, i, e.what())); }
   }
-  const Json& port_counters = json.value("port_counters", Json::array());
+  const Json& port_counters = member_or(json, "port_counters", empty_array);
   if (!port_counters.is_array()) throw InputError(fmt::format("{}: expected an array \"port_counters\"", origin));
   for (std::size_t i = 0; i < port_counters.size(); ++i) {
     try {
