@@ -196,8 +196,8 @@ class Diagnoser {
       return slow / (slow + static_cast<double>(healthy_through[resource]));
     };
 
-    std::map<LinkId, std::vector<std::uint32_t>> chosen_by_link;
-    std::map<LinkId, std::vector<LinkId>> parallel_of_link;
+    // Each chosen directed link, with the others that the same slow flows crossed, as confident.
+    std::map<std::uint32_t, std::vector<std::uint32_t>> alternatives_of;
     while (!open.empty()) {
       std::uint32_t best = 0;
       std::size_t best_cover = 0;
@@ -214,14 +214,20 @@ class Diagnoser {
         }
       }
       if (best_cover == 0) break;
+      std::vector<std::uint32_t>& alternatives = alternatives_of[best];
       for (const auto& [resource, slow_flows] : slow_through)
         if (resource != best && resource / 2 != best / 2 && slow_flows == slow_through[best] &&
             confidence_of(resource) == best_confidence)
-          parallel_of_link[best / 2].push_back(resource / 2);
+          alternatives.push_back(resource);
       for (const std::size_t f : slow_through[best]) {
         if (open.erase(f) > 0) explained.insert(f);
       }
-      chosen_by_link[best / 2].push_back(best);
+    }
+    std::map<LinkId, std::vector<std::uint32_t>> chosen_by_link;
+    std::map<LinkId, std::vector<LinkId>> parallel_of_link;
+    for (const auto& [resource, alternatives] : resolve_by_parsimony(alternatives_of)) {
+      chosen_by_link[resource / 2].push_back(resource);
+      for (const std::uint32_t alternative : alternatives) parallel_of_link[resource / 2].push_back(alternative / 2);
     }
 
     for (const auto& [link, resources] : chosen_by_link) {
@@ -260,6 +266,30 @@ class Diagnoser {
       finding.confidence = confidence_sum / static_cast<double>(resources.size());
       diagnosis.findings.push_back(std::move(finding));
     }
+  }
+
+  // One faulty cable before two: where the slow flows of one direction crossed a series of links
+  // (the tables' single path each, no healthy pair to clear any of them) and one of those is a
+  // cable the other direction's flows named alone, that cable explains both directions. A cable
+  // that lost lanes or speed is slow both ways; two faults, one on the series' other links, are
+  // the less likely reading, and the confirm round is there to test it.
+  static std::map<std::uint32_t, std::vector<std::uint32_t>> resolve_by_parsimony(
+      const std::map<std::uint32_t, std::vector<std::uint32_t>>& alternatives_of) {
+    std::set<LinkId> named_alone;
+    for (const auto& [resource, alternatives] : alternatives_of)
+      if (alternatives.empty()) named_alone.insert(resource / 2);
+    std::map<std::uint32_t, std::vector<std::uint32_t>> resolved;
+    for (const auto& [resource, alternatives] : alternatives_of) {
+      std::vector<std::uint32_t> candidates{resource};
+      candidates.insert(candidates.end(), alternatives.begin(), alternatives.end());
+      const auto named = std::find_if(candidates.begin(), candidates.end(),
+                                      [&](std::uint32_t candidate) { return named_alone.contains(candidate / 2); });
+      if (named == candidates.end())
+        resolved[resource] = alternatives;
+      else
+        resolved.try_emplace(*named);
+    }
+    return resolved;
   }
 
   // Blocking: the pairs of a cut measured alone and then together. Where the model saturates a

@@ -377,7 +377,6 @@ std::string results_to_json(const ResultSet& results) {
   return json += json_tail;
 }
 
-// NOLINTNEXTLINE(readability-function-cognitive-complexity): each top-level part of the results file (schema, provenance, rows, incident) refused at its line
 namespace {
 
 // The member `key` of `object` in place, or `fallback` when it has none.
@@ -388,6 +387,7 @@ const Json& member_or(const Json& object, const char* key, const Json& fallback)
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): each top-level part of the results file (schema, provenance, rows, incident) refused at its line
 ResultSet parse_results_json(std::string_view text, const std::string& origin) {
   Json json;
   std::optional<std::string> duplicate_key;

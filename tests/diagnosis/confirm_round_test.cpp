@@ -11,6 +11,8 @@
 #include "test_support.hpp"
 #include "topology/forwarding_tables.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -156,6 +158,35 @@ TEST(ConfirmRound, PlanSeparatesTheCablesOfABundleAndTheSecondDiagnosisNamesOne)
   ASSERT_FALSE(found.empty());
   EXPECT_EQ(*found.front()->link, bundle[1]);
   EXPECT_TRUE(found.front()->parallel_links.empty());
+}
+
+// h001's cable at a quarter both ways, seen on the first four pairings (what the emulated fabric's
+// test runs): the pairs out of h001 name its cable alone, while the two pairs into it come from
+// leaf04 over one path and cross three cables with no healthy pair to clear any. The one cable
+// explains both directions: one finding, not a second one that sends the technician to a healthy
+// leaf04 <-> spine01 cable first.
+TEST(ConfirmRound, ACableSlowBothWaysIsOneFindingWhenOneDirectionNamesItAlone) {
+  const RoutedFabric fabric;
+  const LinkId host_cable = fabric.graph.links_of(*first_nic_of_host(fabric.graph, "h001")).front();
+  Graph truth = fabric.graph;
+  truth.set_link_capacity(host_cable, fabric.graph.link(host_cable).spec.capacity_gbps / 4);
+  const std::vector<PairRound> pairings = all_pairings(8);
+  const std::vector<ResultRow> rows = fabric.measure(truth, std::span(pairings).first(4), "first", 5);
+
+  const Diagnosis diagnosis = diagnose(fabric.graph, rows, {}, &fabric.router);
+  const auto found = fabric.degraded_links(diagnosis);
+  ASSERT_EQ(found.size(), 1u) << found.back()->subject;
+  EXPECT_EQ(*found.front()->link, host_cable);
+  EXPECT_EQ(found.front()->direction, diagnosis::LinkDirection::both);
+  EXPECT_TRUE(found.front()->parallel_links.empty());
+  EXPECT_EQ(diagnosis.slow_flows_explained, diagnosis.slow_flows);
+  // Its evidence has both directions' pairs.
+  const auto has_pair = [&](std::string_view pair) {
+    return std::any_of(found.front()->evidence.begin(), found.front()->evidence.end(),
+                       [&](const std::string& line) { return line.find(pair) != std::string::npos; });
+  };
+  EXPECT_TRUE(has_pair("h001 -> h00")) << fmt::format("{}", fmt::join(found.front()->evidence, "\n"));
+  EXPECT_TRUE(has_pair(" -> h001 ")) << fmt::format("{}", fmt::join(found.front()->evidence, "\n"));
 }
 
 TEST(ConfirmRound, WithoutTablesThePlanSaysWhyItCannotSplitABundle) {
