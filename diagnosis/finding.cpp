@@ -29,19 +29,22 @@ void Finding::set_bandwidth_gbps(double expected_gbps, double measured_gbps) {
 
 std::string Finding::evidence_text() const { return fmt::format("{}", fmt::join(evidence, "; ")); }
 
-std::string describe_row(const ResultRow& row) {
-  std::string text = fmt::format("{} {}", row.op, format_size_bytes(row.bytes));
-  if (!row.dtype.empty()) text += " " + row.dtype;
-  if (!row.redop.empty() && row.redop != "none") text += " " + row.redop;
-  text += row.in_place ? " in-place" : " out-of-place";
+std::string describe_participants(const ResultRow& row) {
   const auto endpoint = [](const std::optional<int>& rank, const std::string& host) {
     if (rank && !host.empty()) return fmt::format("rank {} ({})", *rank, host);
     return rank ? fmt::format("rank {}", *rank) : host;
   };
   if (row.src_rank || !row.src_host.empty())
-    text += fmt::format(", {} -> {}", endpoint(row.src_rank, row.src_host), endpoint(row.dst_rank, row.dst_host));
-  else if (row.nranks > 0)
-    text += fmt::format(", {} ranks", row.nranks);
+    return fmt::format(", {} -> {}", endpoint(row.src_rank, row.src_host), endpoint(row.dst_rank, row.dst_host));
+  return row.nranks > 0 ? fmt::format(", {} ranks", row.nranks) : std::string();
+}
+
+std::string describe_row(const ResultRow& row) {
+  std::string text = fmt::format("{} {}", row.op, format_size_bytes(row.bytes));
+  if (!row.dtype.empty()) text += " " + row.dtype;
+  if (!row.redop.empty() && row.redop != "none") text += " " + row.redop;
+  text += row.in_place ? " in-place" : " out-of-place";
+  text += describe_participants(row);
   if (!row.run_id.empty()) text += fmt::format(" [run {}]", row.run_id);
   return text;
 }

@@ -49,5 +49,8 @@ std::vector<Finding> find_wrong_results(std::span<const ResultRow> rows);
 // "all_reduce float sum 1G in-place, 8 ranks" / "bw 4M rank 0 (h1) -> rank 1 (h2)": names a row
 // the way findings and reports refer to it.
 std::string describe_row(const ResultRow& row);
+// ", rank 0 (h1) -> rank 1 (h2)" for a pair row, ", 8 ranks" for a collective, empty when the row
+// names neither.
+std::string describe_participants(const ResultRow& row);
 
 }  // namespace fb::diagnosis

@@ -1,6 +1,7 @@
 #include "diagnosis/repeated_limit.hpp"
 
 #include "common/sizes.hpp"
+#include "diagnosis/finding.hpp"
 
 #include <fmt/format.h>
 
@@ -13,14 +14,7 @@ namespace {
 std::string subject_of(const ResultRow& row) {
   std::string text =
       fmt::format("{} {} {}", row.op, format_size_bytes(row.bytes), row.in_place ? "in-place" : "out-of-place");
-  const auto endpoint = [](const std::optional<int>& rank, const std::string& host) {
-    if (rank && !host.empty()) return fmt::format("rank {} ({})", *rank, host);
-    return rank ? fmt::format("rank {}", *rank) : host;
-  };
-  if (row.src_rank || !row.src_host.empty())
-    text += fmt::format(", {} -> {}", endpoint(row.src_rank, row.src_host), endpoint(row.dst_rank, row.dst_host));
-  else if (row.nranks > 0)
-    text += fmt::format(", {} ranks", row.nranks);
+  text += describe_participants(row);
   if (row.concurrent_flows.value_or(1) > 1) text += fmt::format(", {} flows at once", *row.concurrent_flows);
   return text;
 }
