@@ -21,4 +21,8 @@ InputError input_error_at(std::string_view file, std::size_t line, std::string_v
 // hostile file cannot garble the terminal.
 std::string quote_input(std::string_view text);
 
+// Text from outside (a file name, a field) as printed: every byte outside printable ASCII as \xHH,
+// nothing cut.
+std::string escape_control_characters(std::string_view text);
+
 }  // namespace fb

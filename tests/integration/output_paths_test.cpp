@@ -1,5 +1,6 @@
 // Output paths that would lose data: two runs given one results path, --csv equal to --json,
-// and logs of the same name from different directories imported together.
+// logs of the same name from different directories imported together, an import into files an
+// earlier one wrote, and log names no results file can be named after.
 
 #include "fabricbench_runs.hpp"
 #include "common/text_file.hpp"
@@ -86,6 +87,53 @@ TEST(OutputPaths, ImportedLogsOfTheSameNameFromTwoDirectoriesAreBothKept) {
   EXPECT_EQ(second.provenance.run_id, "nccl-tests-all_reduce-node02");
   for (const ResultRow& row : second.rows) EXPECT_EQ(row.run_id, "nccl-tests-all_reduce-node02");
   for (const ResultRow& row : first.rows) EXPECT_EQ(row.run_id, "nccl-tests-all_reduce");
+}
+
+// A second import into the directory of the first is refused, whichever of its logs collides, before
+// it writes anything: the first import's files stay as they were and the other log is not written.
+TEST(OutputPaths, AnImportIntoFilesAnEarlierOneWroteIsRefusedBeforeWritingAny) {
+  const TempDir dir;
+  const std::filesystem::path sample = FABRICBENCH_REPORT_SAMPLES_DIR "/all_reduce_perf_2x4.log";
+  std::filesystem::copy_file(sample, dir / "first.log");
+  std::filesystem::copy_file(sample, dir / "second.log");
+  const ProcessResult first = run_process(directly({"import", dir / "second.log", "-o", dir / "out"}), allow_root);
+  ASSERT_EQ(first.exit_code, 0) << describe(first);
+  const std::string json = read_text_file(dir / "out/nccl-tests-second.json");
+
+  const ProcessResult again =
+      run_process(directly({"import", dir / "first.log", dir / "second.log", "-o", dir / "out"}), allow_root);
+  EXPECT_EQ(again.exit_code, 2) << describe(again);
+  EXPECT_EQ(again.err, "fabricbench: error: " + (dir / "out/nccl-tests-second.json").string() +
+                           " exists already: results are never overwritten; remove it or give another --output-dir\n");
+  EXPECT_EQ(again.out, "");
+  EXPECT_FALSE(std::filesystem::exists(dir / "out/nccl-tests-first.json"));
+  EXPECT_EQ(read_text_file(dir / "out/nccl-tests-second.json"), json);
+}
+
+// A newline in a log's name would split the CSV's row, and a name of 250 characters makes a results
+// file name beyond NAME_MAX: the run id keeps the name's letters, digits and "._+-", '_' for the
+// rest, cut to 200 bytes; what is printed shows the newline escaped. Both files read back.
+TEST(OutputPaths, LogNamesNoResultsFileCanBeNamedAfterGiveARunIdThatCan) {
+  const TempDir dir;
+  const std::filesystem::path sample = FABRICBENCH_REPORT_SAMPLES_DIR "/all_reduce_perf_2x4.log";
+  const std::filesystem::path with_newline = dir / "a\nb c.log";
+  const std::filesystem::path long_name = dir / (std::string(250 - 4, 'x') + ".log");
+  std::filesystem::copy_file(sample, with_newline);
+  std::filesystem::copy_file(sample, long_name);
+  const ProcessResult result =
+      run_process(directly({"import", with_newline, long_name, "-o", dir / "out"}), allow_root);
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_THAT(result.out, HasSubstr("# " + (dir / "a").string() + "\\x0ab c.log: "));
+  EXPECT_THAT(result.out, HasSubstr("-> " + (dir / "out/nccl-tests-a_b_c").string() + ".json\n"));
+
+  const std::string long_id = ("nccl-tests-" + std::string(250 - 4, 'x')).substr(0, 200);
+  for (const std::string& id : {std::string("nccl-tests-a_b_c"), long_id}) {
+    const ResultSet json = read_results_json(dir / "out" / (id + ".json"));
+    EXPECT_EQ(json.provenance.run_id, id);
+    ASSERT_FALSE(json.rows.empty());
+    for (const ResultRow& row : json.rows) EXPECT_EQ(row.run_id, id);
+    EXPECT_EQ(read_results_csv(dir / "out" / (id + ".csv")).rows, json.rows);
+  }
 }
 
 }  // namespace
