@@ -229,10 +229,7 @@ int CampaignOutputs::write(const CampaignState& state, std::ostream& out) const 
                      pdf_ ? fmt::format(", {} and {}", (dir / "record-a4.pdf").string(),
                                         (dir / "record-letter.pdf").string())
                           : "");
-  if (json_path_ == "-")
-    out << summary;
-  else if (!json_path_.empty())
-    write_file_atomically(json_path_, summary);
+  if (!json_path_.empty()) write_file_atomically(json_path_, summary);
   const diagnosis::Decision decision = overall_decision(record.checks);
   if (!baseline_.store.empty())
     record_judged(*store, sets, "campaign", decision,

@@ -63,8 +63,8 @@ int run_compare(const CompareOptions& options) {
   if (comparison.ops.empty())
     throw InputError(
         fmt::format("{} and {} have no rows in common (op, type, placement, ranks, size)", name_a, name_b));
-  // With the CSV on standard output, the table for a person goes to standard error.
-  print_comparison(options.csv_path == "-" ? std::cerr : std::cout, comparison, name_a, name_b);
+  // With the CSV or the JSON on standard output (`-`), main has moved this table to standard error.
+  print_comparison(std::cout, comparison, name_a, name_b);
   if (!options.csv_path.empty()) write_file_atomically(options.csv_path, comparison_to_csv(comparison));
   if (!options.json_path.empty())
     write_file_atomically(options.json_path, comparison_to_json(comparison, name_a, name_b));

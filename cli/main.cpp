@@ -5,6 +5,7 @@
 #include "cli/command_line.hpp"
 #include "common/errors.hpp"
 #include "common/spelling.hpp"
+#include "results/atomic_file.hpp"
 
 #include <fmt/format.h>
 
@@ -15,18 +16,39 @@
 
 namespace {
 
-// Every flag the command line's parsed (sub)commands know, as typed: "--csv", "-o".
-std::vector<std::string> known_flags(CLI::App& app) {
-  std::vector<std::string> flags;
+// Calls `visit` with every option of the command line's parsed (sub)commands.
+template <class Visit>
+void for_each_parsed_option(CLI::App& app, Visit visit) {
   for (CLI::App* level = &app; level != nullptr;) {
-    for (const CLI::Option* option : level->get_options()) {
-      for (const std::string& name : option->get_lnames()) flags.push_back("--" + name);
-      for (const std::string& name : option->get_snames()) flags.push_back("-" + name);
-    }
+    for (const CLI::Option* option : level->get_options()) visit(*option);
     const std::vector<CLI::App*> parsed = level->get_subcommands();
     level = parsed.empty() ? nullptr : parsed.front();
   }
+}
+
+// Every flag the command line's parsed (sub)commands know, as typed: "--csv", "-o".
+std::vector<std::string> known_flags(CLI::App& app) {
+  std::vector<std::string> flags;
+  for_each_parsed_option(app, [&](const CLI::Option& option) {
+    for (const std::string& name : option.get_lnames()) flags.push_back("--" + name);
+    for (const std::string& name : option.get_snames()) flags.push_back("-" + name);
+  });
   return flags;
+}
+
+// An output given `-` owns standard output, and what a person reads moves to standard error, so
+// that `--json - | jq` gets JSON alone. Two such outputs would interleave two formats on one
+// stream: a usage error.
+void give_standard_output_to_data(CLI::App& app) {
+  std::vector<std::string> given;
+  for_each_parsed_option(app, [&](const CLI::Option& option) {
+    const std::vector<std::string>& values = option.results();
+    if (std::find(values.begin(), values.end(), "-") != values.end()) given.push_back(option.get_name());
+  });
+  if (given.size() > 1)
+    throw fb::UsageError(
+        fmt::format("{} and {} both name standard output (-), which carries one of them", given[0], given[1]));
+  if (given.size() == 1) fb::reserve_standard_output_for_data();
 }
 
 // CLI11's message, with the flag a mistyped one was meant to be. A mistyped long flag is named
@@ -87,6 +109,7 @@ int main(int argc, char** argv) {
   for (auto& [sub, action] : command_line.actions) {
     if (!sub->parsed()) continue;
     try {
+      give_standard_output_to_data(app);
       return action();
     } catch (const fb::UsageError& error) {
       return fail(error, fb::ExitCode::usage);

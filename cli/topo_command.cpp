@@ -179,11 +179,7 @@ int show(const TopoOptions& options) {
 }
 
 void write_json(const std::string& path, const nlohmann::json& json) {
-  if (path == "-") {
-    std::cout << json.dump(2) << '\n';
-  } else {
-    write_file_atomically(path, json.dump(2) + "\n");
-  }
+  write_file_atomically(path, json.dump(2) + "\n");
 }
 
 // Two or more cluster specs in one `topo analyze` would be merged into one cluster: two designs
@@ -431,16 +427,14 @@ int predict(const TopoOptions& options) {
   } else {
     print_model_summary(sweep);
   }
-  if (!options.csv_path.empty() && options.csv_path != "-") {
-    write_file_atomically(options.csv_path, results_to_csv(sweep.results));
-  }
+  if (!options.csv_path.empty()) write_file_atomically(options.csv_path, results_to_csv(sweep.results));
   if (!options.json_path.empty()) write_file_atomically(options.json_path, results_to_json(sweep.results));
   // A person at a terminal gets a table; a pipe or a file gets CSV, as before, and `--csv -` asks for it.
-  if (options.csv_path == "-" ||
-      (options.csv_path.empty() && options.json_path.empty() && ::isatty(STDOUT_FILENO) != 1)) {
-    std::cout << results_to_csv(sweep.results);
-  } else if (options.csv_path.empty() && options.json_path.empty()) {
-    print_prediction_table(std::cout, sweep);
+  if (options.csv_path.empty() && options.json_path.empty()) {
+    if (::isatty(STDOUT_FILENO) != 1)
+      std::cout << results_to_csv(sweep.results);
+    else
+      print_prediction_table(std::cout, sweep);
   }
   return static_cast<int>(ExitCode::ok);
 }
@@ -504,13 +498,9 @@ int dot(const TopoOptions& options) {
       flagged.push_back(finding.link);
     }
   }
-  if (options.output_path.empty() || options.output_path == "-") {
-    topo::write_dot(std::cout, graph, flagged);
-  } else {
-    std::ostringstream text;
-    topo::write_dot(text, graph, flagged);
-    write_file_atomically(options.output_path, text.str());
-  }
+  std::ostringstream text;
+  topo::write_dot(text, graph, flagged);
+  write_file_atomically(options.output_path.empty() ? "-" : options.output_path, text.str());
   return static_cast<int>(ExitCode::ok);
 }
 

@@ -103,11 +103,15 @@ std::string_view kind_of(mode_t mode) {
                                path.string(), why));
 }
 
+// Where `-` writes: standard output, or the duplicate of it kept once the console moved to
+// standard error (reserve_standard_output_for_data).
+int data_output_fd = STDOUT_FILENO;
+
 void write_to_standard_output(std::string_view contents) {
   // What the command printed before goes first.
   std::cout.flush();
   std::fflush(stdout);
-  if (const int error = write_all(STDOUT_FILENO, contents)) fail("standard output", "write", error);
+  if (const int error = write_all(data_output_fd, contents)) fail("standard output", "write", error);
 }
 
 // A character device or a FIFO takes the bytes as they are: renaming a file over it would replace
@@ -174,6 +178,16 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
     ::unlink(file.path.c_str());
     fail(path, "rename", error);
   }
+}
+
+void reserve_standard_output_for_data() {
+  if (data_output_fd != STDOUT_FILENO) return;
+  std::cout.flush();
+  std::fflush(stdout);
+  const int kept = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  if (kept < 0) fail("standard output", "dup", errno);
+  if (::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) fail("standard output", "dup2", errno);
+  data_output_fd = kept;
 }
 
 void require_results_file_path(const std::filesystem::path& path) {

@@ -23,6 +23,12 @@ namespace fb {
 // that nobody reads), std::runtime_error naming the path and the system error when a write fails.
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 
+// Gives standard output to the one output named `-`: from here on, everything printed for a person
+// (std::cout, printf) goes to standard error, and only write_file_atomically("-", ...) writes to
+// the original standard output, so that `--json - | jq` reads JSON alone. Called once, by main,
+// before the command runs.
+void reserve_standard_output_for_data();
+
 // Throws UsageError when `path` cannot hold a results file that grows as a run measures: `-`, or
 // anything that exists and is not a regular file.
 void require_results_file_path(const std::filesystem::path& path);

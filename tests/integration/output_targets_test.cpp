@@ -16,6 +16,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cstring>
 #include <filesystem>
@@ -148,6 +149,36 @@ TEST(OutputTargets, ARunRefusesStandardOutputAndDevicesAsResultsFiles) {
   struct stat status {};
   ASSERT_EQ(::stat("/dev/null", &status), 0);
   EXPECT_TRUE(S_ISCHR(status.st_mode));
+}
+
+// An output given `-` owns standard output: a pipe gets that output alone, parsed whole, and what a
+// person reads (tables, notes) goes to standard error; the same bytes as when written to a file.
+TEST(OutputTargets, AnOutputGivenStandardOutputHasItAloneAndTheConsoleMovesToStandardError) {
+  const TempDir dir;
+  const std::vector<std::vector<std::string>> commands{
+      {"compare", results_sample, results_sample, "--json", "-"},
+      {"diagnose", "--results", results_sample, "--json", "-"},
+      {"topo", "analyze", healthy_spec, "--json", "-"},
+  };
+  for (const std::vector<std::string>& command : commands) {
+    const ProcessResult to_stdout = run_process(directly(command), allow_root);
+    ASSERT_EQ(to_stdout.exit_code, 0) << describe(to_stdout);
+    EXPECT_TRUE(nlohmann::json::accept(to_stdout.out)) << command[0] << ":\n" << to_stdout.out;
+    EXPECT_FALSE(to_stdout.err.empty()) << command[0] << ": the console lines belong on standard error";
+    std::vector<std::string> to_file = command;
+    to_file.back() = (dir / (command[0] + ".json")).string();
+    const ProcessResult written = run_process(directly(to_file), allow_root);
+    ASSERT_EQ(written.exit_code, 0) << describe(written);
+    EXPECT_EQ(read_text_file(dir / (command[0] + ".json")), to_stdout.out) << command[0];
+    EXPECT_EQ(written.out, to_stdout.err) << command[0] << ": the console is the same, on the other stream";
+  }
+  // Two outputs on one stream would interleave two formats.
+  const ProcessResult both =
+      run_process(directly({"compare", results_sample, results_sample, "--csv", "-", "--json", "-"}), allow_root);
+  EXPECT_EQ(both.exit_code, 2) << describe(both);
+  EXPECT_EQ(both.err,
+            "fabricbench: error: --csv and --json both name standard output (-), which carries one of them\n");
+  EXPECT_EQ(both.out, "");
 }
 
 }  // namespace

@@ -100,19 +100,29 @@ TEST_F(BaselineCommand, AQuarterSpeedFabricFailsAgainstTheLastRunsWithTheRatiosO
   const testing::ProcessResult result =
       run_process(directly({"accept", quarter.string(), "--baseline", "last", "--store", store_path()}),
                   testing::allow_root);
-  EXPECT_EQ(result.exit_code, 6) << describe(result);
   EXPECT_THAT(result.out, HasSubstr(fmt::format("the last 20 runs sharing a host with the judged runs in {}: 4 found",
                                                 store_path())));
   const auto lines = measurement_lines(result.out);
   ASSERT_EQ(lines.size(), 2U) << result.out;
+  double widest_spread = 1;  // the fastest of the four runs over the slowest
+  bool undecided = false;
   for (const bool in_place : {false, true}) {
     std::vector<double> history;
     for (int run = 0; run < 4; ++run) history.push_back(busbw(run_file(run), in_place));
     const double expected_ratio = busbw(run_file(3), in_place) / 4 / median_of(history);
     const auto& [verdict, ratio] = lines.at(in_place ? "in-place" : "out-of-place");
     EXPECT_NEAR(ratio, expected_ratio, 0.0005 + 1e-9) << result.out;
-    EXPECT_EQ(verdict, "FAIL") << result.out;
+    widest_spread = std::max(widest_spread, std::ranges::max(history) / std::ranges::min(history));
+    undecided = undecided || verdict == "INCONCLUSIVE";
+    if (verdict != "INCONCLUSIVE") { EXPECT_EQ(verdict, "FAIL") << result.out; }
   }
+  // On a loaded machine the four real runs can differ by more than a quarter can be told from:
+  // then INCONCLUSIVE is the truth, and only a spread that wide may give it.
+  if (undecided) {
+    ASSERT_GT(widest_spread, 1.5) << "INCONCLUSIVE although the four runs agree within 50%:\n" << result.out;
+    GTEST_SKIP() << fmt::format("INCONCLUSIVE: the four runs' busbw differ by {:.2f}x", widest_spread);
+  }
+  EXPECT_EQ(result.exit_code, 6) << describe(result);
   EXPECT_THAT(result.out, HasSubstr("# baseline verdict: FAIL"));
   // Recorded with its verdict: the store now holds it, failed by accept.
   store::RunStore store(store_path());
