@@ -7,6 +7,7 @@
 #include "results/port_counters.hpp"
 #include "results/csv_field.hpp"
 #include "results/json_fields.hpp"
+#include "results/streamed_json.hpp"
 
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -17,10 +18,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <exception>
+#include <fstream>
 #include <fmt/format.h>
 #include "results/fccp_csv.hpp"
 #include <nlohmann/json.hpp>
-#include <set>
 
 namespace fb {
 namespace {
@@ -207,44 +209,6 @@ void require_plausible_measurements(const ResultRow& row, const std::string& whe
   check("efficiency_pct", row.efficiency_pct);
 }
 
-// nlohmann keeps the last of two equal keys silently; a results file with two values for one
-// field is bad input. Returns the first key seen twice within one object, or nothing.
-// Nested deeper than max_json_depth: InputError naming `origin`.
-// Ingesting thousands of files, the check costs no allocation per key: it counts each object's
-// keys and compares the count with the object's size when it closes (a key seen twice is kept
-// once); only a file that has a duplicate is parsed again, keeping the keys, to name it.
-std::optional<std::string> name_duplicate_key(std::string_view text, const std::string& origin) {
-  std::vector<std::set<std::string>> open_objects;
-  std::optional<std::string> duplicate;
-  const Json discarded =
-      Json::parse(text, depth_limited<Json>(origin, [&](int, Json::parse_event_t event, Json& parsed) {
-                    if (event == Json::parse_event_t::object_start) open_objects.emplace_back();
-                    if (event == Json::parse_event_t::object_end) open_objects.pop_back();
-                    if (event == Json::parse_event_t::key &&
-                        !open_objects.back().insert(parsed.get<std::string>()).second && !duplicate)
-                      duplicate = parsed.get<std::string>();
-                    return true;
-                  }));
-  return duplicate;
-}
-
-std::optional<std::string> parse_rejecting_duplicate_keys(std::string_view text, Json& json,
-                                                          const std::string& origin) {
-  std::vector<std::size_t> keys_of_open_objects;
-  bool any_duplicate = false;
-  json = Json::parse(text, depth_limited<Json>(origin, [&](int, Json::parse_event_t event, Json& parsed) {
-                       if (event == Json::parse_event_t::object_start) keys_of_open_objects.push_back(0);
-                       if (event == Json::parse_event_t::key) ++keys_of_open_objects.back();
-                       if (event == Json::parse_event_t::object_end) {
-                         any_duplicate = any_duplicate || parsed.size() != keys_of_open_objects.back();
-                         keys_of_open_objects.pop_back();
-                       }
-                       return true;
-                     }));
-  if (!any_duplicate) return std::nullopt;
-  return name_duplicate_key(text, origin);
-}
-
 void require_schema(const Json& schema, const std::string& where) {
   if (!schema.is_string() || schema.get<std::string>() != results_schema)
     throw InputError(fmt::format("{}: schema is {}, expected \"{}\"", where, json_text(schema), results_schema));
@@ -385,56 +349,46 @@ const Json& member_or(const Json& object, const char* key, const Json& fallback)
   return found == object.end() ? fallback : *found;
 }
 
-}  // namespace
-
-// NOLINTNEXTLINE(readability-function-cognitive-complexity): each top-level part of the results file (schema, provenance, rows, incident) refused at its line
-ResultSet parse_results_json(std::string_view text, const std::string& origin) {
-  Json json;
-  std::optional<std::string> duplicate_key;
-  try {
-    duplicate_key = parse_rejecting_duplicate_keys(text, json, origin);
-  } catch (const Json::exception& e) {  // parse_error, and out_of_range for numbers beyond double
-    throw InputError(fmt::format("{}: not valid JSON: {}", origin, e.what()));
+ResultRow row_from_json(const Json& object, const std::string& where) {
+  if (!object.is_object()) throw InputError(fmt::format("{}: expected an object", where));
+  require_schema(member_or(object, "schema", Json()), where);
+  ResultRow row;
+  // Files written by fabricbench hold the fields in this order: the next key is tried first, and
+  // only a file in another order pays a search per field.
+  auto next = object.begin();
+  for (const Field& f : fields) {
+    const auto found = next != object.end() && next.key() == f.name ? next : object.find(f.name);
+    if (found == object.end()) {
+      if (f.may_be_absent) continue;
+      throw InputError(fmt::format("{}: missing field {}", where, f.name));
+    }
+    next = std::next(found);
+    try {
+      f.set(row, *found);
+    } catch (const std::exception& e) { throw InputError(fmt::format("{}: field {}: {}", where, f.name, e.what())); }
   }
-  if (duplicate_key)
-    throw InputError(fmt::format("{}: key \"{}\" appears twice in one object", origin, *duplicate_key));
+  require_plausible_measurements(row, where);
+  return row;
+}
+
+// The file's parts other than the rows, refused in the order they are checked here.
+void read_head(const StreamedJson& document, const std::string& origin, ResultSet& results) {
+  if (document.duplicate_key)
+    throw InputError(fmt::format("{}: key \"{}\" appears twice in one object", origin, *document.duplicate_key));
+  const Json& json = document.head;
   if (!json.is_object())
     throw InputError(fmt::format("{}: expected a JSON object with schema, provenance, rows", origin));
-  require_schema(json.value("schema", Json()), origin);
-  ResultSet results;
+  require_schema(member_or(json, "schema", Json()), origin);
   try {
     results.provenance = provenance_from_json(json.at("provenance"));
   } catch (const Json::exception& e) {
     throw InputError(fmt::format("{}: provenance: {}", origin, e.what()));
   } catch (const InputError& e) { throw InputError(fmt::format("{}: provenance: {}", origin, e.what())); }
-  // find, not value(): value() returns a copy, and the rows are most of the file.
-  static const Json absent;
+  if (!document.streamed) throw InputError(fmt::format("{}: expected an array \"rows\"", origin));
+}
+
+void read_tail(const Json& json, const std::string& origin, ResultSet& results) {
   static const Json empty_array = Json::array();
-  const Json& rows = member_or(json, "rows", absent);
-  if (!rows.is_array()) throw InputError(fmt::format("{}: expected an array \"rows\"", origin));
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const std::string where = fmt::format("{}: rows[{}]", origin, i);
-    require_schema(rows[i].value("schema", Json()), where);
-    ResultRow row;
-    // Files written by fabricbench hold the fields in this order: the next key is tried first, and
-    // only a file in another order pays a search per field.
-    const Json& object = rows[i];
-    if (!object.is_object()) throw InputError(fmt::format("{}: expected an object", where));
-    auto next = object.begin();
-    for (const Field& f : fields) {
-      const auto found = next != object.end() && next.key() == f.name ? next : object.find(f.name);
-      if (found == object.end()) {
-        if (f.may_be_absent) continue;
-        throw InputError(fmt::format("{}: missing field {}", where, f.name));
-      }
-      next = std::next(found);
-      try {
-        f.set(row, *found);
-      } catch (const std::exception& e) { throw InputError(fmt::format("{}: field {}: {}", where, f.name, e.what())); }
-    }
-    require_plausible_measurements(row, where);
-    results.rows.push_back(std::move(row));
-  }
   const Json& incidents = member_or(json, "incidents", empty_array);
   if (!incidents.is_array()) throw InputError(fmt::format("{}: expected an array \"incidents\"", origin));
   for (std::size_t i = 0; i < incidents.size(); ++i) {
@@ -451,11 +405,39 @@ ResultSet parse_results_json(std::string_view text, const std::string& origin) {
       throw InputError(fmt::format("{}: port_counters[{}]: {}", origin, i, e.what()));
     }
   }
+}
+
+// The one JSON reader, from text in memory or from a file. The rows are converted as the parser
+// reaches each (streamed_json.hpp), so the file's rows are never held as JSON values all at once. A
+// bad row is remembered and thrown after the parse, so that a malformed document, a duplicate key
+// or a bad head is reported first, wherever in the file it is.
+template <class Input>
+ResultSet parse_results(Input& input, const std::string& origin) {
+  ResultSet results;
+  std::exception_ptr bad_row;
+  const StreamedJson document =
+      parse_streamed_json(input, origin, "rows", [&](std::size_t index, Json&& element) {
+        if (bad_row) return;
+        try {
+          results.rows.push_back(row_from_json(element, fmt::format("{}: rows[{}]", origin, index)));
+        } catch (const InputError&) { bad_row = std::current_exception(); }
+      });
+  read_head(document, origin, results);
+  if (bad_row) std::rethrow_exception(bad_row);
+  read_tail(document.head, origin, results);
   return results;
 }
 
+}  // namespace
+
+ResultSet parse_results_json(std::string_view text, const std::string& origin) {
+  return parse_results(text, origin);
+}
+
 ResultSet read_results_json(const std::filesystem::path& path) {
-  return parse_results_json(read_text_file(path), path.string());
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw InputError(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
+  return parse_results(file, path.string());
 }
 
 ResultSet read_results_csv(const std::filesystem::path& path) {
