@@ -415,13 +415,12 @@ template <class Input>
 ResultSet parse_results(Input& input, const std::string& origin) {
   ResultSet results;
   std::exception_ptr bad_row;
-  const StreamedJson document =
-      parse_streamed_json(input, origin, "rows", [&](std::size_t index, Json&& element) {
-        if (bad_row) return;
-        try {
-          results.rows.push_back(row_from_json(element, fmt::format("{}: rows[{}]", origin, index)));
-        } catch (const InputError&) { bad_row = std::current_exception(); }
-      });
+  const StreamedJson document = parse_streamed_json(input, origin, "rows", [&](std::size_t index, Json&& element) {
+    if (bad_row) return;
+    try {
+      results.rows.push_back(row_from_json(element, fmt::format("{}: rows[{}]", origin, index)));
+    } catch (const InputError&) { bad_row = std::current_exception(); }
+  });
   read_head(document, origin, results);
   if (bad_row) std::rethrow_exception(bad_row);
   read_tail(document.head, origin, results);
@@ -430,9 +429,7 @@ ResultSet parse_results(Input& input, const std::string& origin) {
 
 }  // namespace
 
-ResultSet parse_results_json(std::string_view text, const std::string& origin) {
-  return parse_results(text, origin);
-}
+ResultSet parse_results_json(std::string_view text, const std::string& origin) { return parse_results(text, origin); }
 
 ResultSet read_results_json(const std::filesystem::path& path) {
   std::ifstream file(path, std::ios::binary);

@@ -8,6 +8,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -365,6 +366,42 @@ TEST(ResultsIo, JsonNestedDeeperThanTheLimitIsAnInputError) {
   write_text(dir / "nested.json",
              replace_first(json, "\"provenance\": {", "\"deep\": " + allowed + ",\n \"provenance\": {"));
   EXPECT_EQ(read_results_json(dir / "nested.json").rows, sample_results().rows);
+  // The limit counts the open containers around a token, as it did before the reader streamed:
+  // the top-level object and 64 empty arrays in it read, a 65th array does not.
+  const auto nested = [&](std::size_t arrays) {
+    return parse_results_json(replace_first(json, "\"provenance\": {",
+                                            "\"deep\": " + std::string(arrays, '[') + std::string(arrays, ']') +
+                                                ",\n \"provenance\": {"),
+                              "nested");
+  };
+  EXPECT_EQ(nested(64).rows.size(), 4u);
+  EXPECT_EQ(input_error_message([&] { nested(65); }), "nested: JSON nested deeper than 64 levels");
+}
+
+// A bad row is found before the parser has seen the rest of the file: what is wrong with the file
+// as a whole (cut short, a key twice further down) is still the error reported.
+TEST(ResultsIo, ErrorsInTheWholeFileComeBeforeABadRowAboveThem) {
+  const std::string json = replace_first(results_to_json(sample_results()), "\"bytes\": 8", "\"bytes\": \"eight\"");
+  EXPECT_EQ(input_error_message([&] { parse_results_json(json, "f"); }),
+            "f: rows[0]: field bytes: expected a number, got \"eight\"");
+  EXPECT_THAT(input_error_message([&] { parse_results_json(json.substr(0, json.size() - 10), "f"); }),
+              HasSubstr("f: not valid JSON: [json.exception.parse_error.101]"));
+  const std::string twice = replace_first(json, "\"d2d_ce\",", "\"d2d_ce\",\n   \"op\": \"d2d_ce\",");
+  EXPECT_EQ(input_error_message([&] { parse_results_json(twice, "f"); }), "f: key \"op\" appears twice in one object");
+}
+
+// A row that is no object was read with nlohmann's value(), which threw its own type error: not an
+// input error, so the command crashed out with an internal error.
+TEST(ResultsIo, ARowThatIsNotAnObjectNamesTheRow) {
+  auto json = nlohmann::ordered_json::parse(results_to_json(sample_results()));
+  for (const nlohmann::ordered_json& not_an_object : {nlohmann::ordered_json(42), nlohmann::ordered_json::array()}) {
+    json["rows"][1] = not_an_object;
+    EXPECT_EQ(input_error_message([&] { parse_results_json(json.dump(), "f"); }), "f: rows[1]: expected an object");
+  }
+  json["rows"] = nlohmann::ordered_json::object();
+  EXPECT_EQ(input_error_message([&] { parse_results_json(json.dump(), "f"); }), "f: expected an array \"rows\"");
+  json.erase("rows");
+  EXPECT_EQ(input_error_message([&] { parse_results_json(json.dump(), "f"); }), "f: expected an array \"rows\"");
 }
 
 // Rows no measurement can give are refused at load, naming the file, the row and the field.
@@ -602,6 +639,25 @@ TEST(ResultsIo, MissingFileIsAnInputError) {
   const TempDir dir;
   EXPECT_THROW(read_results_json(dir / "absent.json"), InputError);
   EXPECT_THROW(read_results_csv(dir / "absent.csv"), InputError);
+}
+
+// The rows are read as the parser reaches them; a file that puts them before the schema and the
+// provenance (any JSON writer may order keys its own way) reads the same.
+TEST(ResultsIo, JsonWithTheRowsFirstReadsTheSame) {
+  ResultSet written = sample_results();
+  written.incidents = {sample_incident()};
+  const auto in_file_order = nlohmann::ordered_json::parse(results_to_json(written));
+  nlohmann::ordered_json rows_first;
+  for (const char* key : {"rows", "incidents", "provenance", "schema"}) rows_first[key] = in_file_order.at(key);
+  const ResultSet read = parse_results_json(rows_first.dump(), "rows-first");
+  EXPECT_EQ(read.rows, written.rows);
+  EXPECT_EQ(read.incidents, written.incidents);
+  EXPECT_EQ(read.provenance.rank_hosts, written.provenance.rank_hosts);
+  // The schema is still checked before the rows, though it comes after them.
+  rows_first["schema"] = "fabricbench.results.v9";
+  rows_first["rows"][0]["bytes"] = "eight";
+  EXPECT_EQ(input_error_message([&] { parse_results_json(rows_first.dump(), "rows-first"); }),
+            "rows-first: schema is \"fabricbench.results.v9\", expected \"fabricbench.results.v1\"");
 }
 
 }  // namespace
