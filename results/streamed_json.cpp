@@ -122,24 +122,13 @@ class StreamingHandler {
   StreamedJson result_;
 };
 
-template <class Input>
-StreamedJson parse(Input&& input, const std::string& origin, std::string_view streamed_key,
-                   const StreamedElement& element) {
-  StreamingHandler handler(origin, streamed_key, element);
-  Json::sax_parse(std::forward<Input>(input), &handler);
-  return std::move(handler).result();
-}
-
 }  // namespace
-
-StreamedJson parse_streamed_json(std::string_view text, const std::string& origin, std::string_view streamed_key,
-                                 const StreamedElement& element) {
-  return parse(text, origin, streamed_key, element);
-}
 
 StreamedJson parse_streamed_json(std::istream& text, const std::string& origin, std::string_view streamed_key,
                                  const StreamedElement& element) {
-  return parse(text, origin, streamed_key, element);
+  StreamingHandler handler(origin, streamed_key, element);
+  Json::sax_parse(text, &handler);
+  return std::move(handler).result();
 }
 
 }  // namespace fb

@@ -37,8 +37,6 @@ using StreamedElement = std::function<void(std::size_t index, nlohmann::ordered_
 
 // `streamed_key`: the top-level member whose array is streamed. Exceptions `element` throws stop
 // the parse and reach the caller.
-StreamedJson parse_streamed_json(std::string_view text, const std::string& origin, std::string_view streamed_key,
-                                 const StreamedElement& element);
 StreamedJson parse_streamed_json(std::istream& text, const std::string& origin, std::string_view streamed_key,
                                  const StreamedElement& element);
 
