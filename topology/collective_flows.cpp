@@ -17,25 +17,34 @@ bool is_network(LinkType type) {
   return type == LinkType::infiniband || type == LinkType::roce || type == LinkType::efa || type == LinkType::ethernet;
 }
 
+// Every resource's capacity: directed links first, then the fabric's bundles. Network resources
+// carry their transport's collective efficiency.
+std::vector<double> collective_capacity_gbps(const Graph& graph, const std::optional<FabricHierarchy>& fabric) {
+  const std::size_t link_resources = 2 * graph.link_count();
+  std::vector<double> capacity_gbps(link_resources + (fabric ? fabric->resource_count() : 0));
+  for (LinkId l = 0; l < graph.link_count(); ++l) {
+    const LinkSpec& spec = graph.link(l).spec;
+    capacity_gbps[2 * l] = capacity_gbps[2 * l + 1] =
+        spec.capacity_gbps * (is_network(spec.type) ? collective_efficiency(spec) : 1.0);
+  }
+  if (fabric) {
+    for (std::size_t r = 0; r < fabric->resource_count(); ++r) {
+      const auto links = fabric->resource_links(static_cast<std::uint32_t>(r));
+      const double efficiency = links.empty() ? 1.0 : collective_efficiency(graph.link(links.front()).spec);
+      capacity_gbps[link_resources + r] = fabric->resource_capacity_gbps()[r] * efficiency;
+    }
+  }
+  return capacity_gbps;
+}
+
 }  // namespace
 
 FlowPaths::FlowPaths(const Graph& graph, std::optional<FabricHierarchy>& fabric, HostRoutes& host_routes)
-    : graph_(graph), fabric_(fabric), host_routes_(host_routes) {
-  const std::size_t link_resources = 2 * graph.link_count();
-  capacity_gbps_.resize(link_resources + (fabric_ ? fabric_->resource_count() : 0));
-  for (LinkId l = 0; l < graph.link_count(); ++l) {
-    const LinkSpec& spec = graph.link(l).spec;
-    capacity_gbps_[2 * l] = capacity_gbps_[2 * l + 1] =
-        spec.capacity_gbps * (is_network(spec.type) ? collective_efficiency(spec) : 1.0);
-  }
-  if (fabric_) {
-    for (std::size_t r = 0; r < fabric_->resource_count(); ++r) {
-      const auto links = fabric_->resource_links(static_cast<std::uint32_t>(r));
-      const double efficiency = links.empty() ? 1.0 : collective_efficiency(graph.link(links.front()).spec);
-      capacity_gbps_[link_resources + r] = fabric_->resource_capacity_gbps()[r] * efficiency;
-    }
-  }
-}
+    : graph_(graph),
+      fabric_(fabric),
+      host_routes_(host_routes),
+      capacity_gbps_(collective_capacity_gbps(graph, fabric)),
+      solver_(capacity_gbps_) {}
 
 const FlowPaths::LocalPath& FlowPaths::local_path(VertexId from, VertexId to) {
   if (local_path_index_.empty()) local_path_index_.resize(graph_.vertex_count());
@@ -79,39 +88,38 @@ std::uint32_t FlowPaths::port(VertexId nic, bool outbound) {
   return piece;
 }
 
-const FlowPaths::FabricClimb& FlowPaths::fabric_climb(std::uint32_t host, int level, bool downwards) {
-  constexpr std::size_t slots_per_host = 2 * (static_cast<std::size_t>(SwitchTier::core) + 1);
-  if (fabric_climbs_.empty()) fabric_climbs_.resize(slots_per_host * fabric_->hosts().size());
-  FabricClimb& climb =
-      fabric_climbs_[slots_per_host * host + 2 * static_cast<std::size_t>(level) + (downwards ? 1 : 0)];
-  if (climb.piece == no_piece) {
-    // Past its own ports (the profile's first share), a host's climb depends only on where
-    // those ports lead: hosts cabled to the same switches in the same order climb alike, so
-    // the first one's profile serves the others, its first share moved to their ports.
-    std::vector<VertexId> cabling{static_cast<VertexId>(level), downwards ? 1u : 0u};
-    const VertexId host_vertex = fabric_->hosts()[host];
-    for (const LinkId l : fabric_->resource_links(host)) {
-      const Link& link = graph_.link(l);
-      cabling.push_back(graph_.vertex(link.a).host == host_vertex ? link.b : link.a);
-    }
-    const auto [alike, first] = climbs_by_cabling_.try_emplace(std::move(cabling), host);
-    if (first) {
-      const auto offset = static_cast<std::uint32_t>(2 * graph_.link_count());
-      for (const ResourceShare& use : fabric_->profile(fabric_->host_group(host), level, downwards)) {
-        shares_.push_back({use.resource + offset, use.share});
-      }
-    } else {
-      const std::uint32_t piece = fabric_climb(alike->second, level, downwards).piece;
-      const std::uint32_t begin = first_share_[piece];
-      const std::uint32_t end = first_share_[piece + 1];
-      shares_.reserve(shares_.size() + (end - begin));  // the copies below read shares_ itself
-      shares_.push_back({shares_[begin].resource - alike->second + host, shares_[begin].share});
-      for (std::uint32_t s = begin + 1; s < end; ++s) shares_.push_back(shares_[s]);
-    }
-    climb.piece = end_piece();
-    climb.latency_us = fabric_->latency_to_level_us(host, level);
+void FlowPaths::add_fabric_climb(std::uint32_t host, int level, bool downwards) {
+  // Past its own ports (the profile's first share), a host's climb depends only on where those
+  // ports lead: hosts cabled to the same switches in the same order climb alike, so the first
+  // one's profile serves the others, its first share moved to their ports.
+  std::vector<VertexId> cabling{static_cast<VertexId>(level), downwards ? 1u : 0u};
+  const VertexId host_vertex = fabric_->hosts()[host];
+  for (const LinkId l : fabric_->resource_links(host)) {
+    const Link& link = graph_.link(l);
+    cabling.push_back(graph_.vertex(link.a).host == host_vertex ? link.b : link.a);
   }
-  return climb;
+  const auto [alike, first] = climbs_by_cabling_.try_emplace(std::move(cabling), host);
+  if (first) {
+    const auto offset = static_cast<std::uint32_t>(2 * graph_.link_count());
+    for (const ResourceShare& use : fabric_->profile(fabric_->host_group(host), level, downwards)) {
+      shares_.push_back({use.resource + offset, use.share});
+    }
+  } else {
+    const std::uint32_t piece = fabric_climb(alike->second, level, downwards).piece;
+    const std::uint32_t begin = first_share_[piece];
+    const std::uint32_t end = first_share_[piece + 1];
+    // Each share is copied out before it is appended: appending may move shares_. (Reserving the
+    // exact size here instead reallocated the whole array at every host's climb.)
+    const ResourceShare port = shares_[begin];
+    shares_.push_back({port.resource - alike->second + host, port.share});
+    for (std::uint32_t s = begin + 1; s < end; ++s) {
+      const ResourceShare use = shares_[s];
+      shares_.push_back(use);
+    }
+  }
+  const std::size_t slot = climb_slot(host, level, downwards);
+  climb_pieces_[slot] = end_piece();
+  climb_latency_us_[slot] = fabric_->latency_to_level_us(host, level);
 }
 
 const FlowPaths::FabricClimb& FlowPaths::switch_climb(VertexId entry, int level, bool downwards) {
@@ -198,9 +206,9 @@ double Flows::add_fabric_hop(VertexId from, VertexId via, VertexId from_nic, Ver
     latency_us +=
         paths_.latency_to_leaves_us(from_host) + up.latency_us + paths_.latency_to_leaves_us(to_host) + down.latency_us;
   } else {
-    const FlowPaths::FabricClimb& up = paths_.fabric_climb(from_host, *level, false);
+    const FlowPaths::FabricClimb up = paths_.fabric_climb(from_host, *level, false);
     piece_of_use_.push_back(up.piece);
-    const FlowPaths::FabricClimb& down = paths_.fabric_climb(to_host, *level, true);
+    const FlowPaths::FabricClimb down = paths_.fabric_climb(to_host, *level, true);
     piece_of_use_.push_back(down.piece);
     latency_us += up.latency_us + down.latency_us;
   }
@@ -234,31 +242,48 @@ void Flows::add_competing(std::span<const CompetingJob> jobs) {
 
 Flows::Solution Flows::solve() const {
   const PieceFlows flows = piece_flows();
-  const std::span<const double> capacity_gbps = paths_.capacity_gbps();
-  const MaxMinAllocation allocation = solve_max_min(capacity_gbps, flows);
-  const auto slowest = std::min_element(allocation.rate_gbps.begin(),
-                                        allocation.rate_gbps.begin() + static_cast<std::ptrdiff_t>(own_flows()));
+  const PieceSolver& solver = paths_.solver();
+  const std::span<const double> rate_gbps = paths_.solver().solve(flows);
+  const auto slowest =
+      std::min_element(rate_gbps.begin(), rate_gbps.begin() + static_cast<std::ptrdiff_t>(own_flows()));
   Solution solution{*slowest, ""};
-  // The fastest flow through each piece, then through each resource.
-  std::vector<double> fastest_through_piece(flows.piece_count(), 0.0);
+  // The full resources on the slowest flow's path, in path order: its limit is the first one no
+  // flow crosses faster than it (max-min fairness: the one that stopped it).
+  std::vector<std::uint32_t> full;
+  for (const std::uint32_t p : flows.pieces_of(static_cast<std::size_t>(slowest - rate_gbps.begin()))) {
+    for (const ResourceShare& use : flows.shares_of(p)) {
+      if (solver.saturated(use.resource) && use.share > 0) full.push_back(use.resource);
+    }
+  }
+  if (full.empty()) return solution;
+  // The fastest flow through each of them (with any share). Only the pieces that cross one of
+  // them count: each piece is looked at once, the first time a flow crosses it.
+  enum class Crosses : std::uint8_t { unknown, no, yes };
+  std::vector<Crosses> crosses(flows.piece_count(), Crosses::unknown);
+  std::vector<double> fastest_gbps(full.size(), 0.0);
   for (std::size_t f = 0; f < flows.size(); ++f) {
     for (const std::uint32_t p : flows.pieces_of(f)) {
-      fastest_through_piece[p] = std::max(fastest_through_piece[p], allocation.rate_gbps[f]);
-    }
-  }
-  std::vector<double> fastest_gbps(capacity_gbps.size(), 0.0);
-  for (std::size_t p = 0; p < flows.piece_count(); ++p) {
-    if (fastest_through_piece[p] == 0) continue;
-    for (const ResourceShare& use : flows.shares_of(p)) {
-      fastest_gbps[use.resource] = std::max(fastest_gbps[use.resource], fastest_through_piece[p]);
-    }
-  }
-  for (const std::uint32_t p : flows.pieces_of(static_cast<std::size_t>(slowest - allocation.rate_gbps.begin()))) {
-    for (const ResourceShare& use : flows.shares_of(p)) {
-      if (allocation.saturated[use.resource] && use.share > 0 && fastest_gbps[use.resource] <= *slowest * (1 + 1e-9)) {
-        solution.limit = paths_.describe(use.resource) + shared_with(flows, use.resource);
-        return solution;
+      if (crosses[p] == Crosses::unknown) {
+        const auto shares = flows.shares_of(p);
+        crosses[p] = std::any_of(shares.begin(), shares.end(),
+                                 [&](const ResourceShare& use) {
+                                   return std::find(full.begin(), full.end(), use.resource) != full.end();
+                                 })
+                         ? Crosses::yes
+                         : Crosses::no;
       }
+      if (crosses[p] == Crosses::no) continue;
+      for (const ResourceShare& use : flows.shares_of(p)) {
+        for (std::size_t k = 0; k < full.size(); ++k) {
+          if (full[k] == use.resource) fastest_gbps[k] = std::max(fastest_gbps[k], rate_gbps[f]);
+        }
+      }
+    }
+  }
+  for (std::size_t k = 0; k < full.size(); ++k) {
+    if (fastest_gbps[k] <= *slowest * (1 + 1e-9)) {
+      solution.limit = paths_.describe(full[k]) + shared_with(flows, full[k]);
+      return solution;
     }
   }
   return solution;
@@ -273,6 +298,7 @@ PieceFlows Flows::piece_flows() const {
 }
 
 std::string Flows::shared_with(const PieceFlows& flows, std::uint32_t resource) const {
+  if (competing_.empty()) return {};
   std::vector<bool> crosses_piece(flows.piece_count(), false);
   for (std::size_t p = 0; p < flows.piece_count(); ++p) {
     const auto shares = flows.shares_of(p);

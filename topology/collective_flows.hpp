@@ -71,7 +71,15 @@ class FlowPaths {
     std::uint32_t piece = no_piece;
     double latency_us = 0;
   };
-  const FabricClimb& fabric_climb(std::uint32_t host, int level, bool downwards);
+  FabricClimb fabric_climb(std::uint32_t host, int level, bool downwards) {
+    if (climb_pieces_.empty()) {
+      climb_pieces_.resize(climb_slots * fabric_->hosts().size(), no_piece);
+      climb_latency_us_.resize(climb_pieces_.size());
+    }
+    const std::size_t slot = climb_slot(host, level, downwards);
+    if (climb_pieces_[slot] == no_piece) add_fabric_climb(host, level, downwards);
+    return {climb_pieces_[slot], climb_latency_us_[slot]};
+  }
 
   // The way up (or down) from the switch a NIC with ports of its own enters the fabric at, and
   // the latency of that climb from the switch.
@@ -113,11 +121,21 @@ class FlowPaths {
   std::span<const double> capacity_gbps() const { return capacity_gbps_; }
   // The pieces so far, for a solve (valid until the next piece is added).
   PieceFlows pieces() const { return PieceFlows{shares_, first_share_, {}, {}, {}}; }
+  // The one solver of the model's solves: its state over millions of resources is kept between them.
+  PieceSolver& solver() { return solver_; }
 
   std::string describe(std::uint32_t resource) const;
 
  private:
   static constexpr std::uint32_t no_piece = std::numeric_limits<std::uint32_t>::max();
+
+  static constexpr std::size_t climb_slots = 2 * (static_cast<std::size_t>(SwitchTier::core) + 1);
+  // By level and direction, then host: the hosts an alltoall's flows reach at random stay
+  // within a few cache lines of their neighbours.
+  std::size_t climb_slot(std::uint32_t host, int level, bool downwards) const {
+    return (2 * static_cast<std::size_t>(level) + (downwards ? 1 : 0)) * fabric_->hosts().size() + host;
+  }
+  void add_fabric_climb(std::uint32_t host, int level, bool downwards);
 
   // Closes the piece whose shares were just appended.
   std::uint32_t end_piece() {
@@ -137,13 +155,15 @@ class FlowPaths {
   std::deque<LocalPath> local_paths_;
   // Sized once when first used: by NIC and direction, and by fabric host, level and direction.
   std::vector<std::uint32_t> port_pieces_;
-  std::vector<FabricClimb> fabric_climbs_;
+  std::vector<std::uint32_t> climb_pieces_;  // by climb_slot
+  std::vector<double> climb_latency_us_;     // by climb_slot
   // (level, direction, the far ends of the host's fabric links) -> the first host cabled so.
   std::map<std::vector<VertexId>, std::uint32_t> climbs_by_cabling_;
   // By entry switch, level and direction; node-based, so a climb handed out stays valid.
   std::unordered_map<std::uint64_t, FabricClimb> switch_climbs_;
   std::vector<std::optional<VertexId>> access_switches_;     // by NIC vertex, once looked up
   std::vector<std::optional<double>> latency_to_leaves_us_;  // by fabric host, once looked up
+  PieceSolver solver_;                                       // over capacity_gbps_, declared before it
 };
 
 // The flows of one solve, over a model's shared paths.

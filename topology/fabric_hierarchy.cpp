@@ -139,21 +139,24 @@ FabricHierarchy::FabricHierarchy(const Graph& graph) : graph_(graph) {
       std::sort(group.hosts.begin(), group.hosts.end());
     }
   }
+  climbs_.reserve(groups_.size());
+  for (const Group& group : groups_) climbs_.push_back({group.parent.value_or(none), group.level});
 }
 
 std::optional<std::uint32_t> FabricHierarchy::common_group(std::uint32_t host_a, std::uint32_t host_b) const {
   // Parents sit at higher levels than their children: climbing the lower of the two meets the
   // common ancestor without listing either path (this runs once per flow of a prediction).
-  std::optional<std::uint32_t> a = host_a;
-  std::optional<std::uint32_t> b = host_b;
-  while (a && b && *a != *b) {
-    if (groups_[*a].level <= groups_[*b].level) {
-      a = groups_[*a].parent;
+  std::uint32_t a = host_a;
+  std::uint32_t b = host_b;
+  while (a != none && b != none && a != b) {
+    if (climbs_[a].level <= climbs_[b].level) {
+      a = climbs_[a].parent;
     } else {
-      b = groups_[*b].parent;
+      b = climbs_[b].parent;
     }
   }
-  return a && b ? a : std::nullopt;
+  if (a == none || b == none) return std::nullopt;
+  return a;
 }
 
 void FabricHierarchy::spread(const Bundle& bundle, VertexId from, double share, ReachedByTier& reached) {

@@ -16,6 +16,7 @@
 #include "topology/graph.hpp"
 
 #include <array>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <span>
@@ -105,6 +106,14 @@ class FabricHierarchy {
   std::vector<double> capacity_gbps_;
   std::vector<std::uint32_t> bundle_of_vertex_;  // switch vertex -> bundle, or max
   std::vector<Group> groups_;
+  // Each group's level and parent (none: max), 8 bytes a group: common_group climbs these once
+  // per flow of a prediction, millions of times at random hosts, where the 88-byte groups missed
+  // the cache on every step.
+  struct Climb {
+    std::uint32_t parent;
+    std::int32_t level;
+  };
+  std::vector<Climb> climbs_;
   std::vector<std::uint32_t> group_of_switch_;
   // (group, limit level, downwards) packed: group << 8 | level << 1 | downwards. Node-based, so the
   // spans handed out stay valid as it grows.

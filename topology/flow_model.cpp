@@ -15,18 +15,15 @@ constexpr double unlimited = std::numeric_limits<double>::infinity();
 // clears growth and touched. Returns the step every active flow's rate grows by, infinity when
 // no touched resource grows (only zero-share uses: nothing in the graph limits the flows).
 double fill_round(std::span<const double> capacity_gbps, std::vector<double>& growth,
-                  std::vector<std::uint32_t>& touched, MaxMinAllocation& result) {
-  ++result.rounds;
+                  std::vector<std::uint32_t>& touched, std::vector<double>& load_gbps, std::vector<bool>& saturated) {
   double step = unlimited;
   for (const std::uint32_t r : touched) {
-    if (growth[r] > 0) step = std::min(step, std::max(0.0, capacity_gbps[r] - result.load_gbps[r]) / growth[r]);
+    if (growth[r] > 0) step = std::min(step, std::max(0.0, capacity_gbps[r] - load_gbps[r]) / growth[r]);
   }
   for (const std::uint32_t r : touched) {
     if (step != unlimited) {
-      result.load_gbps[r] += step * growth[r];
-      if (capacity_gbps[r] - result.load_gbps[r] <= saturation_tolerance * capacity_gbps[r]) {
-        result.saturated[r] = true;
-      }
+      load_gbps[r] += step * growth[r];
+      if (capacity_gbps[r] - load_gbps[r] <= saturation_tolerance * capacity_gbps[r]) saturated[r] = true;
     }
     growth[r] = 0;
   }
@@ -66,7 +63,8 @@ MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps, std::span<
         }
       }
     }
-    const double step = fill_round(capacity_gbps, growth, touched, result);
+    ++result.rounds;
+    const double step = fill_round(capacity_gbps, growth, touched, result.load_gbps, result.saturated);
     if (step == unlimited) {
       for (const std::uint32_t c : active) result.rate_gbps[c] = step;
       break;
@@ -84,9 +82,30 @@ MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps, std::span<
   return result;
 }
 
+PieceSolver::PieceSolver(std::span<const double> capacity_gbps)
+    : capacity_gbps_(capacity_gbps),
+      growth_(capacity_gbps.size(), 0.0),
+      load_gbps_(capacity_gbps.size(), 0.0),
+      saturated_(capacity_gbps.size(), false) {}
+
+void PieceSolver::forget_last_solve() {
+  for (const std::uint32_t r : loaded_) {
+    load_gbps_[r] = 0;
+    saturated_[r] = false;
+  }
+  loaded_.clear();
+  rounds_ = 0;
+}
+
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): progressive filling over piecewise flows: saturate, freeze, repeat; the loop is the algorithm
-MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps, const PieceFlows& flows) {
-  MaxMinAllocation result = empty_allocation(capacity_gbps.size(), flows.size());
+std::span<const double> PieceSolver::solve(const PieceFlows& flows) {
+  forget_last_solve();
+  rate_gbps_.assign(flows.size(), 0.0);
+  // Pieces added since the last solve start unused.
+  if (users_.size() < flows.piece_count()) {
+    users_.resize(flows.piece_count(), 0.0);
+    full_.resize(flows.piece_count(), false);
+  }
   std::vector<std::uint32_t> active;
   for (std::uint32_t f = 0; f < flows.size(); ++f) {
     const auto pieces = flows.pieces_of(f);
@@ -97,53 +116,53 @@ MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps, const Piec
   }
   // Per piece: the active flows crossing it (by weight), then whether it holds a full resource;
   // reset through `live` (the pieces the active flows cross) each round.
-  std::vector<double> users(flows.piece_count(), 0.0);
-  std::vector<bool> full(flows.piece_count(), false);
   std::vector<std::uint32_t> live;
   std::vector<std::uint32_t> next_live;
   const auto count_users = [&](std::uint32_t f) {
     for (const std::uint32_t p : flows.pieces_of(f)) {
-      if (users[p] == 0) next_live.push_back(p);
-      users[p] += flows.weight_of(f);
+      if (users_[p] == 0) next_live.push_back(p);
+      users_[p] += flows.weight_of(f);
     }
   };
   for (const std::uint32_t f : active) count_users(f);
-  std::vector<double> growth(capacity_gbps.size(), 0.0);
   std::vector<std::uint32_t> touched;
   while (!active.empty()) {
     std::swap(live, next_live);
     next_live.clear();
     for (const std::uint32_t p : live) {
       for (const ResourceShare& use : flows.shares_of(p)) {
-        if (growth[use.resource] == 0) touched.push_back(use.resource);
-        growth[use.resource] += users[p] * use.share;
+        if (growth_[use.resource] == 0) touched.push_back(use.resource);
+        growth_[use.resource] += users_[p] * use.share;
       }
     }
-    const double step = fill_round(capacity_gbps, growth, touched, result);
+    ++rounds_;
+    loaded_.insert(loaded_.end(), touched.begin(), touched.end());
+    const double step = fill_round(capacity_gbps_, growth_, touched, load_gbps_, saturated_);
     if (step == unlimited) {
-      for (const std::uint32_t f : active) result.rate_gbps[f] = step;
+      for (const std::uint32_t f : active) rate_gbps_[f] = step;
+      for (const std::uint32_t p : live) users_[p] = 0;
       break;
     }
     for (const std::uint32_t p : live) {
       const auto shares = flows.shares_of(p);
-      full[p] = std::any_of(shares.begin(), shares.end(),
-                            [&](const ResourceShare& use) { return result.saturated[use.resource]; });
-      users[p] = 0;
+      full_[p] =
+          std::any_of(shares.begin(), shares.end(), [&](const ResourceShare& use) { return saturated_[use.resource]; });
+      users_[p] = 0;
     }
     // One pass raises the rates, drops the flows that cross a full piece and counts the pieces
     // of the others for the next round.
     std::size_t kept = 0;
     for (const std::uint32_t f : active) {
-      result.rate_gbps[f] += step;
+      rate_gbps_[f] += step;
       const auto pieces = flows.pieces_of(f);
-      if (std::any_of(pieces.begin(), pieces.end(), [&](std::uint32_t p) { return full[p]; })) continue;
+      if (std::any_of(pieces.begin(), pieces.end(), [&](std::uint32_t p) { return full_[p]; })) continue;
       active[kept++] = f;
       count_users(f);
     }
     active.resize(kept);
-    for (const std::uint32_t p : live) full[p] = false;
+    for (const std::uint32_t p : live) full_[p] = false;
   }
-  return result;
+  return rate_gbps_;
 }
 
 std::vector<double> offered_load(std::size_t resource_count, std::span<const FlowClass> classes,

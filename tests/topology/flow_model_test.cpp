@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <span>
 #include <vector>
 
 namespace fb::topo {
@@ -16,55 +18,54 @@ const std::vector<double> capacity_gbps{100, 30, 10};
 const std::vector<ResourceShare> shares{{0, 1.0}, {1, 1.0}, {2, 0.5}};
 const std::vector<std::uint32_t> first_share{0, 1, 2, 3, 3};
 
-void expect_rates(const MaxMinAllocation& allocation, const std::vector<double>& rate_gbps) {
-  ASSERT_EQ(allocation.rate_gbps.size(), rate_gbps.size());
-  for (std::size_t f = 0; f < rate_gbps.size(); ++f)
-    EXPECT_DOUBLE_EQ(allocation.rate_gbps[f], rate_gbps[f]) << "flow " << f;
+void expect_rates(std::span<const double> solved_gbps, const std::vector<double>& rate_gbps) {
+  ASSERT_EQ(solved_gbps.size(), rate_gbps.size());
+  for (std::size_t f = 0; f < rate_gbps.size(); ++f) EXPECT_DOUBLE_EQ(solved_gbps[f], rate_gbps[f]) << "flow " << f;
 }
 
 // The piece solver and the class solver agree exactly on the same flows.
-void expect_same_allocation(const MaxMinAllocation& by_pieces, const MaxMinAllocation& by_classes) {
-  EXPECT_EQ(by_pieces.rate_gbps, by_classes.rate_gbps);
-  EXPECT_EQ(by_pieces.load_gbps, by_classes.load_gbps);
-  EXPECT_EQ(by_pieces.saturated, by_classes.saturated);
+void expect_same_allocation(const PieceSolver& solver, std::span<const double> rate_gbps,
+                            const MaxMinAllocation& by_classes) {
+  EXPECT_EQ(std::vector<double>(rate_gbps.begin(), rate_gbps.end()), by_classes.rate_gbps);
+  for (std::uint32_t r = 0; r < capacity_gbps.size(); ++r) {
+    EXPECT_EQ(solver.load_gbps(r), by_classes.load_gbps[r]) << "resource " << r;
+    EXPECT_EQ(solver.saturated(r), by_classes.saturated[r]) << "resource " << r;
+  }
+  EXPECT_EQ(solver.rounds(), by_classes.rounds);
 }
 
 TEST(PieceFlows, SharedPiecesFillInMaxMinOrder) {
   // Flow A: link 0. Flow B: link 0 then link 1. Flow C: link 1. Flow D: half of link 2.
   const std::vector<std::uint32_t> piece_of_use{0, 0, 1, 1, 2};
   const std::vector<std::uint32_t> first_use{0, 1, 3, 4, 5};
-  const MaxMinAllocation allocation =
-      solve_max_min(capacity_gbps, PieceFlows{shares, first_share, piece_of_use, first_use, {}});
+  PieceSolver solver(capacity_gbps);
+  const std::span<const double> rate_gbps = solver.solve(PieceFlows{shares, first_share, piece_of_use, first_use, {}});
   // Link 2 fills first (10 GB/s at half the traffic: 20 for D), then link 1 between B and C
   // (15 each), then A takes what B leaves of link 0.
-  ASSERT_EQ(allocation.rate_gbps.size(), 4u);
-  EXPECT_DOUBLE_EQ(allocation.rate_gbps[0], 85.0);
-  EXPECT_DOUBLE_EQ(allocation.rate_gbps[1], 15.0);
-  EXPECT_DOUBLE_EQ(allocation.rate_gbps[2], 15.0);
-  EXPECT_DOUBLE_EQ(allocation.rate_gbps[3], 20.0);
-  EXPECT_DOUBLE_EQ(allocation.load_gbps[0], 100.0);
-  EXPECT_DOUBLE_EQ(allocation.load_gbps[1], 30.0);
-  EXPECT_DOUBLE_EQ(allocation.load_gbps[2], 10.0);
-  EXPECT_EQ(allocation.saturated, (std::vector<bool>{true, true, true}));
-  EXPECT_EQ(allocation.rounds, 3);
+  expect_rates(rate_gbps, {85.0, 15.0, 15.0, 20.0});
+  EXPECT_DOUBLE_EQ(solver.load_gbps(0), 100.0);
+  EXPECT_DOUBLE_EQ(solver.load_gbps(1), 30.0);
+  EXPECT_DOUBLE_EQ(solver.load_gbps(2), 10.0);
+  EXPECT_TRUE(solver.saturated(0) && solver.saturated(1) && solver.saturated(2));
+  EXPECT_EQ(solver.rounds(), 3);
 }
 
 TEST(PieceFlows, AgreesWithClassesListingTheirOwnResources) {
   // Three flows on link 0 and two of them on link 1 too; the last crosses only an empty piece.
   const std::vector<std::uint32_t> piece_of_use{0, 0, 1, 0, 1, 3};
   const std::vector<std::uint32_t> first_use{0, 1, 3, 5, 6};
-  const MaxMinAllocation by_pieces =
-      solve_max_min(capacity_gbps, PieceFlows{shares, first_share, piece_of_use, first_use, {}});
+  PieceSolver solver(capacity_gbps);
+  const std::span<const double> rate_gbps = solver.solve(PieceFlows{shares, first_share, piece_of_use, first_use, {}});
 
   const std::span<const ResourceShare> link0(&shares[0], 1);
   const std::span<const ResourceShare> link1(&shares[1], 1);
   const std::vector<FlowClass> classes{{{link0}, 1}, {{link0, link1}, 1}, {{link0, link1}, 1}, {{}, 1}};
   const MaxMinAllocation by_classes = solve_max_min(capacity_gbps, classes);
 
-  expect_same_allocation(by_pieces, by_classes);
+  expect_same_allocation(solver, rate_gbps, by_classes);
   // Link 1 fills at 15 each for the two flows on it; the first flow then gets 70 of link 0; the
   // flow that crosses nothing is given no rate.
-  expect_rates(by_pieces, {70.0, 15.0, 15.0, 0.0});
+  expect_rates(rate_gbps, {70.0, 15.0, 15.0, 0.0});
 }
 
 TEST(PieceFlows, WeightedFlowsCountAsThatManyFlows) {
@@ -73,8 +74,9 @@ TEST(PieceFlows, WeightedFlowsCountAsThatManyFlows) {
   const std::vector<std::uint32_t> piece_of_use{1, 1, 0, 0, 2};
   const std::vector<std::uint32_t> first_use{0, 1, 3, 4, 5};
   const std::vector<double> weight{3, 1, 0.5, 0};
-  const MaxMinAllocation by_pieces =
-      solve_max_min(capacity_gbps, PieceFlows{shares, first_share, piece_of_use, first_use, weight});
+  PieceSolver solver(capacity_gbps);
+  const std::span<const double> rate_gbps =
+      solver.solve(PieceFlows{shares, first_share, piece_of_use, first_use, weight});
 
   const std::span<const ResourceShare> link0(&shares[0], 1);
   const std::span<const ResourceShare> link1(&shares[1], 1);
@@ -82,13 +84,39 @@ TEST(PieceFlows, WeightedFlowsCountAsThatManyFlows) {
   const std::vector<FlowClass> classes{{{link1}, 3}, {{link1, link0}, 1}, {{link0}, 0.5}, {{half_link2}, 0}};
   const MaxMinAllocation by_classes = solve_max_min(capacity_gbps, classes);
 
-  expect_same_allocation(by_pieces, by_classes);
+  expect_same_allocation(solver, rate_gbps, by_classes);
   // Link 1 fills at 30 / (3 + 1) = 7.5 per flow; C then takes link 0's 100 - 7.5 at half weight:
   // 185 GB/s per flow. A flow of weight 0 is given no rate and loads nothing.
-  expect_rates(by_pieces, {7.5, 7.5, 185.0, 0.0});
-  EXPECT_DOUBLE_EQ(by_pieces.load_gbps[0], 100.0);
-  EXPECT_EQ(by_pieces.load_gbps[2], 0.0);
-  EXPECT_EQ(by_pieces.rounds, 2);
+  expect_rates(rate_gbps, {7.5, 7.5, 185.0, 0.0});
+  EXPECT_DOUBLE_EQ(solver.load_gbps(0), 100.0);
+  EXPECT_EQ(solver.load_gbps(2), 0.0);
+  EXPECT_EQ(solver.rounds(), 2);
+}
+
+TEST(PieceFlows, ASolverLeavesNothingOfOneSolveToTheNext) {
+  // A model runs many solves through one solver: loads, full links and piece counts of one must
+  // not leak into the next. First link 1 and link 2 fill (three flows); then one flow on link 1
+  // alone must get all of it, and link 2, untouched now, must read empty and not full.
+  const std::vector<std::uint32_t> busy_uses{1, 1, 2};
+  const std::vector<std::uint32_t> busy_first{0, 1, 2, 3};
+  const std::vector<std::uint32_t> alone_uses{1};
+  const std::vector<std::uint32_t> alone_first{0, 1};
+  PieceSolver solver(capacity_gbps);
+  expect_rates(solver.solve(PieceFlows{shares, first_share, busy_uses, busy_first, {}}), {15.0, 15.0, 20.0});
+  ASSERT_TRUE(solver.saturated(2));
+
+  const std::span<const double> rate_gbps = solver.solve(PieceFlows{shares, first_share, alone_uses, alone_first, {}});
+  expect_rates(rate_gbps, {30.0});
+  EXPECT_DOUBLE_EQ(solver.load_gbps(1), 30.0);
+  EXPECT_EQ(solver.load_gbps(2), 0.0);
+  EXPECT_FALSE(solver.saturated(2));
+  EXPECT_EQ(solver.rounds(), 1);
+
+  // And a fresh solver gives the same answer to the busy flows again.
+  PieceSolver fresh(capacity_gbps);
+  const std::span<const double> again = solver.solve(PieceFlows{shares, first_share, busy_uses, busy_first, {}});
+  const std::span<const double> first = fresh.solve(PieceFlows{shares, first_share, busy_uses, busy_first, {}});
+  EXPECT_TRUE(std::equal(again.begin(), again.end(), first.begin(), first.end()));
 }
 
 }  // namespace
