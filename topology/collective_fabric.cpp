@@ -153,8 +153,8 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     bool rails_on_several_switches = false;
     for (std::size_t node = 0; node < local_ranks.size() && !rails_on_several_switches; ++node) {
       for (const auto& rail : crossings) {
-        rails_on_several_switches = rails_on_several_switches || fabric->access_switch(rail[node].nic) !=
-                                                                     fabric->access_switch(crossings.front()[node].nic);
+        rails_on_several_switches = rails_on_several_switches || paths.access_switch(rail[node].nic) !=
+                                                                     paths.access_switch(crossings.front()[node].nic);
       }
     }
     if (rails_on_several_switches) {

@@ -92,26 +92,36 @@ void FlowPaths::add_fabric_climb(std::uint32_t host, int level, bool downwards) 
   // Past its own ports (the profile's first share), a host's climb depends only on where those
   // ports lead: hosts cabled to the same switches in the same order climb alike, so the first
   // one's profile serves the others, its first share moved to their ports.
-  std::vector<VertexId> cabling{static_cast<VertexId>(level), downwards ? 1u : 0u};
-  const VertexId host_vertex = fabric_->hosts()[host];
-  for (const LinkId l : fabric_->resource_links(host)) {
-    const Link& link = graph_.link(l);
-    cabling.push_back(graph_.vertex(link.a).host == host_vertex ? link.b : link.a);
+  if (cabling_of_host_.empty()) cabling_of_host_.resize(fabric_->hosts().size(), no_piece);
+  std::uint32_t& cabling = cabling_of_host_[host];
+  if (cabling == no_piece) {
+    std::vector<VertexId> far_ends;
+    const VertexId host_vertex = fabric_->hosts()[host];
+    for (const LinkId l : fabric_->resource_links(host)) {
+      const Link& link = graph_.link(l);
+      far_ends.push_back(graph_.vertex(link.a).host == host_vertex ? link.b : link.a);
+    }
+    cabling = cablings_.try_emplace(std::move(far_ends), static_cast<std::uint32_t>(cablings_.size())).first->second;
+    if (first_climber_.size() < climb_slots * cablings_.size())
+      first_climber_.resize(climb_slots * cablings_.size(), no_piece);
   }
-  const auto [alike, first] = climbs_by_cabling_.try_emplace(std::move(cabling), host);
-  if (first) {
+  std::uint32_t& first_climber =
+      first_climber_[climb_slots * cabling + 2 * static_cast<std::size_t>(level) + (downwards ? 1 : 0)];
+  if (first_climber == no_piece) first_climber = host;
+  const std::uint32_t alike = first_climber;
+  if (alike == host) {
     const auto offset = static_cast<std::uint32_t>(2 * graph_.link_count());
     for (const ResourceShare& use : fabric_->profile(fabric_->host_group(host), level, downwards)) {
       shares_.push_back({use.resource + offset, use.share});
     }
   } else {
-    const std::uint32_t piece = fabric_climb(alike->second, level, downwards).piece;
+    const std::uint32_t piece = fabric_climb(alike, level, downwards).piece;
     const std::uint32_t begin = first_share_[piece];
     const std::uint32_t end = first_share_[piece + 1];
     // Each share is copied out before it is appended: appending may move shares_. (Reserving the
     // exact size here instead reallocated the whole array at every host's climb.)
     const ResourceShare port = shares_[begin];
-    shares_.push_back({port.resource - alike->second + host, port.share});
+    shares_.push_back({port.resource - alike + host, port.share});
     for (std::uint32_t s = begin + 1; s < end; ++s) {
       const ResourceShare use = shares_[s];
       shares_.push_back(use);

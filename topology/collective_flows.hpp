@@ -157,8 +157,11 @@ class FlowPaths {
   std::vector<std::uint32_t> port_pieces_;
   std::vector<std::uint32_t> climb_pieces_;  // by climb_slot
   std::vector<double> climb_latency_us_;     // by climb_slot
-  // (level, direction, the far ends of the host's fabric links) -> the first host cabled so.
-  std::map<std::vector<VertexId>, std::uint32_t> climbs_by_cabling_;
+  // Hosts by how they are cabled (the far ends of their fabric links, in order), looked up once
+  // per host; by cabling, level and direction, the first host that climbed so.
+  std::vector<std::uint32_t> cabling_of_host_;
+  std::map<std::vector<VertexId>, std::uint32_t> cablings_;
+  std::vector<std::uint32_t> first_climber_;
   // By entry switch, level and direction; node-based, so a climb handed out stays valid.
   std::unordered_map<std::uint64_t, FabricClimb> switch_climbs_;
   std::vector<std::optional<VertexId>> access_switches_;     // by NIC vertex, once looked up

@@ -76,10 +76,16 @@ FabricHierarchy::FabricHierarchy(const Graph& graph) : graph_(graph) {
     }
   }
   capacity_gbps_.resize(resource_count());
+  bundle_latency_us_.resize(bundles_.size());
   for (std::size_t b = 0; b < bundles_.size(); ++b) {
     double weakest = std::numeric_limits<double>::infinity();
-    for (const LinkId l : bundles_[b].links) weakest = std::min(weakest, graph.link(l).spec.capacity_gbps);
+    double slowest_us = 0;
+    for (const LinkId l : bundles_[b].links) {
+      weakest = std::min(weakest, graph.link(l).spec.capacity_gbps);
+      slowest_us = std::max(slowest_us, graph.link(l).spec.latency_us);
+    }
     capacity_gbps_[b] = capacity_gbps_[b + bundles_.size()] = weakest * static_cast<double>(bundles_[b].links.size());
+    bundle_latency_us_[b] = slowest_us;
   }
 
   for (std::uint32_t i = 0; i < hosts_.size(); ++i) groups_.push_back(Group{0, {}, {}, {i}, {}});
@@ -172,11 +178,14 @@ void FabricHierarchy::spread(const Bundle& bundle, VertexId from, double share, 
 void FabricHierarchy::climb(ReachedByTier& reached, int limit_level, std::uint32_t offset,
                             std::vector<ResourceShare>& shares) {
   for (int tier = 1; tier < limit_level && tier <= max_tier; ++tier) {
+    // The last tier's uplinks carry the flow to limit_level, where it turns: where they lead
+    // takes no share. (Spreading there anyway visited every core link of a host's climb.)
+    const bool last = tier + 1 == limit_level;
     for (const VertexId s : reached[tier]) {
       const std::uint32_t bundle = bundle_of_vertex_[s];
       if (bundle != none) {
         shares.push_back({bundle + offset, scratch_share_[s]});
-        spread(bundles_[bundle], s, scratch_share_[s], reached);
+        if (!last) spread(bundles_[bundle], s, scratch_share_[s], reached);
       }
     }
   }
@@ -291,12 +300,6 @@ std::span<const ResourceShare> FabricHierarchy::switch_profile(VertexId s, int l
   return profiles_.emplace(key, std::move(shares)).first->second;
 }
 
-double FabricHierarchy::max_latency_us(const Bundle& bundle) const {
-  double slowest = 0;
-  for (const LinkId l : bundle.links) slowest = std::max(slowest, graph_.link(l).spec.latency_us);
-  return slowest;
-}
-
 // Follows one representative chain of switches up: in a tiered fabric every chain has as many
 // hops, and cable latencies within a tier are alike.
 double FabricHierarchy::chain_latency_us(VertexId current, int limit_level) const {
@@ -304,7 +307,7 @@ double FabricHierarchy::chain_latency_us(VertexId current, int limit_level) cons
   while (current != no_vertex && static_cast<int>(graph_.vertex(current).tier) < limit_level) {
     const std::uint32_t bundle = bundle_of_vertex_[current];
     if (bundle == none) break;
-    latency += max_latency_us(bundles_[bundle]);
+    latency += bundle_latency_us_[bundle];
     const Link& up = graph_.link(bundles_[bundle].links.front());
     current = up.other_end(current);
   }
@@ -318,7 +321,7 @@ double FabricHierarchy::latency_to_level_us(std::uint32_t group, int limit_level
     const Link& link = graph_.link(l);
     first_switch = is_fabric_switch(graph_.vertex(link.a)) ? link.a : link.b;
   }
-  return max_latency_us(bundles_[host]) + chain_latency_us(first_switch, limit_level);
+  return bundle_latency_us_[host] + chain_latency_us(first_switch, limit_level);
 }
 
 double FabricHierarchy::switch_latency_to_level_us(VertexId s, int limit_level) const {

@@ -95,7 +95,6 @@ class FabricHierarchy {
   void spread(const Bundle& bundle, VertexId from, double share, ReachedByTier& reached);
   // Carries the shares seeded on `reached` up through every tier below limit_level, into `shares`.
   void climb(ReachedByTier& reached, int limit_level, std::uint32_t offset, std::vector<ResourceShare>& shares);
-  double max_latency_us(const Bundle& bundle) const;
   // Built on the first switch_meeting_level: the analyses of whole fabrics never need it.
   void build_cabled_groups();
   double chain_latency_us(VertexId from_switch, int limit_level) const;
@@ -104,6 +103,9 @@ class FabricHierarchy {
   std::vector<VertexId> hosts_;
   std::vector<Bundle> bundles_;  // hosts first (index = host index), then switches with uplinks
   std::vector<double> capacity_gbps_;
+  // Per bundle, its slowest link's latency: a climb's latency adds one per tier, asked for every
+  // host's climb (reading a spine's 21 links each time).
+  std::vector<double> bundle_latency_us_;
   std::vector<std::uint32_t> bundle_of_vertex_;  // switch vertex -> bundle, or max
   std::vector<Group> groups_;
   // Each group's level and parent (none: max), 8 bytes a group: common_group climbs these once
