@@ -147,12 +147,9 @@ const FlowPaths::FabricClimb& FlowPaths::switch_climb(VertexId entry, int level,
 }
 
 std::uint32_t FlowPaths::host_index(VertexId host) const {
-  const auto hosts = fabric_->hosts();
-  const auto it = std::lower_bound(hosts.begin(), hosts.end(), host);
-  if (it == hosts.end() || *it != host) {
-    throw InputError(fmt::format("host {} has no fabric link", graph_.vertex(host).name));
-  }
-  return static_cast<std::uint32_t>(it - hosts.begin());
+  const std::optional<std::uint32_t> index = fabric_->index_of_host(host);
+  if (!index) throw InputError(fmt::format("host {} has no fabric link", graph_.vertex(host).name));
+  return *index;
 }
 
 std::string FlowPaths::describe(std::uint32_t resource) const {

@@ -80,6 +80,7 @@ Flows::Solution solve_alltoall(FlowPaths& paths, std::span<const VertexId> hosts
   Flows pairs(paths);
   std::vector<std::uint32_t> fabric_hosts;
   for (const VertexId host : hosts) fabric_hosts.push_back(paths.host_index(host));
+  pairs.reserve(hosts.size() * peers, 2 * hosts.size() * peers);  // a way up and a way down each
   for_each_alltoall_pair(hosts.size(), peers, [&](std::size_t from, std::size_t to) {
     pairs.add_host_pair(fabric_hosts[from], fabric_hosts[to], weight);
   });

@@ -57,9 +57,10 @@ FabricHierarchy::FabricHierarchy(const Graph& graph) : graph_(graph) {
   for (auto& [host, links] : direct_by_host) access_by_host.try_emplace(host, std::move(links));
   for (const auto& [host, links] : access_by_host) hosts_.push_back(host);
   std::sort(hosts_.begin(), hosts_.end());
-  std::vector<std::uint32_t> host_index(vertex_count, none);
+  host_index_.assign(vertex_count, none);
+  const std::vector<std::uint32_t>& host_index = host_index_;
   for (std::uint32_t i = 0; i < hosts_.size(); ++i) {
-    host_index[hosts_[i]] = i;
+    host_index_[hosts_[i]] = i;
     bundles_.push_back({hosts_[i], std::move(access_by_host[hosts_[i]])});
   }
   for (VertexId v = 0; v < vertex_count; ++v) {

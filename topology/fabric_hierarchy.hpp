@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <span>
@@ -45,6 +46,13 @@ class FabricHierarchy {
   std::span<const VertexId> hosts() const { return hosts_; }
   std::span<const Group> groups() const { return groups_; }
   std::uint32_t host_group(std::uint32_t host_index) const { return host_index; }
+  // A host vertex's index in hosts(); none for a vertex that is no host with a fabric link.
+  std::optional<std::uint32_t> index_of_host(VertexId host) const {
+    if (host >= host_index_.size() || host_index_[host] == std::numeric_limits<std::uint32_t>::max()) {
+      return std::nullopt;
+    }
+    return host_index_[host];
+  }
   bool has_fabric() const { return !hosts_.empty(); }
 
   // Resource indices: [0, bundle_count) up, [bundle_count, 2 * bundle_count) down.
@@ -101,7 +109,8 @@ class FabricHierarchy {
 
   const Graph& graph_;
   std::vector<VertexId> hosts_;
-  std::vector<Bundle> bundles_;  // hosts first (index = host index), then switches with uplinks
+  std::vector<std::uint32_t> host_index_;  // by vertex: its index in hosts_, or max
+  std::vector<Bundle> bundles_;            // hosts first (index = host index), then switches with uplinks
   std::vector<double> capacity_gbps_;
   // Per bundle, its slowest link's latency: a climb's latency adds one per tier, asked for every
   // host's climb (reading a spine's 21 links each time).

@@ -136,7 +136,10 @@ std::span<const double> PieceSolver::solve(const PieceFlows& flows) {
       }
     }
     ++rounds_;
-    loaded_.insert(loaded_.end(), touched.begin(), touched.end());
+    // A resource already loaded by an earlier round is listed already.
+    for (const std::uint32_t r : touched) {
+      if (load_gbps_[r] == 0) loaded_.push_back(r);
+    }
     const double step = fill_round(capacity_gbps_, growth_, touched, load_gbps_, saturated_);
     if (step == unlimited) {
       for (const std::uint32_t f : active) rate_gbps_[f] = step;

@@ -81,7 +81,7 @@ class PieceSolver {
   std::vector<double> growth_;  // per resource, zero between rounds
   std::vector<double> load_gbps_;
   std::vector<bool> saturated_;
-  std::vector<std::uint32_t> loaded_;  // the resources the last solve touched (repeats allowed)
+  std::vector<std::uint32_t> loaded_;  // the resources the last solve loaded or filled (repeats allowed)
   std::vector<double> users_;          // per piece, zero between solves
   std::vector<bool> full_;             // per piece, false between rounds
   std::vector<double> rate_gbps_;      // per flow of the last solve
