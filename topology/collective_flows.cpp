@@ -17,6 +17,34 @@ bool is_network(LinkType type) {
   return type == LinkType::infiniband || type == LinkType::roce || type == LinkType::efa || type == LinkType::ethernet;
 }
 
+// The fastest flow through each of the resources `full` (crossing it with any share). Only the
+// pieces that cross one of them count: each piece is looked at once, the first time a flow
+// crosses it.
+std::vector<double> fastest_through(const PieceFlows& flows, std::span<const double> rate_gbps,
+                                    const std::vector<std::uint32_t>& full) {
+  enum class Crosses : std::uint8_t { unknown, no, yes };
+  std::vector<Crosses> crosses(flows.piece_count(), Crosses::unknown);
+  const auto crosses_full = [&](std::uint32_t p) {
+    const auto shares = flows.shares_of(p);
+    return std::any_of(shares.begin(), shares.end(), [&](const ResourceShare& use) {
+      return std::find(full.begin(), full.end(), use.resource) != full.end();
+    });
+  };
+  std::vector<double> fastest_gbps(full.size(), 0.0);
+  for (std::size_t f = 0; f < flows.size(); ++f) {
+    for (const std::uint32_t p : flows.pieces_of(f)) {
+      if (crosses[p] == Crosses::unknown) crosses[p] = crosses_full(p) ? Crosses::yes : Crosses::no;
+      if (crosses[p] == Crosses::no) continue;
+      for (const ResourceShare& use : flows.shares_of(p)) {
+        for (std::size_t k = 0; k < full.size(); ++k) {
+          if (full[k] == use.resource) fastest_gbps[k] = std::max(fastest_gbps[k], rate_gbps[f]);
+        }
+      }
+    }
+  }
+  return fastest_gbps;
+}
+
 // Every resource's capacity: directed links first, then the fabric's bundles. Network resources
 // carry their transport's collective efficiency.
 std::vector<double> collective_capacity_gbps(const Graph& graph, const std::optional<FabricHierarchy>& fabric) {
@@ -263,30 +291,7 @@ Flows::Solution Flows::solve() const {
     }
   }
   if (full.empty()) return solution;
-  // The fastest flow through each of them (with any share). Only the pieces that cross one of
-  // them count: each piece is looked at once, the first time a flow crosses it.
-  enum class Crosses : std::uint8_t { unknown, no, yes };
-  std::vector<Crosses> crosses(flows.piece_count(), Crosses::unknown);
-  std::vector<double> fastest_gbps(full.size(), 0.0);
-  for (std::size_t f = 0; f < flows.size(); ++f) {
-    for (const std::uint32_t p : flows.pieces_of(f)) {
-      if (crosses[p] == Crosses::unknown) {
-        const auto shares = flows.shares_of(p);
-        crosses[p] = std::any_of(shares.begin(), shares.end(),
-                                 [&](const ResourceShare& use) {
-                                   return std::find(full.begin(), full.end(), use.resource) != full.end();
-                                 })
-                         ? Crosses::yes
-                         : Crosses::no;
-      }
-      if (crosses[p] == Crosses::no) continue;
-      for (const ResourceShare& use : flows.shares_of(p)) {
-        for (std::size_t k = 0; k < full.size(); ++k) {
-          if (full[k] == use.resource) fastest_gbps[k] = std::max(fastest_gbps[k], rate_gbps[f]);
-        }
-      }
-    }
-  }
+  const std::vector<double> fastest_gbps = fastest_through(flows, rate_gbps, full);
   for (std::size_t k = 0; k < full.size(); ++k) {
     if (fastest_gbps[k] <= *slowest * (1 + 1e-9)) {
       solution.limit = paths_.describe(full[k]) + shared_with(flows, full[k]);
