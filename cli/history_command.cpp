@@ -165,9 +165,10 @@ int ingest(store::RunStore& store, const HistoryOptions& options) {
 int judge_drift(store::RunStore& store, const HistoryOptions& options) {
   const FleetDrift fleet = judge_store(store, options.drift);
   std::cout << fmt::format("# drift: {} hosts, {} pairs, {} collective series judged (two-sided CUSUM, baseline {} "
-                           "runs, k {}, h {})\n",
+                           "runs, spread at least {:.4g}%, k {}, h {})\n",
                            fleet.hosts.size(), fleet.pairs.size(), fleet.collectives.size(),
-                           options.drift.baseline_runs, options.drift.slack, options.drift.threshold);
+                           options.drift.baseline_runs, 100 * options.drift.min_spread, options.drift.slack,
+                           options.drift.threshold);
   const std::vector<diagnosis::Finding> findings = drift_findings(fleet);
   if (findings.empty()) std::cout << "# no findings\n";
   for (const diagnosis::Finding& f : findings)
@@ -212,6 +213,15 @@ void add_drift_flags(CLI::App& app, diagnosis::DriftSettings& drift) {
   app.add_option("--cusum-threshold", drift.threshold, "CUSUM alarm threshold h, in baseline spreads")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  // A short baseline's few runs can agree by chance far more closely than the fabric's runs do;
+  // an operator who knows the run-to-run noise states it here, so that noise does not accumulate.
+  app.add_option_function<double>(
+         "--min-spread-pct", [&drift](double pct) { drift.min_spread = pct / 100; },
+         fmt::format(
+             "the least run-to-run spread a baseline is given, percent (default {:.1f}): the noise the fabric's "
+             "runs are known to have",
+             100 * drift.min_spread))
+      ->check(CLI::Range(0.1, 50.0));
 }
 
 const Registrar<CommandRegistration> registrar{

@@ -6,6 +6,10 @@
 #include "process_runner.hpp"
 #include "results/result_row.hpp"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -85,5 +89,49 @@ inline double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   return values.at(values.size() / 2);
 }
+
+// A fabric brought up per case under a prefix of this process, always taken down again: in
+// TearDown (which also runs after a failed assertion) and, for a killed run, by the next run.
+class FabricCase : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "the emulated fabric needs root (network namespaces, tc)";
+    remove_fabrics_of_dead_runs();
+    owns_prefix_ = true;
+    fabric_script({"down", "--prefix", prefix_});
+  }
+
+  void TearDown() override {
+    if (!owns_prefix_) return;
+    const ProcessResult down = fabric_script({"down", "--prefix", prefix_});
+    EXPECT_EQ(down.exit_code, 0) << testing::describe(down);
+    EXPECT_THAT(namespaces_with_prefix(prefix_), ::testing::IsEmpty()) << "namespaces left behind";
+  }
+
+  // `emulated-fabric.sh up` under this case's prefix with `options`; skips the case where
+  // namespaces cannot be made, and fails it unless exactly `namespaces` were made (`what` says which).
+  void bring_up(const std::vector<std::string>& options, std::size_t namespaces, const std::string& what) {
+    std::vector<std::string> args{"up", "--prefix", prefix_};
+    args.insert(args.end(), options.begin(), options.end());
+    const ProcessResult result = fabric_script(args);
+    if (result.exit_code == fabric_unavailable) GTEST_SKIP() << result.err;
+    ASSERT_EQ(result.exit_code, 0) << testing::describe(result);
+    ASSERT_EQ(namespaces_with_prefix(prefix_).size(), namespaces) << what;
+  }
+
+  // The command line of `fabricbench ARGS...` on `nranks` hosts under the real mpirun, launched by
+  // the script on this case's fabric; `mpirun_args` go to mpirun itself.
+  std::vector<std::string> across_hosts(int nranks, const std::vector<std::string>& args,
+                                        const std::vector<std::string>& mpirun_args = {}) const {
+    std::vector<std::string> argv{EMULATED_FABRIC_SCRIPT, "mpirun", "--prefix", prefix_, "-np", std::to_string(nranks)};
+    argv.insert(argv.end(), mpirun_args.begin(), mpirun_args.end());
+    argv.push_back(FABRICBENCH_BINARY);
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  }
+
+  const std::string prefix_ = fabric_prefix_head + std::to_string(::getpid());
+  bool owns_prefix_ = false;
+};
 
 }  // namespace fb::fabric_support

@@ -78,33 +78,12 @@ std::vector<json> findings_of_kind(const json& diagnosis, const std::string& kin
   return found;
 }
 
-// A fabric brought up per case under a prefix of this process, always taken down again: in
-// TearDown (which also runs after a failed assertion) and, for a killed run, by the next run.
-class EmulatedFabric : public ::testing::Test {
+// The script's default fabric, with the results of each case's runs by name.
+class EmulatedFabric : public FabricCase {
  protected:
-  void SetUp() override {
-    if (::geteuid() != 0) GTEST_SKIP() << "the emulated fabric needs root (network namespaces, tc)";
-    remove_fabrics_of_dead_runs();
-    owns_prefix_ = true;
-    fabric_script({"down", "--prefix", prefix_});
-  }
-
-  void TearDown() override {
-    if (!owns_prefix_) return;
-    const ProcessResult down = fabric_script({"down", "--prefix", prefix_});
-    EXPECT_EQ(down.exit_code, 0) << describe(down);
-    EXPECT_THAT(namespaces_with_prefix(prefix_), ::testing::IsEmpty()) << "namespaces left behind";
-  }
-
   // Brings the fabric up with the script's options; skips the case where namespaces cannot be made.
   void up(const std::vector<std::string>& options) {
-    std::vector<std::string> args{"up", "--prefix", prefix_};
-    args.insert(args.end(), options.begin(), options.end());
-    const ProcessResult result = fabric_script(args);
-    if (result.exit_code == fabric_unavailable) GTEST_SKIP() << result.err;
-    ASSERT_EQ(result.exit_code, 0) << describe(result);
-    ASSERT_EQ(namespaces_with_prefix(prefix_).size(), host_count + 4u)
-        << "8 hosts, 2 leaves, 1 spine, 1 management switch";
+    bring_up(options, host_count + 4u, "8 hosts, 2 leaves, 1 spine, 1 management switch");
   }
 
   // One `fabricbench run PATTERN` over every host, with small, few iterations: at 40 Mbit/s a 256 KiB
@@ -113,30 +92,10 @@ class EmulatedFabric : public ::testing::Test {
   ResultSet measure(const std::string& pattern, const std::string& name) {
     const fs::path csv = results_dir_ / (name + ".csv");
     const fs::path json_path = results_dir_ / (name + ".json");
-    const ProcessResult result = run_process({EMULATED_FABRIC_SCRIPT,
-                                              "mpirun",
-                                              "--prefix",
-                                              prefix_,
-                                              "-np",
-                                              std::to_string(host_count),
-                                              FABRICBENCH_BINARY,
-                                              "run",
-                                              pattern,
-                                              "-b",
-                                              "256K",
-                                              "-e",
-                                              "256K",
-                                              "-n",
-                                              "3",
-                                              "-w",
-                                              "1",
-                                              "-W",
-                                              "4",
-                                              "--csv",
-                                              csv.string(),
-                                              "--json",
-                                              json_path.string()},
-                                             {}, std::chrono::seconds(300));
+    const ProcessResult result =
+        run_process(across_hosts(host_count, {"run", pattern, "-b", "256K", "-e", "256K", "-n", "3", "-w", "1", "-W",
+                                              "4", "--csv", csv.string(), "--json", json_path.string()}),
+                    {}, std::chrono::seconds(300));
     EXPECT_EQ(result.exit_code, 0) << describe(result);
     if (!fs::exists(csv)) {
       ADD_FAILURE() << pattern << " wrote no results";
@@ -177,10 +136,8 @@ class EmulatedFabric : public ::testing::Test {
     return diagnosis;
   }
 
-  const std::string prefix_ = fabric_prefix_head + std::to_string(::getpid());
   TempDir results_dir_;
   std::map<std::string, fs::path> results_files_;
-  bool owns_prefix_ = false;
 };
 
 // The topology model of the emulation, without the emulation: the healthy spec has no link that
@@ -357,31 +314,9 @@ TEST_F(EmulatedFabric, HostLinkDownMidRunEndsTheRunAndDiagnoseNamesThatLink) {
   const fs::path csv = results_dir_ / "link-down.csv";
   const fs::path json_path = results_dir_ / "link-down.json";
   // The sweep to 64M takes many minutes at 40 Mbit/s: the run is still measuring when the cable goes.
-  ChildProcess run({EMULATED_FABRIC_SCRIPT,
-                    "mpirun",
-                    "--prefix",
-                    prefix_,
-                    "-np",
-                    std::to_string(host_count),
-                    FABRICBENCH_BINARY,
-                    "run",
-                    "pairwise",
-                    "-b",
-                    "64K",
-                    "-e",
-                    "64M",
-                    "-n",
-                    "3",
-                    "-w",
-                    "1",
-                    "-W",
-                    "4",
-                    "-T",
-                    std::to_string(step_timeout_s),
-                    "--csv",
-                    csv.string(),
-                    "--json",
-                    json_path.string()});
+  ChildProcess run(
+      across_hosts(host_count, {"run", "pairwise", "-b", "64K", "-e", "64M", "-n", "3", "-w", "1", "-W", "4", "-T",
+                                std::to_string(step_timeout_s), "--csv", csv.string(), "--json", json_path.string()}));
   ASSERT_TRUE(wait_for_rows(csv, rows_per_size, std::chrono::seconds(180)))
       << "the first size never reached the disk\n"
       << describe(run.wait(std::chrono::seconds(0)));
@@ -456,31 +391,9 @@ TEST_F(EmulatedFabric, HostLinkThrottledDuringOneRepetitionIsIntermittentAndDrai
   const std::size_t rows_per_repetition = host_count * (host_count - 1u);
   const fs::path csv = results_dir_ / "soak.csv";
   const fs::path json_path = results_dir_ / "soak.json";
-  ChildProcess run({EMULATED_FABRIC_SCRIPT,
-                    "mpirun",
-                    "--prefix",
-                    prefix_,
-                    "-np",
-                    std::to_string(host_count),
-                    FABRICBENCH_BINARY,
-                    "run",
-                    "pairwise",
-                    "-b",
-                    "256K",
-                    "-e",
-                    "256K",
-                    "-n",
-                    "3",
-                    "-w",
-                    "1",
-                    "-W",
-                    "4",
-                    "--repeat",
-                    "4",
-                    "--csv",
-                    csv.string(),
-                    "--json",
-                    json_path.string()});
+  ChildProcess run(
+      across_hosts(host_count, {"run", "pairwise", "-b", "256K", "-e", "256K", "-n", "3", "-w", "1", "-W", "4",
+                                "--repeat", "4", "--csv", csv.string(), "--json", json_path.string()}));
   ASSERT_TRUE(wait_for_rows(csv, rows_per_repetition, std::chrono::seconds(300)))
       << describe(run.wait(std::chrono::seconds(0)));
   const ProcessResult slow = fabric_script({"throttle", "--prefix", prefix_, slow_host, std::to_string(host_mbit / 4)});

@@ -93,43 +93,23 @@ std::vector<json> degraded_links(const json& diagnosis) {
   return found;
 }
 
-class RoutedFabric : public ::testing::Test {
+class RoutedFabric : public FabricCase {
  protected:
-  void SetUp() override {
-    if (::geteuid() != 0) GTEST_SKIP() << "the emulated fabric needs root (network namespaces, tc)";
-    remove_fabrics_of_dead_runs();
-    owns_prefix_ = true;
-    fabric_script({"down", "--prefix", prefix_});
-  }
-
-  void TearDown() override {
-    if (!owns_prefix_) return;
-    const ProcessResult down = fabric_script({"down", "--prefix", prefix_});
-    EXPECT_EQ(down.exit_code, 0) << describe(down);
-    EXPECT_THAT(namespaces_with_prefix(prefix_), ::testing::IsEmpty()) << "namespaces left behind";
-  }
-
   void up(const std::vector<std::string>& options) {
-    std::vector<std::string> args{"up",     "--prefix", prefix_,       "--ibnetdiscover",        ibnetdiscover,
-                                  "--lfts", lfts,       "--host-mbit", std::to_string(host_mbit)};
+    std::vector<std::string> args{"--ibnetdiscover",        ibnetdiscover, "--lfts", lfts, "--host-mbit",
+                                  std::to_string(host_mbit)};
     args.insert(args.end(), options.begin(), options.end());
-    const ProcessResult result = fabric_script(args);
-    if (result.exit_code == fabric_unavailable) GTEST_SKIP() << result.err;
-    ASSERT_EQ(result.exit_code, 0) << describe(result);
-    ASSERT_EQ(namespaces_with_prefix(prefix_).size(), host_count + 6 + 1u)
-        << "8 hosts, 4 leaves, 2 spines, 1 management switch";
+    bring_up(args, host_count + 6 + 1u, "8 hosts, 4 leaves, 2 spines, 1 management switch");
   }
 
   // `fabricbench run ARGS...` across every host; the results as read back from the CSV.
   ResultSet run(const std::string& name, const std::vector<std::string>& run_args,
                 const std::vector<std::string>& mpirun_args = {}) {
     const fs::path csv = dir_ / (name + ".csv");
-    std::vector<std::string> argv{EMULATED_FABRIC_SCRIPT,    "mpirun", "--prefix", prefix_, "-np",
-                                  std::to_string(host_count)};
-    argv.insert(argv.end(), mpirun_args.begin(), mpirun_args.end());
-    argv.insert(argv.end(), {FABRICBENCH_BINARY, "run"});
-    argv.insert(argv.end(), run_args.begin(), run_args.end());
-    argv.insert(argv.end(), {"--csv", csv.string(), "--json", (dir_ / (name + ".json")).string()});
+    std::vector<std::string> args{"run"};
+    args.insert(args.end(), run_args.begin(), run_args.end());
+    args.insert(args.end(), {"--csv", csv.string(), "--json", (dir_ / (name + ".json")).string()});
+    const std::vector<std::string> argv = across_hosts(host_count, args, mpirun_args);
     const ProcessResult result = run_process(argv, {}, std::chrono::seconds(300));
     EXPECT_EQ(result.exit_code, 0) << describe(result);
     if (!fs::exists(csv)) {
@@ -172,10 +152,8 @@ class RoutedFabric : public ::testing::Test {
     return path;
   }
 
-  const std::string prefix_ = fabric_prefix_head + std::to_string(::getpid());
   TempDir dir_;
   int diagnoses_ = 0;
-  bool owns_prefix_ = false;
 };
 
 // A dump the emulation cannot build (hosts with two adapters) is refused before anything is made,
