@@ -142,15 +142,14 @@ int ingest(store::RunStore& store, const HistoryOptions& options) {
   std::size_t added = 0;
   std::size_t updated = 0;
   std::size_t unchanged = 0;
-  // Loaded (and so checked) before anything is recorded: one malformed file leaves the store as it was.
-  const std::vector<LoadedResults> sets =
-      load_results(std::vector<std::filesystem::path>(options.ingest_inputs.begin(), options.ingest_inputs.end()));
-  std::vector<store::RunStore::Source> runs;
-  runs.reserve(sets.size());
-  for (const LoadedResults& set : sets) runs.push_back({&set.results, set.source.string()});
-  // One transaction: a run id taken by another run refuses the whole ingest, and the store's
-  // pages are written once, not once per run (docs/fleet-health.md, Scale).
-  for (const store::RecordOutcome outcome : store.record_all(runs)) {
+  // One transaction: a malformed file or a run id taken by another run refuses the whole ingest,
+  // and the store's pages are written once, not once per run. The files are parsed on the other
+  // cores while the runs before them are recorded (docs/fleet-health.md, Scale).
+  const std::vector<store::RecordOutcome> outcomes = store.record_all([&](const store::RunStore::Recorder& record) {
+    for_each_result_set(std::vector<std::filesystem::path>(options.ingest_inputs.begin(), options.ingest_inputs.end()),
+                        [&](LoadedResults&& set) { record(set.results, set.source.string()); });
+  });
+  for (const store::RecordOutcome outcome : outcomes) {
     switch (outcome) {
       case store::RecordOutcome::added: ++added; break;
       case store::RecordOutcome::updated: ++updated; break;

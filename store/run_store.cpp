@@ -243,11 +243,13 @@ RecordOutcome RunStore::record(const ResultSet& results, const std::string& sour
   return outcome;
 }
 
-std::vector<RecordOutcome> RunStore::record_all(std::span<const Source> runs) {
+std::vector<RecordOutcome> RunStore::record_all(const std::function<void(const Recorder&)>& produce) {
   std::vector<RecordOutcome> outcomes;
-  outcomes.reserve(runs.size());
   Transaction transaction(*database_);
-  for (const Source& run : runs) outcomes.push_back(record_within(*run.results, run.source));
+  produce([&](const ResultSet& results, const std::string& source) {
+    outcomes.push_back(record_within(results, source));
+    return outcomes.back();
+  });
   transaction.commit();
   return outcomes;
 }

@@ -9,6 +9,7 @@
 #include "store/database.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -80,13 +81,13 @@ class RunStore {
   // Records a run in one transaction. A run id the store holds with a different start, command
   // line or hosts is another run: std::runtime_error naming both, and nothing is written.
   RecordOutcome record(const ResultSet& results, const std::string& source);
-  // Records many runs in one transaction (`history ingest`): all or none, and each index page a
-  // run touches is written to the log once per batch instead of once per run. Outcomes in order.
-  struct Source {
-    const ResultSet* results;
-    std::string source;
-  };
-  std::vector<RecordOutcome> record_all(std::span<const Source> runs);
+  // Records many runs in one transaction (`history ingest`): `produce` hands each run to the
+  // recorder it is given, as it has them (read while the runs before them are recorded). All or
+  // none: an exception from `produce` (a file that does not parse) or a refused run rolls every run
+  // back, and a process killed before the end leaves the store as it was. Each index page a run
+  // touches is written to the log once per batch instead of once per run. Outcomes in order.
+  using Recorder = std::function<RecordOutcome(const ResultSet& results, const std::string& source)>;
+  std::vector<RecordOutcome> record_all(const std::function<void(const Recorder&)>& produce);
 
   std::vector<StoredRun> runs();
   // The run as recorded; std::nullopt when the store does not have it.

@@ -31,15 +31,13 @@
 namespace fb {
 namespace {
 
+// The shared fabric helpers, with the process runner's names (run_process, ProcessResult) and fs.
 using namespace fabric_support;  // NOLINT(google-build-using-namespace): the shared fabric helpers, one per test file
 
 using ::testing::HasSubstr;
 using testing::describe;
-using testing::ProcessResult;
-using testing::run_process;
 using testing::TempDir;
 using json = nlohmann::json;
-namespace fs = std::filesystem;
 
 constexpr int host_count = 4;  // one leaf: the first leaf of tests/fabric/specs/healthy.yaml
 constexpr int host_mbit = 40;  // the script's default host link rate
@@ -54,8 +52,9 @@ constexpr std::size_t first_throttled_run = 3;
 // three runs can agree to 0.1% by chance, while this shared machine's load moves a healthy host's
 // runs by a few percent; 10% lets no such dip accumulate, and the 25% cut still counts in full
 // (beyond the two-spread clip).
-const std::vector<std::string> drift_settings{"--baseline-runs", std::to_string(baseline_runs), "--cusum-threshold",
-                                              "1.5", "--min-spread-pct", "10"};
+const std::vector<std::string> drift_settings{"--baseline-runs",   std::to_string(baseline_runs),
+                                              "--cusum-threshold", "1.5",
+                                              "--min-spread-pct",  "10"};
 
 json read_json(const fs::path& path) {
   std::ifstream in(path);
@@ -69,10 +68,11 @@ class DriftOnFabric : public FabricCase {
   std::string measure(std::size_t index) {
     const fs::path csv = dir_ / fmt::format("run{}.csv", index);
     const fs::path json_path = dir_ / fmt::format("run{}.json", index);
-    const ProcessResult result = run_process(
-        across_hosts(host_count, {"run", "pairwise", "-b", "256K", "-e", "256K", "-n", "2", "-w", "1", "-W", "4",
+    const ProcessResult result =
+        run_process(across_hosts(host_count,
+                                 {"run", "pairwise", "-b", "256K", "-e", "256K", "-n", "2", "-w", "1", "-W", "4",
                                   "--csv", csv.string(), "--json", json_path.string(), "--store", store_.string()}),
-        {}, std::chrono::seconds(300));
+                    {}, std::chrono::seconds(300));
     EXPECT_EQ(result.exit_code, 0) << describe(result);
     EXPECT_THAT(result.out, HasSubstr("recorded in the run store")) << describe(result);
     if (!fs::exists(json_path)) {
@@ -184,9 +184,9 @@ TEST_F(DriftOnFabric, HostCableThrottledStepByStepIsFlaggedFromTheRunItBegan) {
   const fs::path findings_path = dir_ / "drift.json";
   const fs::path drain = dir_ / "drain.txt";
   const fs::path metrics = dir_ / "metrics";
-  const ProcessResult drift = history({"drift", "--topology", std::string(FABRIC_SPECS_DIR) + "/healthy.yaml", "--json",
-                                       findings_path.string(), "--drain-list", drain.string(),
-                                       "--prometheus-textfile", metrics.string()});
+  const ProcessResult drift =
+      history({"drift", "--topology", std::string(FABRIC_SPECS_DIR) + "/healthy.yaml", "--json", findings_path.string(),
+               "--drain-list", drain.string(), "--prometheus-textfile", metrics.string()});
   std::cout << drift.out;
   EXPECT_EQ(drift.exit_code, 7) << describe(drift);
   EXPECT_THAT(drift.out, HasSubstr("# links: 4 hosts on their one fabric cable\n"));

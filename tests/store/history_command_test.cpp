@@ -7,6 +7,7 @@
 #include "common/robust_statistics.hpp"
 #include "common/text_file.hpp"
 #include "results/results_io.hpp"
+#include "store/database.hpp"
 #include "store/run_store.hpp"
 #include "support/temp_dir.hpp"
 
@@ -16,8 +17,13 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <stdexcept>
+#include <thread>
 
 namespace fb {
 namespace {
@@ -163,6 +169,54 @@ TEST_F(HistoryCommand, BadInputIsOneLineAndLeavesTheStoreAsItWas) {
   const testing::ProcessResult unknown = run_process(directly({"history", "--store", store_url, "--op", "all_gather"}));
   EXPECT_EQ(unknown.exit_code, 4) << describe(unknown);
   EXPECT_THAT(unknown.err, HasSubstr("the run store has no all_gather rows"));
+}
+
+// `history ingest` records its runs in one transaction while it reads the files after them: killed
+// half-way, it has committed nothing, and the store holds what it held before, intact and usable.
+TEST_F(HistoryCommand, AnIngestKilledHalfWayLeavesTheStoreAsItWas) {
+  const std::string store_url = (dir_->path() / "killed.sqlite").string();
+  const testing::ProcessResult first =
+      run_process(directly({"history", "ingest", (dir_->path() / "results").string(), "--store", store_url}));
+  ASSERT_EQ(first.exit_code, 0) << describe(first);
+  // Enough runs that the ingest is still in its transaction when it is seen there: copies of a real run.
+  const std::filesystem::path many = dir_->path() / "many";
+  std::filesystem::create_directories(many);
+  ResultSet copy = files().begin()->second;
+  constexpr int copies = 4000;
+  for (int i = 0; i < copies; ++i) {
+    copy.provenance.run_id = fmt::format("copy{:05}", i);
+    for (ResultRow& row : copy.rows) row.run_id = copy.provenance.run_id;
+    write_file_atomically(many / (copy.provenance.run_id + ".json"), results_to_json(copy));
+  }
+  testing::ChildProcess ingest({FABRICBENCH_BINARY, "history", "ingest", many.string(), "--store", store_url});
+  // The ingest holds the store's write lock from its first run to its commit: killed once it is
+  // seen holding it, it dies inside the transaction.
+  const std::unique_ptr<store::Database> probe = store::open_database(store_url);
+  probe->execute("PRAGMA busy_timeout=0");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  bool in_transaction = false;
+  while (!in_transaction && std::chrono::steady_clock::now() < deadline) {
+    try {
+      probe->begin_exclusive();
+      probe->execute("ROLLBACK");
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    } catch (const std::runtime_error&) { in_transaction = true; }
+  }
+  ASSERT_TRUE(in_transaction) << "the ingest was never seen recording";
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ingest.kill_session();
+  const testing::ProcessResult killed = ingest.wait(std::chrono::seconds(10));
+  ASSERT_EQ(killed.signal, SIGKILL) << "the ingest ended before it was killed: more copies needed\n"
+                                    << describe(killed);
+
+  EXPECT_EQ(probe->query("PRAGMA integrity_check", {}), std::vector<store::Values>{{"ok"}});
+  expect_store_equals_files(store_url);
+  // And it takes the ingest again, whole.
+  const testing::ProcessResult again =
+      run_process(directly({"history", "ingest", many.string(), "--store", store_url}));
+  ASSERT_EQ(again.exit_code, 0) << describe(again);
+  EXPECT_THAT(again.out, HasSubstr(fmt::format("{} runs added", copies)));
+  EXPECT_EQ(store::RunStore(store_url).runs().size(), 3U + copies);
 }
 
 // 30 nightly pairwise runs of four hosts; from run 22 on, node3's cable carries 10% less (its pairs
