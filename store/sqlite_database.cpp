@@ -103,9 +103,11 @@ class SqliteDatabase final : public Database {
     for (std::size_t i = 0; i < parameters.size(); ++i) {
       const int index = static_cast<int>(i + 1);
       // Text into a column declared INTEGER or DOUBLE PRECISION is stored as that number (type
-      // affinity), so comparisons and ORDER BY are numeric.
+      // affinity), so comparisons and ORDER BY are numeric. SQLITE_STATIC: SQLite reads the caller's
+      // text, which outlives every step of this binding (the next bind resets the statement first),
+      // instead of copying each value (a 10,000-run ingest binds 17 million).
       const int status = parameters[i] ? sqlite3_bind_text(statement, index, parameters[i]->data(),
-                                                           static_cast<int>(parameters[i]->size()), SQLITE_TRANSIENT)
+                                                           static_cast<int>(parameters[i]->size()), SQLITE_STATIC)
                                        : sqlite3_bind_null(statement, index);
       if (status != SQLITE_OK) throw std::runtime_error(fmt::format("run store {}: {}", path_, sqlite3_errmsg(db_)));
     }
