@@ -58,14 +58,11 @@ TEST(ResultLoading, TheErrorIsTheFirstMalformedFileInLoadOrder) {
     try {
       load_results({dir.path()});
       ADD_FAILURE() << "two malformed files loaded";
-    } catch (const InputError& error) {
-      EXPECT_THAT(error.what(), HasSubstr("run0100.json")) << attempt;
-    }
+    } catch (const InputError& error) { EXPECT_THAT(error.what(), HasSubstr("run0100.json")) << attempt; }
   }
   // Handed over one at a time: every set before the broken one reaches the consumer first.
   std::vector<std::string> used;
-  EXPECT_THROW(for_each_result_set({dir.path()}, [&](LoadedResults&& set) { used.push_back(set.label); }),
-               InputError);
+  EXPECT_THROW(for_each_result_set({dir.path()}, [&](LoadedResults&& set) { used.push_back(set.label); }), InputError);
   EXPECT_EQ(used.size(), 100U);
 }
 
