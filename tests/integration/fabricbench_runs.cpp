@@ -2,7 +2,6 @@
 
 #include "results/results_io.hpp"
 
-#include <sstream>
 #include <thread>
 
 namespace fb::testing {
@@ -18,20 +17,6 @@ std::vector<std::string> directly(const std::vector<std::string>& args) {
   std::vector<std::string> argv{FABRICBENCH_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-std::vector<std::string> fields_of(const std::string& line) {
-  std::vector<std::string> fields;
-  std::istringstream in(line);
-  for (std::string field; in >> field;) fields.push_back(field);
-  return fields;
 }
 
 bool wait_for_rows(const std::filesystem::path& csv, std::size_t rows, std::chrono::seconds timeout) {

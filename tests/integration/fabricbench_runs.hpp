@@ -2,6 +2,7 @@
 // Building blocks shared by the integration tests: command lines for the real binary, with or
 // without mpirun, and waiting for a running sweep to reach the disk.
 
+#include "support/text_lines.hpp"
 #include "process_runner.hpp"
 
 #include <chrono>
@@ -17,11 +18,6 @@ inline const std::vector<std::string> allow_root{"OMPI_ALLOW_RUN_AS_ROOT=1", "OM
 
 std::vector<std::string> under_mpirun(int nranks, const std::string& binary, const std::vector<std::string>& args);
 std::vector<std::string> directly(const std::vector<std::string>& args);
-
-// The lines of a command's output.
-std::vector<std::string> lines_of(const std::string& text);
-// The whitespace-separated fields of a line.
-std::vector<std::string> fields_of(const std::string& line);
 
 // Polls the CSV a running sweep writes until it holds `rows` rows; false at the timeout. The file
 // is replaced atomically, so reading it while the run writes is safe.

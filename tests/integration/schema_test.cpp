@@ -3,6 +3,7 @@
 
 #include "fabricbench_runs.hpp"
 #include "results/results_io.hpp"
+#include "support/nightly_runs.hpp"
 #include "support/temp_dir.hpp"
 
 #include <fmt/format.h>
@@ -120,40 +121,12 @@ TEST(Schemas, TopoPredictionsAreResultsFiles) {
     }
 }
 
-// 30 nightly pairwise runs of four hosts; from run 22 on node3's pairs carry 10% less, with +-0.5%
-// of alternating noise: the store then holds a series with a change and a drift finding.
-void write_nightly_runs(const std::filesystem::path& dir) {
-  std::filesystem::create_directories(dir);
-  for (int run = 0; run < 30; ++run) {
-    ResultSet results;
-    results.provenance.run_id = fmt::format("night{:02}", run);
-    results.provenance.start_time = fmt::format("2026-10-{:02}T03:00:00Z", run + 1);
-    results.provenance.rank_hosts = {"node1", "node2", "node3", "node4"};
-    for (int src = 1; src <= 4; ++src)
-      for (int dst = 1; dst <= 4; ++dst) {
-        if (src == dst) continue;
-        ResultRow row;
-        row.run_id = results.provenance.run_id;
-        row.backend = "mpi";
-        row.op = "pairwise";
-        row.nranks = 4;
-        row.src_host = fmt::format("node{}", src);
-        row.dst_host = fmt::format("node{}", dst);
-        row.bytes = 1 << 20;
-        row.algbw_gbps = 10.0 * (run % 2 == 0 ? 1.005 : 0.995) * (run >= 22 && (src == 3 || dst == 3) ? 0.9 : 1.0);
-        row.busbw_gbps = row.algbw_gbps;
-        row.time_median_us = static_cast<double>(row.bytes) / (row.algbw_gbps * 1e3);
-        results.rows.push_back(row);
-      }
-    write_file_atomically(dir / (results.provenance.run_id + ".json"), results_to_json(results));
-  }
-}
-
 // The three things `history --json` writes: the runs, one series with its change, every series
 // judged by `history drift`.
 TEST(Schemas, HistoryRunsSeriesAndDriftAreValid) {
   const TempDir dir;
-  write_nightly_runs(dir / "nights");
+  write_nightly_runs(dir / "nights",
+                     {.month = "2026-10", .time_of_day = "03:00:00", .bytes = 1 << 20, .healthy_gbps = 10.0});
   const std::string store = (dir / "history.sqlite").string();
   const ProcessResult ingest = fabricbench({"history", "ingest", (dir / "nights").string(), "--store", store});
   ASSERT_EQ(ingest.exit_code, 0) << describe(ingest);

@@ -9,6 +9,7 @@
 #include "results/results_io.hpp"
 #include "store/database.hpp"
 #include "store/run_store.hpp"
+#include "support/nightly_runs.hpp"
 #include "support/temp_dir.hpp"
 
 #include <fmt/format.h>
@@ -219,39 +220,9 @@ TEST_F(HistoryCommand, AnIngestKilledHalfWayLeavesTheStoreAsItWas) {
   EXPECT_EQ(store::RunStore(store_url).runs().size(), 3U + copies);
 }
 
-// 30 nightly pairwise runs of four hosts; from run 22 on, node3's cable carries 10% less (its pairs
-// are slower, every other pair is not). Values carry +-0.5% of alternating noise.
-void write_fleet_history(const std::filesystem::path& dir) {
-  std::filesystem::create_directories(dir);
-  for (int run = 0; run < 30; ++run) {
-    ResultSet results;
-    results.provenance.run_id = fmt::format("night{:02}", run);
-    results.provenance.start_time = fmt::format("2026-11-{:02}T02:00:00Z", run + 1);
-    results.provenance.command_line = "fabricbench run pairwise -b 4M -e 4M";
-    results.provenance.rank_hosts = {"node1", "node2", "node3", "node4"};
-    for (int src = 1; src <= 4; ++src)
-      for (int dst = 1; dst <= 4; ++dst) {
-        if (src == dst) continue;
-        ResultRow row;
-        row.run_id = results.provenance.run_id;
-        row.backend = "mpi";
-        row.op = "pairwise";
-        row.nranks = 4;
-        row.src_host = fmt::format("node{}", src);
-        row.dst_host = fmt::format("node{}", dst);
-        row.bytes = 4 << 20;
-        row.busbw_gbps = row.algbw_gbps =
-            12.5 * (run % 2 == 0 ? 1.005 : 0.995) * (run >= 22 && (src == 3 || dst == 3) ? 0.9 : 1.0);
-        row.time_median_us = static_cast<double>(row.bytes) / (*row.busbw_gbps * 1e3);
-        results.rows.push_back(row);
-      }
-    write_file_atomically(dir / (results.provenance.run_id + ".json"), results_to_json(results));
-  }
-}
-
 TEST(HistoryDrift, AHostWhoseCableLostTenPercentIsFlaggedFromTheRunItBeganAndDrained) {
   testing::TempDir dir;
-  write_fleet_history(dir / "nights");
+  testing::write_nightly_runs(dir / "nights");
   const std::string store_url = (dir / "history.sqlite").string();
   ASSERT_EQ(run_process(directly({"history", "ingest", (dir / "nights").string(), "--store", store_url})).exit_code, 0);
 
@@ -311,7 +282,7 @@ TEST(HistoryDrift, AHostWhoseCableLostTenPercentIsFlaggedFromTheRunItBeganAndDra
 // promtool (Prometheus' own parser) accepts it.
 TEST(HistoryDrift, PerLinkGaugesNameTheCableOfTheDriftedHost) {
   testing::TempDir dir;
-  write_fleet_history(dir / "nights");
+  testing::write_nightly_runs(dir / "nights");
   const std::string store_url = (dir / "history.sqlite").string();
   ASSERT_EQ(run_process(directly({"history", "ingest", (dir / "nights").string(), "--store", store_url})).exit_code, 0);
   write_file_atomically(dir / "four.yaml", "node:\n  hosts: \"node[1-4]\"\n  cpus: 1\n  gpus: 0\n"

@@ -1,6 +1,7 @@
 #include "reports/console/console_table.hpp"
 #include "reports/console/round_progress.hpp"
 #include "reports/console/run_parameters.hpp"
+#include "support/text_lines.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -16,6 +17,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using testing::fields_of;
+using testing::lines_of;
 
 ResultRow measured_row(bool in_place) {
   ResultRow row;
@@ -35,20 +38,6 @@ ResultRow measured_row(bool in_place) {
   row.busbw_gbps = 12.74;
   row.wrong = 0;
   return row;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-std::vector<std::string> fields_of(const std::string& line) {
-  std::vector<std::string> fields;
-  std::istringstream in(line);
-  for (std::string field; in >> field;) fields.push_back(field);
-  return fields;
 }
 
 TEST(ConsoleTable, HeaderNamesBothPlacementsAndEveryColumn) {
@@ -271,9 +260,9 @@ TEST(PairMatrix, DeviceCopiesAreLabelledByMemory) {
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   ASSERT_GE(lines.size(), 3u);
   EXPECT_THAT(lines[lines.size() - 4], HasSubstr("GPU0"));
-  EXPECT_THAT(lines[lines.size() - 3], testing::MatchesRegex(" *GPU0 +- +400.50 +- *"));
-  EXPECT_THAT(lines[lines.size() - 2], testing::MatchesRegex(" *GPU1 +401.25 +- +- *"));
-  EXPECT_THAT(lines[lines.size() - 1], testing::MatchesRegex(" *GPU2 +55.00 +- +- *"));
+  EXPECT_THAT(lines[lines.size() - 3], ::testing::MatchesRegex(" *GPU0 +- +400.50 +- *"));
+  EXPECT_THAT(lines[lines.size() - 2], ::testing::MatchesRegex(" *GPU1 +401.25 +- +- *"));
+  EXPECT_THAT(lines[lines.size() - 1], ::testing::MatchesRegex(" *GPU2 +55.00 +- +- *"));
 }
 
 OpParameters all_reduce_parameters() {
