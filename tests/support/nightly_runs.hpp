@@ -15,7 +15,7 @@
 namespace fb::testing {
 
 struct NightlyRuns {
-  std::string month = "2026-11";     // night N starts on day N + 1 of this month
+  std::string month = "2026-11";  // night N starts on day N + 1 of this month
   std::string time_of_day = "02:00:00";
   std::uint64_t bytes = 4 << 20;
   double healthy_gbps = 12.5;
@@ -41,8 +41,8 @@ inline void write_nightly_runs(const std::filesystem::path& dir, const NightlyRu
         row.src_host = fmt::format("node{}", src);
         row.dst_host = fmt::format("node{}", dst);
         row.bytes = nights.bytes;
-        row.busbw_gbps = row.algbw_gbps = nights.healthy_gbps * (run % 2 == 0 ? 1.005 : 0.995) *
-                                          (run >= 22 && (src == 3 || dst == 3) ? 0.9 : 1.0);
+        row.busbw_gbps = row.algbw_gbps =
+            nights.healthy_gbps * (run % 2 == 0 ? 1.005 : 0.995) * (run >= 22 && (src == 3 || dst == 3) ? 0.9 : 1.0);
         row.time_median_us = static_cast<double>(row.bytes) / (row.algbw_gbps * 1e3);
         results.rows.push_back(row);
       }
