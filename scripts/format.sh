@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Formats the tracked C++ and CUDA sources with clang-format (.clang-format at the top).
+# Formats the C++ and CUDA sources with clang-format (.clang-format at the top): the tracked ones
+# and the new ones git does not ignore yet, so a file is formatted before its first commit.
 #   scripts/format.sh           rewrites the files in place
 #   scripts/format.sh --check   changes nothing; lists the files that differ and how many lines,
 #                               and exits 1 when any does
@@ -15,7 +16,7 @@ if [[ "${1:-}" == "--check" ]]; then
   check=1
   shift
 fi
-mapfile -t files < <(git ls-files -- "${@:-.}" | grep -E '\.(cpp|hpp|h|cu|cuh)$')
+mapfile -t files < <(git ls-files --cached --others --exclude-standard -- "${@:-.}" | grep -E '\.(cpp|hpp|h|cu|cuh)$')
 
 if ((!check)); then
   "${clang_format}" -i --style=file "${files[@]}"
