@@ -90,6 +90,16 @@ inline ClusterSpec b200_node() {
   return spec;
 }
 
+// GB200 NVL72: one NVLink domain of 72 Blackwell GPUs, each with 18 NVLink5 lanes, one to each of
+// the 18 NVSwitch chips of the rack's switch trays; the model takes the domain as one node.
+inline ClusterSpec gb200_nvl72_domain() {
+  ClusterSpec spec = b200_node();
+  spec.node.gpus = 72;
+  spec.node.nvswitches = 18;
+  spec.node.nics = 72;
+  return spec;
+}
+
 enum class Metric { busbw_gbps, time_us, floor_busbw_gbps };
 
 struct PublishedPoint {
@@ -258,6 +268,22 @@ inline std::vector<PublishedPoint> published_points() {
        "NVIDIA/nccl#1807 (\"830+\", size not stated: peak taken at 8 GiB)",
        "",
        "2.27.1",
+       1},
+      {"GB200 NVL72, one rack (72 GPUs in one NVLink domain)",
+       gb200_nvl72_domain,
+       1,
+       0,
+       "all_reduce",
+       8 * GiB,
+       {},
+       Metric::busbw_gbps,
+       834.57,
+       "coreweave/nccl-tests#43 (full-rack run, out of place)",
+       "NVLS per GPU: 423 GB/s algbw x 73/72 = 429 GB/s through each GPU's NVLink on 72 GPUs against "
+       "474 x 9/8 = 533 on 8 B200 (nccl#1807) with the same 18 NVLink5 lanes; the model carries S + S/g "
+       "per GPU at one rate whatever the domain's size, and no published figure says what slows the "
+       "rack's switch trays",
+       "",
        1},
       {"8x A100, 1 node",
        [] { return a100_node(1, 8); },
