@@ -38,6 +38,7 @@ constexpr std::uint64_t p2p_ll_threshold_bytes = 16384;  // NCCL_P2P_LL_THRESHOL
 // assumption); a remote peer costs its transport's figure (network_transport.cpp).
 constexpr double local_peer_us = 0.3;
 constexpr int nvls_channels = 16;
+constexpr int nvls_measured_growth_gpus = 8;  // NVLS busbw measured to grow with g up to here
 constexpr int ring_warning_nodes = 256;
 
 std::size_t index_of(Algorithm a) { return static_cast<std::size_t>(a); }
@@ -123,9 +124,13 @@ bool has_nvls(const CollectiveModel& m, const NcclTuning& t) {
 }
 
 // Each GPU sends S + S/g through its NVLink to the switches: busbw 2(g-1)/(g+1) x its NVLink.
+double nvls_traffic_factor(int gpus_per_domain) {
+  const double g = gpus_per_domain;
+  return 2 * (g - 1) / (g + 1);
+}
+
 double nvls_all_reduce_bound(const CollectiveModel& m) {
-  const double g = m.ranks_per_node;
-  return 2 * (g - 1) / (g + 1) * m.gpu_nvlink_gbps;
+  return nvls_traffic_factor(m.ranks_per_node) * m.gpu_nvlink_gbps;
 }
 
 // NVLS's share of what its NVLink traffic allows (FittedConstants); none before Hopper.
@@ -135,7 +140,13 @@ double nvls_efficiency(const CollectiveModel& m) {
   return generation == 2 ? m.constants.nvls_efficiency_hopper : 0.0;
 }
 
-double nvls_all_reduce_busbw(const CollectiveModel& m) { return nvls_all_reduce_bound(m) * nvls_efficiency(m); }
+// What NVLS reaches follows S + S/g up to 8 GPUs (8 H100 at 5-8 GPUs, nccl#1455) and then stops
+// growing: one GB200 NVL72 rack gives 811 GB/s on 8 of its GPUs and 834.6 on all 72, where
+// S + S/g would grow 1.25x, and 8-GPU HGX B200/B300 give 830/845. No source says what bounds it.
+double nvls_all_reduce_busbw(const CollectiveModel& m) {
+  return nvls_traffic_factor(std::min(m.ranks_per_node, nvls_measured_growth_gpus)) * m.gpu_nvlink_gbps *
+         nvls_efficiency(m);
+}
 
 // What the transport adds to one network step: its plugin latency, twice for Simple (the flush),
 // as NCCL's tuner adds it (tuning.cc, latencyInter).
@@ -319,14 +330,19 @@ Prediction timed(const CollectiveModel& m, const OpTraits& op, const Candidate& 
   Prediction prediction;
   prediction.algorithm = c.algorithm;
   prediction.protocol = c.protocol;
-  prediction.channels =
-      c.algorithm == Algorithm::nvls || c.algorithm == Algorithm::nvls_tree ? nvls_channels : m.channels;
+  const bool nvls = c.algorithm == Algorithm::nvls || c.algorithm == Algorithm::nvls_tree;
+  prediction.channels = nvls ? nvls_channels : m.channels;
   prediction.time_us = launch_us(m) + latency + static_cast<double>(bytes) / (algbw * 1e3);
   prediction.busbw_gbps = static_cast<double>(bytes) / (prediction.time_us * 1e3) * busbw_factor(op, m.ranks);
   prediction.limit = c.limit;
   prediction.bound_gbps = c.bound_gbps;
   const bool chain = op.modelled_as == ModelledCollective::broadcast || op.modelled_as == ModelledCollective::reduce;
-  if (c.algorithm == Algorithm::ring && m.nodes > ring_warning_nodes && !chain) {
+  if (nvls && all_reduce && m.ranks_per_node > nvls_measured_growth_gpus) {
+    prediction.warning = fmt::format(
+        "assumed: NVLS all_reduce on {} GPUs of one NVLink domain reaches what it does on {} (busbw measured flat "
+        "from 8 to 72 GPUs in a GB200 NVL72 rack; what bounds it is not published)",
+        m.ranks_per_node, nvls_measured_growth_gpus);
+  } else if (c.algorithm == Algorithm::ring && m.nodes > ring_warning_nodes && !chain) {
     prediction.warning =
         fmt::format("a ring across {} nodes has {} latency steps; no one runs that: NCCL picks trees, NVLS-tree or "
                     "PAT at this scale, and jobs this large use hierarchical (per-rail) collectives",

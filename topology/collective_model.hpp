@@ -97,9 +97,10 @@ struct FittedConstants {
   // one source out).
   double launch_overhead_us = 1.5;
   // NVLS all_reduce against what its NVLink traffic allows. Fit 0.819 on Hopper (0.815-0.828;
-  // NCCL's tuner figure, 0.85, is outside it), 0.740 on Blackwell (one source; NCCL's: 0.74).
+  // NCCL's tuner figure, 0.85, is outside it), 0.746 on Blackwell (0.742-0.749 over three sources;
+  // NCCL's: 0.74, outside it).
   double nvls_efficiency_hopper = 0.82;
-  double nvls_efficiency_blackwell = 0.74;
+  double nvls_efficiency_blackwell = 0.745;
 };
 
 // What one placement of ranks can carry; computed once, queried per op and size.
@@ -193,7 +194,7 @@ struct Prediction {
   // The busbw that link allows this algorithm's traffic (no latency, no protocol overhead): a
   // prediction above it is a bug in the model, refused with std::logic_error.
   double bound_gbps = 0;
-  std::string warning;  // a setup no one runs (ring across thousands of nodes), else empty
+  std::string warning;  // a setup no one runs (ring across thousands of nodes) or an empirical limit, else empty
 };
 
 // `tuning`: the figures of the NCCL release whose tuner the choice follows (nccl_tuning.hpp).

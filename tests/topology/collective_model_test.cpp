@@ -5,6 +5,7 @@
 #include "common/errors.hpp"
 #include "test_support.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -75,6 +76,35 @@ TEST(CollectiveModel, NvlsLiftsAllReduceButNotAllGather) {
   const Prediction ring = predict(model, op_by_name("all_reduce"), 8 * GiB, {Algorithm::ring, std::nullopt});
   EXPECT_EQ(ring.algorithm, Algorithm::ring);
   EXPECT_NEAR(ring.busbw_gbps, 18 * 20.6, 0.01 * 18 * 20.6);
+}
+
+// 8 H100 with NCCL_ALGO=NVLS (nccl#1455) follow S + S/g from 5 to 8 GPUs; one GB200 NVL72 rack
+// does not grow from 8 to 72 (811 and 834.6 GB/s), so past 8 GPUs the model holds NVLS at its
+// 8-GPU rate, says so, and still checks the link bound of the whole domain.
+TEST(CollectiveModel, NvlsGrowsWithTheDomainUpToEightGpusAndHoldsThereAfter) {
+  const auto nvls_at = [](int gpus) {
+    ClusterSpec spec = dgx_h100(1);
+    spec.node.gpus = gpus;
+    spec.node.nvlink_generation = 5;
+    spec.node.nvswitches = 18;
+    spec.node.nics = gpus;
+    return predict(model_of(spec), op_by_name("all_reduce"), 8 * GiB, {Algorithm::nvls, std::nullopt});
+  };
+  const Prediction five = nvls_at(5);
+  const Prediction eight = nvls_at(8);
+  EXPECT_NEAR(eight.busbw_gbps / five.busbw_gbps, (2 * 7 / 9.0) / (2 * 4 / 6.0), 0.002);
+  EXPECT_TRUE(eight.warning.empty()) << eight.warning;
+  for (const int gpus : {9, 16, 36, 72}) {
+    const Prediction wide = nvls_at(gpus);
+    EXPECT_NEAR(wide.busbw_gbps, eight.busbw_gbps, 0.002 * eight.busbw_gbps) << gpus << " GPUs";
+    EXPECT_NE(wide.warning.find(fmt::format("NVLS all_reduce on {} GPUs of one NVLink domain reaches what it does "
+                                            "on 8",
+                                            gpus)),
+              std::string::npos)
+        << wide.warning;
+    // The bound stays the traffic S + S/g of all the domain's GPUs: 2(g-1)/(g+1) x a GPU's NVLink.
+    EXPECT_NEAR(wide.bound_gbps / eight.bound_gbps, (2.0 * (gpus - 1) / (gpus + 1)) / (2 * 7 / 9.0), 1e-9);
+  }
 }
 
 TEST(CollectiveModel, ForcedAlgorithmsThatCannotRunAreRefused) {

@@ -90,13 +90,14 @@ inline ClusterSpec b200_node() {
   return spec;
 }
 
-// GB200 NVL72: one NVLink domain of 72 Blackwell GPUs, each with 18 NVLink5 lanes, one to each of
-// the 18 NVSwitch chips of the rack's switch trays; the model takes the domain as one node.
-inline ClusterSpec gb200_nvl72_domain() {
+// GB200 NVL72: each GPU has 18 NVLink5 lanes, one to each of the rack's 18 NVSwitch chips; a host
+// (compute tray) holds 4 GPUs and 4 NICs, and the whole rack is one NVLink domain, which the model
+// takes as one node.
+inline ClusterSpec gb200_nvl72(int gpus) {
   ClusterSpec spec = b200_node();
-  spec.node.gpus = 72;
+  spec.node.gpus = gpus;
   spec.node.nvswitches = 18;
-  spec.node.nics = 72;
+  spec.node.nics = gpus;
   return spec;
 }
 
@@ -270,7 +271,7 @@ inline std::vector<PublishedPoint> published_points() {
        "2.27.1",
        1},
       {"GB200 NVL72, one rack (72 GPUs in one NVLink domain)",
-       gb200_nvl72_domain,
+       [] { return gb200_nvl72(72); },
        1,
        0,
        "all_reduce",
@@ -279,12 +280,27 @@ inline std::vector<PublishedPoint> published_points() {
        Metric::busbw_gbps,
        834.57,
        "coreweave/nccl-tests#43 (full-rack run, out of place)",
-       "NVLS per GPU: 423 GB/s algbw x 73/72 = 429 GB/s through each GPU's NVLink on 72 GPUs against "
-       "474 x 9/8 = 533 on 8 B200 (nccl#1807) with the same 18 NVLink5 lanes; the model carries S + S/g "
-       "per GPU at one rate whatever the domain's size, and no published figure says what slows the "
-       "rack's switch trays",
+       "",
        "",
        1},
+      {"GB200 NVL72, one host's 4 GPUs, NCCL_ALGO=Ring, -g 4", [] { return gb200_nvl72(4); }, 1, 0, "all_reduce",
+       8 * GiB, ring, Metric::busbw_gbps, 679.61, "Azure/AI-benchmarking-guide ND_GB200_v6_results.md (in place)", "",
+       "2.25.1", 4},
+      {"8x B300, 1 node",
+       b200_node,
+       1,
+       0,
+       "all_reduce",
+       8 * GiB,
+       {},
+       Metric::busbw_gbps,
+       845,
+       "NVIDIA/nccl#2140 (NVLS on, size not stated: peak taken at 8 GiB)",
+       "",
+       "2.30.4",
+       1},
+      {"8x B300, 1 node, NCCL_NVLS_ENABLE=0", b200_node, 1, 0, "all_reduce", 8 * GiB, ring, Metric::busbw_gbps, 695,
+       "NVIDIA/nccl#2140 (NVLS off, size not stated: peak taken at 8 GiB)", "", "2.30.4", 1},
       {"8x A100, 1 node",
        [] { return a100_node(1, 8); },
        1,
