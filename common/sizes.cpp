@@ -86,7 +86,13 @@ std::string format_size_bytes(std::uint64_t bytes) {
     ++unit;
   }
   if (value == static_cast<double>(static_cast<std::uint64_t>(value))) return fmt::format("{}{}", value, units[unit]);
-  return fmt::format("{:.3g}{}", value, units[unit]);
+  // A short form only where it is exact (1.5K); a size rounded to whole elements per rank
+  // (1,048,320 bytes) keeps its digits rather than read as 1.02e+03K.
+  const std::string short_form = fmt::format("{:.3g}", value);
+  if (short_form.find('e') == std::string::npos && std::stod(short_form) == value) {
+    return fmt::format("{}{}", short_form, units[unit]);
+  }
+  return fmt::format("{}", bytes);
 }
 
 void validate_sweep(const SweepSpec& spec) {

@@ -29,6 +29,32 @@ std::vector<SharingJob> sharing_jobs(const Graph& graph, const std::vector<Other
   return sharing;
 }
 
+namespace {
+
+// A model sweep's sizes, rounded down to whole floats per rank as nccl-tests rounds its counts
+// (all_to_all_perf -b 1M on 72 ranks runs 1,048,320 bytes), so a design of any rank count takes
+// the same sweep; a size under one float per rank is refused where nccl-tests would run empty calls.
+std::vector<std::uint64_t> whole_element_sizes(const SweepSpec& spec, const OpTraits& op, int ranks,
+                                               std::vector<std::string>& warnings) {
+  const std::uint64_t unit = size_unit_bytes(op, 4, ranks);
+  std::vector<std::uint64_t> sizes = expand_sweep(spec, 1, "bytes");
+  if (sizes.front() < unit) {
+    throw UsageError(fmt::format("{} of {} bytes is under one float per rank: {} on {} ranks moves at least {} bytes",
+                                 op.name, sizes.front(), op.name, ranks, unit));
+  }
+  const auto first_rounded = std::find_if(sizes.begin(), sizes.end(), [&](std::uint64_t b) { return b % unit != 0; });
+  if (first_rounded != sizes.end()) {
+    warnings.push_back(fmt::format(
+        "{} on {} ranks moves whole floats per rank: sizes rounded down to multiples of {} bytes, as nccl-tests "
+        "rounds them ({} -> {} bytes)",
+        op.name, ranks, unit, *first_rounded, *first_rounded / unit * unit));
+  }
+  for (std::uint64_t& bytes : sizes) bytes = bytes / unit * unit;
+  return sizes;
+}
+
+}  // namespace
+
 PredictedSweep predict_sweep(const Graph& graph, const SweepRequest& request) {
   const OpTraits& op = *request.op;
   validate_sweep(request.sweep);
@@ -52,8 +78,8 @@ PredictedSweep predict_sweep(const Graph& graph, const SweepRequest& request) {
                         ModelOptions{request.in_network_reduction, sharing_jobs(graph, request.other_jobs, job_ranks),
                                      request.gpus_per_process});
   const CollectiveModel& model = sweep.model;
-  const std::vector<std::uint64_t> sizes =
-      expand_sweep(request.sweep, size_unit_bytes(op, 4, model.ranks), "float elements");
+  std::vector<std::string>& warnings = sweep.warnings;
+  const std::vector<std::uint64_t> sizes = whole_element_sizes(request.sweep, op, model.ranks, warnings);
 
   ResultSet& results = sweep.results;
   Provenance& provenance = results.provenance;
@@ -67,7 +93,6 @@ PredictedSweep predict_sweep(const Graph& graph, const SweepRequest& request) {
   provenance.nodes = model.nodes;
   provenance.ranks_per_node = model.ranks_per_node;
   for (const VertexId gpu : ranks) provenance.rank_hosts.push_back(graph.vertex(graph.vertex(gpu).host).name);
-  std::vector<std::string>& warnings = sweep.warnings;
   for (const std::uint64_t bytes : sizes) {
     const Prediction prediction = predict(model, op, bytes, request.forced, *tuning.tuning);
     if (!prediction.warning.empty() &&

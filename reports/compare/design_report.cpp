@@ -57,12 +57,12 @@ void print_design_comparison(std::ostream& out, const DesignComparison& comparis
   for (const std::string& line : comparison.answer) fmt::print(out, "{}\n", line);
   for (const std::string_view op : ops_of(comparison)) {
     fmt::print(out, "\n# {}: busbw GB/s (time us) per design; ratio = design / the best at that size\n", op);
-    fmt::print(out, "{:>8}", "size");
+    fmt::print(out, "{:>10}", "size");
     for (const std::string& design : comparison.designs) fmt::print(out, " {:>28}", design);
     fmt::print(out, "\n");
     const std::vector<const DesignPoint*> points = points_of(comparison, op);
     for (std::size_t i = 0; i < points.size(); i += comparison.designs.size()) {
-      fmt::print(out, "{:>8}", format_size_bytes(points[i]->bytes));
+      fmt::print(out, "{:>10}", format_size_bytes(points[i]->bytes));
       for (std::size_t d = 0; d < comparison.designs.size(); ++d) {
         const DesignPoint& p = *points[i + d];
         fmt::print(out, " {:>28}", fmt::format("{:.1f} ({:.1f}) {:.2f}x", p.busbw_gbps, p.time_us, p.ratio_to_best));

@@ -6,6 +6,7 @@
 #include "common/text_file.hpp"
 #include "process_runner.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text_lines.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -22,18 +23,12 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
+using testing::lines_of;
 using testing::ProcessResult;
 using testing::TempDir;
 
 std::string example(const std::string& name) { return std::string(DOCS_EXAMPLES_DIR) + "/" + name; }
 std::string test_sample(const std::string& name) { return std::string(TOPOLOGY_SAMPLES_DIR) + "/" + name; }
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
 
 ProcessResult fabricbench(std::vector<std::string> args) {
   args.insert(args.begin(), FABRICBENCH_BINARY);
@@ -105,6 +100,42 @@ TEST(TopoCompareCommand, EightHundredGigNicsOnPcieGenFiveSayWhatCapsThemAndWhatT
                    (dir / "p400.yaml").string(), "--prices", (dir / "p800.yaml").string()});
   EXPECT_EQ(one_for_three.exit_code, static_cast<int>(ExitCode::input)) << one_for_three.err;
   EXPECT_THAT(one_for_three.err, HasSubstr("2 price lists for 3 designs"));
+}
+
+// The same 576 GPUs as 8 GB200 NVL72 racks or 72 HGX B200 nodes, 400G NDR per GPU either way:
+// NVLS inside a 72-GPU NVLink domain against NVLS-tree over the nodes' NICs (docs/model.md).
+TEST(TopoCompareCommand, NvlSeventyTwoRacksAgainstHgxNodesAnswerWithTheNvlinkDomain) {
+  TempDir dir;
+  const std::string csv = (dir / "c.csv").string();
+  const ProcessResult result = fabricbench(
+      {"topo", "compare", example("hgx-b200-x72.yaml"), example("gb200-nvl72-x8.yaml"), "-e", "1G", "--csv", csv});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::vector<std::string> lines = lines_of(result.out);
+  ASSERT_GE(lines.size(), 10u) << result.out;
+  EXPECT_THAT(lines[1], StartsWith("all_reduce at 1G: gb200-nvl72-x8 is 2.19x hgx-b200-x72 (780."));
+  EXPECT_THAT(lines[2], HasSubstr("gb200-nvl72-x8: NVLink to the NVSwitches (NVLS in-switch reduction): inside the "
+                                  "node, not the network (nvls_tree Simple)"));
+  EXPECT_THAT(lines[3], HasSubstr("hgx-b200-x72: the 8x 400G IB NDR NIC ports"));
+  // 576 ranks move whole floats each: all_gather's and alltoall's 1 GiB is 1,073,740,032 bytes,
+  // as nccl-tests rounds it, in both designs; the assumptions say so and name the NVLS limit.
+  EXPECT_THAT(lines[4], StartsWith("all_gather at 1073740032: gb200-nvl72-x8 is 1.6"));
+  EXPECT_THAT(lines[7], StartsWith("alltoall at 1073740032: gb200-nvl72-x8 is 1.1"));
+  EXPECT_THAT(lines[8], HasSubstr("a node's 72x 400G IB NDR NIC ports"));
+  EXPECT_THAT(result.out, HasSubstr("# hgx-b200-x72: alltoall on 576 ranks moves whole floats per rank: sizes rounded "
+                                    "down to multiples of 2304 bytes, as nccl-tests rounds them (1048576 -> 1048320 "
+                                    "bytes)"));
+  EXPECT_THAT(result.out, HasSubstr("# gb200-nvl72-x8: assumed: NVLS all_reduce on 72 GPUs of one NVLink domain "
+                                    "reaches what it does on 8"));
+  const std::vector<std::string> rows = lines_of(read_text_file(csv));
+  ASSERT_EQ(rows.size(), 1u + 3 * 6 * 2);  // header, 3 ops x 6 sizes (1M-1G by 4) x 2 designs
+  EXPECT_THAT(rows[13], StartsWith("all_gather,1048320,hgx-b200-x72,"));
+  EXPECT_THAT(rows[14], StartsWith("all_gather,1048320,gb200-nvl72-x8,"));
+
+  const ProcessResult too_small = fabricbench({"topo", "compare", example("hgx-b200-x72.yaml"),
+                                               example("gb200-nvl72-x8.yaml"), "--op", "alltoall", "-b", "1K"});
+  EXPECT_EQ(too_small.exit_code, static_cast<int>(ExitCode::usage)) << too_small.err;
+  EXPECT_THAT(too_small.err, HasSubstr("alltoall of 1024 bytes is under one float per rank: alltoall on 576 ranks "
+                                       "moves at least 2304 bytes"));
 }
 
 TEST(TopoCompareCommand, AnalyzeRefusesToMergeTwoDesignsAndComparingOneIsAUsageError) {
