@@ -21,6 +21,7 @@
 #include "common/sizes.hpp"
 #include "reports/compare/design_report.hpp"
 #include "reports/console/predicted_sweep_text.hpp"
+#include "reports/console/topology_analysis_text.hpp"
 #include "results/results_io.hpp"
 #include "topology/analysis.hpp"
 #include "topology/collective_model.hpp"
@@ -249,31 +250,13 @@ int analyze(const TopoOptions& options) {
   }
   const double bisection_gbps = topo::bisection_bandwidth_gbps(fabric);
   const topo::PatternAnalysis analysis = topo::analyze_pattern(fabric, pattern);
-  fmt::print("\n# bisection bandwidth {:.1f} GB/s per direction ({} hosts)\n", bisection_gbps, fabric.hosts().size());
-  // The headline is the completion time: a total near 100% of what is offered can hide flows
-  // that crawl through a full uplink while others race.
-  fmt::print("# {}: takes {:.2f}x as long as on a non-blocking fabric: slowest flow {:.3f} GB/s against {:.3f} "
-             "GB/s, held by {}\n",
-             topo::name_of(pattern), analysis.completion_time_ratio, analysis.min_flow_rate_gbps,
-             analysis.nonblocking_min_flow_rate_gbps, analysis.slowest_flow_limit);
-  fmt::print("# {}: offered {:.1f} GB/s in all, max-min fair total {:.1f} GB/s\n", topo::name_of(pattern),
-             analysis.offered_gbps, analysis.achieved_gbps);
-  fmt::print("# {} blocking link direction(s)\n", analysis.blocking.size());
-  if (!analysis.blocking.empty()) {
-    fmt::print("{:<28} {:<28} {:>10} {:>14} {:>8}\n", "from", "to", "cap GB/s", "expected GB/s", "load");
-  }
-  for (std::size_t i = 0; i < analysis.blocking.size() && i < options.max_rows; ++i) {
-    const topo::SaturatedLink& finding = analysis.blocking[i];
-    fmt::print("{:<28} {:<28} {:>10.1f} {:>14.1f} {:>7.2f}x\n", graph.vertex(finding.from).name,
-               graph.vertex(finding.to).name, finding.capacity_gbps, finding.expected_load_gbps, finding.load_ratio);
-  }
-  if (analysis.blocking.size() > options.max_rows) {
-    fmt::print("... and {} more (--max-rows, or --json for all)\n", analysis.blocking.size() - options.max_rows);
-  }
+  const std::vector<topo::HostInjection> shortfalls = topo::injection_shortfalls(graph, fabric);
+  print_pattern_analysis(graph, bisection_gbps, analysis, shortfalls, options.max_rows);
   if (!options.json_path.empty()) {
     nlohmann::json json = topo::to_json(graph, analysis);
     json["oversubscription"] = topo::to_json(graph, oversubscription);
     json["bisection_bandwidth_gbps"] = bisection_gbps;
+    json["gpu_injection_shortfalls"] = topo::to_json(graph, shortfalls);
     write_json(options.json_path, json);
   }
   return static_cast<int>(ExitCode::ok);

@@ -138,6 +138,28 @@ TEST(TopoCompareCommand, NvlSeventyTwoRacksAgainstHgxNodesAnswerWithTheNvlinkDom
                                        "moves at least 2304 bytes"));
 }
 
+// `topo analyze` of the 800G design alone: the fabric at the ports' line rate, and the line that
+// says the GPUs reach those ports at PCIe Gen5's rate (the answer `compare` gives, issue #28).
+TEST(TopoCompareCommand, AnalyzeOfEightHundredGigNicsSaysTheGpusReachThemAtPcieRate) {
+  TempDir dir;
+  const std::string json = (dir / "a.json").string();
+  const ProcessResult result = fabricbench({"topo", "analyze", example("h100-roce800.yaml"), "--json", json});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("# bisection bandwidth 51200.0 GB/s per direction (128 hosts)"));
+  EXPECT_THAT(result.out,
+              HasSubstr("# node00001 (and 127 hosts built alike): its GPUs reach its NICs at 384.0 GB/s of the 736.0 "
+                        "its ports carry for collectives (800.0 at line rate): node00001/GPU0 -> node00001/PCIe0 "
+                        "(PCIe Gen5 x16, 48.0 GB/s) fills first"));
+  const nlohmann::json parsed = nlohmann::json::parse(read_text_file(json));
+  ASSERT_EQ(parsed["gpu_injection_shortfalls"].size(), 1u);
+  EXPECT_EQ(parsed["gpu_injection_shortfalls"][0]["hosts_alike"], 128);
+  EXPECT_DOUBLE_EQ(parsed["gpu_injection_shortfalls"][0]["gpu_reachable_gbps"].get<double>(), 384.0);
+
+  const ProcessResult ndr = fabricbench({"topo", "analyze", example("h100-128-taper1.yaml")});
+  ASSERT_EQ(ndr.exit_code, 0) << ndr.err;
+  EXPECT_THAT(ndr.out, ::testing::Not(HasSubstr("its GPUs reach its NICs")));
+}
+
 TEST(TopoCompareCommand, AnalyzeRefusesToMergeTwoDesignsAndComparingOneIsAUsageError) {
   const ProcessResult merged =
       fabricbench({"topo", "analyze", example("h100-roce400.yaml"), example("h100-roce800.yaml")});
