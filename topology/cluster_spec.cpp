@@ -198,6 +198,31 @@ Leaves rail_leaves(const ClusterSpec& spec, const TierPorts& leaf_ports, const T
   return leaves;
 }
 
+// A leaf takes whole nodes (or a scalable unit's rails), so the ports it cables can fall short of
+// its down ports and the ratio a buyer reads is not the spec's: said where that happens.
+std::optional<std::string> cabled_leaf_ratio(const ClusterSpec& spec, const TierPorts& leaf_ports,
+                                             const Leaves& layout) {
+  const FabricTierSpec& leaf = spec.fabric.tiers.front();
+  const int cabled_down = layout.nodes_per_unit * layout.rails_per_leaf;
+  const double cabled_ratio = static_cast<double>(cabled_down) / leaf_ports.up;
+  if (std::abs(cabled_ratio - leaf.oversubscription) <= 0.005 * leaf.oversubscription) return std::nullopt;
+  std::string why = fmt::format("{} ports at {:g}:1 split into {} down and {} up", leaf.radix, leaf.oversubscription,
+                                leaf_ports.down, leaf_ports.up);
+  if (cabled_down < leaf_ports.down) {
+    why += spec.fabric.layout == FabricLayout::fat_tree
+               ? fmt::format(", and a leaf takes whole nodes: {} x {} NIC ports", layout.nodes_per_unit,
+                             layout.rails_per_leaf)
+               : fmt::format(", and a rail leaf takes {} NIC(s) of each of a scalable unit's {} nodes",
+                             layout.rails_per_leaf, layout.nodes_per_unit);
+  }
+  const int last_nodes = spec.node.count % layout.nodes_per_unit;
+  if (last_nodes > 0 && spec.fabric.layout == FabricLayout::fat_tree) {
+    why += fmt::format("; the last leaf holds {} node{}", last_nodes, last_nodes == 1 ? "" : "s");
+  }
+  return fmt::format("the spec's {:g}:1 leaves are cabled {}:{} = {:.2f}:1: {}", leaf.oversubscription, cabled_down,
+                     leaf_ports.up, cabled_ratio, why);
+}
+
 }  // namespace
 
 TierPorts split_ports(const FabricTierSpec& tier, bool is_top_tier) {
@@ -245,6 +270,9 @@ Graph build_cluster(const ClusterSpec& spec) {
     nics_by_node.push_back(build_node(graph, node, host_name));
   }
   if (tiers.empty()) return graph;
+  if (tiers.size() > 1) {
+    if (std::optional<std::string> ratio = cabled_leaf_ratio(spec, leaf_ports, layout)) graph.add_assumption(*ratio);
+  }
 
   // One tier: one leaf, or one scalable unit's rail leaves, which only rail-aligned traffic crosses.
   require(tiers.size() > 1 || layout.units == 1,

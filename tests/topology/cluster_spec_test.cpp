@@ -62,6 +62,26 @@ TEST(ClusterSpecBuilder, ThreeTierPodsAndCoreGroups) {
   EXPECT_EQ(graph.links_of(graph.find("core0001")).size(), 4u);  // one cable per pod
 }
 
+// docs/examples/h100-128-taper2.yaml: a 64-port leaf at 2:1 splits 43 down, 21 up, and takes
+// whole nodes of 8 NIC ports, so a full leaf is cabled 40:21, and the graph says so; a 1:1 leaf
+// (32 down, 4 nodes) is cabled as asked and says nothing.
+TEST(ClusterSpecBuilder, ALeafCabledAtAnotherRatioThanTheSpecSaysWhy) {
+  const auto h100_128 = [](double ratio) {
+    ClusterSpec spec;
+    spec.node.count = 128;
+    spec.node.nic_link = *infiniband(4, "NDR");
+    spec.fabric.tiers = {{SwitchTier::leaf, 64, ratio}, {SwitchTier::spine, 64, 1.0}};
+    spec.fabric.switch_link = spec.node.nic_link;
+    return build_cluster(spec);
+  };
+  const Graph tapered = h100_128(2.0);
+  ASSERT_EQ(tapered.assumptions().size(), 1u);
+  EXPECT_EQ(tapered.assumptions()[0],
+            "the spec's 2:1 leaves are cabled 40:21 = 1.90:1: 64 ports at 2:1 split into 43 down and 21 up, and a leaf "
+            "takes whole nodes: 5 x 8 NIC ports; the last leaf holds 3 nodes");
+  EXPECT_TRUE(h100_128(1.0).assumptions().empty());
+}
+
 TEST(ClusterSpecBuilder, RejectsARadixTooSmallForTheNodes) {
   ClusterSpec spec;
   spec.node.count = 100;
