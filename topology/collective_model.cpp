@@ -37,7 +37,13 @@ constexpr std::uint64_t p2p_ll_threshold_bytes = 16384;  // NCCL_P2P_LL_THRESHOL
 // Grouped sends inside a node: posting one more send/recv pair over NVLink or PCIe (an
 // assumption); a remote peer costs its transport's figure (network_transport.cpp).
 constexpr double local_peer_us = 0.3;
-constexpr int nvls_channels = 16;
+// NVLS's CTAs (src/transport/nvls.cc): 16 on Hopper; on Blackwell 24 inside one NVLink domain and
+// 32 across nodes from NCCL 2.27 (2.25-2.26 ran 32 everywhere; 2.30 retunes the multi-node count
+// by NIC rate).
+int nvls_channels(const CollectiveModel& m) {
+  if (m.compute_capability < 100) return 16;
+  return m.nodes > 1 ? 32 : 24;
+}
 constexpr int nvls_measured_growth_gpus = 8;  // NVLS busbw measured to grow with g up to here
 constexpr int ring_warning_nodes = 256;
 
@@ -331,7 +337,7 @@ Prediction timed(const CollectiveModel& m, const OpTraits& op, const Candidate& 
   prediction.algorithm = c.algorithm;
   prediction.protocol = c.protocol;
   const bool nvls = c.algorithm == Algorithm::nvls || c.algorithm == Algorithm::nvls_tree;
-  prediction.channels = nvls ? nvls_channels : m.channels;
+  prediction.channels = nvls ? nvls_channels(m) : m.channels;
   prediction.time_us = launch_us(m) + latency + static_cast<double>(bytes) / (algbw * 1e3);
   prediction.busbw_gbps = static_cast<double>(bytes) / (prediction.time_us * 1e3) * busbw_factor(op, m.ranks);
   prediction.limit = c.limit;

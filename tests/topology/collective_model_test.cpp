@@ -94,6 +94,7 @@ TEST(CollectiveModel, NvlsGrowsWithTheDomainUpToEightGpusAndHoldsThereAfter) {
   const Prediction eight = nvls_at(8);
   EXPECT_NEAR(eight.busbw_gbps / five.busbw_gbps, (2 * 7 / 9.0) / (2 * 4 / 6.0), 0.002);
   EXPECT_TRUE(eight.warning.empty()) << eight.warning;
+  EXPECT_EQ(eight.channels, 24);  // NCCL's CTAs for NVLS on Blackwell inside one domain (16 on Hopper)
   for (const int gpus : {9, 16, 36, 72}) {
     const Prediction wide = nvls_at(gpus);
     EXPECT_NEAR(wide.busbw_gbps, eight.busbw_gbps, 0.002 * eight.busbw_gbps) << gpus << " GPUs";
