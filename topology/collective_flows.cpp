@@ -98,22 +98,17 @@ const FlowPaths::LocalPath& FlowPaths::local_path(VertexId from, VertexId to) {
   return path;
 }
 
-std::uint32_t FlowPaths::port(VertexId nic, bool outbound) {
-  if (port_pieces_.empty()) port_pieces_.resize(2 * graph_.vertex_count(), no_piece);
-  std::uint32_t& piece = port_pieces_[2 * std::size_t{nic} + (outbound ? 1 : 0)];
-  if (piece == no_piece) {
-    std::vector<LinkId> ports;
-    for (const LinkId l : graph_.links_of(nic)) {
-      if (graph_.vertex(graph_.link(l).other_end(nic)).host != graph_.vertex(nic).host) ports.push_back(l);
-    }
-    for (const LinkId l : ports) {
-      const bool from_a = (graph_.link(l).a == nic) == outbound;
-      shares_.push_back({static_cast<std::uint32_t>(2 * static_cast<std::size_t>(l) + (from_a ? 0 : 1)),
-                         1.0 / static_cast<double>(ports.size())});
-    }
-    piece = end_piece();
+std::uint32_t FlowPaths::add_port(VertexId nic, bool outbound) {
+  std::vector<LinkId> ports;
+  for (const LinkId l : graph_.links_of(nic)) {
+    if (graph_.vertex(graph_.link(l).other_end(nic)).host != graph_.vertex(nic).host) ports.push_back(l);
   }
-  return piece;
+  for (const LinkId l : ports) {
+    const bool from_a = (graph_.link(l).a == nic) == outbound;
+    shares_.push_back({static_cast<std::uint32_t>(2 * static_cast<std::size_t>(l) + (from_a ? 0 : 1)),
+                       1.0 / static_cast<double>(ports.size())});
+  }
+  return end_piece();
 }
 
 void FlowPaths::add_fabric_climb(std::uint32_t host, int level, bool downwards) {
@@ -160,18 +155,22 @@ void FlowPaths::add_fabric_climb(std::uint32_t host, int level, bool downwards) 
   climb_latency_us_[slot] = fabric_->latency_to_level_us(host, level);
 }
 
-const FlowPaths::FabricClimb& FlowPaths::switch_climb(VertexId entry, int level, bool downwards) {
-  FabricClimb& climb =
-      switch_climbs_[std::uint64_t{entry} << 8 | static_cast<std::uint64_t>(level) << 1 | (downwards ? 1 : 0)];
-  if (climb.piece == no_piece) {
-    const auto offset = static_cast<std::uint32_t>(2 * graph_.link_count());
-    for (const ResourceShare& use : fabric_->switch_profile(entry, level, downwards)) {
-      shares_.push_back({use.resource + offset, use.share});
-    }
-    climb.piece = end_piece();
-    climb.latency_us = fabric_->switch_latency_to_level_us(entry, level);
+std::uint32_t FlowPaths::switch_climbs_of(VertexId entry) {
+  if (switch_climbs_slot_.empty()) switch_climbs_slot_.resize(graph_.vertex_count(), no_piece);
+  std::uint32_t& slot = switch_climbs_slot_[entry];
+  if (slot == no_piece) {
+    slot = static_cast<std::uint32_t>(switch_climbs_.size());
+    switch_climbs_.resize(switch_climbs_.size() + climb_slots);
   }
-  return climb;
+  return slot;
+}
+
+FlowPaths::FabricClimb FlowPaths::add_switch_climb(VertexId entry, int level, bool downwards) {
+  const auto offset = static_cast<std::uint32_t>(2 * graph_.link_count());
+  for (const ResourceShare& use : fabric_->switch_profile(entry, level, downwards)) {
+    shares_.push_back({use.resource + offset, use.share});
+  }
+  return {end_piece(), fabric_->switch_latency_to_level_us(entry, level)};
 }
 
 std::uint32_t FlowPaths::host_index(VertexId host) const {
@@ -214,8 +213,8 @@ double Flows::add(std::initializer_list<const LocalPath*> paths) {
 
 double Flows::add_fabric_hop(VertexId from, VertexId via, VertexId from_nic, VertexId to_nic, VertexId to) {
   const Graph& graph = paths_.graph();
-  const std::uint32_t from_host = paths_.host_index(graph.vertex(from_nic).host);
-  const std::uint32_t to_host = paths_.host_index(graph.vertex(to_nic).host);
+  const std::uint32_t from_host = paths_.nic_host(from_nic);
+  const std::uint32_t to_host = paths_.nic_host(to_nic);
   const VertexId from_switch = paths_.access_switch(from_nic);
   const VertexId to_switch = paths_.access_switch(to_nic);
   const bool per_port = from_switch != no_vertex && to_switch != no_vertex;
@@ -234,12 +233,12 @@ double Flows::add_fabric_hop(VertexId from, VertexId via, VertexId from_nic, Ver
   local(via, from_nic);
   piece_of_use_.push_back(paths_.port(from_nic, true));
   if (per_port) {
-    const FlowPaths::FabricClimb& up = paths_.switch_climb(from_switch, *level, false);
+    const FlowPaths::FabricClimb up = paths_.switch_climb(from_nic, *level, false);
     piece_of_use_.push_back(up.piece);
-    const FlowPaths::FabricClimb& down = paths_.switch_climb(to_switch, *level, true);
+    const FlowPaths::FabricClimb down = paths_.switch_climb(to_nic, *level, true);
     piece_of_use_.push_back(down.piece);
     latency_us +=
-        paths_.latency_to_leaves_us(from_host) + up.latency_us + paths_.latency_to_leaves_us(to_host) + down.latency_us;
+        paths_.latency_to_leaves_us(from_nic) + up.latency_us + paths_.latency_to_leaves_us(to_nic) + down.latency_us;
   } else {
     const FlowPaths::FabricClimb up = paths_.fabric_climb(from_host, *level, false);
     piece_of_use_.push_back(up.piece);

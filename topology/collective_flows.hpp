@@ -62,8 +62,27 @@ class FlowPaths {
 
   const LocalPath& local_path(VertexId from, VertexId to);
 
+  // What a fabric hop asks about each of its NICs, in one record per NIC: six million hops at a
+  // million GPUs looked each of these up in a table of its own, a cache miss each. Every field is
+  // filled the first time it is asked for (a NIC on a host without fabric links refuses only
+  // when its host index is).
+  struct NicEntry {
+    std::uint32_t host = no_piece;           // index in the fabric
+    VertexId access_switch = no_vertex;      // FabricHierarchy::access_switch
+    std::uint32_t switch_climbs = no_piece;  // the access switch's climbs: index into switch_climbs_
+    std::uint32_t port_out = no_piece;       // the NIC's ports, outbound and inbound pieces
+    std::uint32_t port_in = no_piece;
+    bool switch_known = false;
+    double latency_to_leaves_us = -1;  // its host's, for hops entering at its switch
+  };
+
   // The NIC's own port(s) to the fabric, one direction: a rail's share that pooling would hide.
-  std::uint32_t port(VertexId nic, bool outbound);
+  std::uint32_t port(VertexId nic, bool outbound) {
+    NicEntry& entry = nic_entry(nic);
+    std::uint32_t& piece = outbound ? entry.port_out : entry.port_in;
+    if (piece == no_piece) piece = add_port(nic, outbound);
+    return piece;
+  }
 
   // A host's way up (or down) the fabric to the level where it meets the other end, and the
   // latency of that climb.
@@ -83,23 +102,38 @@ class FlowPaths {
 
   // The way up (or down) from the switch a NIC with ports of its own enters the fabric at, and
   // the latency of that climb from the switch.
-  const FabricClimb& switch_climb(VertexId entry, int level, bool downwards);
+  FabricClimb switch_climb(VertexId nic, int level, bool downwards) {
+    NicEntry& entry = nic_entry(nic);
+    if (entry.switch_climbs == no_piece) entry.switch_climbs = switch_climbs_of(access_switch(nic));
+    FabricClimb& climb =
+        switch_climbs_[entry.switch_climbs + 2 * static_cast<std::size_t>(level) + (downwards ? 1 : 0)];
+    if (climb.piece == no_piece) climb = add_switch_climb(entry.access_switch, level, downwards);
+    return climb;
+  }
 
   // The one switch the NIC's own fabric ports go to (FabricHierarchy::access_switch), looked up
   // once per NIC: every hop through it asks.
   VertexId access_switch(VertexId nic) {
-    if (access_switches_.empty()) access_switches_.resize(graph_.vertex_count());
-    std::optional<VertexId>& entry = access_switches_[nic];
-    if (!entry) entry = fabric_->access_switch(nic);
-    return *entry;
+    NicEntry& entry = nic_entry(nic);
+    if (!entry.switch_known) {
+      entry.access_switch = fabric_->access_switch(nic);
+      entry.switch_known = true;
+    }
+    return entry.access_switch;
   }
 
-  // The latency from a host up to its leaves, for hops that enter the fabric at a NIC's switch.
-  double latency_to_leaves_us(std::uint32_t host) {
-    if (latency_to_leaves_us_.empty()) latency_to_leaves_us_.resize(fabric_->hosts().size());
-    std::optional<double>& latency_us = latency_to_leaves_us_[host];
-    if (!latency_us) latency_us = fabric_->latency_to_level_us(host, 1);
-    return *latency_us;
+  // The index in the fabric of the NIC's host.
+  std::uint32_t nic_host(VertexId nic) {
+    NicEntry& entry = nic_entry(nic);
+    if (entry.host == no_piece) entry.host = host_index(graph_.vertex(nic).host);
+    return entry.host;
+  }
+
+  // The latency from the NIC's host up to its leaves, for hops that enter the fabric at a NIC's switch.
+  double latency_to_leaves_us(VertexId nic) {
+    NicEntry& entry = nic_entry(nic);
+    if (entry.latency_to_leaves_us < 0) entry.latency_to_leaves_us = fabric_->latency_to_level_us(nic_host(nic), 1);
+    return entry.latency_to_leaves_us;
   }
 
   // The fabric level where two hosts' paths meet (hosts by index in the fabric); none when they
@@ -136,6 +170,19 @@ class FlowPaths {
     return (2 * static_cast<std::size_t>(level) + (downwards ? 1 : 0)) * fabric_->hosts().size() + host;
   }
   void add_fabric_climb(std::uint32_t host, int level, bool downwards);
+  std::uint32_t add_port(VertexId nic, bool outbound);
+  FabricClimb add_switch_climb(VertexId entry, int level, bool downwards);
+  // The first of the switch's climb_slots entries in switch_climbs_, made on first use.
+  std::uint32_t switch_climbs_of(VertexId entry);
+  NicEntry& nic_entry(VertexId nic) {
+    if (nic_slot_.empty()) nic_slot_.resize(graph_.vertex_count(), no_piece);
+    std::uint32_t& slot = nic_slot_[nic];
+    if (slot == no_piece) {
+      slot = static_cast<std::uint32_t>(nic_entries_.size());
+      nic_entries_.emplace_back();
+    }
+    return nic_entries_[slot];
+  }
 
   // Closes the piece whose shares were just appended.
   std::uint32_t end_piece() {
@@ -153,8 +200,10 @@ class FlowPaths {
   // moves its elements, so a path handed out stays valid while more are added.
   std::vector<std::vector<std::pair<VertexId, std::uint32_t>>> local_path_index_;
   std::deque<LocalPath> local_paths_;
-  // Sized once when first used: by NIC and direction, and by fabric host, level and direction.
-  std::vector<std::uint32_t> port_pieces_;
+  // Sized once when first used: by vertex, the NIC's record in nic_entries_; by fabric host,
+  // level and direction, the host's climbs.
+  std::vector<std::uint32_t> nic_slot_;
+  std::vector<NicEntry> nic_entries_;
   std::vector<std::uint32_t> climb_pieces_;  // by climb_slot
   std::vector<double> climb_latency_us_;     // by climb_slot
   // Hosts by how they are cabled (the far ends of their fabric links, in order), looked up once
@@ -162,11 +211,10 @@ class FlowPaths {
   std::vector<std::uint32_t> cabling_of_host_;
   std::map<std::vector<VertexId>, std::uint32_t> cablings_;
   std::vector<std::uint32_t> first_climber_;
-  // By entry switch, level and direction; node-based, so a climb handed out stays valid.
-  std::unordered_map<std::uint64_t, FabricClimb> switch_climbs_;
-  std::vector<std::optional<VertexId>> access_switches_;     // by NIC vertex, once looked up
-  std::vector<std::optional<double>> latency_to_leaves_us_;  // by fabric host, once looked up
-  PieceSolver solver_;                                       // over capacity_gbps_, declared before it
+  // By entry switch: its first entry in switch_climbs_ (climb_slots of them, by level and direction).
+  std::vector<std::uint32_t> switch_climbs_slot_;
+  std::vector<FabricClimb> switch_climbs_;
+  PieceSolver solver_;  // over capacity_gbps_, declared before it
 };
 
 // The flows of one solve, over a model's shared paths.

@@ -14,13 +14,18 @@ constexpr double unlimited = std::numeric_limits<double>::infinity();
 // resources `touched`: raises their loads as far as the first one fills, marks the full ones and
 // clears growth and touched. Returns the step every active flow's rate grows by, infinity when
 // no touched resource grows (only zero-share uses: nothing in the graph limits the flows).
+// `newly_loaded`, where given, gets the touched resources that had no load before the round, in
+// the same pass (a second pass over millions of resources cost a cache miss each).
+template <typename Saturated>
 double fill_round(std::span<const double> capacity_gbps, std::vector<double>& growth,
-                  std::vector<std::uint32_t>& touched, std::vector<double>& load_gbps, std::vector<bool>& saturated) {
+                  std::vector<std::uint32_t>& touched, std::vector<double>& load_gbps, Saturated& saturated,
+                  std::vector<std::uint32_t>* newly_loaded = nullptr) {
   double step = unlimited;
   for (const std::uint32_t r : touched) {
     if (growth[r] > 0) step = std::min(step, std::max(0.0, capacity_gbps[r] - load_gbps[r]) / growth[r]);
   }
   for (const std::uint32_t r : touched) {
+    if (newly_loaded != nullptr && load_gbps[r] == 0) newly_loaded->push_back(r);
     if (step != unlimited) {
       load_gbps[r] += step * growth[r];
       if (capacity_gbps[r] - load_gbps[r] <= saturation_tolerance * capacity_gbps[r]) saturated[r] = true;
@@ -86,12 +91,12 @@ PieceSolver::PieceSolver(std::span<const double> capacity_gbps)
     : capacity_gbps_(capacity_gbps),
       growth_(capacity_gbps.size(), 0.0),
       load_gbps_(capacity_gbps.size(), 0.0),
-      saturated_(capacity_gbps.size(), false) {}
+      saturated_(capacity_gbps.size(), 0) {}
 
 void PieceSolver::forget_last_solve() {
   for (const std::uint32_t r : loaded_) {
     load_gbps_[r] = 0;
-    saturated_[r] = false;
+    saturated_[r] = 0;
   }
   loaded_.clear();
   rounds_ = 0;
@@ -104,7 +109,7 @@ std::span<const double> PieceSolver::solve(const PieceFlows& flows) {
   // Pieces added since the last solve start unused.
   if (users_.size() < flows.piece_count()) {
     users_.resize(flows.piece_count(), 0.0);
-    full_.resize(flows.piece_count(), false);
+    full_.resize(flows.piece_count(), 0);
   }
   std::vector<std::uint32_t> active;
   for (std::uint32_t f = 0; f < flows.size(); ++f) {
@@ -137,10 +142,7 @@ std::span<const double> PieceSolver::solve(const PieceFlows& flows) {
     }
     ++rounds_;
     // A resource already loaded by an earlier round is listed already.
-    for (const std::uint32_t r : touched) {
-      if (load_gbps_[r] == 0) loaded_.push_back(r);
-    }
-    const double step = fill_round(capacity_gbps_, growth_, touched, load_gbps_, saturated_);
+    const double step = fill_round(capacity_gbps_, growth_, touched, load_gbps_, saturated_, &loaded_);
     if (step == unlimited) {
       for (const std::uint32_t f : active) rate_gbps_[f] = step;
       for (const std::uint32_t p : live) users_[p] = 0;
@@ -148,8 +150,10 @@ std::span<const double> PieceSolver::solve(const PieceFlows& flows) {
     }
     for (const std::uint32_t p : live) {
       const auto shares = flows.shares_of(p);
-      full_[p] =
-          std::any_of(shares.begin(), shares.end(), [&](const ResourceShare& use) { return saturated_[use.resource]; });
+      full_[p] = std::any_of(shares.begin(), shares.end(),
+                             [&](const ResourceShare& use) { return saturated_[use.resource] != 0; })
+                     ? 1
+                     : 0;
       users_[p] = 0;
     }
     // One pass raises the rates, drops the flows that cross a full piece and counts the pieces
@@ -158,12 +162,12 @@ std::span<const double> PieceSolver::solve(const PieceFlows& flows) {
     for (const std::uint32_t f : active) {
       rate_gbps_[f] += step;
       const auto pieces = flows.pieces_of(f);
-      if (std::any_of(pieces.begin(), pieces.end(), [&](std::uint32_t p) { return full_[p]; })) continue;
+      if (std::any_of(pieces.begin(), pieces.end(), [&](std::uint32_t p) { return full_[p] != 0; })) continue;
       active[kept++] = f;
       count_users(f);
     }
     active.resize(kept);
-    for (const std::uint32_t p : live) full_[p] = false;
+    for (const std::uint32_t p : live) full_[p] = 0;
   }
   return rate_gbps_;
 }
