@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
+#include <vector>
 
 namespace fb::topo {
 
@@ -145,6 +147,10 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
 
   // Every rail's crossing of every node, planned once for the ring and the network alone.
   std::vector<std::vector<RailCrossing>> crossings;  // [rail][node]
+  // The ring's flows and which of them are its fabric hops, kept until the network alone (the same
+  // hops without the ring's paths inside the nodes) has copied them.
+  std::optional<Flows> ring;
+  std::vector<std::size_t> ring_hops;
   if (model.nodes > 1) {
     std::vector<RailPlanner> planners;
     crossings = plan_rails(graph, host_routes, host_hops, local_ranks, planners);
@@ -165,13 +171,14 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     }
     model.transport = network_transport(graph, crossings, model.assumptions);
     // The ring: all rails at once, each through the node's ranks from its entry to its exit.
-    Flows flows(paths);
+    Flows& flows = ring.emplace(paths);
     for (const auto& rail : crossings) {
       for (std::size_t node = 0; node < rail.size(); ++node) {
         const std::vector<VertexId> order = planners[node].order(rail[node]);
         for (std::size_t k = 0; k + 1 < order.size(); ++k) flows.add({&flows.local_path(order[k], order[k + 1])});
         const RailCrossing& out = rail[node];
         const RailCrossing& in = rail[(node + 1) % rail.size()];
+        ring_hops.push_back(flows.size());
         model.net_latency_us =
             std::max(model.net_latency_us, flows.add_fabric_hop(out.exit, out.via, out.nic, in.nic, in.entry));
       }
@@ -212,13 +219,10 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
   // The network alone: every rail's crossing, GPU to GPU, at once.
   if (model.nodes > 1) {
     Flows flows(paths);
-    for (const auto& rail : crossings) {
-      for (std::size_t node = 0; node < rail.size(); ++node) {
-        const RailCrossing& out = rail[node];
-        const RailCrossing& in = rail[(node + 1) % rail.size()];
-        flows.add_fabric_hop(out.exit, out.via, out.nic, in.nic, in.entry);
-      }
-    }
+    flows.reserve(ring_hops.size(), 0);
+    for (const std::size_t hop : ring_hops) flows.add_copy(*ring, hop);
+    ring.reset();
+    ring_hops = {};
     flows.add_competing(competing);
     const Flows::Solution solution = flows.solve();
     model.net_gbps = model.rails * solution.slowest_gbps;

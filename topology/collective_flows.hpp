@@ -244,6 +244,18 @@ class Flows {
   // through the host's.
   double add_fabric_hop(VertexId from, VertexId via, VertexId from_nic, VertexId to_nic, VertexId to);
 
+  // A copy of another solve's flow over the same paths: the network alone sends the ring's
+  // fabric hops again, a million of them at a million GPUs, without routing them again.
+  void add_copy(const Flows& other, std::size_t flow) {
+    const std::uint32_t begin = other.first_use_[flow];
+    const std::uint32_t end = other.first_use_[flow + 1];
+    piece_of_use_.insert(piece_of_use_.end(), other.piece_of_use_.begin() + begin, other.piece_of_use_.begin() + end);
+    end_flow(other.weight_[flow]);
+  }
+
+  // Flows so far (a caller's index for add_copy).
+  [[nodiscard]] std::size_t size() const { return weight_.size(); }
+
   // `weight` host-to-host flows that spread over all of both hosts' NICs (alltoall through PXN);
   // hosts by index in the fabric (FlowPaths::host_index).
   void add_host_pair(std::uint32_t from, std::uint32_t to, double weight);
