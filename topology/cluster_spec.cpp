@@ -63,20 +63,37 @@ void validate(const ClusterSpec& spec) {
   require(spec.fabric.tiers.empty() || node.nics >= 1, "a fabric needs node.nics.count >= 1 to attach the nodes");
 }
 
-// Returns the node's NICs, in ordinal order.
-std::vector<VertexId> build_node(Graph& graph, const NodeSpec& node, const std::string& host_name) {
-  const VertexId host = graph.add_vertex(VertexKind::host, host_name);
+// The names of a node's vertices, in the order build_node adds them: the host, its sockets, PCIe
+// switches, NVSwitches, GPUs and NICs.
+std::vector<std::string> node_vertex_names(const NodeSpec& node, const std::string& host_name) {
+  std::vector<std::string> names;
+  names.push_back(host_name);
+  for (int socket = 0; socket < node.cpu_sockets; ++socket) names.push_back(fmt::format("{}/CPU{}", host_name, socket));
+  for (int s = 0; s < node.pcie_switches; ++s) names.push_back(fmt::format("{}/PCIe{}", host_name, s));
+  for (int s = 0; s < node.nvswitches && node.nvlinks_per_gpu > 0; ++s) {
+    names.push_back(fmt::format("{}/NVSwitch{}", host_name, s));
+  }
+  for (int g = 0; g < node.gpus; ++g) names.push_back(fmt::format("{}/GPU{}", host_name, g));
+  for (int n = 0; n < node.nics; ++n) names.push_back(fmt::format("{}/{}{}", host_name, node.nic_name_prefix, n));
+  return names;
+}
+
+// Builds the node whose vertices node_vertex_names named, in that order; returns its NICs, in
+// ordinal order.
+std::vector<VertexId> build_node(Graph& graph, const NodeSpec& node, const std::vector<std::string>& names) {
+  auto name = names.begin();
+  const VertexId host = graph.add_vertex(VertexKind::host, *name++);
   const LinkSpec pcie = *pcie_by_generation(node.pcie_generation, node.pcie_width);
   const LinkSpec smp = smp_link(node.cpu_vendor, node.cpu_model);
 
   std::vector<VertexId> cpus;
   for (int socket = 0; socket < node.cpu_sockets; ++socket) {
-    cpus.push_back(graph.add_vertex(VertexKind::cpu, fmt::format("{}/CPU{}", host_name, socket), host, socket));
+    cpus.push_back(graph.add_vertex(VertexKind::cpu, *name++, host, socket));
     for (int earlier = 0; earlier < socket; ++earlier) graph.add_link(cpus[earlier], cpus.back(), smp);
   }
   std::vector<VertexId> pcie_switches;
   for (int s = 0; s < node.pcie_switches; ++s) {
-    pcie_switches.push_back(graph.add_vertex(VertexKind::pcie_switch, fmt::format("{}/PCIe{}", host_name, s), host, s));
+    pcie_switches.push_back(graph.add_vertex(VertexKind::pcie_switch, *name++, host, s));
     graph.add_link(pcie_switches.back(), cpus[s * node.cpu_sockets / node.pcie_switches], pcie);
   }
   // Devices are dealt to PCIe switches (or sockets) in order, the way HGX boards pair each GPU
@@ -90,10 +107,10 @@ std::vector<VertexId> build_node(Graph& graph, const NodeSpec& node, const std::
   };
   std::vector<VertexId> nvswitches;
   for (int s = 0; s < node.nvswitches && node.nvlinks_per_gpu > 0; ++s) {
-    nvswitches.push_back(graph.add_vertex(VertexKind::nvswitch, fmt::format("{}/NVSwitch{}", host_name, s), host, s));
+    nvswitches.push_back(graph.add_vertex(VertexKind::nvswitch, *name++, host, s));
   }
   for (int g = 0; g < node.gpus; ++g) {
-    const VertexId gpu = graph.add_vertex(VertexKind::gpu, fmt::format("{}/GPU{}", host_name, g), host, g);
+    const VertexId gpu = graph.add_vertex(VertexKind::gpu, *name++, host, g);
     attach(gpu, g, node.gpus);
     for (int s = 0; s < static_cast<int>(nvswitches.size()); ++s) {
       const int lanes = node.nvlinks_per_gpu / node.nvswitches + (s < node.nvlinks_per_gpu % node.nvswitches ? 1 : 0);
@@ -102,8 +119,7 @@ std::vector<VertexId> build_node(Graph& graph, const NodeSpec& node, const std::
   }
   std::vector<VertexId> nics;
   for (int n = 0; n < node.nics; ++n) {
-    nics.push_back(
-        graph.add_vertex(VertexKind::nic, fmt::format("{}/{}{}", host_name, node.nic_name_prefix, n), host, n));
+    nics.push_back(graph.add_vertex(VertexKind::nic, *name++, host, n));
     attach(nics.back(), n, node.nics);
   }
   return nics;
@@ -264,10 +280,18 @@ Graph build_cluster(const ClusterSpec& spec) {
   const int name_width = std::max(5, static_cast<int>(std::to_string(node.count).size()));
   std::vector<std::vector<VertexId>> nics_by_node;
   nics_by_node.reserve(node.count);
+  const auto names_of_node = [&](int n) {
+    return node_vertex_names(node, node.host_names.empty()
+                                       ? fmt::format("{}{:0{}}", node.name_prefix, n + 1, name_width)
+                                       : node.host_names[static_cast<std::size_t>(n)]);
+  };
+  // Each node's names are looked up in the graph's name index while the node before is built.
+  std::vector<std::string> names = node.count > 0 ? names_of_node(0) : std::vector<std::string>{};
   for (int n = 0; n < node.count; ++n) {
-    const std::string host_name = node.host_names.empty() ? fmt::format("{}{:0{}}", node.name_prefix, n + 1, name_width)
-                                                          : node.host_names[static_cast<std::size_t>(n)];
-    nics_by_node.push_back(build_node(graph, node, host_name));
+    std::vector<std::string> next = n + 1 < node.count ? names_of_node(n + 1) : std::vector<std::string>{};
+    for (const std::string& name : next) graph.prefetch_name(name);
+    nics_by_node.push_back(build_node(graph, node, names));
+    names = std::move(next);
   }
   if (tiers.empty()) return graph;
   if (tiers.size() > 1) {
