@@ -72,7 +72,9 @@ FlowPaths::FlowPaths(const Graph& graph, std::optional<FabricHierarchy>& fabric,
       fabric_(fabric),
       host_routes_(host_routes),
       capacity_gbps_(collective_capacity_gbps(graph, fabric)),
-      solver_(capacity_gbps_) {}
+      solver_(capacity_gbps_) {
+  first_share_.push_back(0);
+}
 
 const FlowPaths::LocalPath& FlowPaths::local_path(VertexId from, VertexId to) {
   if (local_path_index_.empty()) local_path_index_.resize(graph_.vertex_count());

@@ -7,6 +7,7 @@
 #include "topology/flow_model.hpp"
 #include "topology/graph.hpp"
 #include "topology/host_routes.hpp"
+#include "topology/pod_array.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -194,8 +195,9 @@ class FlowPaths {
   std::optional<FabricHierarchy>& fabric_;
   HostRoutes& host_routes_;
   std::vector<double> capacity_gbps_;
-  std::vector<ResourceShare> shares_;          // every piece's resources, piece after piece
-  std::vector<std::uint32_t> first_share_{0};  // piece p: [first_share_[p], first_share_[p + 1])
+  // Tens of millions of values at a million GPUs: arrays that grow in place (pod_array.hpp).
+  PodArray<ResourceShare> shares_;       // every piece's resources, piece after piece
+  PodArray<std::uint32_t> first_share_;  // piece p: [first_share_[p], first_share_[p + 1]), from 0
   // Paths by where they start: the index into local_paths_ of each destination. A deque never
   // moves its elements, so a path handed out stays valid while more are added.
   std::vector<std::vector<std::pair<VertexId, std::uint32_t>>> local_path_index_;
@@ -220,7 +222,7 @@ class FlowPaths {
 // The flows of one solve, over a model's shared paths.
 class Flows {
  public:
-  explicit Flows(FlowPaths& paths) : paths_(paths) {}
+  explicit Flows(FlowPaths& paths) : paths_(paths) { first_use_.push_back(0); }
 
   using LocalPath = FlowPaths::LocalPath;
   const LocalPath& local_path(VertexId from, VertexId to) { return paths_.local_path(from, to); }
@@ -249,7 +251,7 @@ class Flows {
   void add_copy(const Flows& other, std::size_t flow) {
     const std::uint32_t begin = other.first_use_[flow];
     const std::uint32_t end = other.first_use_[flow + 1];
-    piece_of_use_.insert(piece_of_use_.end(), other.piece_of_use_.begin() + begin, other.piece_of_use_.begin() + end);
+    piece_of_use_.append(other.piece_of_use_.begin() + begin, other.piece_of_use_.begin() + end);
     end_flow(other.weight_[flow]);
   }
 
@@ -287,9 +289,9 @@ class Flows {
   [[nodiscard]] std::string shared_with(const PieceFlows& flows, std::uint32_t resource) const;
 
   FlowPaths& paths_;
-  std::vector<std::uint32_t> piece_of_use_;
-  std::vector<std::uint32_t> first_use_{0};
-  std::vector<double> weight_;                                         // per flow: the identical flows it stands for
+  PodArray<std::uint32_t> piece_of_use_;                               // grown in place, as FlowPaths' shares
+  PodArray<std::uint32_t> first_use_;                                  // from 0
+  PodArray<double> weight_;                                            // per flow: the identical flows it stands for
   std::size_t own_flows_ = std::numeric_limits<std::size_t>::max();    // flows before the competing ones
   std::vector<std::pair<std::size_t, const std::string*>> competing_;  // each job's first flow, its name
 };
