@@ -111,14 +111,6 @@ std::span<const double> PieceSolver::solve(const PieceFlows& flows) {
     users_.resize(flows.piece_count(), 0.0);
     full_.resize(flows.piece_count(), 0);
   }
-  std::vector<std::uint32_t> active;
-  for (std::uint32_t f = 0; f < flows.size(); ++f) {
-    const auto pieces = flows.pieces_of(f);
-    if (flows.weight_of(f) > 0 &&
-        std::any_of(pieces.begin(), pieces.end(), [&](std::uint32_t p) { return !flows.shares_of(p).empty(); })) {
-      active.push_back(f);
-    }
-  }
   // Per piece: the active flows crossing it (by weight), then whether it holds a full resource;
   // reset through `live` (the pieces the active flows cross) each round.
   std::vector<std::uint32_t> live;
@@ -129,7 +121,16 @@ std::span<const double> PieceSolver::solve(const PieceFlows& flows) {
       users_[p] += flows.weight_of(f);
     }
   };
-  for (const std::uint32_t f : active) count_users(f);
+  // The active flows, counted as they are found: one pass over the flows' pieces.
+  std::vector<std::uint32_t> active;
+  for (std::uint32_t f = 0; f < flows.size(); ++f) {
+    const auto pieces = flows.pieces_of(f);
+    if (flows.weight_of(f) > 0 &&
+        std::any_of(pieces.begin(), pieces.end(), [&](std::uint32_t p) { return !flows.shares_of(p).empty(); })) {
+      active.push_back(f);
+      count_users(f);
+    }
+  }
   std::vector<std::uint32_t> touched;
   while (!active.empty()) {
     std::swap(live, next_live);
