@@ -175,7 +175,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     for (const auto& rail : crossings) {
       for (std::size_t node = 0; node < rail.size(); ++node) {
         const std::vector<VertexId> order = planners[node].order(rail[node]);
-        for (std::size_t k = 0; k + 1 < order.size(); ++k) flows.add({&flows.local_path(order[k], order[k + 1])});
+        for (std::size_t k = 0; k + 1 < order.size(); ++k) flows.add({flows.local_path(order[k], order[k + 1])});
         const RailCrossing& out = rail[node];
         const RailCrossing& in = rail[(node + 1) % rail.size()];
         ring_hops.push_back(flows.size());
@@ -273,7 +273,7 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
       const VertexId to = rank_vertices[(i + 1) % rank_vertices.size()];
       const VertexId from_host = graph.vertex(from).host;
       if (from_host == graph.vertex(to).host) {
-        flows.add({&flows.local_path(from, to)});
+        flows.add({flows.local_path(from, to)});
         continue;
       }
       const VertexId to_nic = nearest_nics.of(to);

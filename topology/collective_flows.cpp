@@ -76,14 +76,13 @@ FlowPaths::FlowPaths(const Graph& graph, std::optional<FabricHierarchy>& fabric,
   first_share_.push_back(0);
 }
 
-const FlowPaths::LocalPath& FlowPaths::local_path(VertexId from, VertexId to) {
+FlowPaths::LocalPath FlowPaths::local_path(VertexId from, VertexId to) {
   if (local_path_index_.empty()) local_path_index_.resize(graph_.vertex_count());
   // A vertex reaches a handful of others inside its host: a short list beats a hash lookup.
-  std::vector<std::pair<VertexId, std::uint32_t>>& known = local_path_index_[from];
-  for (const auto& [known_to, index] : known)
-    if (known_to == to) return local_paths_[index];
-  known.emplace_back(to, static_cast<std::uint32_t>(local_paths_.size()));
-  LocalPath& path = local_paths_.emplace_back();
+  std::vector<KnownPath>& known = local_path_index_[from];
+  for (const KnownPath& path : known)
+    if (path.to == to) return {path.piece, path.latency_us};
+  LocalPath path;
   // A rank placed on a NIC (host memory on a host the topology knows only by its NIC) is
   // already where its fabric hop starts.
   if (from != to) {
@@ -97,6 +96,9 @@ const FlowPaths::LocalPath& FlowPaths::local_path(VertexId from, VertexId to) {
     path.latency_us = route->latency_us;
   }
   path.piece = end_piece();
+  // Room for the few paths a vertex starts (a GPU's ring neighbours, its NIC), allocated once.
+  if (known.empty()) known.reserve(4);
+  known.push_back({to, path.piece, path.latency_us});
   return path;
 }
 
@@ -203,11 +205,11 @@ std::string FlowPaths::describe(std::uint32_t resource) const {
                      capacity_gbps_[resource]);
 }
 
-double Flows::add(std::initializer_list<const LocalPath*> paths) {
+double Flows::add(std::initializer_list<LocalPath> paths) {
   double latency_us = 0;
-  for (const LocalPath* path : paths) {
-    piece_of_use_.push_back(path->piece);
-    latency_us += path->latency_us;
+  for (const LocalPath& path : paths) {
+    piece_of_use_.push_back(path.piece);
+    latency_us += path.latency_us;
   }
   end_flow(1.0);
   return latency_us;
@@ -227,7 +229,7 @@ double Flows::add_fabric_hop(VertexId from, VertexId via, VertexId from_nic, Ver
   }
   double latency_us = 0;
   const auto local = [&](VertexId a, VertexId b) {
-    const LocalPath& path = paths_.local_path(a, b);
+    const LocalPath path = paths_.local_path(a, b);
     piece_of_use_.push_back(path.piece);
     latency_us += path.latency_us;
   };

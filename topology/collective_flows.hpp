@@ -11,7 +11,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <initializer_list>
 #include <limits>
 #include <map>
@@ -61,7 +60,7 @@ class FlowPaths {
     double latency_us = 0;
   };
 
-  const LocalPath& local_path(VertexId from, VertexId to);
+  LocalPath local_path(VertexId from, VertexId to);
 
   // What a fabric hop asks about each of its NICs, in one record per NIC: six million hops at a
   // million GPUs looked each of these up in a table of its own, a cache miss each. Every field is
@@ -198,10 +197,14 @@ class FlowPaths {
   // Tens of millions of values at a million GPUs: arrays that grow in place (pod_array.hpp).
   PodArray<ResourceShare> shares_;       // every piece's resources, piece after piece
   PodArray<std::uint32_t> first_share_;  // piece p: [first_share_[p], first_share_[p + 1]), from 0
-  // Paths by where they start: the index into local_paths_ of each destination. A deque never
-  // moves its elements, so a path handed out stays valid while more are added.
-  std::vector<std::vector<std::pair<VertexId, std::uint32_t>>> local_path_index_;
-  std::deque<LocalPath> local_paths_;
+  // Paths by where they start, each with its destination: a path costs one list, read where
+  // it starts (millions of paths were a list of indices into a deque, two cache misses more).
+  struct KnownPath {
+    VertexId to = no_vertex;
+    std::uint32_t piece = 0;
+    double latency_us = 0;
+  };
+  std::vector<std::vector<KnownPath>> local_path_index_;
   // Sized once when first used: by vertex, the NIC's record in nic_entries_; by fabric host,
   // level and direction, the host's climbs.
   std::vector<std::uint32_t> nic_slot_;
@@ -225,7 +228,7 @@ class Flows {
   explicit Flows(FlowPaths& paths) : paths_(paths) { first_use_.push_back(0); }
 
   using LocalPath = FlowPaths::LocalPath;
-  const LocalPath& local_path(VertexId from, VertexId to) { return paths_.local_path(from, to); }
+  LocalPath local_path(VertexId from, VertexId to) { return paths_.local_path(from, to); }
 
   // Room for `flows` more flows crossing `uses` pieces in all, where a caller knows how many: a
   // million GPUs' alltoall adds 16 million flows, which grown by doubling were copied and faulted
@@ -237,7 +240,7 @@ class Flows {
   }
 
   // One flow through these paths; returns its latency.
-  double add(std::initializer_list<const LocalPath*> paths);
+  double add(std::initializer_list<LocalPath> paths);
 
   // A flow between GPUs (or CPUs) of two hosts: out to `from_nic` (through `via`, a GPU near it,
   // when PXN forwards over NVLink), the NIC port, the fabric, the far NIC port, in to `to`. NICs

@@ -25,8 +25,7 @@ int in_order_parent(int r, int n) {
 
 Flows::Solution solve_local_ring(FlowPaths& paths, std::span<const VertexId> local) {
   Flows flows(paths);
-  for (std::size_t k = 0; k < local.size(); ++k)
-    flows.add({&flows.local_path(local[k], local[(k + 1) % local.size()])});
+  for (std::size_t k = 0; k < local.size(); ++k) flows.add({flows.local_path(local[k], local[(k + 1) % local.size()])});
   return flows.solve();
 }
 
@@ -44,7 +43,7 @@ Flows::Solution solve_local_all_pairs(FlowPaths& paths, std::span<const VertexId
   Flows flows(paths);
   for (const VertexId from : local) {
     for (const VertexId to : local) {
-      if (from != to) flows.add({&flows.local_path(from, to)});
+      if (from != to) flows.add({flows.local_path(from, to)});
     }
   }
   return flows.solve();
