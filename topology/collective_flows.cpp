@@ -102,17 +102,19 @@ FlowPaths::LocalPath FlowPaths::local_path(VertexId from, VertexId to) {
   return path;
 }
 
-std::uint32_t FlowPaths::add_port(VertexId nic, bool outbound) {
+void FlowPaths::add_ports(VertexId nic, NicEntry& entry) {
   std::vector<LinkId> ports;
   for (const LinkId l : graph_.links_of(nic)) {
     if (graph_.vertex(graph_.link(l).other_end(nic)).host != graph_.vertex(nic).host) ports.push_back(l);
   }
-  for (const LinkId l : ports) {
-    const bool from_a = (graph_.link(l).a == nic) == outbound;
-    shares_.push_back({static_cast<std::uint32_t>(2 * static_cast<std::size_t>(l) + (from_a ? 0 : 1)),
-                       1.0 / static_cast<double>(ports.size())});
+  for (const bool outbound : {true, false}) {
+    for (const LinkId l : ports) {
+      const bool from_a = (graph_.link(l).a == nic) == outbound;
+      shares_.push_back({static_cast<std::uint32_t>(2 * static_cast<std::size_t>(l) + (from_a ? 0 : 1)),
+                         1.0 / static_cast<double>(ports.size())});
+    }
+    (outbound ? entry.port_out : entry.port_in) = end_piece();
   }
-  return end_piece();
 }
 
 void FlowPaths::add_fabric_climb(std::uint32_t host, int level, bool downwards) {

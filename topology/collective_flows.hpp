@@ -79,9 +79,8 @@ class FlowPaths {
   // The NIC's own port(s) to the fabric, one direction: a rail's share that pooling would hide.
   std::uint32_t port(VertexId nic, bool outbound) {
     NicEntry& entry = nic_entry(nic);
-    std::uint32_t& piece = outbound ? entry.port_out : entry.port_in;
-    if (piece == no_piece) piece = add_port(nic, outbound);
-    return piece;
+    if (entry.port_out == no_piece) add_ports(nic, entry);
+    return outbound ? entry.port_out : entry.port_in;
   }
 
   // A host's way up (or down) the fabric to the level where it meets the other end, and the
@@ -132,7 +131,13 @@ class FlowPaths {
   // The latency from the NIC's host up to its leaves, for hops that enter the fabric at a NIC's switch.
   double latency_to_leaves_us(VertexId nic) {
     NicEntry& entry = nic_entry(nic);
-    if (entry.latency_to_leaves_us < 0) entry.latency_to_leaves_us = fabric_->latency_to_level_us(nic_host(nic), 1);
+    if (entry.latency_to_leaves_us < 0) {
+      const std::uint32_t host = nic_host(nic);
+      if (host_latency_to_leaves_us_.empty()) host_latency_to_leaves_us_.resize(fabric_->hosts().size(), -1);
+      double& latency_us = host_latency_to_leaves_us_[host];
+      if (latency_us < 0) latency_us = fabric_->latency_to_level_us(host, 1);
+      entry.latency_to_leaves_us = latency_us;
+    }
     return entry.latency_to_leaves_us;
   }
 
@@ -170,7 +175,8 @@ class FlowPaths {
     return (2 * static_cast<std::size_t>(level) + (downwards ? 1 : 0)) * fabric_->hosts().size() + host;
   }
   void add_fabric_climb(std::uint32_t host, int level, bool downwards);
-  std::uint32_t add_port(VertexId nic, bool outbound);
+  // The NIC's port pieces, both directions at once (one walk of its links).
+  void add_ports(VertexId nic, NicEntry& entry);
   FabricClimb add_switch_climb(VertexId entry, int level, bool downwards);
   // The first of the switch's climb_slots entries in switch_climbs_, made on first use.
   std::uint32_t switch_climbs_of(VertexId entry);
@@ -209,8 +215,9 @@ class FlowPaths {
   // level and direction, the host's climbs.
   std::vector<std::uint32_t> nic_slot_;
   std::vector<NicEntry> nic_entries_;
-  std::vector<std::uint32_t> climb_pieces_;  // by climb_slot
-  std::vector<double> climb_latency_us_;     // by climb_slot
+  std::vector<double> host_latency_to_leaves_us_;  // by fabric host, -1 until asked
+  std::vector<std::uint32_t> climb_pieces_;        // by climb_slot
+  std::vector<double> climb_latency_us_;           // by climb_slot
   // Hosts by how they are cabled (the far ends of their fabric links, in order), looked up once
   // per host; by cabling, level and direction, the first host that climbed so.
   std::vector<std::uint32_t> cabling_of_host_;
