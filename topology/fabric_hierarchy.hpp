@@ -109,6 +109,7 @@ class FabricHierarchy {
 
   const Graph& graph_;
   std::vector<VertexId> hosts_;
+  std::vector<VertexId> switches_;         // every fabric switch, in vertex order
   std::vector<std::uint32_t> host_index_;  // by vertex: its index in hosts_, or max
   std::vector<Bundle> bundles_;            // hosts first (index = host index), then switches with uplinks
   std::vector<double> capacity_gbps_;
