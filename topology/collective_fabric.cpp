@@ -193,8 +193,11 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     model.ring_limit = solved_limit(solution);
   }
 
+  if (!options.alltoall) {
+    model.local_all_pairs_gbps = model.alltoall_node_gbps = std::numeric_limits<double>::quiet_NaN();
+  }
   // alltoall's shares inside a node: every pair of the fullest node's ranks at once.
-  if (model.ranks_per_node > 1) {
+  if (model.ranks_per_node > 1 && options.alltoall) {
     const auto& local = *std::max_element(local_ranks.begin(), local_ranks.end(),
                                           [](const auto& a, const auto& b) { return a.size() < b.size(); });
     const Flows::Solution solution = solve_local_all_pairs(paths, local);
@@ -243,20 +246,22 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
         model.gpu_nic_gbps = std::min(model.gpu_nic_gbps, host_routes.between(rank, nic)->bottleneck_gbps);
     }
 
-    // alltoall; beyond a few hundred nodes, flows to evenly spaced peers stand for all (the
-    // fabric's groups share them alike).
-    std::vector<VertexId> hosts;
-    for (const auto& local : local_ranks) hosts.push_back(graph.vertex(local.front()).host);
-    const std::size_t peers = std::min<std::size_t>(hosts.size() - 1, alltoall_sampled_peers);
-    if (peers < hosts.size() - 1) {
-      model.alltoall_assumption = fmt::format("alltoall: each node's flows to {} evenly spaced peers stand for its "
-                                              "flows to all {}",
-                                              peers, hosts.size() - 1);
+    if (options.alltoall) {
+      // alltoall; beyond a few hundred nodes, flows to evenly spaced peers stand for all (the
+      // fabric's groups share them alike).
+      std::vector<VertexId> hosts;
+      for (const auto& local : local_ranks) hosts.push_back(graph.vertex(local.front()).host);
+      const std::size_t peers = std::min<std::size_t>(hosts.size() - 1, alltoall_sampled_peers);
+      if (peers < hosts.size() - 1) {
+        model.alltoall_assumption = fmt::format("alltoall: each node's flows to {} evenly spaced peers stand for its "
+                                                "flows to all {}",
+                                                peers, hosts.size() - 1);
+      }
+      const double weight = alltoall_pair_weight(graph, hosts, peers);
+      const Flows::Solution pair_solution = solve_alltoall(paths, hosts, peers, weight, competing);
+      model.alltoall_node_gbps = pair_solution.slowest_gbps * weight * static_cast<double>(peers);
+      model.alltoall_limit = solved_limit(pair_solution);
     }
-    const double weight = alltoall_pair_weight(graph, hosts, peers);
-    const Flows::Solution pair_solution = solve_alltoall(paths, hosts, peers, weight, competing);
-    model.alltoall_node_gbps = pair_solution.slowest_gbps * weight * static_cast<double>(peers);
-    model.alltoall_limit = solved_limit(pair_solution);
   }
 
   // sendrecv: rank i to rank i + 1; between nodes the receiver's nearest NIC takes it in. PXN

@@ -85,6 +85,10 @@ struct ModelOptions {
   // GPUs one process drives (nccl-tests -g): it launches their kernels one after another, so a
   // collective ends no sooner than the last GPU's launch. At least 1.
   int gpus_per_process = 1;
+  // Model alltoall (its pairs inside the fullest node and its sampled host pairs across nodes).
+  // Only an alltoall prediction reads those figures, and at a million GPUs they are a fifth of
+  // the model's time; off, local_all_pairs_* and alltoall_* are left at NaN and empty.
+  bool alltoall = true;
 };
 
 // The choice layer's free constants, fitted to published results by least squares on

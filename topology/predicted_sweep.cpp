@@ -76,7 +76,7 @@ PredictedSweep predict_sweep(const Graph& graph, const SweepRequest& request) {
   sweep.model =
       model_collectives(graph, ranks,
                         ModelOptions{request.in_network_reduction, sharing_jobs(graph, request.other_jobs, job_ranks),
-                                     request.gpus_per_process});
+                                     request.gpus_per_process, op.modelled_as == ModelledCollective::alltoall});
   const CollectiveModel& model = sweep.model;
   std::vector<std::string>& warnings = sweep.warnings;
   const std::vector<std::uint64_t> sizes = whole_element_sizes(request.sweep, op, model.ranks, warnings);
