@@ -102,11 +102,10 @@ FlowPaths::LocalPath FlowPaths::local_path(VertexId from, VertexId to) {
   return path;
 }
 
-void FlowPaths::add_ports(VertexId nic, NicEntry& entry) {
+void FlowPaths::know_switch_and_ports(VertexId nic, NicEntry& entry) {
   std::vector<LinkId> ports;
-  for (const LinkId l : graph_.links_of(nic)) {
-    if (graph_.vertex(graph_.link(l).other_end(nic)).host != graph_.vertex(nic).host) ports.push_back(l);
-  }
+  entry.access_switch = fabric_->access_switch(nic, &ports);
+  entry.switch_known = true;
   for (const bool outbound : {true, false}) {
     for (const LinkId l : ports) {
       const bool from_a = (graph_.link(l).a == nic) == outbound;

@@ -79,7 +79,7 @@ class FlowPaths {
   // The NIC's own port(s) to the fabric, one direction: a rail's share that pooling would hide.
   std::uint32_t port(VertexId nic, bool outbound) {
     NicEntry& entry = nic_entry(nic);
-    if (entry.port_out == no_piece) add_ports(nic, entry);
+    if (entry.port_out == no_piece) know_switch_and_ports(nic, entry);
     return outbound ? entry.port_out : entry.port_in;
   }
 
@@ -114,10 +114,7 @@ class FlowPaths {
   // once per NIC: every hop through it asks.
   VertexId access_switch(VertexId nic) {
     NicEntry& entry = nic_entry(nic);
-    if (!entry.switch_known) {
-      entry.access_switch = fabric_->access_switch(nic);
-      entry.switch_known = true;
-    }
+    if (!entry.switch_known) know_switch_and_ports(nic, entry);
     return entry.access_switch;
   }
 
@@ -175,8 +172,9 @@ class FlowPaths {
     return (2 * static_cast<std::size_t>(level) + (downwards ? 1 : 0)) * fabric_->hosts().size() + host;
   }
   void add_fabric_climb(std::uint32_t host, int level, bool downwards);
-  // The NIC's port pieces, both directions at once (one walk of its links).
-  void add_ports(VertexId nic, NicEntry& entry);
+  // The NIC's access switch and its port pieces, both directions, from one walk of its links
+  // (the first walk of a NIC's links misses the cache: once per NIC, not twice).
+  void know_switch_and_ports(VertexId nic, NicEntry& entry);
   FabricClimb add_switch_climb(VertexId entry, int level, bool downwards);
   // The first of the switch's climb_slots entries in switch_climbs_, made on first use.
   std::uint32_t switch_climbs_of(VertexId entry);

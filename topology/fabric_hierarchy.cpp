@@ -214,15 +214,19 @@ std::span<const ResourceShare> FabricHierarchy::profile(std::uint32_t group, int
   return profiles_.emplace(key, std::move(shares)).first->second;
 }
 
-VertexId FabricHierarchy::access_switch(VertexId nic) const {
+VertexId FabricHierarchy::access_switch(VertexId nic, std::vector<LinkId>* ports) const {
   VertexId found = no_vertex;
+  bool several = false;
+  const VertexId host = graph_.vertex(nic).host;
   for (const LinkId l : graph_.links_of(nic)) {
     const VertexId other = graph_.link(l).other_end(nic);
-    if (!is_fabric_switch(graph_.vertex(other))) continue;
-    if (found != no_vertex && found != other) return no_vertex;
+    const Vertex& vertex = graph_.vertex(other);
+    if (ports != nullptr && vertex.host != host) ports->push_back(l);
+    if (!is_fabric_switch(vertex)) continue;
+    several = several || (found != no_vertex && found != other);
     found = other;
   }
-  return found;
+  return several ? no_vertex : found;
 }
 
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): groups switches by tier and cabling in one pass per tier

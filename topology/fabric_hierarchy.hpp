@@ -82,7 +82,8 @@ class FabricHierarchy {
   // reaches rail j's only through the spines.
   // The one switch all of the NIC's fabric ports go to; no_vertex when it has none of its own
   // (the host's links stand for it) or ports on several switches.
-  VertexId access_switch(VertexId nic) const;
+  // `ports`, where given, gets the NIC's links that leave its host, from the same walk of its links.
+  VertexId access_switch(VertexId nic, std::vector<LinkId>* ports = nullptr) const;
   // The level at which traffic entering at switch a and leaving at switch b turns down: a's tier
   // when a == b, else the tier of the lowest switches both reach going up. Groups joined by
   // cables alone, not by shared hosts, decide it: one rail's spines (a rail-aligned pod) do not
