@@ -47,16 +47,19 @@ FabricHierarchy::FabricHierarchy(const Graph& graph) : graph_(graph) {
   // Host access bundles: every link between a host's NICs and a switch. A link from the host
   // vertex itself (topology.conf knows hosts, not NICs) counts only for hosts whose NICs are
   // unknown, so that merging Slurm's view with ibnetdiscover's does not count a host twice.
+  // Read from the switches' side (the links inside millions of hosts are none of these), then
+  // put in link order, the order a pass over every link gave.
   std::unordered_map<VertexId, std::vector<LinkId>> access_by_host;
   std::unordered_map<VertexId, std::vector<LinkId>> direct_by_host;
-  for (LinkId l = 0; l < graph.link_count(); ++l) {
-    const Link& link = graph.link(l);
-    const Vertex& a = graph.vertex(link.a);
-    const Vertex& b = graph.vertex(link.b);
-    if (is_fabric_switch(a) == is_fabric_switch(b)) continue;
-    const Vertex& device = is_fabric_switch(a) ? b : a;
-    if (device.host == no_vertex) continue;
-    (device.kind == VertexKind::host ? direct_by_host : access_by_host)[device.host].push_back(l);
+  for (const VertexId s : all_switches) {
+    for (const LinkId l : graph.links_of(s)) {
+      const Vertex& device = graph.vertex(graph.link(l).other_end(s));
+      if (is_fabric_switch(device) || device.host == no_vertex) continue;
+      (device.kind == VertexKind::host ? direct_by_host : access_by_host)[device.host].push_back(l);
+    }
+  }
+  for (auto* by_host : {&access_by_host, &direct_by_host}) {
+    for (auto& [host, links] : *by_host) std::sort(links.begin(), links.end());
   }
   for (auto& [host, links] : direct_by_host) access_by_host.try_emplace(host, std::move(links));
   for (const auto& [host, links] : access_by_host) hosts_.push_back(host);
