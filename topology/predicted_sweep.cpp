@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
+#include <vector>
 
 namespace fb::topo {
 
@@ -63,9 +63,18 @@ PredictedSweep predict_sweep(const Graph& graph, const SweepRequest& request) {
   for (const OtherJob& job : request.other_jobs) placements.push_back(job.placement);
   const std::vector<std::vector<VertexId>> job_ranks = place_jobs(graph, placements);
   const std::vector<VertexId>& ranks = job_ranks.front();
-  std::map<VertexId, int> ranks_on_host;
-  for (const VertexId gpu : ranks) ++ranks_on_host[graph.vertex(gpu).host];
-  for (const auto& [host, count] : ranks_on_host) {
+  // Ranks per host, hosts in vertex order (a million ranks: counted in an array, not a map).
+  // A rank without a host (no_vertex) is counted in the last slot, sorted last as no_vertex is.
+  const auto slot = [&](VertexId host) { return std::min<std::size_t>(host, graph.vertex_count()); };
+  std::vector<int> ranks_of_vertex(graph.vertex_count() + 1, 0);
+  std::vector<VertexId> hosts;
+  for (const VertexId gpu : ranks) {
+    const VertexId host = graph.vertex(gpu).host;
+    if (ranks_of_vertex[slot(host)]++ == 0) hosts.push_back(host);
+  }
+  std::sort(hosts.begin(), hosts.end());
+  for (const VertexId host : hosts) {
+    const int count = ranks_of_vertex[slot(host)];
     if (count % request.gpus_per_process != 0) {
       throw UsageError(fmt::format("--gpus-per-process {} must divide the GPUs per node: {} has {} ranks",
                                    request.gpus_per_process, graph.vertex(host).name, count));
