@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <span>
 #include <type_traits>
 #include <utility>
 
@@ -44,10 +43,9 @@ class PodArray {
   const T* end() const { return data_ + size_; }
   T& operator[](std::size_t i) { return data_[i]; }
   const T& operator[](std::size_t i) const { return data_[i]; }
-  T& back() { return data_[size_ - 1]; }
-  operator std::span<const T>() const {
-    return {data_, size_};
-  }  // NOLINT(google-explicit-constructor): passed where vectors were
+  // Contiguous, with size(): std::span takes it as it took the std::vector it replaces.
+  T* data() { return data_; }
+  const T* data() const { return data_; }
 
   void reserve(std::size_t capacity) {
     if (capacity > capacity_) grow_to(capacity);

@@ -474,5 +474,33 @@ TEST(CollectiveModel, RejectsOneRankAndTooManyNodes) {
   EXPECT_THROW(place_ranks(graph, 1, 9), InputError);
 }
 
+// Without the alltoall figures (what a prediction of another collective asks for) the model
+// skips exactly them: every figure another collective reads is the full model's, bit for bit.
+TEST(CollectiveModel, WithoutAlltoallOnlyTheAlltoallFiguresAreLeftOut) {
+  const Graph graph = build_cluster(dgx_h100(4));
+  const std::vector<VertexId> ranks = place_ranks(graph, 4, 0);
+  const CollectiveModel full = model_collectives(graph, ranks);
+  ModelOptions options;
+  options.alltoall = false;
+  const CollectiveModel lean = model_collectives(graph, ranks, options);
+  EXPECT_GT(full.alltoall_node_gbps, 0);
+  EXPECT_GT(full.local_all_pairs_gbps, 0);
+  EXPECT_TRUE(std::isnan(lean.alltoall_node_gbps));
+  EXPECT_TRUE(std::isnan(lean.local_all_pairs_gbps));
+  EXPECT_TRUE(lean.alltoall_limit.empty());
+  EXPECT_EQ(lean.ring_gbps, full.ring_gbps);
+  EXPECT_EQ(lean.ring_limit, full.ring_limit);
+  EXPECT_EQ(lean.net_gbps, full.net_gbps);
+  EXPECT_EQ(lean.net_limit, full.net_limit);
+  EXPECT_EQ(lean.intra_gbps, full.intra_gbps);
+  EXPECT_EQ(lean.tree_net_gbps, full.tree_net_gbps);
+  EXPECT_EQ(lean.tree_limit, full.tree_limit);
+  EXPECT_EQ(lean.sendrecv_gbps, full.sendrecv_gbps);
+  EXPECT_EQ(lean.sendrecv_limit, full.sendrecv_limit);
+  EXPECT_EQ(lean.gpu_nic_gbps, full.gpu_nic_gbps);
+  EXPECT_EQ(lean.net_latency_us, full.net_latency_us);
+  EXPECT_EQ(lean.assumptions, full.assumptions);
+}
+
 }  // namespace
 }  // namespace fb::topo

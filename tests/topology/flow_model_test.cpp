@@ -1,6 +1,7 @@
 // Max-min fair sharing over flows built of shared pieces (what topo predict solves) against hand
 // computed rates, and against the same flows as classes that list their own resources.
 #include "topology/flow_model.hpp"
+#include "topology/pod_array.hpp"
 
 #include <gtest/gtest.h>
 
@@ -117,6 +118,29 @@ TEST(PieceFlows, ASolverLeavesNothingOfOneSolveToTheNext) {
   const std::span<const double> again = solver.solve(PieceFlows{shares, first_share, busy_uses, busy_first, {}});
   const std::span<const double> first = fresh.solve(PieceFlows{shares, first_share, busy_uses, busy_first, {}});
   EXPECT_TRUE(std::equal(again.begin(), again.end(), first.begin(), first.end()));
+}
+
+// A PodArray keeps every value through its growth (realloc moves or remaps the block) and
+// appends another array's values in order.
+TEST(PodArray, KeepsItsValuesWhileGrowingAndAppends) {
+  PodArray<ResourceShare> grown;
+  for (std::uint32_t i = 0; i < 100000; ++i) grown.push_back({i, 0.5 * i});
+  ASSERT_EQ(grown.size(), 100000u);
+  for (std::uint32_t i = 0; i < 100000; i += 997) {
+    EXPECT_EQ(grown[i].resource, i);
+    EXPECT_EQ(grown[i].share, 0.5 * i);
+  }
+  PodArray<ResourceShare> copy;
+  copy.push_back({7, 1.0});
+  copy.append(grown.begin() + 10, grown.begin() + 13);
+  const std::span<const ResourceShare> view = copy;
+  ASSERT_EQ(view.size(), 4u);
+  EXPECT_EQ(view[0].resource, 7u);
+  EXPECT_EQ(view[1].resource, 10u);
+  EXPECT_EQ(view[3].resource, 12u);
+  PodArray<ResourceShare> moved = std::move(copy);
+  EXPECT_EQ(moved.size(), 4u);
+  EXPECT_TRUE(copy.empty());  // NOLINT(bugprone-use-after-move): a moved-from array is empty, which this checks
 }
 
 }  // namespace
