@@ -58,7 +58,14 @@ const Route* HostRoutes::between(VertexId from, VertexId to) {
     route_ = std::move(*route);
     return &route_;
   }
-  const HostShape& shape = shape_of(host);
+  // Consecutive calls mostly stay in one host (a rail's ranks through a node): its shape is
+  // looked up once for them, not through two tables missing the cache at each call.
+  if (host != last_host_) {
+    shape_of(host);
+    last_host_ = host;
+    last_slot_ = host_slot_[host];
+  }
+  const HostShape& shape = hosts_[last_slot_];
   // Shapes number in the hundreds and hosts' vertices in the tens: 20 bits each is ample.
   const std::uint64_t key =
       std::uint64_t{shape.shape} << 40 | std::uint64_t{position_of_vertex_[from]} << 20 | position_of_vertex_[to];

@@ -60,6 +60,8 @@ class HostRoutes {
   std::unordered_map<std::uint64_t, std::optional<RouteTemplate>> templates_;
   std::size_t searches_ = 0;
   Route route_;
+  VertexId last_host_ = no_vertex;  // the host of the last route between() gave, and its slot
+  std::uint32_t last_slot_ = 0;
 };
 
 }  // namespace fb::topo
