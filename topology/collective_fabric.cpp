@@ -48,19 +48,25 @@ namespace {
 // NICs differ cross at the pace of the costliest, and the assumptions say so.
 Transport network_transport(const Graph& graph, const std::vector<std::vector<RailCrossing>>& crossings,
                             std::vector<std::string>& assumptions) {
-  std::optional<Transport> chosen;
-  bool mixed = false;
-  for (const auto& rail : crossings) {
-    for (const RailCrossing& crossing : rail) {
-      for (const LinkId l : graph.links_of(crossing.nic)) {
-        const std::optional<Transport> transport = transport_of(graph.link(l).spec);
-        if (!transport) continue;
-        const auto cost = [](Transport t) { return figures_of(t).message_us + figures_of(t).remote_peer_us; };
-        mixed = mixed || (chosen && *chosen != *transport);
-        if (!chosen || cost(*transport) > cost(*chosen)) chosen = transport;
-        break;
+  // Each NIC's transport (its first link that has one), read node by node where a node's NICs
+  // and their links sit side by side in memory, then weighed rail by rail as before.
+  const std::size_t nodes = crossings.empty() ? 0 : crossings.front().size();
+  std::vector<std::optional<Transport>> transports(crossings.size() * nodes);
+  for (std::size_t node = 0; node < nodes; ++node) {
+    for (std::size_t rail = 0; rail < crossings.size(); ++rail) {
+      for (const LinkId l : graph.links_of(crossings[rail][node].nic)) {
+        transports[rail * nodes + node] = transport_of(graph.link(l).spec);
+        if (transports[rail * nodes + node]) break;
       }
     }
+  }
+  std::optional<Transport> chosen;
+  bool mixed = false;
+  for (const std::optional<Transport>& transport : transports) {
+    if (!transport) continue;
+    const auto cost = [](Transport t) { return figures_of(t).message_us + figures_of(t).remote_peer_us; };
+    mixed = mixed || (chosen && *chosen != *transport);
+    if (!chosen || cost(*transport) > cost(*chosen)) chosen = transport;
   }
   if (mixed) assumptions.push_back("the nodes' NICs use different transports: the costliest one's figures are used");
   return chosen.value_or(Transport::ib_verbs);
