@@ -112,9 +112,16 @@ std::span<const double> PieceSolver::solve(const PieceFlows& flows) {
     full_.resize(flows.piece_count(), 0);
   }
   // Per piece: the active flows crossing it (by weight), then whether it holds a full resource;
-  // reset through `live` (the pieces the active flows cross) each round.
-  std::vector<std::uint32_t> live;
-  std::vector<std::uint32_t> next_live;
+  // reset through `live` (the pieces the active flows cross) each round. The lists are the
+  // solver's, kept between solves: tens of megabytes each, faulted in afresh by every solve.
+  std::vector<std::uint32_t>& live = live_;
+  std::vector<std::uint32_t>& next_live = next_live_;
+  std::vector<std::uint32_t>& active = active_;
+  std::vector<std::uint32_t>& touched = touched_;
+  live.clear();
+  next_live.clear();
+  active.clear();
+  touched.clear();
   const auto count_users = [&](std::uint32_t f) {
     for (const std::uint32_t p : flows.pieces_of(f)) {
       if (users_[p] == 0) next_live.push_back(p);
@@ -122,7 +129,6 @@ std::span<const double> PieceSolver::solve(const PieceFlows& flows) {
     }
   };
   // The active flows, counted as they are found: one pass over the flows' pieces.
-  std::vector<std::uint32_t> active;
   for (std::uint32_t f = 0; f < flows.size(); ++f) {
     const auto pieces = flows.pieces_of(f);
     if (flows.weight_of(f) > 0 &&
@@ -131,7 +137,6 @@ std::span<const double> PieceSolver::solve(const PieceFlows& flows) {
       count_users(f);
     }
   }
-  std::vector<std::uint32_t> touched;
   while (!active.empty()) {
     std::swap(live, next_live);
     next_live.clear();

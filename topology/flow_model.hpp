@@ -87,6 +87,11 @@ class PieceSolver {
   std::vector<double> users_;          // per piece, zero between solves
   std::vector<std::uint8_t> full_;     // per piece, 0 between rounds
   std::vector<double> rate_gbps_;      // per flow of the last solve
+  // A solve's working lists (active flows, live pieces, touched resources), kept for the next.
+  std::vector<std::uint32_t> active_;
+  std::vector<std::uint32_t> live_;
+  std::vector<std::uint32_t> next_live_;
+  std::vector<std::uint32_t> touched_;
   int rounds_ = 0;
 };
 
