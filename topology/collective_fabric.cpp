@@ -178,9 +178,10 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     model.transport = network_transport(graph, crossings, model.assumptions);
     // The ring: all rails at once, each through the node's ranks from its entry to its exit.
     Flows& flows = ring.emplace(paths);
+    std::vector<VertexId> order;  // one rail's way through one node, refilled for each
     for (const auto& rail : crossings) {
       for (std::size_t node = 0; node < rail.size(); ++node) {
-        const std::vector<VertexId> order = planners[node].order(rail[node]);
+        planners[node].order(rail[node], order);
         for (std::size_t k = 0; k + 1 < order.size(); ++k) flows.add({flows.local_path(order[k], order[k + 1])});
         const RailCrossing& out = rail[node];
         const RailCrossing& in = rail[(node + 1) % rail.size()];

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -108,22 +110,30 @@ RailCrossing RailPlanner::plan(VertexId nic) {
   return crossing;
 }
 
-std::vector<VertexId> RailPlanner::order(const RailCrossing& crossing) const {
-  std::vector<VertexId> order{crossing.entry};
+void RailPlanner::order(const RailCrossing& crossing, std::vector<VertexId>& order) const {
+  order.assign(1, crossing.entry);
   for (const VertexId rank : local_) {
     if (rank != crossing.entry && rank != crossing.exit) order.push_back(rank);
   }
   if (crossing.exit != crossing.entry) order.push_back(crossing.exit);
-  return order;
 }
 
 std::vector<std::vector<VertexId>> ranks_by_host(const Graph& graph, std::span<const VertexId> ranks) {
   std::vector<std::vector<VertexId>> local_ranks;
   std::map<VertexId, std::size_t> slot_of_host;
+  // Placements list a host's ranks together: the map is asked once per run of ranks on one host,
+  // not once per rank (a million lookups in a tree of 125,000 hosts).
+  std::optional<VertexId> last_host;
+  std::size_t last_slot = 0;
   for (const VertexId rank : ranks) {
-    const auto [it, inserted] = slot_of_host.try_emplace(graph.vertex(rank).host, local_ranks.size());
-    if (inserted) local_ranks.emplace_back();
-    local_ranks[it->second].push_back(rank);
+    const VertexId host = graph.vertex(rank).host;
+    if (host != last_host) {
+      const auto [it, inserted] = slot_of_host.try_emplace(host, local_ranks.size());
+      if (inserted) local_ranks.emplace_back();
+      last_host = host;
+      last_slot = it->second;
+    }
+    local_ranks[last_slot].push_back(rank);
   }
   return local_ranks;
 }

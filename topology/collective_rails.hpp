@@ -75,8 +75,9 @@ class RailPlanner {
 
   RailCrossing plan(VertexId nic);
 
-  // entry, the other ranks in rank order, exit.
-  [[nodiscard]] std::vector<VertexId> order(const RailCrossing& crossing) const;
+  // entry, the other ranks in rank order, exit: into `order` (refilled: a million of them at a
+  // million GPUs, allocated once).
+  void order(const RailCrossing& crossing, std::vector<VertexId>& order) const;
 
  private:
   const Graph& graph_;
