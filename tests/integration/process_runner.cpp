@@ -9,7 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -28,6 +28,21 @@ std::string read_all(std::FILE* file) {
   return text;
 }
 
+// /proc/PID/stat, or nothing for a process that exited after /proc was listed: reading its stat
+// then fails (ESRCH), which an ifstream turns into an exception in the middle of a scan.
+std::optional<std::string> process_stat(const char* pid) {
+  const std::string path = std::string("/proc/") + pid + "/stat";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  char buffer[1024];  // a stat line is a few hundred bytes
+  ssize_t n = 0;
+  do n = ::read(fd, buffer, sizeof buffer);
+  while (n < 0 && errno == EINTR);
+  ::close(fd);
+  if (n <= 0) return std::nullopt;
+  return std::string(buffer, static_cast<std::size_t>(n));
+}
+
 // Live (not zombie) processes whose session is `session`, read from /proc/PID/stat.
 std::vector<pid_t> live_processes_in_session(pid_t session) {
   std::vector<pid_t> pids;
@@ -37,8 +52,9 @@ std::vector<pid_t> live_processes_in_session(pid_t session) {
     char* end = nullptr;
     const long pid = std::strtol(entry->d_name, &end, 10);
     if (*end != '\0' || pid <= 0) continue;
-    std::ifstream stat_file(std::string("/proc/") + entry->d_name + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
+    const std::optional<std::string> read = process_stat(entry->d_name);
+    if (!read) continue;
+    const std::string& stat = *read;
     // "pid (comm) state ppid pgrp session ...": comm may hold spaces, so parse after the last ')'.
     const auto close = stat.rfind(')');
     if (close == std::string::npos) continue;
