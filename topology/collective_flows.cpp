@@ -138,12 +138,13 @@ void FlowPaths::add_fabric_climb(std::uint32_t host, int level, bool downwards) 
   if (first_climber == no_piece) first_climber = host;
   const std::uint32_t alike = first_climber;
   if (alike == host) {
+    // Asked once per cabling, level and direction: not kept in the fabric's table of profiles.
     const auto offset = static_cast<std::uint32_t>(2 * graph_.link_count());
-    for (const ResourceShare& use : fabric_->profile(fabric_->host_group(host), level, downwards)) {
-      shares_.push_back({use.resource + offset, use.share});
-    }
+    climb_profile_.clear();
+    fabric_->append_profile(fabric_->host_group(host), level, downwards, climb_profile_);
+    for (const ResourceShare& use : climb_profile_) shares_.push_back({use.resource + offset, use.share});
   } else {
-    const std::uint32_t piece = fabric_climb(alike, level, downwards).piece;
+    const std::uint32_t piece = fabric_climb_piece(alike, level, downwards);
     const std::uint32_t begin = first_share_[piece];
     const std::uint32_t end = first_share_[piece + 1];
     // Each share is copied out before it is appended: appending may move shares_. (Reserving the
@@ -155,9 +156,7 @@ void FlowPaths::add_fabric_climb(std::uint32_t host, int level, bool downwards) 
       shares_.push_back(use);
     }
   }
-  const std::size_t slot = climb_slot(host, level, downwards);
-  climb_pieces_[slot] = end_piece();
-  climb_latency_us_[slot] = fabric_->latency_to_level_us(host, level);
+  climb_pieces_[climb_slot(host, level, downwards)] = end_piece();
 }
 
 std::uint32_t FlowPaths::switch_climbs_of(VertexId entry) {
@@ -263,8 +262,8 @@ void Flows::add_host_pair(std::uint32_t from, std::uint32_t to, double weight) {
     throw InputError(fmt::format("no fabric route from {} to {}", paths_.graph().vertex(paths_.host_vertex(from)).name,
                                  paths_.graph().vertex(paths_.host_vertex(to)).name));
   }
-  piece_of_use_.push_back(paths_.fabric_climb(from, *level, false).piece);
-  piece_of_use_.push_back(paths_.fabric_climb(to, *level, true).piece);
+  piece_of_use_.push_back(paths_.fabric_climb_piece(from, *level, false));
+  piece_of_use_.push_back(paths_.fabric_climb_piece(to, *level, true));
   end_flow(weight);
 }
 

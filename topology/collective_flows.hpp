@@ -90,13 +90,21 @@ class FlowPaths {
     double latency_us = 0;
   };
   FabricClimb fabric_climb(std::uint32_t host, int level, bool downwards) {
+    const std::uint32_t piece = fabric_climb_piece(host, level, downwards);
+    double& latency_us = climb_latency_us_[climb_slot(host, level, downwards)];
+    if (latency_us < 0) latency_us = fabric_->latency_to_level_us(host, level);
+    return {piece, latency_us};
+  }
+  // The climb's piece alone: alltoall's 16 million host pairs at a million GPUs never ask its
+  // latency, which cost a walk of the host's links and the chain above for each of 500,000 climbs.
+  std::uint32_t fabric_climb_piece(std::uint32_t host, int level, bool downwards) {
     if (climb_pieces_.empty()) {
       climb_pieces_.resize(climb_slots * fabric_->hosts().size(), no_piece);
-      climb_latency_us_.resize(climb_pieces_.size());
+      climb_latency_us_.resize(climb_pieces_.size(), -1);
     }
     const std::size_t slot = climb_slot(host, level, downwards);
     if (climb_pieces_[slot] == no_piece) add_fabric_climb(host, level, downwards);
-    return {climb_pieces_[slot], climb_latency_us_[slot]};
+    return climb_pieces_[slot];
   }
 
   // The way up (or down) from the switch a NIC with ports of its own enters the fabric at, and
@@ -215,12 +223,13 @@ class FlowPaths {
   std::vector<NicEntry> nic_entries_;
   std::vector<double> host_latency_to_leaves_us_;  // by fabric host, -1 until asked
   std::vector<std::uint32_t> climb_pieces_;        // by climb_slot
-  std::vector<double> climb_latency_us_;           // by climb_slot
+  std::vector<double> climb_latency_us_;           // by climb_slot, -1 until asked
   // Hosts by how they are cabled (the far ends of their fabric links, in order), looked up once
   // per host; by cabling, level and direction, the first host that climbed so.
   std::vector<std::uint32_t> cabling_of_host_;
   std::map<std::vector<VertexId>, std::uint32_t> cablings_;
   std::vector<std::uint32_t> first_climber_;
+  std::vector<ResourceShare> climb_profile_;  // a first climber's profile, refilled for each
   // By entry switch: its first entry in switch_climbs_ (climb_slots of them, by level and direction).
   std::vector<std::uint32_t> switch_climbs_slot_;
   std::vector<FabricClimb> switch_climbs_;

@@ -203,9 +203,14 @@ std::span<const ResourceShare> FabricHierarchy::profile(std::uint32_t group, int
   const std::uint64_t key =
       std::uint64_t{group} << 8 | static_cast<std::uint64_t>(limit_level) << 1 | (downwards ? 1 : 0);
   if (const auto it = profiles_.find(key); it != profiles_.end()) return it->second;
-
-  const std::uint32_t offset = downwards ? static_cast<std::uint32_t>(bundles_.size()) : 0;
   std::vector<ResourceShare> shares;
+  append_profile(group, limit_level, downwards, shares);
+  return profiles_.emplace(key, std::move(shares)).first->second;
+}
+
+void FabricHierarchy::append_profile(std::uint32_t group, int limit_level, bool downwards,
+                                     std::vector<ResourceShare>& shares) {
+  const std::uint32_t offset = downwards ? static_cast<std::uint32_t>(bundles_.size()) : 0;
   ReachedByTier reached;
   const auto& hosts = groups_[group].hosts;
   const double per_host = 1.0 / static_cast<double>(hosts.size());
@@ -214,7 +219,6 @@ std::span<const ResourceShare> FabricHierarchy::profile(std::uint32_t group, int
     spread(bundles_[h], hosts_[h], per_host, reached);
   }
   climb(reached, limit_level, offset, shares);
-  return profiles_.emplace(key, std::move(shares)).first->second;
 }
 
 VertexId FabricHierarchy::access_switch(VertexId nic, std::vector<LinkId>* ports) const {
