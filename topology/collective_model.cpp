@@ -344,11 +344,12 @@ Prediction timed(const CollectiveModel& m, const OpTraits& op, const Candidate& 
   prediction.bound_gbps = c.bound_gbps;
   const bool chain = op.modelled_as == ModelledCollective::broadcast || op.modelled_as == ModelledCollective::reduce;
   if (nvls && all_reduce && m.ranks_per_node > nvls_measured_growth_gpus) {
-    prediction.warning = fmt::format(
-        "assumed: NVLS all_reduce on {} GPUs of one NVLink domain reaches what it does on {} (busbw measured flat "
-        "from 8 to 72 GPUs in a GB200 NVL72 rack; what bounds it is not published)",
+    prediction.assumption = fmt::format(
+        "NVLS all_reduce on {} GPUs of one NVLink domain reaches what it does on {} (busbw measured flat from 8 to 72 "
+        "GPUs in a GB200 NVL72 rack; what bounds it is not published)",
         m.ranks_per_node, nvls_measured_growth_gpus);
-  } else if (c.algorithm == Algorithm::ring && m.nodes > ring_warning_nodes && !chain) {
+  }
+  if (c.algorithm == Algorithm::ring && m.nodes > ring_warning_nodes && !chain) {
     prediction.warning =
         fmt::format("a ring across {} nodes has {} latency steps; no one runs that: NCCL picks trees, NVLS-tree or "
                     "PAT at this scale, and jobs this large use hierarchical (per-rail) collectives",

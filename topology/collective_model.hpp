@@ -198,7 +198,8 @@ struct Prediction {
   // The busbw that link allows this algorithm's traffic (no latency, no protocol overhead): a
   // prediction above it is a bug in the model, refused with std::logic_error.
   double bound_gbps = 0;
-  std::string warning;  // a setup no one runs (ring across thousands of nodes) or an empirical limit, else empty
+  std::string warning;     // a setup no one runs (ring across thousands of nodes), else empty
+  std::string assumption;  // an empirical limit the prediction rests on, else empty
 };
 
 // `tuning`: the figures of the NCCL release whose tuner the choice follows (nccl_tuning.hpp).

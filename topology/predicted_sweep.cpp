@@ -108,6 +108,12 @@ PredictedSweep predict_sweep(const Graph& graph, const SweepRequest& request) {
         std::find(warnings.begin(), warnings.end(), prediction.warning) == warnings.end()) {
       warnings.push_back(prediction.warning);
     }
+    std::vector<std::string>& assumed = provenance.assumptions;
+    if (!prediction.assumption.empty() &&
+        std::find(assumed.begin(), assumed.end(), prediction.assumption) == assumed.end()) {
+      assumed.push_back(prediction.assumption);
+      warnings.push_back("assumed: " + prediction.assumption);
+    }
     results.rows.push_back(predicted_row(model, prediction, op, bytes, provenance.run_id, provenance.start_time));
   }
   // The model's guesses are warnings: a prediction that rests on them says so.

@@ -93,16 +93,16 @@ TEST(CollectiveModel, NvlsGrowsWithTheDomainUpToEightGpusAndHoldsThereAfter) {
   const Prediction five = nvls_at(5);
   const Prediction eight = nvls_at(8);
   EXPECT_NEAR(eight.busbw_gbps / five.busbw_gbps, (2 * 7 / 9.0) / (2 * 4 / 6.0), 0.002);
-  EXPECT_TRUE(eight.warning.empty()) << eight.warning;
+  EXPECT_TRUE(eight.assumption.empty()) << eight.assumption;
   EXPECT_EQ(eight.channels, 24);  // NCCL's CTAs for NVLS on Blackwell inside one domain (16 on Hopper)
   for (const int gpus : {9, 16, 36, 72}) {
     const Prediction wide = nvls_at(gpus);
     EXPECT_NEAR(wide.busbw_gbps, eight.busbw_gbps, 0.002 * eight.busbw_gbps) << gpus << " GPUs";
-    EXPECT_NE(wide.warning.find(fmt::format("NVLS all_reduce on {} GPUs of one NVLink domain reaches what it does "
-                                            "on 8",
-                                            gpus)),
+    EXPECT_NE(wide.assumption.find(fmt::format("NVLS all_reduce on {} GPUs of one NVLink domain reaches what it does "
+                                               "on 8",
+                                               gpus)),
               std::string::npos)
-        << wide.warning;
+        << wide.assumption;
     // The bound stays the traffic S + S/g of all the domain's GPUs: 2(g-1)/(g+1) x a GPU's NVLink.
     EXPECT_NEAR(wide.bound_gbps / eight.bound_gbps, (2.0 * (gpus - 1) / (gpus + 1)) / (2 * 7 / 9.0), 1e-9);
   }

@@ -131,6 +131,17 @@ TEST(TopoCompareCommand, NvlSeventyTwoRacksAgainstHgxNodesAnswerWithTheNvlinkDom
   EXPECT_THAT(rows[13], StartsWith("all_gather,1048320,hgx-b200-x72,"));
   EXPECT_THAT(rows[14], StartsWith("all_gather,1048320,gb200-nvl72-x8,"));
 
+  // A prediction resting on the NVLS hold records it in its results file, not only on stderr.
+  const std::string predicted = (dir / "p.json").string();
+  ASSERT_EQ(fabricbench({"topo", "predict", "--spec", example("gb200-nvl72-x8.yaml"), "--op", "all_reduce", "-b", "1G",
+                         "-e", "1G", "--json", predicted})
+                .exit_code,
+            0);
+  const nlohmann::json assumptions = nlohmann::json::parse(read_text_file(predicted))["provenance"]["assumptions"];
+  ASSERT_FALSE(assumptions.empty());
+  EXPECT_THAT(assumptions[0].get<std::string>(),
+              StartsWith("NVLS all_reduce on 72 GPUs of one NVLink domain reaches what it does on 8"));
+
   const ProcessResult too_small = fabricbench({"topo", "compare", example("hgx-b200-x72.yaml"),
                                                example("gb200-nvl72-x8.yaml"), "--op", "alltoall", "-b", "1K"});
   EXPECT_EQ(too_small.exit_code, static_cast<int>(ExitCode::usage)) << too_small.err;
