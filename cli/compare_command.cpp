@@ -3,7 +3,8 @@
 #include "results/result_loading.hpp"
 #include "cli/command.hpp"
 #include "cli/fail_on.hpp"
-#include "cli/store_baseline.hpp"
+#include "cli/baseline_flags.hpp"
+#include "reports/console/baseline_text.hpp"
 #include "diagnosis/comparison.hpp"
 #include "reports/compare/comparison_table.hpp"
 #include "common/errors.hpp"
@@ -19,7 +20,6 @@ namespace fb::cli {
 
 using diagnosis::Comparison;
 using diagnosis::compare_results;
-using diagnosis::count_regressions;
 namespace {
 
 struct CompareOptions {
@@ -69,7 +69,7 @@ int run_compare(const CompareOptions& options) {
   if (!options.json_path.empty())
     write_file_atomically(options.json_path, comparison_to_json(comparison, name_a, name_b));
   return exit_code_for(options.fail_on, [&](const std::string& condition) {
-    return condition == "noisy" ? count_too_noisy(comparison) > 0 : count_regressions(comparison) > 0;
+    return condition == "noisy" ? comparison.too_noisy > 0 : comparison.regressions > 0;
   });
 }
 

@@ -11,7 +11,7 @@
 #include "results/result_loading.hpp"
 #include "cli/command.hpp"
 #include "diagnosis/expectation_columns.hpp"
-#include "cli/topology_input.hpp"
+#include "cli/fabric_flags.hpp"
 #include "common/errors.hpp"
 #include "common/op_catalog.hpp"
 #include "common/robust_statistics.hpp"

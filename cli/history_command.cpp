@@ -6,7 +6,7 @@
 
 #include "cli/command.hpp"
 #include "cli/store_drift.hpp"
-#include "cli/topology_input.hpp"
+#include "cli/fabric_flags.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "results/result_loading.hpp"
@@ -185,7 +185,7 @@ int judge_drift(store::RunStore& store, const HistoryOptions& options) {
     write_file_atomically(options.json_path, json.dump(1) + "\n");
   }
   diagnosis::DrainList drain("history drift");
-  add_drifted_hosts(fleet, drain);
+  for (const diagnosis::HostReason& drifted : drifted_hosts(fleet)) drain.add(drifted.host, drifted.reason);
   if (!options.drain_list_path.empty()) drain.write(options.drain_list_path, std::cout);
   std::vector<GaugeFamily> gauges = fleet_gauges(fleet, drain);
   if (!options.topology.empty()) {

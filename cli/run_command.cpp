@@ -8,10 +8,10 @@
 #include "cli/command.hpp"
 #include "diagnosis/expectation_columns.hpp"
 #include "benchmarks/mpi/launcher_environment.hpp"
-#include "cli/port_counter_watch.hpp"
-#include "cli/run_sinks.hpp"
+#include "jobs/port_counter_watch.hpp"
+#include "jobs/run_sinks.hpp"
 #include "store/run_store.hpp"
-#include "cli/topology_input.hpp"
+#include "cli/fabric_flags.hpp"
 #include "common/errors.hpp"
 #include "common/host_environment.hpp"
 #include "common/op_catalog.hpp"
@@ -29,6 +29,13 @@
 #include <vector>
 
 namespace fb::cli {
+
+using jobs::ConsoleSettings;
+using jobs::ConsoleSink;
+using jobs::PortCounterWatch;
+using jobs::ResultsFileSink;
+using jobs::parameters_of;
+
 
 using diagnosis::ExpectationColumns;
 namespace {

@@ -69,9 +69,12 @@ std::vector<diagnosis::Finding> drift_findings(const FleetDrift& fleet) {
   return findings;
 }
 
-void add_drifted_hosts(const FleetDrift& fleet, diagnosis::DrainList& drain) {
+std::vector<diagnosis::HostReason> drifted_hosts(const FleetDrift& fleet) {
+  std::vector<diagnosis::HostReason> hosts;
   for (const JudgedSeries& s : fleet.hosts)
-    if (s.drift.open_change) drain.add(s.series.host, fmt::format("drift {}: {}", s.series.subject, s.drift.evidence));
+    if (s.drift.open_change)
+      hosts.push_back({s.series.host, fmt::format("drift {}: {}", s.series.subject, s.drift.evidence)});
+  return hosts;
 }
 
 std::vector<GaugeFamily> fleet_gauges(const FleetDrift& fleet, const diagnosis::DrainList& drain) {

@@ -35,7 +35,7 @@ FleetDrift judge_store(store::RunStore& store, const diagnosis::DriftSettings& s
 std::vector<diagnosis::Finding> drift_findings(const FleetDrift& fleet);
 
 // The hosts whose own series drifted worse; a pair or a collective blames no single host.
-void add_drifted_hosts(const FleetDrift& fleet, diagnosis::DrainList& drain);
+std::vector<diagnosis::HostReason> drifted_hosts(const FleetDrift& fleet);
 
 // Gauges of the latest run per host and collective, with their drift and drain state.
 std::vector<GaugeFamily> fleet_gauges(const FleetDrift& fleet, const diagnosis::DrainList& drain);

@@ -13,7 +13,7 @@
 //   topo diff FILE...                   per-node dumps against the fleet's majority (exit 7 on deviations)
 
 #include "cli/command.hpp"
-#include "cli/topology_input.hpp"
+#include "cli/fabric_flags.hpp"
 
 #include "common/build_info.hpp"
 #include "common/errors.hpp"
@@ -93,89 +93,9 @@ topo::TrafficPattern parse_pattern(const std::string& name) {
   return *pattern;
 }
 
-std::string ratio_text(const std::optional<double>& ratio) {
-  return ratio ? fmt::format("{:.2f}:1", *ratio) : std::string("-");
-}
-
-// Tiers whose uplinks the inputs did not state (topology.conf: one nominal link per relation):
-// their ratios are the model's assumption, not the fabric's.
-std::set<topo::SwitchTier> tiers_with_assumed_uplinks(const Graph& graph) {
-  std::set<topo::SwitchTier> tiers;
-  for (const topo::Link& link : graph.links()) {
-    const topo::Vertex& a = graph.vertex(link.a);
-    const topo::Vertex& b = graph.vertex(link.b);
-    if (!link.nominal_capacity || a.kind != topo::VertexKind::fabric_switch ||
-        b.kind != topo::VertexKind::fabric_switch) {
-      continue;
-    }
-    tiers.insert(a.tier);  // its uplinks
-    tiers.insert(b.tier);  // its downlinks
-  }
-  return tiers;
-}
-
-void print_oversubscription(const Graph& graph, const topo::OversubscriptionReport& report) {
-  if (report.tiers.empty()) return;
-  const std::set<topo::SwitchTier> assumed = tiers_with_assumed_uplinks(graph);
-  fmt::print("\n{:<8} {:>9} {:>14} {:>14} {:>16} {:>14}\n", "tier", "switches", "down GB/s", "up GB/s",
-             "oversubscription", "worst switch");
-  for (const auto& tier : report.tiers) {
-    const auto labelled = [&](const std::optional<double>& ratio) {
-      return ratio && assumed.contains(tier.tier) ? ratio_text(ratio) + " assumed" : ratio_text(ratio);
-    };
-    fmt::print("{:<8} {:>9} {:>14.1f} {:>14.1f} {:>16} {:>14}\n", topo::name_of(tier.tier), tier.switch_count,
-               tier.downlink_gbps, tier.uplink_gbps, labelled(tier.oversubscription_ratio),
-               labelled(tier.worst_switch_ratio));
-  }
-  if (!assumed.empty()) {
-    fmt::print("# assumed: the inputs state neither the count nor the rate of these tiers' uplinks (see the "
-               "assumptions)\n");
-  }
-}
-
 int show(const TopoOptions& options) {
   const Graph graph = load_topology_with_warnings(options.files, options.format, options.hints);
-  std::map<std::string_view, std::size_t> vertices;
-  std::map<std::string_view, std::size_t> tiers;
-  for (const topo::Vertex& v : graph.vertices()) {
-    ++vertices[topo::name_of(v.kind)];
-    if (v.kind == topo::VertexKind::fabric_switch) ++tiers[topo::name_of(v.tier)];
-  }
-  struct LinkSummary {
-    std::size_t count = 0;
-    std::size_t nominal = 0;
-    double capacity_gbps = 0;
-  };
-  std::map<std::string_view, LinkSummary> links;
-  for (const topo::Link& link : graph.links()) {
-    LinkSummary& summary = links[link.spec.technology];
-    ++summary.count;
-    summary.nominal += link.nominal_capacity ? 1 : 0;
-    summary.capacity_gbps += link.spec.capacity_gbps;
-  }
-  fmt::print("# {} vertices, {} links from {} file(s)\n", graph.vertex_count(), graph.link_count(),
-             options.files.size());
-  for (const auto& [kind, count] : vertices) fmt::print("{:<14} {:>8}\n", kind, count);
-  for (const auto& [tier, count] : tiers) fmt::print("{:<14} {:>8}\n", fmt::format("{} switches", tier), count);
-  fmt::print("\n{:<28} {:>8} {:>16} {:>8}\n", "link technology", "links", "total GB/s", "nominal");
-  for (const auto& [technology, summary] : links) {
-    fmt::print("{:<28} {:>8} {:>16.1f} {:>8}\n", technology, summary.count, summary.capacity_gbps, summary.nominal);
-  }
-  if (graph.undecided_link_count() > 0) {
-    std::set<std::string> reasons;
-    for (topo::LinkId l = 0; l < graph.link_count(); ++l) {
-      if (const std::string* why = graph.undecided(l)) reasons.insert(*why);
-    }
-    fmt::print("\n# {} link(s) whose rate the inputs leave undecided: modelled at the lower candidate, and every "
-               "expectation that rests on them is withheld (n/a)\n",
-               graph.undecided_link_count());
-    for (const std::string& why : reasons) fmt::print("undecided: {}\n", why);
-  }
-  print_oversubscription(graph, topo::analyze_oversubscription(graph));
-  if (!graph.assumptions().empty()) {
-    fmt::print("\n# {} assumption(s): what the inputs did not state\n", graph.assumptions().size());
-    for (const std::string& assumption : graph.assumptions()) fmt::print("assumed: {}\n", assumption);
-  }
+  print_topology_summary(graph, options.files.size());
   return static_cast<int>(ExitCode::ok);
 }
 
@@ -214,23 +134,7 @@ int analyze(const TopoOptions& options) {
     // Some pairs of hosts have no route at all: a bisection or a pattern's share would be a
     // number about traffic that cannot flow.
     const bool linked = topo::parts_are_linked(graph, partitions);
-    if (linked) {
-      // A subnet manager does route over such links (OpenSM's min-hop, or up-down from a root it
-      // picks); the model's tree analysis cannot say what share they carry, and says that instead.
-      fmt::print("\n# the fabric has {} parts with no common upper-tier switch, joined only by links between switches "
-                 "of one tier (leaf to leaf): a subnet manager routes between them over those links, but the tree "
-                 "model has no upper tier to share traffic through, so no bisection bandwidth and no fabric-wide "
-                 "pattern is computed\n",
-                 partitions.size());
-    } else {
-      fmt::print("\n# the fabric is disconnected: {} parts that no link joins, so no bisection bandwidth and no "
-                 "fabric-wide pattern\n",
-                 partitions.size());
-    }
-    for (const auto& part : partitions) {
-      fmt::print("#   {} host(s): {}{}\n", part.size(), graph.vertex(part.front()).name,
-                 part.size() > 1 ? fmt::format(" ... {}", graph.vertex(part.back()).name) : std::string());
-    }
+    print_partitions(graph, partitions, linked);
     if (!options.json_path.empty()) {
       nlohmann::json json{{"disconnected", !linked},
                           {"partitions", nlohmann::json::array()},

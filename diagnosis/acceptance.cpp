@@ -219,6 +219,7 @@ AcceptanceVerdict evaluate_acceptance(const Thresholds& thresholds, std::span<co
       case CheckKind::zero_wrong: verdict.results.push_back(check_zero_wrong(check, rows)); break;
       case CheckKind::no_host_outlier: verdict.results.push_back(check_host_outliers(check, rows)); break;
       case CheckKind::pairwise_bandwidth: verdict.results.push_back(check_pairwise(check, rows)); break;
+      case CheckKind::planned_work: break;  // judged by judge_acceptance from the plan, not from rows
     }
   }
   return verdict;

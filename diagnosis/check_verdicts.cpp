@@ -111,6 +111,7 @@ std::vector<CheckVerdict> judge_checks(const Thresholds& thresholds, std::span<c
       case CheckKind::no_host_outlier:
         verdicts.push_back(from_acceptance_rule(std::move(fixed_rule.results[i]), origin));
         break;
+      case CheckKind::planned_work: break;  // never in a thresholds file: judge_acceptance adds it
     }
   }
   return verdicts;

@@ -90,8 +90,12 @@ Comparison compare_results(std::span<const ResultRow> a, std::span<const ResultR
     compared.significance = recorded
                                 ? (beyond ? Significance::beyond_spread : Significance::within_spread)
                                 : (beyond ? Significance::beyond_default_bound : Significance::within_default_bound);
+    compared.regression = is_regression(compared);
+    compared.too_noisy = too_noisy_to_compare(compared);
     OpComparison& op = by_op[row_a->op];
     op.op = row_a->op;
+    op.regressions += compared.regression;
+    op.too_noisy += compared.too_noisy;
     op.rows.push_back(std::move(compared));
   }
   for (const auto& [key, row_b] : index_b)
@@ -102,6 +106,8 @@ Comparison compare_results(std::span<const ResultRow> a, std::span<const ResultR
     double log_sum = 0;
     for (const ComparedRow& row : op.rows) log_sum += std::log(row.time_ratio_b_over_a);
     op.geomean_time_ratio_b_over_a = std::exp(log_sum / static_cast<double>(op.rows.size()));
+    comparison.regressions += op.regressions;
+    comparison.too_noisy += op.too_noisy;
     comparison.ops.push_back(std::move(op));
   }
   return comparison;

@@ -34,12 +34,16 @@ struct ComparedRow {
   double time_ratio_b_over_a = 0;  // median time of B / median time of A: < 1 means B is faster
   double spread_fraction = 0;      // run_to_run_spread(a) + run_to_run_spread(b), or the default bound
   Significance significance = Significance::within_default_bound;
+  bool regression = false;  // is_regression: B slower beyond the spread
+  bool too_noisy = false;   // too_noisy_to_compare
 };
 
 struct OpComparison {
   std::string op;
   std::vector<ComparedRow> rows;  // ordered by placement, then size
   double geomean_time_ratio_b_over_a = 0;
+  std::size_t regressions = 0;  // rows with `regression`
+  std::size_t too_noisy = 0;    // rows with `too_noisy`
 };
 
 struct Comparison {
@@ -47,6 +51,8 @@ struct Comparison {
   std::size_t only_in_a = 0;      // rows with no counterpart in the other set
   std::size_t only_in_b = 0;
   std::size_t duplicates_merged = 0;  // rows dropped because a side held several for one key
+  std::size_t regressions = 0;        // over every op
+  std::size_t too_noisy = 0;
 };
 
 // The relative run-to-run spread of one row: the larger of its coefficient of variation and of

@@ -419,42 +419,4 @@ Diagnosis diagnose(const Graph& graph, std::span<const ResultRow> rows, const Di
   return Diagnoser(graph, rows, settings, tables).run();
 }
 
-nlohmann::json to_json(const Graph& graph, const Diagnosis& diagnosis) {
-  nlohmann::json findings = nlohmann::json::array();
-  for (const Finding& finding : diagnosis.findings) {
-    // Findings from incidents have no bandwidth: their numbers are written as 0.
-    nlohmann::json entry{{"kind", finding.kind},
-                         {"subject", finding.subject},
-                         {"expected_gbps", finding.expected.value_or(0)},
-                         {"measured_gbps", finding.measured.value_or(0)},
-                         {"ratio", finding.ratio().value_or(0)},
-                         {"confidence", finding.confidence.value_or(0)},
-                         {"evidence", finding.evidence}};
-    const RepairTicket ticket = repair_ticket(graph, finding);
-    entry["location"] = ticket.location;
-    entry["action"] = ticket.action;
-    entry["confirm"] = ticket.confirm;
-    if (finding.link) {
-      const Link& link = graph.link(*finding.link);
-      entry["link"] = {{"a", graph.vertex(link.a).name},
-                       {"b", graph.vertex(link.b).name},
-                       {"direction", name_of(finding.direction)}};
-    }
-    if (!finding.parallel_links.empty()) {
-      entry["parallel_links"] = nlohmann::json::array();
-      for (const LinkId parallel : finding.parallel_links)
-        entry["parallel_links"].push_back(link_name(graph, parallel));
-    }
-    if (!finding.host.empty()) entry["host"] = finding.host;
-    findings.push_back(std::move(entry));
-  }
-  return {{"calibration", diagnosis.calibration},
-          {"flows_examined", diagnosis.flows_examined},
-          {"routes", diagnosis.tables_given ? "forwarding tables" : "ecmp"},
-          {"flows_on_table_routes", diagnosis.flows_on_table_routes},
-          {"slow_flows", diagnosis.slow_flows},
-          {"slow_flows_explained", diagnosis.slow_flows_explained},
-          {"findings", std::move(findings)}};
-}
-
 }  // namespace fb::diagnosis

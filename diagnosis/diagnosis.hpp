@@ -12,8 +12,6 @@
 #include "topology/forwarding_tables.hpp"
 #include "topology/graph.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <optional>
 #include <span>
 #include <string>
@@ -51,8 +49,6 @@ bool is_pair_bandwidth_row(const ResultRow& row);
 // Throws fb::InputError when a row names a host the topology does not have, or a host has no NIC.
 Diagnosis diagnose(const topo::Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings = {},
                    const topo::TableRouter* tables = nullptr);
-
-nlohmann::json to_json(const topo::Graph& graph, const Diagnosis& diagnosis);
 
 // "h00003/eth0 <-> leaf0001": how findings name a link.
 std::string link_name(const topo::Graph& graph, topo::LinkId link);

@@ -33,6 +33,11 @@ void DrainList::add(const std::string& host, std::string_view reason) {
   it->second.push_back(one_line_reason(reason));
 }
 
+std::string DrainList::reason_of(const std::string& host) const {
+  const auto found = reasons_.find(host);
+  return found == reasons_.end() ? std::string() : fmt::format("{}", fmt::join(found->second, "; "));
+}
+
 std::string DrainList::text() const {
   std::string text = fmt::format("# fabricbench drain list ({}, {:%Y-%m-%dT%H:%M:%SZ}): HOST<TAB>REASON per line\n",
                                  command_, std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));

@@ -18,6 +18,12 @@
 
 namespace fb::diagnosis {
 
+// A host one judgement blames, with why; handed to another judgement's drain list.
+struct HostReason {
+  std::string host;
+  std::string reason;
+};
+
 class DrainList {
  public:
   static constexpr std::size_t max_reason_bytes = 240;
@@ -31,6 +37,8 @@ class DrainList {
 
   bool empty() const { return hosts_.empty(); }
   const std::vector<std::string>& hosts() const { return hosts_; }
+  // Every reason given for `host`, "; " between them; empty for a host not on the list.
+  std::string reason_of(const std::string& host) const;
 
   // The file's text: the header line, then one line per host.
   std::string text() const;

@@ -25,7 +25,7 @@ void ExpectationColumns::add(ResultRow& row, const Provenance& provenance) {
   topo::set_expectation(row, expectation);
 }
 
-void ExpectationColumns::add(std::vector<LoadedResults>& sets) {
+void ExpectationColumns::add(std::span<LoadedResults> sets) {
   for (LoadedResults& set : sets)
     for (ResultRow& row : set.results.rows) { add(row, set.results.provenance); }
 }

@@ -10,6 +10,7 @@
 
 #include <ostream>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,7 @@ class ExpectationColumns {
   // once for GPU collectives, when it does not record it).
   void add(ResultRow& row, const Provenance& provenance);
   // Every row of every set, each with its own run's placement.
-  void add(std::vector<LoadedResults>& sets);
+  void add(std::span<LoadedResults> sets);
 
   topo::ExpectationModel& model() { return model_; }
 

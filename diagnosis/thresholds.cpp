@@ -176,7 +176,8 @@ Check read_check(const YAML::Node& node, const std::string& origin) {
       if (check.limit <= 0) reader.fail(node["at_most_us"], "'at_most_us' must be positive");
       break;
     }
-    case CheckKind::zero_wrong: break;
+    case CheckKind::zero_wrong:
+    case CheckKind::planned_work: break;
     case CheckKind::no_host_outlier:
       require_metric("algbw_gbps", false);
       check.max_modified_z = reader.optional_scalar<double>("max_modified_z").value_or(check.max_modified_z);
@@ -200,6 +201,7 @@ Check read_check(const YAML::Node& node, const std::string& origin) {
 }  // namespace
 
 std::string_view name_of(CheckKind kind) {
+  if (kind == CheckKind::planned_work) return "planned_work";
   for (const auto& [k, name] : kind_names)
     if (k == kind) return name;
   return "unknown";

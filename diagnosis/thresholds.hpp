@@ -19,6 +19,9 @@ enum class CheckKind {
   zero_wrong,          // every selected row validated, with no wrong element
   no_host_outlier,     // no host's bandwidth (or time) is an outlier against its peers
   pairwise_bandwidth,  // every pair's bandwidth >= min_fraction x expected_gbps
+  // Not in a thresholds file: the campaign's own check that every planned stage ran to the end on
+  // every planned repetition (diagnosis/acceptance_judgement.hpp).
+  planned_work,
 };
 
 std::string_view name_of(CheckKind kind);

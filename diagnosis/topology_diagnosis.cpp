@@ -6,7 +6,7 @@
 
 namespace fb::diagnosis {
 
-Diagnosis diagnose_against_topology(const topo::Graph& graph, const std::vector<LoadedResults>& sets,
+Diagnosis diagnose_against_topology(const topo::Graph& graph, std::span<const LoadedResults> sets,
                                     const topo::TableRouter* tables) {
   const std::vector<ResultRow> rows = all_rows(sets);
   Diagnosis diagnosis = diagnose(graph, rows, {}, tables);

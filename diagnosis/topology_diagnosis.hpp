@@ -6,6 +6,7 @@
 #include "results/result_loading.hpp"
 #include "topology/graph.hpp"
 
+#include <span>
 #include <vector>
 
 namespace fb::diagnosis {
@@ -13,7 +14,7 @@ namespace fb::diagnosis {
 // The slow pairs of every set together (diagnose calibrates over all of them), then the
 // incidents, the pairs slow in some repetitions only, and each run's ports whose errors grew.
 // With forwarding tables, pairs are routed over the path they give.
-Diagnosis diagnose_against_topology(const topo::Graph& graph, const std::vector<LoadedResults>& sets,
+Diagnosis diagnose_against_topology(const topo::Graph& graph, std::span<const LoadedResults> sets,
                                     const topo::TableRouter* tables = nullptr);
 
 }  // namespace fb::diagnosis

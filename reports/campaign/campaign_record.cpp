@@ -1,5 +1,7 @@
 #include "reports/campaign/campaign_record.hpp"
 
+#include "reports/acceptance/check_verdicts_output.hpp"
+
 #include "common/sizes.hpp"
 #include "reports/html/gnuplot.hpp"
 #include "reports/html/html_escape.hpp"
@@ -13,7 +15,6 @@
 namespace fb {
 
 using diagnosis::CheckVerdict;
-using diagnosis::overall_decision;
 using diagnosis::Finding;
 using diagnosis::name_of;
 namespace {
@@ -76,10 +77,6 @@ std::string_view mark_of(Decision decision) {
     case Decision::pass: break;
   }
   return "PASS";
-}
-
-std::string verdict_text(const CheckVerdict& verdict) {
-  return verdict.skipped ? "SKIPPED" : std::string(diagnosis::name_of(verdict.decision));
 }
 
 std::string value_text(double value) { return fmt::format("{:.4g}", value); }
@@ -160,9 +157,9 @@ LogLogPlot plot_of_check(const CheckVerdict& verdict, double confidence) {
 }
 
 std::string banner(const CampaignRecord& record) {
-  const Decision overall = overall_decision(record.checks);
+  const Decision overall = record.judgement.decision;
   std::map<std::string, int> counts;
-  for (const CheckVerdict& v : record.checks) ++counts[verdict_text(v)];
+  for (const CheckVerdict& v : record.judgement.checks) ++counts[verdict_text(v)];
   std::string tally;
   for (const auto& [name, count] : counts) tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", count, name);
   const double alpha = (1 - record.confidence) / 2;
@@ -172,7 +169,7 @@ std::string banner(const CampaignRecord& record) {
                      "most {4:.1f}% of the time (distribution-free bounds of the median; see the method below). A "
                      "check the repetitions cannot decide is INCONCLUSIVE, which is not a pass, and says how many "
                      "repetitions would decide it.</p>\n",
-                     diagnosis::name_of(overall), record.checks.size(), tally, 100 * record.confidence, 100 * alpha);
+                     diagnosis::name_of(overall), record.judgement.checks.size(), tally, 100 * record.confidence, 100 * alpha);
 }
 
 std::string identity_section(const CampaignRecord& record) {
@@ -196,8 +193,8 @@ std::string checks_table(const CampaignRecord& record) {
   std::string html =
       "<h2>Checks</h2>\n<table class=\"checks\"><tr><th>#</th><th>check</th><th>from</th><th>verdict</th>"
       "<th>rows</th><th>statement</th></tr>\n";
-  for (std::size_t i = 0; i < record.checks.size(); ++i) {
-    const CheckVerdict& v = record.checks[i];
+  for (std::size_t i = 0; i < record.judgement.checks.size(); ++i) {
+    const CheckVerdict& v = record.judgement.checks[i];
     html += fmt::format("<tr{}><td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"mark\">{}</td>"
                         "<td class=\"num\">{}</td><td>{}</td></tr>\n",
                         v.skipped ? "" : row_class(v.decision), i + 1, h(v.check.name), h(v.origin),
@@ -233,8 +230,8 @@ std::string measurement_table(const CheckVerdict& v) {
 
 std::string check_details(const CampaignRecord& record) {
   std::string html = "<h2>Each check, its measurements and its limit</h2>\n";
-  for (std::size_t i = 0; i < record.checks.size(); ++i) {
-    const CheckVerdict& v = record.checks[i];
+  for (std::size_t i = 0; i < record.judgement.checks.size(); ++i) {
+    const CheckVerdict& v = record.judgement.checks[i];
     html += fmt::format("<section class=\"check\" id=\"check-{}\"><h3>{}. {}: {}</h3>\n<p>{}</p>\n", i + 1, i + 1,
                         h(v.check.name), verdict_text(v), h(v.statement));
     if (has_plot(v))
@@ -311,10 +308,11 @@ std::string inventory_section(const CampaignRecord& record) {
 
 std::string drain_section(const CampaignRecord& record) {
   std::string html = "<h2>Drain list</h2>\n";
-  if (record.drained.empty()) return html + "<p>No host is to be drained.</p>\n";
+  const diagnosis::DrainList& drain = record.judgement.drain;
+  if (drain.empty()) return html + "<p>No host is to be drained.</p>\n";
   html += "<table class=\"drain\"><tr><th>host</th><th>reason</th></tr>\n";
-  for (const auto& [host, reason] : record.drained)
-    html += fmt::format("<tr class=\"fail\"><td>{}</td><td>{}</td></tr>\n", h(host), h(reason));
+  for (const std::string& host : drain.hosts())
+    html += fmt::format("<tr class=\"fail\"><td>{}</td><td>{}</td></tr>\n", h(host), h(drain.reason_of(host)));
   return html + "</table>\n";
 }
 
@@ -340,7 +338,7 @@ std::string inputs_section(const CampaignRecord& record) {
       "its upper bound misses it (times the other way round); a check over m measurements fails each at &alpha;/m, "
       "so the whole check keeps &alpha;. Fewer than {} repetitions bound nothing at this &alpha;: such a check is "
       "INCONCLUSIVE.</p>\n",
-      (1 - record.confidence) / 2, diagnosis::fewest_repetitions_for((1 - record.confidence) / 2));
+      (1 - record.confidence) / 2, record.judgement.fewest_repetitions);
   return html;
 }
 
@@ -359,7 +357,7 @@ std::string signoff_section(const CampaignRecord& record) {
 }  // namespace
 
 std::size_t record_plot_count(const CampaignRecord& record) {
-  return static_cast<std::size_t>(std::count_if(record.checks.begin(), record.checks.end(), has_plot));
+  return static_cast<std::size_t>(std::count_if(record.judgement.checks.begin(), record.judgement.checks.end(), has_plot));
 }
 
 std::string render_record_html(const CampaignRecord& record, Paper paper) {
@@ -379,35 +377,6 @@ std::string render_record_html(const CampaignRecord& record, Paper paper) {
 }
 
 nlohmann::json record_summary_json(const CampaignRecord& record) {
-  nlohmann::json checks = nlohmann::json::array();
-  for (const CheckVerdict& v : record.checks) {
-    nlohmann::json measurements = nlohmann::json::array();
-    for (const diagnosis::MeasurementVerdict& m : v.measurements) {
-      const auto optional = [](std::optional<double> x) { return x ? nlohmann::json(*x) : nlohmann::json(nullptr); };
-      measurements.push_back(
-          {{"subject", m.subject},
-           {"op", m.first.op},
-           {"bytes", m.first.bytes},
-           {"repetitions", m.verdict.samples},
-           {"median", m.verdict.median},
-           {"lower_bound", optional(m.verdict.lower)},
-           {"upper_bound", optional(m.verdict.upper)},
-           {"verdict", diagnosis::name_of(m.verdict.decision)},
-           {"repetitions_needed",
-            m.verdict.repetitions_needed ? nlohmann::json(*m.verdict.repetitions_needed) : nlohmann::json(nullptr)}});
-    }
-    checks.push_back(
-        {{"name", v.check.name},
-         {"kind", name_of(v.check.kind)},
-         {"origin", v.origin},
-         {"verdict", verdict_text(v)},
-         {"statement", v.statement},
-         {"rows", v.rows},
-         {"unit", v.unit},
-         {"limit", has_plot(v) ? nlohmann::json(v.limit) : nlohmann::json(nullptr)},
-         {"repetitions_needed", v.repetitions_needed ? nlohmann::json(*v.repetitions_needed) : nlohmann::json(nullptr)},
-         {"measurements", measurements}});
-  }
   nlohmann::json stages = nlohmann::json::array();
   for (const RecordStage& s : record.stages)
     stages.push_back({{"name", s.name},
@@ -420,7 +389,8 @@ nlohmann::json record_summary_json(const CampaignRecord& record) {
                       {"results", s.results},
                       {"message", s.message}});
   nlohmann::json drained = nlohmann::json::array();
-  for (const auto& [host, reason] : record.drained) drained.push_back({{"host", host}, {"reason", reason}});
+  for (const std::string& host : record.judgement.drain.hosts())
+    drained.push_back({{"host", host}, {"reason", record.judgement.drain.reason_of(host)}});
   nlohmann::json files = nlohmann::json::object();
   for (const auto& [role, path] : record.files) files[role] = path;
   const auto file = [](const RecordFile& f) { return nlohmann::json{{"path", f.path}, {"sha256", f.sha256}}; };
@@ -435,43 +405,15 @@ nlohmann::json record_summary_json(const CampaignRecord& record) {
           {"thresholds", record.thresholds ? file(*record.thresholds) : nlohmann::json(nullptr)},
           {"model_notes", record.model_notes},
           {"confidence", record.confidence},
-          {"verdict", diagnosis::name_of(overall_decision(record.checks))},
+          {"verdict", diagnosis::name_of(record.judgement.decision)},
           {"stages", stages},
-          {"checks", checks},
+          {"checks", check_verdicts_json(record.judgement.checks)},
           {"drain_list", drained},
           {"files", files}};
 }
 
 std::string record_junit_xml(const CampaignRecord& record) {
-  std::size_t failures = 0;
-  std::size_t skipped = 0;
-  for (const CheckVerdict& v : record.checks) {
-    skipped += v.skipped;
-    failures += !v.skipped && v.decision != Decision::pass;
-  }
-  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  xml += fmt::format("<testsuites name=\"fabricbench campaign\" tests=\"{0}\" failures=\"{1}\" skipped=\"{2}\">\n"
-                     "  <testsuite name=\"{3}\" tests=\"{0}\" failures=\"{1}\" skipped=\"{2}\" errors=\"0\">\n",
-                     record.checks.size(), failures, skipped, h(record.system));
-  for (const CheckVerdict& v : record.checks) {
-    xml += fmt::format("    <testcase classname=\"fabricbench.campaign.{}\" name=\"{}\">\n", name_of(v.check.kind),
-                       h(v.check.name));
-    if (v.skipped) {
-      xml += fmt::format("      <skipped message=\"{}\"/>\n", h(v.statement));
-    } else if (v.decision == Decision::pass) {
-      xml += fmt::format("      <system-out>{}</system-out>\n", h(v.statement));
-    } else {
-      std::string details;
-      for (const diagnosis::MeasurementVerdict& m : v.measurements)
-        if (m.verdict.decision != Decision::pass) details += fmt::format("{}: {}\n", m.subject, m.statement);
-      for (const Finding& f : v.findings) details += fmt::format("{}: {}\n", f.subject, f.evidence_text());
-      // INCONCLUSIVE is a failure too: CI must not go green on a verdict the noise did not decide.
-      xml += fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n", h(v.statement),
-                         v.decision == Decision::fail ? "fail" : "inconclusive", h(details));
-    }
-    xml += "    </testcase>\n";
-  }
-  return xml + "  </testsuite>\n</testsuites>\n";
+  return check_verdicts_junit_xml(record.judgement.checks, "campaign", record.system);
 }
 
 }  // namespace fb

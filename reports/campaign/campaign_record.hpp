@@ -3,7 +3,7 @@
 // PDF in A4 and Letter), the same facts as a JSON summary for machines, and JUnit XML for CI.
 // It renders what the campaign decided; nothing here judges.
 
-#include "diagnosis/check_verdicts.hpp"
+#include "diagnosis/acceptance_judgement.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -14,7 +14,7 @@
 
 namespace fb {
 
-inline constexpr std::string_view campaign_summary_schema = "fabricbench.campaign.v1";
+inline constexpr std::string_view campaign_summary_schema = "fabricbench.campaign.v2";
 
 struct RecordFile {
   std::string path;
@@ -60,10 +60,9 @@ struct CampaignRecord {
   std::vector<std::string> model_notes;  // the topology model's version and every assumption
   double confidence = 0.95;
   std::vector<RecordStage> stages;
-  std::vector<diagnosis::CheckVerdict> checks;
+  diagnosis::AcceptanceJudgement judgement{.drain = diagnosis::DrainList("campaign")};
   std::vector<RecordHost> hosts;
   std::vector<RecordFlag> host_flags;
-  std::vector<std::pair<std::string, std::string>> drained;  // host, reason
   std::vector<std::pair<std::string, std::string>> files;    // what the folder holds: role, path
 };
 

@@ -15,13 +15,9 @@ using diagnosis::ComparedRow;
 using diagnosis::Comparison;
 using diagnosis::OpComparison;
 using diagnosis::Significance;
-using diagnosis::count_regressions;
-using diagnosis::count_too_noisy;
 using diagnosis::default_noise_bound_fraction;
-using diagnosis::is_regression;
 using diagnosis::spread_recorded;
 using diagnosis::too_noisy_spread_fraction;
-using diagnosis::too_noisy_to_compare;
 using diagnosis::name_of;
 namespace {
 
@@ -67,19 +63,19 @@ std::string comparison_to_json(const Comparison& comparison, std::string_view la
                       {"spread_fraction", spread_recorded(row.significance) ? nlohmann::json(row.spread_fraction)
                                                                             : nlohmann::json(nullptr)},
                       {"significance", name_of(row.significance)},
-                      {"regression", is_regression(row)},
-                      {"too_noisy", too_noisy_to_compare(row)}});
+                      {"regression", row.regression},
+                      {"too_noisy", row.too_noisy}});
     ops.push_back({{"op", op.op},
                    {"geomean_time_ratio_b_over_a", op.geomean_time_ratio_b_over_a},
-                   {"regressions", std::count_if(op.rows.begin(), op.rows.end(), is_regression)},
-                   {"too_noisy", std::count_if(op.rows.begin(), op.rows.end(), too_noisy_to_compare)},
+                   {"regressions", op.regressions},
+                   {"too_noisy", op.too_noisy},
                    {"rows", rows}});
   }
   const nlohmann::json json{{"schema", "fabricbench.compare.v1"},
                             {"a", label_a},
                             {"b", label_b},
-                            {"regressions", count_regressions(comparison)},
-                            {"too_noisy", count_too_noisy(comparison)},
+                            {"regressions", comparison.regressions},
+                            {"too_noisy", comparison.too_noisy},
                             {"only_in_a", comparison.only_in_a},
                             {"only_in_b", comparison.only_in_b},
                             {"ops", ops}};
@@ -123,7 +119,7 @@ void print_comparison(std::ostream& out, const Comparison& comparison, std::stri
                              "default noise bound of {:.0f}%",
                              verdict.empty() ? "" : "; ", without_spread, count(Significance::beyond_default_bound),
                              100 * default_noise_bound_fraction);
-    if (const auto noisy = std::count_if(op.rows.begin(), op.rows.end(), too_noisy_to_compare); noisy > 0)
+    if (const std::size_t noisy = op.too_noisy; noisy > 0)
       verdict += fmt::format("; {} of them too noisy to compare (spread >= {:.0f}%: a difference of {:.0f}x or less "
                              "hides in the noise)",
                              noisy, 100 * too_noisy_spread_fraction, 1 + too_noisy_spread_fraction);
@@ -133,8 +129,8 @@ void print_comparison(std::ostream& out, const Comparison& comparison, std::stri
   if (comparison.only_in_a || comparison.only_in_b)
     out << fmt::format("# unmatched rows: {} only in A, {} only in B\n", comparison.only_in_a, comparison.only_in_b);
   out << fmt::format("# regressions: {} sizes where B is slower than A beyond the spread\n",
-                     count_regressions(comparison));
-  if (const std::size_t noisy = count_too_noisy(comparison); noisy > 0)
+                     comparison.regressions);
+  if (const std::size_t noisy = comparison.too_noisy; noisy > 0)
     out << fmt::format("# too noisy to compare: {} sizes whose runs spread {:.0f}% or more; at those sizes these runs "
                        "say nothing about each other (more iterations, or a quieter machine)\n",
                        noisy, 100 * too_noisy_spread_fraction);

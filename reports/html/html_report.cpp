@@ -1,5 +1,7 @@
 #include "reports/html/html_report.hpp"
 
+#include "reports/acceptance/check_verdicts_output.hpp"
+
 #include "diagnosis/efficiency.hpp"
 #include "common/op_catalog.hpp"
 #include "common/sizes.hpp"
@@ -23,10 +25,9 @@
 
 namespace fb {
 
-using diagnosis::Check;
 using diagnosis::CheckKind;
-using diagnosis::CheckResult;
-using diagnosis::CheckStatus;
+using diagnosis::CheckVerdict;
+using diagnosis::Decision;
 using diagnosis::ComparedRow;
 using diagnosis::EfficiencySummary;
 using diagnosis::Finding;
@@ -34,10 +35,7 @@ using diagnosis::OpComparison;
 using diagnosis::ReportVerdict;
 using diagnosis::Significance;
 using diagnosis::VerdictStatus;
-using diagnosis::is_regression;
-using diagnosis::judge_report;
 using diagnosis::spread_recorded;
-using diagnosis::summarize_efficiency;
 using diagnosis::name_of;
 namespace {
 
@@ -48,6 +46,7 @@ h1 { margin-bottom: 0.2em; }
 .verdict.pass { background: #d9f2d9; color: #145214; }
 .verdict.fail { background: #f8d7d7; color: #7a1010; }
 .verdict.not-judged { background: #e8e8e8; color: #333; }
+.verdict.inconclusive { background: #fbeecb; color: #6b4a00; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em 0; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
 th { background: #f0f0f0; }
@@ -55,6 +54,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.status-pass { color: #145214; font-weight: bold; }
 td.status-fail { color: #7a1010; font-weight: bold; }
 td.status-skip { color: #666; }
+td.status-inconclusive { color: #6b4a00; font-weight: bold; }
 tr.regression td { background: #f8d7d7; }
 tr.improvement td { background: #d9f2d9; }
 td.slow { outline: 3px solid #c00000; outline-offset: -3px; font-weight: bold; }
@@ -145,27 +145,36 @@ std::string findings_table(const std::vector<Finding>& findings) {
   return html + "</table>\n";
 }
 
-std::string verdict_section(const ReportInput& input, const ReportVerdict& verdict) {
+std::string_view status_class(const CheckVerdict& v) {
+  if (v.skipped) return "skip";
+  switch (v.decision) {
+    case Decision::pass: return "pass";
+    case Decision::inconclusive: return "inconclusive";
+    case Decision::fail: break;
+  }
+  return "fail";
+}
+
+std::string verdict_section(const ReportInput& input) {
+  const ReportVerdict& verdict = input.judged.verdict;
   std::string html = "<section id=\"verdict\"><h2>Verdict</h2>\n";
-  const std::string_view css = verdict.status == VerdictStatus::pass   ? "pass"
-                               : verdict.status == VerdictStatus::fail ? "fail"
-                                                                       : "not-judged";
-  html += fmt::format("<p class=\"verdict {}\">{}</p>\n", css, h(verdict.headline()));
+  const std::string_view css = verdict.status == VerdictStatus::pass           ? "pass"
+                               : verdict.status == VerdictStatus::fail         ? "fail"
+                               : verdict.status == VerdictStatus::inconclusive ? "inconclusive"
+                                                                               : "not-judged";
+  html += fmt::format("<p class=\"verdict {}\">{}</p>\n", css, h(verdict_headline(verdict)));
   std::string judged;
   for (const std::string& what : verdict.judged) judged += "<li>" + h(what) + "</li>";
   html += judged.empty() ? "<p>Judged against: nothing (no thresholds, no topology, no validated rows).</p>\n"
                          : "<p>Judged against:</p>\n<ul class=\"judged\">" + judged + "</ul>\n";
-  if (input.acceptance) {
-    html += "<h3>Acceptance checks</h3>\n<table class=\"acceptance\"><tr><th>check</th><th>kind</th><th>status</th>"
-            "<th>rows</th><th>summary</th></tr>\n";
-    for (const CheckResult& r : input.acceptance->results)
+  if (input.judged.acceptance) {
+    html += "<h3>Acceptance checks</h3>\n<table class=\"acceptance\"><tr><th>check</th><th>kind</th><th>verdict</th>"
+            "<th>rows</th><th>statement</th></tr>\n";
+    for (const CheckVerdict& v : input.judged.acceptance->checks)
       html += fmt::format("<tr><td>{}</td><td>{}</td><td class=\"status-{}\">{}</td><td class=\"num\">{}</td>"
                           "<td>{}</td></tr>\n",
-                          h(r.check.name), name_of(r.check.kind),
-                          r.status == CheckStatus::pass   ? "pass"
-                          : r.status == CheckStatus::skip ? "skip"
-                                                          : "fail",
-                          name_of(r.status), r.rows_checked, h(r.summary));
+                          h(v.check.name), name_of(v.check.kind), status_class(v), verdict_text(v), v.rows,
+                          h(v.statement));
     html += "</table>\n";
   }
   html += "<h3>Findings</h3>\n" + findings_table(verdict.findings);
@@ -185,9 +194,9 @@ std::string readable(double value) {
 std::vector<ReferenceLine> threshold_lines(const ReportInput& input, const std::string& op, bool busbw, double x_min,
                                            double x_max) {
   std::vector<ReferenceLine> lines;
-  if (!input.acceptance) return lines;
-  for (const CheckResult& r : input.acceptance->results) {
-    const Check& check = r.check;
+  if (!input.judged.acceptance) return lines;
+  for (const CheckVerdict& v : input.judged.acceptance->checks) {
+    const diagnosis::Check& check = v.check;
     if (check.kind != CheckKind::min_bandwidth || (!check.selection.op.empty() && check.selection.op != op)) continue;
     if ((check.metric == "busbw_gbps") != busbw) continue;
     const double from = static_cast<double>(check.selection.bytes.value_or(check.selection.min_bytes.value_or(0)));
@@ -436,8 +445,7 @@ std::string concurrent_section(const std::vector<ResultRow>& rows) {
 }
 
 // Rows that carry the topology model's expectation (run or report with --topology).
-std::string expectation_section(const std::vector<ResultRow>& rows) {
-  const std::vector<EfficiencySummary> summaries = summarize_efficiency(rows);
+std::string expectation_section(const std::vector<EfficiencySummary>& summaries) {
   if (summaries.empty()) return {};
   std::string html = "<section id=\"expectation\"><h2>Against the topology model</h2>\n"
                      "<p>Efficiency: measured bus bandwidth over the model's, or the model's latency over the "
@@ -464,21 +472,22 @@ std::optional<double> busbw_or_algbw(const ResultRow& row) {
 }
 
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): one HTML table with a cell per comparison outcome (faster, slower, within noise, one side missing)
-std::string comparison_section(const ReportComparison& compared) {
+std::string comparison_section(const diagnosis::Comparison& comparison, const std::string& label_a,
+                               const std::string& label_b) {
   std::string html = fmt::format("<section id=\"compare\"><h2>Comparison: B = {} against A = {}</h2>\n"
                                  "<p>Time ratio B/A under 1: B is faster. A difference is marked when it exceeds "
                                  "the run-to-run spread of both sides (coefficient of variation or p99 over median, "
                                  "whichever is larger, summed).</p>\n",
-                                 h(compared.label_b), h(compared.label_a));
-  for (const OpComparison& op : compared.comparison.ops) {
-    const auto regressions = std::count_if(op.rows.begin(), op.rows.end(), is_regression);
+                                 h(label_b), h(label_a));
+  for (const OpComparison& op : comparison.ops) {
+    const std::size_t regressions = op.regressions;
     html += fmt::format("<h3>{}: geometric mean time ratio B/A {:.3f} ({:+.1f}% time); {} of {} sizes regressed</h3>\n",
                         h(op.op), op.geomean_time_ratio_b_over_a, 100 * (op.geomean_time_ratio_b_over_a - 1),
                         regressions, op.rows.size());
     LogLogPlot plot{op.op + " bandwidth, A against B", "size (bytes)", "busbw or algbw (GB/s)", true, {}, false, {}};
     for (const bool in_place : {false, true}) {
-      PlotSeries a{fmt::format("A {} {}", compared.label_a, in_place ? "in-place" : "out-of-place"), {}, {}};
-      PlotSeries b{fmt::format("B {} {}", compared.label_b, in_place ? "in-place" : "out-of-place"), {}, {}};
+      PlotSeries a{fmt::format("A {} {}", label_a, in_place ? "in-place" : "out-of-place"), {}, {}};
+      PlotSeries b{fmt::format("B {} {}", label_b, in_place ? "in-place" : "out-of-place"), {}, {}};
       for (const ComparedRow& row : op.rows) {
         if (row.a.in_place != in_place) continue;
         if (const auto y = busbw_or_algbw(row.a)) a.points.emplace_back(static_cast<double>(row.a.bytes), *y);
@@ -495,7 +504,7 @@ std::string comparison_section(const ReportComparison& compared) {
       const bool beyond =
           row.significance == Significance::beyond_spread || row.significance == Significance::beyond_default_bound;
       const std::string_view css = !beyond              ? ""
-                                   : is_regression(row) ? " class=\"regression\""
+                                   : row.regression ? " class=\"regression\""
                                                         : " class=\"improvement\"";
       html += fmt::format("<tr{}><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}"
                           "</td><td class=\"num\">{}</td><td class=\"num\">{:.3f}</td><td class=\"num\">{:+.1f}%</td>"
@@ -505,7 +514,7 @@ std::string comparison_section(const ReportComparison& compared) {
                           row.time_ratio_b_over_a, 100 * (row.time_ratio_b_over_a - 1),
                           spread_recorded(row.significance) ? fmt::format("{:.1f}%", 100 * row.spread_fraction)
                                                             : std::string("n/a"),
-                          is_regression(row) ? "B slower: " + std::string(name_of(row.significance))
+                          row.regression ? "B slower: " + std::string(name_of(row.significance))
                                              : std::string(name_of(row.significance)));
     }
     html += "</table>\n";
@@ -545,16 +554,32 @@ std::string provenance_section(const std::vector<LoadedResults>& sets) {
 
 std::size_t expected_plot_count(const ReportInput& input) {
   return 2 * ops_in(input.sets).size() + soak_plots(input.sets).size() +
-         (input.comparison ? input.comparison->comparison.ops.size() : 0) + (input.topology_dot ? 1 : 0);
+         (input.judged.comparison ? input.judged.comparison->ops.size() : 0) + (input.topology_dot ? 1 : 0);
 }
 
-ReportVerdict verdict_of(const ReportInput& input) {
-  return judge_report(input.sets, input.acceptance, input.model_findings, input.topology_dot.has_value());
+std::string verdict_headline(const ReportVerdict& verdict) {
+  const std::string counted_findings =
+      fmt::format("{} finding{}", verdict.findings.size(), verdict.findings.size() == 1 ? "" : "s");
+  if (verdict.checks == 0)
+    return verdict.status == VerdictStatus::fail
+               ? fmt::format("FAIL: {} (no thresholds given)", counted_findings)
+               : fmt::format("{}: no thresholds given, no acceptance checks", name_of(verdict.status));
+  std::string text;
+  if (verdict.failed_checks > 0)
+    text = fmt::format("{}: {} of {} checks failed", name_of(verdict.status), verdict.failed_checks, verdict.checks);
+  else if (verdict.inconclusive_checks > 0)
+    text = fmt::format("{}: {} of {} checks could not be decided", name_of(verdict.status),
+                       verdict.inconclusive_checks, verdict.checks);
+  else
+    text = fmt::format("{}: {} of {} checks passed", name_of(verdict.status), verdict.checks, verdict.checks);
+  if (verdict.failed_checks > 0 && verdict.inconclusive_checks > 0)
+    text += fmt::format(", {} could not be decided", verdict.inconclusive_checks);
+  if (!verdict.findings.empty()) text += "; " + counted_findings;
+  return text;
 }
 
 std::string render_html_report(const ReportInput& input) {
   const std::vector<ResultRow> rows = all_rows(input.sets);
-  const ReportVerdict verdict = verdict_of(input);
 
   std::string labels;
   for (const LoadedResults& set : input.sets) labels += (labels.empty() ? "" : ", ") + set.label;
@@ -565,17 +590,17 @@ std::string render_html_report(const ReportInput& input) {
       "img-src data:\">\n<title>fabricbench report: {}</title>\n<style>{}</style>\n</head>\n<body>\n"
       "<h1>fabricbench report</h1>\n<p>Result sets: {}</p>\n",
       h(labels), style, h(labels));
-  html += verdict_section(input, verdict);
+  html += verdict_section(input);
   html += plots_section(input);
   html += soak_section(input.sets);
   html += heatmap_section(rows);
   html += concurrent_section(rows);
-  html += expectation_section(rows);
+  html += expectation_section(input.judged.fabric.efficiency);
   if (input.topology_dot)
     html += "<section id=\"topology\"><h2>Topology</h2>\n<p>Links the findings name are drawn red.</p>\n"
             "<div class=\"topology\">" +
             render_dot_svg(*input.topology_dot, "the topology") + "</div>\n</section>\n";
-  if (input.comparison) html += comparison_section(*input.comparison);
+  if (input.judged.comparison) html += comparison_section(*input.judged.comparison, input.label_a, input.label_b);
   html += provenance_section(input.sets);
   return html + "</body>\n</html>\n";
 }

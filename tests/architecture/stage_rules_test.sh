@@ -8,7 +8,7 @@ root=${1:?usage: stage_rules_test.sh REPOSITORY_ROOT}
 cd "$root"
 
 max_lines=800
-stages=(common results topology diagnosis importers reports doctor benchmarks store cli perf fuzz tests)
+stages=(common results topology diagnosis history importers reports doctor benchmarks store jobs cli perf fuzz tests)
 existing=()
 for stage in "${stages[@]}"; do [[ -d $stage ]] && existing+=("$stage"); done
 mapfile -d '' sources < <(find "${existing[@]}" -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' -o -name '*.cu' \) -print0)
@@ -26,8 +26,8 @@ while IFS= read -r hit; do
 done < <(grep -nE '^\s*(struct|class)\s+[A-Za-z_]*(Finding|Suspect)\s*[{:]' "${sources[@]}" || true)
 
 # Judgements in diagnosis/: the files that judge, and the types that carry a judgement.
-judgement_files='^(topology_diagnosis|expectation_columns|host_outliers|verdict|report_verdict|acceptance|thresholds|efficiency|drain_list|comparison|finding)\.(cpp|hpp)$'
-judgement_types='^\s*(struct|class)\s+(Diagnosis|ReportVerdict|ExpectationColumns|HostOutliers|AcceptanceVerdict|CheckResult|EfficiencySummary|DrainList|Comparison)\s*[{:]'
+judgement_files='^(topology_diagnosis|expectation_columns|host_outliers|verdict|report_verdict|acceptance|acceptance_judgement|fabric_judgement|thresholds|efficiency|drain_list|comparison|finding)\.(cpp|hpp)$'
+judgement_types='^\s*(struct|class)\s+(Diagnosis|ReportVerdict|ReportJudgement|AcceptanceJudgement|FabricJudgement|FindingTicket|ExpectationColumns|HostOutliers|AcceptanceVerdict|CheckResult|EfficiencySummary|DrainList|Comparison)\s*[{:]'
 for file in "${sources[@]}"; do
   [[ $file == diagnosis/* || $file == tests/* ]] && continue
   if [[ $(basename "$file") =~ $judgement_files ]]; then

@@ -1,5 +1,6 @@
-// The report's verdict: what was judged, PASS only when thresholds were given and all passed, and
-// slow hosts named by the median absolute deviation when no topology is given.
+// The report's judgement: what was judged, PASS only when thresholds were given and all passed
+// (over repetitions, as `accept` and `campaign` judge them), INCONCLUSIVE when the repetitions
+// cannot decide, and slow hosts named by the median absolute deviation when no topology is given.
 
 #include "diagnosis/host_outliers.hpp"
 #include "diagnosis/verdict.hpp"
@@ -15,7 +16,6 @@ namespace fb {
 using diagnosis::HostOutliers;
 using diagnosis::ReportVerdict;
 using diagnosis::VerdictStatus;
-using diagnosis::evaluate_acceptance;
 using diagnosis::find_slow_hosts;
 using diagnosis::judge_report;
 using diagnosis::parse_thresholds;
@@ -28,10 +28,24 @@ using testing::pair_row;
 // What a report holds against its results, without a topology.
 struct Judged {
   std::vector<LoadedResults> sets;
-  std::optional<diagnosis::AcceptanceVerdict> acceptance;
+  std::optional<diagnosis::Thresholds> thresholds;
 };
 
-ReportVerdict judge(const Judged& input) { return judge_report(input.sets, input.acceptance, {}, false); }
+ReportVerdict judge(Judged& input) {
+  return judge_report({.fabric = {.sets = input.sets}, .thresholds = input.thresholds ? &*input.thresholds : nullptr})
+      .verdict;
+}
+
+// `rows` repeated `repetitions` times, each copy carrying its repetition.
+std::vector<ResultRow> repeated(const std::vector<ResultRow>& rows, int repetitions) {
+  std::vector<ResultRow> all;
+  for (int repetition = 0; repetition < repetitions; ++repetition)
+    for (ResultRow row : rows) {
+      row.repetition = repetition;
+      all.push_back(std::move(row));
+    }
+  return all;
+}
 
 Judged input_of(std::vector<ResultRow> rows) {
   Judged input;
@@ -57,44 +71,59 @@ std::vector<ResultRow> all_pairs(int hosts, int slow, double slow_gbps) {
 }
 
 TEST(ReportVerdict, WithoutThresholdsNothingPassesItIsNotJudged) {
-  const ReportVerdict verdict = judge(input_of({collective_row("all_reduce", 1 << 20, 100)}));
+  Judged input = input_of({collective_row("all_reduce", 1 << 20, 100)});
+  const ReportVerdict verdict = judge(input);
   EXPECT_EQ(verdict.status, VerdictStatus::not_judged);
-  EXPECT_EQ(verdict.headline(), "NOT JUDGED: no thresholds given, no acceptance checks");
+  EXPECT_EQ(verdict.checks, 0u);
   ASSERT_EQ(verdict.judged.size(), 1u);
   EXPECT_EQ(verdict.judged[0], "element validation of 1 rows (0 with wrong elements)");
 }
 
-TEST(ReportVerdict, CountsFailedAndNotAvailableChecks) {
+constexpr std::string_view three_checks = "checks:\n"
+                                         "  - {kind: max_latency, op: all_reduce, at_most_us: 200}\n"
+                                         "  - {kind: max_latency, op: all_reduce, statistic: p99, at_most_us: 200}\n"
+                                         "  - {kind: min_bandwidth, op: all_reduce, at_least_gbps: 50}\n";
+
+TEST(ReportVerdict, OneRepetitionDecidesNothingItIsInconclusive) {
   ResultRow imported = collective_row("all_reduce", 1 << 20, 100);
   imported.unreported_statistics = "time_p99_us";
   Judged input = input_of({imported});
-  input.acceptance =
-      evaluate_acceptance(parse_thresholds("checks:\n"
-                                           "  - {kind: max_latency, op: all_reduce, at_most_us: 200}\n"
-                                           "  - {kind: max_latency, op: all_reduce, statistic: p99, "
-                                           "at_most_us: 200}\n"
-                                           "  - {kind: min_bandwidth, op: all_reduce, at_least_gbps: 50}\n",
-                                           "t.yaml"),
-                          input.sets[0].results.rows);
+  input.thresholds = parse_thresholds(three_checks, "t.yaml");
+  const ReportVerdict verdict = judge(input);
+  // One sample bounds no median: neither the latency that looks fine nor the busbw of 18.35 GB/s
+  // under 50 is decided, and the p99 the log never had is not available.
+  EXPECT_EQ(verdict.status, VerdictStatus::inconclusive);
+  EXPECT_EQ(verdict.checks, 3u);
+  EXPECT_EQ(verdict.failed_checks, 0u);
+  EXPECT_EQ(verdict.inconclusive_checks, 3u);
+}
+
+TEST(ReportVerdict, CountsFailedChecksOverRepetitions) {
+  ResultRow imported = collective_row("all_reduce", 1 << 20, 100);
+  imported.unreported_statistics = "time_p99_us";
+  Judged input = input_of(repeated({imported}, 10));
+  input.thresholds = parse_thresholds(three_checks, "t.yaml");
   const ReportVerdict verdict = judge(input);
   EXPECT_EQ(verdict.status, VerdictStatus::fail);
-  EXPECT_EQ(verdict.failed_checks, 2u);  // busbw 18.35 GB/s < 50, and the p99 the log never had
-  EXPECT_THAT(verdict.headline(), ::testing::StartsWith("FAIL: 2 of 3 checks failed or not available; 2 findings"));
+  EXPECT_EQ(verdict.failed_checks, 1u);        // busbw 18.35 GB/s < 50 in all 10 repetitions
+  EXPECT_EQ(verdict.inconclusive_checks, 1u);  // the p99 the log never had
+  ASSERT_EQ(verdict.findings.size(), 1u);
+  EXPECT_EQ(verdict.findings[0].kind, "acceptance");
 }
 
 TEST(ReportVerdict, PassesWhenEveryCheckPasses) {
-  Judged input = input_of({collective_row("all_reduce", 1 << 20, 100)});
-  input.acceptance =
-      evaluate_acceptance(parse_thresholds("checks:\n  - {kind: max_latency, op: all_reduce, at_most_us: 200}\n",
-                                           "t.yaml"),
-                          input.sets[0].results.rows);
-  EXPECT_EQ(judge(input).headline(), "PASS: 1 of 1 checks passed");
+  Judged input = input_of(repeated({collective_row("all_reduce", 1 << 20, 100)}, 10));
+  input.thresholds = parse_thresholds("checks:\n  - {kind: max_latency, op: all_reduce, at_most_us: 200}\n", "t.yaml");
+  const ReportVerdict verdict = judge(input);
+  EXPECT_EQ(verdict.status, VerdictStatus::pass);
+  EXPECT_EQ(verdict.checks, 1u);
 }
 
 TEST(HostOutliers, TheSlowHostAmong1024IsNamedWithoutATopology) {
   // 1,024 hosts would be a million pairs; 64 hosts of every ordered pair show the rule, and a
   // 1,024-host ring of pairs below shows the scale.
-  const ReportVerdict verdict = judge(input_of(all_pairs(64, 17, 2.5)));
+  Judged input = input_of(all_pairs(64, 17, 2.5));
+  const ReportVerdict verdict = judge(input);
   EXPECT_EQ(verdict.status, VerdictStatus::fail);
   ASSERT_EQ(verdict.findings.size(), 1u);
   EXPECT_EQ(verdict.findings[0].kind, "slow_host");

@@ -106,7 +106,7 @@ TEST_F(CampaignTest, CpuPlanKilledMidStageResumesAndLeavesEveryOutput) {
   EXPECT_EQ(final_state["stages"]["collectives"]["results"], "stages/collectives/attempt-2");
 
   const nlohmann::json summary = read_json(results() / "summary.json");
-  EXPECT_EQ(summary["schema"], "fabricbench.campaign.v1");
+  EXPECT_EQ(summary["schema"], "fabricbench.campaign.v2");
   EXPECT_EQ(summary["system"], "cpu-dev-box");
   EXPECT_EQ(summary["plan"]["sha256"].get<std::string>().size(), 64u);
   EXPECT_EQ(summary["verdict"], second.exit_code == 0 ? "PASS" : summary["verdict"].get<std::string>());
@@ -143,6 +143,26 @@ TEST_F(CampaignTest, CpuPlanKilledMidStageResumesAndLeavesEveryOutput) {
        (results() / "summary.json").string(), FABRICBENCH_SUMMARY_SCHEMA});
   EXPECT_EQ(valid.exit_code, 0) << describe(valid);
   EXPECT_THAT(record, HasSubstr("Sign-off"));
+
+  // `accept` on the same rows with the same thresholds at the plan's confidence gives the same
+  // verdict and statement per check: both judge with diagnosis::judge_acceptance.
+  std::vector<std::string> accept{FABRICBENCH_BINARY, "accept"};
+  for (const std::string stage : {"pairwise", "concurrent", "collectives"})
+    accept.push_back((results() / final_state["stages"][stage]["results"].get<std::string>()).string());
+  const std::filesystem::path accept_json = dir_ / "accept.json";
+  accept.insert(accept.end(), {"--thresholds", (dir_ / "thresholds" / "cpu-mpi.yaml").string(), "--confidence",
+                               "0.95", "--json", accept_json.string()});
+  const ProcessResult accepted = run_process(accept, allow_root);
+  EXPECT_EQ(accepted.exit_code, summary["verdict"] == "PASS" ? 0 : 6) << describe(accepted);
+  const nlohmann::json judged = read_json(accept_json);
+  EXPECT_EQ(judged["verdict"], summary["verdict"]);
+  ASSERT_EQ(judged["checks"].size(), summary["checks"].size());
+  for (std::size_t c = 0; c < summary["checks"].size(); ++c) {
+    EXPECT_EQ(judged["checks"][c]["name"], summary["checks"][c]["name"]);
+    EXPECT_EQ(judged["checks"][c]["verdict"], summary["checks"][c]["verdict"]) << summary["checks"][c]["name"];
+    EXPECT_EQ(judged["checks"][c]["statement"], summary["checks"][c]["statement"]);
+    EXPECT_EQ(judged["checks"][c]["measurements"], summary["checks"][c]["measurements"]);
+  }
 }
 
 // A rank with a CPU hog pinned to its core: its repetitions spread wide. The limit is then put
@@ -211,6 +231,27 @@ stages:
   EXPECT_THAT(check["statement"].get<std::string>(), HasSubstr("repetitions would decide"));
   EXPECT_GT(check["repetitions_needed"].get<int>(), 10);
   EXPECT_THAT(read_file(results() / "junit.xml"), HasSubstr("type=\"inconclusive\""));
+
+  // `accept` on the stage's rows agrees with the campaign at every limit: PASS far below the
+  // repetitions, INCONCLUSIVE between the bound and the median, FAIL far above them.
+  const std::string rows = (results() / second["stages"][0]["results"].get<std::string>()).string();
+  const std::vector<std::pair<double, std::string>> limits{
+      {lower / 100, "PASS"}, {limit, "INCONCLUSIVE"}, {median * 100, "FAIL"}};
+  for (const auto& [at, verdict] : limits) {
+    write_limit(at);
+    const ProcessResult campaign_verdict =
+        run_process(campaign(2, "noisy.yaml", {"--no-pdf"}), allow_root, std::chrono::seconds(120));
+    const nlohmann::json campaign_summary = read_json(results() / "summary.json");
+    EXPECT_EQ(campaign_summary["verdict"], verdict) << describe(campaign_verdict);
+    const ProcessResult accept_verdict = run_process(
+        {FABRICBENCH_BINARY, "accept", rows, "--thresholds", (dir_ / "thresholds" / "noisy.yaml").string(),
+         "--json", (dir_ / "accept.json").string()},
+        allow_root);
+    EXPECT_EQ(accept_verdict.exit_code, campaign_verdict.exit_code) << describe(accept_verdict);
+    const nlohmann::json accept_summary = read_json(dir_ / "accept.json");
+    EXPECT_EQ(accept_summary["verdict"], verdict);
+    EXPECT_EQ(accept_summary["checks"][0]["statement"], campaign_summary["checks"][0]["statement"]);
+  }
 }
 
 }  // namespace

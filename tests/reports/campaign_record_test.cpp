@@ -26,7 +26,7 @@
 namespace fb {
 
 using diagnosis::CheckVerdict;
-using diagnosis::judge_checks;
+
 using diagnosis::Thresholds;
 using diagnosis::parse_thresholds;
 namespace {
@@ -131,7 +131,7 @@ CampaignRecord sample_record() {
   record.results_dir = "campaign-cpu-mpi";
   record.plan = {"plans/cpu-mpi.yaml", std::string(64, 'a'), "system: cpu-dev-box\n"};
   record.thresholds = RecordFile{"plans/thresholds/cpu-mpi.yaml", std::string(64, 'b'), thresholds_text};
-  record.checks = judge_checks(thresholds, rows, 0.95);
+  record.judgement = diagnosis::judge_acceptance({.rows = rows, .thresholds = &thresholds, .confidence = 0.95}, "campaign");
   record.stages = {{"doctor", "doctor", "completed", 1, "2026-11-26T19:00:00Z", "2026-11-26T19:00:01Z", "1 hosts", 0,
                     "stages/doctor/attempt-1"},
                    {"collectives", "collectives", "completed", 2, "2026-11-26T19:01:00Z", "2026-11-26T19:04:00Z", "",
@@ -247,7 +247,7 @@ TEST_P(RecordPdf, PlotTextAtLeast8PtPageNumbersAndEveryCheckLineOnItsPlot) {
   EXPECT_GE(plot_words, 3 + 2);  // three legends, two size axes (the latency plot's too: 3)
 
   // Each plotted check: its legend names it, and above the legend (its plot) the limit is drawn red.
-  for (const CheckVerdict& check : record.checks) {
+  for (const CheckVerdict& check : record.judgement.checks) {
     if (check.measurements.empty()) continue;
     const std::string first_word = check.check.name.substr(0, check.check.name.find(' '));
     const Word* legend = nullptr;

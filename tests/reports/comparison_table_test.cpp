@@ -20,6 +20,18 @@ namespace {
 using testing::collective_row;
 using testing::noisy;
 
+TEST(ComparisonTable, RunsSpreadingOver100PercentAreSaidTooNoisyToCompare) {
+  const std::vector<ResultRow> a{noisy(collective_row("all_reduce", 1024, 10), 0.9, 4.0),
+                                 noisy(collective_row("all_reduce", 2048, 10), 0.01, 0.02)};
+  const std::vector<ResultRow> b{noisy(collective_row("all_reduce", 1024, 18), 0.9, 4.0),
+                                 noisy(collective_row("all_reduce", 2048, 10.1), 0.01, 0.02)};
+  std::ostringstream printed;
+  print_comparison(printed, compare_results(a, b), "A", "B");
+  EXPECT_THAT(printed.str(), ::testing::HasSubstr("0 of 2 sizes beyond the spread; 1 of them too noisy to compare "
+                                                  "(spread >= 100%: a difference of 2x or less hides in the noise)"));
+  EXPECT_THAT(printed.str(), ::testing::HasSubstr("# too noisy to compare: 1 sizes"));
+}
+
 TEST(ComparisonTable, RowsWithoutRecordedSpreadSayTheSpreadIsNotAvailable) {
   // collective_row has min == max and CV 0, like a time imported from an nccl-tests log.
   const std::vector<ResultRow> a{collective_row("all_reduce", 1024, 10), collective_row("all_reduce", 2048, 10)};

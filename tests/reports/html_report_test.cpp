@@ -114,6 +114,7 @@ TEST(HtmlReport, RowsWithTheModelsExpectationGetATableOfEfficiency) {
     row.expected_busbw_gbps = 50.0;
     row.efficiency_pct = 100 * row.algbw_gbps / 50.0;
   }
+  testing::judge(input);
   const std::string html = render_html_report(input);
   EXPECT_THAT(html, HasSubstr("<section id=\"expectation\">"));
   // Six pairs: five at 48 GB/s (96%), the slow one from the hostile host's peer at 12 (24%).
@@ -126,7 +127,9 @@ TEST(HtmlReport, ComparisonAddsOneOverlaidPlotPerComparedOp) {
     GTEST_SKIP() << "gnuplot or dot is not installed (scripts/setup.sh installs gnuplot-nox and graphviz)";
   ReportInput input = testing::hostile_report_input();
   const std::vector<ResultRow>& rows = input.sets[0].results.rows;
-  input.comparison = ReportComparison{"A", "B", compare_results(rows, rows)};
+  input.judged.comparison = compare_results(rows, rows);
+  input.label_a = "A";
+  input.label_b = "B";
   const std::string html = render_html_report(input);
   EXPECT_EQ(expected_plot_count(input), 7u + 3u);
   EXPECT_EQ(count_of(html, "<svg"), expected_plot_count(input));

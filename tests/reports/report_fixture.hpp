@@ -6,6 +6,11 @@
 
 namespace fb::testing {
 
+// The report's judgement of `input.sets`, as `report` makes it (no topology).
+inline void judge(ReportInput& input, const diagnosis::Thresholds* thresholds = nullptr) {
+  input.judged = diagnosis::judge_report({.fabric = {.sets = input.sets}, .thresholds = thresholds});
+}
+
 inline constexpr const char* hostile_host = "<img src=x onerror=alert(1)>";
 
 inline ReportInput hostile_report_input() {
@@ -38,6 +43,7 @@ inline ReportInput hostile_report_input() {
   // of the topology stage draws it.
   input.topology_dot = std::string("graph fabric {\n  \"") + hostile_host +
                        "\" -- \"leaf0001\" [label=\"Ethernet 1 GB/s\", color=red, penwidth=3];\n}\n";
+  judge(input);
   return input;
 }
 

@@ -120,6 +120,7 @@ TEST(SoakPlots, TheReportDrawsThemInTheirOwnSection) {
   set.label = "soak";
   set.results.rows = soak_rows(true);
   input.sets.push_back(std::move(set));
+  input.judged = diagnosis::judge_report({.fabric = {.sets = input.sets}});
   const std::string html = render_html_report(input);
   // bw: bandwidth and time per size, then over time per size and per pair.
   EXPECT_EQ(expected_plot_count(input), 4u);

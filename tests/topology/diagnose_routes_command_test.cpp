@@ -122,6 +122,29 @@ TEST_F(DiagnoseRoutesCommand, ConfirmRoundNamesTheCableAndItsPorts) {
   EXPECT_THAT(second.out, HasSubstr("      rank 1: "));
   EXPECT_THAT(second.out, HasSubstr("routes: the forwarding tables' paths, each step's flows routed hop by hop"));
   EXPECT_THAT(diagnosis.at("cost_basis").get<std::string>(), HasSubstr("held under the fault"));
+  // `report` takes the same inputs and names the same findings: both render diagnosis::judge_fabric.
+  const std::string html_path = (dir_ / "report.html").string();
+  const ProcessResult report = testing::run_process({FABRICBENCH_BINARY, "report", first, confirm, "--topology",
+                                                     fixture("ibnetdiscover.txt"), "--routes",
+                                                     fixture("opensm-lfts.dump"), "-o", html_path});
+  ASSERT_EQ(report.exit_code, 0) << testing::describe(report);
+  const std::string html = read_text_file(html_path);
+  const std::size_t table = html.find("<table class=\"findings\">");
+  ASSERT_NE(table, std::string::npos) << report.out;
+  const std::string findings_table = html.substr(table, html.find("</table>", table) - table);
+  std::size_t rows = 0;
+  for (std::size_t at = findings_table.find("<tr><td>"); at != std::string::npos;
+       at = findings_table.find("<tr><td>", at + 1))
+    ++rows;
+  EXPECT_EQ(rows, diagnosis.at("findings").size());
+  const auto escaped = [](const std::string& text) {
+    std::string out;
+    for (const char c : text) out += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
+    return out;
+  };
+  for (const nlohmann::json& finding : diagnosis.at("findings"))
+    EXPECT_THAT(findings_table, HasSubstr("<tr><td>" + escaped(finding.at("kind")) + "</td><td>" +
+                                          escaped(finding.at("subject")) + "</td>"));
   // Without the tables the same findings are priced on pooled uplinks, and the costs say so.
   const ProcessResult pooled = diagnose({first, confirm}, {});
   ASSERT_EQ(pooled.exit_code, 0) << testing::describe(pooled);

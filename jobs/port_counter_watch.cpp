@@ -1,10 +1,10 @@
-#include "cli/port_counter_watch.hpp"
+#include "jobs/port_counter_watch.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 
-namespace fb::cli {
+namespace fb::jobs {
 
 PortCounterWatch::PortCounterWatch(JobControl& job, RankPlacement placement, std::filesystem::path sysfs_root)
     : job_(job), placement_(std::move(placement)), sysfs_root_(std::move(sysfs_root)) {}
@@ -42,4 +42,4 @@ std::vector<PortCounterChange> PortCounterWatch::changes_since_before() {
   return changes;
 }
 
-}  // namespace fb::cli
+}  // namespace fb::jobs

@@ -12,7 +12,7 @@
 #include <optional>
 #include <ostream>
 
-namespace fb::cli {
+namespace fb::jobs {
 
 // Keeps the results on disk as they are measured: every size flushed as it completes, the
 // watchdog's incident and the port counters beside the rows.
@@ -80,4 +80,4 @@ class ConsoleSink final : public RowSink {
   RunSummary summary_;
 };
 
-}  // namespace fb::cli
+}  // namespace fb::jobs

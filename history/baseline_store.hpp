@@ -1,6 +1,7 @@
 #pragma once
-// `--baseline SPEC` and `--store URL` of accept, compare and campaign: the baseline read from the
-// run store (store/), judged by diagnosis/baseline.hpp, printed; and the verdicts recorded back.
+// The history stage's baseline: for `--baseline SPEC` and `--store URL` of accept, compare and
+// campaign, the baseline runs read from the run store (store/) and judged by diagnosis/baseline.hpp;
+// and the verdicts recorded back. reports/console/baseline_text.hpp prints the judgement.
 //   accepted[:N]   the last N runs (default 20) whose recorded verdicts are all "pass"
 //   last[:N]       the last N runs recorded
 //   ID[,ID...]     those runs
@@ -12,14 +13,12 @@
 #include "results/result_loading.hpp"
 #include "store/run_store.hpp"
 
-#include <CLI/CLI.hpp>
-
 #include <ostream>
 #include <span>
 #include <string>
 #include <vector>
 
-namespace fb::cli {
+namespace fb::history {
 
 // Beside the results `run` writes by default, as `history` uses.
 inline constexpr std::string_view default_store_path = "fabricbench-results/history.sqlite";
@@ -29,9 +28,6 @@ struct BaselineOptions {
   std::string store;  // empty: no --store given
   diagnosis::BaselineSettings settings;
 };
-
-// --baseline, --baseline-tolerance and --store; `store_help` says what else the command records there.
-void add_baseline_flags(CLI::App& app, BaselineOptions& options, const std::string& store_help);
 
 // Opens the store that --store names, or the default one for --baseline alone. Reading a store
 // that does not exist is a typo: InputError. `create`: a missing SQLite file is made (recording).
@@ -51,11 +47,8 @@ LoadedBaseline load_baseline(store::RunStore& store, const BaselineOptions& opti
 diagnosis::BaselineVerdict judge_baseline(store::RunStore& store, const BaselineOptions& options,
                                           std::span<const LoadedResults> judged, std::string& description);
 
-// One line per measurement and the verdict line.
-void print_baseline(std::ostream& out, const diagnosis::BaselineVerdict& verdict, const std::string& description);
-
 // Records every judged set in the store (idempotent) and `decision` as the verdict of each run.
 void record_judged(store::RunStore& store, std::span<const LoadedResults> judged, const std::string& judged_by,
                    diagnosis::Decision decision, const std::string& statement, std::ostream& out);
 
-}  // namespace fb::cli
+}  // namespace fb::history

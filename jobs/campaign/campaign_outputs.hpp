@@ -3,16 +3,21 @@
 // stage's rows, the record (record.html, record-a4.pdf, record-letter.pdf), summary.json,
 // junit.xml and drain-list.txt. Rank 0 only.
 
-#include "cli/campaign_plan.hpp"
-#include "cli/campaign_state.hpp"
-#include "cli/store_baseline.hpp"
+#include "jobs/campaign/campaign_plan.hpp"
+#include "jobs/campaign/campaign_state.hpp"
+#include "history/baseline_store.hpp"
+#include "diagnosis/acceptance_judgement.hpp"
 #include "diagnosis/thresholds.hpp"
+#include "reports/campaign/campaign_record.hpp"
+#include "results/result_loading.hpp"
 
 #include <optional>
 #include <ostream>
 #include <string>
 
-namespace fb::cli {
+namespace fb::jobs {
+
+using history::BaselineOptions;
 
 class CampaignOutputs {
  public:
@@ -26,11 +31,15 @@ class CampaignOutputs {
   const std::string& plan_sha256() const { return plan_sha256_; }
   std::size_t check_count() const { return thresholds_ ? thresholds_->checks.size() : 0; }
 
-  // Judges, writes every output, prints the checks; returns the exit code: 0 when every check
-  // passed, 6 when one failed or was INCONCLUSIVE.
+  // Judges (diagnosis::judge_acceptance), writes every output, prints the checks; returns the exit
+  // code: 0 when every check passed on every planned repetition, 6 when one failed or was
+  // INCONCLUSIVE (a stage interrupted, failed or short of its repetitions is INCONCLUSIVE).
   int write(const CampaignState& state, std::ostream& out) const;
 
  private:
+  std::vector<LoadedResults> read_stages(const CampaignState& state, CampaignRecord& record,
+                                         diagnosis::AcceptanceInputs& inputs) const;
+
   const CampaignPlan& plan_;
   bool pdf_;
   std::string json_path_;
@@ -43,4 +52,4 @@ class CampaignOutputs {
 // Lowercase hex SHA-256 of `bytes` (OpenSSL).
 std::string sha256_hex(std::string_view bytes);
 
-}  // namespace fb::cli
+}  // namespace fb::jobs

@@ -1,4 +1,4 @@
-#include "cli/campaign_state.hpp"
+#include "jobs/campaign/campaign_state.hpp"
 
 #include "benchmarks/core/result_builder.hpp"
 #include "common/errors.hpp"
@@ -10,7 +10,7 @@
 
 #include <array>
 
-namespace fb::cli {
+namespace fb::jobs {
 
 namespace {
 
@@ -126,4 +126,4 @@ void CampaignState::save() const {
   write_file_atomically(path_, json.dump(2) + "\n");
 }
 
-}  // namespace fb::cli
+}  // namespace fb::jobs

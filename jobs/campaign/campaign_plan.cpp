@@ -1,4 +1,4 @@
-#include "cli/campaign_plan.hpp"
+#include "jobs/campaign/campaign_plan.hpp"
 
 #include "common/errors.hpp"
 #include "common/input_error.hpp"
@@ -13,7 +13,7 @@
 #include <cmath>
 #include <set>
 
-namespace fb::cli {
+namespace fb::jobs {
 
 namespace {
 
@@ -251,4 +251,4 @@ CampaignPlan read_campaign_plan(const std::filesystem::path& path) {
   return parse_campaign_plan(*text, path);
 }
 
-}  // namespace fb::cli
+}  // namespace fb::jobs

@@ -1,4 +1,4 @@
-#include "cli/run_sinks.hpp"
+#include "jobs/run_sinks.hpp"
 
 #include "benchmarks/core/result_builder.hpp"
 #include "common/op_catalog.hpp"
@@ -15,7 +15,7 @@
 #include <iostream>
 #include <set>
 
-namespace fb::cli {
+namespace fb::jobs {
 
 using diagnosis::EfficiencySummary;
 using diagnosis::summarize_efficiency;
@@ -195,4 +195,4 @@ void ConsoleSink::port_counters_read(const std::vector<PortCounterChange>& chang
                       degraded);
 }
 
-}  // namespace fb::cli
+}  // namespace fb::jobs

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace fb::cli {
+namespace fb::jobs {
 
 enum class StageKind { doctor, pairwise, concurrent, collectives, soak };
 std::string_view name_of(StageKind kind);
@@ -52,4 +52,4 @@ struct CampaignPlan {
 CampaignPlan read_campaign_plan(const std::filesystem::path& path);
 CampaignPlan parse_campaign_plan(const std::string& text, const std::filesystem::path& origin);
 
-}  // namespace fb::cli
+}  // namespace fb::jobs

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-namespace fb::cli {
+namespace fb::jobs {
 
 enum class StageStatus { running, completed, failed, timed_out, interrupted };
 std::string_view name_of(StageStatus status);
@@ -48,4 +48,4 @@ class CampaignState {
   std::map<std::string, StageState> stages_;
 };
 
-}  // namespace fb::cli
+}  // namespace fb::jobs

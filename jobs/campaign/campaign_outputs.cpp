@@ -1,16 +1,17 @@
-#include "cli/campaign_outputs.hpp"
+#include "jobs/campaign/campaign_outputs.hpp"
 
 #include "benchmarks/core/result_builder.hpp"
 #include "diagnosis/baseline.hpp"
 #include "diagnosis/expectation_columns.hpp"
-#include "cli/topology_input.hpp"
+#include "jobs/topology_input.hpp"
 #include "common/build_info.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "common/text_file.hpp"
 #include "doctor/inventory_json.hpp"
 #include "doctor/inventory_summary.hpp"
-#include "diagnosis/drain_list.hpp"
+#include "diagnosis/acceptance_judgement.hpp"
+#include "reports/acceptance/check_verdicts_output.hpp"
 #include "results/result_loading.hpp"
 #include "reports/campaign/campaign_record.hpp"
 #include "reports/html/svg_program.hpp"
@@ -20,18 +21,13 @@
 #include <openssl/evp.h>
 
 #include <array>
-#include <functional>
+#include <set>
+#include <span>
 #include <sstream>
 
-namespace fb::cli {
+namespace fb::jobs {
 
-using diagnosis::DrainList;
 using diagnosis::ExpectationColumns;
-using diagnosis::CheckVerdict;
-using diagnosis::judge_checks;
-using diagnosis::judge_model_checks;
-using diagnosis::overall_decision;
-using diagnosis::Finding;
 using diagnosis::parse_thresholds;
 using diagnosis::name_of;
 namespace {
@@ -48,7 +44,7 @@ std::vector<LoadedResults> stage_results(const std::filesystem::path& folder) {
 
 // The doctor stage's hosts and flags, as the record shows them.
 void add_inventory(const std::filesystem::path& doctor_json, CampaignRecord& record,
-                   const std::function<void(const std::string&, const std::string&)>& drain) {
+                   std::vector<diagnosis::HostReason>& host_errors) {
   const std::optional<std::string> text = read_text(doctor_json);
   if (!text) return;
   const nlohmann::json json = nlohmann::json::parse(*text);
@@ -60,7 +56,7 @@ void add_inventory(const std::filesystem::path& doctor_json, CampaignRecord& rec
     RecordFlag f{flag.at("severity").get<std::string>(), flag.at("host").get<std::string>(),
                  flag.at("subject").get<std::string>(), flag.at("message").get<std::string>()};
     // A host is drained for its own error flags; a disagreement without a majority blames none.
-    if (f.severity == "error" && !f.host.empty()) drain(f.host, "doctor: " + f.subject + ": " + f.message);
+    if (f.severity == "error" && !f.host.empty()) host_errors.push_back({f.host, "doctor: " + f.subject + ": " + f.message});
     record.host_flags.push_back(std::move(f));
   }
 }
@@ -82,12 +78,22 @@ std::vector<std::string> model_notes(const ModelChecks& checks, const topo::Grap
   return notes;
 }
 
-void print_checks(std::ostream& out, const CampaignRecord& record) {
-  out << fmt::format("# {:<44} {:<13} {}\n", "check", "verdict", "statement");
-  for (const CheckVerdict& v : record.checks)
-    out << fmt::format("  {:<44} {:<13} {}\n", v.check.name, v.skipped ? "SKIPPED" : diagnosis::name_of(v.decision),
-                       v.statement);
-  out << fmt::format("# verdict: {}\n", diagnosis::name_of(overall_decision(record.checks)));
+// What the plan asked of a measuring stage that its rows do not show: the stage not run or not
+// completed, or fewer repetitions than planned. A verdict cannot be PASS on less than was planned.
+std::optional<std::string> missing_work_of(const CampaignStage& stage, const StageState* state,
+                                           std::span<const LoadedResults> sets) {
+  if (!state) return fmt::format("stage {} was not run", stage.name);
+  if (state->status != StageStatus::completed)
+    return fmt::format("stage {} is {}{}: its checks rest on less than was planned", stage.name,
+                       name_of(state->status), state->message.empty() ? "" : " (" + state->message + ")");
+  if (stage.kind == StageKind::doctor || stage.duration_s > 0) return std::nullopt;
+  std::set<int> repetitions;
+  for (const LoadedResults& set : sets)
+    for (const ResultRow& row : set.results.rows) repetitions.insert(row.repetition.value_or(0));
+  if (static_cast<int>(repetitions.size()) < stage.repetitions)
+    return fmt::format("stage {} holds {} of {} planned repetitions", stage.name, repetitions.size(),
+                       stage.repetitions);
+  return std::nullopt;
 }
 
 }  // namespace
@@ -109,7 +115,7 @@ CampaignOutputs::CampaignOutputs(const CampaignPlan& plan, bool pdf, std::string
       plan_sha256_(sha256_hex(plan.text)),
       baseline_(std::move(baseline)) {
   // A baseline store that is not there stops the campaign before anything is measured.
-  if (!baseline_.spec.empty()) open_store(baseline_, false);
+  if (!baseline_.spec.empty()) history::open_store(baseline_, false);
   if (plan.thresholds) {
     const std::optional<std::string> text = read_text(*plan.thresholds);
     if (!text)
@@ -124,7 +130,35 @@ CampaignOutputs::CampaignOutputs(const CampaignPlan& plan, bool pdf, std::string
         throw InputError(fmt::format("{}: the topology file of model_checks does not exist", file.string()));
 }
 
-// NOLINTNEXTLINE(readability-function-cognitive-complexity): fills the acceptance record from what each stage of the campaign left on disk, every stage optional
+// A stage's rows, read back for the record; the doctor stage's inventory into `record`.
+std::vector<LoadedResults> CampaignOutputs::read_stages(const CampaignState& state, CampaignRecord& record,
+                                                        diagnosis::AcceptanceInputs& inputs) const {
+  const std::filesystem::path& dir = plan_.results_dir;
+  std::vector<LoadedResults> sets;
+  for (const CampaignStage& stage : plan_.stages) {
+    const StageState* s = state.stage(stage.name);
+    RecordStage row;
+    row.name = stage.name;
+    row.kind = name_of(stage.kind);
+    row.status = s ? std::string(name_of(s->status)) : "not run";
+    std::vector<LoadedResults> loaded;
+    if (s) {
+      row.attempts = s->attempts;
+      row.started = s->started;
+      row.finished = s->finished;
+      row.message = s->message;
+      row.results = s->results;
+      if (stage.kind == StageKind::doctor) add_inventory(dir / s->results / "doctor.json", record, inputs.host_errors);
+      loaded = stage_results(dir / s->results);
+      for (const LoadedResults& set : loaded) row.rows += set.results.rows.size();
+    }
+    if (std::optional<std::string> missing = missing_work_of(stage, s, loaded)) inputs.missing_work.push_back(*missing);
+    sets.insert(sets.end(), std::make_move_iterator(loaded.begin()), std::make_move_iterator(loaded.end()));
+    record.stages.push_back(std::move(row));
+  }
+  return sets;
+}
+
 int CampaignOutputs::write(const CampaignState& state, std::ostream& out) const {
   const std::filesystem::path& dir = plan_.results_dir;
   CampaignRecord record;
@@ -140,32 +174,9 @@ int CampaignOutputs::write(const CampaignState& state, std::ostream& out) const 
   if (thresholds_)
     record.thresholds = RecordFile{plan_.thresholds->string(), sha256_hex(thresholds_text_), thresholds_text_};
 
-  DrainList drain("campaign");
-  const auto drain_host = [&](const std::string& host, const std::string& reason) {
-    drain.add(host, reason);
-    record.drained.emplace_back(host, reason);
-  };
-  std::vector<LoadedResults> sets;
-  for (const CampaignStage& stage : plan_.stages) {
-    const StageState* s = state.stage(stage.name);
-    RecordStage row;
-    row.name = stage.name;
-    row.kind = name_of(stage.kind);
-    row.status = s ? std::string(name_of(s->status)) : "not run";
-    if (s) {
-      row.attempts = s->attempts;
-      row.started = s->started;
-      row.finished = s->finished;
-      row.message = s->message;
-      row.results = s->results;
-      if (stage.kind == StageKind::doctor) add_inventory(dir / s->results / "doctor.json", record, drain_host);
-      std::vector<LoadedResults> loaded = stage_results(dir / s->results);
-      for (const LoadedResults& set : loaded) row.rows += set.results.rows.size();
-      sets.insert(sets.end(), std::make_move_iterator(loaded.begin()), std::make_move_iterator(loaded.end()));
-    }
-    record.stages.push_back(std::move(row));
-  }
-
+  diagnosis::AcceptanceInputs inputs{.thresholds = thresholds_ ? &*thresholds_ : nullptr,
+                                     .confidence = plan_.confidence};
+  std::vector<LoadedResults> sets = read_stages(state, record, inputs);
   if (plan_.model_checks) {
     std::vector<std::string> files;
     for (const auto& file : plan_.model_checks->topology) files.push_back(file.string());
@@ -173,37 +184,20 @@ int CampaignOutputs::write(const CampaignState& state, std::ostream& out) const 
     std::ostringstream warnings;
     ExpectationColumns(graph, warnings).add(sets);
     record.model_notes = model_notes(*plan_.model_checks, graph, warnings.str());
+    inputs.model_checks = diagnosis::ModelCheckSpec{plan_.model_checks->fraction, plan_.model_checks->min_bytes};
   }
   const std::vector<ResultRow> rows = all_rows(sets);
-  if (thresholds_) record.checks = judge_checks(*thresholds_, rows, plan_.confidence);
-  if (plan_.model_checks) {
-    std::vector<CheckVerdict> derived =
-        judge_model_checks(rows, plan_.model_checks->fraction, plan_.model_checks->min_bytes, plan_.confidence);
-    if (derived.empty())
-      record.model_notes.push_back("no collective row carries the model's expectation: no check was derived");
-    record.checks.insert(record.checks.end(), derived.begin(), derived.end());
-  }
+  inputs.rows = rows;
   std::optional<store::RunStore> store;
-  if (!baseline_.spec.empty() || !baseline_.store.empty()) store.emplace(open_store(baseline_, baseline_.spec.empty()));
+  if (!baseline_.spec.empty() || !baseline_.store.empty()) store.emplace(history::open_store(baseline_, baseline_.spec.empty()));
+  std::optional<diagnosis::BaselineVerdict> baseline;
   if (!baseline_.spec.empty()) {
     std::string description;
-    const diagnosis::BaselineVerdict judged = judge_baseline(*store, baseline_, sets, description);
-    std::vector<CheckVerdict> against = diagnosis::baseline_check_verdicts(judged, "baseline: " + description);
-    record.model_notes.push_back(fmt::format("baseline: {}; {}", description, judged.statement));
-    // Nothing in common with the baseline is still a judgement: INCONCLUSIVE, not an absent check.
-    if (against.empty()) {
-      CheckVerdict none;
-      none.check.name = "against the baseline";
-      none.origin = "baseline: " + description;
-      none.decision = judged.decision;
-      none.statement = judged.statement;
-      against.push_back(std::move(none));
-    }
-    record.checks.insert(record.checks.end(), against.begin(), against.end());
+    baseline = history::judge_baseline(*store, baseline_, sets, description);
+    inputs.baseline = diagnosis::BaselineInput{&*baseline, description};
   }
-  for (const CheckVerdict& verdict : record.checks)
-    for (const Finding& finding : verdict.findings)
-      if (finding.kind == "slow_host") drain_host(finding.subject, verdict.check.name + ": " + finding.evidence_text());
+  record.judgement = diagnosis::judge_acceptance(inputs, "campaign");
+  record.model_notes.insert(record.model_notes.end(), record.judgement.notes.begin(), record.judgement.notes.end());
 
   record.files = {{"record (HTML)", "record.html"},
                   {"summary (JSON)", "summary.json"},
@@ -223,18 +217,18 @@ int CampaignOutputs::write(const CampaignState& state, std::ostream& out) const 
   const std::string summary = record_summary_json(record).dump(2) + "\n";
   write_file_atomically(dir / "summary.json", summary);
   write_file_atomically(dir / "junit.xml", record_junit_xml(record));
-  drain.write(dir / "drain-list.txt", out);
-  print_checks(out, record);
+  record.judgement.drain.write(dir / "drain-list.txt", out);
+  print_check_verdicts(out, record.judgement);
   out << fmt::format("# record: {}{}\n", (dir / "record.html").string(),
                      pdf_ ? fmt::format(", {} and {}", (dir / "record-a4.pdf").string(),
                                         (dir / "record-letter.pdf").string())
                           : "");
   if (!json_path_.empty()) write_file_atomically(json_path_, summary);
-  const diagnosis::Decision decision = overall_decision(record.checks);
+  const diagnosis::Decision decision = record.judgement.decision;
   if (!baseline_.store.empty())
-    record_judged(*store, sets, "campaign", decision,
+    history::record_judged(*store, sets, "campaign", decision,
                   fmt::format("campaign {} ({})", plan_.system, plan_.source.string()), out);
   return static_cast<int>(decision == diagnosis::Decision::pass ? ExitCode::ok : ExitCode::acceptance_failed);
 }
 
-}  // namespace fb::cli
+}  // namespace fb::jobs

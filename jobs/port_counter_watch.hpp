@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace fb::cli {
+namespace fb::jobs {
 
 // The counters are read on the lowest rank of each host, under `sysfs_root`.
 class PortCounterWatch final : public PortCounterSource {
@@ -35,4 +35,4 @@ class PortCounterWatch final : public PortCounterSource {
   std::map<std::string, std::vector<doctor::PortCounterSample>> before_;
 };
 
-}  // namespace fb::cli
+}  // namespace fb::jobs

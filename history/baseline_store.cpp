@@ -1,4 +1,4 @@
-#include "cli/store_baseline.hpp"
+#include "history/baseline_store.hpp"
 
 #include "common/errors.hpp"
 
@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <set>
 
-namespace fb::cli {
+namespace fb::history {
 namespace {
 
 bool is_server(const std::string& url) { return url.starts_with("postgresql://") || url.starts_with("postgres://"); }
@@ -66,20 +66,6 @@ std::vector<ResultSet> listed_runs(store::RunStore& store, const std::string& sp
 
 }  // namespace
 
-void add_baseline_flags(CLI::App& app, BaselineOptions& options, const std::string& store_help) {
-  app.add_option("--baseline", options.spec,
-                 "judge against earlier runs in the run store: accepted[:N] (the last N runs that passed, default "
-                 "20), last[:N], or RUN_ID[,RUN_ID...]; INCONCLUSIVE where the noise cannot decide");
-  app.add_option("--baseline-tolerance", options.settings.tolerance,
-                 "how much worse than the baseline a measurement may be and pass (fraction)")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 0.99));
-  app.add_option("--store", options.store,
-                 fmt::format("run store (SQLite file or postgresql://USER@HOST:PORT/DB) the baseline is read from "
-                             "(default {}){}",
-                             default_store_path, store_help));
-}
-
 store::RunStore open_store(const BaselineOptions& options, bool create) {
   const std::string url = options.store.empty() ? std::string(default_store_path) : options.store;
   if (!create && !is_server(url) && !std::filesystem::exists(url))
@@ -129,20 +115,6 @@ diagnosis::BaselineVerdict judge_baseline(store::RunStore& store, const Baseline
   return diagnosis::judge_against_baseline(all_rows(judged), baseline.runs, options.settings);
 }
 
-void print_baseline(std::ostream& out, const diagnosis::BaselineVerdict& verdict, const std::string& description) {
-  out << fmt::format("# baseline: {}\n", description);
-  if (!verdict.measurements.empty())
-    out << fmt::format("# {:<56} {:<13} {:>10} {:>10} {:>7} {:>5}  {}\n", "measurement", "verdict", "measured",
-                       "baseline", "ratio", "runs", "bounds (x baseline)");
-  for (const diagnosis::BaselineMeasurement& m : verdict.measurements)
-    out << fmt::format("  {:<56} {:<13} {:>10.4g} {:>10.4g} {:>7.3f} {:>5}  {}\n", m.subject,
-                       diagnosis::name_of(m.decision), m.measured, m.baseline_median, m.ratio, m.baseline_runs,
-                       m.ratio_lower
-                           ? fmt::format("{:.3f} .. {:.3f}; {}", *m.ratio_lower, *m.ratio_upper, m.spread_source)
-                           : m.spread_source);
-  out << fmt::format("# baseline verdict: {}\n", verdict.statement);
-}
-
 void record_judged(store::RunStore& store, std::span<const LoadedResults> judged, const std::string& judged_by,
                    diagnosis::Decision decision, const std::string& statement, std::ostream& out) {
   // The store keeps decisions in lower case ("pass"), as recent_run_ids looks them up.
@@ -159,4 +131,4 @@ void record_judged(store::RunStore& store, std::span<const LoadedResults> judged
                      diagnosis::name_of(decision));
 }
 
-}  // namespace fb::cli
+}  // namespace fb::history
