@@ -15,9 +15,10 @@
 # only on purpose, and list it (tests/golden/README.md lists the cases and the changes made).
 #
 # Only what cannot repeat is normalized: the temporary directory (@TMP@), the repository
-# (@REPO@) and the binary (@FABRICBENCH@) in paths, and today's UTC date and time where a command
+# (@REPO@) and the binary (@FABRICBENCH@) in paths, today's UTC date and time where a command
 # stamps the moment it ran (@NOW@: topo predict's rows and provenance, the run store's records,
-# drain lists). Nothing else is filtered. Inputs: tests/golden/inputs/ (tests/golden/make_inputs.py
+# drain lists), and provenance's git_revision (@REVISION@: a prediction names the binary's own
+# commit). Nothing else is filtered. Inputs: tests/golden/inputs/ (tests/golden/make_inputs.py
 # wrote them), tests/topology, tests/fabric/specs, tests/reports/samples, tests/corpus/logs,
 # docs/examples, reports/thresholds and plans/thresholds.
 set -uo pipefail
@@ -60,6 +61,9 @@ normalize() {
     # A run id of the moment: 20261129T054812Z
     expressions+=(-e "s#${day//-/}T[0-9]{6}Z#@NOW@#g")
   done
+  # The revision a prediction's provenance names is the binary's own (git describe at build time),
+  # different for every commit; the inputs' revisions are normalized alike, unchanged as they are.
+  expressions+=(-e 's/("git_revision": ?")[^"]*"/\1@REVISION@"/g' -e 's/^(# git_revision: ).*/\1@REVISION@/')
   sed -E "${expressions[@]}"
 }
 
