@@ -40,6 +40,12 @@ allowed=(
   '^fb::diagnosis::name_of$'
   # A Finding's own accessors: the text of its evidence and its measured/expected ratio.
   '^fb::diagnosis::Finding::[a-z_]+$'
+  # A drain list's reasons for a host, as the judgement wrote them.
+  '^fb::diagnosis::DrainList::reason_of$'
+  # The fabric judgement's findings that are not the model's, in their order (a concatenation).
+  '^fb::diagnosis::FabricJudgement::row_findings$'
+  # Whether a comparison's significance rests on a recorded spread: a property of the enum value.
+  '^fb::diagnosis::spread_recorded$'
 )
 
 work="$(mktemp -d)"
