@@ -225,7 +225,7 @@ int run_diagnose(const DiagnoseOptions& options) {
     store::RunStore store(options.store_url);
     fleet = judge_store(store, {});
     std::cout << fmt::format("# run store {}: {} hosts, {} pairs, {} collective series judged for drift\n",
-                             options.store_url, fleet->hosts.size(), fleet->pairs.size(), fleet->collectives.size());
+                             store.name(), fleet->hosts.size(), fleet->pairs.size(), fleet->collectives.size());
   }
   const std::vector<Finding> drift = fleet ? drift_findings(*fleet) : std::vector<Finding>{};
   if (options.topology.empty() && !(options.routes_path.empty() && options.plan_confirm_path.empty()))

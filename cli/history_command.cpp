@@ -44,7 +44,7 @@ struct HistoryOptions {
 
 int list_runs(store::RunStore& store, const HistoryOptions& options) {
   const std::vector<store::StoredRun> runs = store.runs();
-  std::cout << fmt::format("# {}: {} runs (schema version {})\n", options.store, runs.size(), store.schema_version());
+  std::cout << fmt::format("# {}: {} runs (schema version {})\n", store.name(), runs.size(), store.schema_version());
   if (!runs.empty())
     std::cout << fmt::format("# {:<28} {:<21} {:<8} {:>6} {:>6}  {}\n", "run", "start", "backend", "ranks", "rows",
                              "hosts");
@@ -156,7 +156,7 @@ int ingest(store::RunStore& store, const HistoryOptions& options) {
       case store::RecordOutcome::unchanged: ++unchanged; break;
     }
   }
-  std::cout << fmt::format("# {}: {} runs added, {} updated (grew since), {} already recorded\n", options.store, added,
+  std::cout << fmt::format("# {}: {} runs added, {} updated (grew since), {} already recorded\n", store.name(), added,
                            updated, unchanged);
   return static_cast<int>(ExitCode::ok);
 }
@@ -252,13 +252,11 @@ const Registrar<CommandRegistration> registrar{
                                  "the fabric (any topology format): per-link gauges for hosts with one fabric cable");
        return [options, ingest_command, drift_command] {
          // Reading a store that is not there is a typo, not an empty history: only ingest creates one.
-         const bool is_server =
-             options->store.starts_with("postgresql://") || options->store.starts_with("postgres://");
-         if (!ingest_command->parsed() && !is_server && !std::filesystem::exists(options->store))
-           throw InputError(
-               fmt::format("no run store at {} (history ingest DIR --store {} or run --store {} records one)",
-                           options->store, options->store, options->store));
-         store::RunStore store(options->store);
+         const store::StoreUrl url = store::StoreUrl::parse(options->store);
+         if (!ingest_command->parsed() && !url.is_server() && !std::filesystem::exists(url.path()))
+           throw InputError(fmt::format(
+               "no run store at {} (history ingest DIR --store {} or run --store {} records one)", url, url, url));
+         store::RunStore store(url);
          if (ingest_command->parsed()) return ingest(store, *options);
          if (drift_command->parsed()) return judge_drift(store, *options);
          if (options->op.empty() && options->host.empty() && options->pair.empty()) return list_runs(store, *options);

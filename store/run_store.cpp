@@ -188,13 +188,26 @@ std::string text_of(const Value& value) { return value.value_or(""); }
 
 }  // namespace
 
-RunStore::RunStore(const std::string& url) : RunStore(open_database(url)) {}
+RunStore::RunStore(const StoreUrl& url) : RunStore(open_database(url)) { name_ = url.printable(); }
 
-RunStore::RunStore(std::unique_ptr<Database> database) : database_(std::move(database)) { migrate(*database_); }
+RunStore::RunStore(const std::string& url) : RunStore(StoreUrl::parse(url)) {}
+
+RunStore::RunStore(std::unique_ptr<Database> database) : database_(std::move(database)), name_(database_->kind()) {
+  migrate(*database_);
+}
 
 int RunStore::schema_version() { return store::schema_version(*database_); }
 
-RecordOutcome RunStore::record_within(const ResultSet& results, const std::string& source) {
+RecordOutcome RunStore::record_within(const ResultSet& given, const std::string& source) {
+  // A command line that named a store URL (a results file written before its password was kept out
+  // of them, or by hand) is stored with the password as ***: no table holds it.
+  const std::string redacted_line = redact_store_urls(given.provenance.command_line);
+  std::optional<ResultSet> redacted_copy;
+  if (redacted_line != given.provenance.command_line) {
+    redacted_copy.emplace(given);
+    redacted_copy->provenance.command_line = redacted_line;
+  }
+  const ResultSet& results = redacted_copy ? *redacted_copy : given;
   const std::string& run_id = results.provenance.run_id;
   if (run_id.empty()) throw InputError(fmt::format("{}: the results have no run id: not recorded", source));
   // The run's provenance, incidents and port counters, in the results format's own JSON.

@@ -75,6 +75,8 @@ struct SeriesCatalog {
 class RunStore {
  public:
   // See open_database for `url`. Creates the schema or brings it up to the newest version.
+  explicit RunStore(const StoreUrl& url);
+  // What the user typed: UsageError for a URL fabricbench does not read (nothing is created).
   explicit RunStore(const std::string& url);
   explicit RunStore(std::unique_ptr<Database> database);
 
@@ -106,11 +108,14 @@ class RunStore {
   std::vector<std::pair<std::string, std::string>> verdicts(const std::string& run_id);
   int schema_version();
   std::string_view kind() const { return database_->kind(); }
+  // The store as messages name it: the path, or the URL with its password as *** (StoreUrl).
+  const std::string& name() const { return name_; }
 
  private:
   // record() without its transaction.
   RecordOutcome record_within(const ResultSet& results, const std::string& source);
   std::unique_ptr<Database> database_;
+  std::string name_;
 };
 
 }  // namespace fb::store
