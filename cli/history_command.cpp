@@ -78,7 +78,10 @@ nlohmann::json change_json(const diagnosis::RunSeries& series, const diagnosis::
           {"baseline_median", change.baseline.median},
           {"baseline_log_spread", change.baseline.log_spread},
           {"changed_median", change.changed_median},
-          {"ratio", change.ratio()}};
+          {"ratio", change.ratio()},
+          {"open", !change.cleared},
+          {"cleared_run_id", change.cleared ? series.run_ids[*change.cleared] : ""},
+          {"cleared_start_time", change.cleared ? series.start_times[*change.cleared] : ""}};
 }
 
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): one table of a series' runs with each run's drift marks, laid out where the columns are printed
@@ -100,12 +103,7 @@ int show_trend(store::RunStore& store, const HistoryOptions& options) {
   std::cout << fmt::format("# {:<28} {:<21} {:>5} {:>12} {:>12}  {}\n", "run", "start", "rows",
                            fmt::format("{} {}", series.value_name, series.unit), "time us", "drift");
   for (std::size_t i = 0; i < trend.points.size(); ++i) {
-    std::string mark;
-    for (const diagnosis::DriftChange& c : changes) {
-      if (c.began == i)
-        mark += fmt::format("change began ({} {:.3f} x baseline) ", c.lower ? "lower" : "higher", c.ratio());
-      if (c.flagged == i) mark += fmt::format("flagged, {} runs after it began", c.flagged - c.began);
-    }
+    const std::string mark = diagnosis::drift_marks(drift, i, options.drift);
     const store::TrendPoint& p = trend.points[i];
     std::cout << fmt::format("  {:<28} {:<21} {:>5} {:>12.4g} {:>12.4g}  {}\n", p.run_id, p.start_time, p.rows,
                              values[i], p.time_us, mark);
