@@ -31,6 +31,10 @@ std::vector<JudgedSeries> judge(store::RunStore& store, const std::vector<store:
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
+// Prometheus' base units (seconds, bytes): the results' GB/s (10^9 bytes) and microseconds converted.
+constexpr double bytes_per_gb = 1e9;
+constexpr double seconds_per_us = 1e-6;
+
 }  // namespace
 
 diagnosis::RunSeries run_series(const store::Trend& trend) {
@@ -75,20 +79,22 @@ void add_drifted_hosts(const FleetDrift& fleet, diagnosis::DrainList& drain) {
 }
 
 std::vector<GaugeFamily> fleet_gauges(const FleetDrift& fleet, const diagnosis::DrainList& drain) {
-  GaugeFamily host_bw{"fabricbench_host_bandwidth_gbps",
+  GaugeFamily host_bw{"fabricbench_host_bandwidth_bytes_per_second",
                       "latest run: median bandwidth of the host's pair measurements (busbw or algbw) at the size shown",
                       {}};
-  GaugeFamily host_latency{"fabricbench_host_latency_us", "latest run: median time of the host's latency pairs", {}};
+  GaugeFamily host_latency{"fabricbench_host_latency_seconds", "latest run: median time of the host's latency pairs",
+                           {}};
   GaugeFamily host_baseline{"fabricbench_host_baseline_ratio",
                             "latest run's value over the baseline the host is judged against",
                             {}};
-  GaugeFamily host_efficiency{"fabricbench_host_efficiency_pct",
-                              "latest run: median measured / model-expected of the host's pair rows, percent",
+  GaugeFamily host_efficiency{"fabricbench_host_efficiency_ratio",
+                              "latest run: median measured / model-expected of the host's pair rows",
                               {}};
   GaugeFamily host_degraded{"fabricbench_host_degraded", "1 while the host's series has drifted worse (CUSUM)", {}};
   GaugeFamily host_drained{"fabricbench_host_drained", "1 when the drift judgement lists the host to drain", {}};
-  GaugeFamily coll_bw{"fabricbench_collective_busbw_gbps", "latest run: median busbw of the collective", {}};
-  GaugeFamily coll_time{"fabricbench_collective_time_us", "latest run: median time of the collective", {}};
+  GaugeFamily coll_bw{"fabricbench_collective_busbw_bytes_per_second", "latest run: median busbw of the collective",
+                      {}};
+  GaugeFamily coll_time{"fabricbench_collective_time_seconds", "latest run: median time of the collective", {}};
   GaugeFamily coll_degraded{"fabricbench_collective_degraded", "1 while the collective's series has drifted worse", {}};
   for (const JudgedSeries& s : fleet.hosts) {
     const store::TrendPoint& last = s.trend.points.back();
@@ -97,11 +103,11 @@ std::vector<GaugeFamily> fleet_gauges(const FleetDrift& fleet, const diagnosis::
                              {"op", s.trend.query.op},
                              {"bytes", std::to_string(s.trend.query.bytes.value_or(0))}};
     if (s.trend.latency)
-      host_latency.samples.push_back({with_series, last.time_us});
+      host_latency.samples.push_back({with_series, last.time_us * seconds_per_us});
     else if (last.bandwidth_gbps)
-      host_bw.samples.push_back({with_series, *last.bandwidth_gbps});
+      host_bw.samples.push_back({with_series, *last.bandwidth_gbps * bytes_per_gb});
     host_baseline.samples.push_back({host, s.series.values.back() / s.drift.baseline_median});
-    if (last.efficiency_pct) host_efficiency.samples.push_back({host, *last.efficiency_pct});
+    if (last.efficiency_pct) host_efficiency.samples.push_back({host, *last.efficiency_pct / 100});
     host_degraded.samples.push_back({host, s.drift.open_change ? 1.0 : 0.0});
     host_drained.samples.push_back({host, std::ranges::count(drain.hosts(), s.series.host) > 0 ? 1.0 : 0.0});
   }
@@ -110,8 +116,8 @@ std::vector<GaugeFamily> fleet_gauges(const FleetDrift& fleet, const diagnosis::
     const Labels labels{{"op", s.trend.query.op},
                         {"bytes", std::to_string(s.trend.query.bytes.value_or(0))},
                         {"nranks", std::to_string(s.trend.query.nranks.value_or(0))}};
-    if (last.bandwidth_gbps && s.trend.busbw) coll_bw.samples.push_back({labels, *last.bandwidth_gbps});
-    coll_time.samples.push_back({labels, last.time_us});
+    if (last.bandwidth_gbps && s.trend.busbw) coll_bw.samples.push_back({labels, *last.bandwidth_gbps * bytes_per_gb});
+    coll_time.samples.push_back({labels, last.time_us * seconds_per_us});
     coll_degraded.samples.push_back({labels, s.drift.open_change ? 1.0 : 0.0});
   }
   return {host_bw,      host_latency, host_baseline, host_efficiency, host_degraded,
@@ -120,10 +126,10 @@ std::vector<GaugeFamily> fleet_gauges(const FleetDrift& fleet, const diagnosis::
 
 LinkGauges link_gauges(const FleetDrift& fleet, const topo::Graph& graph) {
   LinkGauges result;
-  GaugeFamily bandwidth{"fabricbench_link_bandwidth_gbps",
+  GaugeFamily bandwidth{"fabricbench_link_bandwidth_bytes_per_second",
                         "latest run: median bandwidth of the pair measurements through the host's one fabric cable",
                         {}};
-  GaugeFamily latency{"fabricbench_link_latency_us",
+  GaugeFamily latency{"fabricbench_link_latency_seconds",
                       "latest run: median time of the latency pairs through the host's one fabric cable",
                       {}};
   GaugeFamily baseline{"fabricbench_link_baseline_ratio",
@@ -150,9 +156,9 @@ LinkGauges link_gauges(const FleetDrift& fleet, const topo::Graph& graph) {
                         {"port", cable.switch_port ? std::to_string(*cable.switch_port) : ""}};
     const store::TrendPoint& last = s.trend.points.back();
     if (s.trend.latency)
-      latency.samples.push_back({labels, last.time_us});
+      latency.samples.push_back({labels, last.time_us * seconds_per_us});
     else if (last.bandwidth_gbps)
-      bandwidth.samples.push_back({labels, *last.bandwidth_gbps});
+      bandwidth.samples.push_back({labels, *last.bandwidth_gbps * bytes_per_gb});
     baseline.samples.push_back({labels, s.series.values.back() / s.drift.baseline_median});
     degraded.samples.push_back({labels, s.drift.open_change ? 1.0 : 0.0});
   }

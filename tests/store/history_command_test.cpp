@@ -142,9 +142,10 @@ TEST_F(HistoryCommand, DriftWritesTheLatestRunsGaugesForPrometheus) {
   std::vector<double> busbw;
   for (const ResultRow& row : newest->second.rows)
     if (row.bytes == 1024 * 1024) busbw.push_back(*row.busbw_gbps);
-  EXPECT_THAT(text, HasSubstr(fmt::format("fabricbench_collective_busbw_gbps{{op=\"all_reduce\",bytes=\"1048576\","
-                                          "nranks=\"2\"}} {}\n",
-                                          median_of(busbw))));
+  // In bytes per second (Prometheus' base unit): the file's GB/s x 10^9.
+  EXPECT_THAT(text, HasSubstr(fmt::format("fabricbench_collective_busbw_bytes_per_second{{op=\"all_reduce\","
+                                          "bytes=\"1048576\",nranks=\"2\"}} {}\n",
+                                          median_of(busbw) * 1e9)));
   EXPECT_THAT(text, HasSubstr("# TYPE fabricbench_collective_degraded gauge\n"));
   EXPECT_THAT(text, HasSubstr("fabricbench_collective_degraded{op=\"all_reduce\",bytes=\"65536\",nranks=\"2\"} 0\n"));
   EXPECT_TRUE(text.ends_with("# EOF\n"));
@@ -316,9 +317,9 @@ TEST(HistoryDrift, PerLinkGaugesNameTheCableOfTheDriftedHost) {
               ::testing::MatchesRegex("fabricbench_link_degraded\\{host=\"node3\",nic=\"[a-z0-9_]+\","
                                       "switch=\"[A-Za-z0-9_-]+\",port=\"\"\\}"));
   // Night 29 (odd: -0.5%), every node3 pair at 0.9: 12.5 x 0.995 x 0.9; node1's median pair is clean.
-  const auto bandwidth = samples("fabricbench_link_bandwidth_gbps");
-  EXPECT_NEAR(bandwidth.at("node3").second, 12.5 * 0.995 * 0.9, 1e-9);
-  EXPECT_NEAR(bandwidth.at("node1").second, 12.5 * 0.995, 1e-9);
+  const auto bandwidth = samples("fabricbench_link_bandwidth_bytes_per_second");
+  EXPECT_NEAR(bandwidth.at("node3").second, 12.5e9 * 0.995 * 0.9, 1);
+  EXPECT_NEAR(bandwidth.at("node1").second, 12.5e9 * 0.995, 1);
   EXPECT_NEAR(samples("fabricbench_link_baseline_ratio").at("node3").second, 0.9, 0.011);
   if (std::filesystem::exists("/usr/bin/promtool")) {
     const testing::ProcessResult check =
