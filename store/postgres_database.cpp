@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -38,7 +39,7 @@ std::string numbered_placeholders(std::string_view sql) {
 std::string trimmed(std::string message) {
   while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
   for (char& c : message)
-    if (c == '\n') c = ' ';  // libpq's messages run over lines; ours are one
+    if (c == '\n' || c == '\t') c = ' ';  // libpq's messages run over lines; ours are one
   return message;
 }
 
@@ -59,6 +60,10 @@ class PostgresDatabase final : public Database {
       values.push_back(value.c_str());
       if (keyword == "connect_timeout") connect_timeout_ = value;
     }
+    if (connect_timeout_.empty()) {
+      const char* environment = std::getenv("PGCONNECT_TIMEOUT");
+      connect_timeout_ = environment ? environment : "no limit";
+    }
     keywords.push_back(nullptr);
     values.push_back(nullptr);
     connection_ = PQconnectdbParams(keywords.data(), values.data(), 0);
@@ -72,7 +77,7 @@ class PostgresDatabase final : public Database {
         throw TimeoutError(url_.scrubbed(fmt::format(
             "run store {}: no answer from the server within connect_timeout ({} s; ?connect_timeout=S in the URL "
             "sets it): {}",
-            url_, connect_timeout_.empty() ? "libpq's default" : connect_timeout_, message)));
+            url_, connect_timeout_, message)));
       throw std::runtime_error(url_.scrubbed(fmt::format("run store {}: cannot connect: {}", url_, message)));
     }
     quiet();
