@@ -254,7 +254,8 @@ class Campaign {
     if (reporting_) {
       try {
         const std::string run_id = new_run_id();
-        settings.provenance = collect_provenance(*backend_, run_id, store::redacted_command_line(process_.argc, process_.argv));
+        settings.provenance =
+            collect_provenance(*backend_, run_id, store::redacted_command_line(process_.argc, process_.argv));
         settings.provenance.gpus_per_process = plan_.launch.gpus_per_process;
         const ResultsPaths paths{folder / (run_id + ".csv"), folder / (run_id + ".json")};
         std::size_t expected_rows = 0;

@@ -252,8 +252,9 @@ const Registrar<CommandRegistration> registrar{
          // Reading a store that is not there is a typo, not an empty history: only ingest creates one.
          const store::StoreUrl url = store::StoreUrl::parse(options->store);
          if (!ingest_command->parsed() && !url.is_server() && !std::filesystem::exists(url.path()))
-           throw InputError(fmt::format(
-               "no run store at {} (history ingest DIR --store {} or run --store {} records one)", url, url, url));
+           throw InputError(
+               fmt::format("no run store at {} (history ingest DIR --store {} or run --store {} records one)", url, url,
+                           url));
          store::RunStore store(url);
          if (ingest_command->parsed()) return ingest(store, *options);
          if (drift_command->parsed()) return judge_drift(store, *options);

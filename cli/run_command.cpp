@@ -313,7 +313,8 @@ class RunCommand {
       expectations_.emplace(*topology_, std::cerr);
     }
     const std::string run_id = new_run_id();
-    settings.provenance = collect_provenance(*backend_, run_id, store::redacted_command_line(process_.argc, process_.argv));
+    settings.provenance =
+        collect_provenance(*backend_, run_id, store::redacted_command_line(process_.argc, process_.argv));
     settings.provenance.gpus_per_process = options_.run.launch.gpus_per_process;
     std::size_t expected_rows = 0;
     for (const PlannedOp& planned : plan) expected_rows += planned.cases_by_size.size() * planned.placements.size();

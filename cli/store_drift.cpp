@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 namespace fb::cli {
 namespace {
@@ -13,6 +14,7 @@ namespace {
 std::string describe_series(const store::SeriesQuery& q) {
   std::string what = q.bytes ? fmt::format("{} {}", q.op, format_size_bytes(*q.bytes)) : q.op;
   if (!q.peer.empty()) return fmt::format("pair {} <-> {}: {}", q.host, q.peer, what);
+  if (q.within_host) return fmt::format("host {} within: {}", q.host, what);
   if (!q.host.empty()) return fmt::format("host {}: {}", q.host, what);
   return q.nranks ? fmt::format("{}, {} ranks", what, *q.nranks) : what;
 }
@@ -55,8 +57,12 @@ diagnosis::RunSeries run_series(const store::Trend& trend) {
 
 FleetDrift judge_store(store::RunStore& store, const diagnosis::DriftSettings& settings) {
   const store::SeriesCatalog catalog = store.catalog();
-  return {judge(store, catalog.hosts, settings), judge(store, catalog.pairs, settings),
-          judge(store, catalog.collectives, settings)};
+  FleetDrift fleet{judge(store, catalog.hosts, settings), judge(store, catalog.pairs, settings),
+                   judge(store, catalog.collectives, settings)};
+  // Series inside one host are the host's, judged and exported like its series across the fabric.
+  std::vector<JudgedSeries> within = judge(store, catalog.within_hosts, settings);
+  std::move(within.begin(), within.end(), std::back_inserter(fleet.hosts));
+  return fleet;
 }
 
 std::vector<diagnosis::Finding> drift_findings(const FleetDrift& fleet) {
@@ -82,7 +88,8 @@ std::vector<GaugeFamily> fleet_gauges(const FleetDrift& fleet, const diagnosis::
   GaugeFamily host_bw{"fabricbench_host_bandwidth_bytes_per_second",
                       "latest run: median bandwidth of the host's pair measurements (busbw or algbw) at the size shown",
                       {}};
-  GaugeFamily host_latency{"fabricbench_host_latency_seconds", "latest run: median time of the host's latency pairs",
+  GaugeFamily host_latency{"fabricbench_host_latency_seconds",
+                           "latest run: median time of the host's latency pairs",
                            {}};
   GaugeFamily host_baseline{"fabricbench_host_baseline_ratio",
                             "latest run's value over the baseline the host is judged against",
@@ -92,16 +99,22 @@ std::vector<GaugeFamily> fleet_gauges(const FleetDrift& fleet, const diagnosis::
                               {}};
   GaugeFamily host_degraded{"fabricbench_host_degraded", "1 while the host's series has drifted worse (CUSUM)", {}};
   GaugeFamily host_drained{"fabricbench_host_drained", "1 when the drift judgement lists the host to drain", {}};
-  GaugeFamily coll_bw{"fabricbench_collective_busbw_bytes_per_second", "latest run: median busbw of the collective",
+  GaugeFamily coll_bw{"fabricbench_collective_busbw_bytes_per_second",
+                      "latest run: median busbw of the collective",
                       {}};
   GaugeFamily coll_time{"fabricbench_collective_time_seconds", "latest run: median time of the collective", {}};
   GaugeFamily coll_degraded{"fabricbench_collective_degraded", "1 while the collective's series has drifted worse", {}};
   for (const JudgedSeries& s : fleet.hosts) {
     const store::TrendPoint& last = s.trend.points.back();
-    const Labels host{{"host", s.series.host}};
-    const Labels with_series{{"host", s.series.host},
-                             {"op", s.trend.query.op},
-                             {"bytes", std::to_string(s.trend.query.bytes.value_or(0))}};
+    // A series inside the host is told apart by scope="node" and its op; the host's series across
+    // the fabric keeps the one label it always had.
+    const Labels host = s.trend.query.within_host
+                            ? Labels{{"host", s.series.host}, {"scope", "node"}, {"op", s.trend.query.op}}
+                            : Labels{{"host", s.series.host}};
+    Labels with_series{{"host", s.series.host},
+                       {"op", s.trend.query.op},
+                       {"bytes", std::to_string(s.trend.query.bytes.value_or(0))}};
+    if (s.trend.query.within_host) with_series.emplace_back("scope", "node");
     if (s.trend.latency)
       host_latency.samples.push_back({with_series, last.time_us * seconds_per_us});
     else if (last.bandwidth_gbps)
@@ -139,6 +152,7 @@ LinkGauges link_gauges(const FleetDrift& fleet, const topo::Graph& graph) {
                        "1 while the series the cable carries has drifted worse (CUSUM)",
                        {}};
   for (const JudgedSeries& s : fleet.hosts) {
+    if (s.trend.query.within_host) continue;  // no fabric cable carries it
     const std::vector<diagnosis::HostCable> cables = diagnosis::host_cables(graph, s.series.host);
     if (cables.empty()) {
       result.not_in_topology.push_back(s.series.host);

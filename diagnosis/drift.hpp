@@ -41,11 +41,11 @@ namespace fb::diagnosis {
 // histories, 0.3 false alarms per 1,000 runs. A smaller threshold flags sooner and cries wolf more.
 struct DriftSettings {
   std::size_t baseline_runs = 20;
-  double slack = 1.5;         // k, in baseline spreads: deviations under it do not accumulate
-  double threshold = 5.0;     // h, in baseline spreads
-  double clip = 4.0;          // a run's deviation counts at most this many spreads: clip - slack = h / 2
-  double min_spread = 0.005;  // log units: a spread under 0.5% is taken as 0.5%
-  double band_spreads = 1.5;  // a run no further than this many spreads on the change's side is back in its band
+  double slack = 1.5;          // k, in baseline spreads: deviations under it do not accumulate
+  double threshold = 5.0;      // h, in baseline spreads
+  double clip = 4.0;           // a run's deviation counts at most this many spreads: clip - slack = h / 2
+  double min_spread = 0.005;   // log units: a spread under 0.5% is taken as 0.5%
+  double band_spreads = 1.5;   // a run no further than this many spreads on the change's side is back in its band
   std::size_t clear_runs = 3;  // runs in a row back in the band that clear a change
   // The baseline grows with the runs judged against it (doubling, while no change is building up)
   // to at most this many runs.

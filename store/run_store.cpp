@@ -305,6 +305,8 @@ namespace {
 // `table`: how the statement names result_rows ("" or "w.").
 std::pair<std::string, Values> subject_filter(const SeriesQuery& query, std::string_view table = "") {
   if (query.host.empty()) return {"", {}};
+  if (query.within_host)
+    return {fmt::format(" AND {0}src_host = ? AND {0}dst_host = ?", table), {query.host, query.host}};
   if (query.peer.empty())
     return {fmt::format(" AND {0}src_host <> {0}dst_host AND ({0}src_host = ? OR {0}dst_host = ?)", table),
             {query.host, query.host}};
@@ -314,6 +316,7 @@ std::pair<std::string, Values> subject_filter(const SeriesQuery& query, std::str
 
 std::string describe_subject(const SeriesQuery& query) {
   if (query.host.empty()) return fmt::format("op {}", query.op);
+  if (query.within_host) return fmt::format("host {} (within it)", query.host);
   if (query.peer.empty()) return fmt::format("host {}", query.host);
   return fmt::format("pair {} <-> {}", query.host, query.peer);
 }
@@ -459,6 +462,11 @@ SeriesCatalog RunStore::catalog() {
   }
   for (const std::string& host : hosts) catalog.hosts.push_back({.host = host});
   for (const auto& [a, b] : pairs) catalog.pairs.push_back({.host = a, .peer = b});
+  // Runs inside one host (two GPUs of a node, latency and bw between them) are series of that host
+  // as well, one per op: a node's NVLink or PCIe that slows is the host's fault like its cable.
+  for (const Values& r : database_->query("SELECT DISTINCT src_host, op FROM result_rows WHERE src_host <> '' AND "
+                                          "src_host = dst_host ORDER BY src_host, op"))
+    catalog.within_hosts.push_back({.op = text_of(r[1]), .host = text_of(r[0]), .within_host = true});
   return catalog;
 }
 

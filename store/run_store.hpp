@@ -44,6 +44,7 @@ struct SeriesQuery {
   std::optional<int> nranks{};           // collectives: empty means the rank count most runs used
   std::string host{};                    // rows between this host and another one
   std::string peer{};                    // with host: rows between the two, in either direction
+  bool within_host = false;              // with host: its rows inside the host instead (GPUs of one node)
 };
 
 // One run's value in a series: the median over the run's matching rows (placements, pairs,
@@ -70,6 +71,7 @@ struct SeriesCatalog {
   std::vector<SeriesQuery> collectives;
   std::vector<SeriesQuery> hosts;
   std::vector<SeriesQuery> pairs;
+  std::vector<SeriesQuery> within_hosts;  // one per host and op measured inside one host (latency, bw)
 };
 
 class RunStore {

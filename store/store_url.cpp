@@ -46,13 +46,13 @@ std::string masked(std::string_view text) {
     const std::size_t slashes = out.find("//");
     const std::size_t colon = out.find(':');
     const std::size_t head = slashes != std::string::npos && slashes < at ? slashes + 2
-                             : colon != std::string::npos && colon < at ? colon + 1
-                                                                        : 0;
+                             : colon != std::string::npos && colon < at   ? colon + 1
+                                                                          : 0;
     out = out.substr(0, head) + "***" + out.substr(at);
   }
   if (const std::size_t query = text.find('?'); query != std::string_view::npos)
     out += lowercase(text.substr(query)).find("password") == std::string::npos ? std::string(text.substr(query))
-                                                                                : std::string("?***");
+                                                                               : std::string("?***");
   return out;
 }
 
@@ -226,10 +226,10 @@ std::vector<std::pair<std::string, std::string>> StoreUrl::connection_parameters
   if (!given("connect_timeout") && !std::getenv("PGCONNECT_TIMEOUT"))
     parameters.emplace_back("connect_timeout", std::to_string(defaults.connect_timeout_s));
   // Server settings for this session; the URL's `options` and PGOPTIONS come after them and win.
-  std::string options = fmt::format("-c statement_timeout={}s -c lock_timeout={}s -c "
-                                    "idle_in_transaction_session_timeout={}s",
-                                    defaults.statement_timeout_s, defaults.lock_timeout_s,
-                                    defaults.idle_in_transaction_timeout_s);
+  std::string options =
+      fmt::format("-c statement_timeout={}s -c lock_timeout={}s -c "
+                  "idle_in_transaction_session_timeout={}s",
+                  defaults.statement_timeout_s, defaults.lock_timeout_s, defaults.idle_in_transaction_timeout_s);
   if (const char* environment = std::getenv("PGOPTIONS")) options += fmt::format(" {}", environment);
   for (const auto& [key, value] : parameters_) {
     if (key == "options")
@@ -261,8 +261,8 @@ std::string redact_store_urls(std::string_view text) {
       continue;
     }
     std::size_t end = i;
-    while (end < text.size() && (quoted ? text[end] != '\''
-                                        : !std::isspace(static_cast<unsigned char>(text[end])) && text[end] != '"'))
+    while (end < text.size() &&
+           (quoted ? text[end] != '\'' : !std::isspace(static_cast<unsigned char>(text[end])) && text[end] != '"'))
       ++end;
     const std::string_view url = text.substr(i, end - i);
     try {

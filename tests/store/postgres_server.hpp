@@ -71,7 +71,8 @@ class PostgresServer {
     if (password_.empty()) {
       init.insert(init.end(), {"-A", "trust"});
     } else {
-      init.insert(init.end(), {"--auth-local=trust", "--auth-host=scram-sha-256", "--pwfile=" + password_file.string()});
+      init.insert(init.end(),
+                  {"--auth-local=trust", "--auth-host=scram-sha-256", "--pwfile=" + password_file.string()});
     }
     const ProcessResult result = run_process(command(init), {}, std::chrono::seconds(120));
     if (result.exit_code != 0) {

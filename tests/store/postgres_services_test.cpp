@@ -82,11 +82,11 @@ TEST(PostgresStore, APasswordReachesTheServerAndNoFileTableOrLine) {
     console += result.out + result.err;
     return result;
   };
-  const ProcessResult run = run_process(
-      testing::under_mpirun(2, FABRICBENCH_BINARY,
-                            {"run", "all_reduce", "-b", "64K", "-e", "256K", "-f", "4", "-n", "3", "-w", "1", "-D",
-                             (out / "results").string(), "--store", url}),
-      testing::allow_root);
+  const ProcessResult run =
+      run_process(testing::under_mpirun(2, FABRICBENCH_BINARY,
+                                        {"run", "all_reduce", "-b", "64K", "-e", "256K", "-f", "4", "-n", "3", "-w",
+                                         "1", "-D", (out / "results").string(), "--store", url}),
+                  testing::allow_root);
   console += run.out + run.err;
   ASSERT_EQ(run.exit_code, 0) << describe(run);
   EXPECT_THAT(run.out, HasSubstr(fmt::format("# recorded in the run store postgresql://fabricbench:***@127.0.0.1:{}/"
@@ -98,9 +98,9 @@ TEST(PostgresStore, APasswordReachesTheServerAndNoFileTableOrLine) {
       EXPECT_THAT(read_results_json(entry.path()).provenance.command_line,
                   HasSubstr("'postgresql://fabricbench:***@127.0.0.1:"));
   EXPECT_EQ(fabricbench({"history", "--store", url}).exit_code, 0);
-  EXPECT_EQ(fabricbench({"history", "--store", url, "--op", "all_reduce", "--json", (out / "trend.json").string()})
-                .exit_code,
-            0);
+  EXPECT_EQ(
+      fabricbench({"history", "--store", url, "--op", "all_reduce", "--json", (out / "trend.json").string()}).exit_code,
+      0);
   EXPECT_EQ(fabricbench({"history", "drift", "--store", url, "--json", (out / "drift.json").string(),
                          "--prometheus-textfile", (out / "metrics").string()})
                 .exit_code,
@@ -163,9 +163,10 @@ TEST(PostgresStore, FourWritersOnAFreshDatabaseAllSucceed) {
   for (int w = 0; w < writers; ++w)
     running.push_back(std::make_unique<ChildProcess>(std::vector<std::string>{
         "/bin/sh", "-c",
-        fmt::format("failed=0; for f in '{}'/*.json; do '{}' history ingest \"$f\" --store '{}' || failed=$((failed+1)); "
-                    "done; echo failed=$failed",
-                    (dir / fmt::format("writer{}", w)).string(), FABRICBENCH_BINARY, url)}));
+        fmt::format(
+            "failed=0; for f in '{}'/*.json; do '{}' history ingest \"$f\" --store '{}' || failed=$((failed+1)); "
+            "done; echo failed=$failed",
+            (dir / fmt::format("writer{}", w)).string(), FABRICBENCH_BINARY, url)}));
   for (auto& writer : running) {
     const ProcessResult result = writer->wait(std::chrono::seconds(240));
     EXPECT_THAT(result.out, HasSubstr("failed=0")) << describe(result);
@@ -218,9 +219,8 @@ TEST(PostgresStore, AServerThatNeverAnswersEndsTheCommandAtConnectTimeoutAndKeep
   const std::string url = fmt::format("postgresql://fabricbench@127.0.0.1:{}/postgres?connect_timeout=2", port);
   const auto began = std::chrono::steady_clock::now();
   const ProcessResult ingest = run_process(directly({"history", "ingest", results.string(), "--store", url}));
-  const ProcessResult measured = run_process(
-      directly({"run", "all_reduce", "-b", "1K", "-e", "1K", "-n", "2", "-w", "1", "-D", results.string(), "--store",
-                url}));
+  const ProcessResult measured = run_process(directly(
+      {"run", "all_reduce", "-b", "1K", "-e", "1K", "-n", "2", "-w", "1", "-D", results.string(), "--store", url}));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   ::close(listener);
   EXPECT_EQ(ingest.exit_code, static_cast<int>(ExitCode::timeout)) << describe(ingest);

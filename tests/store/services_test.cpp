@@ -152,7 +152,8 @@ TEST(Services, PrometheusScrapesTheGaugesThroughNodeExporter) {
   ASSERT_EQ(drift.exit_code, 0) << describe(drift);
   const std::string text = read_text_file(textfiles / "fabricbench.prom");
   // The sample the file holds for all_reduce 1M: Prometheus must return exactly this value.
-  const std::string series = "fabricbench_collective_busbw_bytes_per_second{op=\"all_reduce\",bytes=\"1048576\",nranks=\"2\"} ";
+  const std::string series =
+      "fabricbench_collective_busbw_bytes_per_second{op=\"all_reduce\",bytes=\"1048576\",nranks=\"2\"} ";
   const std::size_t at = text.find(series);
   ASSERT_NE(at, std::string::npos) << text;
   const double expected = std::stod(text.substr(at + series.size()));
@@ -173,7 +174,8 @@ TEST(Services, PrometheusScrapesTheGaugesThroughNodeExporter) {
   for (const auto deadline = std::chrono::steady_clock::now() + 90s; std::chrono::steady_clock::now() < deadline;
        std::this_thread::sleep_for(500ms)) {
     const std::optional<std::string> body =
-        http_get(prometheus_port, "/api/v1/query?query=fabricbench_collective_busbw_bytes_per_second%7Bbytes%3D%221048576%22%7D");
+        http_get(prometheus_port,
+                 "/api/v1/query?query=fabricbench_collective_busbw_bytes_per_second%7Bbytes%3D%221048576%22%7D");
     if (!body) continue;
     answer = nlohmann::json::parse(*body, nullptr, false);
     if (answer.is_object() && answer["status"] == "success" && !answer["data"]["result"].empty()) break;

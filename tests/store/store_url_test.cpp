@@ -50,8 +50,9 @@ TEST(StoreUrl, EverySpellingOfThePasswordIsHidden) {
   // The user's own options and connect_timeout win over the defaults.
   const StoreUrl tuned = StoreUrl::parse("postgresql://h/db?connect_timeout=2&options=-c%20lock_timeout%3D1s");
   EXPECT_EQ(parameters_of(tuned).at("connect_timeout"), "2");
-  EXPECT_TRUE(parameters_of(tuned).at("options").ends_with("-c lock_timeout=120s -c "
-                                                           "idle_in_transaction_session_timeout=120s -c lock_timeout=1s"))
+  EXPECT_TRUE(
+      parameters_of(tuned).at("options").ends_with("-c lock_timeout=120s -c "
+                                                   "idle_in_transaction_session_timeout=120s -c lock_timeout=1s"))
       << parameters_of(tuned).at("options");
   // Several hosts, an IPv6 one, a socket directory.
   const auto many = parameters_of(StoreUrl::parse("postgresql://a:1,[::1]:2,%2Ftmp/db"));
@@ -77,14 +78,21 @@ TEST(StoreUrl, APathIsSqliteAndAnythingUrlLikeElseIsAUsageError) {
   EXPECT_THAT(refused("postgresql://h/db?nonsense=1"), HasSubstr("'nonsense' is not a PostgreSQL connection"));
   EXPECT_THAT(refused("postgresql://u:top%zzsecret@h/db"), HasSubstr("'%'"));
   // However it is refused, the message does not hold the password.
-  for (const std::string text : {"mysql://u:topsecret@h/db", "postgresql//u:topsecret@h/db",
-                                 "postgresql://u:topsecret@h/db?password=topsecret&x", "postgresql://u:top%zzsecret@h/db"})
+  for (const std::string text :
+       {"mysql://u:topsecret@h/db", "postgresql//u:topsecret@h/db",
+        "postgresql://u:topsecret@h/db?password=topsecret&x", "postgresql://u:top%zzsecret@h/db"})
     EXPECT_THAT(refused(text), Not(HasSubstr("secret"))) << text;
 }
 
 TEST(StoreUrl, CommandLinesKeepTheUrlWithoutItsPassword) {
-  std::vector<std::string> typed{"fabricbench", "run",      "all_reduce", "--store", "postgresql://u:p w@h/db",
-                                 "-D",          "out dir/", "--store=postgres://v:pw2@h/db?password=pw3"};
+  std::vector<std::string> typed{"fabricbench",
+                                 "run",
+                                 "all_reduce",
+                                 "--store",
+                                 "postgresql://u:p w@h/db",
+                                 "-D",
+                                 "out dir/",
+                                 "--store=postgres://v:pw2@h/db?password=pw3"};
   std::vector<char*> argv;
   for (std::string& a : typed) argv.push_back(a.data());
   const std::string line = redacted_command_line(static_cast<int>(argv.size()), argv.data());

@@ -33,10 +33,10 @@ std::vector<double> history(std::mt19937_64& random, const std::function<double(
 }
 
 struct Outcome {
-  std::size_t flagged = 0;           // histories with the change flagged at or after it began
-  std::size_t early = 0;             // histories with a change flagged before it began (a false alarm)
-  std::vector<std::size_t> delays;   // flagged - change start, runs
-  std::vector<long> dating_errors;   // began - change start
+  std::size_t flagged = 0;          // histories with the change flagged at or after it began
+  std::size_t early = 0;            // histories with a change flagged before it began (a false alarm)
+  std::vector<std::size_t> delays;  // flagged - change start, runs
+  std::vector<long> dating_errors;  // began - change start
 };
 
 Outcome measure(std::uint64_t seed, std::size_t start, const std::function<double(std::size_t)>& shape) {
@@ -45,7 +45,8 @@ Outcome measure(std::uint64_t seed, std::size_t start, const std::function<doubl
   for (std::size_t h = 0; h < histories; ++h) {
     const std::vector<DriftChange> changes = detect_drift(history(random, shape));
     if (std::ranges::any_of(changes, [&](const DriftChange& c) { return c.flagged < start; })) ++outcome.early;
-    const auto found = std::ranges::find_if(changes, [&](const DriftChange& c) { return c.flagged >= start && c.lower; });
+    const auto found =
+        std::ranges::find_if(changes, [&](const DriftChange& c) { return c.flagged >= start && c.lower; });
     if (found == changes.end()) continue;
     ++outcome.flagged;
     outcome.delays.push_back(found->flagged - start);
