@@ -210,6 +210,11 @@ void add_drift_flags(CLI::App& app, diagnosis::DriftSettings& drift) {
   app.add_option("--cusum-threshold", drift.threshold, "CUSUM alarm threshold h, in baseline spreads")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_option("--min-change-runs", drift.min_change_runs,
+                 "the fewest runs in a row that make a change (a larger step is flagged at this run; more keeps "
+                 "blocks of bad runs on a noisy machine from alarms)")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 100));
   // A short baseline's few runs can agree by chance far more closely than the fabric's runs do;
   // an operator who knows the run-to-run noise states it here, so that noise does not accumulate.
   app.add_option_function<double>(

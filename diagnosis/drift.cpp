@@ -71,6 +71,7 @@ Baseline drift_baseline(std::span<const double> values, double min_spread) {
 struct Alarm {
   std::size_t at = 0;
   bool lower = false;
+  std::size_t after_last_zero = 0;  // the run after the alarming sum was last 0 (Page's estimate)
 };
 
 // The two-sided CUSUM of logs[from...] against `baseline`: the first run whose sum passes h.
@@ -84,6 +85,8 @@ std::optional<Alarm> first_alarm(std::span<const double> values, std::span<const
   double center = std::log(baseline.median);
   double upper = 0;
   double lower = 0;
+  std::size_t upper_zero = from;  // the run after each sum was last 0
+  std::size_t lower_zero = from;
   for (std::size_t i = from; i < logs.size(); ++i) {
     if (refresh_from && upper < settings.slack && lower < settings.slack) {
       const std::size_t judged = i - *refresh_from;
@@ -92,11 +95,15 @@ std::optional<Alarm> first_alarm(std::span<const double> values, std::span<const
         center = std::log(baseline.median);
       }
     }
-    const double z = std::clamp((logs[i] - center) / baseline.log_spread, -settings.clip, settings.clip);
+    const double z = std::clamp((logs[i] - center) / baseline.log_spread, -settings.clip(), settings.clip());
     upper = std::max(0.0, upper + z - settings.slack);
     lower = std::max(0.0, lower - z - settings.slack);
-    if (upper > settings.threshold || lower > settings.threshold)
-      return Alarm{.at = i, .lower = lower > settings.threshold};
+    if (upper == 0) upper_zero = i + 1;
+    if (lower == 0) lower_zero = i + 1;
+    if (upper > settings.threshold || lower > settings.threshold) {
+      const bool went_lower = lower > settings.threshold;
+      return Alarm{.at = i, .lower = went_lower, .after_last_zero = went_lower ? lower_zero : upper_zero};
+    }
   }
   return std::nullopt;
 }
@@ -117,10 +124,15 @@ std::optional<std::size_t> first_clear(std::span<const double> logs, const Basel
   return std::nullopt;
 }
 
-// When the change flagged at `to` began: of the runs logs[from..to], the first run of the step (a
-// level, then another) or of the decline (a level, then a straight line) that fits them best in
-// least squares, in the change's direction. Sums over the window make each candidate O(1).
-std::size_t fitted_start(std::span<const double> logs, std::size_t from, std::size_t to, bool lower) {
+struct ChangeShape {
+  std::size_t began = 0;
+  bool decline = false;  // a straight line fits better than a step
+};
+
+// What the change flagged at `to` looks like: of the runs logs[from..to], the step (a level, then
+// another) or the decline (a level, then a straight line) that fits them best in least squares, in
+// the change's direction, and its first run. Sums over the window make each candidate O(1).
+ChangeShape fitted_shape(std::span<const double> logs, std::size_t from, std::size_t to, bool lower) {
   const std::size_t n = to - from + 1;
   // Prefix sums of y, y^2 and k*y (k the run's place in the window), y centred on the first run
   // so that the sums stay small.
@@ -141,6 +153,7 @@ std::size_t fitted_start(std::span<const double> logs, std::size_t from, std::si
   const double total = static_cast<double>(n);
   const double syy_centred = sse(0, n);
   std::size_t best = n - 1;
+  bool best_is_decline = false;
   double best_sse = std::numeric_limits<double>::infinity();
   // Steps: runs before k at one level, from k on at another.
   for (std::size_t k = 1; k < n; ++k) {
@@ -170,9 +183,10 @@ std::size_t fitted_start(std::span<const double> logs, std::size_t from, std::si
     if (e < best_sse) {
       best_sse = e;
       best = k;
+      best_is_decline = true;
     }
   }
-  return from + best;
+  return {.began = from + best, .decline = best_is_decline};
 }
 
 }  // namespace
@@ -201,7 +215,10 @@ DriftScan scan_drift(std::span<const double> values, const DriftSettings& settin
           first_alarm(values, logs, baseline, next, first_change ? std::optional(start) : std::nullopt, settings);
       scan.current = baseline;
       if (!alarm) break;
-      DriftChange change{.began = fitted_start(logs, from, alarm->at, alarm->lower),
+      // A decline is dated by the fit (its first runs hide in the noise, and may be the baseline's
+      // own); a step by Page's estimate, which one wild run before it does not pull.
+      const ChangeShape shape = fitted_shape(logs, from, alarm->at, alarm->lower);
+      DriftChange change{.began = shape.decline ? shape.began : alarm->after_last_zero,
                          .flagged = alarm->at,
                          .cleared = first_clear(logs, baseline, alarm->at + 1, alarm->lower, settings),
                          .lower = alarm->lower,

@@ -6,9 +6,9 @@
 //   - The baseline is the first `baseline_runs` runs (after a change that persisted, the runs that
 //     follow it): their median m and their spread s = 1.4826 x the median absolute deviation of
 //     log(value), floored at `min_spread` (identical imported values would otherwise give s = 0).
-//   - Each later run gives z = (log(value) - log(m)) / s, clipped to +-`clip`: one wild run (a
-//     neighbour's job on the host) moves the sums by at most clip - slack = h / 2, and two in a
-//     row reach h but do not pass it: a change is three runs, never one or two.
+//   - Each later run gives z = (log(value) - log(m)) / s, clipped to +-(slack + h / (N - 1)), N =
+//     `min_change_runs` (3): one wild run (a neighbour's job on the host) moves the sums by at most
+//     h / 2, and two in a row reach h but do not pass it: a change is three runs, never one or two.
 //   - The spread is Rousseeuw and Croux's Qn rather than the MAD (as robust, twice as efficient),
 //     and while no change has been found the baseline grows with the runs judged against it (at
 //     40, 80, ... runs, up to max_baseline_runs): 20 runs' median and spread are uncertain enough
@@ -28,6 +28,7 @@
 // false alarms (perf/drift_replay on real runs' noise, tests/unit/drift_history_test.cpp on
 // seeded histories).
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -41,9 +42,13 @@ namespace fb::diagnosis {
 // histories, 0.3 false alarms per 1,000 runs. A smaller threshold flags sooner and cries wolf more.
 struct DriftSettings {
   std::size_t baseline_runs = 20;
-  double slack = 1.5;          // k, in baseline spreads: deviations under it do not accumulate
-  double threshold = 5.0;      // h, in baseline spreads
-  double clip = 4.0;           // a run's deviation counts at most this many spreads: clip - slack = h / 2
+  double slack = 1.5;      // k, in baseline spreads: deviations under it do not accumulate
+  double threshold = 5.0;  // h, in baseline spreads
+  // The fewest runs that make a change: each run's deviation is clipped to slack + h / (N - 1)
+  // spreads, so N - 1 wild runs in a row reach h and do not pass it. 3 flags a large step at its
+  // third run; on a machine whose noise comes in blocks of bad runs, more keeps blocks from alarms.
+  std::size_t min_change_runs = 3;
+  double clip() const { return slack + threshold / static_cast<double>(std::max<std::size_t>(min_change_runs, 2) - 1); }
   double min_spread = 0.005;   // log units: a spread under 0.5% is taken as 0.5%
   double band_spreads = 1.5;   // a run no further than this many spreads on the change's side is back in its band
   std::size_t clear_runs = 3;  // runs in a row back in the band that clear a change

@@ -47,7 +47,7 @@ TEST(Drift, AStepOfTenPercentIsFlaggedAtItsThirdRunAndNamesTheRunItBegan) {
   ASSERT_EQ(changes.size(), 1U);
   EXPECT_TRUE(changes[0].lower);
   EXPECT_EQ(changes[0].began, 31U);
-  // Each run adds clip - slack = 2.5 to the sum: 5 at the second run (not over h), 7.5 at the third.
+  // Each run adds h / (min_change_runs - 1) = 2.5 to the sum: 5 at the second run (not over h), 7.5 at the third.
   EXPECT_EQ(changes[0].flagged, 33U);
   EXPECT_FALSE(changes[0].cleared);
   EXPECT_NEAR(changes[0].ratio(), 0.9, 0.006);
