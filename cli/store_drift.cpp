@@ -33,9 +33,10 @@ std::vector<JudgedSeries> judge(store::RunStore& store, const std::vector<store:
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
-// Prometheus' base units (seconds, bytes): the results' GB/s (10^9 bytes) and microseconds converted.
+// Prometheus' base units (seconds, bytes): the results' GB/s (10^9 bytes) and microseconds converted
+// (a division by 10^6: the nearest double to the time in seconds, where x 1e-6 may miss it by one bit).
 constexpr double bytes_per_gb = 1e9;
-constexpr double seconds_per_us = 1e-6;
+constexpr double us_per_second = 1e6;
 
 }  // namespace
 
@@ -116,7 +117,7 @@ std::vector<GaugeFamily> fleet_gauges(const FleetDrift& fleet, const diagnosis::
                        {"bytes", std::to_string(s.trend.query.bytes.value_or(0))}};
     if (s.trend.query.within_host) with_series.emplace_back("scope", "node");
     if (s.trend.latency)
-      host_latency.samples.push_back({with_series, last.time_us * seconds_per_us});
+      host_latency.samples.push_back({with_series, last.time_us / us_per_second});
     else if (last.bandwidth_gbps)
       host_bw.samples.push_back({with_series, *last.bandwidth_gbps * bytes_per_gb});
     host_baseline.samples.push_back({host, s.series.values.back() / s.drift.baseline_median});
@@ -130,7 +131,7 @@ std::vector<GaugeFamily> fleet_gauges(const FleetDrift& fleet, const diagnosis::
                         {"bytes", std::to_string(s.trend.query.bytes.value_or(0))},
                         {"nranks", std::to_string(s.trend.query.nranks.value_or(0))}};
     if (last.bandwidth_gbps && s.trend.busbw) coll_bw.samples.push_back({labels, *last.bandwidth_gbps * bytes_per_gb});
-    coll_time.samples.push_back({labels, last.time_us * seconds_per_us});
+    coll_time.samples.push_back({labels, last.time_us / us_per_second});
     coll_degraded.samples.push_back({labels, s.drift.open_change ? 1.0 : 0.0});
   }
   return {host_bw,      host_latency, host_baseline, host_efficiency, host_degraded,
@@ -170,7 +171,7 @@ LinkGauges link_gauges(const FleetDrift& fleet, const topo::Graph& graph) {
                         {"port", cable.switch_port ? std::to_string(*cable.switch_port) : ""}};
     const store::TrendPoint& last = s.trend.points.back();
     if (s.trend.latency)
-      latency.samples.push_back({labels, last.time_us * seconds_per_us});
+      latency.samples.push_back({labels, last.time_us / us_per_second});
     else if (last.bandwidth_gbps)
       bandwidth.samples.push_back({labels, *last.bandwidth_gbps * bytes_per_gb});
     baseline.samples.push_back({labels, s.series.values.back() / s.drift.baseline_median});

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <iostream>
@@ -326,6 +327,89 @@ TEST(HistoryDrift, PerLinkGaugesNameTheCableOfTheDriftedHost) {
         run_process({"/bin/sh", "-c",
                      fmt::format("/usr/bin/promtool check metrics < '{}'", (metrics / "fabricbench.prom").string())});
     EXPECT_EQ(check.exit_code, 0) << describe(check);
+  } else {
+    std::cout << "promtool not installed (Debian package prometheus): the textfile was not checked by it\n";
+  }
+}
+
+// A store holding every kind of run: pairs across hosts (the nightly history), a collective, and
+// latency and bw between two GPUs inside one host. Its textfile passes Prometheus' own linter, and
+// every family it holds is plotted by the Grafana dashboard.
+TEST(HistoryDrift, EveryKindOfRunGivesMetricsPromtoolAcceptsAndTheDashboardPlots) {
+  testing::TempDir dir;
+  testing::write_nightly_runs(dir / "nights");
+  for (int run = 0; run < 3; ++run) {
+    ResultSet results;
+    results.provenance.run_id = fmt::format("mixed{}", run);
+    results.provenance.start_time = fmt::format("2026-12-0{}T02:00:00Z", run + 1);
+    const auto add = [&](const std::string& op, const std::string& host, std::uint64_t bytes, double gbps, double us) {
+      ResultRow row;
+      row.run_id = results.provenance.run_id;
+      row.op = op;
+      row.nranks = 2;
+      row.src_host = row.dst_host = host;
+      row.bytes = bytes;
+      row.algbw_gbps = gbps;
+      if (host.empty()) row.busbw_gbps = gbps;
+      row.time_median_us = us;
+      results.rows.push_back(row);
+    };
+    add("all_reduce", "", 1 << 20, 9.5, 110.0);
+    add("latency", "node7", 8, 0.004, 2.1);
+    add("bw", "node7", 4 << 20, 40.0, 105.0);
+    write_file_atomically(dir / "mixed" / (results.provenance.run_id + ".json"), results_to_json(results));
+  }
+  const std::string store_url = (dir / "history.sqlite").string();
+  ASSERT_EQ(run_process(directly({"history", "ingest", (dir / "nights").string(), (dir / "mixed").string(), "--store",
+                                  store_url}))
+                .exit_code,
+            0);
+  write_file_atomically(dir / "four.yaml", "node:\n  hosts: \"node[1-4]\"\n  cpus: 1\n  gpus: 0\n"
+                                           "  pcie: {generation: 4, width: 16, switches: 0}\n"
+                                           "  nics: {count: 1, type: ethernet, rate_gbps: 100}\n"
+                                           "fabric:\n  tiers:\n    - {name: leaf, radix: 8}\n");
+  const std::filesystem::path metrics = dir / "textfile";
+  const testing::ProcessResult drift =
+      run_process(directly({"history", "drift", "--store", store_url, "--topology", (dir / "four.yaml").string(),
+                            "--prometheus-textfile", metrics.string()}));
+  ASSERT_EQ(drift.exit_code, 0) << describe(drift);
+  // node1-4 across the fabric and node7's two series within it; 6 pairs; the collective.
+  EXPECT_THAT(drift.out, HasSubstr("# drift: 6 hosts, 6 pairs, 1 collective series judged"));
+  const std::string text = read_text_file(metrics / "fabricbench.prom");
+  // Base units: the latency of 2.1 us in seconds, the bw of 40 GB/s in bytes per second.
+  EXPECT_THAT(text, HasSubstr("fabricbench_host_latency_seconds{host=\"node7\",op=\"latency\",bytes=\"8\","
+                              "scope=\"node\"} 2.1e-06\n"));
+  EXPECT_THAT(text, HasSubstr("fabricbench_host_bandwidth_bytes_per_second{host=\"node7\",op=\"bw\",bytes=\"4194304\","
+                              "scope=\"node\"} 40000000000\n"));
+  EXPECT_THAT(text, HasSubstr("fabricbench_host_degraded{host=\"node7\",scope=\"node\",op=\"latency\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("fabricbench_collective_time_seconds{op=\"all_reduce\",bytes=\"1048576\",nranks=\"2\"} "
+                              "0.00011\n"));
+  std::vector<std::string> families;
+  for (const std::string& line : testing::lines_of(text))
+    if (line.starts_with("# TYPE ")) families.push_back(line.substr(7, line.find(' ', 7) - 7));
+  EXPECT_GE(families.size(), 12U) << text;
+  const std::string dashboard = read_text_file(FABRICBENCH_DASHBOARD);
+  for (const std::string& family : families) {
+    bool plotted = false;
+    for (std::size_t at = dashboard.find("\"expr\": \""); at != std::string::npos;
+         at = dashboard.find("\"expr\": \"", at + 1)) {
+      const std::string expression = dashboard.substr(at, dashboard.find('\n', at) - at);
+      // A whole name: fabricbench_host_degraded is not found inside fabricbench_host_degraded_x.
+      const std::size_t found = expression.find(family);
+      if (found != std::string::npos &&
+          (found + family.size() == expression.size() ||
+           !(std::isalnum(static_cast<unsigned char>(expression[found + family.size()])) ||
+             expression[found + family.size()] == '_')))
+        plotted = true;
+    }
+    EXPECT_TRUE(plotted) << family << " is on no panel of the dashboard";
+  }
+  if (std::filesystem::exists("/usr/bin/promtool")) {
+    const testing::ProcessResult check =
+        run_process({"/bin/sh", "-c",
+                     fmt::format("/usr/bin/promtool check metrics < '{}'", (metrics / "fabricbench.prom").string())});
+    EXPECT_EQ(check.exit_code, 0) << describe(check);
+    EXPECT_EQ(check.out + check.err, "");  // not even a lint warning
   } else {
     std::cout << "promtool not installed (Debian package prometheus): the textfile was not checked by it\n";
   }
