@@ -415,5 +415,35 @@ TEST(HistoryDrift, EveryKindOfRunGivesMetricsPromtoolAcceptsAndTheDashboardPlots
   }
 }
 
+// A URL fabricbench does not read is a usage error (exit 2) before anything exists: no SQLite file
+// named like it, no results, no "recorded".
+TEST(HistoryStoreUrl, AnUnknownOrMalformedUrlIsAUsageErrorThatCreatesNothing) {
+  testing::TempDir dir;
+  testing::write_nightly_runs(dir / "nights");
+  const std::filesystem::path cwd = dir / "cwd";
+  std::filesystem::create_directories(cwd);
+  const auto in_cwd = [&](const std::string& args) {
+    return run_process({"/bin/sh", "-c", fmt::format("cd '{}' && '{}' {}", cwd.string(), FABRICBENCH_BINARY, args)});
+  };
+  for (const std::string url : {"mysql://u:Secret9@h/db", "postgresql//u:Secret9@h/db", "postgres:/u@h/db"}) {
+    const testing::ProcessResult ingest =
+        in_cwd(fmt::format("history ingest '{}' --store '{}'", (dir / "nights").string(), url));
+    EXPECT_EQ(ingest.exit_code, 2) << describe(ingest);
+    EXPECT_THAT(ingest.err, HasSubstr("a run store is postgresql://USER@HOST:PORT/DB or the path of an SQLite file"));
+    EXPECT_THAT(ingest.err, ::testing::Not(HasSubstr("Secret9")));
+    EXPECT_THAT(ingest.out, ::testing::Not(HasSubstr("recorded")));
+    const testing::ProcessResult run =
+        in_cwd(fmt::format("run all_reduce -b 1K -e 1K -n 2 -w 1 -D results --store '{}'", url));
+    EXPECT_EQ(run.exit_code, 2) << describe(run);
+    EXPECT_THAT(run.err, ::testing::Not(HasSubstr("Secret9")));
+  }
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(cwd), {}), 0) << "something was created";
+  // A plain path is SQLite.
+  const testing::ProcessResult path =
+      in_cwd(fmt::format("history ingest '{}' --store runs.sqlite", (dir / "nights").string()));
+  EXPECT_EQ(path.exit_code, 0) << describe(path);
+  EXPECT_TRUE(std::filesystem::exists(cwd / "runs.sqlite"));
+}
+
 }  // namespace
 }  // namespace fb
