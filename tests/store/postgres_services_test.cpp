@@ -93,10 +93,12 @@ TEST(PostgresStore, APasswordReachesTheServerAndNoFileTableOrLine) {
                                              "postgres",
                                              server.port())));
   // The results files say which store the run went to, without the password.
-  for (const auto& entry : std::filesystem::directory_iterator(out / "results"))
-    if (entry.path().extension() == ".json")
+  for (const auto& entry : std::filesystem::directory_iterator(out / "results")) {
+    if (entry.path().extension() == ".json") {
       EXPECT_THAT(read_results_json(entry.path()).provenance.command_line,
                   HasSubstr("'postgresql://fabricbench:***@127.0.0.1:"));
+    }
+  }
   EXPECT_EQ(fabricbench({"history", "--store", url}).exit_code, 0);
   EXPECT_EQ(
       fabricbench({"history", "--store", url, "--op", "all_reduce", "--json", (out / "trend.json").string()}).exit_code,

@@ -117,7 +117,7 @@ TEST(DriftHistories, PureNoiseRaisesFewAlarmsAndNoneStaysOpen) {
   std::size_t alarms = 0;
   std::size_t open_at_end = 0;
   for (std::size_t h = 0; h < histories; ++h) {
-    RunSeries series{.subject = "noise", .value_name = "busbw", .unit = "GB/s"};
+    RunSeries series{.subject = "noise", .host = "", .value_name = "busbw", .unit = "GB/s"};
     series.values = history(random, [](std::size_t) { return 1.0; });
     for (std::size_t i = 0; i < runs; ++i) {
       series.run_ids.push_back(std::to_string(i));
