@@ -56,7 +56,7 @@ int run_diagnose(const DiagnoseOptions& options) {
     store::RunStore store(options.store_url);
     const FleetDrift fleet = judge_store(store, {});
     std::cout << fmt::format("# run store {}: {} hosts, {} pairs, {} collective series judged for drift\n",
-                             options.store_url, fleet.hosts.size(), fleet.pairs.size(), fleet.collectives.size());
+                             store.name(), fleet.hosts.size(), fleet.pairs.size(), fleet.collectives.size());
     inputs.drift = drift_findings(fleet);
     inputs.drifted_hosts = drifted_hosts(fleet);
   }

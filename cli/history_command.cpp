@@ -44,7 +44,7 @@ struct HistoryOptions {
 
 int list_runs(store::RunStore& store, const HistoryOptions& options) {
   const std::vector<store::StoredRun> runs = store.runs();
-  std::cout << fmt::format("# {}: {} runs (schema version {})\n", options.store, runs.size(), store.schema_version());
+  std::cout << fmt::format("# {}: {} runs (schema version {})\n", store.name(), runs.size(), store.schema_version());
   if (!runs.empty())
     std::cout << fmt::format("# {:<28} {:<21} {:<8} {:>6} {:>6}  {}\n", "run", "start", "backend", "ranks", "rows",
                              "hosts");
@@ -78,7 +78,10 @@ nlohmann::json change_json(const diagnosis::RunSeries& series, const diagnosis::
           {"baseline_median", change.baseline.median},
           {"baseline_log_spread", change.baseline.log_spread},
           {"changed_median", change.changed_median},
-          {"ratio", change.ratio()}};
+          {"ratio", change.ratio()},
+          {"open", !change.cleared},
+          {"cleared_run_id", change.cleared ? series.run_ids[*change.cleared] : ""},
+          {"cleared_start_time", change.cleared ? series.start_times[*change.cleared] : ""}};
 }
 
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): one table of a series' runs with each run's drift marks, laid out where the columns are printed
@@ -100,12 +103,7 @@ int show_trend(store::RunStore& store, const HistoryOptions& options) {
   std::cout << fmt::format("# {:<28} {:<21} {:>5} {:>12} {:>12}  {}\n", "run", "start", "rows",
                            fmt::format("{} {}", series.value_name, series.unit), "time us", "drift");
   for (std::size_t i = 0; i < trend.points.size(); ++i) {
-    std::string mark;
-    for (const diagnosis::DriftChange& c : changes) {
-      if (c.began == i)
-        mark += fmt::format("change began ({} {:.3f} x baseline) ", c.lower ? "lower" : "higher", c.ratio());
-      if (c.flagged == i) mark += fmt::format("flagged, {} runs after it began", c.flagged - c.began);
-    }
+    const std::string mark = diagnosis::drift_marks(drift, i, options.drift);
     const store::TrendPoint& p = trend.points[i];
     std::cout << fmt::format("  {:<28} {:<21} {:>5} {:>12.4g} {:>12.4g}  {}\n", p.run_id, p.start_time, p.rows,
                              values[i], p.time_us, mark);
@@ -156,7 +154,7 @@ int ingest(store::RunStore& store, const HistoryOptions& options) {
       case store::RecordOutcome::unchanged: ++unchanged; break;
     }
   }
-  std::cout << fmt::format("# {}: {} runs added, {} updated (grew since), {} already recorded\n", options.store, added,
+  std::cout << fmt::format("# {}: {} runs added, {} updated (grew since), {} already recorded\n", store.name(), added,
                            updated, unchanged);
   return static_cast<int>(ExitCode::ok);
 }
@@ -212,6 +210,11 @@ void add_drift_flags(CLI::App& app, diagnosis::DriftSettings& drift) {
   app.add_option("--cusum-threshold", drift.threshold, "CUSUM alarm threshold h, in baseline spreads")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_option("--min-change-runs", drift.min_change_runs,
+                 "the fewest runs in a row that make a change (a larger step is flagged at this run; more keeps "
+                 "blocks of bad runs on a noisy machine from alarms)")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 100));
   // A short baseline's few runs can agree by chance far more closely than the fabric's runs do;
   // an operator who knows the run-to-run noise states it here, so that noise does not accumulate.
   app.add_option_function<double>(
@@ -252,13 +255,12 @@ const Registrar<CommandRegistration> registrar{
                                  "the fabric (any topology format): per-link gauges for hosts with one fabric cable");
        return [options, ingest_command, drift_command] {
          // Reading a store that is not there is a typo, not an empty history: only ingest creates one.
-         const bool is_server =
-             options->store.starts_with("postgresql://") || options->store.starts_with("postgres://");
-         if (!ingest_command->parsed() && !is_server && !std::filesystem::exists(options->store))
+         const store::StoreUrl url = store::StoreUrl::parse(options->store);
+         if (!ingest_command->parsed() && !url.is_server() && !std::filesystem::exists(url.path()))
            throw InputError(
-               fmt::format("no run store at {} (history ingest DIR --store {} or run --store {} records one)",
-                           options->store, options->store, options->store));
-         store::RunStore store(options->store);
+               fmt::format("no run store at {} (history ingest DIR --store {} or run --store {} records one)", url, url,
+                           url));
+         store::RunStore store(url);
          if (ingest_command->parsed()) return ingest(store, *options);
          if (drift_command->parsed()) return judge_drift(store, *options);
          if (options->op.empty() && options->host.empty() && options->pair.empty()) return list_runs(store, *options);

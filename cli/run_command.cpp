@@ -205,6 +205,7 @@ class RunCommand {
       if (!options_.duration.empty()) settings.duration_s = parse_duration_s(options_.duration);
       if (options_.repeat > 0 && settings.duration_s > 0) throw UsageError("give --repeat or --duration, not both");
       validate_run_options(options_.run);
+      if (!options_.store_url.empty()) (void)store::StoreUrl::parse(options_.store_url);
       BackendRegistry::instance().at(options_.backend).require_supported(options_.run.launch);
     } catch (const UsageError& e) { return fail_everywhere(e.what(), launcher_rank() == 0, ExitCode::usage); }
     // Threads started from here on (MPI's, the watchdog's) inherit this mask, so a termination
@@ -294,7 +295,7 @@ class RunCommand {
   bool record_in_store() {
     try {
       store_->record(results_sink_->results(), "run");
-      std::cout << fmt::format("# recorded in the run store {}\n", options_.store_url);
+      std::cout << fmt::format("# recorded in the run store {}\n", store_->name());
       return true;
     } catch (const std::exception& e) {
       std::cerr << fmt::format("fabricbench: error: {}; the results files keep the run (fabricbench history ingest)\n",
@@ -319,7 +320,8 @@ class RunCommand {
       expectations_.emplace(*topology_, std::cerr);
     }
     const std::string run_id = new_run_id();
-    settings.provenance = collect_provenance(*backend_, run_id, shell_command_line(process_.argc, process_.argv));
+    settings.provenance =
+        collect_provenance(*backend_, run_id, store::redacted_command_line(process_.argc, process_.argv));
     settings.provenance.gpus_per_process = options_.run.launch.gpus_per_process;
     std::size_t expected_rows = 0;
     for (const PlannedOp& planned : plan) expected_rows += planned.cases_by_size.size() * planned.placements.size();

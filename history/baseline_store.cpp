@@ -13,8 +13,6 @@
 namespace fb::history {
 namespace {
 
-bool is_server(const std::string& url) { return url.starts_with("postgresql://") || url.starts_with("postgres://"); }
-
 std::set<std::string> hosts_of(const ResultSet& results) {
   std::set<std::string> hosts(results.provenance.rank_hosts.begin(), results.provenance.rank_hosts.end());
   for (const ResultRow& row : results.rows) {
@@ -67,8 +65,9 @@ std::vector<ResultSet> listed_runs(store::RunStore& store, const std::string& sp
 }  // namespace
 
 store::RunStore open_store(const BaselineOptions& options, bool create) {
-  const std::string url = options.store.empty() ? std::string(default_store_path) : options.store;
-  if (!create && !is_server(url) && !std::filesystem::exists(url))
+  const store::StoreUrl url =
+      store::StoreUrl::parse(options.store.empty() ? std::string(default_store_path) : options.store);
+  if (!create && !url.is_server() && !std::filesystem::exists(url.path()))
     throw InputError(fmt::format("no run store at {} for the baseline (run --store {} or history ingest DIR --store "
                                  "{} records one)",
                                  url, url, url));
@@ -83,7 +82,7 @@ LoadedBaseline load_baseline(store::RunStore& store, const BaselineOptions& opti
     judged_ids.insert(set.results.provenance.run_id);
     judged_hosts.merge(hosts_of(set.results));
   }
-  const std::string url = options.store.empty() ? std::string(default_store_path) : options.store;
+  const std::string& url = store.name();
   LoadedBaseline baseline;
   const std::optional<Selection> selection = parse_selection(options.spec);
   if (!selection) {

@@ -4,12 +4,14 @@
 
 namespace fb::store {
 
-std::unique_ptr<Database> open_database(const std::string& url) {
-  if (url.starts_with("postgresql://") || url.starts_with("postgres://")) return open_postgresql(url);
-  const std::filesystem::path path(url);
+std::unique_ptr<Database> open_database(const StoreUrl& url) {
+  if (url.is_server()) return open_postgresql(url);
+  const std::filesystem::path& path = url.path();
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  return open_sqlite(url);
+  return open_sqlite(path.string());
 }
+
+std::unique_ptr<Database> open_database(const std::string& url) { return open_database(StoreUrl::parse(url)); }
 
 Transaction::~Transaction() {
   if (!open_) return;

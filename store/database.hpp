@@ -4,6 +4,8 @@
 // placeholders; values travel as text both ways (NULL as an empty optional), so one schema and
 // one set of statements serve both, and numbers round-trip exactly (shortest round-trip decimal).
 
+#include "store/store_url.hpp"
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,17 +31,22 @@ class Database {
   // PostgreSQL's BEGIN with a transaction-level advisory lock, so two processes migrating or
   // ingesting the same run at once take turns.
   virtual void begin_exclusive() = 0;
+  // Whether the table exists, read without writing anything (no lock, no DDL).
+  virtual bool has_table(std::string_view name) = 0;
   // "sqlite" or "postgresql", for messages.
   virtual std::string_view kind() const = 0;
 };
 
-// `url`: postgresql://... or postgres://... (a libpq connection URI), otherwise the path of an
-// SQLite file, created with its directory when missing. Throws std::runtime_error naming the
-// store and the library's message when it cannot be opened.
+// `url`: a PostgreSQL server or the path of an SQLite file, created with its directory when
+// missing. Throws std::runtime_error naming the store (its printable form) and the library's
+// message when it cannot be opened; TimeoutError when a server does not answer within the
+// connection's connect_timeout.
+std::unique_ptr<Database> open_database(const StoreUrl& url);
+// The same for what the user typed: UsageError when it is a URL fabricbench does not read.
 std::unique_ptr<Database> open_database(const std::string& url);
 
 std::unique_ptr<Database> open_sqlite(const std::string& path);
-std::unique_ptr<Database> open_postgresql(const std::string& url);
+std::unique_ptr<Database> open_postgresql(const StoreUrl& url);
 
 // Commits on commit(), rolls back when left otherwise (an exception), so a failed ingest leaves
 // the store as it was.

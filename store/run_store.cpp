@@ -188,13 +188,26 @@ std::string text_of(const Value& value) { return value.value_or(""); }
 
 }  // namespace
 
-RunStore::RunStore(const std::string& url) : RunStore(open_database(url)) {}
+RunStore::RunStore(const StoreUrl& url) : RunStore(open_database(url)) { name_ = url.printable(); }
 
-RunStore::RunStore(std::unique_ptr<Database> database) : database_(std::move(database)) { migrate(*database_); }
+RunStore::RunStore(const std::string& url) : RunStore(StoreUrl::parse(url)) {}
+
+RunStore::RunStore(std::unique_ptr<Database> database) : database_(std::move(database)), name_(database_->kind()) {
+  migrate(*database_);
+}
 
 int RunStore::schema_version() { return store::schema_version(*database_); }
 
-RecordOutcome RunStore::record_within(const ResultSet& results, const std::string& source) {
+RecordOutcome RunStore::record_within(const ResultSet& given, const std::string& source) {
+  // A command line that named a store URL (a results file written before its password was kept out
+  // of them, or by hand) is stored with the password as ***: no table holds it.
+  const std::string redacted_line = redact_store_urls(given.provenance.command_line);
+  std::optional<ResultSet> redacted_copy;
+  if (redacted_line != given.provenance.command_line) {
+    redacted_copy.emplace(given);
+    redacted_copy->provenance.command_line = redacted_line;
+  }
+  const ResultSet& results = redacted_copy ? *redacted_copy : given;
   const std::string& run_id = results.provenance.run_id;
   if (run_id.empty()) throw InputError(fmt::format("{}: the results have no run id: not recorded", source));
   // The run's provenance, incidents and port counters, in the results format's own JSON.
@@ -292,6 +305,8 @@ namespace {
 // `table`: how the statement names result_rows ("" or "w.").
 std::pair<std::string, Values> subject_filter(const SeriesQuery& query, std::string_view table = "") {
   if (query.host.empty()) return {"", {}};
+  if (query.within_host)
+    return {fmt::format(" AND {0}src_host = ? AND {0}dst_host = ?", table), {query.host, query.host}};
   if (query.peer.empty())
     return {fmt::format(" AND {0}src_host <> {0}dst_host AND ({0}src_host = ? OR {0}dst_host = ?)", table),
             {query.host, query.host}};
@@ -301,6 +316,7 @@ std::pair<std::string, Values> subject_filter(const SeriesQuery& query, std::str
 
 std::string describe_subject(const SeriesQuery& query) {
   if (query.host.empty()) return fmt::format("op {}", query.op);
+  if (query.within_host) return fmt::format("host {} (within it)", query.host);
   if (query.peer.empty()) return fmt::format("host {}", query.host);
   return fmt::format("pair {} <-> {}", query.host, query.peer);
 }
@@ -446,6 +462,11 @@ SeriesCatalog RunStore::catalog() {
   }
   for (const std::string& host : hosts) catalog.hosts.push_back({.host = host});
   for (const auto& [a, b] : pairs) catalog.pairs.push_back({.host = a, .peer = b});
+  // Runs inside one host (two GPUs of a node, latency and bw between them) are series of that host
+  // as well, one per op: a node's NVLink or PCIe that slows is the host's fault like its cable.
+  for (const Values& r : database_->query("SELECT DISTINCT src_host, op FROM result_rows WHERE src_host <> '' AND "
+                                          "src_host = dst_host ORDER BY src_host, op"))
+    catalog.within_hosts.push_back({.op = text_of(r[1]), .host = text_of(r[0]), .within_host = true});
   return catalog;
 }
 

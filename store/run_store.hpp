@@ -44,6 +44,7 @@ struct SeriesQuery {
   std::optional<int> nranks{};           // collectives: empty means the rank count most runs used
   std::string host{};                    // rows between this host and another one
   std::string peer{};                    // with host: rows between the two, in either direction
+  bool within_host = false;              // with host: its rows inside the host instead (GPUs of one node)
 };
 
 // One run's value in a series: the median over the run's matching rows (placements, pairs,
@@ -70,11 +71,14 @@ struct SeriesCatalog {
   std::vector<SeriesQuery> collectives;
   std::vector<SeriesQuery> hosts;
   std::vector<SeriesQuery> pairs;
+  std::vector<SeriesQuery> within_hosts;  // one per host and op measured inside one host (latency, bw)
 };
 
 class RunStore {
  public:
   // See open_database for `url`. Creates the schema or brings it up to the newest version.
+  explicit RunStore(const StoreUrl& url);
+  // What the user typed: UsageError for a URL fabricbench does not read (nothing is created).
   explicit RunStore(const std::string& url);
   explicit RunStore(std::unique_ptr<Database> database);
 
@@ -106,11 +110,14 @@ class RunStore {
   std::vector<std::pair<std::string, std::string>> verdicts(const std::string& run_id);
   int schema_version();
   std::string_view kind() const { return database_->kind(); }
+  // The store as messages name it: the path, or the URL with its password as *** (StoreUrl).
+  const std::string& name() const { return name_; }
 
  private:
   // record() without its transaction.
   RecordOutcome record_within(const ResultSet& results, const std::string& source);
   std::unique_ptr<Database> database_;
+  std::string name_;
 };
 
 }  // namespace fb::store

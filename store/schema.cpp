@@ -116,9 +116,9 @@ std::string utc_now() {
 int newest_schema_version() { return migrations.back().version; }
 
 int schema_version(Database& database) {
-  database.execute(
-      "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, "
-      "applied_at TEXT NOT NULL)");
+  // Read without creating anything: two processes opening a new PostgreSQL store at once must not
+  // both create the table outside the lock (one fails on pg_type's unique index).
+  if (!database.has_table("schema_migrations")) return 0;
   const std::vector<Values> rows = database.query("SELECT MAX(version) FROM schema_migrations");
   return rows.empty() || !rows.front().front() ? 0 : std::stoi(*rows.front().front());
 }
@@ -126,8 +126,13 @@ int schema_version(Database& database) {
 void migrate(Database& database) {
   // Cheap when up to date: no write lock is taken.
   if (schema_version(database) == newest_schema_version()) return;
+  // Every creation and migration holds the store's write lock (SQLite's BEGIN IMMEDIATE,
+  // PostgreSQL's advisory lock): concurrent first users take turns, and the later ones find the
+  // schema made.
   Transaction transaction(database);
-  // Read again under the lock: another process may have migrated meanwhile.
+  database.execute(
+      "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, "
+      "applied_at TEXT NOT NULL)");
   const int version = schema_version(database);
   if (version > newest_schema_version())
     throw std::runtime_error(fmt::format("run store is at schema version {}, newer than this fabricbench knows ({}): "

@@ -70,6 +70,9 @@ class SqliteDatabase final : public Database {
   }
 
   void begin_exclusive() override { execute("BEGIN IMMEDIATE"); }
+  bool has_table(std::string_view name) override {
+    return !query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", {std::string(name)}).empty();
+  }
   std::string_view kind() const override { return "sqlite"; }
 
  private:

@@ -19,6 +19,7 @@
 #include "doctor/inventory_json.hpp"
 #include "results/result_loading.hpp"
 #include "results/atomic_file.hpp"
+#include "store/store_url.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -238,7 +239,8 @@ class Campaign {
     if (reporting_) {
       try {
         const std::string run_id = new_run_id();
-        settings.provenance = collect_provenance(*backend_, run_id, shell_command_line(options_.argc, options_.argv));
+        settings.provenance =
+            collect_provenance(*backend_, run_id, store::redacted_command_line(options_.argc, options_.argv));
         settings.provenance.gpus_per_process = plan_.launch.gpus_per_process;
         const ResultsPaths paths{folder / (run_id + ".csv"), folder / (run_id + ".json")};
         std::size_t expected_rows = 0;

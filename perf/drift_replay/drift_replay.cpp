@@ -99,7 +99,7 @@ void print(const std::string& name, const Detection& d, int trials) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::cerr << "usage: drift_replay RESULTS_DIR OP SIZE [SEED [BASELINE_RUNS THRESHOLD [SLACK CLIP]]]\n";
+    std::cerr << "usage: drift_replay RESULTS_DIR OP SIZE [SEED [BASELINE_RUNS THRESHOLD [SLACK MIN_CHANGE_RUNS]]]\n";
     return 2;
   }
   const std::string op = argv[2];
@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
   }
   if (argc > 8) {
     settings.slack = std::stod(argv[7]);
-    settings.clip = std::stod(argv[8]);
+    settings.min_change_runs = std::stoul(argv[8]);
   }
   std::vector<std::pair<std::string, double>> runs;  // start time, value
   for (const fb::LoadedResults& set : fb::load_results({argv[1]})) {
@@ -139,8 +139,9 @@ int main(int argc, char** argv) {
                            values.size(), op, argv[3], all.median, 100 * all.log_spread, sorted.front(),
                            100 * (sorted.front() / all.median - 1), sorted.back(),
                            100 * (sorted.back() / all.median - 1));
-  std::cout << fmt::format("# settings: baseline {} runs, k {}, h {}, clip {}\n", settings.baseline_runs,
-                           settings.slack, settings.threshold, settings.clip);
+  std::cout << fmt::format("# settings: baseline {} runs, k {}, h {}, clip {} (a change is at least {} runs)\n",
+                           settings.baseline_runs, settings.slack, settings.threshold, settings.clip(),
+                           settings.min_change_runs);
   std::cout << fmt::format("# the real sequence itself, in order: {} change(s) flagged\n",
                            detect_drift(values, settings).size());
 

@@ -23,8 +23,10 @@ LogLogPlot trend_plot(const diagnosis::RunSeries& series, const diagnosis::Serie
     runs.points.emplace_back(static_cast<double>(i + 1), series.values[i]);
   plot.series.push_back(std::move(runs));
   for (const diagnosis::DriftChange& change : drift.changes) {
-    PlotSeries changed{.title = fmt::format("change: runs {} to {} ({:.3f} x baseline)", change.began + 1,
-                                            change.flagged + 1, change.ratio()),
+    PlotSeries changed{.title = fmt::format("change: runs {} to {} ({:.3f} x baseline){}", change.began + 1,
+                                            change.flagged + 1, change.ratio(),
+                                            change.cleared ? fmt::format(", cleared at run {}", *change.cleared + 1)
+                                                           : std::string()),
                        .points = {},
                        .band_edge = {}};
     for (std::size_t i = change.began; i <= change.flagged; ++i)
@@ -64,11 +66,7 @@ std::string render_trend_page(const diagnosis::RunSeries& series, const diagnosi
   html += fmt::format("\n<table><tr><th>#</th><th>run</th><th>start</th><th>{} ({})</th><th>drift</th></tr>\n",
                       escape_markup(series.value_name), escape_markup(series.unit));
   for (std::size_t i = 0; i < series.values.size(); ++i) {
-    std::string mark;
-    for (const diagnosis::DriftChange& c : drift.changes) {
-      if (c.began == i) mark += fmt::format("change began ({:.3f} x baseline) ", c.ratio());
-      if (c.flagged == i) mark += fmt::format("flagged, {} runs after it began", c.flagged - c.began);
-    }
+    const std::string mark = diagnosis::drift_marks(drift, i);
     html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.4g}</td><td>{}</td></tr>\n", i + 1,
                         escape_markup(series.run_ids[i]), escape_markup(series.start_times[i]), series.values[i], mark);
   }

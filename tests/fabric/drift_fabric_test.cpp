@@ -47,13 +47,14 @@ const std::string slow_host = "h00003";
 const std::vector<int> slow_cable_mbit{host_mbit, host_mbit, host_mbit, 30, 20};
 constexpr std::size_t baseline_runs = 3;
 constexpr std::size_t first_throttled_run = 3;
-// The judgement's settings for a history of five runs. A CUSUM sum over 1.5 takes two runs beyond the
-// baseline's noise, so no single run raises an alarm. The spread is floored at 10%: the baseline's
-// three runs can agree to 0.1% by chance, while this shared machine's load moves a healthy host's
-// runs by a few percent; 10% lets no such dip accumulate, and the 25% cut still counts in full
-// (beyond the two-spread clip).
+// The judgement's settings for a history of five runs: a change of two runs (--min-change-runs 2:
+// each run counts at most h = 1.5 beyond the slack, so no single run raises an alarm, and two do).
+// The spread is floored at 10%: the baseline's three runs can agree to 0.1% by chance, while this
+// shared machine's load moves a healthy host's runs by a few percent; 10% lets no such dip
+// accumulate (under the slack of 1.5 spreads), and the 25% cut (2.9 spreads) counts.
 const std::vector<std::string> drift_settings{"--baseline-runs",   std::to_string(baseline_runs),
                                               "--cusum-threshold", "1.5",
+                                              "--min-change-runs", "2",
                                               "--min-spread-pct",  "10"};
 
 json read_json(const fs::path& path) {

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <iostream>
@@ -142,9 +143,10 @@ TEST_F(HistoryCommand, DriftWritesTheLatestRunsGaugesForPrometheus) {
   std::vector<double> busbw;
   for (const ResultRow& row : newest->second.rows)
     if (row.bytes == 1024 * 1024) busbw.push_back(*row.busbw_gbps);
-  EXPECT_THAT(text, HasSubstr(fmt::format("fabricbench_collective_busbw_gbps{{op=\"all_reduce\",bytes=\"1048576\","
-                                          "nranks=\"2\"}} {}\n",
-                                          median_of(busbw))));
+  // In bytes per second (Prometheus' base unit): the file's GB/s x 10^9.
+  EXPECT_THAT(text, HasSubstr(fmt::format("fabricbench_collective_busbw_bytes_per_second{{op=\"all_reduce\","
+                                          "bytes=\"1048576\",nranks=\"2\"}} {}\n",
+                                          median_of(busbw) * 1e9)));
   EXPECT_THAT(text, HasSubstr("# TYPE fabricbench_collective_degraded gauge\n"));
   EXPECT_THAT(text, HasSubstr("fabricbench_collective_degraded{op=\"all_reduce\",bytes=\"65536\",nranks=\"2\"} 0\n"));
   EXPECT_TRUE(text.ends_with("# EOF\n"));
@@ -235,7 +237,7 @@ TEST(HistoryDrift, AHostWhoseCableLostTenPercentIsFlaggedFromTheRunItBeganAndDra
   EXPECT_THAT(drift.out, HasSubstr("# drift: 4 hosts, 6 pairs, 0 collective series judged"));
   EXPECT_THAT(drift.out, HasSubstr("host node3: pairwise 4M"));
   EXPECT_THAT(drift.out, HasSubstr("busbw 0.900 x baseline since run night22 (2026-11-23T02:00:00Z), flagged at run "
-                                   "night29 (7 runs later)"));
+                                   "night24 (2 runs later)"));
   // The pairs with node3 drifted as well; the other hosts' own series did not (a third of their
   // pairs is slower: under the slack).
   EXPECT_THAT(drift.out, HasSubstr("pair node1 <-> node3: pairwise 4M"));
@@ -259,7 +261,7 @@ TEST(HistoryDrift, AHostWhoseCableLostTenPercentIsFlaggedFromTheRunItBeganAndDra
   const std::string html = read_text_file(page);
   EXPECT_THAT(html, HasSubstr("<b>Drifted:</b> busbw 0.900 x baseline since run night22"));
   EXPECT_THAT(html, HasSubstr("<svg"));
-  EXPECT_THAT(html, HasSubstr("change: runs 23 to 30 (0.900 x baseline)"));
+  EXPECT_THAT(html, HasSubstr("change: runs 23 to 25 (0.900 x baseline)"));
   EXPECT_THAT(html,
               HasSubstr("<td>23</td><td>night22</td><td>2026-11-23T02:00:00Z</td><td>11.31</td><td>change began"));
 
@@ -316,9 +318,9 @@ TEST(HistoryDrift, PerLinkGaugesNameTheCableOfTheDriftedHost) {
               ::testing::MatchesRegex("fabricbench_link_degraded\\{host=\"node3\",nic=\"[a-z0-9_]+\","
                                       "switch=\"[A-Za-z0-9_-]+\",port=\"\"\\}"));
   // Night 29 (odd: -0.5%), every node3 pair at 0.9: 12.5 x 0.995 x 0.9; node1's median pair is clean.
-  const auto bandwidth = samples("fabricbench_link_bandwidth_gbps");
-  EXPECT_NEAR(bandwidth.at("node3").second, 12.5 * 0.995 * 0.9, 1e-9);
-  EXPECT_NEAR(bandwidth.at("node1").second, 12.5 * 0.995, 1e-9);
+  const auto bandwidth = samples("fabricbench_link_bandwidth_bytes_per_second");
+  EXPECT_NEAR(bandwidth.at("node3").second, 12.5e9 * 0.995 * 0.9, 1);
+  EXPECT_NEAR(bandwidth.at("node1").second, 12.5e9 * 0.995, 1);
   EXPECT_NEAR(samples("fabricbench_link_baseline_ratio").at("node3").second, 0.9, 0.011);
   if (std::filesystem::exists("/usr/bin/promtool")) {
     const testing::ProcessResult check =
@@ -328,6 +330,119 @@ TEST(HistoryDrift, PerLinkGaugesNameTheCableOfTheDriftedHost) {
   } else {
     std::cout << "promtool not installed (Debian package prometheus): the textfile was not checked by it\n";
   }
+}
+
+// A store holding every kind of run: pairs across hosts (the nightly history), a collective, and
+// latency and bw between two GPUs inside one host. Its textfile passes Prometheus' own linter, and
+// every family it holds is plotted by the Grafana dashboard.
+TEST(HistoryDrift, EveryKindOfRunGivesMetricsPromtoolAcceptsAndTheDashboardPlots) {
+  testing::TempDir dir;
+  testing::write_nightly_runs(dir / "nights");
+  for (int run = 0; run < 3; ++run) {
+    ResultSet results;
+    results.provenance.run_id = fmt::format("mixed{}", run);
+    results.provenance.start_time = fmt::format("2026-12-0{}T02:00:00Z", run + 1);
+    const auto add = [&](const std::string& op, const std::string& host, std::uint64_t bytes, double gbps, double us) {
+      ResultRow row;
+      row.run_id = results.provenance.run_id;
+      row.op = op;
+      row.nranks = 2;
+      row.src_host = row.dst_host = host;
+      row.bytes = bytes;
+      row.algbw_gbps = gbps;
+      if (host.empty()) row.busbw_gbps = gbps;
+      row.time_median_us = us;
+      results.rows.push_back(row);
+    };
+    add("all_reduce", "", 1 << 20, 9.5, 110.0);
+    add("latency", "node7", 8, 0.004, 2.1);
+    add("bw", "node7", 4 << 20, 40.0, 105.0);
+    write_file_atomically(dir / "mixed" / (results.provenance.run_id + ".json"), results_to_json(results));
+  }
+  const std::string store_url = (dir / "history.sqlite").string();
+  ASSERT_EQ(run_process(directly({"history", "ingest", (dir / "nights").string(), (dir / "mixed").string(), "--store",
+                                  store_url}))
+                .exit_code,
+            0);
+  write_file_atomically(dir / "four.yaml", "node:\n  hosts: \"node[1-4]\"\n  cpus: 1\n  gpus: 0\n"
+                                           "  pcie: {generation: 4, width: 16, switches: 0}\n"
+                                           "  nics: {count: 1, type: ethernet, rate_gbps: 100}\n"
+                                           "fabric:\n  tiers:\n    - {name: leaf, radix: 8}\n");
+  const std::filesystem::path metrics = dir / "textfile";
+  const testing::ProcessResult drift =
+      run_process(directly({"history", "drift", "--store", store_url, "--topology", (dir / "four.yaml").string(),
+                            "--prometheus-textfile", metrics.string()}));
+  ASSERT_EQ(drift.exit_code, 0) << describe(drift);
+  // node1-4 across the fabric and node7's two series within it; 6 pairs; the collective.
+  EXPECT_THAT(drift.out, HasSubstr("# drift: 6 hosts, 6 pairs, 1 collective series judged"));
+  const std::string text = read_text_file(metrics / "fabricbench.prom");
+  // Base units: the latency of 2.1 us in seconds, the bw of 40 GB/s in bytes per second.
+  EXPECT_THAT(text, HasSubstr("fabricbench_host_latency_seconds{host=\"node7\",op=\"latency\",bytes=\"8\","
+                              "scope=\"node\"} 2.1e-06\n"));
+  EXPECT_THAT(text, HasSubstr("fabricbench_host_bandwidth_bytes_per_second{host=\"node7\",op=\"bw\",bytes=\"4194304\","
+                              "scope=\"node\"} 40000000000\n"));
+  EXPECT_THAT(text, HasSubstr("fabricbench_host_degraded{host=\"node7\",scope=\"node\",op=\"latency\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("fabricbench_collective_time_seconds{op=\"all_reduce\",bytes=\"1048576\",nranks=\"2\"} "
+                              "0.00011\n"));
+  std::vector<std::string> families;
+  for (const std::string& line : testing::lines_of(text))
+    if (line.starts_with("# TYPE ")) families.push_back(line.substr(7, line.find(' ', 7) - 7));
+  EXPECT_GE(families.size(), 12U) << text;
+  const std::string dashboard = read_text_file(FABRICBENCH_DASHBOARD);
+  for (const std::string& family : families) {
+    bool plotted = false;
+    for (std::size_t at = dashboard.find("\"expr\": \""); at != std::string::npos;
+         at = dashboard.find("\"expr\": \"", at + 1)) {
+      const std::string expression = dashboard.substr(at, dashboard.find('\n', at) - at);
+      // A whole name: fabricbench_host_degraded is not found inside fabricbench_host_degraded_x.
+      const std::size_t found = expression.find(family);
+      if (found != std::string::npos &&
+          (found + family.size() == expression.size() ||
+           !(std::isalnum(static_cast<unsigned char>(expression[found + family.size()])) ||
+             expression[found + family.size()] == '_')))
+        plotted = true;
+    }
+    EXPECT_TRUE(plotted) << family << " is on no panel of the dashboard";
+  }
+  if (std::filesystem::exists("/usr/bin/promtool")) {
+    const testing::ProcessResult check =
+        run_process({"/bin/sh", "-c",
+                     fmt::format("/usr/bin/promtool check metrics < '{}'", (metrics / "fabricbench.prom").string())});
+    EXPECT_EQ(check.exit_code, 0) << describe(check);
+    EXPECT_EQ(check.out + check.err, "");  // not even a lint warning
+  } else {
+    std::cout << "promtool not installed (Debian package prometheus): the textfile was not checked by it\n";
+  }
+}
+
+// A URL fabricbench does not read is a usage error (exit 2) before anything exists: no SQLite file
+// named like it, no results, no "recorded".
+TEST(HistoryStoreUrl, AnUnknownOrMalformedUrlIsAUsageErrorThatCreatesNothing) {
+  testing::TempDir dir;
+  testing::write_nightly_runs(dir / "nights");
+  const std::filesystem::path cwd = dir / "cwd";
+  std::filesystem::create_directories(cwd);
+  const auto in_cwd = [&](const std::string& args) {
+    return run_process({"/bin/sh", "-c", fmt::format("cd '{}' && '{}' {}", cwd.string(), FABRICBENCH_BINARY, args)});
+  };
+  for (const std::string url : {"mysql://u:Secret9@h/db", "postgresql//u:Secret9@h/db", "postgres:/u@h/db"}) {
+    const testing::ProcessResult ingest =
+        in_cwd(fmt::format("history ingest '{}' --store '{}'", (dir / "nights").string(), url));
+    EXPECT_EQ(ingest.exit_code, 2) << describe(ingest);
+    EXPECT_THAT(ingest.err, HasSubstr("a run store is postgresql://USER@HOST:PORT/DB or the path of an SQLite file"));
+    EXPECT_THAT(ingest.err, ::testing::Not(HasSubstr("Secret9")));
+    EXPECT_THAT(ingest.out, ::testing::Not(HasSubstr("recorded")));
+    const testing::ProcessResult run =
+        in_cwd(fmt::format("run all_reduce -b 1K -e 1K -n 2 -w 1 -D results --store '{}'", url));
+    EXPECT_EQ(run.exit_code, 2) << describe(run);
+    EXPECT_THAT(run.err, ::testing::Not(HasSubstr("Secret9")));
+  }
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(cwd), {}), 0) << "something was created";
+  // A plain path is SQLite.
+  const testing::ProcessResult path =
+      in_cwd(fmt::format("history ingest '{}' --store runs.sqlite", (dir / "nights").string()));
+  EXPECT_EQ(path.exit_code, 0) << describe(path);
+  EXPECT_TRUE(std::filesystem::exists(cwd / "runs.sqlite"));
 }
 
 }  // namespace

@@ -217,5 +217,44 @@ TEST(RunStoreTrend, AHostSeriesTakesTheHostsPairRowsInEitherDirection) {
   EXPECT_TRUE(catalog.collectives.empty());
 }
 
+// A run on one host (two GPUs of node7: latency and bw between them) is a series of that host, one
+// per op, and not one between hosts.
+TEST(RunStoreTrend, RunsInsideOneHostAreThatHostsSeriesOnePerOp) {
+  testing::TempDir dir;
+  RunStore store((dir / "history.sqlite").string());
+  for (int run = 0; run < 2; ++run) {
+    ResultSet results;
+    results.provenance.run_id = fmt::format("local{}", run);
+    results.provenance.start_time = fmt::format("2026-11-0{}T00:00:00Z", run + 1);
+    for (const std::string op : {"latency", "bw"}) {
+      ResultRow row;
+      row.run_id = results.provenance.run_id;
+      row.op = op;
+      row.nranks = 2;
+      row.src_host = row.dst_host = "node7";
+      row.bytes = op == "bw" ? 1 << 22 : 8;
+      row.algbw_gbps = op == "bw" ? 40.0 + run : 0.01;
+      row.time_median_us = op == "bw" ? 100.0 : 2.5 + run;
+      results.rows.push_back(row);
+    }
+    store.record(results, results.provenance.run_id);
+  }
+  const SeriesCatalog catalog = store.catalog();
+  EXPECT_TRUE(catalog.hosts.empty());
+  EXPECT_TRUE(catalog.pairs.empty());
+  ASSERT_EQ(catalog.within_hosts.size(), 2U);
+  EXPECT_EQ(catalog.within_hosts[0].op, "bw");
+  EXPECT_EQ(catalog.within_hosts[1].op, "latency");
+  const Trend latency = store.trend(catalog.within_hosts[1]);
+  EXPECT_TRUE(latency.latency);
+  ASSERT_EQ(latency.points.size(), 2U);
+  EXPECT_DOUBLE_EQ(latency.points[1].time_us, 3.5);
+  const Trend bw = store.trend(catalog.within_hosts[0]);
+  EXPECT_EQ(bw.query.bytes, 1U << 22);
+  EXPECT_DOUBLE_EQ(*bw.points[0].bandwidth_gbps, 40);
+  // Between hosts, node7 has no rows.
+  EXPECT_THROW(store.trend({.host = "node7"}), InputError);
+}
+
 }  // namespace
 }  // namespace fb::store

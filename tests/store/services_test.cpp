@@ -8,6 +8,7 @@
 // Where a package is missing the test is skipped with the package to install.
 
 #include "integration/fabricbench_runs.hpp"
+#include "store/postgres_server.hpp"
 #include "common/text_file.hpp"
 #include "results/results_io.hpp"
 #include "results/atomic_file.hpp"
@@ -16,7 +17,6 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <pwd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -24,8 +24,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-
-#include <glob.h>
 
 #include <fstream>
 #include <map>
@@ -39,22 +37,10 @@ using testing::ChildProcess;
 using testing::describe;
 using testing::directly;
 using testing::run_process;
+using testing::free_port;
+using testing::PostgresServer;
 using testing::under_mpirun;
 using namespace std::chrono_literals;
-
-// A TCP port on loopback nobody listens on now (the kernel's pick; released for the server to take).
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
-    throw std::runtime_error("no free loopback port");
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
 
 // GET http://127.0.0.1:PORT/TARGET: the body, or nothing when nobody answers (yet).
 std::optional<std::string> http_get(int port, const std::string& target) {
@@ -81,14 +67,6 @@ std::optional<std::string> http_get(int port, const std::string& target) {
   return response.substr(body + 4);
 }
 
-std::string first_match(const std::string& pattern) {
-  glob_t found{};
-  std::string path;
-  if (::glob(pattern.c_str(), 0, nullptr, &found) == 0 && found.gl_pathc > 0) path = found.gl_pathv[found.gl_pathc - 1];
-  ::globfree(&found);
-  return path;
-}
-
 // Three real all_reduce runs on two ranks into `dir`, each also recorded in `store_url`.
 void record_mpi_runs(const std::filesystem::path& dir, const std::string& store_url) {
   for (int run = 0; run < 3; ++run) {
@@ -110,63 +88,6 @@ std::map<std::string, ResultSet> results_files(const std::filesystem::path& dir)
     }
   return sets;
 }
-
-// A PostgreSQL server of its own: a fresh cluster in a temporary directory, on a loopback port,
-// run by the `postgres` user when the test runs as root. Killed with its session at the end.
-class PostgresServer {
- public:
-  PostgresServer() {
-    const std::string bin = first_match("/usr/lib/postgresql/*/bin");
-    if (bin.empty()) return;
-    std::filesystem::permissions(dir_.path(), std::filesystem::perms::owner_all | std::filesystem::perms::group_exec |
-                                                  std::filesystem::perms::others_exec);
-    const std::filesystem::path data = dir_ / "data";
-    std::filesystem::create_directories(data);
-    std::vector<std::string> as_user;
-    if (::geteuid() == 0) {
-      const passwd* postgres = ::getpwnam("postgres");
-      if (!postgres) return;
-      for (const std::filesystem::path& owned : {dir_.path(), data})
-        if (::chown(owned.c_str(), postgres->pw_uid, postgres->pw_gid) != 0) return;
-      as_user = {"/usr/sbin/runuser", "-u", "postgres", "--"};
-    }
-    auto command = [&](std::vector<std::string> argv) {
-      argv.insert(argv.begin(), as_user.begin(), as_user.end());
-      return argv;
-    };
-    const testing::ProcessResult init =
-        run_process(command({bin + "/initdb", "-D", data.string(), "-A", "trust", "-U", "fabricbench", "--no-sync"}),
-                    {}, 120s);
-    if (init.exit_code != 0) {
-      problem_ = "initdb failed: " + describe(init);
-      return;
-    }
-    port_ = free_port();
-    server_ = std::make_unique<ChildProcess>(
-        command({bin + "/postgres", "-D", data.string(), "-p", std::to_string(port_), "-k", dir_.path().string(), "-c",
-                 "listen_addresses=127.0.0.1", "-c", "fsync=off"}));
-    url_ = fmt::format("postgresql://fabricbench@127.0.0.1:{}/postgres", port_);
-    for (const auto deadline = std::chrono::steady_clock::now() + 60s; std::chrono::steady_clock::now() < deadline;
-         std::this_thread::sleep_for(200ms)) {
-      try {
-        store::RunStore probe(url_);
-        return;
-      } catch (const std::exception& e) { problem_ = e.what(); }
-    }
-    url_.clear();
-  }
-
-  bool installed() const { return !first_match("/usr/lib/postgresql/*/bin/postgres").empty(); }
-  const std::string& url() const { return url_; }
-  const std::string& problem() const { return problem_; }
-
- private:
-  testing::TempDir dir_;
-  int port_ = 0;
-  std::unique_ptr<ChildProcess> server_;
-  std::string url_;
-  std::string problem_;
-};
 
 TEST(Services, PostgresqlStoreHoldsTheRowsOfRealMpiRuns) {
   PostgresServer server;
@@ -231,7 +152,8 @@ TEST(Services, PrometheusScrapesTheGaugesThroughNodeExporter) {
   ASSERT_EQ(drift.exit_code, 0) << describe(drift);
   const std::string text = read_text_file(textfiles / "fabricbench.prom");
   // The sample the file holds for all_reduce 1M: Prometheus must return exactly this value.
-  const std::string series = "fabricbench_collective_busbw_gbps{op=\"all_reduce\",bytes=\"1048576\",nranks=\"2\"} ";
+  const std::string series =
+      "fabricbench_collective_busbw_bytes_per_second{op=\"all_reduce\",bytes=\"1048576\",nranks=\"2\"} ";
   const std::size_t at = text.find(series);
   ASSERT_NE(at, std::string::npos) << text;
   const double expected = std::stod(text.substr(at + series.size()));
@@ -252,7 +174,8 @@ TEST(Services, PrometheusScrapesTheGaugesThroughNodeExporter) {
   for (const auto deadline = std::chrono::steady_clock::now() + 90s; std::chrono::steady_clock::now() < deadline;
        std::this_thread::sleep_for(500ms)) {
     const std::optional<std::string> body =
-        http_get(prometheus_port, "/api/v1/query?query=fabricbench_collective_busbw_gbps%7Bbytes%3D%221048576%22%7D");
+        http_get(prometheus_port,
+                 "/api/v1/query?query=fabricbench_collective_busbw_bytes_per_second%7Bbytes%3D%221048576%22%7D");
     if (!body) continue;
     answer = nlohmann::json::parse(*body, nullptr, false);
     if (answer.is_object() && answer["status"] == "success" && !answer["data"]["result"].empty()) break;

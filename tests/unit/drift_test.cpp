@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace fb::diagnosis {
@@ -38,50 +40,85 @@ TEST(Drift, ATooShortSeriesIsNotJudged) {
   EXPECT_TRUE(detect_drift(values).empty());
 }
 
-TEST(Drift, AStepOfTenPercentIsFlaggedInItsEighthRunAndNamesTheRunItBegan) {
+TEST(Drift, AStepOfTenPercentIsFlaggedAtItsThirdRunAndNamesTheRunItBegan) {
   std::vector<double> values = stable(60);
   for (std::size_t i = 31; i < values.size(); ++i) values[i] *= 0.9;
   const std::vector<DriftChange> changes = detect_drift(values);
   ASSERT_EQ(changes.size(), 1U);
   EXPECT_TRUE(changes[0].lower);
-  // The noise (0.68 spreads) stays under the slack of 1: the sum is 0 until the step.
   EXPECT_EQ(changes[0].began, 31U);
-  // Each run adds clip - slack = 1 to the sum: over 7 at the eighth.
-  EXPECT_EQ(changes[0].flagged, 38U);
+  // Each run adds h / (min_change_runs - 1) = 2.5 to the sum: 5 at the second run (not over h), 7.5 at the third.
+  EXPECT_EQ(changes[0].flagged, 33U);
+  EXPECT_FALSE(changes[0].cleared);
   EXPECT_NEAR(changes[0].ratio(), 0.9, 0.006);
   EXPECT_NEAR(changes[0].baseline.median, 100, 0.01);
-  EXPECT_NEAR(changes[0].baseline.log_spread, 1.4826 * std::log(1.005), 1e-4);
+  // Qn of two alternating values is 0 (a quarter of the pairs are equal): the floor, 0.5%.
+  EXPECT_DOUBLE_EQ(changes[0].baseline.log_spread, DriftSettings{}.min_spread);
 }
 
-TEST(Drift, OneWildRunIsNotAChange) {
+TEST(Drift, OneOrTwoWildRunsAreNotAChange) {
   std::vector<double> values = stable(80);
   values[30] = 20;  // a neighbour's job: a fifth of the bandwidth, once
   values[45] = 500;
-  values[60] = values[61] = 50;  // and twice in a row
+  values[60] = values[61] = 50;  // and twice in a row: 2.5 + 2.5 reaches h = 5 and does not pass it
   EXPECT_TRUE(detect_drift(values).empty());
 }
 
-TEST(Drift, ARampOfOnePercentPerRunIsFlaggedWithinTenRunsOfItsStart) {
+TEST(Drift, ARampOfOnePercentPerRunIsFlaggedWithinTenRunsOfItsStartAndDatedToIt) {
   std::vector<double> values = stable(80);
   for (std::size_t i = 30; i < values.size(); ++i) values[i] *= 1 - 0.01 * static_cast<double>(i - 29);
   const std::vector<DriftChange> changes = detect_drift(values);
   ASSERT_FALSE(changes.empty());
   EXPECT_TRUE(changes[0].lower);
-  EXPECT_GE(changes[0].began, 30U);
+  EXPECT_GE(changes[0].began, 29U);
   EXPECT_LE(changes[0].began, 31U);
   EXPECT_LE(changes[0].flagged, 40U);
 }
 
-TEST(Drift, ARiseIsAChangeUpwardAndARecoveryAfterADropIsASecondChange) {
+TEST(Drift, ADeclineThatStartsWithTheHistoryIsDatedToItsFirstRun) {
+  // 1% less every run from the first: the baseline's own runs are part of the decline.
+  std::vector<double> values;
+  for (std::size_t i = 0; i < 60; ++i) values.push_back(100 * std::pow(0.99, static_cast<double>(i)));
+  const std::vector<DriftChange> changes = detect_drift(values);
+  ASSERT_FALSE(changes.empty());
+  EXPECT_TRUE(changes[0].lower);
+  EXPECT_EQ(changes[0].began, 0U);
+}
+
+TEST(Drift, ARepairedHostIsClearedAfterThreeRunsBackInItsBand) {
+  std::vector<double> values = stable(80);
+  for (std::size_t i = 31; i < 34; ++i) values[i] *= 0.85;  // repaired the run after it was flagged
+  const std::vector<DriftChange> changes = detect_drift(values);
+  ASSERT_EQ(changes.size(), 1U);
+  EXPECT_EQ(changes[0].began, 31U);
+  EXPECT_EQ(changes[0].flagged, 33U);
+  ASSERT_TRUE(changes[0].cleared);
+  EXPECT_EQ(*changes[0].cleared, 36U);  // runs 34, 35, 36 back within 1.5 spreads of the baseline
+  RunSeries series{.subject = "host node3: pairwise 4M", .host = "node3", .value_name = "busbw", .unit = "GB/s"};
+  series.values = values;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    series.run_ids.push_back("run" + std::to_string(i));
+    series.start_times.push_back("t" + std::to_string(i));
+  }
+  const SeriesDrift judged = judge_series(series);
+  EXPECT_FALSE(judged.open_change);  // history, not a finding: no drain
+  EXPECT_TRUE(judged.evidence.empty());
+  EXPECT_NEAR(judged.baseline_median, 100, 0.01);
+  EXPECT_EQ(drift_marks(judged, 36), "cleared: 3 runs in a row within 1.5 spreads of the baseline");
+  EXPECT_EQ(drift_marks(judged, 31), "change began (lower 0.846 x baseline)");  // 0.995 x 0.85
+}
+
+TEST(Drift, AChangeThatStaysIsTheNewLevelAndItsRecoveryClearsIt) {
   std::vector<double> values = stable(100);
   for (std::size_t i = 31; i < 71; ++i) values[i] *= 0.8;
   const std::vector<DriftChange> changes = detect_drift(values);
   ASSERT_EQ(changes.size(), 2U);
   EXPECT_TRUE(changes[0].lower);
   EXPECT_EQ(changes[0].began, 31U);
-  EXPECT_EQ(changes[0].flagged, 38U);
-  // The baseline restarts after the first flag: runs 39-58 at 80 are the new normal, and the
-  // recovery at run 71 is a change upward against it.
+  EXPECT_EQ(changes[0].flagged, 33U);
+  // Not back within 20 runs: runs 34-53 at 80 are the new baseline, and the recovery at run 71 is
+  // a change upward against it; the first change is cleared by the same runs.
+  EXPECT_EQ(changes[0].cleared, std::optional<std::size_t>(73U));
   EXPECT_FALSE(changes[1].lower);
   EXPECT_EQ(changes[1].began, 71U);
   EXPECT_NEAR(changes[1].baseline.median, 80, 0.01);
@@ -98,7 +135,7 @@ TEST(Drift, AJudgedSeriesIsDegradedWhileItsLastChangeIsWorse) {
   const SeriesDrift bandwidth = judge_series(series);
   ASSERT_TRUE(bandwidth.open_change);
   EXPECT_EQ(bandwidth.open_change->began, 31U);
-  EXPECT_NE(bandwidth.evidence.find("since run run31 (2026-11-13T00:00:00Z), flagged at run run38 (7 runs later)"),
+  EXPECT_NE(bandwidth.evidence.find("since run run31 (2026-11-13T00:00:00Z), flagged at run run33 (2 runs later)"),
             std::string::npos)
       << bandwidth.evidence;
   // The same values as a time: lower is faster, not a fault.
