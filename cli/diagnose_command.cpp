@@ -4,7 +4,7 @@
 
 #include "cli/command.hpp"
 #include "cli/fail_on.hpp"
-#include "cli/store_drift.hpp"
+#include "history/fleet_drift.hpp"
 #include "cli/fabric_flags.hpp"
 #include "common/errors.hpp"
 #include "diagnosis/fabric_judgement.hpp"
@@ -21,6 +21,11 @@
 #include <optional>
 
 namespace fb::cli {
+
+using history::FleetDrift;
+using history::drift_findings;
+using history::drifted_hosts;
+using history::judge_store;
 namespace {
 
 struct DiagnoseOptions {

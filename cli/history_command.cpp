@@ -5,7 +5,8 @@
 //   history drift [--drain-list F] [--prometheus-textfile DIR]   every series judged for drift
 
 #include "cli/command.hpp"
-#include "cli/store_drift.hpp"
+#include "history/fleet_drift.hpp"
+#include "reports/metrics/fleet_metrics.hpp"
 #include "cli/fabric_flags.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
@@ -21,6 +22,12 @@
 #include <memory>
 
 namespace fb::cli {
+
+using history::FleetDrift;
+using history::drift_findings;
+using history::drifted_hosts;
+using history::judge_store;
+using history::run_series;
 namespace {
 
 // Beside the results `run` writes by default: zero set-up for one machine's history.
