@@ -224,7 +224,11 @@ DriftScan scan_drift(std::span<const double> values, const DriftSettings& settin
                          .lower = alarm->lower,
                          .baseline = baseline,
                          .changed_median = 0};
-      change.changed_median = median_of(values.subspan(change.began, change.flagged - change.began + 1));
+      // The changed level: every run from its start to the last before it came back (while open,
+      // the latest), not only the few that flagged it.
+      const std::size_t end =
+          change.cleared ? *change.cleared + 1 - std::max<std::size_t>(settings.clear_runs, 1) : values.size();
+      change.changed_median = median_of(values.subspan(change.began, std::max(end, change.flagged + 1) - change.began));
       scan.changes.push_back(change);
       if (change.cleared && *change.cleared <= change.flagged + runs) {
         // Back to normal: judged against the same baseline again, the sums from zero.

@@ -73,7 +73,7 @@ struct DriftChange {
   std::optional<std::size_t> cleared{};  // index of the run that cleared it; empty while it is open
   bool lower = false;                    // the value went down (bandwidth lost; for a time, faster)
   Baseline baseline;                     // what the runs were judged against
-  double changed_median = 0;             // median of the runs from `began` to `flagged`
+  double changed_median = 0;  // median of the runs from `began` to the last before it cleared (or the latest)
   double ratio() const { return baseline.median > 0 ? changed_median / baseline.median : 0; }
 };
 
