@@ -85,8 +85,11 @@ std::size_t open_mpi_tag(std::string_view line) {
   if (at < line.size() && line[at] == '[') {
     const std::size_t close = line.find(']', at);
     if (close == std::string_view::npos || close < at + 4) return 0;
+    // "1,0"; PRRTE (Open MPI 5) may name the job: "prterun-node01-4242@1,0".
     const std::string_view ids = line.substr(at + 1, close - at - 1);
-    if (ids.find_first_not_of("0123456789,") != std::string_view::npos || ids.find(',') == std::string_view::npos)
+    const std::size_t comma = ids.rfind(',');
+    if (comma == std::string_view::npos || comma + 1 == ids.size() || ids.find(' ') != std::string_view::npos ||
+        ids.substr(comma + 1).find_first_not_of("0123456789") != std::string_view::npos)
       return 0;
     at = close + 1;
   } else if (!timed) {

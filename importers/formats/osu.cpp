@@ -47,7 +47,7 @@ const OsuTest& op_test(std::string_view op) {
   return *std::find_if(osu_tests.begin(), osu_tests.end(), [&](const OsuTest& t) { return t.op == op; });
 }
 
-enum class Column { size, value, min_us, max_us, p99_us, iterations, validation, other, count };
+enum class Column { size, value, min_us, max_us, p50_us, p99_us, iterations, validation, other, count };
 
 // The numbers of one row by column; a flat array, as a map per row would allocate for every line.
 class RowValues {
@@ -69,6 +69,7 @@ Column column_of(std::string_view name) {
   if (name == "Latency (us)" || name == "Avg Latency(us)" || name == "Bandwidth (MB/s)") return Column::value;
   if (name == "Min Latency(us)") return Column::min_us;
   if (name == "Max Latency(us)") return Column::max_us;
+  if (name == "P50 Tail Lat(us)") return Column::p50_us;
   if (name == "P99 Tail Lat(us)") return Column::p99_us;
   if (name == "Iterations") return Column::iterations;
   if (name == "Validation") return Column::validation;
@@ -320,6 +321,11 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
       row.algbw_gbps = mbps / 1e3;
       // One message's time: bytes moved (both directions for bibw) at the reported rate.
       row.time_median_us = static_cast<double>(message_bytes) * op.algbw_bytes_factor / mbps;
+    } else if (values.contains(Column::p50_us)) {
+      // OSU 7's percentile columns: the average is the mean, P50 the median the bandwidth uses.
+      row.time_mean_us = values[Column::value];
+      row.time_median_us = values[Column::p50_us];
+      row.algbw_gbps = gbps_from(row.bytes, row.time_median_us);
     } else {
       row.time_median_us = values[Column::value];
       row.algbw_gbps = gbps_from(row.bytes, row.time_median_us);

@@ -289,6 +289,21 @@ TEST(PerftestImporter, DashesCloseTheTableButACutRowInsideItIsRefused) {
   EXPECT_THAT(import_text_error(table + " 131072 5000\n"), HasSubstr("inline.log:4: expected 5 columns"));
 }
 
+// OSU 7's tail-latency columns: P50 is the median, the average the mean, P99 the p99.
+TEST(OsuImporter, PercentileColumnsGiveTheMedianMeanAndP99) {
+  const std::string log = "# OSU MPI Latency Test v7.4\n"
+                          "# Datatype: MPI_CHAR.\n"
+                          "# Size       Avg Latency(us)   P50 Tail Lat(us)   P90 Tail Lat(us)   P99 Tail Lat(us)\n"
+                          "1                       2.10               1.98               2.31               4.75\n";
+  const ResultSet r = import_text(log).front();
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.rows[0].time_median_us, 1.98);
+  ASSERT_TRUE(r.rows[0].time_mean_us);
+  EXPECT_DOUBLE_EQ(*r.rows[0].time_mean_us, 2.10);
+  EXPECT_DOUBLE_EQ(r.rows[0].time_p99_us, 4.75);
+  EXPECT_EQ(r.rows[0].unreported_statistics, "time_min_us time_max_us time_cv");
+}
+
 TEST(OsuImporter, ATestRepeatedInOneFileIsASecondRun) {
   const std::string log = read_text_file(sample("osu_latency.log"));
   const std::vector<ResultSet> runs = import_log_text(log + log, "osu_latency_twice.log", {});

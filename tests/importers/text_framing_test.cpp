@@ -45,6 +45,7 @@ TEST(TextFraming, OpenMpiTimestampOutputWithAndWithoutTags) {
                 .text(),
             "# nThread 1\nx\n");
   EXPECT_EQ(peel_framing("Sat Nov 29 06:45:12 2025<stdout>:# nThread 1\n").text(), "# nThread 1\n");
+  EXPECT_EQ(peel_framing("[prterun-node01-4242@1,3]<stdout>:# nThread 1\n").text(), "# nThread 1\n");
 }
 
 TEST(TextFraming, SrunLabelsArePeeledOnlyWhenMostLinesCarryThem) {
