@@ -67,7 +67,13 @@ std::string without_escape_sequences(std::string_view text) {
 // --- the prefixes, each as the length it takes at the start of a line (0: absent) ---
 
 // syslog's and journalctl's "Nov  9 05:46:50".
-std::size_t syslog_time_at(std::string_view s, std::size_t at);
+std::size_t syslog_time_at(std::string_view s, std::size_t at) {
+  static constexpr std::array<std::string_view, 12> months{"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                           "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  if (at + 15 > s.size() || std::find(months.begin(), months.end(), s.substr(at, 3)) == months.end()) return 0;
+  if (s[at + 3] != ' ' || !(is_digit(s[at + 4]) || s[at + 4] == ' ') || !is_digit(s[at + 5])) return 0;
+  return matches_pattern(s, at + 6, " dd:dd:dd") ? 15 : 0;
+}
 
 // ctime's "Mon Nov 29 06:45:12 2025", as Open MPI's --timestamp-output writes it.
 std::size_t ctime_at(std::string_view s, std::size_t at) {
@@ -127,15 +133,6 @@ std::size_t iso_time_at(std::string_view s, std::size_t at) {
       end += 5;
   }
   return end - at;
-}
-
-// syslog's and journalctl's "Nov  9 05:46:50".
-std::size_t syslog_time_at(std::string_view s, std::size_t at) {
-  static constexpr std::array<std::string_view, 12> months{"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                                           "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-  if (at + 15 > s.size() || std::find(months.begin(), months.end(), s.substr(at, 3)) == months.end()) return 0;
-  if (s[at + 3] != ' ' || !(is_digit(s[at + 4]) || s[at + 4] == ' ') || !is_digit(s[at + 5])) return 0;
-  return matches_pattern(s, at + 6, " dd:dd:dd") ? 15 : 0;
 }
 
 // What journalctl writes after its time: " HOST IDENT[PID]:" (or " HOST IDENT:").
