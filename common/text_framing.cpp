@@ -178,6 +178,15 @@ std::size_t quote_mark(std::string_view line) {
   return line.size() > 1 && line[1] == ' ' ? 2 : 1;
 }
 
+// A Markdown code fence around a pasted log ("```", "```text", "~~~"): the whole line, which
+// becomes empty (a fence right below a topo -m matrix would otherwise read as a device row).
+std::size_t code_fence(std::string_view line) {
+  const std::string_view content = trim(line);
+  if (!content.starts_with("```") && !content.starts_with("~~~")) return 0;
+  const std::string_view info = content.substr(3);
+  return info.find_first_of(" \t") == std::string_view::npos ? line.size() : 0;
+}
+
 bool starts_user_name(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 
 // "user@host" from `at`; a user name starts with a letter or '_'.
@@ -245,12 +254,13 @@ struct PrefixLayer {
   bool wherever_found;
 };
 
-constexpr std::array<PrefixLayer, 5> prefix_layers{{
+constexpr std::array<PrefixLayer, 6> prefix_layers{{
     {"Open MPI --tag-output prefixes", open_mpi_tag, true},
     {"srun -l task labels", srun_label, false},
     {"timestamps", timestamp, false},
     {"e-mail quoting", quote_mark, false},
     {"shell prompts", leading_prompt, true},
+    {"Markdown code fences", code_fence, true},
 }};
 
 bool has_content(std::string_view line) { return !trim(line).empty(); }

@@ -3,8 +3,9 @@
 // Open MPI's --tag-output prefixes ("[1,0]<stdout>:"), srun -l task labels ("0: "), timestamps
 // at the start of every line (kubectl logs --timestamps, journalctl, ISO 8601), e-mail quoting
 // ("> "), terminal colours (ANSI escape sequences), CRLF line ends, an indentation common to every
-// line, and a shell prompt around the output. Every importer and topology reader reads the text
-// with these peeled, so that each reader knows its format only, and says once what was peeled.
+// line, a shell prompt around the output, and the Markdown code fences of a paste. Every importer
+// and topology reader reads the text with these peeled, so that each reader knows its format
+// only, and says once what was peeled.
 //
 // Peeling never removes, joins or splits a line: line N of the peeled text is line N of the file,
 // so every FILE:LINE a reader reports is the file's own line.

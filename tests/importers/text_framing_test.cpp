@@ -98,6 +98,15 @@ TEST(TextFraming, ShellPromptsBeforeACommandAndGluedAfterTheOutput) {
   EXPECT_FALSE(peel_framing("mail user@example.com about it\nNIC0: mlx5_0\n").changed());
 }
 
+// A topo -m matrix pasted into an issue between code fences: the closing fence right under the
+// last row is not a row.
+TEST(TextFraming, MarkdownCodeFencesBecomeEmptyLines) {
+  const FramedText framed = peel_framing("```text\n\tGPU0\tGPU1\nGPU0\t X \tNV18\nGPU1\tNV18\t X \n```\n");
+  EXPECT_EQ(framed.text(), "\n\tGPU0\tGPU1\nGPU0\t X \tNV18\nGPU1\tNV18\t X \n\n");
+  EXPECT_THAT(framed.note(), HasSubstr("Markdown code fences ('```text', 2 lines)"));
+  EXPECT_FALSE(peel_framing("``` not a fence but a sentence\n").changed());
+}
+
 TEST(TextFraming, LinesKeepTheirNumbersAndALastLineWithoutANewlineStaysSo) {
   const FramedText framed = peel_framing("0: a\n0: \n0: b\n0: c");
   ASSERT_EQ(framed.lines().size(), 4u);
