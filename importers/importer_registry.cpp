@@ -2,6 +2,7 @@
 
 #include "common/errors.hpp"
 #include "common/text_file.hpp"
+#include "common/text_framing.hpp"
 
 #include <fmt/format.h>
 
@@ -14,8 +15,16 @@ std::vector<ResultSet> import_log(const std::filesystem::path& path, const Impor
 std::vector<ResultSet> import_log_text(std::string_view text, const std::filesystem::path& origin,
                                        const ImportOptions& options) {
   const ImporterRegistry& importers = ImporterRegistry::instance();
-  for (const Importer& importer : importers.entries())
-    if (importer.recognizes(text)) return importer.parse(text, origin, options);
+  // Every format is recognised and read without what wrapped the log (launcher tags, timestamps,
+  // quoting, ...); each run says once what was peeled.
+  const FramedText framed = peel_framing(text);
+  for (const Importer& importer : importers.entries()) {
+    if (!importer.recognizes(framed.text())) continue;
+    std::vector<ResultSet> runs = importer.parse(framed.text(), origin, options);
+    if (framed.changed())
+      for (ResultSet& run : runs) run.provenance.assumptions.push_back(framed.note());
+    return runs;
+  }
   throw InputError(
       fmt::format("{}:1: not a log format fabricbench can import (tried {})", origin.string(), importers.names()));
 }

@@ -41,7 +41,8 @@ using ImporterRegistry = Registry<Importer>;
 // importer recognises the file (naming the formats it tried) or when parsing fails.
 std::vector<ResultSet> import_log(const std::filesystem::path& path, const ImportOptions& options);
 
-// The same for text already in memory; `origin` names it in messages.
+// The same for text already in memory; `origin` names it in messages. What wrapped the log
+// (common/text_framing.hpp) is peeled before any importer sees it and recorded as an assumption.
 std::vector<ResultSet> import_log_text(std::string_view text, const std::filesystem::path& origin,
                                        const ImportOptions& options);
 

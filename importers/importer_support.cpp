@@ -7,18 +7,17 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <limits>
 #include <string>
 
 namespace fb {
 
-std::string_view without_launcher_tag(std::string_view line) {
-  // "[JOBID,RANK]<stdout>:" or "<stderr>:", digits only between the brackets.
-  if (!line.starts_with('[')) return line;
-  const std::size_t close = line.find(']');
-  if (close == std::string_view::npos || line.find_first_not_of("0123456789,", 1) != close) return line;
-  for (const std::string_view stream : {"<stdout>:", "<stderr>:"})
-    if (line.substr(close + 1).starts_with(stream)) return line.substr(close + 1 + stream.size());
-  return line;
+int row_iterations(std::uint64_t printed, std::string_view where, std::vector<std::string>& assumptions) {
+  constexpr auto most = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
+  if (printed <= most) return static_cast<int>(printed);
+  assumptions.push_back(
+      fmt::format("{}: {} iterations is more than a results row holds: recorded as {}", where, printed, most));
+  return static_cast<int>(most);
 }
 
 std::vector<ResultSet> one_run(ResultSet results) {
@@ -39,8 +38,11 @@ namespace {
 
 // `run` repeats the test whose first run's rows are the first `rows_per_run` rows of `kept`.
 bool same_test(const ResultSet& kept, std::size_t rows_per_run, const ResultSet& run) {
-  if (kept.provenance.nranks != run.provenance.nranks || kept.provenance.rank_hosts != run.provenance.rank_hosts ||
-      rows_per_run != run.rows.size()) {
+  // A different command or environment (adaptive routing off, then on) is another experiment,
+  // however alike its table.
+  if (kept.provenance.command_line != run.provenance.command_line ||
+      kept.provenance.environment != run.provenance.environment || kept.provenance.nranks != run.provenance.nranks ||
+      kept.provenance.rank_hosts != run.provenance.rank_hosts || rows_per_run != run.rows.size()) {
     return false;
   }
   for (std::size_t i = 0; i < rows_per_run; ++i) {

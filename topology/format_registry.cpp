@@ -2,6 +2,7 @@
 
 #include "common/input_error.hpp"
 #include "common/text_file.hpp"
+#include "common/text_framing.hpp"
 
 #include <fmt/format.h>
 
@@ -18,15 +19,13 @@ Graph parse_with(const TopologyFormat& format, const SourceText& source) {
   }
 }
 
-}  // namespace
-
-const TopologyFormat& resolve_topology_format(const SourceText& source, std::string_view format_name) {
+// The format whose sniff is most certain of `text`, already peeled.
+const TopologyFormat& sniff_format(const SourceText& source, std::string_view text) {
   const TopologyFormatRegistry& formats = TopologyFormatRegistry::instance();
-  if (format_name != "auto") return formats.at(format_name);
   const TopologyFormat* best = nullptr;
   int best_confidence = 0;
   for (const TopologyFormat& format : formats.entries()) {
-    const int confidence = format.sniff(source.text);
+    const int confidence = format.sniff(text);
     if (confidence > best_confidence) {
       best = &format;
       best_confidence = confidence;
@@ -40,8 +39,26 @@ const TopologyFormat& resolve_topology_format(const SourceText& source, std::str
   return *best;
 }
 
+}  // namespace
+
+const TopologyFormat& resolve_topology_format(const SourceText& source, std::string_view format_name) {
+  if (format_name != "auto") return TopologyFormatRegistry::instance().at(format_name);
+  return sniff_format(source, peel_framing(source.text).text());
+}
+
 Graph parse_topology(const SourceText& source, std::string_view format_name) {
-  return parse_with(resolve_topology_format(source, format_name), source);
+  // What wrapped the file (a prompt, quoting, timestamps, CRLF, ...) is peeled before any format
+  // sniffs or reads it, and said once on the graph; line numbers stay the file's.
+  const FramedText framed = peel_framing(source.text);
+  const auto format = [&](const SourceText& text) -> const TopologyFormat& {
+    if (format_name != "auto") return TopologyFormatRegistry::instance().at(format_name);
+    return sniff_format(text, text.text);
+  };
+  if (!framed.changed()) return parse_with(format(source), source);
+  const SourceText peeled{source.path, std::string(framed.text()), source.hints};
+  Graph graph = parse_with(format(peeled), peeled);
+  graph.add_assumption(fmt::format("{}: {}", source.path, framed.note()));
+  return graph;
 }
 
 SourceText read_topology_source(const std::string& path, const ReaderHints& hints) {

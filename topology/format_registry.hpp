@@ -45,10 +45,13 @@ struct TopologyFormat {
 // equally sure sniffs.
 using TopologyFormatRegistry = Registry<TopologyFormat>;
 
-// The named format, or ("auto") the format whose sniff is most certain of `source`.
+// The named format, or ("auto") the format whose sniff is most certain of `source`, sniffed with
+// its framing peeled (common/text_framing.hpp).
 const TopologyFormat& resolve_topology_format(const SourceText& source, std::string_view format_name = "auto");
 
-// Parses with the named format, or ("auto") with the format whose sniff is most certain.
+// Parses with the named format, or ("auto") with the format whose sniff is most certain. What
+// wrapped the file (a prompt, quoting, timestamps, CRLF, ...) is peeled first and recorded once as
+// an assumption on the graph; errors name the file's own lines.
 Graph parse_topology(const SourceText& source, std::string_view format_name = "auto");
 
 // The text of a topology file; InputError when it cannot be read.

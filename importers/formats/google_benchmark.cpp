@@ -64,6 +64,13 @@ double median_of_sorted(const std::vector<double>& sorted) {
   return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
+// Google Benchmark grows the iteration count until a run lasts long enough: a body of a few
+// nanoseconds runs more than 2^31 times, which is said rather than cut silently.
+int iterations_of(const std::string& name, const Repetition& repetition, Provenance& provenance) {
+  return row_iterations(static_cast<std::uint64_t>(std::max<std::int64_t>(repetition.iterations, 0)), name,
+                        provenance.assumptions);
+}
+
 ResultRow to_row(const std::string& name, const Measurements& m, Provenance& provenance) {
   ResultRow row;
   row.run_id = provenance.run_id;
@@ -89,13 +96,13 @@ ResultRow to_row(const std::string& name, const Measurements& m, Provenance& pro
     // Nearest-rank p99: with few repetitions it is the max.
     row.time_p99_us = times[static_cast<std::size_t>(std::ceil(0.99 * static_cast<double>(times.size()))) - 1];
     row.time_cv = mean > 0 ? std::sqrt(variance / static_cast<double>(times.size() - 1)) / mean : 0;
-    row.iterations = static_cast<int>(std::min<std::int64_t>(m.repetitions.front().iterations, 1 << 30));
+    row.iterations = iterations_of(name, m.repetitions.front(), provenance);
     rate_source = &m.repetitions.front();
   } else if (!m.repetitions.empty()) {
     const Repetition& only = m.repetitions.front();
     row.time_min_us = row.time_median_us = row.time_p99_us = row.time_max_us = only.real_time_us;
     row.unreported_statistics = "time_min_us time_p99_us time_max_us time_cv";
-    row.iterations = static_cast<int>(std::min<std::int64_t>(only.iterations, 1 << 30));
+    row.iterations = iterations_of(name, only, provenance);
     rate_source = &only;
   } else {
     // Aggregates only: the median (or the mean) is the time, the cv the spread; no extremes.

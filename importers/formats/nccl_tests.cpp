@@ -5,8 +5,9 @@
 //
 // Real logs vary: old versions print an `error` column (largest deviation) instead of `#wrong`
 // and no `root` column, rccl-tests drops `Group` from the rank lines and once printed
-// "# nThreads: 1 nGpus: 2 nRanks: 1", long rank lists end in "...", `mpirun --tag-output`
-// prefixes every line, web pages collapse the alignment, several runs follow one another in one
+// "# nThreads: 1 nGpus: 2 nRanks: 1", long rank lists end in "...", web pages collapse the
+// alignment (what wraps a log, launcher tags and the like, is peeled before this reader sees it:
+// common/text_framing.hpp), several runs follow one another in one
 // file, and tables are pasted without the header above them. What the log then does not say (the
 // rank count, the nodes) is inferred from the launcher line or from busbw/algbw and recorded as an
 // assumption.
@@ -24,6 +25,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 
@@ -83,7 +85,8 @@ struct TableLine {
   std::vector<std::string_view> tokens;
 };
 
-// The launcher line above a pasted table: "mpirun -np 16 -N 8 ... ./build/all_reduce_perf -g 1".
+// The launcher line above a pasted table: "mpirun -np 16 -N 8 ... ./build/all_reduce_perf -g 1",
+// or the test's own command as a wrapper script echoes it ("COMMAND: ./all_reduce_perf -b 8").
 struct LauncherLine {
   std::optional<int> processes;
   std::optional<int> processes_per_node;
@@ -91,16 +94,80 @@ struct LauncherLine {
   std::optional<std::string> op;
   int gpus_per_process = 1;  // the test's -g and -t
   std::string text;
+  std::map<std::string, std::string> environment;  // mpirun's -x NAME=VALUE
 };
+
+// The libraries whose variables change what a run measures; a wrapper script prints them.
+bool is_run_environment_name(std::string_view name) {
+  constexpr std::array<std::string_view, 14> prefixes{"NCCL_",  "RCCL_",  "UCX_",  "UCC_",  "OMPI_MCA_",
+                                                      "FI_",    "CUDA_",  "HSA_",  "HIP_",  "NVSHMEM_",
+                                                      "SHARP_", "HCOLL_", "MLX5_", "I_MPI_"};
+  const bool known =
+      std::any_of(prefixes.begin(), prefixes.end(), [&](std::string_view p) { return name.starts_with(p); });
+  return known && name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == std::string_view::npos;
+}
+
+// "NCCL_IB_ADAPTIVE_ROUTING=1", "export NCCL_ALGO=Ring", "+ export NCCL_ALGO=Ring" (set -x),
+// "declare -x NCCL_ALGO="Ring"": one variable of the run's environment as a script prints it.
+std::optional<std::pair<std::string, std::string>> environment_assignment(std::string_view line) {
+  std::string_view text = trim(line);
+  for (const std::string_view prefix : {"+ ", "export ", "declare -x "})
+    if (text.starts_with(prefix)) text = trim(text.substr(prefix.size()));
+  const std::size_t equals = text.find('=');
+  if (equals == std::string_view::npos || !is_run_environment_name(text.substr(0, equals))) return std::nullopt;
+  std::string_view value = text.substr(equals + 1);
+  if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
+    value = value.substr(1, value.size() - 2);
+  else if (value.find_first_of(" \t") != std::string_view::npos)
+    return std::nullopt;  // a sentence that mentions a variable, not an assignment
+  return std::pair{std::string(text.substr(0, equals)), std::string(value)};
+}
+
+// NCCL_DEBUG=INFO's "NCCL INFO NCCL_IB_HCA set by environment to mlx5_0".
+std::optional<std::pair<std::string, std::string>> environment_reported_by_nccl(std::string_view line) {
+  constexpr std::string_view set_by = " set by environment to ";
+  const std::size_t at = line.find(set_by);
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::vector<std::string_view> before = split_whitespace(line.substr(0, at));
+  const std::vector<std::string_view> after = split_whitespace(line.substr(at + set_by.size()));
+  if (before.empty() || after.empty() || !is_run_environment_name(before.back())) return std::nullopt;
+  return std::pair{std::string(before.back()), std::string(after.front())};
+}
+
+// What nccl-tests prints when a call fails: "node01: Test CUDA failure common.cu:892 'all
+// CUDA-capable devices are busy or unavailable'", "... Test NCCL failure ...", rccl-tests' "Test
+// HIP failure", and " .. node01 pid 42: Test failure common.cu:1009" on each level it passes up
+// (not `specific`: it names no cause).
+struct TestFailure {
+  std::size_t line = 0;
+  std::string text;
+  bool specific = false;
+};
+
+std::optional<TestFailure> test_failure(std::size_t number, std::string_view line) {
+  const std::size_t at = line.find("Test ");
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = line.substr(at + 5);
+  const std::size_t word = std::min(rest.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), rest.size());
+  if (word > 0) {
+    if (word >= rest.size() || rest[word] != ' ') return std::nullopt;
+    rest.remove_prefix(word + 1);
+  }
+  if (!rest.starts_with("failure ")) return std::nullopt;
+  return TestFailure{number, std::string(trim(line)), word > 0};
+}
 
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): reads mpirun, mpiexec and srun option spellings for the process count and hosts
 std::optional<LauncherLine> read_launcher_line(std::string_view line) {
   const std::vector<std::string_view> tokens = split_whitespace(line);
-  const auto launcher = std::find_if(tokens.begin(), tokens.end(), [](std::string_view t) {
+  auto launcher = std::find_if(tokens.begin(), tokens.end(), [](std::string_view t) {
     for (const std::string_view name : {"mpirun", "mpiexec", "srun"})
       if (t == name || t.ends_with(fmt::format("/{}", name))) return true;
     return false;
   });
+  // Without a launcher, the test program itself ("COMMAND: ./build/all_reduce_perf -b 8 -e 8G").
+  if (launcher == tokens.end())
+    launcher = std::find_if(tokens.begin(), tokens.end(), [](std::string_view t) { return op_from_test_program(t); });
   if (launcher == tokens.end()) return std::nullopt;
   LauncherLine parsed;
   for (auto t = launcher; t != tokens.end(); ++t)
@@ -115,6 +182,10 @@ std::optional<LauncherLine> read_launcher_line(std::string_view line) {
   int threads = 1;
   // srun's -N is the node count; Open MPI's is the processes per node.
   const bool slurm = launcher->ends_with("srun");
+  if (const std::optional<std::string> op = op_from_test_program(*launcher)) {
+    parsed.op = op;
+    in_test = true;
+  }
   for (std::size_t i = static_cast<std::size_t>(launcher - tokens.begin()) + 1; i < tokens.size(); ++i) {
     const std::string_view t = tokens[i];
     if (!in_test) {
@@ -130,6 +201,9 @@ std::optional<LauncherLine> read_launcher_line(std::string_view line) {
         parsed.hosts = count_after(i);
       } else if (t == "-N" || t == "-npernode" || t == "--npernode" || t == "--ntasks-per-node") {
         parsed.processes_per_node = count_after(i);
+      } else if (t == "-x" && i + 1 < tokens.size()) {
+        if (const std::optional<std::pair<std::string, std::string>> variable = environment_assignment(tokens[i + 1]))
+          parsed.environment.insert(*variable);
       } else if ((t == "-H" || t == "-host" || t == "--host") && i + 1 < tokens.size()) {
         parsed.hosts = static_cast<int>(std::count(tokens[i + 1].begin(), tokens[i + 1].end(), ',') + 1);
       }
@@ -155,11 +229,14 @@ struct Run {
   std::vector<TableLine> table;
   bool finished = false;
   std::optional<LauncherLine> launcher;
+  std::optional<TestFailure> failure;  // the first failure the run printed, the most specific one
 
   bool started() const { return !table.empty() || finished; }
 };
 
 constexpr std::string_view nccl_version_prefix = "NCCL version ";
+constexpr std::array<std::string_view, 4> failure_kinds{"Test CUDA failure", "Test NCCL failure", "Test HIP failure",
+                                                        "Test failure"};
 
 class LogReader {
  public:
@@ -170,9 +247,9 @@ class LogReader {
     std::size_t last_line = 0;
     for (const NumberedLine& raw : split_lines(text)) {
       last_line = raw.number;
-      read_line(raw.number, without_launcher_tag(raw.text));
+      read_line(raw.number, raw.text);
     }
-    if (run_.started() || run_.ranks_in_header) finish_run(last_line);
+    if (run_.started() || run_.ranks_in_header || run_.failure) finish_run(last_line);
     if (runs_.empty()) throw input_error_at(file_, last_line, "no measurement rows in this nccl-tests log");
     keep_repetitions_together(runs_);
     number_runs(runs_);
@@ -191,25 +268,7 @@ class LogReader {
     const std::vector<std::string_view> tokens = split_whitespace(line);
     if (tokens.empty()) return;
     if (tokens[0] != "#") {
-      // A launcher command continued over lines ending in '\' (often quoted with "> ").
-      const bool continues = trim(line).ends_with('\\');
-      if (command_continues_) {
-        command_text_ += ' ' + std::string(line);
-        command_continues_ = continues;
-        if (!continues) read_command(number, command_text_);
-      } else if (to_integer(tokens[0])) {
-        read_row(number, tokens);
-      } else if (read_launcher_line(line)) {
-        command_text_ = std::string(line);
-        command_continues_ = continues;
-        if (!continues) read_command(number, command_text_);
-      } else if (const std::size_t at = line.find(nccl_version_prefix); at != std::string_view::npos) {
-        // The NCCL library the run loaded: nccl-tests prints "NCCL version 2.20.3+cuda12.3" before
-        // its table, NCCL_DEBUG=INFO "... NCCL INFO NCCL version 2.29.7+cuda12.9"; the first counts.
-        const std::vector<std::string_view> words = split_whitespace(line.substr(at + nccl_version_prefix.size()));
-        if (!words.empty()) run_.provenance.libraries.try_emplace("nccl", words.front());
-      }
-      // Anything else is chatter: NCCL_DEBUG lines ("host:pid:tid"), banners, stderr of the launcher.
+      read_plain_line(number, line, tokens);
       return;
     }
     const std::vector<std::string_view> names(tokens.begin() + 1, tokens.end());
@@ -244,10 +303,52 @@ class LogReader {
     }
   }
 
+  // A line that does not start with '#': a row, a command, the environment, a failure, or chatter.
+  // NOLINTNEXTLINE(readability-function-cognitive-complexity): dispatches each kind of line outside nccl-tests' '#' lines, each a few statements
+  void read_plain_line(std::size_t number, std::string_view line, const std::vector<std::string_view>& tokens) {
+    // A launcher command continued over lines ending in '\' (often quoted with "> ").
+    const bool continues = trim(line).ends_with('\\');
+    if (command_continues_) {
+      command_text_ += ' ' + std::string(line);
+      command_continues_ = continues;
+      if (!continues) read_command(number, command_text_);
+    } else if (to_integer(tokens[0])) {
+      read_row(number, tokens);
+    } else if (std::optional<TestFailure> failure = test_failure(number, line)) {
+      if (!run_.failure || (failure->specific && !run_.failure->specific)) run_.failure = std::move(failure);
+      if (run_.first_line == 0) run_.first_line = number;
+    } else if (const auto reported = environment_reported_by_nccl(line)) {
+      run_.provenance.environment.insert_or_assign(reported->first, reported->second);
+    } else if (const auto variable = environment_assignment(line)) {
+      // An environment block after a run's table is the next run's.
+      if (run_.started()) finish_run(number - 1);
+      environment_.insert_or_assign(variable->first, variable->second);
+    } else if (tokens.size() == 1 && is_ellipsis(tokens[0]) && !run_.host_by_rank.empty() && run_.table.empty()) {
+      // Rank lines elided by hand with a bare "..." line.
+      run_.ranks_elided = true;
+    } else if (read_launcher_line(line)) {
+      command_text_ = std::string(line);
+      command_continues_ = continues;
+      if (!continues) read_command(number, command_text_);
+    } else if (const std::size_t at = line.find(nccl_version_prefix); at != std::string_view::npos) {
+      // The NCCL library the run loaded: nccl-tests prints "NCCL version 2.20.3+cuda12.3" before
+      // its table, NCCL_DEBUG=INFO "... NCCL INFO NCCL version 2.29.7+cuda12.9"; the first counts.
+      const std::vector<std::string_view> words = split_whitespace(line.substr(at + nccl_version_prefix.size()));
+      if (!words.empty()) run_.provenance.libraries.try_emplace("nccl", words.front());
+    }
+    // Anything else is chatter: NCCL_DEBUG lines ("host:pid:tid"), banners, stderr of the launcher.
+  }
+
+  static bool is_ellipsis(std::string_view token) {
+    return token == "..." || token == "\xe2\x80\xa6" || token == "[...]" || token == "(...)";
+  }
+
   void read_command(std::size_t number, std::string_view text) {
     // A new command: the run before it, if any, is over (and must have finished).
     if (run_.started()) finish_run(number - 1);
     launcher_ = read_launcher_line(text);
+    if (launcher_)
+      for (const auto& [name, value] : launcher_->environment) environment_.insert_or_assign(name, value);
   }
 
   void read_parameters(std::size_t number, const std::vector<std::string_view>& names) {
@@ -260,8 +361,12 @@ class LogReader {
       if ((key == "iters") && i > 0 && (names[i - 1] == "warmup" || names[i - 1] == "agg")) continue;
       if (const std::optional<std::int64_t> value = to_integer(names[i + 1])) values.emplace(key, *value);
     }
-    if (values.contains("iters"))
-      run_.iterations = static_cast<int>(std::clamp<std::int64_t>(values["iters"], 0, 1 << 30));
+    if (values.contains("iters")) {
+      const std::int64_t iterations = values["iters"];
+      if (iterations < 0) throw input_error_at(file_, number, fmt::format("iters: {} is not a count", iterations));
+      run_.iterations = row_iterations(static_cast<std::uint64_t>(iterations), fmt::format("line {}", number),
+                                       run_.provenance.assumptions);
+    }
     // Bounded before multiplying: the product of arbitrary integers can overflow.
     constexpr std::int64_t most_per_process = 4096;
     const std::int64_t threads = values.contains("nThread")    ? values["nThread"]
@@ -321,11 +426,25 @@ class LogReader {
   void finish_run(std::size_t last_line) {
     Run run = std::move(run_);
     run_ = Run{};
+    if (run.failure && !run.finished) {
+      // nccl-tests stopped: what it printed names the cause, and nothing of the run is imported.
+      throw input_error_at(file_, run.failure->line,
+                           fmt::format("the nccl-tests run failed {}: {}; nothing imported",
+                                       run.table.empty() ? std::string("before measuring")
+                                                         : fmt::format("after {} size{}", run.table.size(),
+                                                                       run.table.size() == 1 ? "" : "s"),
+                                       run.failure->text));
+    }
     if (run.table.empty()) throw input_error_at(file_, last_line, "no measurement rows in this nccl-tests run");
     if (!run.finished)
       throw input_error_at(file_, last_line,
                            "the log ends before '# Avg bus bandwidth': truncated, or the run did not finish");
+    if (run.failure)
+      run.provenance.assumptions.push_back(fmt::format("line {}: a failure printed after the table (at teardown?): {}",
+                                                       run.failure->line, run.failure->text));
     run.launcher = launcher_;
+    // NCCL's own report of a variable wins over what the script printed.
+    for (const auto& [name, value] : environment_) run.provenance.environment.try_emplace(name, value);
     if (!run.op && run.launcher) run.op = run.launcher->op;
     if (!run.op) run.op = op_from_file_name(origin_);
     std::vector<std::string> candidates;
@@ -557,6 +676,9 @@ class LogReader {
   std::filesystem::path origin_;
   ImportOptions options_;
   std::optional<LauncherLine> launcher_;
+  // The variables the script printed or the launcher set (-x), for every run after them until a
+  // later block or command sets them again.
+  std::map<std::string, std::string> environment_;
   std::string command_text_;
   bool command_continues_ = false;
   Run run_;
@@ -569,7 +691,11 @@ bool recognizes(std::string_view text) {
       text.find("# nThread ") != std::string_view::npos || text.find("# nThreads: ") != std::string_view::npos;
   const bool header = text.find("#wrong") != std::string_view::npos ||
                       (text.find("busbw") != std::string_view::npos && text.find("error") != std::string_view::npos);
-  return (parameters || text.find("algbw") != std::string_view::npos) && header;
+  // A run that failed before its table has the parameter line and the failure only.
+  const bool failed = text.find(" failure ") != std::string_view::npos &&
+                      std::any_of(std::begin(failure_kinds), std::end(failure_kinds),
+                                  [&](std::string_view kind) { return text.find(kind) != std::string_view::npos; });
+  return ((parameters || text.find("algbw") != std::string_view::npos) && header) || (parameters && failed);
 }
 
 std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path& origin, const ImportOptions& options) {

@@ -77,7 +77,9 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     const Json& config = json.at("config");
     const std::string config_where = fmt::format("{}: config", file);
     const int per_process = count_at(config, "nthreads", config_where) * count_at(config, "ngpus", config_where);
-    const int iterations = static_cast<int>(std::clamp<std::int64_t>(config.value("iterations", 0), 0, 1 << 30));
+    const int iterations =
+        row_iterations(static_cast<std::uint64_t>(std::max<std::int64_t>(config.value("iterations", 0), 0)),
+                       config_where, p.assumptions);
     // One device line per process (the others of a multi-GPU process are not in the file).
     std::vector<std::string> process_hosts;
     if (config.contains("devices"))

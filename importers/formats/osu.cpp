@@ -43,7 +43,11 @@ constexpr std::array<OsuTest, 5> osu_tests{{
 constexpr std::string_view failed_validation =
     "OSU --validation reports Pass or Fail per size: each failed size is recorded as 1 wrong element";
 
-enum class Column { size, value, min_us, max_us, p99_us, iterations, validation, other, count };
+const OsuTest& op_test(std::string_view op) {
+  return *std::find_if(osu_tests.begin(), osu_tests.end(), [&](const OsuTest& t) { return t.op == op; });
+}
+
+enum class Column { size, value, min_us, max_us, p50_us, p99_us, iterations, validation, other, count };
 
 // The numbers of one row by column; a flat array, as a map per row would allocate for every line.
 class RowValues {
@@ -65,6 +69,7 @@ Column column_of(std::string_view name) {
   if (name == "Latency (us)" || name == "Avg Latency(us)" || name == "Bandwidth (MB/s)") return Column::value;
   if (name == "Min Latency(us)") return Column::min_us;
   if (name == "Max Latency(us)") return Column::max_us;
+  if (name == "P50 Tail Lat(us)") return Column::p50_us;
   if (name == "P99 Tail Lat(us)") return Column::p99_us;
   if (name == "Iterations") return Column::iterations;
   if (name == "Validation") return Column::validation;
@@ -93,7 +98,25 @@ std::pair<std::string, std::size_t> dtype_of(std::string_view mpi_type) {
   return {std::string(mpi_type), 1};
 }
 
-bool recognizes(std::string_view text) { return text.find("# OSU MPI") != std::string_view::npos; }
+// What a '# Size' header's value column measures: OSU prints a latency or a bandwidth column.
+enum class Measures { latency, bandwidth };
+
+std::optional<Measures> measures_of(const std::vector<std::string_view>& names) {
+  for (const std::string_view name : names) {
+    if (name == "Bandwidth (MB/s)") return Measures::bandwidth;
+    if (name == "Latency (us)" || name == "Avg Latency(us)") return Measures::latency;
+  }
+  return std::nullopt;
+}
+
+bool recognizes(std::string_view text) {
+  if (text.find("# OSU MPI") != std::string_view::npos) return true;
+  // Sections pasted without their banner still carry OSU's column header.
+  const std::size_t size = text.find("# Size");
+  if (size == std::string_view::npos) return false;
+  const std::string_view header = text.substr(size, text.find('\n', size) - size);
+  return measures_of(header_columns(header.substr(1))).has_value();
+}
 
 // "Send Buffer on DEVICE (D) and Receive Buffer on HOST (H)" -> {"device", "host"}.
 std::pair<std::string, std::string> buffer_placement(std::string_view line) {
@@ -126,6 +149,21 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
   start_run();
   const OsuTest* test = nullptr;
   std::size_t banner_line = 0;
+  // The latest test of each kind a banner named: a section without its banner repeats it.
+  std::array<const OsuTest*, 2> latest_of_kind{};
+  const auto kind_of = [](const OsuTest& t) { return static_cast<std::size_t>(t.bandwidth ? 1 : 0); };
+  // A test begins (a banner, or a header without one): the run so far ends if it already held this test.
+  const auto begin_test = [&](const OsuTest& next, std::size_t line_number) {
+    if (ops_in_run.contains(next.op) && !results.rows.empty()) {
+      provenance.nranks = results.rows.front().nranks;
+      runs.push_back(std::move(results));
+      start_run();
+    }
+    ops_in_run.insert(next.op);
+    test = &next;
+    latest_of_kind[kind_of(next)] = &next;
+    banner_line = line_number;
+  };
   std::optional<std::string> mpi_datatype;
   std::vector<Column> columns;
   std::pair<std::string, std::string> buffers;
@@ -140,7 +178,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     return !content.empty() && content.front() >= '0' && content.front() <= '9';
   })));
   for (const NumberedLine& line : lines) {
-    const std::string_view trimmed = trim(without_launcher_tag(line.text));
+    const std::string_view trimmed = trim(line.text);
     if (trimmed.empty()) continue;
     if (trimmed.starts_with("# OSU MPI")) {
       // "# OSU MPI Latency Test v7.3", "# OSU MPI-CUDA Bi-Directional Bandwidth Test v5.9"
@@ -157,13 +195,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
                              fmt::format("OSU test '{}' is not imported (osu_latency, osu_bw, osu_bibw, "
                                          "osu_allreduce, osu_allgather are)",
                                          name));
-      if (ops_in_run.contains(test->op) && !results.rows.empty()) {
-        provenance.nranks = results.rows.front().nranks;
-        runs.push_back(std::move(results));
-        start_run();
-      }
-      ops_in_run.insert(test->op);
-      banner_line = line.number;
+      begin_test(*test, line.number);
       buffers = {};
       const std::vector<std::string_view> tokens = split_whitespace(trimmed);
       provenance.tool_version = fmt::format("OSU Micro-Benchmarks {}", tokens.back());
@@ -181,8 +213,24 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
       continue;
     }
     if (trimmed.starts_with("# Size")) {
+      const std::vector<std::string_view> names = header_columns(trimmed.substr(1));
       columns.clear();
-      for (std::string_view name : header_columns(trimmed.substr(1))) columns.push_back(column_of(name));
+      for (std::string_view name : names) columns.push_back(column_of(name));
+      // The header, not the banner before it, says what the numbers are: a section pasted without
+      // its banner is never read with another test's units (26.01 us as 0.026 GB/s).
+      const std::optional<Measures> measures = measures_of(names);
+      if (measures && (!test || test->bandwidth != (*measures == Measures::bandwidth))) {
+        const bool bandwidth = *measures == Measures::bandwidth;
+        const OsuTest* latest = latest_of_kind[bandwidth ? 1 : 0];
+        const OsuTest& typed = latest ? *latest : op_test(bandwidth ? "bw" : "latency");
+        begin_test(typed, line.number);
+        provenance.assumptions.push_back(fmt::format(
+            "line {}: a '# Size' header without its '# OSU MPI ... Test' banner: its {} column is read as {} ({})",
+            line.number, bandwidth ? "bandwidth" : "latency", typed.banner,
+            latest      ? "the latest test of that kind named in the file"
+            : bandwidth ? "osu_bibw prints the same header"
+                        : "a collective's latency prints the same header"));
+      }
       continue;
     }
     if (trimmed.starts_with("#")) continue;
@@ -273,6 +321,11 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
       row.algbw_gbps = mbps / 1e3;
       // One message's time: bytes moved (both directions for bibw) at the reported rate.
       row.time_median_us = static_cast<double>(message_bytes) * op.algbw_bytes_factor / mbps;
+    } else if (values.contains(Column::p50_us)) {
+      // OSU 7's percentile columns: the average is the mean, P50 the median the bandwidth uses.
+      row.time_mean_us = values[Column::value];
+      row.time_median_us = values[Column::p50_us];
+      row.algbw_gbps = gbps_from(row.bytes, row.time_median_us);
     } else {
       row.time_median_us = values[Column::value];
       row.algbw_gbps = gbps_from(row.bytes, row.time_median_us);

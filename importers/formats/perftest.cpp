@@ -100,8 +100,14 @@ struct Run {
   std::string tool;  // ib_write_bw, ...
   bool bidirectional = false;
   std::optional<Header> header;
+  bool closed = false;  // the line of dashes after the rows was read
   ResultSet results;
 };
+
+// "-------...": perftest draws one above and below each table.
+bool is_rule(const std::vector<std::string_view>& words) {
+  return words.size() == 1 && words[0].size() >= 3 && words[0].find_first_not_of('-') == std::string_view::npos;
+}
 
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): one pass over perftest's banner, header and row layouts (bandwidth and latency, with and without --use_cuda), each refused at its line
 std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path& origin, const ImportOptions&) {
@@ -117,7 +123,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
   std::size_t last_line = 0;
   for (const NumberedLine& line : split_lines(text)) {
     last_line = line.number;
-    const std::string_view content = without_launcher_tag(line.text);
+    const std::string_view content = line.text;
     if (is_banner(content)) {
       finish();
       run.tool = tool_of_banner(trim(content));
@@ -141,9 +147,15 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
       run.header = read_header(words);
       continue;
     }
+    // The dashes below the rows close the table: what follows until the next header (a shell
+    // prompt wrapped onto the next line, the next command) holds no rows.
+    if (run.header && !run.results.rows.empty() && is_rule(words)) {
+      run.closed = true;
+      continue;
+    }
     // Rows start with the size; everything else (settings, addresses, dashes, CPU frequency
     // warnings) is context.
-    if (!run.header || !to_integer(words[0])) continue;
+    if (!run.header || run.closed || !to_integer(words[0])) continue;
     const Header& header = *run.header;
     if (words.size() != header.columns.size())
       throw input_error_at(file, line.number,
@@ -189,7 +201,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
     if (values.contains(Column::iterations)) {
       const std::optional<std::uint64_t> iterations = whole_number(values[Column::iterations]);
       if (!iterations) throw input_error_at(file, line.number, "#iterations is not a count");
-      row.iterations = static_cast<int>(std::min<std::uint64_t>(*iterations, 1u << 30));
+      row.iterations = row_iterations(*iterations, fmt::format("line {}", line.number), provenance.assumptions);
     }
     std::string unreported;
     const auto mark_unreported = [&](std::string_view field) {

@@ -440,6 +440,12 @@ TEST(PerftestCorpus, LatencyStatistics) {
 TEST(ImporterCorpus, EveryFileInTheCorpusImports) {
   for (const auto& entry : std::filesystem::directory_iterator(FB_CORPUS_LOGS_DIR)) {
     if (entry.path().filename() == "SOURCES.md") continue;
+    // A run that failed before its table is refused by design, naming the failure
+    // (WrappedLogCorpus.AFailedRunIsRefusedNamingTheFailureAndItsLine).
+    if (entry.path().filename().string().find("failed_run") != std::string::npos) {
+      EXPECT_THROW(import_log(entry.path(), {}), InputError) << entry.path();
+      continue;
+    }
     const ImportOptions options{.nranks = entry.path().filename().string().starts_with("osu6.2") ? std::optional(200)
                                                                                                  : std::nullopt};
     EXPECT_NO_THROW(import_log(entry.path(), options)) << entry.path();

@@ -242,6 +242,68 @@ TEST(NcclTestsImporter, AHeaderWhoseColumnsDoNotFitTheFormatIsNotReadBy) {
               HasSubstr("inline.log:6: a table row of 23 columns without the '# size count type"));
 }
 
+// A failure after part of the table: the run is refused naming it, not as "truncated".
+TEST(NcclTestsImporter, AFailureMidTableIsRefusedNamingItAndTheSizesDone) {
+  const std::string log = per_iteration_log.substr(0, per_iteration_log.find("# Avg")) +
+                          "n1: Test NCCL failure common.cu:1003 'unhandled system error / NET/IB : Got async event'\n"
+                          " .. n1 pid 1: Test failure common.cu:1147\n";
+  EXPECT_THAT(import_text_error(log),
+              HasSubstr("inline.log:7: the nccl-tests run failed after 1 size: n1: Test NCCL failure common.cu:1003 "
+                        "'unhandled system error / NET/IB : Got async event'; nothing imported"));
+}
+
+// The environment as NCCL_DEBUG=INFO reports it is the run's; a bare test command is its command line.
+TEST(NcclTestsImporter, EnvironmentReportedByNcclAndABareTestCommand) {
+  const std::string log = "COMMAND: ./build/all_reduce_perf -b 1K -e 1K -g 2\n"
+                          "n1:1:1 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0:1\n" +
+                          per_iteration_log;
+  const ResultSet r = import_text(log).front();
+  EXPECT_EQ(r.provenance.command_line, "./build/all_reduce_perf -b 1K -e 1K -g 2");
+  EXPECT_EQ(r.provenance.environment.at("NCCL_IB_HCA"), "mlx5_0:1");
+  EXPECT_EQ(r.rows.at(0).op, "all_reduce");
+}
+
+// A latency section whose banner is missing after a bandwidth test is latency, not MB/s.
+TEST(OsuImporter, ALatencyHeaderAfterABandwidthBannerIsLatency) {
+  const std::string log = "# OSU MPI Bandwidth Test v7.3\n"
+                          "# Size      Bandwidth (MB/s)\n"
+                          "8                    2600.00\n"
+                          "# Size          Latency (us)\n"
+                          "8                      26.01\n";
+  const ResultSet r = import_text(log).front();
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_EQ(r.rows[1].op, "latency");
+  EXPECT_DOUBLE_EQ(r.rows[1].time_median_us, 26.01);  // not 0.026 GB/s
+  EXPECT_THAT(r.provenance.assumptions.at(0),
+              HasSubstr("line 4: a '# Size' header without its '# OSU MPI ... Test' banner: its latency column is read "
+                        "as Latency"));
+}
+
+// The dashes below perftest's rows close the table: a cut row after them is not read, a cut row
+// inside the table still is refused.
+TEST(PerftestImporter, DashesCloseTheTableButACutRowInsideItIsRefused) {
+  const std::string table = "                    RDMA_Write BW Test\n"
+                            " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n"
+                            " 65536      5000             0.00               20000.00             0.320000\n";
+  EXPECT_EQ(import_text(table + "---------------------\n8 192.168.10.2\n").front().rows.size(), 1u);
+  EXPECT_THAT(import_text_error(table + " 131072 5000\n"), HasSubstr("inline.log:4: expected 5 columns"));
+}
+
+// OSU 7's tail-latency columns: P50 is the median, the average the mean, P99 the p99.
+TEST(OsuImporter, PercentileColumnsGiveTheMedianMeanAndP99) {
+  const std::string log = "# OSU MPI Latency Test v7.4\n"
+                          "# Datatype: MPI_CHAR.\n"
+                          "# Size       Avg Latency(us)   P50 Tail Lat(us)   P90 Tail Lat(us)   P99 Tail Lat(us)\n"
+                          "1                       2.10               1.98               2.31               4.75\n";
+  const ResultSet r = import_text(log).front();
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.rows[0].time_median_us, 1.98);
+  ASSERT_TRUE(r.rows[0].time_mean_us);
+  EXPECT_DOUBLE_EQ(*r.rows[0].time_mean_us, 2.10);
+  EXPECT_DOUBLE_EQ(r.rows[0].time_p99_us, 4.75);
+  EXPECT_EQ(r.rows[0].unreported_statistics, "time_min_us time_max_us time_cv");
+}
+
 TEST(OsuImporter, ATestRepeatedInOneFileIsASecondRun) {
   const std::string log = read_text_file(sample("osu_latency.log"));
   const std::vector<ResultSet> runs = import_log_text(log + log, "osu_latency_twice.log", {});

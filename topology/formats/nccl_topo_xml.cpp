@@ -39,6 +39,8 @@ namespace fb::topo {
 namespace {
 
 constexpr std::string_view nvswitch_class = "0x068000";
+// What NCCL takes for a <net> whose speed is missing or not positive.
+constexpr int nccl_default_net_mbps = 10000;
 // Real machines have a few NUMA nodes (8 on a two-socket NPS4 AMD box); NCCL joins every pair,
 // so the bound keeps a hostile file from asking for millions of SMP links.
 constexpr std::size_t max_cpus = 256;
@@ -232,10 +234,18 @@ class NcclXmlReader {
       if (name.empty() || name.find('/') != std::string::npos) {
         throw_input_error(source_.path, line_of(net), "a name attribute (a device name) on <net>", quote_input(name));
       }
-      const int speed_mbps = integer(net, "speed", 0);
+      // speed="" reads as absent, as NCCL's attribute parsing takes it.
+      const std::string_view speed_text = net.attribute("speed").as_string();
+      int speed_mbps = speed_text.empty() ? 0 : integer(net, "speed", 0);
       if (speed_mbps <= 0) {
-        throw_input_error(source_.path, line_of(net), "a speed attribute in Mb/s on <net>",
-                          quote_input(net.attribute("speed").as_string()));
+        // NCCL itself (ncclTopoAddNet) takes a missing or non-positive speed as 10000 Mb/s: some
+        // NICs report -1. The model does the same, and says so once for all such <net>.
+        if (unstated_net_speeds_++ == 0)
+          first_unstated_net_speed_ =
+              fmt::format("{} on line {}, {}", name, line_of(net),
+                          speed_text.empty() ? std::string("no speed")
+                                             : fmt::format("speed {}", quote_input(speed_text)));
+        speed_mbps = nccl_default_net_mbps;
       }
       const VertexId nic_vertex =
           graph_.add_vertex(VertexKind::nic, host_name_ + "/" + name, host_, integer(net, "dev", -1));
@@ -337,6 +347,11 @@ class NcclXmlReader {
   }
 
   void report_unstated_links() {
+    if (unstated_net_speeds_ > 0) {
+      assume(fmt::format("{} <net> state no positive speed (first: {}): taken as {} Mb/s ({} Gb/s), as NCCL does",
+                         unstated_net_speeds_, first_unstated_net_speed_, nccl_default_net_mbps,
+                         nccl_default_net_mbps / 1000));
+    }
     if (emulated_bridge_count_ > 0) {
       assume(fmt::format("{} PCIe bridge(s) state PCIe Gen1 x1 above faster devices, a hypervisor's emulated "
                          "bridges: each taken at its devices' rate, nominal (first: {})",
@@ -384,6 +399,8 @@ class NcclXmlReader {
   std::size_t nic_count_ = 0;
   std::size_t unstated_speed_count_ = 0;
   std::size_t unstated_width_count_ = 0;
+  std::size_t unstated_net_speeds_ = 0;
+  std::string first_unstated_net_speed_;  // the first such <net>, described
   std::map<std::string, VertexId> gpu_of_busid_;
   std::map<std::string, int> class_only_ordinal_;
   std::vector<std::string> unclassified_busids_;

@@ -20,6 +20,7 @@
 #include "common/text_scan.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -51,21 +52,6 @@ std::optional<Cell> parse_cell(std::string_view token) {
   return std::nullopt;
 }
 
-// nvidia-smi colours the header on a terminal; a captured file may keep the escapes.
-std::string strip_ansi(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\x1b' && i + 1 < text.size() && text[i + 1] == '[') {
-      i += 2;
-      while (i < text.size() && !(text[i] >= '@' && text[i] <= '~')) ++i;
-      continue;
-    }
-    out += text[i];
-  }
-  return out;
-}
-
 // The header names the devices (GPU#, NIC# with a legend below, or, from older drivers, the NIC
 // device itself: mlx5_0) and then the affinity columns, which start with "CPU Affinity".
 bool is_affinity_label(std::string_view token) { return token == "CPU"; }
@@ -75,8 +61,27 @@ struct Matrix {
   std::vector<std::vector<Cell>> cells;       // [row][column]
   std::vector<std::optional<int>> numa_node;  // GPU rows with a NUMA Affinity value
   std::vector<std::string> cpu_affinity;      // GPU rows: the CPU list, empty when blank
+  std::vector<std::size_t> row_line;          // each device row's line in the file
   std::map<std::string, std::string> nic_names;
+  // GPUs whose NUMA Affinity lists several nodes, and the first such cell with its line.
+  std::vector<std::string> listed_numa_gpus;
+  std::string first_numa_list;
 };
+
+// A NUMA Affinity cell: "0", or a list of nodes and ranges ("0,3-9,11-17": GB200 lists the GPU's
+// own memory nodes with its CPU's). The nodes in increasing order; empty when the cell is not one.
+std::vector<int> numa_nodes_of(std::string_view cell) {
+  constexpr std::int64_t most_nodes = 1024;
+  std::set<int> nodes;
+  for (const std::string_view item : split_fields(cell, ',')) {
+    const std::size_t dash = item.find('-');
+    const std::optional<std::int64_t> first = to_integer(item.substr(0, dash));
+    const std::optional<std::int64_t> last = dash == std::string_view::npos ? first : to_integer(item.substr(dash + 1));
+    if (!first || !last || *first < 0 || *last < *first || *last >= most_nodes) return {};
+    for (std::int64_t node = *first; node <= *last; ++node) nodes.insert(static_cast<int>(node));
+  }
+  return {nodes.begin(), nodes.end()};
+}
 
 // The header's affinity labels, in order: "CPU Affinity", "NUMA Affinity", "GPU NUMA ID".
 std::vector<std::string> affinity_labels(const std::vector<std::string_view>& tokens, std::size_t first) {
@@ -178,14 +183,22 @@ Matrix read_matrix(const SourceText& source, const std::string& text) {
     std::optional<int> numa;
     if (numa_column && matrix.devices[row].starts_with("GPU")) {
       const std::string_view numa_text = affinity[*numa_column];
-      if (const std::optional<std::int64_t> value = to_integer(numa_text); value && *value >= 0 && *value < 1024) {
-        numa = static_cast<int>(*value);
+      if (const std::vector<int> nodes = numa_nodes_of(numa_text); !nodes.empty()) {
+        // The CPU's node comes first: Grace numbers its CPU nodes before the GPUs' memory nodes.
+        numa = nodes.front();
+        if (nodes.size() > 1) {
+          if (matrix.listed_numa_gpus.empty())
+            matrix.first_numa_list = fmt::format("{} on line {}", quote_input(numa_text), lines[i].number);
+          matrix.listed_numa_gpus.push_back(matrix.devices[row]);
+        }
       } else if (numa_text != "N/A" && !numa_text.empty()) {
-        throw_input_error(source.path, lines[i].number, "a NUMA node id or N/A", quote_input(numa_text));
+        throw_input_error(source.path, lines[i].number, "a NUMA node id, a list of them (0,3-9) or N/A",
+                          quote_input(numa_text));
       }
     }
     matrix.cells.push_back(std::move(cells));
     matrix.numa_node.push_back(numa);
+    matrix.row_line.push_back(lines[i].number);
     matrix.cpu_affinity.emplace_back(cpu_column && matrix.devices[row].starts_with("GPU") ? affinity[*cpu_column] : "");
   }
   if (matrix.cells.size() != device_count) {
@@ -228,6 +241,87 @@ bool same_numa_relation(Relation relation) {
          relation == Relation::pix;
 }
 
+// How near a same-NUMA relation is: PIX nearest, NODE farthest.
+int nearness(Relation relation) {
+  switch (relation) {
+    case Relation::pix: return 4;
+    case Relation::pxb: return 3;
+    case Relation::phb: return 2;
+    case Relation::node: return 1;
+    default: return 0;
+  }
+}
+
+std::string_view relation_name(Relation relation) {
+  switch (relation) {
+    case Relation::pix: return "PIX";
+    case Relation::pxb: return "PXB";
+    case Relation::phb: return "PHB";
+    case Relation::node: return "NODE";
+    default: return "SYS";
+  }
+}
+
+// The NUMA node of a device without one (a NIC) in a group the matrix puts on one NUMA node. The
+// GPUs it is related to directly agree: their node. They do not (the matrix puts it with GPUs the
+// NUMA Affinity column puts on different nodes, a contradiction): the node of its nearest GPU (PIX
+// before PXB, PHB, NODE), or with no nearest one the lowest of theirs. It reaches GPUs only
+// through other devices: the lowest of the group's nodes, `stated`. The last two are said in
+// `assumptions` with the device's line.
+int numa_of_group_member(const Matrix& matrix, std::size_t device, const std::set<int>& stated,
+                         std::vector<std::string>& assumptions) {
+  int best = 0;
+  std::set<int> direct;
+  std::set<int> nodes_at_best;
+  std::string related;
+  for (std::size_t other = 0; other < matrix.devices.size(); ++other) {
+    const Relation relation = matrix.cells[device][other].relation;
+    if (!matrix.numa_node[other] || !same_numa_relation(relation)) continue;
+    const int node = *matrix.numa_node[other];
+    direct.insert(node);
+    related += fmt::format("{}{} to {} (NUMA {})", related.empty() ? "" : ", ", relation_name(relation),
+                           matrix.devices[other], node);
+    if (nearness(relation) > best) {
+      best = nearness(relation);
+      nodes_at_best.clear();
+    }
+    if (nearness(relation) == best) nodes_at_best.insert(node);
+  }
+  if (direct.size() == 1) return *direct.begin();
+  if (direct.empty()) {
+    assumptions.push_back(fmt::format("line {}: {} reaches GPUs of NUMA nodes {} only through other devices: placed "
+                                      "on NUMA {}, the lowest",
+                                      matrix.row_line[device], matrix.devices[device], fmt::join(stated, ", "),
+                                      *stated.begin()));
+    return *stated.begin();
+  }
+  const int chosen = *nodes_at_best.begin();
+  assumptions.push_back(fmt::format(
+      "line {}: the matrix puts {} on one NUMA node with GPUs the NUMA Affinity column puts on different nodes ({}): "
+      "the two contradict each other; placed on NUMA {}, {}",
+      matrix.row_line[device], matrix.devices[device], related, chosen,
+      nodes_at_best.size() == 1 ? "the node of its nearest GPU" : "the lowest: no GPU is nearer than the others"));
+  return chosen;
+}
+
+// GPUs the matrix relates as on one NUMA node (NODE, PHB, PXB, PIX) while their NUMA Affinity
+// names different nodes: each stays on its stated node, and the contradiction is said with its line.
+void report_gpus_on_two_nodes(const Matrix& matrix, std::vector<std::string>& assumptions) {
+  for (std::size_t a = 0; a < matrix.devices.size(); ++a) {
+    for (std::size_t b = a + 1; b < matrix.devices.size(); ++b) {
+      const Relation relation = matrix.cells[a][b].relation;
+      if (!matrix.numa_node[a] || !matrix.numa_node[b] || !same_numa_relation(relation) ||
+          *matrix.numa_node[a] == *matrix.numa_node[b])
+        continue;
+      assumptions.push_back(fmt::format(
+          "line {}: the matrix relates {} and {} as {} (one NUMA node) but the NUMA Affinity column puts them on "
+          "nodes {} and {}: each kept on its stated node",
+          matrix.row_line[a], matrix.devices[a], matrix.devices[b], relation_name(relation), *matrix.numa_node[a],
+          *matrix.numa_node[b]));
+    }
+  }
+}
+
 // Where each device's CPU is: a NUMA node id, or (for a group of devices SYS to every GPU whose
 // NUMA node is known) an ordinal among such remote groups, whose NUMA node the file does not give.
 struct Placement {
@@ -252,11 +346,11 @@ Placement place_devices(const Matrix& matrix, const std::vector<bool>& is_gpu) {
     }
   }
   Placement placement{std::vector<int>(n, -1), std::vector<int>(n, -1), 0, {}};
-  std::map<std::size_t, int> stated_of_root;
+  std::map<std::size_t, std::set<int>> stated_of_root;
   for (std::size_t d = 0; d < n; ++d) {
     if (matrix.numa_node[d]) {
       placement.numa[d] = *matrix.numa_node[d];
-      stated_of_root.try_emplace(find_root(parent, d), *matrix.numa_node[d]);
+      stated_of_root[find_root(parent, d)].insert(*matrix.numa_node[d]);
     }
   }
   if (!stated_of_root.empty()) {
@@ -266,7 +360,9 @@ Placement place_devices(const Matrix& matrix, const std::vector<bool>& is_gpu) {
       if (placement.numa[d] >= 0) continue;
       const std::size_t root = find_root(parent, d);
       if (const auto stated = stated_of_root.find(root); stated != stated_of_root.end()) {
-        placement.numa[d] = stated->second;
+        placement.numa[d] = stated->second.size() == 1
+                                ? *stated->second.begin()
+                                : numa_of_group_member(matrix, d, stated->second, placement.assumptions);
         continue;
       }
       const auto [group, inserted] = remote_of_root.try_emplace(root, static_cast<int>(remote_of_root.size()));
@@ -281,6 +377,7 @@ Placement place_devices(const Matrix& matrix, const std::vector<bool>& is_gpu) {
           "{} SYS to every GPU: their NUMA node is not in the file; placed on {} CPU(s) of unknown NUMA node", names,
           placement.remote_group_count));
     }
+    report_gpus_on_two_nodes(matrix, placement.assumptions);
     return placement;
   }
   // No NUMA column (older drivers) or N/A throughout: groups of devices become NUMA nodes, joined
@@ -366,7 +463,8 @@ NvlinkGeneration nvlink_generation(const SourceText& source, const std::string& 
 
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): builds the graph from the matrix in nvidia-smi's own order (GPUs, NICs, NUMA, NVLink, PCIe relations); each relation's case is short and they share the vertices made before
 Graph parse_nvidia_smi_topo(const SourceText& source) {
-  const std::string text = strip_ansi(source.text);
+  // Terminal colours and other framing are peeled before a format reads (common/text_framing.hpp).
+  const std::string& text = source.text;
   const Matrix matrix = read_matrix(source, text);
   const std::size_t n = matrix.devices.size();
   const std::string host_name = host_name_from_path(source.path);
@@ -392,6 +490,13 @@ Graph parse_nvidia_smi_topo(const SourceText& source) {
   }
   const Placement placement = place_devices(matrix, is_gpu);
   std::vector<std::string> assumptions = placement.assumptions;
+  if (!matrix.listed_numa_gpus.empty()) {
+    std::string names;
+    for (const std::string& name : matrix.listed_numa_gpus) names += (names.empty() ? "" : ", ") + name;
+    assumptions.push_back(fmt::format("the NUMA Affinity of {} lists several nodes (first: {}): each GPU is placed "
+                                      "on the lowest node of its list, its CPU's (the others are GPU memory nodes)",
+                                      names, matrix.first_numa_list));
+  }
   std::map<int, VertexId> cpu_of_numa;
   std::vector<VertexId> remote_cpus;
   for (std::size_t d = 0; d < n; ++d) {
@@ -510,8 +615,7 @@ Graph parse_nvidia_smi_topo(const SourceText& source) {
 
 // The header may follow a prompt or `nvidia-smi -L` lines: the first line starting GPU0 decides.
 int sniff_nvidia_smi_topo(std::string_view text) {
-  const std::string head = strip_ansi(text.substr(0, 4096));
-  for (const NumberedLine& line : split_lines(head)) {
+  for (const NumberedLine& line : split_lines(text.substr(0, 4096))) {
     const std::vector<std::string_view> tokens = split_whitespace(line.text);
     if (tokens.empty() || tokens.front() != "GPU0") continue;
     return tokens.size() == 1 || tokens[1] != "X" ? 90 : 0;
