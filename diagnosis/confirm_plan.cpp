@@ -272,8 +272,8 @@ std::string bundle_note(const Finding& finding, std::size_t bundle, const std::v
 }
 
 bool is_link_finding(const Finding& finding) {
-  return finding.link && (finding.kind == "degraded_link" || finding.kind == "intermittent_link" ||
-                          finding.kind == "intermittent_host");
+  return finding.link && (finding.kind == "degraded_link" || finding.kind == "lossy_link" ||
+                          finding.kind == "intermittent_link" || finding.kind == "intermittent_host");
 }
 
 }  // namespace

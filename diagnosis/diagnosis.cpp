@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -77,6 +78,14 @@ std::string describe_flow(const Flow& flow) {
                      row.concurrent_flows.value_or(1) == 1 ? "" : "s", flow.measured_gbps, flow.expected_gbps);
 }
 
+// What makes a flow a suspect (slow) or a witness for the links it crosses (healthy), and the
+// kind of the findings it gives.
+struct Judgement {
+  std::function<bool(const Flow&)> slow;
+  std::function<bool(const Flow&)> healthy;
+  std::string kind;
+};
+
 class Diagnoser {
  public:
   Diagnoser(const Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings,
@@ -101,7 +110,10 @@ class Diagnoser {
     }
     diagnosis.flows_examined = flows_.size();
     std::set<std::size_t> explained;
-    localize_degraded_links(diagnosis, explained);
+    localize_links(diagnosis, explained,
+                   {[&](const Flow& f) { return is_slow(f); }, [&](const Flow& f) { return is_healthy(f); },
+                    "degraded_link"});
+    find_lossy_links(diagnosis);
     find_blocking_links(diagnosis);
     find_slow_nodes(diagnosis, explained);
     for (std::size_t f = 0; f < flows_.size(); ++f) {
@@ -115,9 +127,13 @@ class Diagnoser {
     diagnosis.slow_flows_explained = explained.size();
     diagnosis.blind_spots.push_back(fmt::format(
         "bandwidth shows a fault only where it costs a pair more than {:.0f}% of its expectation: a cable that "
-        "loses a little (1% packet loss costs a TCP pair about 3%) is not seen here; its port error counters (run "
-        "--port-counters) or the latency tails of the pairs across it show it",
-        100 * (1 - settings_.slow_ratio)));
+        "loses a little (1% packet loss costs a TCP pair about 3%) is seen only by {}, or by its port error "
+        "counters (run --port-counters)",
+        100 * (1 - settings_.slow_ratio),
+        tails_checked_ ? fmt::format("the latency tails of the pairs across it (a lossy_link at a p99 time {:.3g} "
+                                     "times the median's or more)",
+                                     settings_.lossy_tail_ratio)
+                       : "the latency tails of the pairs across it, and these rows carry no p99 times: not checked"));
     if (!diagnosis.uncovered_links.empty())
       diagnosis.blind_spots.push_back(fmt::format("{} of {} directed links no measured pair crossed: not measured, "
                                                   "so neither faulty nor healthy (the first pass crosses them all)",
@@ -215,17 +231,17 @@ class Diagnoser {
   // A link is suspect when slow flows cross it and healthy ones do not; the fewest suspects that
   // explain every slow flow are chosen greedily, each covering the most slow flows still open.
   // NOLINTNEXTLINE(readability-function-cognitive-complexity): the greedy set cover over slow flows with its evidence gathered in the same pass
-  void localize_degraded_links(Diagnosis& diagnosis, std::set<std::size_t>& explained) {
+  void localize_links(Diagnosis& diagnosis, std::set<std::size_t>& explained, const Judgement& judgement) {
     std::map<std::uint32_t, std::vector<std::size_t>> slow_through;
     std::map<std::uint32_t, std::size_t> healthy_through;
     std::set<std::size_t> open;
     for (std::size_t f = 0; f < flows_.size(); ++f) {
-      const bool slow = is_slow(flows_[f]);
+      const bool slow = judgement.slow(flows_[f]);
       if (slow) open.insert(f);
       for (const ResourceShare& share : flows_[f].shares) {
         if (slow)
           slow_through[share.resource].push_back(f);
-        else if (is_healthy(flows_[f]))
+        else if (judgement.healthy(flows_[f]))
           ++healthy_through[share.resource];
       }
     }
@@ -273,7 +289,7 @@ class Diagnoser {
 
     for (const auto& [link, resources] : chosen_by_link) {
       Finding finding;
-      finding.kind = "degraded_link";
+      finding.kind = judgement.kind;
       finding.link = link;
       finding.direction = resources.size() == 2
                               ? LinkDirection::both
@@ -315,6 +331,31 @@ class Diagnoser {
                                            finding.parallel_links.size());
       diagnosis.findings.push_back(std::move(finding));
     }
+  }
+
+  // A cable that loses packets without losing much bandwidth (1% loss costs a TCP pair a few
+  // percent) shows in the latency tails of the pairs across it: retransmissions stretch their
+  // slowest iterations. A pair is suspect when its p99 time is at least lossy_tail_ratio times
+  // its median's and that many times the typical pair's ratio, and clears the links it crosses
+  // when under half that; the same localization then names the cable as a lossy_link.
+  void find_lossy_links(Diagnosis& diagnosis) {
+    std::vector<double> tails;
+    for (const Flow& flow : flows_)
+      if (const double tail = tail_of(flow); tail > 0) tails.push_back(tail);
+    tails_checked_ = !tails.empty();
+    if (!tails_checked_) return;
+    const double threshold = settings_.lossy_tail_ratio * std::max(1.0, median_of(tails));
+    std::set<std::size_t> ignored;
+    localize_links(diagnosis, ignored,
+                   {[&](const Flow& f) { return !is_slow(f) && tail_of(f) >= threshold; },
+                    [&](const Flow& f) { return !is_slow(f) && tail_of(f) > 0 && tail_of(f) < threshold / 2; },
+                    "lossy_link"});
+  }
+
+  // p99 time over median time; 0 where the row has not both.
+  static double tail_of(const Flow& flow) {
+    const ResultRow& row = *flow.row;
+    return row.time_median_us > 0 && row.time_p99_us > 0 ? row.time_p99_us / row.time_median_us : 0;
   }
 
   // A suspect whose slow flows the other suspects all explain explains nothing they do not: the
@@ -489,6 +530,7 @@ class Diagnoser {
   std::map<GroupKey, std::vector<std::size_t>> groups_;
   std::map<GroupKey, MaxMinAllocation> allocations_;
   std::map<std::pair<std::string, std::string>, PairRoute> routes_;
+  bool tails_checked_ = false;  // some examined row carried its p99 and median times
 };
 
 }  // namespace

@@ -29,6 +29,9 @@ struct DiagnosisSettings {
   // A pair that kept less than this of its alone bandwidth when all cut pairs ran lost it to load.
   double blocked_ratio = 0.8;
   double outlier_z_score = -3.5;  // Iglewicz-Hoaglin modified z-score for a slow node
+  // A pair whose p99 time is this many times its median's (and the typical pair's ratio) crossed
+  // a cable that loses packets (lossy_link).
+  double lossy_tail_ratio = 3;
 };
 
 // A slow pair measurement (under DiagnosisSettings::slow_ratio of its expectation) that no finding

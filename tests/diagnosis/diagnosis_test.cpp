@@ -104,6 +104,32 @@ TEST(Diagnosis, NamesExactlyTheThrottledHostLink) {
   EXPECT_NE(finding.subject.find("h00003/eth0 <-> leaf0001"), std::string::npos);
 }
 
+// A cable losing 1% of its packets: its pairs lose 3% of their bandwidth (under the slow ratio by
+// far) but their slowest iterations take ten times the median's. The tails name the cable.
+TEST(Diagnosis, ALossyCableIsNamedByTheLatencyTailsOfItsPairs) {
+  const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
+  std::vector<ResultRow> rows = pairwise_on(fabric.graph, fabric);
+  for (ResultRow& row : rows)
+    if (row.src_host == "h00003" || row.dst_host == "h00003") {
+      row.algbw_gbps *= 0.97;
+      row.time_p99_us = 10 * row.time_median_us;
+    }
+  const Diagnosis diagnosis = diagnose(fabric.graph, rows);
+  ASSERT_EQ(diagnosis.findings.size(), 1u) << diagnosis.findings.back().subject;
+  EXPECT_EQ(diagnosis.findings[0].kind, "lossy_link");
+  EXPECT_EQ(diagnosis.findings[0].link, fabric.host_links[2]);
+  EXPECT_EQ(diagnosis.findings[0].direction, LinkDirection::both);
+  EXPECT_GE(*diagnosis.findings[0].confidence, 0.99);
+  EXPECT_EQ(diagnosis.slow_flows, 0u);
+
+  // Rows without p99 times: the result says the tails were not checked.
+  for (ResultRow& row : rows) row.time_p99_us = 0;
+  const Diagnosis blind = diagnose(fabric.graph, rows);
+  EXPECT_TRUE(blind.findings.empty());
+  ASSERT_FALSE(blind.blind_spots.empty());
+  EXPECT_NE(blind.blind_spots.front().find("carry no p99 times: not checked"), std::string::npos);
+}
+
 TEST(Diagnosis, OneDirectionDegradedIsNamedWithItsDirection) {
   const TwoLeafFabric fabric = two_leaf_fabric(4 * host_link_gbps);
   // A transmit-side fault: only what h00006 sends is slow.
