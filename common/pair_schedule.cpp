@@ -26,6 +26,32 @@ CutKind parse_cut(std::string_view text) {
   throw UsageError(fmt::format("--cut '{}' is not one of halves, random", text));
 }
 
+bool natural_less(std::string_view a, std::string_view b) {
+  const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (is_digit(a[i]) && is_digit(b[j])) {
+      std::size_t end_a = i, end_b = j;
+      while (end_a < a.size() && is_digit(a[end_a])) ++end_a;
+      while (end_b < b.size() && is_digit(b[end_b])) ++end_b;
+      // The number without its leading zeros: the longer one is larger, else the digits decide.
+      std::string_view number_a = a.substr(i, end_a - i), number_b = b.substr(j, end_b - j);
+      number_a.remove_prefix(std::min(number_a.find_first_not_of('0'), number_a.size()));
+      number_b.remove_prefix(std::min(number_b.find_first_not_of('0'), number_b.size()));
+      if (number_a.size() != number_b.size()) return number_a.size() < number_b.size();
+      if (number_a != number_b) return number_a < number_b;
+      i = end_a;
+      j = end_b;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i;
+    ++j;
+  }
+  if ((i < a.size()) != (j < b.size())) return j < b.size();
+  return a < b;
+}
+
 std::vector<int> pair_endpoint_ranks(const RankPlacement& placement, PairEndpoints endpoints) {
   std::vector<int> ranks;
   std::unordered_set<std::string> hosts_seen;
@@ -36,7 +62,7 @@ std::vector<int> pair_endpoint_ranks(const RankPlacement& placement, PairEndpoin
   return ranks;
 }
 
-std::vector<PairRound> pairwise_rounds(std::span<const int> endpoint_ranks) {
+std::vector<PairRound> pairwise_rounds(std::span<const int> endpoint_ranks, std::size_t max_pairings) {
   // The circle method: fix the first seat, rotate the others one step per round; seat i plays
   // seat n-1-i. An odd count gets an empty seat, whose partner sits the round out.
   constexpr int empty_seat = -1;
@@ -44,7 +70,7 @@ std::vector<PairRound> pairwise_rounds(std::span<const int> endpoint_ranks) {
   if (seats.size() % 2 == 1) seats.push_back(empty_seat);
   const std::size_t n = seats.size();
   std::vector<PairRound> rounds;
-  for (std::size_t pairing = 0; pairing + 1 < n; ++pairing) {
+  for (std::size_t pairing = 0; pairing + 1 < n && pairing < max_pairings; ++pairing) {
     PairRound forward{{}, static_cast<int>(2 * pairing + 1)};
     PairRound backward{{}, static_cast<int>(2 * pairing + 2)};
     for (std::size_t i = 0; i < n / 2; ++i) {

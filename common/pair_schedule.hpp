@@ -7,6 +7,7 @@
 #include "common/rank_placement.hpp"
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -29,13 +30,21 @@ enum class CutKind { halves, random };
 PairEndpoints parse_pair_endpoints(std::string_view text);  // throws UsageError
 CutKind parse_cut(std::string_view text);                   // throws UsageError
 
+// Names in the order a person reads them: runs of digits compare as numbers, so h2 comes before
+// h10 and h1000 after h999 (not between h100 and h101, as a string sort puts it). Leading zeros do
+// not change a number's place; names equal that way fall back to the string order.
+bool natural_less(std::string_view a, std::string_view b);
+
 // The ranks that stand for the endpoints: the first rank on each host, in rank order, or every
 // rank.
 std::vector<int> pair_endpoint_ranks(const RankPlacement& placement, PairEndpoints endpoints);
 
 // Circle-method tournament over the endpoints: N-1 pairings for even N, N for odd (one endpoint
 // sits out each), each run twice, once per direction, so every ordered pair is measured once.
-std::vector<PairRound> pairwise_rounds(std::span<const int> endpoint_ranks);
+// `max_pairings` stops it early: the first pairings alone, as a first pass over a large fabric
+// measures them (2 * max_pairings rounds).
+std::vector<PairRound> pairwise_rounds(std::span<const int> endpoint_ranks,
+                                       std::size_t max_pairings = std::numeric_limits<std::size_t>::max());
 
 // The pairs across the cut, each alone and then all together (the last round). `halves` pairs
 // endpoint i with endpoint i + N/2: with hosts listed leaf by leaf that is leaf to leaf. `random`

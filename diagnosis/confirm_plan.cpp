@@ -39,6 +39,13 @@ struct PlannedPair {
   std::vector<std::size_t> resources;  // directed links its route crosses
 };
 
+// The host whose cable this is, or empty for a cable between switches.
+std::string host_at_cable(const Graph& graph, LinkId link) {
+  for (const VertexId end : {graph.link(link).a, graph.link(link).b})
+    if (graph.vertex(end).host != no_vertex) return graph.vertex(graph.vertex(end).host).name;
+  return "";
+}
+
 // Hosts a finding points at: its own host, or a host at an end of its link or of a parallel one.
 std::set<std::string> blamed_hosts(const Graph& graph, const Diagnosis& diagnosis) {
   std::set<std::string> blamed;
@@ -235,6 +242,14 @@ class Planner {
   std::unordered_map<std::string, int> uses_;  // pairs each host is in
 };
 
+// A fault that comes and goes shows only in the repetitions it is slow in.
+std::string intermittent_note(const Finding& finding) {
+  return finding.kind.starts_with("intermittent")
+             ? "; it was slow in some repetitions only: measure the plan as a soak (run pairwise --pairs FILE "
+               "--repeat N) so that a repetition catches it"
+             : "";
+}
+
 // What the plan does for one finding's cables, and which of them no measured pair crosses alone.
 std::string bundle_note(const Finding& finding, std::size_t bundle, const std::vector<Candidate>& candidates,
                         const ConfirmSettings& settings) {
@@ -248,45 +263,60 @@ std::string bundle_note(const Finding& finding, std::size_t bundle, const std::v
   const std::string missing =
       unseparated == 0 ? std::string() : fmt::format("; {} cables no measured host pair crosses alone", unseparated);
   if (cables == 1)
-    return fmt::format("{}: named on {} slow pair(s) only: {} pairs on the forwarding tables' routes that cross it{}",
-                       finding.subject, finding.evidence.size(), settings.pairs_per_suspect, missing);
+    return fmt::format("{}: {} pairs on the forwarding tables' routes that cross it, to confirm it (and, after the "
+                       "repair, to check it){}{}",
+                       finding.subject, settings.pairs_per_suspect, missing, intermittent_note(finding));
   return fmt::format("{}: {} pairs per cable on the forwarding tables' routes, each crossing one of its {} cables "
-                     "alone{}",
-                     finding.subject, settings.pairs_per_suspect, cables, missing);
+                     "alone{}{}",
+                     finding.subject, settings.pairs_per_suspect, cables, missing, intermittent_note(finding));
+}
+
+bool is_link_finding(const Finding& finding) {
+  return finding.link && (finding.kind == "degraded_link" || finding.kind == "lossy_link" ||
+                          finding.kind == "intermittent_link" || finding.kind == "intermittent_host");
 }
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): one branch per kind of finding, each with the note that says what the plan does for it
 ConfirmPlan plan_confirm(const Graph& graph, const Diagnosis& diagnosis, const std::vector<std::string>& hosts,
                          const TableRouter* tables, const ConfirmSettings& settings) {
   ConfirmPlan plan;
   Planner planner(graph, tables, hosts, blamed_hosts(graph, diagnosis));
   std::vector<const Finding*> bundles;
   for (const Finding& finding : diagnosis.findings) {
-    // A cable named on fewer slow pairs than a confirmation takes is confirmed too: one slow pair
-    // could be noise.
-    const bool thin = finding.evidence.size() < static_cast<std::size_t>(settings.pairs_per_suspect);
-    if (finding.kind == "degraded_link" && finding.link && (!finding.parallel_links.empty() || (thin && tables))) {
-      if (tables == nullptr) {
-        plan.notes.push_back(fmt::format("{}: only ECMP routes are known, so no pair crosses one of its {} cables "
-                                         "alone; give the fabric's forwarding tables (--routes) to plan pairs that do",
-                                         finding.subject, finding.parallel_links.size() + 1));
-        continue;
-      }
+    const std::string host = finding.host.empty() && finding.link ? host_at_cable(graph, *finding.link) : finding.host;
+    if (is_link_finding(finding) && tables != nullptr) {
+      // Every named cable is crossed again: a bundle's cables one at a time, a cable named on few
+      // slow pairs (one could be noise) or in some repetitions only, and an exact finding too, so
+      // the same pairs check the repair.
       planner.add_bundle(finding, bundles.size());
       bundles.push_back(&finding);
-    } else if (finding.kind == "slow_node") {
-      planner.against_peers(finding.host, settings.pairs_per_suspect);
-      plan.notes.push_back(fmt::format("{}: both ways against {} known-good peers off its switch", finding.host,
-                                       settings.pairs_per_suspect));
+    } else if (is_link_finding(finding) && !finding.parallel_links.empty()) {
+      plan.notes.push_back(fmt::format("{}: only ECMP routes are known, so no pair crosses one of its {} cables "
+                                       "alone; give the fabric's forwarding tables (--routes) to plan pairs that do",
+                                       finding.subject, finding.parallel_links.size() + 1));
+    } else if (!host.empty() &&
+               (is_link_finding(finding) || finding.kind == "slow_node" || finding.kind == "intermittent_host")) {
+      // A host or its own cable: every pair of the host crosses the cable, so peers off its switch
+      // test both, routes or not.
+      planner.against_peers(host, settings.pairs_per_suspect);
+      plan.notes.push_back(fmt::format("{}: both ways against {} known-good peers off its switch{}", finding.subject,
+                                       settings.pairs_per_suspect, intermittent_note(finding)));
+    } else if (is_link_finding(finding)) {
+      plan.notes.push_back(fmt::format("{}: only ECMP routes are known, so no pair can be chosen to cross it; give "
+                                       "the fabric's forwarding tables (--routes)",
+                                       finding.subject));
+    } else {
+      plan.notes.push_back(fmt::format("{}: {}: no confirm pairs (pairs confirm degraded cables and slow hosts)",
+                                       finding.subject, finding.kind));
     }
   }
   planner.separate_bundles(settings.pairs_per_suspect);
   for (std::size_t b = 0; b < bundles.size(); ++b)
     plan.notes.push_back(bundle_note(*bundles[b], b, planner.candidates(), settings));
   plan.rounds = planner.rounds();
-  if (plan.rounds.empty() && plan.notes.empty())
-    plan.notes.emplace_back("nothing to confirm: every finding names one part");
+  if (diagnosis.findings.empty()) plan.notes.emplace_back("nothing to confirm: no finding");
   return plan;
 }
 

@@ -6,11 +6,14 @@
 #include "common/robust_statistics.hpp"
 #include "diagnosis/repair_ticket.hpp"
 #include "topology/flow_model.hpp"
+#include "topology/pair_coverage.hpp"
 #include "topology/routing.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -75,6 +78,14 @@ std::string describe_flow(const Flow& flow) {
                      row.concurrent_flows.value_or(1) == 1 ? "" : "s", flow.measured_gbps, flow.expected_gbps);
 }
 
+// What makes a flow a suspect (slow) or a witness for the links it crosses (healthy), and the
+// kind of the findings it gives.
+struct Judgement {
+  std::function<bool(const Flow&)> slow;
+  std::function<bool(const Flow&)> healthy;
+  std::string kind;
+};
+
 class Diagnoser {
  public:
   Diagnoser(const Graph& graph, std::span<const ResultRow> rows, const DiagnosisSettings& settings,
@@ -89,6 +100,7 @@ class Diagnoser {
     Diagnosis diagnosis;
     diagnosis.tables_given = tables_ != nullptr;
     for (const Flow& flow : flows_) diagnosis.flows_on_table_routes += flow.on_table_route ? 1 : 0;
+    find_uncovered_links(diagnosis);
     if (flows_.empty()) return diagnosis;
     model_rates();
     diagnosis.calibration = calibrate();
@@ -98,11 +110,34 @@ class Diagnoser {
     }
     diagnosis.flows_examined = flows_.size();
     std::set<std::size_t> explained;
-    localize_degraded_links(diagnosis, explained);
+    localize_links(diagnosis, explained,
+                   {[&](const Flow& f) { return is_slow(f); }, [&](const Flow& f) { return is_healthy(f); },
+                    "degraded_link"});
+    find_lossy_links(diagnosis);
     find_blocking_links(diagnosis);
     find_slow_nodes(diagnosis, explained);
-    for (const Flow& flow : flows_) diagnosis.slow_flows += is_slow(flow) ? 1 : 0;
+    for (std::size_t f = 0; f < flows_.size(); ++f) {
+      if (!is_slow(flows_[f])) continue;
+      ++diagnosis.slow_flows;
+      if (explained.contains(f)) continue;
+      const ResultRow& row = *flows_[f].row;
+      diagnosis.unexplained_slow_pairs.push_back(
+          {row.run_id, row.src_host, row.dst_host, *row.round, row.repetition.value_or(0), flows_[f].ratio});
+    }
     diagnosis.slow_flows_explained = explained.size();
+    diagnosis.blind_spots.push_back(fmt::format(
+        "bandwidth shows a fault only where it costs a pair more than {:.0f}% of its expectation: a cable that "
+        "loses a little (1% packet loss costs a TCP pair about 3%) is seen only by {}, or by its port error "
+        "counters (run --port-counters)",
+        100 * (1 - settings_.slow_ratio),
+        tails_checked_ ? fmt::format("the latency tails of the pairs across it (a lossy_link at a p99 time {:.3g} "
+                                     "times the median's or more)",
+                                     settings_.lossy_tail_ratio)
+                       : "the latency tails of the pairs across it, and these rows carry no p99 times: not checked"));
+    if (!diagnosis.uncovered_links.empty())
+      diagnosis.blind_spots.push_back(fmt::format("{} of {} directed links no measured pair crossed: not measured, "
+                                                  "so neither faulty nor healthy (the first pass crosses them all)",
+                                                  diagnosis.uncovered_links.size(), diagnosis.crossable_links));
     return diagnosis;
   }
 
@@ -133,6 +168,25 @@ class Diagnoser {
     for (const LinkUse& use : route->uses)
       result.shares.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
     return routes_.emplace(key, std::move(result)).first->second;
+  }
+
+  // The links the measured hosts' pairs can cross that no flow crossed.
+  void find_uncovered_links(Diagnosis& diagnosis) const {
+    std::set<std::string> hosts;
+    std::vector<char> crossed(2 * graph_.link_count(), 0);
+    for (const Flow& flow : flows_) {
+      hosts.insert({flow.row->src_host, flow.row->dst_host});
+      for (const ResourceShare& share : flow.shares)
+        if (share.share > 0) crossed[share.resource] = 1;
+    }
+    const std::vector<std::string> measured(hosts.begin(), hosts.end());
+    const std::vector<std::size_t> crossable = topo::crossable_links(graph_, measured);
+    std::vector<std::size_t> not_crossed;
+    for (const std::size_t directed : crossable)
+      if (!crossed[directed]) not_crossed.push_back(directed);
+    // A link the routes never take is not a gap in the measurements: no pair could cross it.
+    diagnosis.uncovered_links = topo::links_some_pair_crosses(graph_, measured, tables_, not_crossed);
+    diagnosis.crossable_links = crossable.size() - (not_crossed.size() - diagnosis.uncovered_links.size());
   }
 
   // Each run's largest size: the one furthest from latency, where bandwidth shows.
@@ -177,17 +231,17 @@ class Diagnoser {
   // A link is suspect when slow flows cross it and healthy ones do not; the fewest suspects that
   // explain every slow flow are chosen greedily, each covering the most slow flows still open.
   // NOLINTNEXTLINE(readability-function-cognitive-complexity): the greedy set cover over slow flows with its evidence gathered in the same pass
-  void localize_degraded_links(Diagnosis& diagnosis, std::set<std::size_t>& explained) {
+  void localize_links(Diagnosis& diagnosis, std::set<std::size_t>& explained, const Judgement& judgement) {
     std::map<std::uint32_t, std::vector<std::size_t>> slow_through;
     std::map<std::uint32_t, std::size_t> healthy_through;
     std::set<std::size_t> open;
     for (std::size_t f = 0; f < flows_.size(); ++f) {
-      const bool slow = is_slow(flows_[f]);
+      const bool slow = judgement.slow(flows_[f]);
       if (slow) open.insert(f);
       for (const ResourceShare& share : flows_[f].shares) {
         if (slow)
           slow_through[share.resource].push_back(f);
-        else if (is_healthy(flows_[f]))
+        else if (judgement.healthy(flows_[f]))
           ++healthy_through[share.resource];
       }
     }
@@ -198,6 +252,7 @@ class Diagnoser {
 
     // Each chosen directed link, with the others that the same slow flows crossed, as confident.
     std::map<std::uint32_t, std::vector<std::uint32_t>> alternatives_of;
+    std::vector<std::uint32_t> chosen;  // in the order the greedy chose them
     while (!open.empty()) {
       std::uint32_t best = 0;
       std::size_t best_cover = 0;
@@ -214,6 +269,7 @@ class Diagnoser {
         }
       }
       if (best_cover == 0) break;
+      chosen.push_back(best);
       std::vector<std::uint32_t>& alternatives = alternatives_of[best];
       for (const auto& [resource, slow_flows] : slow_through)
         if (resource != best && resource / 2 != best / 2 && slow_flows == slow_through[best] &&
@@ -223,6 +279,7 @@ class Diagnoser {
         if (open.erase(f) > 0) explained.insert(f);
       }
     }
+    drop_redundant(chosen, slow_through, alternatives_of);
     std::map<LinkId, std::vector<std::uint32_t>> chosen_by_link;
     std::map<LinkId, std::vector<LinkId>> parallel_of_link;
     for (const auto& [resource, alternatives] : resolve_by_parsimony(alternatives_of)) {
@@ -232,13 +289,17 @@ class Diagnoser {
 
     for (const auto& [link, resources] : chosen_by_link) {
       Finding finding;
-      finding.kind = "degraded_link";
+      finding.kind = judgement.kind;
       finding.link = link;
       finding.direction = resources.size() == 2
                               ? LinkDirection::both
                               : (resources.front() % 2 == 0 ? LinkDirection::a_to_b : LinkDirection::b_to_a);
       finding.subject = link_subject(graph_, link, finding.direction);
+      // Each alternative once, though both directions of the named cable listed it.
       finding.parallel_links = parallel_of_link[link];
+      std::sort(finding.parallel_links.begin(), finding.parallel_links.end());
+      finding.parallel_links.erase(std::unique(finding.parallel_links.begin(), finding.parallel_links.end()),
+                                   finding.parallel_links.end());
       // Cables between the same two switches share every ECMP flow; other links share only the
       // few slow pairs that crossed them all (the forwarding tables' one path each), with no
       // healthy pair to clear them.
@@ -248,14 +309,16 @@ class Diagnoser {
         return (other.a == named.a && other.b == named.b) || (other.a == named.b && other.b == named.a);
       });
       if (!finding.parallel_links.empty())
-        finding.subject += fmt::format(", or one of {} {}", finding.parallel_links.size(),
+        finding.subject += fmt::format(", or one of {} other {}", finding.parallel_links.size(),
                                        bundle ? "parallel links" : "links its slow pairs also crossed");
       // What the link still carries: the most any slow flow got through it, scaled by its share.
       double carried_gbps = 0;
       double confidence_sum = 0;
+      std::set<std::size_t> resting_on;  // the slow flows it rests on
       for (const std::uint32_t resource : resources) {
         confidence_sum += confidence_of(resource);
         for (const std::size_t f : slow_through[resource]) {
+          resting_on.insert(f);
           const auto share = std::find_if(flows_[f].shares.begin(), flows_[f].shares.end(),
                                           [&](const ResourceShare& s) { return s.resource == resource; });
           carried_gbps = std::max(carried_gbps, flows_[f].measured_gbps * share->share);
@@ -263,9 +326,65 @@ class Diagnoser {
         }
       }
       finding.set_bandwidth_gbps(diagnosis.calibration * graph_.link(link).spec.capacity_gbps, carried_gbps);
-      finding.confidence = confidence_sum / static_cast<double>(resources.size());
+      finding.explained_pairs = resting_on.size();
+      finding.confidence = link_confidence(confidence_sum / static_cast<double>(resources.size()), resting_on.size(),
+                                           finding.parallel_links.size());
       diagnosis.findings.push_back(std::move(finding));
     }
+  }
+
+  // A cable that loses packets without losing much bandwidth (1% loss costs a TCP pair a few
+  // percent) shows in the latency tails of the pairs across it: retransmissions stretch their
+  // slowest iterations. A pair is suspect when its p99 time is at least lossy_tail_ratio times
+  // its median's and that many times the typical pair's ratio, and clears the links it crosses
+  // when under half that; the same localization then names the cable as a lossy_link.
+  void find_lossy_links(Diagnosis& diagnosis) {
+    std::vector<double> tails;
+    for (const Flow& flow : flows_)
+      if (const double tail = tail_of(flow); tail > 0) tails.push_back(tail);
+    tails_checked_ = !tails.empty();
+    if (!tails_checked_) return;
+    const double threshold = settings_.lossy_tail_ratio * std::max(1.0, median_of(tails));
+    std::set<std::size_t> ignored;
+    localize_links(diagnosis, ignored,
+                   {[&](const Flow& f) { return !is_slow(f) && tail_of(f) >= threshold; },
+                    [&](const Flow& f) { return !is_slow(f) && tail_of(f) > 0 && tail_of(f) < threshold / 2; },
+                    "lossy_link"});
+  }
+
+  // p99 time over median time; 0 where the row has not both.
+  static double tail_of(const Flow& flow) {
+    const ResultRow& row = *flow.row;
+    return row.time_median_us > 0 && row.time_p99_us > 0 ? row.time_p99_us / row.time_median_us : 0;
+  }
+
+  // A suspect whose slow flows the other suspects all explain explains nothing they do not: the
+  // greedy took it on a tie (one host's two pairs, each across another faulty cable, make the
+  // host's cable look like one fault covering both). Dropped, the latest chosen first.
+  static void drop_redundant(const std::vector<std::uint32_t>& chosen,
+                             std::map<std::uint32_t, std::vector<std::size_t>>& slow_through,
+                             std::map<std::uint32_t, std::vector<std::uint32_t>>& alternatives_of) {
+    for (auto suspect = chosen.rbegin(); suspect != chosen.rend(); ++suspect) {
+      const std::vector<std::size_t>& flows = slow_through[*suspect];
+      const bool redundant = std::all_of(flows.begin(), flows.end(), [&](std::size_t f) {
+        return std::any_of(chosen.begin(), chosen.end(), [&](std::uint32_t other) {
+          return other != *suspect && alternatives_of.contains(other) &&
+                 std::binary_search(slow_through[other].begin(), slow_through[other].end(), f);
+        });
+      });
+      if (redundant) alternatives_of.erase(*suspect);
+    }
+  }
+
+  // The confidence of a degraded link: how likely the cable it names is the fault. `support`: the
+  // share of slow flows among the slow and healthy ones crossing it. Each slow flow could be a
+  // fluke (measurement noise, a neighbour's traffic; one in twenty is the bound the simulation
+  // benchmark calibrates, docs/performance.md), so one slow pair alone never reaches 0.99, two
+  // do. A cable the measurements cannot tell from N others is one of N + 1 alike.
+  static double link_confidence(double support, std::size_t slow_flows, std::size_t alternatives) {
+    constexpr double fluke = 0.05;
+    const double not_all_flukes = 1 - std::pow(fluke, static_cast<double>(slow_flows));
+    return support * not_all_flukes / static_cast<double>(alternatives + 1);
   }
 
   // One faulty cable before two: where the slow flows of one direction crossed a series of links
@@ -365,7 +484,7 @@ class Diagnoser {
   }
 
   // A host whose flows are slow against every other host's, and that no degraded link explains.
-  void find_slow_nodes(Diagnosis& diagnosis, const std::set<std::size_t>& explained) {
+  void find_slow_nodes(Diagnosis& diagnosis, std::set<std::size_t>& explained) {
     std::map<std::string, std::vector<std::size_t>> flows_of_host;
     for (std::size_t f = 0; f < flows_.size(); ++f) {
       flows_of_host[flows_[f].row->src_host].push_back(f);
@@ -394,6 +513,11 @@ class Diagnoser {
       }
       finding.set_bandwidth_gbps(median_of(expected), median_of(measured));
       finding.confidence = std::min(1.0, z_scores[h] / settings_.outlier_z_score / 2);
+      for (const std::size_t f : flows)
+        if (is_slow(flows_[f])) {
+          explained.insert(f);
+          ++finding.explained_pairs;
+        }
       diagnosis.findings.push_back(std::move(finding));
     }
   }
@@ -406,6 +530,7 @@ class Diagnoser {
   std::map<GroupKey, std::vector<std::size_t>> groups_;
   std::map<GroupKey, MaxMinAllocation> allocations_;
   std::map<std::pair<std::string, std::string>, PairRoute> routes_;
+  bool tails_checked_ = false;  // some examined row carried its p99 and median times
 };
 
 }  // namespace

@@ -27,6 +27,21 @@ struct DiagnosisSettings {
   // A pair that kept less than this of its alone bandwidth when all cut pairs ran lost it to load.
   double blocked_ratio = 0.8;
   double outlier_z_score = -3.5;  // Iglewicz-Hoaglin modified z-score for a slow node
+  // A pair whose p99 time is this many times its median's (and the typical pair's ratio) crossed
+  // a cable that loses packets (lossy_link).
+  double lossy_tail_ratio = 3;
+};
+
+// A slow pair measurement (under DiagnosisSettings::slow_ratio of its expectation) that no finding
+// explains: something is slow and the diagnosis cannot say what (no route to localize it on, or no
+// part its routes share that healthy pairs did not clear).
+struct SlowPair {
+  std::string run_id;
+  std::string src_host;
+  std::string dst_host;
+  int round = 0;
+  int repetition = 0;  // 0 outside a soak run
+  double ratio = 0;    // measured / expected
 };
 
 struct Diagnosis {
@@ -39,6 +54,15 @@ struct Diagnosis {
   std::size_t flows_on_table_routes = 0;
   bool tables_given = false;
   std::vector<Finding> findings;  // in the measurements' scale (GB/s)
+  // The directed links (topo::directed_link_index) that pairs of the measured hosts can cross
+  // (topo::crossable_links) and no examined flow crossed: nothing was measured on them, so no
+  // finding can name them and nothing clears them. They are unmeasured, never healthy.
+  std::size_t crossable_links = 0;
+  std::vector<std::size_t> uncovered_links;
+  // Slow and unexplained: what `--fail-on findings` must fail on even where no finding names a part.
+  std::vector<SlowPair> unexplained_slow_pairs;
+  // What these measurements could not see, in words: the result says so rather than look clean.
+  std::vector<std::string> blind_spots;
 };
 
 // Rows of the pair patterns (pairwise, concurrent) that are bandwidths between two hosts.

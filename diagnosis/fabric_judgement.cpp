@@ -2,6 +2,7 @@
 
 #include "diagnosis/expectation_columns.hpp"
 #include "diagnosis/topology_diagnosis.hpp"
+#include "topology/pair_coverage.hpp"
 
 #include <fmt/format.h>
 
@@ -33,7 +34,9 @@ FindingTicket ranked_finding(const topo::Graph& graph, Finding finding, std::siz
     ranked.link_a = graph.vertex(link.a).name;
     ranked.link_b = graph.vertex(link.b).name;
   }
-  for (const topo::LinkId parallel : finding.parallel_links) ranked.parallel_links.push_back(link_name(graph, parallel));
+  // The alternatives as the named cable is located: both ends with their ports.
+  for (const topo::LinkId parallel : finding.parallel_links)
+    ranked.parallel_links.push_back(cable_location(graph, parallel));
   ranked.finding = std::move(finding);
   return ranked;
 }
@@ -54,7 +57,7 @@ void judge_against_model(const FabricInputs& inputs, FabricJudgement& judged) {
     if (ranked.finding.link) judged.flagged_links.push_back(*ranked.finding.link);
     judged.flagged_links.insert(judged.flagged_links.end(), ranked.finding.parallel_links.begin(),
                                 ranked.finding.parallel_links.end());
-    if (!ranked.blamed_host.empty())
+    if (!ranked.blamed_host.empty() && ranked.finding.confidence.value_or(1.0) >= drain_confidence)
       judged.drain.add(ranked.blamed_host,
                        fmt::format("rank {}{}: {} {}", ranked.rank,
                                    ranked.cost ? fmt::format(" ({:+.1f}% of the job mix)", 100 * ranked.cost->slowdown)
@@ -62,6 +65,9 @@ void judge_against_model(const FabricInputs& inputs, FabricJudgement& judged) {
                                    ranked.finding.kind, ranked.finding.subject));
     judged.ranked.push_back(std::move(ranked));
   }
+  for (const std::size_t directed : judged.diagnosis.uncovered_links)
+    judged.uncovered_links.push_back({topo::directed_link_name(graph, directed),
+                                      cable_location(graph, static_cast<topo::LinkId>(directed / 2))});
   if (inputs.plan_confirm) {
     std::set<std::string> measured;
     for (const LoadedResults& set : inputs.sets)

@@ -47,11 +47,23 @@ struct FindingTicket {
   std::vector<std::string> parallel_links{};
 };
 
+// A directed link no measured pair crossed: unmeasured, so neither faulty nor healthy.
+struct UncoveredLink {
+  std::string direction{};  // "leaf01 -> spine03": the direction of travel
+  std::string cable{};      // the cable's two ends with their ports
+};
+
+// Only a finding this sure is put on the drain list: among findings at this confidence or more,
+// at least 99% named the true part on the seeded fabrics of perf/diagnosis_accuracy
+// (docs/troubleshooting.md); below it, the confirm round decides.
+inline constexpr double drain_confidence = 0.99;
+
 struct FabricJudgement {
   bool topology_given = false;
   Diagnosis diagnosis{};                 // the counts of the flows examined; its findings are `ranked`
   std::vector<FindingTicket> ranked{};   // the model's findings, dearest first
   std::vector<topo::LinkId> flagged_links{};  // every link a ranked finding names, for the drawing
+  std::vector<UncoveredLink> uncovered_links{};  // the links a host pair can cross that no measured pair crossed
   std::vector<HostOutliers> host_outliers{};  // without a topology: slow hosts among their peers
   // Findings not of the model: wrong results, drift against the run store, and without a topology
   // the slow hosts (the findings of `host_outliers`).
@@ -70,7 +82,11 @@ struct FabricJudgement {
 
   // wrong_results, drift and slow_hosts, in that order.
   std::vector<Finding> row_findings() const;
-  bool any_finding() const { return !ranked.empty() || !wrong_results.empty() || !drift.empty() || !slow_hosts.empty(); }
+  // Any finding, or slow pairs no finding explains: something is slow even where no part is named.
+  bool any_finding() const {
+    return !ranked.empty() || !wrong_results.empty() || !drift.empty() || !slow_hosts.empty() ||
+           !diagnosis.unexplained_slow_pairs.empty();
+  }
 };
 
 // Throws InputError when a row names a host the topology does not have.

@@ -34,6 +34,8 @@ struct Finding {
   // spreads over alike (ECMP), so the fault is in one of them.
   std::vector<topo::LinkId> parallel_links{};
   std::string host{};  // slow_node findings
+  // Topology findings: the slow pair measurements it explains (in a soak, the most in one repetition).
+  std::size_t explained_pairs = 0;
 
   // measured / expected, when both are known and expected is not zero.
   std::optional<double> ratio() const;

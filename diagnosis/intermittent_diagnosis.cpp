@@ -7,114 +7,99 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
-#include <tuple>
+#include <optional>
 
 namespace fb::diagnosis {
+
+using topo::Graph;
+using topo::LinkId;
+using topo::VertexId;
 namespace {
 
-// What is measured alike in every repetition.
-using Series = std::tuple<std::string, std::string, std::uint64_t, int>;  // run, op, bytes, concurrent flows
-using Pair = std::pair<std::string, std::string>;                         // source host, destination host
-
-struct SlowRepetition {
-  int repetition = 0;
-  double measured_gbps = 0;
-  double median_gbps = 0;
+// One part as the repetitions' findings named it.
+struct PartHistory {
+  std::map<int, const Finding*> by_repetition;
 };
 
-struct PairHistory {
-  std::set<int> repetitions;  // every repetition that measured it
-  std::vector<SlowRepetition> slow;
-};
+// The host at an end of the link: a host's cable to its switch.
+std::optional<std::string> host_of_cable(const Graph& graph, LinkId link) {
+  for (const VertexId end : {graph.link(link).a, graph.link(link).b})
+    if (const VertexId host = graph.vertex(end).host; host != topo::no_vertex) return graph.vertex(host).name;
+  return std::nullopt;
+}
+
+// The joined finding: the part, the repetitions it was slow in, the lowest of their confidences.
+Finding join(const Graph& graph, const PartHistory& history) {
+  const Finding& first = *history.by_repetition.begin()->second;
+  Finding finding;
+  finding.link = first.link;
+  finding.host = first.host;
+  finding.direction = first.direction;
+  std::vector<int> repetitions;
+  std::vector<double> expected, measured;
+  double confidence = 1;
+  std::size_t most_pairs = 0;
+  for (const auto& [repetition, found] : history.by_repetition) {
+    repetitions.push_back(repetition);
+    if (found->direction != finding.direction) finding.direction = LinkDirection::both;
+    finding.parallel_links.insert(finding.parallel_links.end(), found->parallel_links.begin(),
+                                  found->parallel_links.end());
+    confidence = std::min(confidence, found->confidence.value_or(0));
+    most_pairs = std::max(most_pairs, found->explained_pairs);
+    if (found->expected && found->measured) {
+      expected.push_back(*found->expected);
+      measured.push_back(*found->measured);
+    }
+    finding.evidence.push_back(fmt::format("repetition {}: {} {} (confidence {:.2f})", repetition, found->kind,
+                                           found->subject, found->confidence.value_or(0)));
+    for (std::size_t e = 0; e < std::min<std::size_t>(3, found->evidence.size()); ++e)
+      finding.evidence.push_back(fmt::format("repetition {}: {}", repetition, found->evidence[e]));
+  }
+  std::sort(finding.parallel_links.begin(), finding.parallel_links.end());
+  finding.parallel_links.erase(std::unique(finding.parallel_links.begin(), finding.parallel_links.end()),
+                               finding.parallel_links.end());
+  if (finding.link && finding.host.empty()) finding.host = host_of_cable(graph, *finding.link).value_or("");
+  finding.kind = finding.host.empty() ? "intermittent_link" : "intermittent_host";
+  // A switch-to-switch cable by the subject its repetitions gave it; a host or its cable by the host.
+  const std::string part = finding.host.empty() ? first.subject : finding.host;
+  finding.subject = fmt::format("{}: {} pairs slow in repetition{} {} only", part, most_pairs,
+                                repetitions.size() == 1 ? "" : "s", fmt::join(repetitions, ", "));
+  if (!expected.empty()) finding.set_bandwidth_gbps(median_of(expected), median_of(measured));
+  finding.confidence = confidence;
+  finding.explained_pairs = most_pairs;
+  return finding;
+}
 
 }  // namespace
 
-// NOLINTNEXTLINE(readability-function-cognitive-complexity): groups repetitions, then judges each group against its own spread; the evidence lines are built where the numbers are
-std::vector<Finding> diagnose_intermittent(std::span<const ResultRow> rows, const DiagnosisSettings& settings) {
-  std::map<std::pair<Series, int>, std::vector<const ResultRow*>> by_repetition;
+IntermittentDiagnosis diagnose_intermittent(const Graph& graph, std::span<const ResultRow> rows,
+                                            const DiagnosisSettings& settings, const topo::TableRouter* tables) {
+  std::map<std::string, std::map<int, std::vector<ResultRow>>> by_run;
   for (const ResultRow& row : rows)
-    if (is_pair_bandwidth_row(row) && row.repetition)
-      by_repetition[{{row.run_id, row.op, row.bytes, row.concurrent_flows.value_or(1)}, *row.repetition}].push_back(
-          &row);
+    if (is_pair_bandwidth_row(row) && row.repetition) by_run[row.run_id][*row.repetition].push_back(row);
 
-  std::map<Series, std::map<Pair, PairHistory>> histories;
-  for (const auto& [key, group] : by_repetition) {
-    std::vector<double> bandwidths;
-    for (const ResultRow* row : group) bandwidths.push_back(row->algbw_gbps);
-    const double median = median_of(bandwidths);
-    for (const ResultRow* row : group) {
-      PairHistory& history = histories[key.first][{row->src_host, row->dst_host}];
-      history.repetitions.insert(key.second);
-      if (row->algbw_gbps < settings.slow_ratio * median) history.slow.push_back({key.second, row->algbw_gbps, median});
-    }
-  }
-
-  std::vector<Finding> findings;
-  for (const auto& [series, pairs] : histories) {
-    const auto& [run_id, op, bytes, flows] = series;
-    std::vector<std::pair<Pair, const PairHistory*>> intermittent;
-    for (const auto& [pair, history] : pairs)
-      if (history.repetitions.size() >= 2 && !history.slow.empty() && history.slow.size() < history.repetitions.size())
-        intermittent.emplace_back(pair, &history);
-    if (intermittent.empty()) continue;
-
-    // Init-captures: clang 14 cannot capture a structured binding.
-    const auto evidence_of = [&run = run_id, &op_name = op, size = bytes](const Pair& pair,
-                                                                          const PairHistory& history) {
-      std::vector<std::string> slow;
-      for (const SlowRepetition& s : history.slow)
-        slow.push_back(fmt::format("{}: {:.4g} GB/s (median {:.4g})", s.repetition, s.measured_gbps, s.median_gbps));
-      return fmt::format("{} -> {}: slow in {} of {} repetitions of {} {} B in run {}: {}", pair.first, pair.second,
-                         history.slow.size(), history.repetitions.size(), op_name, size, run, fmt::join(slow, ", "));
-    };
-    const auto fill_numbers = [](Finding& finding, const std::vector<const PairHistory*>& histories_of) {
-      std::vector<double> measured, typical;
-      std::size_t slow = 0, total = 0;
-      for (const PairHistory* history : histories_of) {
-        for (const SlowRepetition& s : history->slow) {
-          measured.push_back(s.measured_gbps);
-          typical.push_back(s.median_gbps);
-        }
-        slow += history->slow.size();
-        total += history->repetitions.size();
+  IntermittentDiagnosis result;
+  for (const auto& [run_id, repetitions] : by_run) {
+    if (repetitions.size() < 2) continue;
+    result.soak_runs.insert(run_id);
+    // Each repetition alone; the findings are kept until the parts are joined.
+    std::vector<Diagnosis> diagnoses;
+    diagnoses.reserve(repetitions.size());
+    std::map<std::string, PartHistory> parts;  // by the link or host a finding names
+    for (const auto& [repetition, repetition_rows] : repetitions) {
+      diagnoses.push_back(diagnose(graph, repetition_rows, settings, tables));
+      for (const SlowPair& slow : diagnoses.back().unexplained_slow_pairs)
+        result.unexplained.insert({run_id, repetition, slow.round, slow.src_host, slow.dst_host});
+      for (const Finding& finding : diagnoses.back().findings) {
+        if (finding.kind != "degraded_link" && finding.kind != "slow_node") continue;
+        const std::string part = finding.link ? fmt::format("link {}", *finding.link) : "host " + finding.host;
+        parts[part].by_repetition.emplace(repetition, &finding);
       }
-      finding.set_bandwidth_gbps(median_of(typical), median_of(measured));
-      finding.confidence = static_cast<double>(slow) / static_cast<double>(total);
-    };
-
-    std::set<std::string> common{intermittent.front().first.first, intermittent.front().first.second};
-    for (const auto& [pair, history] : intermittent)
-      std::erase_if(common,
-                    [&ends = pair](const std::string& host) { return ends.first != host && ends.second != host; });
-    if (intermittent.size() >= 2 && common.size() == 1) {
-      Finding finding;
-      finding.kind = "intermittent_host";
-      finding.host = *common.begin();
-      std::set<int> slow_repetitions;
-      std::vector<const PairHistory*> of_host;
-      for (const auto& [pair, history] : intermittent) {
-        finding.evidence.push_back(evidence_of(pair, *history));
-        of_host.push_back(history);
-        for (const SlowRepetition& s : history->slow) slow_repetitions.insert(s.repetition);
-      }
-      finding.subject = fmt::format("{}: {} pairs slow in repetition{} {} only", finding.host, intermittent.size(),
-                                    slow_repetitions.size() == 1 ? "" : "s", fmt::join(slow_repetitions, ", "));
-      fill_numbers(finding, of_host);
-      findings.push_back(std::move(finding));
-      continue;
     }
-    for (const auto& [pair, history] : intermittent) {
-      Finding finding;
-      finding.kind = "intermittent_pair";
-      finding.subject = fmt::format("{} -> {}: slow in {} of {} repetitions", pair.first, pair.second,
-                                    history->slow.size(), history->repetitions.size());
-      finding.evidence.push_back(evidence_of(pair, *history));
-      fill_numbers(finding, {history});
-      findings.push_back(std::move(finding));
-    }
+    for (const auto& [part, history] : parts)
+      if (history.by_repetition.size() < repetitions.size()) result.findings.push_back(join(graph, history));
   }
-  return findings;
+  return result;
 }
 
 }  // namespace fb::diagnosis

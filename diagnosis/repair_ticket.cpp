@@ -43,9 +43,10 @@ std::string link_ticket_action(const Graph& graph, const Finding& finding, const
       others += fmt::format("; {}", cable_location(graph, finding.parallel_links[i]));
     if (finding.parallel_links.size() > max_named)
       others += fmt::format("; and {} more", finding.parallel_links.size() - max_named);
-    return fmt::format("one of {} cables is degraded: {}{}; measure the confirm round (diagnose --routes "
-                       "... --plan-confirm) to name it before pulling any",
-                       finding.parallel_links.size() + 1, location, others);
+    // The count is the named cable and its alternatives, as the subject's "one of N other links".
+    return fmt::format("one of {} cables is degraded (the named one or one of its {} others): {}{}; measure the "
+                       "confirm round (diagnose --routes ... --plan-confirm) to name it before pulling any",
+                       finding.parallel_links.size() + 1, finding.parallel_links.size(), location, others);
   }
   const std::string verb =
       finding.kind == "failed_link" ? "check the link lights, then reseat or replace" : "reseat or replace";

@@ -37,6 +37,33 @@ void print_ranked(std::ostream& out, const FindingTicket& ranked) {
   for (const std::string& line : finding.evidence) out << fmt::format("      - {}\n", line);
 }
 
+// What the measurements could not judge: links no pair crossed, slow pairs no finding explains,
+// and what they could not see. Said before the findings, so no "no findings" reads as healthy.
+void print_unjudged(std::ostream& out, const FabricJudgement& judged) {
+  const diagnosis::Diagnosis& diagnosis = judged.diagnosis;
+  if (!judged.uncovered_links.empty()) {
+    out << fmt::format("# {} of {} directed links a host pair can cross were crossed by no measured pair: not "
+                       "measured, so neither faulty nor healthy
+",
+                       judged.uncovered_links.size(), diagnosis.crossable_links);
+    for (const diagnosis::UncoveredLink& link : judged.uncovered_links)
+      out << fmt::format("#   uncovered: {} ({})
+", link.direction, link.cable);
+  }
+  if (!diagnosis.unexplained_slow_pairs.empty())
+    out << fmt::format("# {} slow pair measurement{} no finding explains (under {:.0f}% of the expectation): "
+                       "something is slow where no part could be named
+",
+                       diagnosis.unexplained_slow_pairs.size(),
+                       diagnosis.unexplained_slow_pairs.size() == 1 ? "" : "s", 100 * diagnosis::DiagnosisSettings{}.slow_ratio);
+  for (const diagnosis::SlowPair& pair : diagnosis.unexplained_slow_pairs)
+    out << fmt::format("#   unexplained: {} -> {} (run {}, round {}{}) at {:.3f} of its expectation
+",
+                       pair.src_host, pair.dst_host, pair.run_id, pair.round,
+                       pair.repetition > 0 ? fmt::format(", repetition {}", pair.repetition) : "", pair.ratio);
+  for (const std::string& blind : diagnosis.blind_spots) out << fmt::format("# not seen: {}\n", blind);
+}
+
 void print_against_model(std::ostream& out, const FabricJudgement& judged) {
   const diagnosis::Diagnosis& diagnosis = judged.diagnosis;
   out << fmt::format("# {} pair measurements examined (each run's largest size); scale {:.4g} measured GB/s per "
@@ -55,6 +82,7 @@ void print_against_model(std::ostream& out, const FabricJudgement& judged) {
   if (judged.incidents > 0)
     out << fmt::format("# {} incident{} (runs the watchdog ended)\n", judged.incidents,
                        judged.incidents == 1 ? "" : "s");
+  print_unjudged(out, judged);
   if (!judged.any_finding()) {
     out << "# no findings\n";
     return;

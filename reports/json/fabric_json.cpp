@@ -43,6 +43,19 @@ nlohmann::json fabric_judgement_json(const diagnosis::FabricJudgement& judged) {
   json["slow_flows_explained"] = d.slow_flows_explained;
   json["job_mix"] = judged.job_mix;
   json["cost_basis"] = judged.cost_basis;
+  json["crossable_links"] = d.crossable_links;
+  json["uncovered_links"] = nlohmann::json::array();
+  for (const diagnosis::UncoveredLink& link : judged.uncovered_links)
+    json["uncovered_links"].push_back({{"direction", link.direction}, {"cable", link.cable}});
+  json["unexplained_slow_pairs"] = nlohmann::json::array();
+  for (const diagnosis::SlowPair& pair : d.unexplained_slow_pairs)
+    json["unexplained_slow_pairs"].push_back({{"run_id", pair.run_id},
+                                              {"src_host", pair.src_host},
+                                              {"dst_host", pair.dst_host},
+                                              {"round", pair.round},
+                                              {"repetition", pair.repetition},
+                                              {"ratio", pair.ratio}});
+  json["blind_spots"] = d.blind_spots;
   return json;
 }
 

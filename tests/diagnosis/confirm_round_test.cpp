@@ -10,6 +10,7 @@
 #include "diagnosis/repair_ticket.hpp"
 #include "test_support.hpp"
 #include "topology/forwarding_tables.hpp"
+#include "topology/pair_coverage.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -58,9 +59,9 @@ struct RoutedFabric {
     return rows;
   }
 
-  std::vector<PairRound> rounds_of(const ConfirmPlan& plan) const {
+  std::vector<PairRound> rounds_of(std::span<const HostPairRound> host_rounds) const {
     std::vector<PairRound> rounds;
-    for (const auto& round : plan.rounds) {
+    for (const auto& round : host_rounds) {
       PairRound pair_round{{}, static_cast<int>(rounds.size()) + 1};
       for (const auto& [src, dst] : round) {
         const auto index = [&](const std::string& host) {
@@ -152,7 +153,7 @@ TEST(ConfirmRound, PlanSeparatesTheCablesOfABundleAndTheSecondDiagnosisNamesOne)
   // First pass: one pairing only, so the slow cable is seen on few pairs; then the confirm round.
   const std::vector<PairRound> pairings = all_pairings(8);
   std::vector<ResultRow> rows = fabric.measure(truth, std::span(pairings).first(2), "first", 3);
-  const std::vector<ResultRow> confirm = fabric.measure(truth, fabric.rounds_of(plan), "confirm", 4);
+  const std::vector<ResultRow> confirm = fabric.measure(truth, fabric.rounds_of(plan.rounds), "confirm", 4);
   rows.insert(rows.end(), confirm.begin(), confirm.end());
   const auto found = fabric.degraded_links(diagnose(fabric.graph, rows, {}, &fabric.router));
   ASSERT_FALSE(found.empty());
@@ -203,6 +204,97 @@ TEST(ConfirmRound, WithoutTablesThePlanSaysWhyItCannotSplitABundle) {
   EXPECT_TRUE(plan.rounds.empty());
   ASSERT_EQ(plan.notes.size(), 1u);
   EXPECT_THAT(plan.notes.front(), ::testing::HasSubstr("only ECMP routes are known"));
+}
+
+// Host names as a person reads them: h2 before h10, h1000 after h999 (a string sort puts it
+// between h100 and h101), leading zeros ignored, the string order between equals.
+TEST(FirstPass, NaturalOrderReadsNumbersAsNumbers) {
+  std::vector<std::string> names{"h101", "h1000", "h10", "h2", "h100", "h999", "h02", "node3a", "node3", "leaf01"};
+  std::sort(names.begin(), names.end(), natural_less);
+  EXPECT_EQ(names, (std::vector<std::string>{"h02", "h2", "h10", "h100", "h101", "h999", "h1000", "leaf01", "node3",
+                                             "node3a"}));
+}
+
+// One pairing of the tournament over the hosts in reverse order crosses only some of the fabric's
+// directed links (the tables send each destination over one uplink); the first pass adds a pair
+// for every link it left, so a healthy simulation of it leaves no link unmeasured.
+TEST(FirstPass, CrossesEveryDirectedLinkAPairOfTheHostsCanCross) {
+  const RoutedFabric fabric;
+  std::vector<std::string> reversed(fabric.hosts.rbegin(), fabric.hosts.rend());
+  std::vector<int> endpoints(reversed.size());
+  std::iota(endpoints.begin(), endpoints.end(), 0);
+  std::vector<HostPairRound> plain;
+  for (const PairRound& round : pairwise_rounds(endpoints, 1)) {
+    plain.emplace_back();
+    for (const RankPair& pair : round.pairs)
+      plain.back().emplace_back(reversed[static_cast<std::size_t>(pair.src)],
+                                reversed[static_cast<std::size_t>(pair.dst)]);
+  }
+  const Diagnosis plain_diagnosis =
+      diagnose(fabric.graph, fabric.measure(fabric.graph, fabric.rounds_of(plain), "plain", 3), {}, &fabric.router);
+  // 8 host cables and 16 leaf-spine cables (two between every leaf and spine), both ways; but
+  // each leaf receives its 2 hosts' traffic over 2 of the 4 cables down to it (the tables route
+  // by destination), so 8 directed links are on no route.
+  EXPECT_EQ(plain_diagnosis.crossable_links, 2u * (8 + 16) - 8);
+  EXPECT_FALSE(plain_diagnosis.uncovered_links.empty());
+
+  const FirstPass pass = plan_first_pass(fabric.graph, reversed, &fabric.router, 1);
+  EXPECT_EQ(pass.hosts, fabric.hosts);  // leaf by leaf, in natural order
+  EXPECT_EQ(pass.pairing_pairs, 8u);
+  EXPECT_GT(pass.added_pairs, 0u);
+  EXPECT_EQ(pass.unrouted.size(), 8u);
+  EXPECT_EQ(pass.crossable_links, plain_diagnosis.crossable_links);
+  const Diagnosis covered =
+      diagnose(fabric.graph, fabric.measure(fabric.graph, fabric.rounds_of(pass.rounds), "first", 3), {},
+               &fabric.router);
+  EXPECT_TRUE(covered.uncovered_links.empty()) << directed_link_name(fabric.graph, covered.uncovered_links.front());
+  EXPECT_TRUE(covered.findings.empty());
+}
+
+// An exact finding still gets pairs that cross its cable (they confirm it and check the repair);
+// a diagnosis without findings gets an empty plan that says so.
+TEST(ConfirmRound, AnExactFindingGetsPairsAndNoFindingSaysThereIsNothingToConfirm) {
+  const RoutedFabric fabric;
+  const LinkId host_cable = fabric.graph.links_of(*first_nic_of_host(fabric.graph, "h003")).front();
+  Diagnosis first;
+  Finding exact;
+  exact.kind = "degraded_link";
+  exact.link = host_cable;
+  exact.subject = "h003/mlx5_0 <-> leaf02 (both directions)";
+  exact.evidence = {"one", "two", "three"};
+  first.findings.push_back(exact);
+  const ConfirmPlan plan = plan_confirm(fabric.graph, first, fabric.hosts, &fabric.router);
+  std::size_t pairs = 0;
+  for (const auto& round : plan.rounds)
+    for (const auto& [src, dst] : round) {
+      ++pairs;
+      EXPECT_TRUE(src == "h003" || dst == "h003") << src << " -> " << dst;
+    }
+  EXPECT_EQ(pairs, 2u);
+  ASSERT_EQ(plan.notes.size(), 1u);
+  EXPECT_THAT(plan.notes.front(), ::testing::HasSubstr("to confirm it (and, after the repair, to check it)"));
+
+  const ConfirmPlan nothing = plan_confirm(fabric.graph, Diagnosis{}, fabric.hosts, &fabric.router);
+  EXPECT_TRUE(nothing.rounds.empty());
+  EXPECT_EQ(nothing.notes, std::vector<std::string>{"nothing to confirm: no finding"});
+}
+
+// An intermittent host cable, without tables: pairs against peers off its switch, and a note to
+// measure them as a soak.
+TEST(ConfirmRound, AnIntermittentFindingGetsPairsAndASoakNote) {
+  const RoutedFabric fabric;
+  Diagnosis first;
+  Finding intermittent;
+  intermittent.kind = "intermittent_host";
+  intermittent.host = "h003";
+  intermittent.link = fabric.graph.links_of(*first_nic_of_host(fabric.graph, "h003")).front();
+  intermittent.subject = "h003: 14 pairs slow in repetition 2 only";
+  first.findings.push_back(intermittent);
+  const ConfirmPlan plan = plan_confirm(fabric.graph, first, fabric.hosts, nullptr);
+  EXPECT_FALSE(plan.rounds.empty());
+  ASSERT_EQ(plan.notes.size(), 1u);
+  EXPECT_THAT(plan.notes.front(), ::testing::HasSubstr("--repeat N"));
+  EXPECT_THAT(plan.notes.front(), ::testing::Not(::testing::HasSubstr("every finding names one part")));
 }
 
 TEST(ConfirmRound, PairsFileErrorsNameTheLine) {

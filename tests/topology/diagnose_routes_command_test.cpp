@@ -97,7 +97,7 @@ TEST_F(DiagnoseRoutesCommand, ConfirmRoundNamesTheCableAndItsPorts) {
   ASSERT_EQ(planned.exit_code, 0) << testing::describe(planned);
   EXPECT_THAT(planned.out, HasSubstr("# routes: 16 of 16 pair measurements on the forwarding tables' paths"));
   // Two pairings cross the slow cable once: named, on one slow pair, so the plan confirms it.
-  EXPECT_THAT(planned.out, HasSubstr("named on 1 slow pair(s) only: 2 pairs on the forwarding tables' routes"));
+  EXPECT_THAT(planned.out, HasSubstr("2 pairs on the forwarding tables' routes that cross it, to confirm it"));
   const std::string plan_text = read_text_file(confirm_pairs);
   ASSERT_THAT(plan_text, HasSubstr("# round 1")) << planned.out;
   const std::vector<HostPairRound> host_rounds = parse_host_pair_rounds(confirm_pairs, plan_text);
