@@ -13,6 +13,8 @@
 #include "store/run_store.hpp"
 #include "cli/fabric_flags.hpp"
 #include "common/errors.hpp"
+#include "common/pair_schedule.hpp"
+#include "common/text_file.hpp"
 #include "common/host_environment.hpp"
 #include "common/op_catalog.hpp"
 #include "common/termination_signals.hpp"
@@ -208,6 +210,7 @@ class RunCommand {
       if (!options_.store_url.empty()) (void)store::StoreUrl::parse(options_.store_url);
       BackendRegistry::instance().at(options_.backend).require_supported(options_.run.launch);
     } catch (const UsageError& e) { return fail_everywhere(e.what(), launcher_rank() == 0, ExitCode::usage); }
+    if (const std::optional<int> nothing = measure_nothing_for_a_pairless_plan()) return *nothing;
     // Threads started from here on (MPI's, the watchdog's) inherit this mask, so a termination
     // signal can only reach this thread, which holds it back while it replaces a results file.
     std::optional<TerminationSignalsHeld> signals_held_during_startup(std::in_place);
@@ -273,6 +276,21 @@ class RunCommand {
   }
 
  private:
+  // A pairs file without a pair (diagnose --plan-confirm with nothing to confirm) asks for nothing:
+  // every rank says so with the file's own notes and the run ends cleanly, measuring nothing.
+  std::optional<int> measure_nothing_for_a_pairless_plan() const {
+    if (options_.run.pairs_file.empty()) return std::nullopt;
+    const std::optional<std::string> text = read_text(options_.run.pairs_file);
+    if (!text) return std::nullopt;  // the plan reports the unreadable file with its usual error
+    const std::optional<std::vector<std::string>> notes = notes_of_pairless_file(*text);
+    if (!notes) return std::nullopt;
+    if (launcher_rank() == 0) {
+      std::cout << fmt::format("# {}: no pair to measure, nothing run\n", options_.run.pairs_file);
+      for (const std::string& note : *notes) std::cout << fmt::format("#   {}\n", note);
+    }
+    return static_cast<int>(ExitCode::ok);
+  }
+
   // A collective started without mpirun runs on one rank: it moves nothing between ranks, and its
   // rows would be taken for a measurement of the fabric.
   static void warn_of_a_collective_on_one_rank(const std::vector<PlannedOp>& plan, int nranks) {

@@ -127,6 +127,19 @@ std::vector<HostPairRound> parse_host_pair_rounds(std::string_view path, std::st
   return rounds;
 }
 
+std::optional<std::vector<std::string>> notes_of_pairless_file(std::string_view text) {
+  std::vector<std::string> notes;
+  for (const NumberedLine& line : split_lines(text)) {
+    const std::size_t hash = line.text.find('#');
+    if (!trim(line.text.substr(0, hash)).empty()) return std::nullopt;
+    if (hash != std::string_view::npos) {
+      const std::string_view note = trim(line.text.substr(hash + 1));
+      if (!note.empty()) notes.emplace_back(note);
+    }
+  }
+  return notes;
+}
+
 std::vector<PairRound> host_pair_rounds(const RankPlacement& placement, std::span<const HostPairRound> rounds) {
   std::unordered_map<std::string, int> first_rank;
   for (int rank = 0; rank < placement.nranks; ++rank)

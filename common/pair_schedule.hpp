@@ -57,6 +57,10 @@ using HostPairRound = std::vector<std::pair<std::string, std::string>>;
 // Throws InputError "FILE:LINE: ..." for a line that is not two host names, a pair of one host,
 // a host twice in a round, or a file without pairs.
 std::vector<HostPairRound> parse_host_pair_rounds(std::string_view path, std::string_view text);
+
+// The '#' comments of a pairs file that names no pair (a confirm plan with nothing to confirm says
+// why in them); empty when the file names a pair.
+std::optional<std::vector<std::string>> notes_of_pairless_file(std::string_view text);
 // The rounds on the ranks of this run: each host by its first rank. UsageError for a host the run
 // does not have.
 std::vector<PairRound> host_pair_rounds(const RankPlacement& placement, std::span<const HostPairRound> rounds);

@@ -320,3 +320,21 @@ TEST(ConfirmRound, PairsFileErrorsNameTheLine) {
 
 }  // namespace
 }  // namespace fb::topo
+
+namespace fb::topo {
+namespace {
+
+// A plan with nothing to confirm is a pairs file without a pair: `run --pairs` reads its notes
+// and measures nothing (exit 0) instead of refusing the file.
+TEST(ConfirmRound, APlanWithoutPairsIsReadAsNotesNotRefused) {
+  const std::string empty = diagnosis::format_pairs_file({.rounds = {}, .notes = {"nothing to confirm: no finding"}});
+  const std::optional<std::vector<std::string>> notes = notes_of_pairless_file(empty);
+  ASSERT_TRUE(notes.has_value()) << empty;
+  EXPECT_THAT(*notes, ::testing::Contains("nothing to confirm: no finding"));
+  ConfirmPlan one_pair;
+  one_pair.rounds = {{{"h001", "h002"}}};
+  EXPECT_FALSE(notes_of_pairless_file(diagnosis::format_pairs_file(one_pair)).has_value());
+}
+
+}  // namespace
+}  // namespace fb::topo
