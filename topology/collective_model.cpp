@@ -4,6 +4,7 @@
 #include "topology/collective_model.hpp"
 
 #include "common/errors.hpp"
+#include "topology/prediction_interval.hpp"
 
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include <array>
 #include <bit>
 #include <cctype>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <optional>
@@ -154,11 +156,13 @@ double nvls_all_reduce_busbw(const CollectiveModel& m) {
          nvls_efficiency(m);
 }
 
-// What the transport adds to one network step: its plugin latency, twice for Simple (the flush),
-// as NCCL's tuner adds it (tuning.cc, latencyInter).
+// What the transport adds to one network step: its per-message cost, and in Simple its flush or
+// completion cost as well (NCCL's tuner adds a plugin's latency twice there, tuning.cc
+// latencyInter).
 double transport_step_us(const CollectiveModel& m, Protocol pr) {
   if (!m.transport) return 0.0;
-  return figures_of(*m.transport).message_us * (pr == Protocol::simple ? 2 : 1);
+  const TransportFigures& figures = figures_of(*m.transport);
+  return figures.message_us + (pr == Protocol::simple ? figures.flush_us : 0.0);
 }
 
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): one candidate per algorithm and protocol NCCL's tuner weighs, each with the conditions NCCL attaches to it; split, the conditions would hide from their table
@@ -338,7 +342,9 @@ Prediction timed(const CollectiveModel& m, const OpTraits& op, const Candidate& 
   prediction.protocol = c.protocol;
   const bool nvls = c.algorithm == Algorithm::nvls || c.algorithm == Algorithm::nvls_tree;
   prediction.channels = nvls ? nvls_channels(m) : m.channels;
-  prediction.time_us = launch_us(m) + latency + static_cast<double>(bytes) / (algbw * 1e3);
+  const double transfer_us = static_cast<double>(bytes) / (algbw * 1e3);
+  prediction.time_us = launch_us(m) + latency + transfer_us;
+  prediction.bandwidth_share = transfer_us / prediction.time_us;
   prediction.busbw_gbps = static_cast<double>(bytes) / (prediction.time_us * 1e3) * busbw_factor(op, m.ranks);
   prediction.limit = c.limit;
   prediction.bound_gbps = c.bound_gbps;
@@ -443,8 +449,9 @@ Prediction point_to_point(const CollectiveModel& m, const OpTraits& op, std::uin
   prediction.algorithm = Algorithm::p2p;
   prediction.protocol = protocol;
   prediction.channels = m.channels;
-  prediction.time_us = launch_us(m) + t.base_latency_us[0][pr] + hop + peers_us +
-                       transfer.time_us / (protocol == Protocol::ll ? 0.5 : 1.0);
+  const double transfer_us = transfer.time_us / (protocol == Protocol::ll ? 0.5 : 1.0);
+  prediction.time_us = launch_us(m) + t.base_latency_us[0][pr] + hop + peers_us + transfer_us;
+  prediction.bandwidth_share = transfer_us / prediction.time_us;
   prediction.busbw_gbps = b / (prediction.time_us * 1e3) * busbw_factor(op, m.ranks);
   prediction.limit = transfer.limit;
   prediction.bound_gbps = transfer.time_us > 0 ? b / (transfer.time_us * 1e3) * busbw_factor(op, m.ranks)
@@ -469,8 +476,22 @@ bool is_grouped_point_to_point(const OpTraits& op) {
   return false;
 }
 
+// The 80% interval: the calibration's half-width for the transport, weighed by the bandwidth
+// share; its fast end held to what the limiting link allows, so it never claims the impossible.
+void add_interval(const CollectiveModel& m, Prediction& prediction) {
+  const double factor =
+      std::exp(interval_half_width_log(shipped_interval_calibration(), m.transport, prediction.bandwidth_share));
+  prediction.time_high_us = prediction.time_us * factor;
+  prediction.busbw_low_gbps = prediction.busbw_gbps / factor;
+  prediction.busbw_high_gbps =
+      std::min(prediction.busbw_gbps * factor, std::max(prediction.bound_gbps, prediction.busbw_gbps));
+  prediction.time_low_us = prediction.time_us * prediction.busbw_gbps / prediction.busbw_high_gbps;
+}
+
 // A prediction faster than the link that limits it is a bug in the model, never an answer.
-const Prediction& checked(const Prediction& prediction, const OpTraits& op, std::uint64_t bytes) {
+// Returns it with its interval.
+Prediction checked(const CollectiveModel& m, Prediction prediction, const OpTraits& op, std::uint64_t bytes) {
+  add_interval(m, prediction);
   if (!(prediction.busbw_gbps <= prediction.bound_gbps * (1 + 1e-9))) {
     throw std::logic_error(fmt::format("collective model bug: {} {}/{} at {} B predicted {:.3f} GB/s busbw, over the "
                                        "{:.3f} GB/s its limiting link allows ({})",
@@ -490,11 +511,11 @@ std::vector<Prediction> candidates(const CollectiveModel& model, const OpTraits&
                                    const NcclTuning& tuning) {
   std::vector<Prediction> out;
   if (is_grouped_point_to_point(op)) {
-    out.push_back(checked(point_to_point(model, op, bytes, {}, tuning), op, bytes));
+    out.push_back(checked(model, point_to_point(model, op, bytes, {}, tuning), op, bytes));
     return out;
   }
   for (const Candidate& c : enumerate(model, op.modelled_as, tuning)) {
-    out.push_back(checked(timed(model, op, c, bytes), op, bytes));
+    out.push_back(checked(model, timed(model, op, c, bytes), op, bytes));
   }
   return out;
 }
@@ -506,13 +527,13 @@ Prediction predict(const CollectiveModel& model, const OpTraits& op, std::uint64
       throw InputError(
           fmt::format("{} is point-to-point in NCCL: no {} algorithm", op.name, name_of(*forced.algorithm)));
     }
-    return checked(point_to_point(model, op, bytes, forced, tuning), op, bytes);
+    return checked(model, point_to_point(model, op, bytes, forced, tuning), op, bytes);
   }
   std::optional<Prediction> best;
   for (const Candidate& c : enumerate(model, op.modelled_as, tuning)) {
     if (forced.algorithm && c.algorithm != *forced.algorithm) continue;
     if (forced.protocol && c.protocol != *forced.protocol) continue;
-    const Prediction p = checked(timed(model, op, c, bytes), op, bytes);
+    const Prediction p = checked(model, timed(model, op, c, bytes), op, bytes);
     if (!best || p.time_us < best->time_us) best = p;
   }
   if (!best) {
@@ -549,6 +570,10 @@ ResultRow predicted_row(const CollectiveModel& model, const Prediction& predicti
   row.model_protocol = std::string(name_of(prediction.protocol));
   row.model_channels = prediction.channels;
   row.model_limit = prediction.limit;
+  row.busbw_low_gbps = prediction.busbw_low_gbps;
+  row.busbw_high_gbps = prediction.busbw_high_gbps;
+  row.time_low_us = prediction.time_low_us;
+  row.time_high_us = prediction.time_high_us;
   return row;
 }
 
