@@ -203,6 +203,9 @@ struct Prediction {
   // The share of time_us that is bytes over bandwidth (the rest: launch and latency); it weighs
   // the bandwidth and latency regimes of the interval.
   double bandwidth_share = 0;
+  // The time NCCL's tuner expects (its rates, where the model knows better: a tree deeper than one
+  // level): predict() chooses by it, as NCCL does.
+  double tuner_time_us = 0;
   // The 80% prediction interval (prediction_interval.hpp): where a measurement of this prediction
   // falls 4 times in 5, judged by the model's errors on published points it was not fitted to.
   // It always holds the point prediction, and busbw_high_gbps never exceeds bound_gbps.

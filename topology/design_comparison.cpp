@@ -175,12 +175,15 @@ std::string limit_in_words(const Graph& graph, std::string_view limit) {
     }
     return fmt::format("{} inside the node ({}) limits{}", technology_and_lanes, rate, sharing);
   }
-  // A fabric bundle: "leaf0002 uplinks (966.0 GB/s)" or "host: NIC ports to the fabric (...)".
-  for (const std::string_view direction : {std::string_view(" uplinks ("), std::string_view(" downlinks (")}) {
+  // A fabric bundle, the switch's links to the tier above in one direction: "leaf0002 uplinks,
+  // coming down (966.0 GB/s)".
+  for (const std::string_view direction :
+       {std::string_view(" uplinks, going up ("), std::string_view(" uplinks, coming down (")}) {
     if (const std::size_t at = own.find(direction); at != std::string_view::npos) {
       const std::string_view sw = own.substr(0, at);
-      return fmt::format("{}'s {} ({}) limit{}{}", sw, direction.substr(1, direction.size() - 3),
-                         between(own, "(", ")"), oversubscription_words(graph, sw), sharing);
+      const bool up = direction.find("going up") != std::string_view::npos;
+      return fmt::format("{}'s uplinks ({}, traffic {} the tier above) limit{}{}", sw, between(own, "(", ")"),
+                         up ? "going up to" : "coming down from", oversubscription_words(graph, sw), sharing);
     }
   }
   // "a GPU's PCIe path to its NIC (48.0 GB/s)", "the root GPU's PCIe path to its NIC (...)".
@@ -309,6 +312,9 @@ void add_answer(DesignComparison& comparison, std::size_t design_count, bool pri
                         "them apart at this size, buy on other grounds unless the limits below differ",
                         best.busbw_low_gbps, best.busbw_high_gbps, next.busbw_low_gbps, next.busbw_high_gbps);
   }
+  if (const std::string sizes = sizes_without_answer(comparison, best.op); !sizes.empty()) {
+    line += fmt::format("; the fastest design cannot be told apart from another at {} (80% intervals overlap)", sizes);
+  }
   comparison.answer.push_back(line);
   for (const DesignPoint* point : largest) {
     comparison.answer.push_back(fmt::format("  {}: {} ({} {})", comparison.designs[point->design], point->limit_words,
@@ -321,11 +327,6 @@ void add_answer(DesignComparison& comparison, std::size_t design_count, bool pri
                            *point->cost_per_gbps);
     }
     comparison.answer.push_back(fmt::format("  cost per GB/s of busbw: {}", costs));
-  }
-  if (const std::string sizes = sizes_without_answer(comparison, best.op); !sizes.empty()) {
-    comparison.answer.push_back(
-        fmt::format("  {}: the fastest design cannot be told apart from another at {} (80% intervals overlap)",
-                    best.op->name, sizes));
   }
 }
 

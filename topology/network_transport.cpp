@@ -42,17 +42,20 @@ constexpr std::array transport_table{
                      "+2.4 us per remote peer (nccl_alltoall.csv), crazyguitar/aws-gpu-communication-benchmark; "
                      "20 us per network step, 23 in Simple: AWS's tuner model (aws-ofi-nccl "
                      "src/tuner/nccl_ofi_model.cpp, P5/P5e)"},
-    TransportFigures{Transport::tcpx, "tcpx", "GPUDirect-TCPX", LinkType::ethernet, 0.90, 36.4, 36.4, 2.4, true, true,
-                     "every figure GPUDirect-TCPXO's, its successor (no published TCPX sweep found)",
-                     "GCP A3 High; figures taken from GPUDirect-TCPXO"},
+    TransportFigures{Transport::tcpx, "tcpx", "GPUDirect-TCPX", LinkType::ethernet, 0.66, 36.4, 36.4, 2.4, false, true,
+                     "the per-step and remote-peer costs are GPUDirect-TCPXO's, its successor's (no published TCPX "
+                     "small-message sweep found)",
+                     "GCP A3 High (8x 200G GPUDirect-TCPX): large all_reduce busbw ~66% of the ports (issue #41's "
+                     "published GCP TCPX points), where TCPXO's offload reaches 90%"},
     TransportFigures{Transport::tcpxo, "tcpxo", "GPUDirect-TCPXO", LinkType::ethernet, 0.90, 36.4, 36.4, 2.4, false,
                      true, "the remote-peer cost is EFA's (no published TCPXO alltoall found)",
                      "GCP A3 Mega, 2 nodes: all_reduce 8 B 123.5 us, 8 GiB 338.8 GB/s busbw "
                      "(lessizzmore/create-a3mega-ztan-fork ztan-NCCL-test-result)"},
-    TransportFigures{Transport::sockets, "sockets", "TCP sockets", LinkType::ethernet, 0.6, 0.0, 0.0, 0.3, true, true,
-                     "no published nccl-tests point over NCCL's sockets: efficiency 0.6 (copies through host memory), "
-                     "remote-peer cost InfiniBand's",
-                     "NCCL's socket transport reports no latency of its own"},
+    TransportFigures{Transport::sockets, "sockets", "TCP sockets", LinkType::ethernet, 0.80, 0.0, 0.0, 0.3, false, true,
+                     "the remote-peer cost is InfiniBand's (no published alltoall over NCCL's sockets found)",
+                     "large all_reduce over NCCL's socket transport reaches ~80% of the port (issue #41's published "
+                     "NCCL-sockets points; nccl#209 saw 60% of 32G with default threads); NCCL's socket transport "
+                     "reports no latency of its own"},
 };
 
 std::string lower(std::string_view text) {
