@@ -62,6 +62,11 @@ struct ResultRow {
   std::string model_protocol;
   std::optional<int> model_channels;
   std::string model_limit;
+  // The model's 80% prediction interval (topology/prediction_interval.hpp): predicted rows only.
+  std::optional<double> busbw_low_gbps;
+  std::optional<double> busbw_high_gbps;
+  std::optional<double> time_low_us;
+  std::optional<double> time_high_us;
 
   bool operator==(const ResultRow&) const = default;
 };

@@ -174,6 +174,10 @@ constexpr std::array fields{
     added_field<&ResultRow::model_limit>("model_limit"),
     added_field<&ResultRow::repetition>("repetition"),
     added_field<&ResultRow::time_mean_us>("time_mean_us"),
+    added_field<&ResultRow::busbw_low_gbps>("busbw_low_gbps"),
+    added_field<&ResultRow::busbw_high_gbps>("busbw_high_gbps"),
+    added_field<&ResultRow::time_low_us>("time_low_us"),
+    added_field<&ResultRow::time_high_us>("time_high_us"),
 };
 constexpr std::size_t column_count = fields.size() + 1;  // + schema
 
@@ -210,6 +214,10 @@ void require_plausible_measurements(const ResultRow& row, const std::string& whe
   check("expected_busbw_gbps", row.expected_busbw_gbps);
   check("expected_time_us", row.expected_time_us);
   check("efficiency_pct", row.efficiency_pct);
+  check("busbw_low_gbps", row.busbw_low_gbps);
+  check("busbw_high_gbps", row.busbw_high_gbps);
+  check("time_low_us", row.time_low_us);
+  check("time_high_us", row.time_high_us);
 }
 
 void require_schema(const Json& schema, const std::string& where) {

@@ -201,7 +201,9 @@ std::string FlowPaths::describe(std::uint32_t resource) const {
     return fmt::format("{}: NIC ports {} the fabric ({:.1f} GB/s)", graph_.vertex(owner).name, up ? "to" : "from",
                        capacity_gbps_[resource]);
   }
-  return fmt::format("{} {} ({:.1f} GB/s)", graph_.vertex(owner).name, up ? "uplinks" : "downlinks",
+  // A switch's bundle is its links to the tier above, one resource per direction: traffic going up
+  // through them, and traffic coming down through them (not the switch's links to the tier below).
+  return fmt::format("{} uplinks, {} ({:.1f} GB/s)", graph_.vertex(owner).name, up ? "going up" : "coming down",
                      capacity_gbps_[resource]);
 }
 

@@ -4,6 +4,7 @@
 #include "topology/collective_model.hpp"
 
 #include "common/errors.hpp"
+#include "topology/prediction_interval.hpp"
 
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include <array>
 #include <bit>
 #include <cctype>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <optional>
@@ -29,7 +31,18 @@ constexpr std::array<std::array<double, 24>, protocol_count> tree_correction{{
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
 }};
 
-constexpr double tree_efficiency = 0.92;   // NCCL's tree all_reduce against its links
+constexpr double tree_efficiency = 0.92;  // NCCL's tree all_reduce against its links
+// A tree deeper than one level (4 nodes and more: some node has a parent and two children) gets
+// half the network's rate: AWS's time model of NCCL (aws/aws-ofi-nccl
+// src/tuner/nccl_ofi_model.cpp) gives the tree half the ring's inter-node bandwidth, and measured
+// tree busbw is about half the ring's from 4 nodes up (issue #41: 190-196 GB/s over 8x 400G IB on
+// B200 at 4-64 nodes). NCCL's own tuner keeps 0.92 of the link, which holds for a 2-node tree
+// (one edge: nccl#1048, 86 GB/s of 96).
+constexpr double deep_tree_network_share = 0.5;
+// The switches' reduction (SHARP) against the ports, from sm_90: NCCL's tuner takes CollNet's
+// rate x 0.85 there (src/graph/tuning.cc, `if (minCompCap >= 90) busBw *= .85`); 8x 400G NDR
+// then plateaus at 613 GB/s where published IB SHARP runs reach 540-606 (issue #41).
+constexpr double switch_reduction_efficiency_sm90 = 0.85;
 constexpr double ll128_efficiency = 0.92;  // 120 payload bytes of every 128
 constexpr double pat_efficiency = 0.75;
 constexpr double network_post_overhead_us = 1.0;         // per network step (NCCL: 1 us Intel, 2 AMD)
@@ -123,6 +136,9 @@ struct Candidate {
   double latency_us;
   std::string limit;
   double bound_gbps;  // what `limit` allows the algorithm's traffic, before efficiencies and protocols
+  // What NCCL's tuner takes the rate to be, where the model knows better (a deep tree): NCCL
+  // chooses by it, the prediction's time uses busbw_gbps. 0: the same.
+  double tuner_busbw_gbps = 0;
 };
 
 bool has_nvls(const CollectiveModel& m, const NcclTuning& t) {
@@ -154,11 +170,17 @@ double nvls_all_reduce_busbw(const CollectiveModel& m) {
          nvls_efficiency(m);
 }
 
-// What the transport adds to one network step: its plugin latency, twice for Simple (the flush),
-// as NCCL's tuner adds it (tuning.cc, latencyInter).
+double switch_reduction_efficiency(const CollectiveModel& m) {
+  return m.compute_capability >= 90 ? switch_reduction_efficiency_sm90 : 1.0;
+}
+
+// What the transport adds to one network step: its per-message cost, and in Simple its flush or
+// completion cost as well (NCCL's tuner adds a plugin's latency twice there, tuning.cc
+// latencyInter).
 double transport_step_us(const CollectiveModel& m, Protocol pr) {
   if (!m.transport) return 0.0;
-  return figures_of(*m.transport).message_us * (pr == Protocol::simple ? 2 : 1);
+  const TransportFigures& figures = figures_of(*m.transport);
+  return figures.message_us + (pr == Protocol::simple ? figures.flush_us : 0.0);
 }
 
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): one candidate per algorithm and protocol NCCL's tuner weighs, each with the conditions NCCL attaches to it; split, the conditions would hide from their table
@@ -244,30 +266,37 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
       const double tree_network = std::min(m.tree_net_gbps, m.net_gbps);
       const bool network_bound = multi_node && tree_network < m.intra_gbps;
       const double tree_bound = multi_node ? std::min(m.intra_gbps, tree_network) : m.intra_gbps;
-      const double tree_gbps = tree_efficiency * tree_bound;
+      // A deep tree's network part at half its rate; NCCL's tuner does not know it and chooses by
+      // the whole rate.
+      const double deep_tree_gbps =
+          depth >= 2 ? std::min(m.intra_gbps, tree_network * deep_tree_network_share) : tree_bound;
       const std::string tree_limit = !network_bound                 ? m.intra_limit
                                      : m.tree_net_gbps < m.net_gbps ? m.tree_limit
                                                                     : m.net_limit;
-      for (const Protocol pr : protocols) {
-        if (!m.gpu_ranks && pr != Protocol::simple) continue;
-        if (pr == Protocol::ll128 && !ll128_enabled) continue;
-        double bw = tree_gbps;
+      const auto tree_rate = [&](double link_gbps, Protocol pr) {
+        double bw = tree_efficiency * link_gbps;
         if (pr == Protocol::ll) bw = std::min(bw / 3.8, ll_max);
         if (pr == Protocol::ll128) {
           bw = std::min(bw * (multi_node ? 120.0 / 128.0 : 7.0 / 9.0),
                         m.channels * t.tree_ll128_per_channel_gbps[generation][node_index]);
         }
+        return bw;
+      };
+      for (const Protocol pr : protocols) {
+        if (!m.gpu_ranks && pr != Protocol::simple) continue;
+        if (pr == Protocol::ll128 && !ll128_enabled) continue;
         const double intra =
             intra_hop(Algorithm::tree, pr) * (multi_node && pr == Protocol::ll ? t.multi_node_ll_intra_factor : 1.0);
         const double latency =
             base(Algorithm::tree, pr) + 2 * ((ppn - 1) * intra + depth * inter_hop(Algorithm::tree, pr));
-        out.push_back({Algorithm::tree, pr, bw, latency, tree_limit, tree_bound});
+        out.push_back({Algorithm::tree, pr, tree_rate(deep_tree_gbps, pr), latency, tree_limit, tree_bound,
+                       tree_rate(tree_bound, pr)});
       }
       if (has_nvls(m, t)) {
         const double intra = intra_hop(Algorithm::nvls, Protocol::simple);
         const std::string nvls_limit = "NVLink to the NVSwitches (NVLS in-switch reduction)";
         if (!multi_node || (m.in_network_reduction && t.has_multi_node_nvls)) {
-          const double sharp_gbps = m.net_gbps * 2 * (p - 1.0) / p;
+          const double sharp_gbps = m.net_gbps * 2 * (p - 1.0) / p * switch_reduction_efficiency(m);
           const double bw = multi_node ? std::min(nvls_all_reduce_busbw(m), sharp_gbps) : nvls_all_reduce_busbw(m);
           const double bound = multi_node ? std::min(nvls_all_reduce_bound(m), sharp_gbps) : nvls_all_reduce_bound(m);
           const double latency = base(Algorithm::nvls, Protocol::simple) + intra +
@@ -288,8 +317,10 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
       }
       if (m.in_network_reduction && m.gpu_ranks) {
         // The switches reduce: each node sends its data across once.
-        const double network = m.net_gbps * 2 * (p - 1.0) / p;
+        const double ports = m.net_gbps * 2 * (p - 1.0) / p;
+        const double network = ports * switch_reduction_efficiency(m);
         const double bw = std::min(m.intra_gbps, network);
+        const double bound = std::min(m.intra_gbps, ports);
         const std::string limit = network < m.intra_gbps ? m.net_limit : m.intra_limit;
         if (m.nvswitch) {
           const double intra = intra_hop(Algorithm::collnet_direct, Protocol::simple);
@@ -297,13 +328,13 @@ std::vector<Candidate> enumerate(const CollectiveModel& m, ModelledCollective op
                          base(Algorithm::collnet_direct, Protocol::simple) +
                              2 * (std::min(1, ppn - 1) * intra + (ppn - 1) * t.collnet_arity_us) +
                              inter_hop(Algorithm::collnet_direct, Protocol::simple),
-                         limit, bw});
+                         limit, bound});
         }
         out.push_back({Algorithm::collnet_chain, Protocol::simple, bw,
                        base(Algorithm::collnet_chain, Protocol::simple) +
                            2 * (ppn - 1) * intra_hop(Algorithm::collnet_chain, Protocol::simple) +
                            inter_hop(Algorithm::collnet_chain, Protocol::simple),
-                       limit, bw});
+                       limit, bound});
       }
       break;
     }
@@ -333,12 +364,18 @@ Prediction timed(const CollectiveModel& m, const OpTraits& op, const Candidate& 
     latency *= m.compute_capability < 80 ? 1.9 : 1.4;
   }
   const double algbw = bw / busbw_factor(op, m.ranks);
+  // The tuner's view of the same candidate: the same corrections on its own rate.
+  const double tuner_bw = c.tuner_busbw_gbps > 0 ? bw * c.tuner_busbw_gbps / c.busbw_gbps : bw;
   Prediction prediction;
   prediction.algorithm = c.algorithm;
   prediction.protocol = c.protocol;
   const bool nvls = c.algorithm == Algorithm::nvls || c.algorithm == Algorithm::nvls_tree;
   prediction.channels = nvls ? nvls_channels(m) : m.channels;
-  prediction.time_us = launch_us(m) + latency + static_cast<double>(bytes) / (algbw * 1e3);
+  const double transfer_us = static_cast<double>(bytes) / (algbw * 1e3);
+  prediction.time_us = launch_us(m) + latency + transfer_us;
+  prediction.bandwidth_share = transfer_us / prediction.time_us;
+  prediction.tuner_time_us =
+      launch_us(m) + latency + static_cast<double>(bytes) / (tuner_bw / busbw_factor(op, m.ranks) * 1e3);
   prediction.busbw_gbps = static_cast<double>(bytes) / (prediction.time_us * 1e3) * busbw_factor(op, m.ranks);
   prediction.limit = c.limit;
   prediction.bound_gbps = c.bound_gbps;
@@ -443,8 +480,10 @@ Prediction point_to_point(const CollectiveModel& m, const OpTraits& op, std::uin
   prediction.algorithm = Algorithm::p2p;
   prediction.protocol = protocol;
   prediction.channels = m.channels;
-  prediction.time_us = launch_us(m) + t.base_latency_us[0][pr] + hop + peers_us +
-                       transfer.time_us / (protocol == Protocol::ll ? 0.5 : 1.0);
+  const double transfer_us = transfer.time_us / (protocol == Protocol::ll ? 0.5 : 1.0);
+  prediction.time_us = launch_us(m) + t.base_latency_us[0][pr] + hop + peers_us + transfer_us;
+  prediction.bandwidth_share = transfer_us / prediction.time_us;
+  prediction.tuner_time_us = prediction.time_us;
   prediction.busbw_gbps = b / (prediction.time_us * 1e3) * busbw_factor(op, m.ranks);
   prediction.limit = transfer.limit;
   prediction.bound_gbps = transfer.time_us > 0 ? b / (transfer.time_us * 1e3) * busbw_factor(op, m.ranks)
@@ -469,8 +508,22 @@ bool is_grouped_point_to_point(const OpTraits& op) {
   return false;
 }
 
+// The 80% interval: the calibration's half-width for the transport, weighed by the bandwidth
+// share; its fast end held to what the limiting link allows, so it never claims the impossible.
+void add_interval(const CollectiveModel& m, Prediction& prediction) {
+  const double factor =
+      std::exp(interval_half_width_log(shipped_interval_calibration(), m.transport, prediction.bandwidth_share));
+  prediction.time_high_us = prediction.time_us * factor;
+  prediction.busbw_low_gbps = prediction.busbw_gbps / factor;
+  prediction.busbw_high_gbps =
+      std::min(prediction.busbw_gbps * factor, std::max(prediction.bound_gbps, prediction.busbw_gbps));
+  prediction.time_low_us = prediction.time_us * prediction.busbw_gbps / prediction.busbw_high_gbps;
+}
+
 // A prediction faster than the link that limits it is a bug in the model, never an answer.
-const Prediction& checked(const Prediction& prediction, const OpTraits& op, std::uint64_t bytes) {
+// Returns it with its interval.
+Prediction checked(const CollectiveModel& m, Prediction prediction, const OpTraits& op, std::uint64_t bytes) {
+  add_interval(m, prediction);
   if (!(prediction.busbw_gbps <= prediction.bound_gbps * (1 + 1e-9))) {
     throw std::logic_error(fmt::format("collective model bug: {} {}/{} at {} B predicted {:.3f} GB/s busbw, over the "
                                        "{:.3f} GB/s its limiting link allows ({})",
@@ -490,11 +543,11 @@ std::vector<Prediction> candidates(const CollectiveModel& model, const OpTraits&
                                    const NcclTuning& tuning) {
   std::vector<Prediction> out;
   if (is_grouped_point_to_point(op)) {
-    out.push_back(checked(point_to_point(model, op, bytes, {}, tuning), op, bytes));
+    out.push_back(checked(model, point_to_point(model, op, bytes, {}, tuning), op, bytes));
     return out;
   }
   for (const Candidate& c : enumerate(model, op.modelled_as, tuning)) {
-    out.push_back(checked(timed(model, op, c, bytes), op, bytes));
+    out.push_back(checked(model, timed(model, op, c, bytes), op, bytes));
   }
   return out;
 }
@@ -506,14 +559,14 @@ Prediction predict(const CollectiveModel& model, const OpTraits& op, std::uint64
       throw InputError(
           fmt::format("{} is point-to-point in NCCL: no {} algorithm", op.name, name_of(*forced.algorithm)));
     }
-    return checked(point_to_point(model, op, bytes, forced, tuning), op, bytes);
+    return checked(model, point_to_point(model, op, bytes, forced, tuning), op, bytes);
   }
   std::optional<Prediction> best;
   for (const Candidate& c : enumerate(model, op.modelled_as, tuning)) {
     if (forced.algorithm && c.algorithm != *forced.algorithm) continue;
     if (forced.protocol && c.protocol != *forced.protocol) continue;
-    const Prediction p = checked(timed(model, op, c, bytes), op, bytes);
-    if (!best || p.time_us < best->time_us) best = p;
+    const Prediction p = checked(model, timed(model, op, c, bytes), op, bytes);
+    if (!best || p.tuner_time_us < best->tuner_time_us) best = p;
   }
   if (!best) {
     throw InputError(fmt::format(
@@ -549,6 +602,10 @@ ResultRow predicted_row(const CollectiveModel& model, const Prediction& predicti
   row.model_protocol = std::string(name_of(prediction.protocol));
   row.model_channels = prediction.channels;
   row.model_limit = prediction.limit;
+  row.busbw_low_gbps = prediction.busbw_low_gbps;
+  row.busbw_high_gbps = prediction.busbw_high_gbps;
+  row.time_low_us = prediction.time_low_us;
+  row.time_high_us = prediction.time_high_us;
   return row;
 }
 

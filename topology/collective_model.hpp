@@ -200,6 +200,19 @@ struct Prediction {
   double bound_gbps = 0;
   std::string warning;     // a setup no one runs (ring across thousands of nodes), else empty
   std::string assumption;  // an empirical limit the prediction rests on, else empty
+  // The share of time_us that is bytes over bandwidth (the rest: launch and latency); it weighs
+  // the bandwidth and latency regimes of the interval.
+  double bandwidth_share = 0;
+  // The time NCCL's tuner expects (its rates, where the model knows better: a tree deeper than one
+  // level): predict() chooses by it, as NCCL does.
+  double tuner_time_us = 0;
+  // The 80% prediction interval (prediction_interval.hpp): where a measurement of this prediction
+  // falls 4 times in 5, judged by the model's errors on published points it was not fitted to.
+  // It always holds the point prediction, and busbw_high_gbps never exceeds bound_gbps.
+  double time_low_us = 0;
+  double time_high_us = 0;
+  double busbw_low_gbps = 0;
+  double busbw_high_gbps = 0;
 };
 
 // `tuning`: the figures of the NCCL release whose tuner the choice follows (nccl_tuning.hpp).

@@ -8,6 +8,7 @@
 #include "topology/format_registry.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -19,10 +20,6 @@ namespace fb::topo {
 namespace {
 
 constexpr std::array<std::string_view, 5> priced_part_names{"host", "gpu", "nic", "switch", "cable"};
-
-// Under this ratio two designs' large-message busbw differ by less than the model's own error on
-// published points it was not fitted to (docs/model.md): the words say so.
-constexpr double model_error_ratio = 1.10;
 
 bool is_network(LinkType type) {
   return type == LinkType::infiniband || type == LinkType::roce || type == LinkType::efa || type == LinkType::ethernet;
@@ -178,12 +175,15 @@ std::string limit_in_words(const Graph& graph, std::string_view limit) {
     }
     return fmt::format("{} inside the node ({}) limits{}", technology_and_lanes, rate, sharing);
   }
-  // A fabric bundle: "leaf0002 uplinks (966.0 GB/s)" or "host: NIC ports to the fabric (...)".
-  for (const std::string_view direction : {std::string_view(" uplinks ("), std::string_view(" downlinks (")}) {
+  // A fabric bundle, the switch's links to the tier above in one direction: "leaf0002 uplinks,
+  // coming down (966.0 GB/s)".
+  for (const std::string_view direction :
+       {std::string_view(" uplinks, going up ("), std::string_view(" uplinks, coming down (")}) {
     if (const std::size_t at = own.find(direction); at != std::string_view::npos) {
       const std::string_view sw = own.substr(0, at);
-      return fmt::format("{}'s {} ({}) limit{}{}", sw, direction.substr(1, direction.size() - 3),
-                         between(own, "(", ")"), oversubscription_words(graph, sw), sharing);
+      const bool up = direction.find("going up") != std::string_view::npos;
+      return fmt::format("{}'s uplinks ({}, traffic {} the tier above) limit{}{}", sw, between(own, "(", ")"),
+                         up ? "going up to" : "coming down from", oversubscription_words(graph, sw), sharing);
     }
   }
   // "a GPU's PCIe path to its NIC (48.0 GB/s)", "the root GPU's PCIe path to its NIC (...)".
@@ -234,6 +234,35 @@ std::vector<PredictedSweep> predict_designs(std::span<const Design> designs, con
   return sweeps;
 }
 
+bool overlap(const DesignPoint& a, const DesignPoint& b) {
+  return a.busbw_low_gbps <= b.busbw_high_gbps && b.busbw_low_gbps <= a.busbw_high_gbps;
+}
+
+// One size's designs: the best, and every design whose interval overlaps the best's, cannot be
+// told apart from it.
+void mark_overlaps(std::span<DesignPoint> at_size) {
+  const auto best = std::max_element(at_size.begin(), at_size.end(), [](const DesignPoint& a, const DesignPoint& b) {
+    return a.busbw_gbps < b.busbw_gbps;
+  });
+  for (DesignPoint& point : at_size) {
+    if (&point != &*best && overlap(point, *best)) point.cannot_tell_apart = best->cannot_tell_apart = true;
+  }
+}
+
+// "64M, 256M and 1G": the sizes of an op at which the best design cannot be told from another.
+std::string sizes_without_answer(const DesignComparison& comparison, const OpTraits* op) {
+  std::vector<std::string> sizes;
+  for (const DesignPoint& p : comparison.points) {
+    if (p.op != op || !p.cannot_tell_apart || p.ratio_to_best < 1) continue;
+    const std::string size = format_size_bytes(p.bytes);
+    if (sizes.empty() || sizes.back() != size) sizes.push_back(size);
+  }
+  if (sizes.size() <= 1) return sizes.empty() ? std::string() : sizes.front();
+  const std::string last = sizes.back();
+  sizes.pop_back();
+  return fmt::format("{} and {}", fmt::join(sizes, ", "), last);
+}
+
 // The points of one op, size after size, each design's with its ratio to the best at that size.
 void add_points(DesignComparison& comparison, std::span<const Design> designs, const OpTraits* op,
                 const std::vector<PredictedSweep>& sweeps) {
@@ -248,6 +277,8 @@ void add_points(DesignComparison& comparison, std::span<const Design> designs, c
       point.bytes = row.bytes;
       point.time_us = row.time_median_us;
       point.busbw_gbps = *row.busbw_gbps;
+      point.busbw_low_gbps = row.busbw_low_gbps.value_or(point.busbw_gbps);
+      point.busbw_high_gbps = row.busbw_high_gbps.value_or(point.busbw_gbps);
       point.algorithm = row.model_algorithm;
       point.protocol = row.model_protocol;
       point.limit = row.model_limit;
@@ -256,6 +287,7 @@ void add_points(DesignComparison& comparison, std::span<const Design> designs, c
       point.ratio_to_best = point.busbw_gbps / best_gbps;
       comparison.points.push_back(std::move(point));
     }
+    mark_overlaps(std::span(comparison.points).last(designs.size()));
   }
 }
 
@@ -275,10 +307,13 @@ void add_answer(DesignComparison& comparison, std::size_t design_count, bool pri
                                  format_size_bytes(best.bytes), comparison.designs[best.design], ratio,
                                  comparison.designs[next.design], best.busbw_gbps, next.busbw_gbps,
                                  design_count > 2 ? fmt::format(", the next of {}", design_count) : "");
-  if (ratio < model_error_ratio) {
-    line += fmt::format("; under the model's {:.0f}% error on points it was not fitted to: buy on other grounds "
-                        "unless the limits below differ",
-                        (model_error_ratio - 1) * 100);
+  if (overlap(best, next)) {
+    line += fmt::format("; their 80% intervals overlap ({:.1f}-{:.1f} vs {:.1f}-{:.1f} GB/s): the model cannot tell "
+                        "them apart at this size, buy on other grounds unless the limits below differ",
+                        best.busbw_low_gbps, best.busbw_high_gbps, next.busbw_low_gbps, next.busbw_high_gbps);
+  }
+  if (const std::string sizes = sizes_without_answer(comparison, best.op); !sizes.empty()) {
+    line += fmt::format("; the fastest design cannot be told apart from another at {} (80% intervals overlap)", sizes);
   }
   comparison.answer.push_back(line);
   for (const DesignPoint* point : largest) {

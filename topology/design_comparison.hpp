@@ -64,6 +64,12 @@ struct DesignPoint {
   std::uint64_t bytes = 0;
   double time_us = 0;
   double busbw_gbps = 0;
+  // The prediction's 80% interval (prediction_interval.hpp).
+  double busbw_low_gbps = 0;
+  double busbw_high_gbps = 0;
+  // Its interval overlaps another design's at this op and size: the model cannot tell the two
+  // apart there (for the best design: some other design's interval reaches its own).
+  bool cannot_tell_apart = false;
   std::string algorithm;
   std::string protocol;
   std::string limit;                    // the model's words (a link and its rate)

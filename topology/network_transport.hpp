@@ -25,6 +25,9 @@ struct TransportFigures {
   // Added to every network step NCCL's tuner counts, twice for Simple (its flush), as NCCL adds a
   // network plugin's `latency` property (src/graph/tuning.cc, latencyInter).
   double message_us = 0;
+  // What Simple adds to each such step on top: NCCL adds the plugin latency again for its flush;
+  // AWS's own model of EFA adds its completion overhead instead.
+  double flush_us = 0;
   // Grouped point-to-point (alltoall, gather, scatter): each remote peer is one more send and
   // receive the GPU's proxy thread posts and completes, one after another.
   double remote_peer_us = 0;

@@ -56,7 +56,10 @@ void print_design_comparison(std::ostream& out, const DesignComparison& comparis
              fmt::join(comparison.designs, ", "));
   for (const std::string& line : comparison.answer) fmt::print(out, "{}\n", line);
   for (const std::string_view op : ops_of(comparison)) {
-    fmt::print(out, "\n# {}: busbw GB/s (time us) per design; ratio = design / the best at that size\n", op);
+    fmt::print(out,
+               "\n# {}: busbw GB/s (time us) per design; ratio = design / the best at that size; ~: its 80% "
+               "interval overlaps the best's (or, for the best, another's): not told apart\n",
+               op);
     fmt::print(out, "{:>10}", "size");
     for (const std::string& design : comparison.designs) fmt::print(out, " {:>28}", design);
     fmt::print(out, "\n");
@@ -65,7 +68,9 @@ void print_design_comparison(std::ostream& out, const DesignComparison& comparis
       fmt::print(out, "{:>10}", format_size_bytes(points[i]->bytes));
       for (std::size_t d = 0; d < comparison.designs.size(); ++d) {
         const DesignPoint& p = *points[i + d];
-        fmt::print(out, " {:>28}", fmt::format("{:.1f} ({:.1f}) {:.2f}x", p.busbw_gbps, p.time_us, p.ratio_to_best));
+        fmt::print(out, " {:>28}",
+                   fmt::format("{:.1f} ({:.1f}) {:.2f}x{}", p.busbw_gbps, p.time_us, p.ratio_to_best,
+                               p.cannot_tell_apart ? "~" : ""));
       }
       fmt::print(out, "\n");
     }
@@ -83,12 +88,14 @@ void print_design_comparison(std::ostream& out, const DesignComparison& comparis
 
 std::string design_comparison_csv(const DesignComparison& comparison) {
   std::string csv =
-      "op,bytes,design,time_us,busbw_gbps,ratio_to_best,algorithm,protocol,limit,limit_words,cost_per_gbps\n";
+      "op,bytes,design,time_us,busbw_gbps,ratio_to_best,algorithm,protocol,limit,limit_words,cost_per_gbps,"
+      "busbw_low_gbps,busbw_high_gbps,cannot_tell_apart\n";
   for (const DesignPoint& p : comparison.points) {
-    csv += fmt::format("{},{},{},{:.3f},{:.3f},{:.4f},{},{},{},{},{}\n", p.op->name, p.bytes,
+    csv += fmt::format("{},{},{},{:.3f},{:.3f},{:.4f},{},{},{},{},{},{:.3f},{:.3f},{}\n", p.op->name, p.bytes,
                        csv_field(comparison.designs[p.design]), p.time_us, p.busbw_gbps, p.ratio_to_best, p.algorithm,
                        p.protocol, csv_field(p.limit), csv_field(p.limit_words),
-                       p.cost_per_gbps ? fmt::format("{:.3f}", *p.cost_per_gbps) : std::string());
+                       p.cost_per_gbps ? fmt::format("{:.3f}", *p.cost_per_gbps) : std::string(), p.busbw_low_gbps,
+                       p.busbw_high_gbps, p.cannot_tell_apart);
   }
   return csv;
 }
@@ -115,6 +122,9 @@ std::string design_comparison_json(const DesignComparison& comparison) {
                          {"design", comparison.designs[p.design]},
                          {"time_us", p.time_us},
                          {"busbw_gbps", p.busbw_gbps},
+                         {"busbw_low_gbps", p.busbw_low_gbps},
+                         {"busbw_high_gbps", p.busbw_high_gbps},
+                         {"cannot_tell_apart", p.cannot_tell_apart},
                          {"ratio_to_best", p.ratio_to_best},
                          {"algorithm", p.algorithm},
                          {"protocol", p.protocol},
@@ -155,13 +165,15 @@ std::string design_comparison_html(const DesignComparison& comparison) {
       plot.series.push_back(std::move(series));
     }
     html += fmt::format("<section class=\"op\"><h2>{}</h2>\n<div class=\"plot\">{}</div>\n", h(op), render_svg(plot));
-    html += "<table class=\"designs\">\n<tr><th>size</th><th>design</th><th>busbw GB/s</th><th>time us</th>"
-            "<th>ratio to best</th><th>algorithm</th><th>cost per GB/s</th><th>limiting link</th></tr>\n";
+    html +=
+        "<table class=\"designs\">\n<tr><th>size</th><th>design</th><th>busbw GB/s</th><th>80% interval</th>"
+        "<th>time us</th><th>ratio to best</th><th>algorithm</th><th>cost per GB/s</th><th>limiting link</th></tr>\n";
     for (const DesignPoint* p : points) {
-      html += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.1f}</td><td>{:.1f}</td><td>{:.2f}</td><td>{} {}</td>"
-                          "<td>{}</td><td class=\"words\">{}</td></tr>\n",
-                          format_size_bytes(p->bytes), h(comparison.designs[p->design]), p->busbw_gbps, p->time_us,
-                          p->ratio_to_best, h(p->algorithm), h(p->protocol),
+      html += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.1f}</td><td>{:.1f}-{:.1f}{}</td><td>{:.1f}</td><td>{:.2f}"
+                          "</td><td>{} {}</td><td>{}</td><td class=\"words\">{}</td></tr>\n",
+                          format_size_bytes(p->bytes), h(comparison.designs[p->design]), p->busbw_gbps,
+                          p->busbw_low_gbps, p->busbw_high_gbps, p->cannot_tell_apart ? " (not told apart)" : "",
+                          p->time_us, p->ratio_to_best, h(p->algorithm), h(p->protocol),
                           p->cost_per_gbps ? fmt::format("{:.0f}", *p->cost_per_gbps) : std::string("-"),
                           h(p->limit_words));
     }

@@ -11,15 +11,12 @@
 // fit on every source and inside the range of the leave-one-source-out fits, so the constants in
 // the code are what the published results give, not hand-set.
 
-#include "published_points.hpp"
-
-#include "topology/nccl_tuning.hpp"
+#include "calibration_fit.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -30,99 +27,9 @@ namespace fb::topo {
 namespace {
 using namespace calibration;  // the published points and their specs
 
-struct Prepared {
-  PublishedPoint point;
-  std::string source;  // the publication: the source's first word (repository and file, or issue)
-  CollectiveModel model;
-  const NcclTuning* tuning = nullptr;
-};
-
-std::vector<Prepared> prepare() {
-  std::vector<Prepared> out;
-  for (PublishedPoint& point : published_points()) {
-    // Acceptance floors are bounds, not measurements: nothing to fit or predict.
-    if (point.metric == Metric::floor_busbw_gbps) continue;
-    const Graph graph = build_cluster(point.cluster());
-    ModelOptions options;
-    options.gpus_per_process = point.gpus_per_process;
-    Prepared prepared{point, point.source.substr(0, point.source.find(' ')),
-                      model_collectives(graph, place_ranks(graph, point.nodes, point.gpus_per_node), options),
-                      nccl_tuning_for(parse_nccl_version(point.nccl_version)).tuning};
-    out.push_back(std::move(prepared));
-  }
-  return out;
-}
-
-double ratio(Prepared& p, const FittedConstants& constants) {
-  p.model.constants = constants;
-  const Prediction prediction = predict(p.model, op_by_name(p.point.op), p.point.bytes, p.point.forced, *p.tuning);
-  const double predicted = p.point.metric == Metric::time_us ? prediction.time_us : prediction.busbw_gbps;
-  return predicted / p.point.published;
-}
-
-// The constants one coordinate at a time: {member, lower, upper}.
-struct Coordinate {
-  double FittedConstants::*member;
-  double lower;
-  double upper;
-};
-constexpr std::array coordinates{Coordinate{&FittedConstants::launch_overhead_us, 0.0, 5.0},
-                                 Coordinate{&FittedConstants::nvls_efficiency_hopper, 0.5, 1.0},
-                                 Coordinate{&FittedConstants::nvls_efficiency_blackwell, 0.5, 1.0}};
-
-double loss(std::vector<Prepared*>& training, const FittedConstants& constants) {
-  double sum = 0;
-  for (Prepared* p : training) sum += std::pow(std::log(ratio(*p, constants)), 2);
-  return sum;
-}
-
-// Least squares by golden-section search per coordinate, a few rounds. A constant no training
-// point depends on (Blackwell's NVLS when the only B200 source is left out) takes its
-// neighbour generation's value: an unseen generation is predicted as the one before it.
-FittedConstants fit(std::vector<Prepared*> training) {
-  FittedConstants constants;
-  std::array<bool, coordinates.size()> identified{};
-  for (int round = 0; round < 4; ++round) {
-    for (std::size_t c = 0; c < coordinates.size(); ++c) {
-      const Coordinate& coordinate = coordinates[c];
-      const auto at = [&](double value) {
-        FittedConstants trial = constants;
-        trial.*coordinate.member = value;
-        return loss(training, trial);
-      };
-      identified[c] = at(coordinate.lower) != at(coordinate.upper);
-      if (!identified[c]) continue;
-      const double golden = (std::sqrt(5.0) - 1) / 2;
-      double a = coordinate.lower;
-      double b = coordinate.upper;
-      for (int step = 0; step < 30; ++step) {
-        const double x1 = b - golden * (b - a);
-        const double x2 = a + golden * (b - a);
-        if (at(x1) < at(x2)) {
-          b = x2;
-        } else {
-          a = x1;
-        }
-      }
-      constants.*coordinate.member = (a + b) / 2;
-    }
-  }
-  if (!identified[2]) constants.nvls_efficiency_blackwell = constants.nvls_efficiency_hopper;
-  if (!identified[1]) constants.nvls_efficiency_hopper = constants.nvls_efficiency_blackwell;
-  return constants;
-}
-
-std::vector<Prepared*> fitted_points(std::vector<Prepared>& points, const std::string& left_out) {
-  std::vector<Prepared*> out;
-  for (Prepared& p : points) {
-    if (p.source != left_out && p.point.known_miss.empty()) out.push_back(&p);
-  }
-  return out;
-}
-
 TEST(CalibrationFit, TheShippedConstantsAreTheFitOnEverySource) {
   std::vector<Prepared> points = prepare();
-  const FittedConstants all = fit(fitted_points(points, ""));
+  const FittedConstants all = fit(fitted_points(points, std::string()));
   std::set<std::string> sources;
   for (const Prepared& p : points) sources.insert(p.source);
   std::vector<FittedConstants> left_out;

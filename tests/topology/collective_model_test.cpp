@@ -353,7 +353,7 @@ TEST(CollectiveModel, AnAlltoallJobOnTheSameLeavesTakesItsShareOfTheUplinks) {
   const double ring_gbps = 8 * 997.5 / (8 + 3 * 8 * 61 / 63.0);
   EXPECT_NEAR(shared.ring_gbps, ring_gbps, 1e-6);  // 255.46: 0.672 of alone
   EXPECT_NEAR(shared.net_gbps, ring_gbps, 1e-6);
-  EXPECT_EQ(shared.ring_limit, "leaf0002 downlinks (997.5 GB/s), shared with job 2 (alltoall)");
+  EXPECT_EQ(shared.ring_limit, "leaf0002 uplinks, coming down (997.5 GB/s), shared with job 2 (alltoall)");
   ASSERT_EQ(shared.sharing.size(), 1u);
   EXPECT_EQ(shared.sharing.front(), "job 2 (alltoall): its all-pairs exchange over 64 nodes (4032 fabric flows) runs "
                                     "throughout");

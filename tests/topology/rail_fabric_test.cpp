@@ -186,7 +186,8 @@ TEST(RailOptimizedModel, SendsBetweenRailsCrossTheSpinesOnlyWithoutPxn) {
   // GPU7 -> mlx5_7 -> su01-rail7 -> spines -> su01-rail0 -> mlx5_0 -> GPU0, from both nodes: two
   // sends share rail 7's 32 uplinks of 1xSDR (0.25 GB/s each, 0.95 of it for NCCL).
   EXPECT_NEAR(direct.sendrecv_gbps, 32 * 0.25 * 0.95 / 2, 1e-6);
-  EXPECT_THAT(direct.sendrecv_limit, ::testing::MatchesRegex("su01-rail(7 uplinks|0 downlinks) .*"));
+  EXPECT_THAT(direct.sendrecv_limit,
+              ::testing::MatchesRegex("su01-rail(7 uplinks, going up|0 uplinks, coming down) .*"));
   // Rings stay on their rails either way: no spine at all.
   EXPECT_NEAR(direct.net_gbps, 8 * 47.5, 1e-6);
 }
@@ -245,7 +246,7 @@ TEST(RailOptimizedIbnetdiscover, PredictionsKeepEachRailOnItsLeaves) {
   EXPECT_NE(model.ring_limit.find("IB NDR"), std::string::npos) << model.ring_limit;
   // alltoall: each node's 4 flows to the other unit cross the uplinks at 2 x 47.5 / 2 each.
   EXPECT_NEAR(model.alltoall_node_gbps, 7 * 47.5, 1e-6);
-  EXPECT_THAT(model.alltoall_limit, ::testing::HasSubstr("uplinks (95.0 GB/s)"));
+  EXPECT_THAT(model.alltoall_limit, ::testing::HasSubstr("(95.0 GB/s)"));
   const Prediction alltoall = predict(model, op_by_name("alltoall"), GiB);
   // 56 of 64 ranks' shares leave the node: 8 GPUs x 56/64 of 1 GiB through 332.5 GB/s.
   const double network_us = 8.0 * 56 / 64 * GiB / (7 * 47.5 * 1e3);
@@ -275,9 +276,9 @@ TEST(RailOptimizedProcurement, TheNumbersDocsModelMdStates) {
       {"h100-rail-roce800.yaml", 16, "all_reduce", 364.6, "PCIe Gen5"},
       {"h100-rail-roce800.yaml", 16, "all_gather", 317.3, "PCIe Gen5"},
       {"h100-rail-roce800.yaml", 16, "alltoall", 50.6, "PCIe path"},
-      {"h100-roce400-taper2.yaml", 16, "all_reduce", 306.7, "leaf0002 downlinks"},
+      {"h100-roce400-taper2.yaml", 16, "all_reduce", 306.7, "leaf0002 uplinks, coming down"},
       {"h100-roce400-taper2.yaml", 16, "all_gather", 303.3, "RoCE"},
-      {"h100-roce400-taper2.yaml", 16, "alltoall", 34.8, "leaf0001 uplinks"},
+      {"h100-roce400-taper2.yaml", 16, "alltoall", 34.8, "leaf0001 uplinks, going up"},
       {"h100-rail-roce400-taper2.yaml", 16, "all_reduce", 350.1, "RoCE"},
       {"h100-rail-roce400-taper2.yaml", 16, "all_gather", 305.3, "RoCE"},
       {"h100-rail-roce400-taper2.yaml", 16, "alltoall", 48.5, "NIC ports"},
@@ -293,9 +294,9 @@ TEST(RailOptimizedProcurement, TheNumbersDocsModelMdStates) {
       {"h100-rail-roce800.yaml", 128, "all_reduce", 354.2, "PCIe Gen5"},
       {"h100-rail-roce800.yaml", 128, "all_gather", 181.1, "PCIe Gen5"},
       {"h100-rail-roce800.yaml", 128, "alltoall", 47.6, "PCIe path"},
-      {"h100-roce400-taper2.yaml", 128, "all_reduce", 300.7, "leaf0002 downlinks"},
+      {"h100-roce400-taper2.yaml", 128, "all_reduce", 300.7, "leaf0002 uplinks, coming down"},
       {"h100-roce400-taper2.yaml", 128, "all_gather", 177.2, "RoCE"},
-      {"h100-roce400-taper2.yaml", 128, "alltoall", 24.9, "leaf0001 uplinks"},
+      {"h100-roce400-taper2.yaml", 128, "alltoall", 24.9, "leaf0001 uplinks, going up"},
       {"h100-rail-roce400-taper2.yaml", 128, "all_reduce", 340.5, "RoCE"},
       {"h100-rail-roce400-taper2.yaml", 128, "all_gather", 177.2, "RoCE"},
       {"h100-rail-roce400-taper2.yaml", 128, "alltoall", 33.4, "su01-rail0 uplinks"},

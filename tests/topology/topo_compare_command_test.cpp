@@ -56,19 +56,30 @@ TEST(TopoCompareCommand, TaperAgainstNonBlockingAnswersFirstWithTheLimitingLinkI
   EXPECT_THAT(lines[1], StartsWith("all_reduce at 1G: h100-128-taper1 is 1.13x h100-128-taper2 (354."));
   EXPECT_THAT(lines[2], StartsWith("  h100-128-taper1: the 8x 400G IB NDR NIC ports"));
   EXPECT_THAT(lines[3], HasSubstr("h100-128-taper2: leaf"));
-  EXPECT_THAT(lines[3], HasSubstr("downlinks"));
+  // The uplink bundle's rate, carrying traffic down from the spines: not the leaf's downlinks.
+  EXPECT_THAT(lines[3], HasSubstr("leaf0002's uplinks (997.5 GB/s, traffic coming down from the tier above)"));
+  EXPECT_THAT(lines[3], ::testing::Not(HasSubstr("downlinks (997.5")));
   EXPECT_THAT(lines[3], HasSubstr(":1 oversubscribed"));
   EXPECT_THAT(lines[4], StartsWith("alltoall at 1G: h100-128-taper1 is 1.8"));
+  // 13% apart on InfiniBand, inside each other's 80% intervals (x/ 1.17 each); alltoall's 1.8x is not.
+  EXPECT_THAT(lines[1], HasSubstr("the model cannot tell them apart at this size"));
+  EXPECT_THAT(lines[4], ::testing::Not(HasSubstr("cannot tell them apart at this size")));
   EXPECT_THAT(lines[6], HasSubstr("uplinks"));
 
   const std::vector<std::string> rows = lines_of(read_text_file(csv));
   ASSERT_EQ(rows.size(), 1u + 2 * 3 * 2);  // header, 2 ops x 3 sizes x 2 designs
   EXPECT_EQ(rows[0],
-            "op,bytes,design,time_us,busbw_gbps,ratio_to_best,algorithm,protocol,limit,limit_words,cost_per_gbps");
+            "op,bytes,design,time_us,busbw_gbps,ratio_to_best,algorithm,protocol,limit,limit_words,cost_per_gbps,"
+            "busbw_low_gbps,busbw_high_gbps,cannot_tell_apart");
   EXPECT_THAT(rows[5], StartsWith("all_reduce,1073741824,h100-128-taper1,"));
   const nlohmann::json parsed = nlohmann::json::parse(read_text_file(json));
   EXPECT_EQ(parsed["answer"][0].get<std::string>(), lines[1]);
   EXPECT_EQ(parsed["points"].size(), 12u);
+  // Every point carries its interval, which holds its busbw.
+  for (const nlohmann::json& point : parsed["points"]) {
+    EXPECT_LE(point["busbw_low_gbps"].get<double>(), point["busbw_gbps"].get<double>());
+    EXPECT_GE(point["busbw_high_gbps"].get<double>(), point["busbw_gbps"].get<double>());
+  }
   EXPECT_EQ(parsed["designs"][1]["name"], "h100-128-taper2");
 }
 
@@ -83,9 +94,11 @@ TEST(TopoCompareCommand, EightHundredGigNicsOnPcieGenFiveSayWhatCapsThemAndWhatT
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::vector<std::string> lines = lines_of(result.out);
   ASSERT_GE(lines.size(), 5u) << result.out;
-  // docs/model.md: 363.0 against 348.6 GB/s, 4%: under the model's error, and PCIe is why.
+  // docs/model.md: 363.0 against 348.6 GB/s, 4%: inside each other's 80% intervals, and PCIe is why.
   EXPECT_THAT(lines[1], StartsWith("all_reduce at 1G: h100-roce800 is 1.04x h100-roce400 (363.0 vs 348.6 GB/s busbw)"));
-  EXPECT_THAT(lines[1], HasSubstr("under the model's 10% error"));
+  EXPECT_THAT(lines[1], HasSubstr("the model cannot tell them apart at this size"));
+  EXPECT_THAT(lines[1], HasSubstr("; the fastest design cannot be told apart from another at 1G (80% intervals "
+                                  "overlap)"));
   EXPECT_THAT(lines[2],
               HasSubstr("h100-roce800: PCIe Gen5 x16 between each GPU and its NIC (48.0 GB/s) caps the 8x 800G"));
   // 128 hosts, 1024 GPUs and NICs, 32 leaves and 32 spines, 1024 NIC cables and 32 x 32 leaf uplinks:

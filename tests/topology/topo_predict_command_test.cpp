@@ -44,6 +44,17 @@ TEST_F(TopoPredictCommand, RowsNameNcclsChoicePerSize) {
   EXPECT_THAT(results.rows.back().model_limit, HasSubstr("NVLS"));
   // 8 H100: NVLS all_reduce over 18 NVLink4 lanes at 20.6 GB/s, 2 x 7/9 x 0.82 of it (fitted).
   EXPECT_NEAR(*results.rows.back().busbw_gbps, 2 * 7 / 9.0 * 18 * 20.6 * 0.82, 10);
+  // Every row carries its 80% interval: one node's small messages are uncertain by x/ 1.5, its
+  // large ones by x/ 1.08 (docs/model.md, "Prediction intervals").
+  for (const ResultRow& row : results.rows) {
+    ASSERT_TRUE(row.busbw_low_gbps && row.busbw_high_gbps && row.time_low_us && row.time_high_us);
+    EXPECT_LE(*row.busbw_low_gbps, *row.busbw_gbps);
+    EXPECT_GE(*row.busbw_high_gbps, *row.busbw_gbps);
+    EXPECT_LE(*row.time_low_us, row.time_median_us);
+    EXPECT_GE(*row.time_high_us, row.time_median_us);
+  }
+  EXPECT_NEAR(*results.rows.front().time_high_us / results.rows.front().time_median_us, 1.507, 0.01);
+  EXPECT_NEAR(*results.rows.back().busbw_gbps / *results.rows.back().busbw_low_gbps, 1.080, 0.01);
 }
 
 TEST_F(TopoPredictCommand, ExplainPrintsRatesAndEveryRowsLimitingLink) {
@@ -191,7 +202,7 @@ TEST_F(TopoPredictCommand, AnotherJobOnTheSameLeavesSlowsTheRingAndIsNamed) {
   EXPECT_THAT(shared.err, HasSubstr("#   a limiting link another job crosses too says 'shared with' that job"));
   EXPECT_THAT(alone.err, ::testing::Not(HasSubstr("shared")));
   EXPECT_THAT(shared.err,
-              HasSubstr("#   ring 255.5 GB/s, limited by leaf0002 downlinks (997.5 GB/s), shared with job 2 "
+              HasSubstr("#   ring 255.5 GB/s, limited by leaf0002 uplinks, coming down (997.5 GB/s), shared with job 2 "
                         "(alltoall on 64 nodes, node00002 ... node00128)\n"));
   const ResultSet before = read_results_json(alone_json);
   const ResultSet after = read_results_json(shared_json);

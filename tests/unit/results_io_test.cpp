@@ -173,10 +173,10 @@ TEST(ResultsIo, FilesWithoutTheAddedColumnsStillRead) {
   std::string csv;
   std::istringstream lines(results_to_csv(written));
   for (std::string line; std::getline(lines, line);) {
-    // The twelve added columns (expectations, devices, unreported statistics, the model's choice,
-    // repetition, the mean time) are the last ones and hold no commas here.
+    // The sixteen added columns (expectations, devices, unreported statistics, the model's choice,
+    // repetition, the mean time, the model's interval) are the last ones and hold no commas here.
     if (!line.starts_with("#"))
-      for (int column = 0; column < 12; ++column) line.erase(line.rfind(','));
+      for (int column = 0; column < 16; ++column) line.erase(line.rfind(','));
     csv += line + "\n";
   }
   ASSERT_THAT(csv, ::testing::Not(HasSubstr("efficiency_pct")));
@@ -185,7 +185,7 @@ TEST(ResultsIo, FilesWithoutTheAddedColumnsStillRead) {
   ASSERT_THAT(csv, ::testing::Not(HasSubstr("repetition")));
   write_text(dir / "old.csv", csv);
   const std::regex expectation_key(
-      R"re(,\n *"(expected_busbw_gbps|expected_time_us|efficiency_pct|src_device|dst_device|unreported_statistics|model_algorithm|model_protocol|model_channels|model_limit|repetition|time_mean_us)": [^,\n]*)re");
+      R"re(,\n *"(expected_busbw_gbps|expected_time_us|efficiency_pct|src_device|dst_device|unreported_statistics|model_algorithm|model_protocol|model_channels|model_limit|repetition|time_mean_us|busbw_low_gbps|busbw_high_gbps|time_low_us|time_high_us)": [^,\n]*)re");
   const std::string json = std::regex_replace(results_to_json(written), expectation_key, "");
   ASSERT_THAT(json, ::testing::Not(HasSubstr("expected_time_us")));
   ASSERT_THAT(json, ::testing::Not(HasSubstr("dst_device")));
@@ -204,6 +204,10 @@ TEST(ResultsIo, FilesWithoutTheAddedColumnsStillRead) {
     row.model_channels.reset();
     row.model_limit.clear();
     row.time_mean_us.reset();
+    row.busbw_low_gbps.reset();
+    row.busbw_high_gbps.reset();
+    row.time_low_us.reset();
+    row.time_high_us.reset();
   }
   EXPECT_EQ(read_results_csv(dir / "old.csv").rows, expected);
   EXPECT_EQ(read_results_json(dir / "old.json").rows, expected);
