@@ -28,27 +28,27 @@ struct ModelCheckSpec {
 
 struct BaselineInput {
   const BaselineVerdict* verdict = nullptr;
-  std::string description;  // "the last 20 accepted runs on these hosts in S (12 found)"
+  std::string description{};  // "the last 20 accepted runs on these hosts in S (12 found)"
 };
 
 struct AcceptanceInputs {
-  std::span<const ResultRow> rows;
+  std::span<const ResultRow> rows{};
   const Thresholds* thresholds = nullptr;
   // Each verdict's: false accepts and false rejects each at most (1 - confidence) / 2.
   double confidence = 0.95;
-  std::optional<ModelCheckSpec> model_checks;
-  std::optional<BaselineInput> baseline;
+  std::optional<ModelCheckSpec> model_checks{};
+  std::optional<BaselineInput> baseline{};
   // Work the plan asked for that the rows cannot show: a stage that was interrupted, failed or not
   // run. Each becomes an INCONCLUSIVE check with its reason, so the verdict cannot be PASS on less
   // than was planned.
-  std::vector<std::string> missing_work;
-  std::vector<HostReason> host_errors;  // the doctor's error flags: drained first
+  std::vector<std::string> missing_work{};
+  std::vector<HostReason> host_errors{};  // the doctor's error flags: drained first
 };
 
 struct AcceptanceJudgement {
-  std::vector<CheckVerdict> checks;
-  std::vector<std::string> notes;  // what a reader needs beside the checks (the baseline's description)
-  DrainList drain;                 // the hosts a host-outlier check singled out
+  std::vector<CheckVerdict> checks{};
+  std::vector<std::string> notes{};  // what a reader needs beside the checks (the baseline's description)
+  DrainList drain{};                 // the hosts a host-outlier check singled out
   Decision decision = Decision::inconclusive;
   // Fewer repetitions than this bound no median at the confidence asked: such a check is
   // INCONCLUSIVE whatever it measured.

@@ -20,8 +20,8 @@ namespace fb::diagnosis {
 
 // A host one judgement blames, with why; handed to another judgement's drain list.
 struct HostReason {
-  std::string host;
-  std::string reason;
+  std::string host{};
+  std::string reason{};
 };
 
 class DrainList {
@@ -29,6 +29,7 @@ class DrainList {
   static constexpr std::size_t max_reason_bytes = 240;
 
   // `command` names the source in every reason ("doctor" -> "fabricbench doctor: ...").
+  DrainList() = default;
   explicit DrainList(std::string command) : command_(std::move(command)) {}
 
   // Adds a reason for `host`; several reasons for one host are joined with "; ". Hosts keep the

@@ -42,7 +42,8 @@ void judge_against_model(const FabricInputs& inputs, FabricJudgement& judged) {
   const topo::Graph& graph = *inputs.graph;
   std::ostringstream warnings;
   ExpectationColumns(graph, warnings).add(inputs.sets);
-  for (std::string line; std::getline(warnings, line);) judged.warnings.push_back(line);
+  std::istringstream lines(warnings.str());
+  for (std::string line; std::getline(lines, line);) judged.warnings.push_back(line);
   judged.diagnosis = diagnose_against_topology(graph, inputs.sets, inputs.routes);
   const std::vector<MixedJob> mix = inputs.job_mix.empty() ? default_job_mix() : inputs.job_mix;
   const std::vector<std::optional<FaultCost>> costs = rank_by_cost(graph, judged.diagnosis, mix, inputs.routes);

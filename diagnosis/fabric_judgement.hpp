@@ -25,47 +25,47 @@
 namespace fb::diagnosis {
 
 struct FabricInputs {
-  std::span<LoadedResults> sets;  // rows without the model's expectation get it (ExpectationColumns)
+  std::span<LoadedResults> sets{};  // rows without the model's expectation get it (ExpectationColumns)
   const topo::Graph* graph = nullptr;          // nullptr: the peers are the reference
   const topo::TableRouter* routes = nullptr;   // the fabric's forwarding tables over `graph`
-  std::vector<MixedJob> job_mix;               // what a fault's cost is predicted for; empty: the default
-  std::vector<Finding> drift;                  // from the run store's history (history/)
-  std::vector<HostReason> drifted_hosts;       // hosts whose own series drifted worse
+  std::vector<MixedJob> job_mix{};               // what a fault's cost is predicted for; empty: the default
+  std::vector<Finding> drift{};  // from the run store's history (history/)
+  std::vector<HostReason> drifted_hosts{};       // hosts whose own series drifted worse
   bool plan_confirm = false;                   // with a topology: plan the confirm round
 };
 
 // A finding of the model's diagnosis with what an operator acts on.
 struct FindingTicket {
-  Finding finding;
+  Finding finding{};
   std::size_t rank = 0;             // 1: the dearest for the job mix
-  std::optional<FaultCost> cost;    // empty: the model has no rate to degrade for it
-  RepairTicket ticket;
-  std::string blamed_host;          // the host it drains, empty for a link between two switches
-  // Link findings: the two ends' names and the direction; the parallel cables it cannot be told from.
-  std::string link_a;
-  std::string link_b;
-  std::vector<std::string> parallel_links;
+  std::optional<FaultCost> cost{};  // empty: the model has no rate to degrade for it
+  RepairTicket ticket{};
+  std::string blamed_host{};  // the host it drains, empty for a link between two switches
+  // Link findings: the two ends' names; the parallel cables it cannot be told from.
+  std::string link_a{};
+  std::string link_b{};
+  std::vector<std::string> parallel_links{};
 };
 
 struct FabricJudgement {
   bool topology_given = false;
-  Diagnosis diagnosis;                 // the counts of the flows examined; its findings are `ranked`
-  std::vector<FindingTicket> ranked;   // the model's findings, dearest first
-  std::vector<topo::LinkId> flagged_links;  // every link a ranked finding names, for the drawing
-  std::vector<HostOutliers> host_outliers;  // without a topology: slow hosts among their peers
+  Diagnosis diagnosis{};                 // the counts of the flows examined; its findings are `ranked`
+  std::vector<FindingTicket> ranked{};   // the model's findings, dearest first
+  std::vector<topo::LinkId> flagged_links{};  // every link a ranked finding names, for the drawing
+  std::vector<HostOutliers> host_outliers{};  // without a topology: slow hosts among their peers
   // Findings not of the model: wrong results, drift against the run store, and without a topology
   // the slow hosts (the findings of `host_outliers`).
-  std::vector<Finding> wrong_results;
-  std::vector<Finding> drift;
-  std::vector<Finding> slow_hosts;
-  std::vector<EfficiencySummary> efficiency;
+  std::vector<Finding> wrong_results{};
+  std::vector<Finding> drift{};
+  std::vector<Finding> slow_hosts{};
+  std::vector<EfficiencySummary> efficiency{};
   std::size_t incidents = 0;
-  std::string job_mix;     // "all_reduce 1G, alltoall 1G across every node"
-  std::string cost_basis;  // how the costs were computed
+  std::string job_mix{};     // "all_reduce 1G, alltoall 1G across every node"
+  std::string cost_basis{};  // how the costs were computed
   DrainList drain{"diagnose"};
-  std::vector<std::string> warnings;  // the model's, on rows it cannot give an expectation for
+  std::vector<std::string> warnings{};  // the model's, on rows it cannot give an expectation for
   // The pairs that separate what the findings cannot tell apart, among the hosts measured.
-  std::optional<ConfirmPlan> confirm_plan;
+  std::optional<ConfirmPlan> confirm_plan{};
 
 
   // wrong_results, drift and slow_hosts, in that order.

@@ -26,23 +26,23 @@ struct ReportVerdict {
   std::size_t inconclusive_checks = 0;  // of them INCONCLUSIVE
   // What the results were held against, one phrase each: the thresholds, validation, the model,
   // host outliers.
-  std::vector<std::string> judged;
-  std::vector<Finding> findings;  // wrong results, the rows of failed checks, the model's, slow hosts
+  std::vector<std::string> judged{};
+  std::vector<Finding> findings{};  // wrong results, the rows of failed checks, the model's, slow hosts
 };
 
 struct ReportJudgement {
-  std::optional<AcceptanceJudgement> acceptance;
-  FabricJudgement fabric;
-  std::optional<Comparison> comparison;
-  ReportVerdict verdict;
+  std::optional<AcceptanceJudgement> acceptance{};
+  FabricJudgement fabric{};
+  std::optional<Comparison> comparison{};
+  ReportVerdict verdict{};
 };
 
 struct ReportInputs {
-  FabricInputs fabric;
+  FabricInputs fabric{};
   const Thresholds* thresholds = nullptr;
   double confidence = 0.95;
   // Two result sets to compare (A, B), when asked.
-  std::optional<std::pair<std::vector<ResultRow>, std::vector<ResultRow>>> compared;
+  std::optional<std::pair<std::vector<ResultRow>, std::vector<ResultRow>>> compared{};
 };
 
 // FAIL on any finding or failed check; INCONCLUSIVE when a check could not be decided and nothing

@@ -14,4 +14,5 @@ cmake --build "$build_dir" -j "$(nproc)" \
 # Open MPI keeps allocations alive until exit by design; leak reports there would drown ours.
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
-ctest --test-dir "$build_dir" --output-on-failure -L "unit|mpi"
+# The MPI tests are RUN_SERIAL and still run alone; the unit tests share the cores.
+ctest --test-dir "$build_dir" --output-on-failure -L "unit|mpi" -j "$(nproc)"

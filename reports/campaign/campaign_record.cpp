@@ -393,8 +393,25 @@ std::string signoff_section(const CampaignRecord& record) {
                        "<span>signature</span><div class=\"field\"></div><span>date</span></div>",
                        role, h(who));
   };
-  return "<section class=\"signoff-block\"><h2>Sign-off</h2>\n<p>The undersigned accept the system as recorded "
-         "above, with the verdicts and the confidence stated for each check.</p>\n<div class=\"signoff\">" +
+  // The words follow the verdict: only a PASS is accepted; a FAIL or an INCONCLUSIVE record is
+  // signed as read, with what it leaves open.
+  std::string statement;
+  switch (record.judgement.decision) {
+    case Decision::pass:
+      statement = "The undersigned accept the system as recorded above, with the verdicts and the confidence stated "
+                  "for each check.";
+      break;
+    case Decision::fail:
+      statement = "The system did not pass: the undersigned confirm that the record above is what was measured and "
+                  "judged, and that the checks marked FAIL must be remedied before the system can be accepted.";
+      break;
+    case Decision::inconclusive:
+      statement = "The system is not yet accepted: the undersigned confirm that the record above is what was measured "
+                  "and judged, and that the checks marked INCONCLUSIVE must be decided (measured again, with the "
+                  "repetitions stated) before the system can be accepted.";
+      break;
+  }
+  return "<section class=\"signoff-block\"><h2>Sign-off</h2>\n<p>" + statement + "</p>\n<div class=\"signoff\">" +
          party("For the supplier", "operator of the campaign") + party("For the customer", record.customer) +
          "</div></section>\n";
 }

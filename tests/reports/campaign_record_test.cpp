@@ -341,5 +341,22 @@ TEST(RecordHtml, ChromiumShowsEveryCheckWithItsNamedLimitLineAndMarksFailingSize
   EXPECT_EQ(m["signoff"], "6");
 }
 
+// The sign-off's words follow the verdict: a customer never signs "accept" under a FAIL or an
+// INCONCLUSIVE record.
+TEST(RecordHtml, SignOffAcceptsOnlyAPass) {
+  if (::access("/usr/bin/gnuplot", X_OK) != 0) GTEST_SKIP() << "gnuplot is not installed (scripts/setup.sh)";
+  CampaignRecord record = sample_record();
+  const std::string accepts = "The undersigned accept the system as recorded above";
+  for (const auto& [decision, words] : std::vector<std::pair<diagnosis::Decision, std::string>>{
+           {diagnosis::Decision::pass, accepts},
+           {diagnosis::Decision::fail, "The system did not pass"},
+           {diagnosis::Decision::inconclusive, "The system is not yet accepted"}}) {
+    record.judgement.decision = decision;
+    const std::string html = render_record_html(record, Paper::screen);
+    EXPECT_THAT(html, ::testing::HasSubstr(words)) << diagnosis::name_of(decision);
+    if (decision != diagnosis::Decision::pass) EXPECT_THAT(html, ::testing::Not(::testing::HasSubstr(accepts)));
+  }
+}
+
 }  // namespace
 }  // namespace fb
