@@ -94,9 +94,10 @@ RepeatedLimitVerdict judge_over_repetitions(std::span<const ResultRow> rows, con
                       "confidence; {}",
                       passed, total, undecided, 100 * check.confidence,
                       result.repetitions_needed
-                          ? fmt::format("about {} repetitions would decide", *result.repetitions_needed)
-                          : fmt::format("{} sit on the limit, which no number of repetitions decides",
-                                        undecided_on_limit));
+                          ? repetitions_needed_text(result.repetitions_needed)
+                          : fmt::format("{} sit on the limit or next to it: no run of up to {} repetitions is "
+                                        "estimated to decide",
+                                        undecided_on_limit, most_repetitions_estimated));
       break;
   }
   return result;

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numbers>
+#include <span>
 #include <vector>
 
 namespace fb::diagnosis {
@@ -25,29 +27,17 @@ double binomial_half_cdf(std::size_t k, std::size_t n) {
 // with P(Binomial(n, 1/2) <= k - 1) <= alpha; 0 when even the extreme value does not. One pass
 // over the binomial terms.
 std::size_t bounding_rank(std::size_t n, double alpha) {
-  const double log_half_n = -static_cast<double>(n) * std::numbers::ln2;
-  const double log_n_factorial = std::lgamma(static_cast<double>(n) + 1);
+  // log P(B = k), from log P(B = 0) = -n ln 2 by P(B = k + 1) / P(B = k) = (n - k) / (k + 1).
+  double log_term = -static_cast<double>(n) * std::numbers::ln2;
   double cdf = 0;
   std::size_t k = 0;
   while (k < n) {
-    cdf += std::exp(log_n_factorial - std::lgamma(static_cast<double>(k) + 1) -
-                    std::lgamma(static_cast<double>(n - k) + 1) + log_half_n);
+    cdf += std::exp(log_term);
     if (cdf > alpha) break;
+    log_term += std::log(static_cast<double>(n - k) / static_cast<double>(k + 1));
     ++k;
   }
   return k;
-}
-
-// The standard normal quantile of 1 - alpha, by bisection on the complementary error function:
-// only for the estimate of repetitions needed, where three digits are plenty.
-double normal_upper_quantile(double alpha) {
-  double low = 0;
-  double high = 12;
-  for (int step = 0; step < 60; ++step) {
-    const double mid = (low + high) / 2;
-    (0.5 * std::erfc(mid / std::numbers::sqrt2) > alpha ? low : high) = mid;
-  }
-  return (low + high) / 2;
 }
 
 double median_of_sorted(const std::vector<double>& sorted) {
@@ -55,20 +45,80 @@ double median_of_sorted(const std::vector<double>& sorted) {
   return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
-// Repetitions that would make the bound clear the limit, from the normal approximation of the
-// median's spread: the bound sits about z * sqrt(pi/2) * sigma / sqrt(n) from the median, with
-// sigma estimated robustly as 1.4826 x the median absolute deviation.
-std::optional<std::size_t> repetitions_to_decide(const std::vector<double>& sorted, double median, double limit,
-                                                 double alpha) {
-  const double distance = std::abs(median - limit);
-  if (distance == 0) return std::nullopt;
-  std::vector<double> deviations;
-  for (double x : sorted) deviations.push_back(std::abs(x - median));
-  std::sort(deviations.begin(), deviations.end());
-  const double sigma = 1.4826 * median_of_sorted(deviations);
-  const double spread = normal_upper_quantile(alpha) * std::sqrt(std::numbers::pi / 2) * sigma / distance;
-  const auto estimate = static_cast<std::size_t>(std::ceil(spread * spread));
-  return std::max({fewest_repetitions_for(alpha), estimate, sorted.size() + 1});
+// P(C <= k) for C ~ Beta-Binomial(m, a, b): the number of m new repetitions on one side of the
+// limit when the chance of that side is itself uncertain, Beta(a, b).
+double beta_binomial_cdf(std::ptrdiff_t k, std::size_t m, double a, double b) {
+  if (k < 0) return 0;
+  const auto md = static_cast<double>(m);
+  // log P(C = 0) = log B(a, m + b) - log B(a, b); then P(C = j + 1) / P(C = j) =
+  // (m - j) (j + a) / ((j + 1) (m - j - 1 + b)).
+  double log_term = std::lgamma(md + b) + std::lgamma(a + b) - std::lgamma(md + a + b) - std::lgamma(b);
+  double sum = 0;
+  for (std::size_t j = 0; j <= static_cast<std::size_t>(k) && j <= m; ++j) {
+    sum += std::exp(log_term);
+    const auto jd = static_cast<double>(j);
+    log_term += std::log((md - jd) * (jd + a) / ((jd + 1) * (md - jd - 1 + b)));
+  }
+  return std::min(sum, 1.0);
+}
+
+// bounding_rank, remembered per thread: the estimate below asks the same few counts (the cap, and
+// the doublings from n + 1) of every undecided measurement of a check.
+std::size_t remembered_bounding_rank(std::size_t n, double alpha) {
+  thread_local std::map<std::pair<std::size_t, double>, std::size_t> ranks;
+  constexpr std::size_t most_remembered = 4096;
+  const auto [it, added] = ranks.try_emplace({n, alpha}, 0);
+  if (!added) return it->second;
+  it->second = bounding_rank(n, alpha);
+  const std::size_t rank = it->second;
+  if (ranks.size() > most_remembered) ranks.clear();
+  return rank;
+}
+
+// The probability that a run of m repetitions decides (PASS or FAIL), given that `bad` of the n
+// observed ones lay on the failing side of the limit. A run of m PASSes when at most k_pass - 1 of
+// its values fall on the failing side and FAILs when at most k_fail - 1 fall on the keeping side
+// (the order-statistic bounds above), so only the count on each side matters, whatever the shape
+// of the noise. The chance of the failing side is taken from the observed repetitions as a
+// Bayesian bootstrap with Jeffreys' prior, Beta(bad + 1/2, n - bad + 1/2): a resample of the
+// observed repetitions whose weights are themselves uncertain, so that ten repetitions do not
+// pass for a precise estimate.
+double probability_to_decide(std::size_t m, std::size_t bad, std::size_t n, DecisionRisk risk) {
+  const double a = static_cast<double>(bad) + 0.5;
+  const double b = static_cast<double>(n - bad) + 0.5;
+  const auto k_pass = static_cast<std::ptrdiff_t>(remembered_bounding_rank(m, risk.alpha_pass));
+  const auto k_fail = static_cast<std::ptrdiff_t>(remembered_bounding_rank(m, risk.alpha_fail));
+  return beta_binomial_cdf(k_pass - 1, m, a, b) + beta_binomial_cdf(k_fail - 1, m, b, a);
+}
+
+// The fewest repetitions a new run needs to decide with probability `target_probability_to_decide`
+// (probability_to_decide), searched by doubling then halving up to `most_repetitions_estimated`;
+// empty when even that many would not (the median sits on the limit, or next to it).
+std::optional<std::size_t> repetitions_to_decide(std::span<const double> samples, double limit, bool higher_is_better,
+                                                 DecisionRisk risk) {
+  const std::size_t n = samples.size();
+  const auto bad = static_cast<std::size_t>(std::count_if(samples.begin(), samples.end(), [&](double x) {
+    return higher_is_better ? x < limit : x > limit;
+  }));
+  const auto decides = [&](std::size_t m) {
+    return probability_to_decide(m, bad, n, risk) >= target_probability_to_decide;
+  };
+  std::size_t low = std::max(n + 1, fewest_repetitions_for(std::min(risk.alpha_pass, risk.alpha_fail)));
+  // Most undecided measurements sit near the limit: one look at the cap settles those.
+  if (low > most_repetitions_estimated || !decides(most_repetitions_estimated)) return std::nullopt;
+  if (decides(low)) return low;
+  std::size_t high = low;
+  while (!decides(high)) {
+    if (high == most_repetitions_estimated) return std::nullopt;
+    low = high;
+    high = std::min(most_repetitions_estimated, 2 * high);
+  }
+  // decides(high) and not decides(low): halve the gap.
+  while (high - low > 1) {
+    const std::size_t mid = low + (high - low) / 2;
+    (decides(mid) ? high : low) = mid;
+  }
+  return high;
 }
 
 }  // namespace
@@ -124,12 +174,18 @@ SampleVerdict judge_against_limit(std::span<const double> samples, double limit,
       verdict.error_probability = error_at(k_lower);
     }
   }
-  if (verdict.decision == Decision::inconclusive) {
-    const bool looks_good = higher_is_better ? verdict.median >= limit : verdict.median <= limit;
-    verdict.repetitions_needed =
-        repetitions_to_decide(sorted, verdict.median, limit, looks_good ? risk.alpha_pass : risk.alpha_fail);
-  }
+  if (verdict.decision == Decision::inconclusive)
+    verdict.repetitions_needed = repetitions_to_decide(sorted, limit, higher_is_better, risk);
   return verdict;
+}
+
+std::string repetitions_needed_text(std::optional<std::size_t> needed) {
+  if (needed)
+    return fmt::format("about {} repetitions would decide (estimated; at most {} estimated)", *needed,
+                       most_repetitions_estimated);
+  return fmt::format("the median sits on the limit or next to it: no run of up to {} repetitions is estimated to "
+                     "decide",
+                     most_repetitions_estimated);
 }
 
 std::string describe(const SampleVerdict& verdict, double limit, bool higher_is_better, std::string_view unit) {
@@ -150,9 +206,7 @@ std::string describe(const SampleVerdict& verdict, double limit, bool higher_is_
     }
     case Decision::inconclusive: break;
   }
-  const std::string needed = verdict.repetitions_needed
-                                 ? fmt::format("about {} repetitions would decide", *verdict.repetitions_needed)
-                                 : std::string("the median sits on the limit: no number of repetitions decides");
+  const std::string needed = repetitions_needed_text(verdict.repetitions_needed);
   return fmt::format("INCONCLUSIVE: {}; the confidence bounds ({}, {}) straddle the {}; {}", measured,
                      bound_text(verdict.lower, "lower"), bound_text(verdict.upper, "upper"), limit_text, needed);
 }

@@ -20,6 +20,11 @@
 
 namespace fb::diagnosis {
 
+// "Repetitions that would decide": the fewest with which a new run decides (PASS or FAIL) at least
+// this often, by the estimate; none is stated beyond most_repetitions_estimated.
+inline constexpr double target_probability_to_decide = 0.9;
+inline constexpr std::size_t most_repetitions_estimated = 1000;
+
 enum class Decision { pass, fail, inconclusive };
 std::string_view name_of(Decision decision);
 
@@ -41,8 +46,11 @@ struct SampleVerdict {
   // Probability that the bound the decision rests on is wrong (at most the alpha asked for): for
   // a PASS the false-accept risk, for a FAIL the false-reject risk; empty for INCONCLUSIVE.
   std::optional<double> error_probability;
-  // INCONCLUSIVE: the repetitions estimated to decide (at least the fewest that can bound a median
-  // at the asked risk); empty when the median sits on the limit, which no number decides.
+  // INCONCLUSIVE: the repetitions a new run is estimated to need to decide, with probability
+  // target_probability_to_decide, from the observed repetitions (a Bayesian bootstrap of the share
+  // on each side of the limit: repeated_verdict.cpp, docs/acceptance.md); more than the n observed
+  // and at least the fewest that can bound a median at the asked risk. Empty when no run of up to
+  // most_repetitions_estimated is estimated to decide: the median sits on the limit or next to it.
   std::optional<std::size_t> repetitions_needed;
 };
 
@@ -53,6 +61,10 @@ SampleVerdict judge_against_limit(std::span<const double> samples, double limit,
 // The fewest repetitions for which an order statistic bounds the median at risk `alpha`:
 // the smallest n with 2^-n <= alpha.
 std::size_t fewest_repetitions_for(double alpha);
+
+// "about 40 repetitions would decide (estimated; at most 1000 estimated)", or that the median sits on
+// the limit when `needed` is empty.
+std::string repetitions_needed_text(std::optional<std::size_t> needed);
 
 // "PASS: median 9.31 GB/s over 10 repetitions; with 97.5% confidence at least 9.02 GB/s (limit >= 8)".
 std::string describe(const SampleVerdict& verdict, double limit, bool higher_is_better, std::string_view unit);

@@ -18,7 +18,6 @@
 #include "results/atomic_file.hpp"
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
 
 #include <array>
 #include <set>
@@ -56,7 +55,8 @@ void add_inventory(const std::filesystem::path& doctor_json, CampaignRecord& rec
     RecordFlag f{flag.at("severity").get<std::string>(), flag.at("host").get<std::string>(),
                  flag.at("subject").get<std::string>(), flag.at("message").get<std::string>()};
     // A host is drained for its own error flags; a disagreement without a majority blames none.
-    if (f.severity == "error" && !f.host.empty()) host_errors.push_back({f.host, "doctor: " + f.subject + ": " + f.message});
+    if (f.severity == "error" && !f.host.empty())
+      host_errors.push_back({f.host, "doctor: " + f.subject + ": " + f.message});
     record.host_flags.push_back(std::move(f));
   }
 }
@@ -84,8 +84,8 @@ std::optional<std::string> missing_work_of(const CampaignStage& stage, const Sta
                                            std::span<const LoadedResults> sets) {
   if (!state) return fmt::format("stage {} was not run", stage.name);
   if (state->status != StageStatus::completed)
-    return fmt::format("stage {} is {}{}: its checks rest on less than was planned", stage.name,
-                       name_of(state->status), state->message.empty() ? "" : " (" + state->message + ")");
+    return fmt::format("stage {} is {}{}: its checks rest on less than was planned", stage.name, name_of(state->status),
+                       state->message.empty() ? "" : " (" + state->message + ")");
   if (stage.kind == StageKind::doctor || stage.duration_s > 0) return std::nullopt;
   std::set<int> repetitions;
   for (const LoadedResults& set : sets)
@@ -96,17 +96,18 @@ std::optional<std::string> missing_work_of(const CampaignStage& stage, const Sta
   return std::nullopt;
 }
 
-}  // namespace
-
-std::string sha256_hex(std::string_view bytes) {
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-  unsigned int length = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), digest.data(), &length, EVP_sha256(), nullptr) != 1)
-    throw std::runtime_error("OpenSSL could not compute a SHA-256");
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) hex += fmt::format("{:02x}", digest[i]);
-  return hex;
+// What the record rests on, as one hash: the plan's, the judged thresholds' ("" without) and every
+// stage's result files' in the plan's order, one "path sha256" line each. Its first 12 hex digits
+// (48 bits) name the record on every page.
+std::string record_id_of(const CampaignRecord& record) {
+  std::string bound =
+      fmt::format("plan {}\nthresholds {}\n", record.plan.sha256, record.thresholds ? record.thresholds->sha256 : "");
+  for (const RecordStage& stage : record.stages)
+    for (const auto& [path, sha256] : stage.files) bound += fmt::format("{} {}\n", path, sha256);
+  return sha256_hex(bound).substr(0, 12);
 }
+
+}  // namespace
 
 CampaignOutputs::CampaignOutputs(const CampaignPlan& plan, bool pdf, std::string json_path, BaselineOptions baseline)
     : plan_(plan),
@@ -121,6 +122,7 @@ CampaignOutputs::CampaignOutputs(const CampaignPlan& plan, bool pdf, std::string
     if (!text)
       throw InputError(fmt::format("{}: cannot read the thresholds file the plan names", plan.thresholds->string()));
     thresholds_text_ = *text;
+    thresholds_sha256_ = sha256_hex(thresholds_text_);
     thresholds_ = parse_thresholds(thresholds_text_, plan.thresholds->string());
     thresholds_->source = *plan.thresholds;
   }
@@ -148,6 +150,9 @@ std::vector<LoadedResults> CampaignOutputs::read_stages(const CampaignState& sta
       row.finished = s->finished;
       row.message = s->message;
       row.results = s->results;
+      state.verify_files(stage.name);
+      if (s->files) row.files.assign(s->files->begin(), s->files->end());
+      if (s->finished > record.finished_at) record.finished_at = s->finished;
       if (stage.kind == StageKind::doctor) add_inventory(dir / s->results / "doctor.json", record, inputs.host_errors);
       loaded = stage_results(dir / s->results);
       for (const LoadedResults& set : loaded) row.rows += set.results.rows.size();
@@ -171,12 +176,14 @@ int CampaignOutputs::write(const CampaignState& state, std::ostream& out) const 
   record.results_dir = dir.string();
   record.confidence = plan_.confidence;
   record.plan = {plan_.source.string(), plan_sha256_, plan_.text};
-  if (thresholds_)
-    record.thresholds = RecordFile{plan_.thresholds->string(), sha256_hex(thresholds_text_), thresholds_text_};
+  if (thresholds_) record.thresholds = RecordFile{plan_.thresholds->string(), thresholds_sha256_, thresholds_text_};
+  if (state.measured_thresholds_sha256() && *state.measured_thresholds_sha256() != thresholds_sha256_)
+    record.measured_thresholds_sha256 = *state.measured_thresholds_sha256();
 
   diagnosis::AcceptanceInputs inputs{.thresholds = thresholds_ ? &*thresholds_ : nullptr,
                                      .confidence = plan_.confidence};
   std::vector<LoadedResults> sets = read_stages(state, record, inputs);
+  record.record_id = record_id_of(record);
   if (plan_.model_checks) {
     std::vector<std::string> files;
     for (const auto& file : plan_.model_checks->topology) files.push_back(file.string());
@@ -189,7 +196,8 @@ int CampaignOutputs::write(const CampaignState& state, std::ostream& out) const 
   const std::vector<ResultRow> rows = all_rows(sets);
   inputs.rows = rows;
   std::optional<store::RunStore> store;
-  if (!baseline_.spec.empty() || !baseline_.store.empty()) store.emplace(history::open_store(baseline_, baseline_.spec.empty()));
+  if (!baseline_.spec.empty() || !baseline_.store.empty())
+    store.emplace(history::open_store(baseline_, baseline_.spec.empty()));
   std::optional<diagnosis::BaselineVerdict> baseline;
   if (!baseline_.spec.empty()) {
     std::string description;
@@ -227,7 +235,7 @@ int CampaignOutputs::write(const CampaignState& state, std::ostream& out) const 
   const diagnosis::Decision decision = record.judgement.decision;
   if (!baseline_.store.empty())
     history::record_judged(*store, sets, "campaign", decision,
-                  fmt::format("campaign {} ({})", plan_.system, plan_.source.string()), out);
+                           fmt::format("campaign {} ({})", plan_.system, plan_.source.string()), out);
   return static_cast<int>(decision == diagnosis::Decision::pass ? ExitCode::ok : ExitCode::acceptance_failed);
 }
 

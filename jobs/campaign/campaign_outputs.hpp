@@ -29,11 +29,14 @@ class CampaignOutputs {
   CampaignOutputs(const CampaignPlan& plan, bool pdf, std::string json_path, BaselineOptions baseline = {});
 
   const std::string& plan_sha256() const { return plan_sha256_; }
+  // "" without a thresholds file.
+  const std::string& thresholds_sha256() const { return thresholds_sha256_; }
   std::size_t check_count() const { return thresholds_ ? thresholds_->checks.size() : 0; }
 
-  // Judges (diagnosis::judge_acceptance), writes every output, prints the checks; returns the exit
-  // code: 0 when every check passed on every planned repetition, 6 when one failed or was
-  // INCONCLUSIVE (a stage interrupted, failed or short of its repetitions is INCONCLUSIVE).
+  // Refuses (InputError) a stage's result file that changed since the stage ended; judges
+  // (diagnosis::judge_acceptance), writes every output, prints the checks; returns the exit code: 0 when every check
+  // passed on every planned repetition, 6 when one failed or was INCONCLUSIVE (a stage interrupted, failed or short of
+  // its repetitions is INCONCLUSIVE).
   int write(const CampaignState& state, std::ostream& out) const;
 
  private:
@@ -46,10 +49,8 @@ class CampaignOutputs {
   std::string plan_sha256_;
   std::optional<diagnosis::Thresholds> thresholds_;
   std::string thresholds_text_;
+  std::string thresholds_sha256_;
   BaselineOptions baseline_;
 };
-
-// Lowercase hex SHA-256 of `bytes` (OpenSSL).
-std::string sha256_hex(std::string_view bytes);
 
 }  // namespace fb::jobs

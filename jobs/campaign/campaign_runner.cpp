@@ -74,6 +74,7 @@ class Campaign {
         outputs_.emplace(plan_, options_.pdf, options_.json_path, options_.baseline);
         std::filesystem::create_directories(plan_.results_dir);
         state_.emplace(plan_.results_dir / "campaign-state.json", outputs_->plan_sha256());
+        state_->bind_thresholds(outputs_->thresholds_sha256());
       } catch (const InputError& e) { error = e.what(); } catch (const std::exception& e) {
         error = e.what();
         error_code = ExitCode::runtime;

@@ -51,14 +51,33 @@ pre { white-space: pre-wrap; word-break: break-all; font-size: 8.5pt; border: 1p
 .signoff div.field { border-bottom: 1px solid #000; height: 2.4em; margin-bottom: 0.2em; }
 .signoff span { font-size: 9pt; color: #444; }
 .check { break-inside: avoid-page; }
+.note { border: 2px solid #a07000; background: #fff3cd; padding: 0.4em 0.6em; }
+table.hashes { width: 100%; table-layout: fixed; } table.hashes th:nth-child(2) { width: 62%; }
+table.hashes code { font-size: 8pt; overflow-wrap: anywhere; }
 @media print { body { max-width: none; margin: 0; } h2, h3 { break-after: avoid; } tr { break-inside: avoid; } }
 )";
 
-std::string page_style(Paper paper) {
+// `text` inside a CSS string: quotes and backslashes escaped, and nothing that ends the style.
+std::string css_string(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '<' || c == '\n') continue;
+    out += c;
+  }
+  return out;
+}
+
+// Every printed page names the record (its ID and system) at its head and numbers itself at its
+// foot, so that a page separated from the others still says which record it belongs to.
+std::string page_style(Paper paper, const CampaignRecord& record) {
   if (paper == Paper::screen) return {};
-  return fmt::format("@page {{ size: {}; margin: 15mm 15mm 18mm 15mm; @bottom-center {{ content: \"page \" "
-                     "counter(page) \" of \" counter(pages); font-size: 9pt; font-family: sans-serif; }} }}\n",
-                     paper == Paper::a4 ? "A4" : "letter");
+  return fmt::format("@page {{ size: {}; margin: 18mm 15mm 18mm 15mm; "
+                     "@top-left {{ content: \"acceptance record {}\"; font-size: 9pt; font-family: sans-serif; }} "
+                     "@top-right {{ content: \"record ID {}\"; font-size: 9pt; font-family: sans-serif; }} "
+                     "@bottom-center {{ content: \"page \" counter(page) \" of \" counter(pages); font-size: 9pt; "
+                     "font-family: sans-serif; }} }}\n",
+                     paper == Paper::a4 ? "A4" : "letter", css_string(record.system), css_string(record.record_id));
 }
 
 std::string_view row_class(Decision decision) {
@@ -169,7 +188,8 @@ std::string banner(const CampaignRecord& record) {
                      "most {4:.1f}% of the time (distribution-free bounds of the median; see the method below). A "
                      "check the repetitions cannot decide is INCONCLUSIVE, which is not a pass, and says how many "
                      "repetitions would decide it.</p>\n",
-                     diagnosis::name_of(overall), record.judgement.checks.size(), tally, 100 * record.confidence, 100 * alpha);
+                     diagnosis::name_of(overall), record.judgement.checks.size(), tally, 100 * record.confidence,
+                     100 * alpha);
 }
 
 std::string identity_section(const CampaignRecord& record) {
@@ -179,13 +199,38 @@ std::string identity_section(const CampaignRecord& record) {
   };
   row("customer", record.customer);
   row("system", record.system);
+  row("record ID", record.record_id);
   row("campaign started", record.started_at);
+  row("campaign finished", record.finished_at.empty() ? "no stage ran" : record.finished_at);
   row("record written", record.written_at);
   row("plan", fmt::format("{} (SHA-256 {})", record.plan.path, record.plan.sha256));
   if (record.thresholds)
     row("thresholds", fmt::format("{} (SHA-256 {})", record.thresholds->path, record.thresholds->sha256));
+  if (record.measured_thresholds_sha256)
+    row("thresholds when measured",
+        record.measured_thresholds_sha256->empty() ? "none" : "SHA-256 " + *record.measured_thresholds_sha256);
   row("fabricbench", fmt::format("{} (git {})", record.tool_version, record.git_revision));
   row("results folder", record.results_dir);
+  html += "</table>\n";
+  if (record.measured_thresholds_sha256)
+    html += fmt::format("<p class=\"note\"><b>The thresholds changed after measuring.</b> The stages were measured "
+                        "under thresholds with SHA-256 <code>{}</code>; this record judges them under <code>{}</code> "
+                        "({}). Both hashes are part of this record.</p>\n",
+                        record.measured_thresholds_sha256->empty() ? "(none)" : h(*record.measured_thresholds_sha256),
+                        record.thresholds ? h(record.thresholds->sha256) : "(none)",
+                        record.thresholds ? h(record.thresholds->path) : "no thresholds file");
+  return html;
+}
+
+// Every raw result file the verdicts rest on, with the SHA-256 it had when its stage ended: the
+// campaign refuses to write a record over a file that changed since.
+std::string result_files_section(const CampaignRecord& record) {
+  std::string html = "<h2>Raw results</h2>\n<p>Each file as its stage wrote it; the campaign checks every hash "
+                     "before it judges and refuses a file that changed.</p>\n<table class=\"hashes\"><tr><th>file"
+                     "</th><th>SHA-256</th></tr>\n";
+  for (const RecordStage& stage : record.stages)
+    for (const auto& [path, sha256] : stage.files)
+      html += fmt::format("<tr><td>{}</td><td><code>{}</code></td></tr>\n", h(path), h(sha256));
   return html + "</table>\n";
 }
 
@@ -371,10 +416,17 @@ std::string signoff_section(const CampaignRecord& record) {
          "</div></section>\n";
 }
 
+nlohmann::json files_json(const std::vector<std::pair<std::string, std::string>>& files) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const auto& [path, sha256] : files) json.push_back({{"path", path}, {"sha256", sha256}});
+  return json;
+}
+
 }  // namespace
 
 std::size_t record_plot_count(const CampaignRecord& record) {
-  return static_cast<std::size_t>(std::count_if(record.judgement.checks.begin(), record.judgement.checks.end(), has_plot));
+  return static_cast<std::size_t>(
+      std::count_if(record.judgement.checks.begin(), record.judgement.checks.end(), has_plot));
 }
 
 std::string render_record_html(const CampaignRecord& record, Paper paper) {
@@ -383,9 +435,10 @@ std::string render_record_html(const CampaignRecord& record, Paper paper) {
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
       "img-src data:\">\n<title>Acceptance record: {} for {}</title>\n<style>{}{}</style>\n</head>\n<body>\n"
       "<h1>Acceptance record: {}</h1>\n",
-      h(record.system), h(record.customer), style, page_style(paper), h(record.system));
+      h(record.system), h(record.customer), style, page_style(paper, record), h(record.system));
   html += identity_section(record) + banner(record) + checks_table(record) + check_details(record);
-  html += stages_section(record) + inventory_section(record) + drain_section(record) + inputs_section(record);
+  html += stages_section(record) + result_files_section(record) + inventory_section(record) + drain_section(record) +
+          inputs_section(record);
   html += "<h2>Files</h2>\n<table class=\"files\">\n";
   for (const auto& [role, path] : record.files)
     html += fmt::format("<tr><th>{}</th><td><code>{}</code></td></tr>\n", h(role), h(path));
@@ -404,7 +457,8 @@ nlohmann::json record_summary_json(const CampaignRecord& record) {
                       {"finished", s.finished},
                       {"rows", s.rows},
                       {"results", s.results},
-                      {"message", s.message}});
+                      {"message", s.message},
+                      {"files", files_json(s.files)}});
   nlohmann::json drained = nlohmann::json::array();
   for (const std::string& host : record.judgement.drain.hosts())
     drained.push_back({{"host", host}, {"reason", record.judgement.drain.reason_of(host)}});
@@ -415,11 +469,16 @@ nlohmann::json record_summary_json(const CampaignRecord& record) {
           {"system", record.system},
           {"customer", record.customer},
           {"started_at", record.started_at},
+          {"record_id", record.record_id},
+          {"finished_at", record.finished_at.empty() ? nlohmann::json(nullptr) : nlohmann::json(record.finished_at)},
           {"written_at", record.written_at},
           {"tool_version", record.tool_version},
           {"git_revision", record.git_revision},
           {"plan", file(record.plan)},
           {"thresholds", record.thresholds ? file(*record.thresholds) : nlohmann::json(nullptr)},
+          {"thresholds_when_measured_sha256", record.measured_thresholds_sha256
+                                                  ? nlohmann::json(*record.measured_thresholds_sha256)
+                                                  : nlohmann::json(nullptr)},
           {"model_notes", record.model_notes},
           {"confidence", record.confidence},
           {"verdict", diagnosis::name_of(record.judgement.decision)},

@@ -32,6 +32,8 @@ struct RecordStage {
   std::string message;
   std::size_t rows = 0;
   std::string results;  // the folder its rows are in, relative to the campaign's
+  // Every file the stage left (relative to the campaign's folder) and its SHA-256 as written.
+  std::vector<std::pair<std::string, std::string>> files;
 };
 
 // One host of the doctor's inventory as attribute and value, in the doctor's order.
@@ -50,20 +52,27 @@ struct RecordFlag {
 struct CampaignRecord {
   std::string system;
   std::string customer;
-  std::string started_at;  // ISO 8601 UTC, the first run of the campaign
-  std::string written_at;  // when this record was written
+  std::string started_at;   // ISO 8601 UTC, the first run of the campaign
+  std::string written_at;   // when this record was written
+  std::string finished_at;  // when the campaign's last stage ended; empty when none ran
+  // The first 12 hex digits of a SHA-256 over the plan's, the thresholds' and every result file's
+  // hash: the same ID means the same inputs judged (campaign_outputs.cpp, docs/acceptance.md).
+  std::string record_id;
   std::string tool_version;
   std::string git_revision;
   std::string results_dir;
   RecordFile plan;
-  std::optional<RecordFile> thresholds;
+  std::optional<RecordFile> thresholds;  // as judged now
+  // The thresholds' SHA-256 when the campaign measured, when it differs from the judged one (edited
+  // after measuring: the record is judged again under the new one, and says so).
+  std::optional<std::string> measured_thresholds_sha256;
   std::vector<std::string> model_notes;  // the topology model's version and every assumption
   double confidence = 0.95;
   std::vector<RecordStage> stages;
   diagnosis::AcceptanceJudgement judgement{.drain = diagnosis::DrainList("campaign")};
   std::vector<RecordHost> hosts;
   std::vector<RecordFlag> host_flags;
-  std::vector<std::pair<std::string, std::string>> files;    // what the folder holds: role, path
+  std::vector<std::pair<std::string, std::string>> files;  // what the folder holds: role, path
 };
 
 enum class Paper { screen, a4, letter };

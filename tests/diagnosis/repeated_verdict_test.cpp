@@ -82,23 +82,36 @@ TEST(RepeatedVerdict, OrderStatisticBoundsOfTenRepetitions) {
 
 TEST(RepeatedVerdict, TooFewRepetitionsAreInconclusiveAndSayHowManyWould) {
   // Five identical values far above the limit: 2^-5 = 3.1% > 2.5%, so no order statistic bounds
-  // the median at that risk. Not a pass; six repetitions would do.
+  // the median at that risk. Not a pass. Five values say little of the noise: by the estimate (a
+  // Bayesian bootstrap of the share under the limit, Beta(1/2, 11/2)) a run of 17 decides at least
+  // 90% of the time, where 6 to 8 would only 63-68% of the time.
   const std::vector<double> samples(5, 100.0);
   const SampleVerdict verdict = judge_against_limit(samples, 10, true);
   EXPECT_EQ(verdict.decision, Decision::inconclusive);
   EXPECT_FALSE(verdict.lower.has_value());
-  EXPECT_EQ(verdict.repetitions_needed, 6u);
+  EXPECT_EQ(verdict.repetitions_needed, 17u);
+  EXPECT_NE(describe(verdict, 10, true, "GB/s")
+                .find("about 17 repetitions would decide (estimated; at most 1000 "
+                      "estimated)"),
+            std::string::npos);
   const std::vector<double> single{100.0};
   EXPECT_EQ(judge_against_limit(single, 10, true).decision, Decision::inconclusive);
   EXPECT_EQ(judge_against_limit(std::vector<double>{}, 10, true).decision, Decision::inconclusive);
 }
 
-TEST(RepeatedVerdict, MedianOnTheLimitNeedsNoCount) {
-  const std::vector<double> samples{8, 9, 10, 10, 10, 11, 12, 10, 10, 10};
-  const SampleVerdict verdict = judge_against_limit(samples, 10, true);
+// A limit 0.00001 from the median of ten repetitions: half of them on each side. No count is
+// named (an earlier estimate said "about 245690539212"); the statement says where the median is.
+TEST(RepeatedVerdict, MedianOnTheLimitNamesNoCount) {
+  const std::vector<double> samples{9.1, 9.4, 9.6, 9.8, 9.9, 10.1, 10.2, 10.4, 10.6, 10.9};
+  const SampleVerdict verdict = judge_against_limit(samples, 10.00001, true);
   EXPECT_EQ(verdict.decision, Decision::inconclusive);
   EXPECT_FALSE(verdict.repetitions_needed.has_value());
-  EXPECT_NE(describe(verdict, 10, true, "GB/s").find("no number of repetitions decides"), std::string::npos);
+  const std::string text = describe(verdict, 10.00001, true, "GB/s");
+  EXPECT_NE(text.find("the median sits on the limit or next to it: no run of up to 1000 repetitions is estimated "
+                      "to decide"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("about"), std::string::npos) << text;
 }
 
 // The worst case for a false accept is a true median just under the limit, the worst case for a
@@ -147,28 +160,73 @@ TEST(RepeatedVerdict, NoisyCasesAreInconclusive) {
   EXPECT_LE(noisy.fail, rate_tolerance);
 }
 
-// The count an INCONCLUSIVE names is an estimate of where the bound reaches the limit, from the
-// median and spread of the repetitions at hand. From a typical ten (the distribution's deciles,
-// so that the estimate is not one lucky draw's) it lands where about half of the trials decide,
-// and twice as many repetitions decide most.
-TEST(RepeatedVerdict, TheNamedRepetitionCountDecides) {
-  std::mt19937_64 rng(12);
-  const Draw draw = lognormal_around(110, 0.6);
-  std::vector<double> population(100000);
-  for (double& x : population) x = draw(rng);
-  std::sort(population.begin(), population.end());
-  std::vector<double> typical;
-  for (int i = 0; i < 10; ++i) typical.push_back(population[population.size() * (2 * i + 1) / 20]);
-  const SampleVerdict verdict = judge_against_limit(typical, 100, true);
-  ASSERT_EQ(verdict.decision, Decision::inconclusive);
-  ASSERT_TRUE(verdict.repetitions_needed.has_value());
-  const std::size_t needed = *verdict.repetitions_needed;
-  // The asymptotic answer: (1.96 x 1 / (2 f(median)) / 10)^2 with f the lognormal's density at
-  // its median, 1 / (110 x 0.6 x sqrt(2 pi)): 263.
-  EXPECT_GT(needed, 150u);
-  EXPECT_LT(needed, 400u);
-  EXPECT_GE(decision_rates(draw, needed, 100, true, 13, 400).pass, 0.35);
-  EXPECT_GE(decision_rates(draw, 2 * needed, 100, true, 14, 400).pass, 0.70);
+// Bimodal noise: 70% of the repetitions at the fast mode, 30% at the slow one (a link that
+// sometimes takes the slow path), each mode 1% wide.
+Draw bimodal(double fast, double slow) {
+  return [=](std::mt19937_64& rng) {
+    const bool is_fast = std::uniform_real_distribution<double>(0, 1)(rng) < 0.7;
+    return std::normal_distribution<double>(is_fast ? fast : slow, (is_fast ? fast : slow) / 100)(rng);
+  };
+}
+
+struct Followed {
+  int inconclusive = 0;  // trials whose ten repetitions could not decide
+  int stated = 0;        // of those, the ones that named a count
+  int decided = 0;       // of those, the ones where a new run of that many decided
+  std::size_t most = 0;  // the largest count named
+};
+
+// Ten repetitions; where they are INCONCLUSIVE and name a count, a new run of that many is drawn
+// from the same noise and judged.
+Followed follow_the_named_count(const Draw& draw, double limit, bool higher_is_better, unsigned seed) {
+  constexpr int runs = 300;
+  std::mt19937_64 rng(seed);
+  Followed followed;
+  std::vector<double> samples(10);
+  for (int t = 0; t < runs; ++t) {
+    for (double& x : samples) x = draw(rng);
+    const SampleVerdict first = judge_against_limit(samples, limit, higher_is_better);
+    if (first.decision != Decision::inconclusive) continue;
+    ++followed.inconclusive;
+    if (!first.repetitions_needed) continue;
+    ++followed.stated;
+    followed.most = std::max(followed.most, *first.repetitions_needed);
+    std::vector<double> more(*first.repetitions_needed);
+    for (double& x : more) x = draw(rng);
+    if (judge_against_limit(more, limit, higher_is_better).decision != Decision::inconclusive) ++followed.decided;
+  }
+  return followed;
+}
+
+// The count an INCONCLUSIVE names decides: in at least 80% of the trials, a new run of that many
+// repetitions from the same noise is a PASS or a FAIL, for normal, skewed (lognormal) and bimodal
+// noise, with the limit at the noise's 30% point on the failing side (a true median that keeps
+// it, which ten repetitions cannot show). The earlier estimate from the median absolute deviation
+// named "about 11" for the bimodal case, which decided 11% of the time.
+TEST(RepeatedVerdict, TheNamedRepetitionCountDecidesForNormalSkewedAndBimodalNoise) {
+  const double z_30 = 0.5244;  // the standard normal's 70% point
+  struct Case {
+    const char* name;
+    Draw draw;
+    double limit;
+    bool higher_is_better;
+  };
+  const std::vector<Case> cases{
+      {"normal bandwidth", normal_around(10, 1), 10 - z_30, true},
+      {"lognormal time", lognormal_around(5, 0.8), 5 * std::exp(0.8 * z_30), false},
+      {"bimodal bandwidth", bimodal(10, 6), 9, true},
+  };
+  unsigned seed = 20;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const Followed followed = follow_the_named_count(c.draw, c.limit, c.higher_is_better, ++seed);
+    ASSERT_GE(followed.inconclusive, 200);
+    // Where the ten lie near the limit no count is named rather than one that does not decide;
+    // most trials still name one.
+    EXPECT_GE(followed.stated, followed.inconclusive / 2);
+    EXPECT_GE(followed.decided, 0.8 * followed.stated) << followed.decided << " of " << followed.stated;
+    EXPECT_LE(followed.most, most_repetitions_estimated);
+  }
 }
 
 }  // namespace

@@ -136,6 +136,20 @@ TEST_F(CampaignTest, CpuPlanKilledMidStageResumesAndLeavesEveryOutput) {
   for (const nlohmann::json& check : summary["checks"])
     EXPECT_THAT(record, HasSubstr(as_html(check["name"].get<std::string>())));
   EXPECT_THAT(record, HasSubstr(summary["plan"]["sha256"].get<std::string>()));
+  // The record binds what it judged: an ID over the plan's, thresholds' and result files' hashes,
+  // every result file's hash, and the time the last stage ended.
+  EXPECT_THAT(summary["record_id"].get<std::string>(), ::testing::MatchesRegex("[0-9a-f]{12}"));
+  EXPECT_THAT(record, HasSubstr("record ID"));
+  EXPECT_THAT(record, HasSubstr(summary["record_id"].get<std::string>()));
+  EXPECT_EQ(summary["finished_at"], final_state["stages"]["collectives"]["finished"]);
+  EXPECT_TRUE(summary["thresholds_when_measured_sha256"].is_null());
+  for (const nlohmann::json& stage : summary["stages"]) {
+    ASSERT_FALSE(stage["files"].empty()) << stage.dump(2);
+    for (const nlohmann::json& file : stage["files"]) {
+      EXPECT_TRUE(std::filesystem::exists(results() / file["path"].get<std::string>())) << file.dump();
+      EXPECT_THAT(record, HasSubstr(file["sha256"].get<std::string>()));
+    }
+  }
   // The summary is what its published schema says.
   const ProcessResult valid = run_process(
       {"/usr/bin/python3", "-c",
@@ -150,8 +164,8 @@ TEST_F(CampaignTest, CpuPlanKilledMidStageResumesAndLeavesEveryOutput) {
   for (const std::string stage : {"pairwise", "concurrent", "collectives"})
     accept.push_back((results() / final_state["stages"][stage]["results"].get<std::string>()).string());
   const std::filesystem::path accept_json = dir_ / "accept.json";
-  accept.insert(accept.end(), {"--thresholds", (dir_ / "thresholds" / "cpu-mpi.yaml").string(), "--confidence",
-                               "0.95", "--json", accept_json.string()});
+  accept.insert(accept.end(), {"--thresholds", (dir_ / "thresholds" / "cpu-mpi.yaml").string(), "--confidence", "0.95",
+                               "--json", accept_json.string()});
   const ProcessResult accepted = run_process(accept, allow_root);
   EXPECT_EQ(accepted.exit_code, summary["verdict"] == "PASS" ? 0 : 6) << describe(accepted);
   const nlohmann::json judged = read_json(accept_json);
@@ -231,27 +245,44 @@ stages:
   EXPECT_THAT(check["statement"].get<std::string>(), HasSubstr("repetitions would decide"));
   EXPECT_GT(check["repetitions_needed"].get<int>(), 10);
   EXPECT_THAT(read_file(results() / "junit.xml"), HasSubstr("type=\"inconclusive\""));
+  // Judged under thresholds edited after measuring: both hashes on the record, and a note.
+  EXPECT_EQ(second["thresholds_when_measured_sha256"], first["thresholds"]["sha256"]);
+  EXPECT_NE(second["thresholds"]["sha256"], first["thresholds"]["sha256"]);
+  EXPECT_NE(second["record_id"], first["record_id"]);
+  EXPECT_THAT(read_file(results() / "record.html"), HasSubstr("The thresholds changed after measuring"));
 
   // `accept` on the stage's rows agrees with the campaign at every limit: PASS far below the
   // repetitions, INCONCLUSIVE between the bound and the median, FAIL far above them.
   const std::string rows = (results() / second["stages"][0]["results"].get<std::string>()).string();
-  const std::vector<std::pair<double, std::string>> limits{
-      {lower / 100, "PASS"}, {limit, "INCONCLUSIVE"}, {median * 100, "FAIL"}};
+  const std::vector<std::pair<double, std::string>> limits{{lower / 100, "PASS"},
+                                                           {limit, "INCONCLUSIVE"},
+                                                           {median * 100, "FAIL"}};
   for (const auto& [at, verdict] : limits) {
     write_limit(at);
     const ProcessResult campaign_verdict =
         run_process(campaign(2, "noisy.yaml", {"--no-pdf"}), allow_root, std::chrono::seconds(120));
     const nlohmann::json campaign_summary = read_json(results() / "summary.json");
     EXPECT_EQ(campaign_summary["verdict"], verdict) << describe(campaign_verdict);
-    const ProcessResult accept_verdict = run_process(
-        {FABRICBENCH_BINARY, "accept", rows, "--thresholds", (dir_ / "thresholds" / "noisy.yaml").string(),
-         "--json", (dir_ / "accept.json").string()},
-        allow_root);
+    const ProcessResult accept_verdict =
+        run_process({FABRICBENCH_BINARY, "accept", rows, "--thresholds", (dir_ / "thresholds" / "noisy.yaml").string(),
+                     "--json", (dir_ / "accept.json").string()},
+                    allow_root);
     EXPECT_EQ(accept_verdict.exit_code, campaign_verdict.exit_code) << describe(accept_verdict);
     const nlohmann::json accept_summary = read_json(dir_ / "accept.json");
     EXPECT_EQ(accept_summary["verdict"], verdict);
     EXPECT_EQ(accept_summary["checks"][0]["statement"], campaign_summary["checks"][0]["statement"]);
   }
+
+  // A raw result file edited after its stage ended: the campaign refuses to judge it, in one line
+  // naming the file, and leaves the record it wrote before as it was.
+  const nlohmann::json before = read_json(results() / "summary.json");
+  const std::string csv = before["stages"][0]["files"][0]["path"].get<std::string>();
+  std::ofstream(results() / csv, std::ios::app) << "\n";
+  const ProcessResult tampered =
+      run_process(campaign(2, "noisy.yaml", {"--no-pdf"}), allow_root, std::chrono::seconds(120));
+  EXPECT_EQ(tampered.exit_code, 4) << describe(tampered);
+  EXPECT_THAT(tampered.err, HasSubstr((results() / csv).string() + ": changed after stage collectives wrote it"));
+  EXPECT_EQ(read_json(results() / "summary.json"), before);
 }
 
 }  // namespace
