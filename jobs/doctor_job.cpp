@@ -121,7 +121,9 @@ HostReport report_from_json(const nlohmann::json& json) {
 }
 
 int run_under_mpi(const DoctorOptions& options) {
-  const MpiJob job(options.argc, options.argv);
+  int argc = options.argc;
+  char** argv = options.argv;
+  const MpiJob job(argc, argv);
   // The lowest rank of each host is the only one that inspects it.
   std::string payload;
   if (job.local_rank() == 0) {

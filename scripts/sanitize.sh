@@ -8,8 +8,11 @@ build_dir="$repo_root/build-sanitize"
 
 cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Debug -DFABRICBENCH_SANITIZE=ON \
   -DFABRICBENCH_BUILD_BENCHMARKS=OFF -DFABRICBENCH_WITH_CUDA=OFF
+# Only the targets whose tests run below (label unit or mpi): the two test programs, the binaries
+# the MPI tests start, and the planted object architecture.judge_callers reads beside the libraries.
 cmake --build "$build_dir" -j "$(nproc)" \
-  --target fabricbench fabricbench_fault_injected fabricbench_unit_tests fabricbench_mpi_tests
+  --target fabricbench fabricbench_fault_injected fabricbench_unit_tests fabricbench_mpi_tests \
+  architecture_planted_judge_call
 
 # Open MPI keeps allocations alive until exit by design; leak reports there would drown ours.
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:${ASAN_OPTIONS:-}"

@@ -354,7 +354,9 @@ TEST(RecordHtml, SignOffAcceptsOnlyAPass) {
     record.judgement.decision = decision;
     const std::string html = render_record_html(record, Paper::screen);
     EXPECT_THAT(html, ::testing::HasSubstr(words)) << diagnosis::name_of(decision);
-    if (decision != diagnosis::Decision::pass) EXPECT_THAT(html, ::testing::Not(::testing::HasSubstr(accepts)));
+    if (decision != diagnosis::Decision::pass) {
+      EXPECT_THAT(html, ::testing::Not(::testing::HasSubstr(accepts)));
+    }
   }
 }
 
