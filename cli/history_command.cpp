@@ -8,6 +8,7 @@
 #include "history/fleet_drift.hpp"
 #include "reports/metrics/fleet_metrics.hpp"
 #include "cli/fabric_flags.hpp"
+#include "common/console_text.hpp"
 #include "common/errors.hpp"
 #include "common/sizes.hpp"
 #include "results/result_loading.hpp"
@@ -56,9 +57,11 @@ int list_runs(store::RunStore& store, const HistoryOptions& options) {
     std::cout << fmt::format("# {:<28} {:<21} {:<8} {:>6} {:>6}  {}\n", "run", "start", "backend", "ranks", "rows",
                              "hosts");
   for (const store::StoredRun& run : runs)
-    std::cout << fmt::format("  {:<28} {:<21} {:<8} {:>6} {:>6}  {}{}\n", run.run_id, run.start_time, run.backend,
-                             run.nranks, run.rows, run.hosts,
-                             run.slurm_job_id.empty() ? "" : fmt::format(" (Slurm job {})", run.slurm_job_id));
+    std::cout << fmt::format("  {:<28} {:<21} {:<8} {:>6} {:>6}  {}{}\n", console_text(run.run_id),
+                             console_text(run.start_time), console_text(run.backend), run.nranks, run.rows,
+                             console_text(run.hosts),
+                             run.slurm_job_id.empty() ? ""
+                                                      : fmt::format(" (Slurm job {})", console_text(run.slurm_job_id)));
   if (!options.json_path.empty()) {
     nlohmann::json json = nlohmann::json::array();
     for (const store::StoredRun& run : runs)
@@ -105,15 +108,15 @@ int show_trend(store::RunStore& store, const HistoryOptions& options) {
   const std::vector<double>& values = series.values;
   const diagnosis::SeriesDrift drift = diagnosis::judge_series(series, options.drift);
   const std::vector<diagnosis::DriftChange>& changes = drift.changes;
-  std::cout << fmt::format("# {}: {} runs; {} ({}), median over each run's rows\n", series.subject, trend.points.size(),
-                           series.value_name, series.unit);
+  std::cout << fmt::format("# {}: {} runs; {} ({}), median over each run's rows\n", console_text(series.subject),
+                           trend.points.size(), series.value_name, series.unit);
   std::cout << fmt::format("# {:<28} {:<21} {:>5} {:>12} {:>12}  {}\n", "run", "start", "rows",
                            fmt::format("{} {}", series.value_name, series.unit), "time us", "drift");
   for (std::size_t i = 0; i < trend.points.size(); ++i) {
     const std::string mark = diagnosis::drift_marks(drift, i, options.drift);
     const store::TrendPoint& p = trend.points[i];
-    std::cout << fmt::format("  {:<28} {:<21} {:>5} {:>12.4g} {:>12.4g}  {}\n", p.run_id, p.start_time, p.rows,
-                             values[i], p.time_us, mark);
+    std::cout << fmt::format("  {:<28} {:<21} {:>5} {:>12.4g} {:>12.4g}  {}\n", console_text(p.run_id),
+                             console_text(p.start_time), p.rows, values[i], p.time_us, mark);
   }
   if (changes.empty())
     std::cout << fmt::format("# no change: every run within the CUSUM threshold of the first {} runs' baseline{}\n",
@@ -176,8 +179,8 @@ int judge_drift(store::RunStore& store, const HistoryOptions& options) {
   const std::vector<diagnosis::Finding> findings = drift_findings(fleet);
   if (findings.empty()) std::cout << "# no findings\n";
   for (const diagnosis::Finding& f : findings)
-    std::cout << fmt::format("  {:<8} {:<44} {:>10.4g} {:>10.4g} {:<5} {}\n", f.kind, f.subject, *f.expected,
-                             *f.measured, f.unit, f.evidence_text());
+    std::cout << fmt::format("  {:<8} {:<44} {:>10.4g} {:>10.4g} {:<5} {}\n", f.kind, console_text(f.subject),
+                             *f.expected, *f.measured, f.unit, console_text(f.evidence_text()));
   if (!options.json_path.empty()) {
     nlohmann::json json{{"findings", nlohmann::json::array()}};
     for (const diagnosis::Finding& f : findings)

@@ -3,6 +3,7 @@
 
 #include "benchmarks/mpi/launcher_environment.hpp"
 #include "cli/command_line.hpp"
+#include "common/console_text.hpp"
 #include "common/errors.hpp"
 #include "common/spelling.hpp"
 #include "results/atomic_file.hpp"
@@ -101,9 +102,9 @@ int main(int argc, char** argv) {
     return static_cast<int>(fb::ExitCode::usage);
   }
   // Commands report failure by throwing; the error's category decides the exit code, and the
-  // message is one line.
+  // message is one line, whatever input it quotes (a file's control characters are shown escaped).
   const auto fail = [](const std::exception& error, fb::ExitCode code) {
-    std::cerr << fmt::format("fabricbench: error: {}\n", error.what());
+    std::cerr << fmt::format("fabricbench: error: {}\n", fb::console_text(error.what()));
     return static_cast<int>(code);
   };
   for (auto& [sub, action] : command_line.actions) {

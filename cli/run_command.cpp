@@ -38,7 +38,6 @@ using jobs::PortCounterWatch;
 using jobs::ResultsFileSink;
 using jobs::parameters_of;
 
-
 using diagnosis::ExpectationColumns;
 namespace {
 
@@ -226,10 +225,16 @@ class RunCommand {
     const RankPlacement& placement = backend_->placement();
     const bool reporting_rank = placement.rank == 0;
 
+    // The size list's memory check reads this node's free memory, which ranks can see differently:
+    // a rank that cannot plan tells the others, none is left waiting in the first collective.
     std::vector<PlannedOp> plan;
+    std::string plan_error;
     try {
       plan = plan_run(options_.run, *backend_);
-    } catch (const UsageError& e) { return fail_everywhere(e.what(), reporting_rank, ExitCode::usage); }
+    } catch (const UsageError& e) { plan_error = e.what(); }
+    if (!backend_->job().all_agree(plan_error.empty()))
+      return fail_everywhere(plan_error.empty() ? "another rank cannot plan the run (its error is above)" : plan_error,
+                             reporting_rank, ExitCode::usage);
 
     // Before any buffer exists, every rank checks that the ranks of its node fit in its memory.
     const NodeMemoryCheck memory =

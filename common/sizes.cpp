@@ -111,6 +111,18 @@ void validate_sweep(const SweepSpec& spec) {
   }
 }
 
+std::uint64_t sweep_size_count(const SweepSpec& spec) {
+  validate_sweep(spec);
+  if (spec.step_bytes) return (spec.max_bytes - spec.min_bytes) / *spec.step_bytes + 1;
+  std::uint64_t count = 0;  // at most 64 sizes: each at least doubles
+  for (std::uint64_t bytes = spec.min_bytes; bytes <= spec.max_bytes; ++count) {
+    const std::uint64_t step = bytes * (spec.step_factor - 1);
+    if (step == 0 || bytes > UINT64_MAX - step) return count + 1;
+    bytes += step;
+  }
+  return count;
+}
+
 std::vector<std::uint64_t> expand_sweep(const SweepSpec& spec, std::uint64_t unit_bytes,
                                         std::string_view unit_description) {
   validate_sweep(spec);
@@ -123,6 +135,7 @@ std::vector<std::uint64_t> expand_sweep(const SweepSpec& spec, std::uint64_t uni
   if (spec.step_bytes) require_multiple(*spec.step_bytes, "-i");
 
   std::vector<std::uint64_t> sizes;
+  sizes.reserve(sweep_size_count(spec));
   for (std::uint64_t bytes = spec.min_bytes; bytes <= spec.max_bytes;) {
     sizes.push_back(bytes);
     const std::uint64_t step = spec.step_bytes ? *spec.step_bytes : bytes * (spec.step_factor - 1);

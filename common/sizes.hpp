@@ -28,6 +28,10 @@ struct SweepSpec {
 // Checks the spec on its own (before the rank count is known). Throws UsageError.
 void validate_sweep(const SweepSpec& spec);
 
+// How many sizes the sweep holds, counted without building the list (a linear sweep of -i 4 up to
+// 4G is a billion sizes: its memory is checked before any is allocated). Throws UsageError.
+std::uint64_t sweep_size_count(const SweepSpec& spec);
+
 // Every size of the sweep, ascending. Each size must be a multiple of `unit_bytes` (element size,
 // times the rank count for whole-buffer ops); a sweep that would produce another size is rejected
 // with a UsageError that says which flag to change.

@@ -1,6 +1,7 @@
 // The SQLite side of the store: one file, the SQLite C API, prepared statements cached by text.
 
 #include "store/database.hpp"
+#include "store/store_path.hpp"
 
 #include <sqlite3.h>
 
@@ -15,7 +16,8 @@ namespace {
 class SqliteDatabase final : public Database {
  public:
   explicit SqliteDatabase(const std::string& path) : path_(path) {
-    const int status = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+    const SqliteStoreFile file = check_sqlite_store_path(path);
+    const int status = sqlite3_open_v2(file.name.c_str(), &db_, file.open_flags, nullptr);
     if (status != SQLITE_OK) {
       const std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(status);
       sqlite3_close(db_);
@@ -27,7 +29,8 @@ class SqliteDatabase final : public Database {
     // WAL with synchronous=NORMAL: a commit is not fsynced, only checkpoints are; a killed process
     // loses nothing committed, a power cut at most the last runs recorded, which their results
     // files still hold (history ingest records them again). Full sync would cost a flush per run.
-    execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON");
+    execute(file.read_only ? "PRAGMA foreign_keys=ON"
+                           : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON");
   }
   ~SqliteDatabase() override {
     for (auto& [sql, statement] : statements_) sqlite3_finalize(statement);

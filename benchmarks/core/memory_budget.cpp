@@ -2,6 +2,8 @@
 
 #include "common/dtype.hpp"
 #include "common/errors.hpp"
+#include "common/sizes.hpp"
+#include "results/result_row.hpp"
 
 #include <fmt/format.h>
 
@@ -124,6 +126,25 @@ RankMemoryNeed rank_memory_need(const std::vector<PlannedOp>& plan, int rank, in
                                      windowed ? fmt::format(", -W {}", c.window) : "")};
       }
   return need;
+}
+
+std::uint64_t size_list_bytes(std::uint64_t sizes, std::uint64_t placements) {
+  const std::uint64_t per_size = sizeof(std::uint64_t) + sizeof(std::vector<BenchmarkCase>) +
+                                 placements * (sizeof(BenchmarkCase) + sizeof(ResultRow));
+  return sizes > UINT64_MAX / per_size ? UINT64_MAX : sizes * per_size;
+}
+
+void require_memory_for_sizes(const SweepSpec& sweep, std::uint64_t placements,
+                              const std::optional<AvailableMemory>& available) {
+  const std::uint64_t sizes = sweep_size_count(sweep);
+  const std::uint64_t bytes = size_list_bytes(sizes, placements);
+  if (!available || bytes <= available->bytes) return;
+  throw UsageError(fmt::format("-b {} to -e {} {} makes {} sizes, whose plan and rows need {} B of memory per rank, "
+                               "more than the {} B available ({}); raise {} or narrow -b/-e",
+                               sweep.min_bytes, sweep.max_bytes,
+                               sweep.step_bytes ? fmt::format("in steps of -i {}", *sweep.step_bytes)
+                                                : fmt::format("by -f {}", sweep.step_factor),
+                               sizes, bytes, available->bytes, available->source, sweep.step_bytes ? "-i" : "-f"));
 }
 
 void require_memory_for(const std::vector<PlannedOp>& plan, int rank, int nranks, const std::string& host,

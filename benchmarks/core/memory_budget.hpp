@@ -32,6 +32,16 @@ struct RankMemoryNeed {
 };
 RankMemoryNeed rank_memory_need(const std::vector<PlannedOp>& plan, int rank, int nranks, bool buffers_in_host_memory);
 
+// The host memory a plan's size list takes on every rank before anything is measured: per size and
+// placement one case in the plan, and one row in the results rank 0 keeps.
+std::uint64_t size_list_bytes(std::uint64_t sizes, std::uint64_t placements);
+
+// Throws UsageError when the size list of `sweep` (placements cases per size) alone cannot fit in
+// `available` (unknown: no check), before the list is built: a billion-size -i sweep is refused
+// with one line, not ended by std::bad_alloc.
+void require_memory_for_sizes(const SweepSpec& sweep, std::uint64_t placements,
+                              const std::optional<AvailableMemory>& available);
+
 // Throws UsageError naming the case, the need of `ranks_on_node` ranks and the memory available
 // when they cannot all fit.
 void require_memory_for(const std::vector<PlannedOp>& plan, int rank, int nranks, const std::string& host,

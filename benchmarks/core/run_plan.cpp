@@ -1,6 +1,7 @@
 #include "benchmarks/core/run_plan.hpp"
 
 #include "benchmarks/core/backend.hpp"
+#include "benchmarks/core/memory_budget.hpp"
 #include "common/errors.hpp"
 #include "common/text_file.hpp"
 #include "benchmarks/core/watchdog.hpp"
@@ -151,7 +152,9 @@ std::vector<PlannedOp> plan_run(const RunOptions& options, const Backend& backen
         op.size_is_whole_buffer
             ? fmt::format("{} x {} ranks, since {} sizes are the whole buffer", options.dtype, nranks, op.name)
             : options.dtype;
-    for (std::uint64_t bytes : expand_sweep(sweep_of(options, unit_bytes), unit_bytes, unit_description)) {
+    const SweepSpec sweep = sweep_of(options, unit_bytes);
+    require_memory_for_sizes(sweep, planned.placements.size(), available_memory());
+    for (std::uint64_t bytes : expand_sweep(sweep, unit_bytes, unit_description)) {
       const std::uint64_t count = count_per_rank(op, bytes, element_bytes, nranks);
       // MPI counts are int; nccl-tests' sizes beyond that need a larger type, not a silent wrap.
       if (count > static_cast<std::uint64_t>(INT_MAX))

@@ -4,12 +4,14 @@
 #include "benchmarks/core/run_plan.hpp"
 #include "benchmarks/core/run_provenance.hpp"
 #include "benchmarks/mpi/launcher_environment.hpp"
+#include "jobs/campaign/campaign_folder.hpp"
 #include "jobs/campaign/campaign_outputs.hpp"
 #include "jobs/campaign/campaign_runner.hpp"
 #include "jobs/campaign/campaign_plan.hpp"
 #include "jobs/campaign/campaign_state.hpp"
 #include "jobs/port_counter_watch.hpp"
 #include "jobs/run_sinks.hpp"
+#include "common/console_text.hpp"
 #include "common/errors.hpp"
 #include "common/host_environment.hpp"
 #include "common/termination_signals.hpp"
@@ -72,10 +74,15 @@ class Campaign {
     if (reporting_) {
       try {
         outputs_.emplace(plan_, options_.pdf, options_.json_path, options_.baseline);
-        std::filesystem::create_directories(plan_.results_dir);
-        state_.emplace(plan_.results_dir / "campaign-state.json", outputs_->plan_sha256());
+        folder_lock_.emplace(plan_.results_dir);
+        const std::filesystem::path state_file = plan_.results_dir / "campaign-state.json";
+        refuse_outputs_without_state(plan_.results_dir, state_file);
+        state_.emplace(state_file, outputs_->plan_sha256());
         state_->bind_thresholds(outputs_->thresholds_sha256());
-      } catch (const InputError& e) { error = e.what(); } catch (const std::exception& e) {
+      } catch (const InputError& e) { error = e.what(); } catch (const UsageError& e) {
+        error = e.what();
+        error_code = ExitCode::usage;
+      } catch (const std::exception& e) {
         error = e.what();
         error_code = ExitCode::runtime;
       }
@@ -84,8 +91,9 @@ class Campaign {
     if (!backend_->job().all_agree(error.empty()))
       return fail(error.empty() ? "rank 0 cannot keep the campaign's results" : error, reporting_, error_code);
     if (reporting_)
-      std::cout << fmt::format("# campaign: {} for {}, {} stages, results in {}\n", plan_.system, plan_.customer,
-                               plan_.stages.size(), plan_.results_dir.string());
+      std::cout << fmt::format("# campaign: {} for {}, {} stages, results in {}\n", console_text(plan_.system),
+                               console_text(plan_.customer), plan_.stages.size(),
+                               console_text(plan_.results_dir.string()));
 
     for (const CampaignStage& stage : plan_.stages) run_stage_unless_done(stage);
 
@@ -111,8 +119,9 @@ class Campaign {
   int describe_plan() {
     try {
       const CampaignOutputs outputs(plan_, false, "");
-      std::cout << fmt::format("# campaign: {} for {}, results in {}\n# plan SHA-256 {}\n", plan_.system,
-                               plan_.customer, plan_.results_dir.string(), outputs.plan_sha256());
+      std::cout << fmt::format("# campaign: {} for {}, results in {}\n# plan SHA-256 {}\n", console_text(plan_.system),
+                               console_text(plan_.customer), console_text(plan_.results_dir.string()),
+                               outputs.plan_sha256());
       for (const CampaignStage& stage : plan_.stages) {
         std::string ops;
         for (const std::string& op : stage.run.op_names) ops += (ops.empty() ? "" : " ") + op;
@@ -156,16 +165,28 @@ class Campaign {
     if (!rank_zero_says(needed)) return;
     const StageState* earlier = reporting_ ? state_->stage(stage.name) : nullptr;
     const std::string folder = fmt::format("stages/{}/attempt-{}", stage.name, earlier ? earlier->attempts + 1 : 1);
+    std::string folder_error;
     if (reporting_) {
-      std::filesystem::create_directories(plan_.results_dir / folder);
+      try {
+        std::filesystem::create_directories(plan_.results_dir / folder);
+      } catch (const std::filesystem::filesystem_error& e) { folder_error = e.what(); }
       state_->begin(stage.name, folder);
       std::cout << fmt::format("# stage {} ({}) at {}\n", stage.name, name_of(stage.kind),
                                state_->stage(stage.name)->started)
                 << std::flush;
     }
+    // Rank 0 alone makes the folder: the others learn of a failure here, not by waiting in the
+    // stage's first collective for a rank that never comes.
+    if (!rank_zero_says(folder_error.empty())) {
+      if (reporting_) finish_stage(stage, {StageStatus::failed, "cannot create its results folder: " + folder_error});
+      return;
+    }
     const StageOutcome outcome = stage.kind == StageKind::doctor ? run_doctor(plan_.results_dir / folder)
                                                                  : run_measurements(stage, plan_.results_dir / folder);
-    if (!reporting_) return;
+    if (reporting_) finish_stage(stage, outcome);
+  }
+
+  void finish_stage(const CampaignStage& stage, const StageOutcome& outcome) {
     state_->finish(stage.name, outcome.status, outcome.message);
     std::cout << fmt::format("# stage {}: {}{}\n", stage.name, name_of(outcome.status),
                              outcome.message.empty() ? "" : ": " + outcome.message);
@@ -218,12 +239,14 @@ class Campaign {
     RunOptions run = stage.run;
     run.launch = plan_.launch;
     std::vector<PlannedOp> planned;
+    std::string plan_error;
     try {
       planned = plan_run(run, *backend_);
-    } catch (const UsageError& e) {
-      // Every rank finds the same: the stage is recorded as failed and the campaign goes on.
-      return {StageStatus::failed, e.what()};
-    }
+    } catch (const UsageError& e) { plan_error = e.what(); }
+    // The stage is recorded as failed and the campaign goes on, on every rank: the size list's
+    // memory check reads each node's free memory, which ranks can see differently.
+    if (!backend_->job().all_agree(plan_error.empty()))
+      return {StageStatus::failed, plan_error.empty() ? "another rank cannot plan the stage" : plan_error};
     const RankPlacement& placement = backend_->placement();
     const NodeMemoryCheck memory =
         check_node_memory(planned, placement, backend_->buffers_in_host_memory(), available_memory());
@@ -282,8 +305,9 @@ class Campaign {
   CampaignPlan plan_;
   std::unique_ptr<Backend> backend_;
   bool reporting_ = false;
-  std::optional<CampaignOutputs> outputs_;  // rank 0
-  std::optional<CampaignState> state_;      // rank 0
+  std::optional<CampaignFolderLock> folder_lock_;  // rank 0, for the whole campaign
+  std::optional<CampaignOutputs> outputs_;         // rank 0
+  std::optional<CampaignState> state_;             // rank 0
 };
 
 }  // namespace

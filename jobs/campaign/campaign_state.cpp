@@ -1,6 +1,7 @@
 #include "jobs/campaign/campaign_state.hpp"
 
 #include "benchmarks/core/result_builder.hpp"
+#include "jobs/campaign/campaign_folder.hpp"
 #include "common/errors.hpp"
 #include "common/text_file.hpp"
 #include "results/atomic_file.hpp"
@@ -97,6 +98,7 @@ CampaignState::CampaignState(std::filesystem::path path, std::string plan_sha256
                        std::nullopt};
       if (stage.contains("files")) stages_[name].files = stage.at("files").get<std::map<std::string, std::string>>();
     }
+    for (const auto& [name, stage] : stages_) require_inside(path_.parent_path(), stage.results, path_);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("{}: malformed campaign state: {}", path_.string(), e.what()));
   }

@@ -4,6 +4,7 @@
 // optional comparison, and the provenance of every result set.
 
 #include "diagnosis/verdict.hpp"
+#include "reports/html/gnuplot.hpp"
 #include "results/result_loading.hpp"
 
 #include <optional>
@@ -32,5 +33,11 @@ std::size_t expected_plot_count(const ReportInput& input);
 
 // Throws std::runtime_error when gnuplot cannot draw a plot.
 std::string render_html_report(const ReportInput& input);
+
+// The table beside an op's plots: a row per distinct size of `bandwidth`, and in it each series'
+// bandwidth, median time and p99 time at that size ("n/a" where a series has none). Linear in
+// sizes times series (perf/report_scale, docs/performance.md).
+std::string size_table(const std::vector<PlotSeries>& bandwidth, const std::vector<PlotSeries>& time,
+                       const std::vector<PlotSeries>& p99, bool busbw);
 
 }  // namespace fb

@@ -1,8 +1,11 @@
 #include "common/errors.hpp"
 #include "benchmarks/core/memory_budget.hpp"
 #include "common/op_catalog.hpp"
+#include "common/sizes.hpp"
+#include "results/result_row.hpp"
 #include "support/temp_dir.hpp"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -134,6 +137,31 @@ TEST(MemoryBudget, MaxItersUnderAutoIsCounted) {
     EXPECT_THAT(std::string(e.what()),
                 ::testing::StartsWith("all_reduce at 8 B (float, --max-iters 2000000000) needs"));
   }
+}
+
+TEST(MemoryBudget, ALinearSweepOfABillionSizesIsRefusedBeforeItIsBuilt) {
+  SweepSpec sweep;
+  sweep.min_bytes = 4;
+  sweep.max_bytes = 4ull << 30;
+  sweep.step_bytes = 4;
+  const AvailableMemory available{64ull << 30, "MemAvailable"};
+  try {
+    require_memory_for_sizes(sweep, 2, available);
+    ADD_FAILURE() << "a billion sizes fit in 64 GiB";
+  } catch (const UsageError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("-b 4 to -e 4294967296 in steps of -i 4 makes 1073741824 sizes"));
+    EXPECT_THAT(e.what(), HasSubstr(fmt::format("need {} B of memory per rank", size_list_bytes(1ull << 30, 2))));
+    EXPECT_THAT(e.what(), HasSubstr("raise -i"));
+  }
+  // Each size costs at least a case and a results row per placement.
+  EXPECT_GE(size_list_bytes(1, 2), 2 * (sizeof(BenchmarkCase) + sizeof(ResultRow)));
+  // The default sweep and a thousand-size -i sweep fit; with memory unknown nothing is refused.
+  SweepSpec small;
+  EXPECT_NO_THROW(require_memory_for_sizes(small, 2, available));
+  sweep.step_bytes = 4ull << 20;
+  EXPECT_NO_THROW(require_memory_for_sizes(sweep, 2, available));
+  sweep.step_bytes = 4;
+  EXPECT_NO_THROW(require_memory_for_sizes(sweep, 2, std::nullopt));
 }
 
 }  // namespace

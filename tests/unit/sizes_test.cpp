@@ -153,5 +153,21 @@ TEST(ValidateSweep, FactorBelowTwoNeverReachesTheMaximum) {
   EXPECT_THROW(validate_sweep(spec), UsageError);
 }
 
+TEST(SweepSizeCount, CountsEverySweepWithoutBuildingIt) {
+  const auto spec = [](std::uint64_t min, std::uint64_t max, std::uint64_t factor, std::optional<std::uint64_t> step) {
+    SweepSpec s;
+    s.min_bytes = min;
+    s.max_bytes = max;
+    s.step_factor = factor;
+    s.step_bytes = step;
+    return s;
+  };
+  for (const SweepSpec& s : {spec(8, 32ull << 20, 2, {}), spec(1, 1000, 3, {}), spec(4, 4096, 2, 4),
+                             spec(8, 1ull << 20, 2, 1000), spec(16, 16, 2, {}), spec(1, UINT64_MAX, 2, {})})
+    EXPECT_EQ(sweep_size_count(s), expand_sweep(s, 1, "bytes").size()) << s.min_bytes << ".." << s.max_bytes;
+  // -b 4 -e 4G -i 4: a billion sizes, counted in no time and no memory.
+  EXPECT_EQ(sweep_size_count(spec(4, 4ull << 30, 2, 4)), 1ull << 30);
+}
+
 }  // namespace
 }  // namespace fb
