@@ -72,8 +72,7 @@ int run_diagnose(const DiagnoseOptions& options) {
   if (!options.json_path.empty())
     write_file_atomically(options.json_path, fabric_judgement_json(judged).dump(1) + "\n");
   if (!options.drain_list_path.empty()) judged.drain.write(options.drain_list_path, std::cout);
-  const int fail_on_code =
-      exit_code_for(options.fail_on, [&](const std::string&) { return judged.any_finding(); });
+  const int fail_on_code = exit_code_for(options.fail_on, [&](const std::string&) { return judged.any_finding(); });
   if (fail_on_code != static_cast<int>(ExitCode::ok)) return fail_on_code;
   const bool drained_hosts = !options.drain_list_path.empty() && !judged.drain.empty();
   return static_cast<int>(drained_hosts ? ExitCode::doctor_flags : ExitCode::ok);

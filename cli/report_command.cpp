@@ -66,7 +66,8 @@ int run_report(const ReportOptions& options) {
   for (const std::string& warning : input.judged.fabric.warnings) std::cerr << warning << '\n';
   if (fabric.graph) {
     std::vector<std::string> subjects;
-    for (const diagnosis::FindingTicket& ranked : input.judged.fabric.ranked) subjects.push_back(ranked.finding.subject);
+    for (const diagnosis::FindingTicket& ranked : input.judged.fabric.ranked)
+      subjects.push_back(ranked.finding.subject);
     input.topology_dot = fabric_overview_dot(*fabric.graph, input.judged.fabric.flagged_links, subjects);
   }
   const std::string html = render_html_report(input);

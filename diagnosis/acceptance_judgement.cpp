@@ -56,7 +56,8 @@ AcceptanceJudgement judge_acceptance(const AcceptanceInputs& inputs, const std::
   if (inputs.model_checks) add_model_checks(inputs, judged);
   if (inputs.baseline) add_baseline_checks(*inputs.baseline, judged);
   for (const std::string& missing : inputs.missing_work)
-    judged.checks.push_back(inconclusive_check("every planned measurement taken", CheckKind::planned_work, "plan", missing));
+    judged.checks.push_back(
+        inconclusive_check("every planned measurement taken", CheckKind::planned_work, "plan", missing));
   // Only a host outlier singles out a host; a slow pair or collective row involves several, and
   // `diagnose` is what tells which of them is at fault.
   for (const CheckVerdict& verdict : judged.checks)

@@ -66,15 +66,14 @@ void judge_against_model(const FabricInputs& inputs, FabricJudgement& judged) {
     judged.ranked.push_back(std::move(ranked));
   }
   for (const std::size_t directed : judged.diagnosis.uncovered_links)
-    judged.uncovered_links.push_back({topo::directed_link_name(graph, directed),
-                                      cable_location(graph, static_cast<topo::LinkId>(directed / 2))});
+    judged.uncovered_links.push_back(
+        {topo::directed_link_name(graph, directed), cable_location(graph, static_cast<topo::LinkId>(directed / 2))});
   if (inputs.plan_confirm) {
     std::set<std::string> measured;
     for (const LoadedResults& set : inputs.sets)
       for (const ResultRow& row : set.results.rows)
         if (is_pair_bandwidth_row(row)) measured.insert({row.src_host, row.dst_host});
-    judged.confirm_plan =
-        plan_confirm(graph, judged.diagnosis, {measured.begin(), measured.end()}, inputs.routes);
+    judged.confirm_plan = plan_confirm(graph, judged.diagnosis, {measured.begin(), measured.end()}, inputs.routes);
   }
 }
 

@@ -25,13 +25,13 @@
 namespace fb::diagnosis {
 
 struct FabricInputs {
-  std::span<LoadedResults> sets{};  // rows without the model's expectation get it (ExpectationColumns)
-  const topo::Graph* graph = nullptr;          // nullptr: the peers are the reference
-  const topo::TableRouter* routes = nullptr;   // the fabric's forwarding tables over `graph`
-  std::vector<MixedJob> job_mix{};               // what a fault's cost is predicted for; empty: the default
-  std::vector<Finding> drift{};  // from the run store's history (history/)
-  std::vector<HostReason> drifted_hosts{};       // hosts whose own series drifted worse
-  bool plan_confirm = false;                   // with a topology: plan the confirm round
+  std::span<LoadedResults> sets{};            // rows without the model's expectation get it (ExpectationColumns)
+  const topo::Graph* graph = nullptr;         // nullptr: the peers are the reference
+  const topo::TableRouter* routes = nullptr;  // the fabric's forwarding tables over `graph`
+  std::vector<MixedJob> job_mix{};            // what a fault's cost is predicted for; empty: the default
+  std::vector<Finding> drift{};               // from the run store's history (history/)
+  std::vector<HostReason> drifted_hosts{};    // hosts whose own series drifted worse
+  bool plan_confirm = false;                  // with a topology: plan the confirm round
 };
 
 // A finding of the model's diagnosis with what an operator acts on.
@@ -60,11 +60,11 @@ inline constexpr double drain_confidence = 0.99;
 
 struct FabricJudgement {
   bool topology_given = false;
-  Diagnosis diagnosis{};                 // the counts of the flows examined; its findings are `ranked`
-  std::vector<FindingTicket> ranked{};   // the model's findings, dearest first
-  std::vector<topo::LinkId> flagged_links{};  // every link a ranked finding names, for the drawing
+  Diagnosis diagnosis{};                         // the counts of the flows examined; its findings are `ranked`
+  std::vector<FindingTicket> ranked{};           // the model's findings, dearest first
+  std::vector<topo::LinkId> flagged_links{};     // every link a ranked finding names, for the drawing
   std::vector<UncoveredLink> uncovered_links{};  // the links a host pair can cross that no measured pair crossed
-  std::vector<HostOutliers> host_outliers{};  // without a topology: slow hosts among their peers
+  std::vector<HostOutliers> host_outliers{};     // without a topology: slow hosts among their peers
   // Findings not of the model: wrong results, drift against the run store, and without a topology
   // the slow hosts (the findings of `host_outliers`).
   std::vector<Finding> wrong_results{};
@@ -78,7 +78,6 @@ struct FabricJudgement {
   std::vector<std::string> warnings{};  // the model's, on rows it cannot give an expectation for
   // The pairs that separate what the findings cannot tell apart, among the hosts measured.
   std::optional<ConfirmPlan> confirm_plan{};
-
 
   // wrong_results, drift and slow_hosts, in that order.
   std::vector<Finding> row_findings() const;

@@ -13,12 +13,13 @@ namespace {
 // measurements behind them.
 Finding with_ticket(const FindingTicket& ranked, const FabricJudgement& fabric) {
   Finding finding = ranked.finding;
-  const std::vector<std::string> ticket_lines{
-      fmt::format("rank {}: {}", ranked.rank,
-                  ranked.cost ? fmt::format("{:+.1f}% predicted for {} ({})", 100 * ranked.cost->slowdown,
-                                            fabric.job_mix, fabric.cost_basis)
-                              : std::string("no predicted cost")),
-      "where: " + ranked.ticket.location, "do: " + ranked.ticket.action, "confirm: " + ranked.ticket.confirm};
+  const std::vector<std::string> ticket_lines{fmt::format("rank {}: {}", ranked.rank,
+                                                          ranked.cost ? fmt::format("{:+.1f}% predicted for {} ({})",
+                                                                                    100 * ranked.cost->slowdown,
+                                                                                    fabric.job_mix, fabric.cost_basis)
+                                                                      : std::string("no predicted cost")),
+                                              "where: " + ranked.ticket.location, "do: " + ranked.ticket.action,
+                                              "confirm: " + ranked.ticket.confirm};
   finding.evidence.insert(finding.evidence.begin(), ticket_lines.begin(), ticket_lines.end());
   return finding;
 }
@@ -46,8 +47,8 @@ ReportVerdict verdict_of(const ReportJudgement& judged, std::span<const ResultRo
   const auto validated =
       std::count_if(rows.begin(), rows.end(), [](const ResultRow& r) { return r.wrong.has_value(); });
   if (validated > 0)
-    verdict.judged.push_back(fmt::format("element validation of {} rows ({} with wrong elements)", validated,
-                                         fabric.wrong_results.size()));
+    verdict.judged.push_back(
+        fmt::format("element validation of {} rows ({} with wrong elements)", validated, fabric.wrong_results.size()));
   if (judged.acceptance) add_acceptance(*judged.acceptance, verdict);
   for (const FindingTicket& ranked : fabric.ranked) verdict.findings.push_back(with_ticket(ranked, fabric));
   if (fabric.topology_given) {

@@ -28,8 +28,7 @@ LoadedFabric load_fabric(const FabricSources& sources) {
   LoadedFabric fabric;
   if (!sources.job_mix.empty()) fabric.job_mix = diagnosis::parse_job_mix(sources.job_mix);
   if (sources.topology.empty()) return fabric;
-  fabric.graph =
-      std::make_unique<topo::Graph>(load_topology_with_warnings(sources.topology, sources.topology_format));
+  fabric.graph = std::make_unique<topo::Graph>(load_topology_with_warnings(sources.topology, sources.topology_format));
   if (!sources.routes_path.empty()) {
     fabric.tables = std::make_unique<topo::ForwardingTables>(
         topo::load_forwarding_tables(sources.routes_path, sources.routes_format));

@@ -128,8 +128,7 @@ void print_comparison(std::ostream& out, const Comparison& comparison, std::stri
   }
   if (comparison.only_in_a || comparison.only_in_b)
     out << fmt::format("# unmatched rows: {} only in A, {} only in B\n", comparison.only_in_a, comparison.only_in_b);
-  out << fmt::format("# regressions: {} sizes where B is slower than A beyond the spread\n",
-                     comparison.regressions);
+  out << fmt::format("# regressions: {} sizes where B is slower than A beyond the spread\n", comparison.regressions);
   if (const std::size_t noisy = comparison.too_noisy; noisy > 0)
     out << fmt::format("# too noisy to compare: {} sizes whose runs spread {:.0f}% or more; at those sizes these runs "
                        "say nothing about each other (more iterations, or a quieter machine)\n",

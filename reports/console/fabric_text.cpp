@@ -43,23 +43,19 @@ void print_unjudged(std::ostream& out, const FabricJudgement& judged) {
   const diagnosis::Diagnosis& diagnosis = judged.diagnosis;
   if (!judged.uncovered_links.empty()) {
     out << fmt::format("# {} of {} directed links a host pair can cross were crossed by no measured pair: not "
-                       "measured, so neither faulty nor healthy
-",
+                       "measured, so neither faulty nor healthy\n",
                        judged.uncovered_links.size(), diagnosis.crossable_links);
     for (const diagnosis::UncoveredLink& link : judged.uncovered_links)
-      out << fmt::format("#   uncovered: {} ({})
-", link.direction, link.cable);
+      out << fmt::format("#   uncovered: {} ({})\n", link.direction, link.cable);
   }
   if (!diagnosis.unexplained_slow_pairs.empty())
     out << fmt::format("# {} slow pair measurement{} no finding explains (under {:.0f}% of the expectation): "
-                       "something is slow where no part could be named
-",
-                       diagnosis.unexplained_slow_pairs.size(),
-                       diagnosis.unexplained_slow_pairs.size() == 1 ? "" : "s", 100 * diagnosis::DiagnosisSettings{}.slow_ratio);
+                       "something is slow where no part could be named\n",
+                       diagnosis.unexplained_slow_pairs.size(), diagnosis.unexplained_slow_pairs.size() == 1 ? "" : "s",
+                       100 * diagnosis::DiagnosisSettings{}.slow_ratio);
   for (const diagnosis::SlowPair& pair : diagnosis.unexplained_slow_pairs)
-    out << fmt::format("#   unexplained: {} -> {} (run {}, round {}{}) at {:.3f} of its expectation
-",
-                       pair.src_host, pair.dst_host, pair.run_id, pair.round,
+    out << fmt::format("#   unexplained: {} -> {} (run {}, round {}{}) at {:.3f} of its expectation\n", pair.src_host,
+                       pair.dst_host, pair.run_id, pair.round,
                        pair.repetition > 0 ? fmt::format(", repetition {}", pair.repetition) : "", pair.ratio);
   for (const std::string& blind : diagnosis.blind_spots) out << fmt::format("# not seen: {}\n", blind);
 }
@@ -100,8 +96,7 @@ void print_against_peers(std::ostream& out, const FabricJudgement& judged) {
   out << "# no topology given: slow hosts by the median absolute deviation of their pair measurements\n";
   for (const HostOutliers& o : judged.host_outliers)
     out << fmt::format("# {} hosts compared on {} rows at {}; peer median {:.3g}; {} outlier{}\n", o.hosts, o.rows,
-                       format_size_bytes(o.bytes), o.peer_median, o.findings.size(),
-                       o.findings.size() == 1 ? "" : "s");
+                       format_size_bytes(o.bytes), o.peer_median, o.findings.size(), o.findings.size() == 1 ? "" : "s");
   if (judged.host_outliers.empty()) out << "# no op with per-host rows of at least 3 hosts: no host compared\n";
   if (!judged.any_finding()) out << "# no findings\n";
   print_row_findings(out, judged);

@@ -53,7 +53,6 @@ void print_oversubscription(const topo::Graph& graph, const topo::Oversubscripti
   }
 }
 
-
 void print_pattern_analysis(const topo::Graph& graph, double bisection_gbps, const topo::PatternAnalysis& analysis,
                             std::span<const topo::HostInjection> shortfalls, std::size_t max_rows) {
   const std::string_view pattern = topo::name_of(analysis.pattern);
@@ -108,8 +107,7 @@ void print_topology_summary(const topo::Graph& graph, std::size_t files) {
     summary.nominal += link.nominal_capacity ? 1 : 0;
     summary.capacity_gbps += link.spec.capacity_gbps;
   }
-  fmt::print("# {} vertices, {} links from {} file(s)\n", graph.vertex_count(), graph.link_count(),
-             files);
+  fmt::print("# {} vertices, {} links from {} file(s)\n", graph.vertex_count(), graph.link_count(), files);
   for (const auto& [kind, count] : vertices) fmt::print("{:<14} {:>8}\n", kind, count);
   for (const auto& [tier, count] : tiers) fmt::print("{:<14} {:>8}\n", fmt::format("{} switches", tier), count);
   fmt::print("\n{:<28} {:>8} {:>16} {:>8}\n", "link technology", "links", "total GB/s", "nominal");

@@ -80,9 +80,9 @@ TEST(ReportVerdict, WithoutThresholdsNothingPassesItIsNotJudged) {
 }
 
 constexpr std::string_view three_checks = "checks:\n"
-                                         "  - {kind: max_latency, op: all_reduce, at_most_us: 200}\n"
-                                         "  - {kind: max_latency, op: all_reduce, statistic: p99, at_most_us: 200}\n"
-                                         "  - {kind: min_bandwidth, op: all_reduce, at_least_gbps: 50}\n";
+                                          "  - {kind: max_latency, op: all_reduce, at_most_us: 200}\n"
+                                          "  - {kind: max_latency, op: all_reduce, statistic: p99, at_most_us: 200}\n"
+                                          "  - {kind: min_bandwidth, op: all_reduce, at_least_gbps: 50}\n";
 
 TEST(ReportVerdict, OneRepetitionDecidesNothingItIsInconclusive) {
   ResultRow imported = collective_row("all_reduce", 1 << 20, 100);

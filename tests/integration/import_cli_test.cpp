@@ -157,12 +157,12 @@ TEST_F(ImportCli, FailOnTurnsRegressionsAndFailedVerdictsIntoExitCode6) {
   // One log holds one time per size: one sample per measurement decides no limit, as `accept` and
   // `campaign` judge the same rows. The report says so instead of passing or failing either run.
   for (const std::filesystem::path& run : {degraded, normal}) {
-    result = fabricbench({"report", run.string(), "--thresholds", thresholds.string(), "-o", html, "--fail-on",
-                          "not-pass"});
+    result =
+        fabricbench({"report", run.string(), "--thresholds", thresholds.string(), "-o", html, "--fail-on", "not-pass"});
     EXPECT_EQ(result.exit_code, 6) << describe(result);
     EXPECT_THAT(result.out, HasSubstr("# verdict: INCONCLUSIVE: 1 of 1 checks could not be decided"));
-    EXPECT_EQ(fabricbench({"report", run.string(), "--thresholds", thresholds.string(), "-o", html, "--fail-on",
-                           "fail"})
+    EXPECT_EQ(fabricbench(
+                  {"report", run.string(), "--thresholds", thresholds.string(), "-o", html, "--fail-on", "fail"})
                   .exit_code,
               0);
   }

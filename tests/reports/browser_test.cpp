@@ -232,8 +232,9 @@ TEST(BrowserLayout, ImportedNcclTestsLogWithThresholdsDrawsTheThreshold) {
   ReportInput input =
       input_of(import_log(std::filesystem::path(FB_CORPUS_LOGS_DIR) / "nccl_test_result_a3mega_h100_2node_np16.md", {}),
                "a3mega 2 nodes");
-  const diagnosis::Thresholds thresholds = parse_thresholds(
-      "checks:\n  - {kind: min_bandwidth, op: all_reduce, min_bytes: 1G, at_least_gbps: 300}\n", "a3mega.yaml");
+  const diagnosis::Thresholds thresholds =
+      parse_thresholds("checks:\n  - {kind: min_bandwidth, op: all_reduce, min_bytes: 1G, at_least_gbps: 300}\n",
+                       "a3mega.yaml");
   testing::judge(input, &thresholds);
   const Measurements m = measure_report(input, "report-nccl-tests-thresholds");
   expect_readable_plots(m);
@@ -303,11 +304,11 @@ TEST(BrowserLayout, ThirtyTwoNodeTopologyIsDrawnByTierWithLegibleText) {
   ReportInput input = input_of({set}, "32 nodes");
   input.topology_dot = dot;
   input.judged.verdict.findings.push_back({.kind = "degraded_link",
-                                  .subject = subjects[0],
-                                  .expected = 50.0,
-                                  .measured = 12.5,
-                                  .unit = "GB/s",
-                                  .evidence = {"every pair through h00011 at a quarter of its peers"}});
+                                           .subject = subjects[0],
+                                           .expected = 50.0,
+                                           .measured = 12.5,
+                                           .unit = "GB/s",
+                                           .evidence = {"every pair through h00011 at a quarter of its peers"}});
   const Measurements m = measure_report(input, "report-topology-32");
   EXPECT_GE(number(m, "topology_texts"), 10);
   EXPECT_GE(number(m, "smallest_topology_text_px"), 10);

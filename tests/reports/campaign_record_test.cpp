@@ -131,7 +131,8 @@ CampaignRecord sample_record() {
   record.results_dir = "campaign-cpu-mpi";
   record.plan = {"plans/cpu-mpi.yaml", std::string(64, 'a'), "system: cpu-dev-box\n"};
   record.thresholds = RecordFile{"plans/thresholds/cpu-mpi.yaml", std::string(64, 'b'), thresholds_text};
-  record.judgement = diagnosis::judge_acceptance({.rows = rows, .thresholds = &thresholds, .confidence = 0.95}, "campaign");
+  record.judgement =
+      diagnosis::judge_acceptance({.rows = rows, .thresholds = &thresholds, .confidence = 0.95}, "campaign");
   record.stages = {{"doctor", "doctor", "completed", 1, "2026-11-26T19:00:00Z", "2026-11-26T19:00:01Z", "1 hosts", 0,
                     "stages/doctor/attempt-1"},
                    {"collectives", "collectives", "completed", 2, "2026-11-26T19:01:00Z", "2026-11-26T19:04:00Z", "",
@@ -347,16 +348,15 @@ TEST(RecordHtml, SignOffAcceptsOnlyAPass) {
   if (::access("/usr/bin/gnuplot", X_OK) != 0) GTEST_SKIP() << "gnuplot is not installed (scripts/setup.sh)";
   CampaignRecord record = sample_record();
   const std::string accepts = "The undersigned accept the system as recorded above";
-  for (const auto& [decision, words] : std::vector<std::pair<diagnosis::Decision, std::string>>{
-           {diagnosis::Decision::pass, accepts},
-           {diagnosis::Decision::fail, "The system did not pass"},
-           {diagnosis::Decision::inconclusive, "The system is not yet accepted"}}) {
+  for (const auto& [decision, words] :
+       std::vector<std::pair<diagnosis::Decision, std::string>>{{diagnosis::Decision::pass, accepts},
+                                                                {diagnosis::Decision::fail, "The system did not pass"},
+                                                                {diagnosis::Decision::inconclusive,
+                                                                 "The system is not yet accepted"}}) {
     record.judgement.decision = decision;
     const std::string html = render_record_html(record, Paper::screen);
     EXPECT_THAT(html, ::testing::HasSubstr(words)) << diagnosis::name_of(decision);
-    if (decision != diagnosis::Decision::pass) {
-      EXPECT_THAT(html, ::testing::Not(::testing::HasSubstr(accepts)));
-    }
+    if (decision != diagnosis::Decision::pass) { EXPECT_THAT(html, ::testing::Not(::testing::HasSubstr(accepts))); }
   }
 }
 

@@ -50,10 +50,10 @@ TEST(CheckVerdictsOutput, OneTestCasePerCheckWithEscapedFailures) {
     row.repetition = repetition;
     rows.push_back(row);
   }
-  const diagnosis::AcceptanceJudgement judged = judge(
-      "checks:\n  - {kind: pairwise_bandwidth, expected_gbps: 50}\n  - {kind: zero_wrong}\n  - {kind: "
-      "no_host_outlier}\n",
-      rows);
+  const diagnosis::AcceptanceJudgement judged =
+      judge("checks:\n  - {kind: pairwise_bandwidth, expected_gbps: 50}\n  - {kind: zero_wrong}\n  - {kind: "
+            "no_host_outlier}\n",
+            rows);
   ASSERT_EQ(judged.checks.size(), 3u);
   EXPECT_EQ(judged.checks[0].decision, diagnosis::Decision::fail);
   EXPECT_TRUE(judged.checks[2].skipped);  // one pair: too few hosts to compare

@@ -124,9 +124,9 @@ TEST_F(DiagnoseRoutesCommand, ConfirmRoundNamesTheCableAndItsPorts) {
   EXPECT_THAT(diagnosis.at("cost_basis").get<std::string>(), HasSubstr("held under the fault"));
   // `report` takes the same inputs and names the same findings: both render diagnosis::judge_fabric.
   const std::string html_path = (dir_ / "report.html").string();
-  const ProcessResult report = testing::run_process({FABRICBENCH_BINARY, "report", first, confirm, "--topology",
-                                                     fixture("ibnetdiscover.txt"), "--routes",
-                                                     fixture("opensm-lfts.dump"), "-o", html_path});
+  const ProcessResult report =
+      testing::run_process({FABRICBENCH_BINARY, "report", first, confirm, "--topology", fixture("ibnetdiscover.txt"),
+                            "--routes", fixture("opensm-lfts.dump"), "-o", html_path});
   ASSERT_EQ(report.exit_code, 0) << testing::describe(report);
   const std::string html = read_text_file(html_path);
   const std::size_t table = html.find("<table class=\"findings\">");
