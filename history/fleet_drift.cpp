@@ -30,11 +30,6 @@ std::vector<JudgedSeries> judge(store::RunStore& store, const std::vector<store:
   return judged;
 }
 
-// Prometheus' base units (seconds, bytes): the results' GB/s (10^9 bytes) and microseconds converted
-// (a division by 10^6: the nearest double to the time in seconds, where x 1e-6 may miss it by one bit).
-constexpr double bytes_per_gb = 1e9;
-constexpr double us_per_second = 1e6;
-
 }  // namespace
 
 diagnosis::RunSeries run_series(const store::Trend& trend) {

@@ -33,7 +33,7 @@ struct RecordStage {
   std::size_t rows = 0;
   std::string results;  // the folder its rows are in, relative to the campaign's
   // Every file the stage left (relative to the campaign's folder) and its SHA-256 as written.
-  std::vector<std::pair<std::string, std::string>> files;
+  std::vector<std::pair<std::string, std::string>> files{};
 };
 
 // One host of the doctor's inventory as attribute and value, in the doctor's order.

@@ -83,6 +83,8 @@ void print_against_model(std::ostream& out, const FabricJudgement& judged) {
     out << "# no findings\n";
     return;
   }
+  // Slow pairs alone (no part named): said above, no table of findings to head.
+  if (judged.ranked.empty() && judged.row_findings().empty()) return;
   out << fmt::format("# {:<14} {:<56} {:>12} {:>12} {:>7} {:>10}\n", "kind", "subject", "expected GB/s",
                      "measured GB/s", "ratio", "confidence");
   out << fmt::format("# ranked by the predicted slowdown of {} (the collective model, the fault at its measured "
