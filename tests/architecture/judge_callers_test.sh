@@ -46,6 +46,11 @@ allowed=(
   '^fb::diagnosis::FabricJudgement::row_findings$'
   # Whether a comparison's significance rests on a recorded spread: a property of the enum value.
   '^fb::diagnosis::spread_recorded$'
+  # The fabric cables of a host, looked up in the topology for the per-cable gauges.
+  '^fb::diagnosis::host_cables$'
+  # The words a trend page marks a run with, read off a drift already judged (a formatter that
+  # belongs in reports/; listed until it moves).
+  '^fb::diagnosis::drift_marks$'
 )
 
 work="$(mktemp -d)"

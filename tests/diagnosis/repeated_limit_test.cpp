@@ -60,9 +60,9 @@ TEST(RepeatedLimit, OneRunWithoutRepetitionsIsInconclusiveNotAPass) {
   const std::vector<ResultRow> rows{row_of(1 << 20, 0, 50)};
   const RepeatedLimitVerdict verdict = judge_over_repetitions(rows, busbw_at_least(5));
   EXPECT_EQ(verdict.decision, Decision::inconclusive);
-  // One value says nothing of the noise: by the estimate a run of 160 decides 90% of the time.
-  EXPECT_EQ(verdict.repetitions_needed, 160u);
-  EXPECT_NE(verdict.statement.find("about 160 repetitions would decide (estimated"), std::string::npos)
+  // One value says nothing of the noise: by the estimate a run of 169 decides 90% of the time.
+  EXPECT_EQ(verdict.repetitions_needed, 169u);
+  EXPECT_NE(verdict.statement.find("about 169 repetitions would decide (estimated"), std::string::npos)
       << verdict.statement;
 }
 
