@@ -24,7 +24,8 @@ std::string finite_or_reason(std::string& text) {
 
 void require_finite_numbers(CLI::App& app) {
   for (CLI::Option* option : app.get_options())
-    if (option->get_type_name() == "FLOAT") option->check(CLI::Validator(finite_or_reason, ""));
+    // A validator with a description (a range) adds it to the type name: "FLOAT in [0 - 1]".
+    if (option->get_type_name().starts_with("FLOAT")) option->check(CLI::Validator(finite_or_reason, ""));
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) require_finite_numbers(*sub);
 }
 

@@ -174,7 +174,7 @@ void CampaignState::verify_files(const std::string& name) const {
   }
   for (const auto& [file, sha256] : now)
     if (!s->files->contains(file))
-      throw InputError(fmt::format("{}: added to stage {}'s results after it ended (the state file holds no hash of "
+      throw InputError(fmt::format("{}: added to stage {}' results after it ended (the state file holds no hash of "
                                    "it): remove it",
                                    (dir / file).string(), name));
 }
