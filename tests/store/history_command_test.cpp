@@ -338,6 +338,7 @@ TEST(HistoryDrift, PerLinkGaugesNameTheCableOfTheDriftedHost) {
 TEST(HistoryDrift, EveryKindOfRunGivesMetricsPromtoolAcceptsAndTheDashboardPlots) {
   testing::TempDir dir;
   testing::write_nightly_runs(dir / "nights");
+  std::filesystem::create_directories(dir / "mixed");
   for (int run = 0; run < 3; ++run) {
     ResultSet results;
     results.provenance.run_id = fmt::format("mixed{}", run);
