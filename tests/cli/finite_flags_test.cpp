@@ -19,7 +19,7 @@ using ::testing::HasSubstr;
 void collect_float_options(CLI::App& app, std::vector<std::string> path,
                            std::vector<std::pair<std::vector<std::string>, std::string>>& found) {
   for (const CLI::Option* option : app.get_options())
-    if (option->get_type_name() == "FLOAT" && !option->get_lnames().empty())
+    if (option->get_type_name().starts_with("FLOAT") && !option->get_lnames().empty())
       found.emplace_back(path, "--" + option->get_lnames().front());
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
     std::vector<std::string> deeper = path;
