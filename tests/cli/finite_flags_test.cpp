@@ -38,7 +38,7 @@ TEST(FiniteFlags, EveryFloatingPointFlagRefusesNanAndInfinity) {
   // found no drift and exited 0.
   EXPECT_THAT(options,
               ::testing::Contains(std::pair<std::vector<std::string>, std::string>{{"history"}, "--cusum-threshold"}));
-  ASSERT_GT(options.size(), 10U);
+  ASSERT_GE(options.size(), 10U);
   for (const auto& [path, name] : options)
     for (const std::string value : {"nan", "NaN", "inf", "-inf", "1e999"}) {
       const cli::CommandLine line = cli::make_command_line({});
