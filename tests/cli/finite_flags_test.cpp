@@ -49,7 +49,14 @@ TEST(FiniteFlags, EveryFloatingPointFlagRefusesNanAndInfinity) {
         line.app->parse(reversed);
         ADD_FAILURE() << name << " " << value << " was accepted";
       } catch (const CLI::ValidationError& e) {
-        EXPECT_THAT(e.what(), HasSubstr(value + " is not a finite number")) << name;
+        // A ranged flag's range check runs first and refuses an infinite value itself; NaN, which
+        // compares false and passes a range, is always the finite check's.
+        EXPECT_THAT(e.what(), ::testing::AnyOf(HasSubstr(value + " is not a finite number"),
+                                               HasSubstr("Value " + value + " not in range")))
+            << name;
+        if (value == "nan" || value == "NaN") {
+          EXPECT_THAT(e.what(), HasSubstr(value + " is not a finite number")) << name;
+        }
       } catch (const CLI::ParseError& e) { ADD_FAILURE() << name << " " << value << ": " << e.what(); }
     }
   // A finite value still reads.
