@@ -38,6 +38,7 @@ bool matches_pattern(std::string_view s, std::size_t at, std::string_view patter
 // Terminal control sequences (colours, cursor moves; the window title a prompt sets) removed.
 // CSI is ESC [ up to a final byte in @..~, OSC is ESC ] up to BEL or ESC \. A newline always stays:
 // lines are never joined.
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): peels one escape sequence kind per branch (CSI, OSC, two-byte) as ECMA-48 defines them, each a short scan
 std::string without_escape_sequences(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -191,6 +191,7 @@ ChangeShape fitted_shape(std::span<const double> logs, std::size_t from, std::si
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): the two-sided CUSUM walk with its open, flagged and cleared states per run, as the method in docs/fleet-health.md states it
 DriftScan scan_drift(std::span<const double> values, const DriftSettings& settings) {
   DriftScan scan;
   if (values.empty()) return scan;

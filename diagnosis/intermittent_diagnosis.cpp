@@ -72,6 +72,7 @@ Finding join(const Graph& graph, const PartHistory& history) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): judges each repetition on its own, then joins them per part, pair and repetition; each branch one case of that join
 IntermittentDiagnosis diagnose_intermittent(const Graph& graph, std::span<const ResultRow> rows,
                                             const DiagnosisSettings& settings, const topo::TableRouter* tables) {
   std::map<std::string, std::map<int, std::vector<ResultRow>>> by_run;

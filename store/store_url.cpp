@@ -135,6 +135,7 @@ HostList parse_hosts(std::string_view spec, std::string_view whole) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): one pass over a libpq URI: scheme, user, password, hosts, ports, database and parameters, each refused with its reason
 StoreUrl StoreUrl::parse(std::string_view text) {
   StoreUrl url;
   if (text.empty()) throw UsageError("--store: empty (a run store is postgresql://USER@HOST:PORT/DB or a file path)");

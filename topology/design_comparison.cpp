@@ -143,6 +143,7 @@ double design_cost(const DesignParts& parts, const PartPrices& prices) {
          price("cable") * static_cast<double>(parts.cables);
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): one phrase per kind of limiting link (NIC, uplink bundle by direction, NVLink, PCIe, rail), as the comparison names it
 std::string limit_in_words(const Graph& graph, std::string_view limit) {
   const std::size_t shared = limit.find(", shared with");
   const std::string sharing = shared == std::string_view::npos ? std::string() : std::string(limit.substr(shared));

@@ -167,6 +167,7 @@ bool is_switch(const Graph& graph, fb::topo::VertexId v) {
   return graph.vertex(v).kind == fb::topo::VertexKind::fabric_switch;
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): draws a seeded scenario: faults of each kind, shared bundles and noise, a branch per kind
 Scenario draw_scenario(const Graph& graph, const std::vector<LinkId>& fabric_links, std::mt19937_64& random,
                        int trial) {
   Scenario scenario;
@@ -215,6 +216,7 @@ struct Tally {
   std::array<std::size_t, thresholds.size()> reported{}, true_reported{};
   std::vector<std::string> false_confident;  // findings at >= 0.99 that name a healthy part
 
+  // NOLINTNEXTLINE(readability-function-cognitive-complexity): tallies one trial per outcome (exact, among alternatives, missed, false at each confidence), a branch per outcome
   void add(const Graph& graph, const Diagnosis& diagnosis, const Scenario& scenario, int trial) {
     faults += scenario.degraded.size();
     uncovered_links += diagnosis.uncovered_links.size();
