@@ -19,6 +19,11 @@ class JobControl {
   // as whether the results directory is writable) that all ranks must follow.
   virtual bool all_agree(bool local_ok) = 0;
 
+  // The reporting rank's `value` on every rank, whatever the others pass: for what rank 0 alone
+  // decides (a campaign's exit code), so that every rank ends the same way and the launcher's
+  // status does not depend on which rank exits first.
+  virtual int reporting_rank_value(int value) = 0;
+
   // Every rank's `local` at the reporting rank, by rank; empty on the other ranks. Collective over
   // all ranks: for what each host knows alone (its port counters).
   virtual std::vector<std::string> gather_at_reporting_rank(const std::string& local) = 0;
@@ -37,6 +42,7 @@ class JobControl {
 class SingleProcessJob final : public JobControl {
  public:
   bool all_agree(bool local_ok) override { return local_ok; }
+  int reporting_rank_value(int value) override { return value; }
   std::vector<std::string> gather_at_reporting_rank(const std::string& local) override { return {local}; }
   // Flushes stdout and stderr (the table printed so far) and ends the process at once, without
   // exit handlers or destructors, as MPI_Abort ends a rank.

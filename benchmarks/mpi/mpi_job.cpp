@@ -77,6 +77,11 @@ bool MpiJob::all_agree(bool local_ok) const {
   return all_ok != 0;
 }
 
+int MpiJob::rank_zero_value(int value) const {
+  FB_MPI_CHECK(MPI_Bcast(&value, 1, MPI_INT, 0, comm()));
+  return value;
+}
+
 std::optional<int> MpiJob::first_rank_not_ok(bool local_ok) const {
   const int ok = local_ok ? 1 : 0;
   std::vector<int> ok_by_rank(static_cast<std::size_t>(size_));

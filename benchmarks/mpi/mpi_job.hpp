@@ -51,6 +51,8 @@ class MpiJob {
 
   // True on every rank when `local_ok` is true on every rank.
   bool all_agree(bool local_ok) const;
+  // Rank 0's `value` on every rank.
+  int rank_zero_value(int value) const;
   // The lowest rank whose `local_ok` is false, on every rank; empty when every rank is ok.
   std::optional<int> first_rank_not_ok(bool local_ok) const;
   // The largest `local` of any rank, on every rank.
@@ -99,6 +101,7 @@ class MpiJobControl final : public JobControl {
                 std::function<void()> before_abort = {});
 
   bool all_agree(bool local_ok) override { return job_.all_agree(local_ok); }
+  int reporting_rank_value(int value) override { return job_.rank_zero_value(value); }
   std::vector<std::string> gather_at_reporting_rank(const std::string& local) override;
   [[noreturn]] void abort_all(int exit_code) override;
   void set_stall_handler(StallHandler handler) override;

@@ -88,8 +88,11 @@ class Campaign {
       }
     }
     signals_held_during_startup.reset();
-    if (!backend_->job().all_agree(error.empty()))
-      return fail(error.empty() ? "rank 0 cannot keep the campaign's results" : error, reporting_, error_code);
+    // Every rank ends with rank 0's code, so the launcher's status does not depend on which exits first.
+    const int startup_code =
+        backend_->job().reporting_rank_value(static_cast<int>(error.empty() ? ExitCode::ok : error_code));
+    if (startup_code != static_cast<int>(ExitCode::ok))
+      return fail(error, reporting_, static_cast<ExitCode>(startup_code));
     if (reporting_)
       std::cout << fmt::format("# campaign: {} for {}, {} stages, results in {}\n", console_text(plan_.system),
                                console_text(plan_.customer), plan_.stages.size(),
@@ -109,9 +112,9 @@ class Campaign {
         exit_code = static_cast<int>(ExitCode::runtime);
       }
     }
-    // Every rank ends with a failure when rank 0's verdict is not a pass, so the launcher's status says it.
-    const bool passed = rank_zero_says(exit_code == 0);
-    return reporting_ ? exit_code : static_cast<int>(passed ? ExitCode::ok : ExitCode::acceptance_failed);
+    // Every rank ends with rank 0's code (its verdict, or why it could not judge), so the launcher's
+    // status says it whichever rank exits first.
+    return backend_->job().reporting_rank_value(exit_code);
   }
 
  private:
@@ -148,7 +151,7 @@ class Campaign {
   }
 
   // Rank 0's `value` on every rank: the others agree with anything.
-  bool rank_zero_says(bool value) { return backend_->job().all_agree(reporting_ ? value : true); }
+  bool rank_zero_says(bool value) { return backend_->job().reporting_rank_value(value ? 1 : 0) != 0; }
 
   void run_stage_unless_done(const CampaignStage& stage) {
     bool needed = true;

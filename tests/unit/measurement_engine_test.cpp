@@ -79,6 +79,7 @@ class FakeBackend final : public Backend, public JobControl {
     }
     return local_ok && others_ok;
   }
+  int reporting_rank_value(int value) override { return value; }  // this fake is the reporting rank
   std::vector<std::string> gather_at_reporting_rank(const std::string& local) override { return {local}; }
   [[noreturn]] void abort_all(int) override { std::abort(); }
   JobControl& job() override { return *this; }
