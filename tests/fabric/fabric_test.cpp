@@ -414,12 +414,12 @@ TEST_F(EmulatedFabric, HostLinkThrottledDuringOneRepetitionIsIntermittentAndDrai
                                      specs_dir + "/healthy.yaml", "--drain-list", drain.string()}));
   std::cout << diagnosed.out;
   EXPECT_EQ(diagnosed.exit_code, 7) << describe(diagnosed);
-  EXPECT_THAT(diagnosed.out, HasSubstr("intermittent_host " + slow_host + ": "));
+  EXPECT_THAT(diagnosed.out, HasSubstr("intermittent_host " + slow_host + ": ")) << describe(diagnosed);
   std::ifstream in(drain);
   std::vector<std::string> drained;
   for (std::string line; std::getline(in, line);)
     if (!line.starts_with("#")) drained.push_back(line.substr(0, line.find('\t')));
-  EXPECT_EQ(drained, std::vector<std::string>{slow_host});
+  EXPECT_EQ(drained, std::vector<std::string>{slow_host}) << describe(diagnosed);
 }
 
 }  // namespace
