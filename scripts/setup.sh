@@ -21,6 +21,7 @@ packages=(
   ibsim-utils opensm infiniband-diags         # genuine forwarding tables of simulated fabrics (scripts/ibsim-fabric.sh)
   gnuplot-nox graphviz chromium               # report plots (SVG), topology drawings, report tests in a headless browser
   poppler-utils                               # pdftoppm: the campaign record test reads the PDF's pages as images
+  patchelf                                    # the GPU bundle's RPATHs (scripts/gpu-check.sh bundle)
   python3-jsonschema                          # the campaign test validates summary.json against its published schema
   slurmctld slurmd slurm-client munge jq      # the launcher test under a real Slurm (tests/slurm)
   python3-yaml                                # the MPIJob manifest test (tests/launch)

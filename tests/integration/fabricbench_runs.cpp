@@ -2,19 +2,37 @@
 
 #include "results/results_io.hpp"
 
+#include <cstdlib>
 #include <thread>
 
 namespace fb::testing {
 
+namespace {
+
+// The build tree's path, or the environment's where the tests run from elsewhere: the GPU bundle
+// (scripts/gpu-check.sh run-bundle) carries them away from the tree they were built in.
+std::string path_from_environment(const char* variable, const char* built) {
+  const char* given = std::getenv(variable);
+  return given && *given ? given : built;
+}
+
+}  // namespace
+
+const std::string& fabricbench_binary() {
+  static const std::string path = path_from_environment("FABRICBENCH_TEST_BINARY", FABRICBENCH_BINARY);
+  return path;
+}
+
 std::vector<std::string> under_mpirun(int nranks, const std::string& binary, const std::vector<std::string>& args) {
-  std::vector<std::string> argv{MPIEXEC_BINARY, "--allow-run-as-root",  "--oversubscribe",
-                                "-np",          std::to_string(nranks), binary};
+  static const std::string mpiexec = path_from_environment("FABRICBENCH_TEST_MPIEXEC", MPIEXEC_BINARY);
+  std::vector<std::string> argv{mpiexec, "--allow-run-as-root",  "--oversubscribe",
+                                "-np",   std::to_string(nranks), binary};
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }
 
 std::vector<std::string> directly(const std::vector<std::string>& args) {
-  std::vector<std::string> argv{FABRICBENCH_BINARY};
+  std::vector<std::string> argv{fabricbench_binary()};
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }

@@ -16,6 +16,9 @@ namespace fb::testing {
 // (singleton initialization); CI containers often run as root.
 inline const std::vector<std::string> allow_root{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
 
+// The fabricbench program the tests run: the build's, or FABRICBENCH_TEST_BINARY's (and mpiexec:
+// FABRICBENCH_TEST_MPIEXEC's) where the tests were carried away from their build.
+const std::string& fabricbench_binary();
 std::vector<std::string> under_mpirun(int nranks, const std::string& binary, const std::vector<std::string>& args);
 std::vector<std::string> directly(const std::vector<std::string>& args);
 

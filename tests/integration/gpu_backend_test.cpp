@@ -76,7 +76,7 @@ TEST(CudaBackend, CopiesOrSkipsCleanly) {
 TEST(NcclBackend, SkipsOnceForTheWholeJobWithoutGpus) {
   if (!FABRICBENCH_NCCL_BACKEND_BUILT) GTEST_SKIP() << "this build has no NCCL backend";
   const TempDir dir;
-  const ProcessResult result = run_process(under_mpirun(2, FABRICBENCH_BINARY,
+  const ProcessResult result = run_process(under_mpirun(2, testing::fabricbench_binary(),
                                                         {"run", "all_reduce", "--backend", "nccl", "-e", "1M", "-n",
                                                          "3", "-D", dir.path().string()}),
                                            allow_root);
