@@ -31,14 +31,47 @@ MatchKey key_of(const ResultRow& row) {
           by_rank ? std::string() : row.dst_host};
 }
 
-std::map<MatchKey, const ResultRow*> index_best(std::span<const ResultRow> rows, std::size_t& duplicates) {
-  std::map<MatchKey, const ResultRow*> index;
-  for (const ResultRow& row : rows) {
-    auto [it, inserted] = index.try_emplace(key_of(row), &row);
-    if (inserted) continue;
-    ++duplicates;
-    if (row.time_median_us < it->second->time_median_us) it->second = &row;
+// One side's value for a key: the row (its median time the median over repetitions when it has
+// several), how many repetitions it rests on and their spread.
+struct SideValue {
+  ResultRow row;
+  std::size_t repetitions = 1;
+  std::optional<double> spread;
+};
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+SideValue value_of(const std::vector<const ResultRow*>& rows, std::size_t& duplicates) {
+  const bool repeated =
+      rows.size() > 1 && std::all_of(rows.begin(), rows.end(), [](const ResultRow* r) { return r->repetition; });
+  if (!repeated) {
+    const ResultRow* best = rows.front();
+    for (const ResultRow* row : rows)
+      if (row->time_median_us < best->time_median_us) best = row;
+    duplicates += rows.size() - 1;
+    return {*best, 1, run_to_run_spread(*best)};
   }
+  std::vector<double> times;
+  std::vector<double> busbw;
+  for (const ResultRow* row : rows) {
+    times.push_back(row->time_median_us);
+    if (row->busbw_gbps) busbw.push_back(*row->busbw_gbps);
+  }
+  SideValue value{*rows.front(), rows.size(), repetition_spread(times)};
+  value.row.time_median_us = median_of(times);
+  if (busbw.size() == rows.size()) value.row.busbw_gbps = median_of(busbw);
+  return value;
+}
+
+std::map<MatchKey, SideValue> index_sides(std::span<const ResultRow> rows, std::size_t& duplicates) {
+  std::map<MatchKey, std::vector<const ResultRow*>> grouped;
+  for (const ResultRow& row : rows) grouped[key_of(row)].push_back(&row);
+  std::map<MatchKey, SideValue> index;
+  for (const auto& [key, group] : grouped) index.emplace(key, value_of(group, duplicates));
   return index;
 }
 
@@ -67,21 +100,42 @@ std::optional<double> run_to_run_spread(const ResultRow& row) {
   return std::max(cv_reported ? row.time_cv : 0.0, std::max(tail, 0.0));
 }
 
+std::optional<double> repetition_spread(std::vector<double> median_times_us) {
+  const std::size_t n = median_times_us.size();
+  if (n < 2) return std::nullopt;
+  std::sort(median_times_us.begin(), median_times_us.end());
+  const double median = median_of(median_times_us);
+  if (median <= 0) return std::nullopt;
+  if (n < 4) return (median_times_us.back() - median_times_us.front()) / median;
+  // Quartiles by linear interpolation between order statistics.
+  const auto quantile = [&](double p) {
+    const double at = p * static_cast<double>(n - 1);
+    const auto below = static_cast<std::size_t>(at);
+    const double above = below + 1 < n ? median_times_us[below + 1] : median_times_us[below];
+    return median_times_us[below] + (at - static_cast<double>(below)) * (above - median_times_us[below]);
+  };
+  return (quantile(0.75) - quantile(0.25)) / median;
+}
+
 Comparison compare_results(std::span<const ResultRow> a, std::span<const ResultRow> b) {
   Comparison comparison;
-  const auto index_a = index_best(a, comparison.duplicates_merged);
-  const auto index_b = index_best(b, comparison.duplicates_merged);
+  const auto index_a = index_sides(a, comparison.duplicates_merged);
+  const auto index_b = index_sides(b, comparison.duplicates_merged);
   std::map<std::string, OpComparison> by_op;
-  for (const auto& [key, row_a] : index_a) {
+  for (const auto& [key, side_a] : index_a) {
+    const ResultRow* row_a = &side_a.row;
     const auto match = index_b.find(key);
-    if (match == index_b.end() || row_a->time_median_us <= 0 || match->second->time_median_us <= 0) {
+    if (match == index_b.end() || row_a->time_median_us <= 0 || match->second.row.time_median_us <= 0) {
       ++comparison.only_in_a;
       continue;
     }
-    ComparedRow compared{*row_a, *match->second, match->second->time_median_us / row_a->time_median_us,
+    const SideValue& side_b = match->second;
+    ComparedRow compared{*row_a, side_b.row, side_b.row.time_median_us / row_a->time_median_us,
                          default_noise_bound_fraction, Significance::within_default_bound};
-    const std::optional<double> spread_a = run_to_run_spread(compared.a);
-    const std::optional<double> spread_b = run_to_run_spread(compared.b);
+    compared.repetitions_a = side_a.repetitions;
+    compared.repetitions_b = side_b.repetitions;
+    const std::optional<double> spread_a = side_a.spread;
+    const std::optional<double> spread_b = side_b.spread;
     const bool recorded = spread_a && spread_b;
     if (recorded) compared.spread_fraction = *spread_a + *spread_b;
     const double bound = 1 + compared.spread_fraction;

@@ -36,6 +36,10 @@ struct ComparedRow {
   Significance significance = Significance::within_default_bound;
   bool regression = false;  // is_regression: B slower beyond the spread
   bool too_noisy = false;   // too_noisy_to_compare
+  // The repetitions each side's time rests on: with more than one, its time is the median of the
+  // repetitions' medians and its spread theirs (repetition_spread); with one, the row's own.
+  std::size_t repetitions_a = 1;
+  std::size_t repetitions_b = 1;
 };
 
 struct OpComparison {
@@ -62,9 +66,17 @@ struct Comparison {
 // its source reported neither the CV nor the p99.
 std::optional<double> run_to_run_spread(const ResultRow& row);
 
+// The run-to-run spread of repetitions of one measurement, from their median times: the
+// interquartile range over the median from four repetitions on (1.35 sigma for normal noise, and
+// untouched by one odd repetition), the range over the median for two or three. Empty for fewer.
+std::optional<double> repetition_spread(std::vector<double> median_times_us);
+
 // Rows match on op, dtype, redop, placement, rank count, size and endpoints (src/dst ranks, or
-// hosts where a row has no ranks). When a side holds several rows for one key (several runs in a
-// directory), the one with the smallest median time counts: the best the fabric achieved.
+// hosts where a row has no ranks). When a side holds several rows for one key and each carries a
+// repetition number (a campaign's or `run --repeat`'s folder), they are one measurement repeated:
+// like is compared with like, the median of their median times against the other side's, judged
+// against repetition_spread. Several rows without repetition numbers (several runs in a
+// directory): the one with the smallest median time counts, the best the fabric achieved.
 // A difference is beyond the spread when the ratio leaves [1 / (1 + s), 1 + s], s being the sum of
 // both sides' spreads: each median can be off by about its own spread, in opposite directions.
 Comparison compare_results(std::span<const ResultRow> a, std::span<const ResultRow> b);

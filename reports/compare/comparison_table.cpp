@@ -25,6 +25,15 @@ std::string format_optional(const std::optional<double>& value, std::string_view
   return value ? fmt::format(fmt::runtime(format), *value) : std::string("n/a");
 }
 
+// A pair's row names its pair: its hosts where they differ, else its ranks; a collective's row its
+// placement.
+std::string subject_of(const ResultRow& row) {
+  if (!row.src_host.empty() && !row.dst_host.empty() && row.src_host != row.dst_host)
+    return fmt::format("{}->{}", row.src_host, row.dst_host);
+  if (row.src_rank && row.dst_rank) return fmt::format("rank {}->{}", *row.src_rank, *row.dst_rank);
+  return row.in_place ? "in-place" : "out-of-place";
+}
+
 }  // namespace
 
 std::string comparison_to_csv(const Comparison& comparison) {
@@ -57,6 +66,10 @@ std::string comparison_to_json(const Comparison& comparison, std::string_view la
                       {"nranks", row.a.nranks},
                       {"src_rank", row.a.src_rank ? nlohmann::json(*row.a.src_rank) : nlohmann::json(nullptr)},
                       {"dst_rank", row.a.dst_rank ? nlohmann::json(*row.a.dst_rank) : nlohmann::json(nullptr)},
+                      {"src_host", row.a.src_host},
+                      {"dst_host", row.a.dst_host},
+                      {"repetitions_a", row.repetitions_a},
+                      {"repetitions_b", row.repetitions_b},
                       {"time_median_us_a", row.a.time_median_us},
                       {"time_median_us_b", row.b.time_median_us},
                       {"time_ratio_b_over_a", row.time_ratio_b_over_a},
@@ -90,15 +103,16 @@ void print_comparison(std::ostream& out, const Comparison& comparison, std::stri
                      "the default noise bound of {:.0f}%; '?*': beyond that bound\n",
                      label_a, label_b, 100 * default_noise_bound_fraction);
   for (const OpComparison& op : comparison.ops) {
-    out << fmt::format("#\n# {}\n# {:>12} {:>12} {:>6} {:>12} {:>12} {:>10} {:>10} {:>9} {:>8}\n", op.op, "placement",
-                       "size", "ranks", "time A (us)", "time B (us)", "busbw A", "busbw B", "B/A time", "spread");
+    const bool pairs = !op.rows.empty() && op.rows.front().a.src_rank.has_value();
+    out << fmt::format("#\n# {}\n# {:>12} {:>12} {:>6} {:>12} {:>12} {:>10} {:>10} {:>9} {:>8}\n", op.op,
+                       pairs ? "pair" : "placement", "size", "ranks", "time A (us)", "time B (us)", "busbw A", "busbw B", "B/A time", "spread");
     for (const ComparedRow& row : op.rows) {
       const std::string_view mark = row.significance == Significance::beyond_spread          ? "* "
                                     : row.significance == Significance::beyond_default_bound ? "?*"
                                     : row.significance == Significance::within_default_bound ? "? "
                                                                                              : "  ";
       out << fmt::format("  {:>12} {:>12} {:>6} {:>12.2f} {:>12.2f} {:>10} {:>10} {:>8.3f}{} {:>8}\n",
-                         row.a.in_place ? "in-place" : "out-of-place", format_size_bytes(row.a.bytes), row.a.nranks,
+                         subject_of(row.a), format_size_bytes(row.a.bytes), row.a.nranks,
                          row.a.time_median_us, row.b.time_median_us, format_optional(row.a.busbw_gbps, "{:.2f}"),
                          format_optional(row.b.busbw_gbps, "{:.2f}"), row.time_ratio_b_over_a, mark,
                          spread_recorded(row.significance) ? fmt::format("{:.1f}%", 100 * row.spread_fraction)
@@ -133,6 +147,21 @@ void print_comparison(std::ostream& out, const Comparison& comparison, std::stri
     out << fmt::format("# too noisy to compare: {} sizes whose runs spread {:.0f}% or more; at those sizes these runs "
                        "say nothing about each other (more iterations, or a quieter machine)\n",
                        noisy, 100 * too_noisy_spread_fraction);
+  std::size_t recorded = 0;
+  std::size_t fewest_repetitions = 0;
+  for (const OpComparison& op : comparison.ops)
+    for (const ComparedRow& row : op.rows) {
+      if (!spread_recorded(row.significance)) continue;
+      ++recorded;
+      const std::size_t repetitions = std::min(row.repetitions_a, row.repetitions_b);
+      fewest_repetitions = fewest_repetitions == 0 ? repetitions : std::min(fewest_repetitions, repetitions);
+    }
+  if (recorded > 0 && comparison.too_noisy == 0)
+    out << fmt::format("# comparable: at every size with a spread the runs spread less than {:.0f}% ({})\n",
+                       100 * too_noisy_spread_fraction,
+                       fewest_repetitions > 1
+                           ? fmt::format("the spread of each run's own repetitions, {} or more", fewest_repetitions)
+                           : std::string("the spread of the iterations within a row"));
   if (comparison.duplicates_merged)
     out << fmt::format("# {} duplicate rows (several runs) were merged, keeping the fastest\n",
                        comparison.duplicates_merged);

@@ -123,5 +123,54 @@ TEST(Comparison, SeveralRunsOnOneSideKeepTheFastest) {
   EXPECT_DOUBLE_EQ(comparison.ops.at(0).rows.at(0).time_ratio_b_over_a, 0.5);
 }
 
+// Two quiet runs of a CPU box, ten repetitions each: every repetition's median within 1% of
+// 10 us, but the iterations inside one repetition have a tail (p99 twice the median, CV 40%), as a
+// shared machine's do. Judged from one row's CV and tail they spread over 100% and were "too noisy
+// to compare"; judged from each run's own repetitions they spread about 1% and are comparable.
+TEST(Comparison, TwoQuietRunsJudgedFromTheirRepetitionsAreComparable) {
+  const auto run = [](double scale) {
+    std::vector<ResultRow> rows;
+    for (int rep = 0; rep < 10; ++rep) {
+      ResultRow row = noisy(collective_row("all_reduce", 1024, scale * (10 + 0.02 * (rep % 5))), 0.4, 1.0);
+      row.repetition = rep;
+      rows.push_back(row);
+    }
+    return rows;
+  };
+  const std::vector<ResultRow> a = run(1.0);
+  const std::vector<ResultRow> b = run(1.005);
+  ASSERT_GE(*run_to_run_spread(a[0]), 1.0);  // one row alone: over 100%
+  const Comparison comparison = compare_results(a, b);
+  EXPECT_EQ(comparison.duplicates_merged, 0u);
+  ASSERT_EQ(comparison.ops.size(), 1u);
+  ASSERT_EQ(comparison.ops[0].rows.size(), 1u);
+  const diagnosis::ComparedRow& row = comparison.ops[0].rows[0];
+  EXPECT_EQ(row.repetitions_a, 10u);
+  EXPECT_EQ(row.repetitions_b, 10u);
+  // Medians over the repetitions: 10.04 and 10.04 x 1.005.
+  EXPECT_NEAR(row.a.time_median_us, 10.04, 1e-9);
+  EXPECT_NEAR(row.time_ratio_b_over_a, 1.005, 1e-9);
+  // Each side's quartiles 10.02 and 10.06 over 10.04: 0.4%, twice over.
+  EXPECT_NEAR(row.spread_fraction, 2 * 0.04 / 10.04, 1e-6);
+  EXPECT_EQ(row.significance, Significance::within_spread);
+  EXPECT_FALSE(row.too_noisy);
+  EXPECT_EQ(count_too_noisy(comparison), 0u);
+}
+
+// A campaign's folder holds every repetition: like is compared with like (their median), not the
+// fastest repetition against the other side's.
+TEST(Comparison, RepetitionsAreComparedByTheirMedianNotTheFastest) {
+  std::vector<ResultRow> a;
+  for (const double t : {10.0, 11.0, 12.0, 13.0, 30.0}) {
+    a.push_back(collective_row("all_reduce", 1024, t));
+    a.back().repetition = static_cast<int>(a.size());
+  }
+  const std::vector<ResultRow> b{collective_row("all_reduce", 1024, 12)};
+  const Comparison comparison = compare_results(a, b);
+  EXPECT_DOUBLE_EQ(comparison.ops.at(0).rows.at(0).a.time_median_us, 12.0);
+  EXPECT_DOUBLE_EQ(comparison.ops.at(0).rows.at(0).time_ratio_b_over_a, 1.0);
+  EXPECT_EQ(comparison.ops.at(0).rows.at(0).repetitions_a, 5u);
+}
+
 }  // namespace
 }  // namespace fb
