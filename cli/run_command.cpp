@@ -270,11 +270,14 @@ class RunCommand {
       PortCounterWatch port_counters(backend_->job(), backend_->placement(), options_.sysfs_root);
       outcome = engine.run(plan, port_counters);
     } catch (const std::exception& e) {
-      // Seen by this rank alone: the others may wait for it forever, so end them all.
+      // Seen by this rank alone: the others may wait for it forever, so end them all. A deadline
+      // that a backend's own wait saw (a stream that never completed) is a timeout like the
+      // watchdog's, exit 5, not a runtime error.
       std::cerr << fmt::format("fabricbench: rank {} on {}: {}\n", placement.rank,
                                placement.rank_hosts.at(static_cast<std::size_t>(placement.rank)), e.what());
-      if (placement.nranks > 1) backend_->job().abort_all(static_cast<int>(ExitCode::runtime));
-      return static_cast<int>(ExitCode::runtime);
+      const ExitCode code = dynamic_cast<const TimeoutError*>(&e) ? ExitCode::timeout : ExitCode::runtime;
+      if (placement.nranks > 1) backend_->job().abort_all(static_cast<int>(code));
+      return static_cast<int>(code);
     }
     if (store_ && !record_in_store()) return static_cast<int>(ExitCode::runtime);
     return static_cast<int>(outcome.wrong_elements > 0 ? ExitCode::wrong_results : ExitCode::ok);

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <concepts>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <type_traits>
 
@@ -114,18 +115,70 @@ struct ExpectedPattern {
   }
 };
 
-// How far a 16-bit floating-point result may be from the exact value: 0 while every partial sum
-// of a reduction is an integer the type holds exactly (|sum| <= 15 n within 2^(mantissa + 1)),
-// otherwise n half-units in the last place of the largest partial sum, since the library may add
-// in any order and each addition rounds. Other types and other reductions are always exact.
-inline double validation_tolerance(DataType type, ReduceOp redop, int nranks) {
-  if (redop != ReduceOp::sum || (type != DataType::half && type != DataType::bfloat16)) return 0.0;
+// How far a 16-bit floating-point result may be from the exact value. Only a reduction rounds:
+// all_gather, broadcast, alltoall, sendrecv and the other copies move the sender's bits, so what
+// was not reduced over ranks is compared exactly in every type (a tolerance there would accept
+// the neighbouring pattern value from 18 ranks in bfloat16). A sum is exact while every partial
+// sum is an integer the type holds (|sum| <= 15 n within 2^(mantissa + 1)), otherwise n
+// half-units in the last place of the largest partial sum, since the library may add in any order
+// and each addition rounds. Products of the pattern's factors (+-1, 2) are powers of two, exact at
+// every step in any order, and min/max pick an input: both are exact (a product beyond the type's
+// range is infinity: validation_bound). Other types never round.
+inline double validation_tolerance(DataType type, const ExpectedPattern& expected) {
+  if (!expected.reduced_over_ranks || expected.redop != ReduceOp::sum ||
+      (type != DataType::half && type != DataType::bfloat16))
+    return 0.0;
   const int mantissa_bits = type == DataType::half ? 10 : 7;
-  const double largest_partial_sum = 15.0 * nranks;
+  const double largest_partial_sum = 15.0 * expected.nranks;
   if (largest_partial_sum <= std::ldexp(1.0, mantissa_bits + 1)) return 0.0;
   const double unit_in_last_place =
       std::ldexp(1.0, static_cast<int>(std::floor(std::log2(largest_partial_sum))) - mantissa_bits);
-  return nranks * unit_in_last_place / 2;
+  return expected.nranks * unit_in_last_place / 2;
+}
+
+// The magnitude from which round-to-nearest gives infinity in a 16-bit float: the largest finite
+// value plus half its unit in the last place, (2 - 2^-(mantissa + 1)) * 2^max_exponent (65520 in
+// half). The exact value is formed in float, which holds 2^16 where half does not: from 121 ranks
+// the half `prod` pattern reaches 2^16 at some indices (16 factors of 2 among ranks 0, 8, ..., 120),
+// and the library's correct answer there is infinity. Other types: no limit the check needs (a
+// float product past 2^127 is infinity in the expected value too).
+inline double overflow_threshold(DataType type) {
+  if (type == DataType::half) return std::ldexp(2.0 - std::ldexp(1.0, -11), 15);
+  if (type == DataType::bfloat16) return std::ldexp(2.0 - std::ldexp(1.0, -8), 127);
+  return std::numeric_limits<double>::max();
+}
+
+// What a checked element of a 16-bit float output may hold, as one value the device kernel takes.
+struct ValidationBound {
+  double tolerance = 0;                                     // largest accepted |actual - exact|
+  double overflow_at = std::numeric_limits<double>::max();  // |exact| that the type rounds to infinity
+};
+
+inline ValidationBound validation_bound(DataType type, const ExpectedPattern& expected) {
+  return {validation_tolerance(type, expected), overflow_threshold(type)};
+}
+
+// Whether `actual` (a 16-bit float result, widened) is the exact value `exact` as the type holds
+// it: the same infinity where the exact value is beyond the type's range, else within the
+// tolerance. A NaN compares false both ways, so it is never accepted.
+FB_HOST_DEVICE inline bool accepted_value(double actual, double exact, const ValidationBound& bound) {
+  if (exact >= bound.overflow_at) return actual >= bound.overflow_at;
+  if (exact <= -bound.overflow_at) return actual <= -bound.overflow_at;
+  const double difference = actual - exact;
+  return difference <= bound.tolerance && -difference <= bound.tolerance;
+}
+
+// What an output element is reset to before a checked iteration, so an op that writes nothing
+// there fails: for floating-point types a NaN, which no op produces from the pattern's finite
+// inputs (no 0 * infinity, no infinity - infinity) and the check never accepts; for integers the
+// complement of the expected value, which differs from it in every bit (an integer reduction
+// wraps and may produce any value, so no one integer is impossible for every op).
+template <class T>
+FB_HOST_DEVICE T reset_value_at(const ExpectedPattern& expected, std::uint64_t i) {
+  if constexpr (std::integral<T>)
+    return static_cast<T>(~expected.value_at<T>(i));
+  else
+    return static_cast<T>(NAN);  // the macro, not numeric_limits: it also compiles for the device
 }
 
 // Writes rank `rank`'s pattern, starting at global element `first_index`.

@@ -108,6 +108,7 @@ void Watchdog::begin_case(std::string label, double deadline_s) {
   }
   const RankProgress current = unpack(packed_progress_.load(std::memory_order_relaxed));
   packed_progress_.store(pack({current.case_number + 1, CasePhase::prepare, 0}), std::memory_order_relaxed);
+  expired_.store(false);
   deadline_s_.store(deadline_s);
 }
 
@@ -117,6 +118,8 @@ void Watchdog::step(CasePhase phase, std::uint32_t iteration) noexcept {
 }
 
 void Watchdog::end_case() { deadline_s_.store(0); }
+
+void Watchdog::expire() noexcept { expired_.store(true); }
 
 void Watchdog::set_stall_handler(StallHandler handler) { stall_handler_ = std::move(handler); }
 
@@ -146,7 +149,7 @@ void Watchdog::run_coordinator() {
     ::poll(&pfd, 1, static_cast<int>(sample_period.count()));
     const double deadline_s = deadline_s_.load();
     const double stalled_s = stalled_seconds();
-    if (deadline_s > 0 && stalled_s > deadline_s) end_job(examine_stall(stalled_s));
+    if (deadline_s > 0 && (stalled_s > deadline_s || expired_.load())) end_job(examine_stall(stalled_s));
   }
 }
 
@@ -164,15 +167,16 @@ void Watchdog::run_member() {
     // itself stuck or gone, and this rank ends the job.
     const double deadline_s = deadline_s_.load();
     const double stalled_s = stalled_seconds();
-    if (deadline_s > 0 && stalled_s > deadline_s + settings_.coordinator_grace_s) {
+    const bool expired = expired_.load();
+    if (deadline_s > 0 && (stalled_s > deadline_s + settings_.coordinator_grace_s || expired)) {
       StallReport report{current_label(), deadline_s, stalled_s, "", {}, ""};
       const std::string position = describe(unpack(packed_progress_.load()));
       report.ranks.push_back({rank_, rank_hosts_.at(static_cast<std::size_t>(rank_)), true, position, false,
                               links_lost(links_up_at_start_, links_up())});
       report.message =
-          fmt::format("timeout: {} made no progress on rank {} ({}) for {:.1f} s at {}, and rank 0 did "
-                      "not end the job",
-                      report.case_label, rank_, rank_hosts_.at(static_cast<std::size_t>(rank_)), stalled_s, position);
+          fmt::format("timeout: {} made no progress on rank {} ({}) for {:.1f} s at {}, and {}", report.case_label,
+                      rank_, rank_hosts_.at(static_cast<std::size_t>(rank_)), stalled_s, position,
+                      expired ? "its own deadline passed before rank 0 ended the job" : "rank 0 did not end the job");
       end_job(report);
     }
   }

@@ -82,6 +82,11 @@ class Watchdog {
   void step(CasePhase phase, std::uint32_t iteration = 0) noexcept;
   // Disarms until the next case.
   void end_case();
+  // The measuring thread's own deadline for the current step passed (a backend's wait that gave
+  // up): the step is treated as past the watchdog's deadline at its next sample, so the job ends
+  // as for any deadline: rank 0 asks the ranks and hands the report naming them to the stall
+  // handler (the incident) and on_timeout; another rank ends the job with its own report.
+  void expire() noexcept;
   // `handler` sees the report of a passed deadline before `on_timeout` ends the job. Set it before
   // the first case; it must not throw.
   void set_stall_handler(StallHandler handler);
@@ -108,6 +113,7 @@ class Watchdog {
   std::atomic<std::uint64_t> packed_progress_{0};
   std::atomic<double> deadline_s_{0};  // 0: disarmed
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> expired_{false};  // set by expire(), cleared by begin_case()
   std::mutex label_mutex_;
   std::string label_;
 

@@ -49,8 +49,8 @@ __global__ void fill_kernel(T* buffer, std::uint64_t count, int rank, std::uint6
 }
 
 template <class T>
-__global__ void count_wrong_kernel(const T* buffer, std::uint64_t count, ExpectedPattern expected, double tolerance,
-                                   unsigned long long* wrong) {
+__global__ void count_wrong_kernel(const T* buffer, std::uint64_t count, ExpectedPattern expected,
+                                   ValidationBound bound, unsigned long long* wrong) {
   using Element = DeviceElement<T>;
   using Value = typename Element::Value;
   unsigned long long local_wrong = 0;
@@ -58,15 +58,20 @@ __global__ void count_wrong_kernel(const T* buffer, std::uint64_t count, Expecte
   for (std::uint64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
     const Value actual = Element::load(buffer[i]);
     const Value wanted = expected.value_at<Value>(i);
-    if constexpr (std::is_same_v<Value, T>) {
-      local_wrong += actual != wanted ? 1 : 0;
-    } else {
-      // NaN compares false both ways: a NaN where a number belongs is wrong.
-      const double difference = static_cast<double>(actual) - static_cast<double>(wanted);
-      local_wrong += (difference <= tolerance && -difference <= tolerance) ? 0 : 1;
-    }
+    if constexpr (std::is_same_v<Value, T>)
+      local_wrong += actual != wanted ? 1 : 0;  // computed in the type itself: exact
+    else
+      local_wrong += accepted_value(static_cast<double>(actual), static_cast<double>(wanted), bound) ? 0 : 1;
   }
   if (local_wrong > 0) atomicAdd(wrong, local_wrong);
+}
+
+template <class T>
+__global__ void reset_kernel(T* buffer, std::uint64_t count, ExpectedPattern expected) {
+  using Element = DeviceElement<T>;
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride)
+    buffer[i] = Element::store(reset_value_at<typename Element::Value>(expected, i));
 }
 
 }  // namespace
@@ -81,16 +86,25 @@ void fill_pattern_on_device(void* buffer, DataType type, std::uint64_t count, in
   FB_CUDA_CHECK(cudaGetLastError());
 }
 
+void reset_output_on_device(void* buffer, DataType type, std::uint64_t count, const ExpectedPattern& expected,
+                            cudaStream_t stream) {
+  if (count == 0) return;
+  visit_type<__half, __nv_bfloat16>(type, [&]<class T>() {
+    reset_kernel<T><<<blocks_for(count), threads_per_block, 0, stream>>>(static_cast<T*>(buffer), count, expected);
+  });
+  FB_CUDA_CHECK(cudaGetLastError());
+}
+
 std::uint64_t count_wrong_on_device(const void* buffer, DataType type, std::uint64_t count,
                                     const ExpectedPattern& expected, cudaStream_t stream) {
   unsigned long long* wrong_on_device = nullptr;
   FB_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&wrong_on_device), sizeof *wrong_on_device, stream));
   FB_CUDA_CHECK(cudaMemsetAsync(wrong_on_device, 0, sizeof *wrong_on_device, stream));
-  const double tolerance = validation_tolerance(type, expected.redop, expected.nranks);
+  const ValidationBound bound = validation_bound(type, expected);
   if (count > 0) {
     visit_type<__half, __nv_bfloat16>(type, [&]<class T>() {
       count_wrong_kernel<T><<<blocks_for(count), threads_per_block, 0, stream>>>(static_cast<const T*>(buffer), count,
-                                                                                 expected, tolerance, wrong_on_device);
+                                                                                 expected, bound, wrong_on_device);
     });
     FB_CUDA_CHECK(cudaGetLastError());
   }

@@ -17,8 +17,14 @@ namespace fb {
 void fill_pattern_on_device(void* buffer, DataType type, std::uint64_t count, int rank, std::uint64_t first_index,
                             ReduceOp redop, cudaStream_t stream);
 
-// Counts the elements of `buffer` that differ from `expected` by more than the type's tolerance
-// (validation_tolerance), on the device of `stream`; waits for `stream`.
+// Writes into `count` elements at `buffer` a value each can never correctly hold after the op
+// that `expected` describes (reset_value_at: NaN, or the expected integer's complement), so an op
+// that leaves an element unwritten fails the check. Asynchronous on `stream`.
+void reset_output_on_device(void* buffer, DataType type, std::uint64_t count, const ExpectedPattern& expected,
+                            cudaStream_t stream);
+
+// Counts the elements of `buffer` that are not `expected`: exactly, except for reduced 16-bit
+// floats (validation_bound), on the device of `stream`; waits for `stream`.
 std::uint64_t count_wrong_on_device(const void* buffer, DataType type, std::uint64_t count,
                                     const ExpectedPattern& expected, cudaStream_t stream);
 

@@ -1,9 +1,15 @@
 // `--backend nccl`: collectives and point-to-point ops on device buffers through NCCL, one or
 // more GPUs per process (-g), bootstrapped over MPI, optionally replayed as CUDA graphs (-G).
-// Communicators are non-blocking, so no NCCL call can hold the host: every wait polls, and a
-// wait that passes its deadline aborts the communicators and names the op, size and rank. Only
-// this (the measuring) thread aborts them: the watchdog asks it to, and ends the process without
-// an abort only when the measuring thread does not answer.
+// Communicators are blocking, as nccl-tests' are: ncclGroupEnd returns with the group's kernels on
+// the streams, so nothing but the enqueue sits between a case's timing events (a non-blocking
+// communicator launches each group from a thread NCCL starts in ncclGroupEnd, and the host must
+// poll until it has, inside the timed window). The host waits for work only on the streams, by
+// polling, with NCCL's asynchronous errors checked at every poll. Every deadline ends as the
+// watchdog's do: rank 0 asks the ranks where they are, records the incident and the job exits 5.
+// Only this (the measuring) thread aborts the communicators: ncclCommAbort frees a communicator
+// that another thread may be inside a call on (NCCL src/init.cc: it sets the abort flags, then
+// reclaims), so the watchdog asks this thread, and ends the process without the abort when this
+// thread does not answer (blocked inside a blocking NCCL call: _Exit frees everything).
 
 #include "benchmarks/core/backend.hpp"
 #include "common/errors.hpp"
@@ -24,6 +30,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <optional>
 #include <thread>
@@ -35,8 +43,12 @@ using Clock = std::chrono::steady_clock;
 
 // Creating communicators talks to every rank; at thousands of ranks it takes tens of seconds.
 constexpr std::chrono::seconds communicator_setup_deadline{300};
+// Finalizing flushes what is still in flight and meets the other ranks (nccl.h: "globally
+// quiescent"); a run that got this far finished every case, so this is generous.
+constexpr std::chrono::seconds finalize_deadline{60};
 // A stuck process is named by the watchdog (which knows who did not arrive); each rank's own
-// deadline is later by this much, so the watchdog's message comes first when it can.
+// deadline is later than the watchdog's by this much, more than rank 0's answer wait and the other
+// ranks' grace for rank 0 (WatchdogSettings: 2 s + 5 s), so the watchdog's end comes first.
 constexpr double own_deadline_extra_s = 10;
 // How long the watchdog waits for the measuring thread to abort the communicators before it ends
 // the process without an abort (the measuring thread is then stuck inside a CUDA or NCCL call).
@@ -79,8 +91,7 @@ class NcclBackend final : public Backend {
   ~NcclBackend() override {
     job_control_.reset();
     watchdog_.reset();
-    for (NcclGpu& gpu : gpus_)
-      if (gpu.comm) ncclCommDestroy(gpu.comm);
+    finalize_communicators();
   }
   NcclBackend(const NcclBackend&) = delete;
   NcclBackend& operator=(const NcclBackend&) = delete;
@@ -171,20 +182,22 @@ class NcclBackend final : public Backend {
     const NcclOpImplementation* implementation = NcclOpRegistry::instance().find(benchmark_case.op->name);
     if (!implementation) throw std::logic_error("measure() called for an op the plan should have refused");
     label_ = std::move(label);
-    step_deadline_s_ = benchmark_case.step_deadline_s;
     const int warmups = benchmark_case.warmup_iterations;
     const bool graphs = benchmark_case.graph_launches > 0;
     const int samples = graphs ? benchmark_case.graph_launches : benchmark_case.iterations;
     const int ops_per_sample = graphs ? benchmark_case.iterations : 1;
-    watchdog_->begin_case(label_, step_deadline_s_ * std::max({warmups, samples * ops_per_sample, 1}));
+    // The watchdog's deadline holds for each phase (it is stepped once per phase, once per sample
+    // of pairs); every wait of this thread starts after the step it belongs to and ends later.
+    phase_deadline_s_ = benchmark_case.step_deadline_s * std::max({warmups, samples * ops_per_sample, 1});
+    watchdog_->begin_case(label_, phase_deadline_s_);
 
-    const NcclOpContext context{gpus_, placement_.nranks, pairs, [this] { settle(pace_of(true)); }};
+    const NcclOpContext context{gpus_, placement_.nranks, pairs};
     const std::unique_ptr<NcclOpCase> op_case = implementation->factory(benchmark_case, context);
 
     watchdog_->step(CasePhase::warmup);
     op_case->fill_inputs();
     for (int i = 0; i < warmups; ++i) op_case->enqueue_iteration();
-    wait(warmups + 1);
+    wait();
     mpi_.barrier();
 
     watchdog_->step(CasePhase::timed);
@@ -195,7 +208,7 @@ class NcclBackend final : public Backend {
     // previous one (the first one follows the barrier above).
     const auto align_pairs = [&](int sample) {
       if (pairs.empty() || sample == 0) return;
-      wait(ops_per_sample);
+      wait();
       watchdog_->step(CasePhase::timed, static_cast<std::uint32_t>(sample));
       mpi_.barrier();
     };
@@ -218,7 +231,7 @@ class NcclBackend final : public Backend {
         timer.record_stop(i);
       }
     }
-    wait(pairs.empty() ? samples * ops_per_sample : ops_per_sample);
+    wait();
     LocalRun local;
     local.unit_seconds_by_gpu = timer.seconds_by_stream();
     const double units = static_cast<double>(op_case->units_per_iteration()) * ops_per_sample;
@@ -227,9 +240,11 @@ class NcclBackend final : public Backend {
 
     if (benchmark_case.check) {
       watchdog_->step(CasePhase::check);
+      // Outputs first: in place, the inputs are then written over the part they share.
+      op_case->reset_outputs();
       op_case->fill_inputs();
       op_case->enqueue_iteration();
-      wait(1);
+      wait();
       for (std::size_t g = 0; g < gpus_.size(); ++g) local.wrong_by_gpu.push_back(op_case->count_wrong(g));
     }
     watchdog_->step(CasePhase::gather);
@@ -269,27 +284,62 @@ class NcclBackend final : public Backend {
     if (mpi_.rank() == 0) FB_NCCL_CHECK(ncclGetUniqueId(&id));
     mpi_.broadcast_from_rank_zero(std::as_writable_bytes(std::span(&id, 1)));
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-    config.blocking = 0;
+    config.blocking = 1;
+    label_ = "creating the NCCL communicators";
+    // Blocking: ncclGroupEnd returns when every communicator is ready, or never if a rank does
+    // not arrive. No case is armed yet, so the guard ends the process then.
+    const DeadlineGuard guard(communicator_setup_deadline, [this] { end_stuck_call(communicator_setup_deadline); });
+    // Several GPUs of one process: one group, so that their inits meet (NCCL's rule for
+    // ncclCommInitRank from one thread).
     FB_NCCL_CHECK(ncclGroupStart());
     for (NcclGpu& gpu : gpus_) {
       const ScopedDevice on(gpu.device);
       FB_NCCL_CHECK(ncclCommInitRankConfig(&gpu.comm, placement_.nranks, id, gpu.rank, &config));
     }
     FB_NCCL_CHECK(ncclGroupEnd());
-    label_ = "creating the NCCL communicators";
-    settle_within(communicator_setup_deadline, pace_of(false));
   }
 
-  // Non-blocking communicators report ncclInProgress until a call has been taken up. Inside a case
-  // the wait spins (nccl_completion.hpp: a sleep there would be timed).
-  void settle(PollPace pace) {
-    settle_within(std::chrono::duration_cast<Clock::duration>(
-                      std::chrono::duration<double>(step_deadline_s_ + own_deadline_extra_s)),
-                  pace);
+  // Ends the process when a blocking NCCL call outside a case has not returned by its deadline.
+  [[noreturn]] void end_stuck_call(std::chrono::seconds deadline) {
+    exit_on_timeout(fmt::format("{}: not done within {} s on rank {} ({}); ending it", label_, deadline.count(),
+                                placement_.rank, host_of(mpi_.rank())));
   }
 
-  void settle_within(Clock::duration deadline, PollPace pace) {
-    const Clock::time_point give_up_at = Clock::now() + deadline;
+  // At exit, in the order nccl.h gives: ncclCommFinalize flushes what was issued and leaves the
+  // communicator ncclInProgress until it is globally quiescent, then ncclCommDestroy frees it
+  // locally without blocking. The finalizes are one group: NCCL finalizes several communicators
+  // of one process together (an intra-node barrier), and one by one a blocking finalize would
+  // wait for the next. A failure ends the process naming the call, file and line.
+  void finalize_communicators() noexcept {
+    if (std::none_of(gpus_.begin(), gpus_.end(), [](const NcclGpu& gpu) { return gpu.comm != nullptr; })) return;
+    try {
+      label_ = "finalizing the NCCL communicators";
+      const DeadlineGuard guard(finalize_deadline + abort_handoff_grace,
+                                [this] { end_stuck_call(finalize_deadline + abort_handoff_grace); });
+      FB_NCCL_CHECK(ncclGroupStart());
+      for (const NcclGpu& gpu : gpus_) {
+        const ScopedDevice on(gpu.device);
+        FB_NCCL_CHECK(ncclCommFinalize(gpu.comm));
+      }
+      FB_NCCL_CHECK(ncclGroupEnd());
+      wait_until_quiescent();
+      for (NcclGpu& gpu : gpus_) {
+        FB_NCCL_CHECK(ncclCommDestroy(gpu.comm));
+        gpu.comm = nullptr;
+      }
+    } catch (const std::exception& e) {
+      // A destructor cannot throw: the error line and the runtime exit code, as main would give.
+      abort_communicators();
+      const std::string line =
+          fmt::format("fabricbench: error: rank {} on {}: {}\n", placement_.rank, host_of(mpi_.rank()), e.what());
+      std::fputs(line.c_str(), stderr);
+      std::_Exit(static_cast<int>(ExitCode::runtime));
+    }
+  }
+
+  // Polls ncclCommGetAsyncError after ncclCommFinalize until no communicator is in progress.
+  void wait_until_quiescent() {
+    const Clock::time_point give_up_at = Clock::now() + finalize_deadline;
     CommunicatorPolling polling;
     polling.state = [this](std::size_t g) {
       ncclResult_t state = ncclSuccess;
@@ -297,19 +347,11 @@ class NcclBackend final : public Backend {
       return state;
     };
     polling.past_deadline = [give_up_at] { return Clock::now() > give_up_at; };
-    polling.stop_requested = [this] { return abort_requested_.load(std::memory_order_relaxed); };
-    const SettleOutcome outcome = settle_communicators(gpus_.size(), pace, with_real_pauses(std::move(polling)));
+    const SettleOutcome outcome = settle_communicators(gpus_.size(), with_real_pauses(std::move(polling)));
     switch (outcome.kind) {
       case SettleOutcome::Kind::settled: return;
-      case SettleOutcome::Kind::stopped: abort_for_watchdog();
       case SettleOutcome::Kind::failed: throw_async_error(gpus_[outcome.communicator], outcome.state);
-      case SettleOutcome::Kind::timed_out: {
-        const NcclGpu& gpu = gpus_[outcome.communicator];
-        abort_communicators();
-        throw TimeoutError(fmt::format("{}: NCCL did not take the call within the deadline on rank {} (GPU {} of {}); "
-                                       "communicators aborted",
-                                       label_, gpu.rank, gpu.device, host_of(mpi_.rank())));
-      }
+      case SettleOutcome::Kind::timed_out: abort_communicators(); end_stuck_call(finalize_deadline);
     }
   }
 
@@ -343,17 +385,35 @@ class NcclBackend final : public Backend {
     }
   }
 
-  // Waits for `steps` enqueued steps of the current case, checking NCCL for asynchronous errors.
-  void wait(int steps) {
-    const double deadline_s = step_deadline_s_ * std::max(steps, 1) + own_deadline_extra_s;
+  // Waits for what the current phase of the case enqueued, checking NCCL for asynchronous errors.
+  void wait() {
+    const double deadline_s = phase_deadline_s_ + own_deadline_extra_s;
+    const auto stall = [&] {
+      return fmt::format("{}: did not complete within {:.1f} s on rank {} ({} GPU{} of {}); communicators aborted",
+                         label_, deadline_s, placement_.rank, gpus_.size(), gpus_.size() == 1 ? "" : "s",
+                         host_of(mpi_.rank()));
+    };
     wait_for_streams(
         streams_, std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(deadline_s)),
-        [this] { check_async_errors(); }, [this] { abort_communicators(); },
-        [&] {
-          return fmt::format("{}: did not complete within {:.1f} s on rank {} ({} GPU{} of {}); communicators aborted",
-                             label_, deadline_s, placement_.rank, gpus_.size(), gpus_.size() == 1 ? "" : "s",
-                             host_of(mpi_.rank()));
-        });
+        [this] { check_async_errors(); }, [&] { end_at_own_deadline(stall()); }, stall);
+  }
+
+  // This rank's own deadline passed, which the watchdog's should have done first (its thread
+  // stuck, or the phase's step took longer than foreseen): it ends as every deadline does, not
+  // with an error of its own. The communicators are aborted (this thread is their user), the
+  // watchdog is told, and rank 0 asks every rank where it is, records the incident naming them
+  // and has every rank end with exit 5; this thread waits for the watchdog's request and ends
+  // the process itself only if that does not come.
+  [[noreturn]] void end_at_own_deadline(const std::string& message) {
+    fmt::print(stderr, "fabricbench: {}\n", message);
+    abort_communicators();
+    watchdog_->expire();
+    const Clock::time_point give_up_at = Clock::now() + 2 * abort_handoff_grace;
+    while (Clock::now() < give_up_at) {
+      honour_abort_request();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    exit_on_timeout(message);
   }
 
   std::vector<CudaGraphExec> capture(NcclOpCase& op_case, int iterations) {
@@ -396,7 +456,7 @@ class NcclBackend final : public Backend {
   std::unique_ptr<Watchdog> watchdog_;
   std::unique_ptr<MpiJobControl> job_control_;
   std::string label_;
-  double step_deadline_s_ = 30;
+  double phase_deadline_s_ = 30;
   // Set by the watchdog thread, acted on by this one (the communicators' only user).
   std::atomic<bool> abort_requested_{false};
 };

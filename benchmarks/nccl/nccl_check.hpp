@@ -1,7 +1,8 @@
 #pragma once
 // Every NCCL call goes through FB_NCCL_CHECK: a failure becomes an exception naming the call, the
 // source location, NCCL's error string and its last-error detail. ncclInProgress is not a
-// failure: non-blocking communicators return it while an operation is still being set up.
+// failure: it says an operation is still under way (ncclCommFinalize leaves a communicator in
+// progress until it is quiescent, nccl.h), and the caller polls ncclCommGetAsyncError for its end.
 
 #include <nccl.h>
 

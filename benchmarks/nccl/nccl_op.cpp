@@ -68,22 +68,36 @@ void NcclCollectiveCase::fill_inputs() {
   }
 }
 
+void NcclCollectiveCase::reset_outputs() {
+  for (std::size_t g = 0; g < context_.gpus.size(); ++g) {
+    const NcclGpu& gpu = context_.gpus[g];
+    const ScopedDevice on(gpu.device);
+    reset_output_on_device(buffers_[g].recv_data, case_.dtype, layout(gpu.rank).recv_count, expected_output(gpu.rank),
+                           gpu.stream);
+  }
+}
+
+// Blocking communicators (nccl_backend.cpp): the group's work is on the streams when
+// ncclGroupEnd returns, with no wait for NCCL in between.
 void NcclCollectiveCase::enqueue_iteration() {
   FB_NCCL_CHECK(ncclGroupStart());
   for (std::size_t g = 0; g < context_.gpus.size(); ++g)
     call(context_.gpus[g], buffers_[g].send_data, buffers_[g].recv_data);
   FB_NCCL_CHECK(ncclGroupEnd());
-  context_.settle();
+}
+
+ExpectedPattern NcclCollectiveCase::expected_output(int rank) const {
+  ExpectedPattern wanted = expected(rank);
+  wanted.nranks = context_.nranks;
+  wanted.redop = pattern_redop();
+  return wanted;
 }
 
 std::uint64_t NcclCollectiveCase::count_wrong(std::size_t gpu_index) {
   const NcclGpu& gpu = context_.gpus[gpu_index];
   const ScopedDevice on(gpu.device);
-  ExpectedPattern wanted = expected(gpu.rank);
-  wanted.nranks = context_.nranks;
-  wanted.redop = pattern_redop();
-  return count_wrong_on_device(buffers_[gpu_index].recv_data, case_.dtype, layout(gpu.rank).recv_count, wanted,
-                               gpu.stream);
+  return count_wrong_on_device(buffers_[gpu_index].recv_data, case_.dtype, layout(gpu.rank).recv_count,
+                               expected_output(gpu.rank), gpu.stream);
 }
 
 }  // namespace fb

@@ -34,9 +34,6 @@ struct NcclOpContext {
   // Point-to-point ops: the pairs measured at the same time (pair patterns); empty: the case's
   // --src and --dst.
   std::span<const RankPair> pairs;
-  // Waits until NCCL has taken every call of the last group (non-blocking communicators return
-  // before it has); throws on an asynchronous error.
-  std::function<void()> settle;
 };
 
 // One prepared case: device buffers allocated for a size, type and placement on every GPU of the
@@ -46,6 +43,11 @@ class NcclOpCase {
   virtual ~NcclOpCase() = default;
   // Enqueues the validation pattern into the inputs (in-place ops overwrite them while timing).
   virtual void fill_inputs() = 0;
+  // Enqueues into every output element a value it can never correctly hold (reset_value_at), so
+  // that the checked iteration must write every element: without it an out-of-place op that
+  // writes nothing passes on the data the last timed iteration left. Called before fill_inputs,
+  // which then writes the inputs of an in-place op over the part of the buffer they share.
+  virtual void reset_outputs() = 0;
   // Enqueues one iteration on every GPU of the process.
   virtual void enqueue_iteration() = 0;
   // Elements of the output of GPU `gpu_index` (of the context) that differ from the expected
@@ -86,6 +88,7 @@ class NcclCollectiveCase : public NcclOpCase {
   };
 
   void fill_inputs() override;
+  void reset_outputs() override;
   void enqueue_iteration() override;
   std::uint64_t count_wrong(std::size_t gpu_index) override;
 
@@ -113,6 +116,9 @@ class NcclCollectiveCase : public NcclOpCase {
     void* send_data = nullptr;
     void* recv_data = nullptr;
   };
+  // What the output of NCCL rank `rank` must hold, with the case's ranks and reduction.
+  ExpectedPattern expected_output(int rank) const;
+
   std::vector<GpuBuffers> buffers_;
 };
 

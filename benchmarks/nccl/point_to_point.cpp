@@ -39,13 +39,29 @@ bool NcclPointToPointCase::takes_part(int rank) const {
 }
 
 void NcclPointToPointCase::fill_inputs() {
-  // The receive buffer starts with the receiver's own pattern, which no correct message carries.
   for (std::size_t g = 0; g < context_.gpus.size(); ++g) {
     const NcclGpu& gpu = context_.gpus[g];
     if (!takes_part(gpu.rank)) continue;
     const ScopedDevice on(gpu.device);
     fill_pattern_on_device(buffers_[g].send.data(), case_.dtype, case_.count, gpu.rank, 0, ReduceOp::sum, gpu.stream);
-    fill_pattern_on_device(buffers_[g].recv.data(), case_.dtype, case_.count, gpu.rank, 0, ReduceOp::sum, gpu.stream);
+  }
+}
+
+std::optional<ExpectedPattern> NcclPointToPointCase::expected_receive(int rank) const {
+  for (const Step& step : steps_)
+    for (const Transfer& transfer : step)
+      if (!transfer.acknowledgement && transfer.to == rank)
+        return ExpectedPattern{.nranks = context_.nranks, .source_rank = transfer.from};
+  return std::nullopt;
+}
+
+void NcclPointToPointCase::reset_outputs() {
+  for (std::size_t g = 0; g < context_.gpus.size(); ++g) {
+    const NcclGpu& gpu = context_.gpus[g];
+    const std::optional<ExpectedPattern> expected = expected_receive(gpu.rank);
+    if (!expected) continue;
+    const ScopedDevice on(gpu.device);
+    reset_output_on_device(buffers_[g].recv.data(), case_.dtype, case_.count, *expected, gpu.stream);
   }
 }
 
@@ -71,7 +87,6 @@ void NcclPointToPointCase::enqueue_iteration() {
       }
     }
     FB_NCCL_CHECK(ncclGroupEnd());
-    context_.settle();
   }
 }
 

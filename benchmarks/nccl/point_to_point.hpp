@@ -7,6 +7,7 @@
 #include "benchmarks/nccl/nccl_op.hpp"
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace fb {
@@ -30,6 +31,7 @@ class NcclPointToPointCase : public NcclOpCase {
                        int units_per_iteration);
 
   void fill_inputs() override;
+  void reset_outputs() override;
   void enqueue_iteration() override;
   std::uint64_t count_wrong(std::size_t gpu_index) override;
   int units_per_iteration() const override { return units_per_iteration_; }
@@ -42,6 +44,9 @@ class NcclPointToPointCase : public NcclOpCase {
     DeviceBuffer acknowledgement_recv;
   };
   bool takes_part(int rank) const;
+  // What rank `rank` must receive: the pattern of the first rank that sends to it (the check
+  // compares every transfer to it with its receive buffer); none when it receives nothing.
+  std::optional<ExpectedPattern> expected_receive(int rank) const;
 
   BenchmarkCase case_;
   NcclOpContext context_;

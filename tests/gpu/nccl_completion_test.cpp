@@ -1,11 +1,12 @@
-// The NCCL backend's wait for non-blocking communicators, on a fake communicator that answers
-// ncclInProgress a given number of times: inside a case (the timed window) the wait must never
-// sleep, only yield; it must poll every communicator to the end, and stop on an error, a passed
-// deadline or the watchdog's request.
+// The NCCL backend's waits with a deadline, on a fake communicator that answers ncclInProgress a
+// given number of times (the wait after ncclCommFinalize), and the guard around blocking NCCL
+// calls: no GPU, no NCCL library call.
 #include "benchmarks/nccl/nccl_completion.hpp"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <vector>
 
 namespace fb {
@@ -16,11 +17,9 @@ struct FakeCommunicators {
   std::vector<int> in_progress;
   std::vector<ncclResult_t> final_state;
   std::vector<int> polls = std::vector<int>(in_progress.size(), 0);
-  int yields = 0;
   int sleeps = 0;
   int deadline_checks = 0;
   int deadline_after_checks = -1;  // -1: never passes
-  bool stop = false;
 
   CommunicatorPolling polling() {
     CommunicatorPolling result;
@@ -29,37 +28,23 @@ struct FakeCommunicators {
       ++deadline_checks;
       return deadline_after_checks >= 0 && deadline_checks > deadline_after_checks;
     };
-    result.yield = [this] { ++yields; };
     result.sleep = [this] { ++sleeps; };
-    result.stop_requested = [this] { return stop; };
     return result;
   }
 };
 
-TEST(NcclCompletion, WaitsInsideACaseSpinWithoutSleeping) {
-  // Every phase of a case (warm-up, timed iterations, check) waits at the spinning pace.
-  EXPECT_EQ(pace_of(true), PollPace::spin);
-  EXPECT_EQ(pace_of(false), PollPace::sleep);
-
+TEST(NcclCompletion, FinalizeWaitsUntilEveryCommunicatorIsQuiescent) {
   FakeCommunicators fake{{1000, 3}, {ncclSuccess, ncclSuccess}};
-  const SettleOutcome outcome = settle_communicators(2, pace_of(true), fake.polling());
+  const SettleOutcome outcome = settle_communicators(2, fake.polling());
   EXPECT_EQ(outcome.kind, SettleOutcome::Kind::settled);
-  EXPECT_EQ(fake.sleeps, 0);
-  // One yield per in-progress answer, and each communicator polled until it settled.
-  EXPECT_EQ(fake.yields, 1003);
+  // One sleep per in-progress answer, and each communicator polled until it settled.
+  EXPECT_EQ(fake.sleeps, 1003);
   EXPECT_EQ(fake.polls, (std::vector<int>{1001, 4}));
-}
-
-TEST(NcclCompletion, CommunicatorCreationSleepsBetweenPolls) {
-  FakeCommunicators fake{{5}, {ncclSuccess}};
-  EXPECT_EQ(settle_communicators(1, PollPace::sleep, fake.polling()).kind, SettleOutcome::Kind::settled);
-  EXPECT_EQ(fake.sleeps, 5);
-  EXPECT_EQ(fake.yields, 0);
 }
 
 TEST(NcclCompletion, AnAsynchronousErrorNamesItsCommunicator) {
   FakeCommunicators fake{{0, 2, 0}, {ncclSuccess, ncclRemoteError, ncclSuccess}};
-  const SettleOutcome outcome = settle_communicators(3, PollPace::spin, fake.polling());
+  const SettleOutcome outcome = settle_communicators(3, fake.polling());
   EXPECT_EQ(outcome.kind, SettleOutcome::Kind::failed);
   EXPECT_EQ(outcome.communicator, 1U);
   EXPECT_EQ(outcome.state, ncclRemoteError);
@@ -69,18 +54,32 @@ TEST(NcclCompletion, AnAsynchronousErrorNamesItsCommunicator) {
 TEST(NcclCompletion, APassedDeadlineNamesTheCommunicatorStillInProgress) {
   FakeCommunicators fake{{0, 1'000'000}, {ncclSuccess, ncclSuccess}};
   fake.deadline_after_checks = 7;
-  const SettleOutcome outcome = settle_communicators(2, PollPace::spin, fake.polling());
+  const SettleOutcome outcome = settle_communicators(2, fake.polling());
   EXPECT_EQ(outcome.kind, SettleOutcome::Kind::timed_out);
   EXPECT_EQ(outcome.communicator, 1U);
   EXPECT_EQ(fake.polls[1], 8);
+  EXPECT_EQ(fake.sleeps, 7);
 }
 
-TEST(NcclCompletion, TheWatchdogsRequestStopsTheWait) {
-  FakeCommunicators fake{{1'000'000}, {ncclSuccess}};
-  fake.stop = true;
-  const SettleOutcome outcome = settle_communicators(1, PollPace::spin, fake.polling());
-  EXPECT_EQ(outcome.kind, SettleOutcome::Kind::stopped);
-  EXPECT_EQ(fake.polls[0], 1);
+TEST(DeadlineGuard, ABlockingCallThatDoesNotReturnInTimeEndsTheProcess) {
+  std::atomic<int> expired{0};
+  {
+    const DeadlineGuard guard(std::chrono::milliseconds(20), [&] { ++expired; });
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the call that hangs
+    EXPECT_EQ(expired.load(), 1);
+  }
+  EXPECT_EQ(expired.load(), 1);
+}
+
+TEST(DeadlineGuard, ACallThatReturnsInTimeDisarmsIt) {
+  std::atomic<int> expired{0};
+  const auto started = std::chrono::steady_clock::now();
+  {
+    const DeadlineGuard guard(std::chrono::seconds(30), [&] { ++expired; });
+  }
+  EXPECT_EQ(expired.load(), 0);
+  // Disarming does not wait for the deadline.
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
 }
 
 }  // namespace

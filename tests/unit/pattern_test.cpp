@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace fb {
@@ -180,22 +182,106 @@ TEST(ExpectedPatternOnHost, ReduceScatterBlockAndSingleSource) {
   EXPECT_GT(differing, static_cast<int>(count) / 2);
 }
 
+// An all_reduce's (or reduce_scatter's) expectation: the values reduced over `nranks` ranks.
+ExpectedPattern reduced(int nranks, ReduceOp redop) {
+  return {.nranks = nranks, .redop = redop, .reduced_over_ranks = true};
+}
+
 TEST(ValidationTolerance, ExactWhereEveryPartialSumIsRepresentable) {
   // |sum| <= 15 n: half holds integers to 2048 (n <= 136), bfloat16 to 256 (n <= 17).
-  EXPECT_EQ(validation_tolerance(DataType::half, ReduceOp::sum, 136), 0.0);
-  EXPECT_GT(validation_tolerance(DataType::half, ReduceOp::sum, 137), 0.0);
-  EXPECT_EQ(validation_tolerance(DataType::bfloat16, ReduceOp::sum, 17), 0.0);
-  EXPECT_GT(validation_tolerance(DataType::bfloat16, ReduceOp::sum, 18), 0.0);
+  EXPECT_EQ(validation_tolerance(DataType::half, reduced(136, ReduceOp::sum)), 0.0);
+  EXPECT_GT(validation_tolerance(DataType::half, reduced(137, ReduceOp::sum)), 0.0);
+  EXPECT_EQ(validation_tolerance(DataType::bfloat16, reduced(17, ReduceOp::sum)), 0.0);
+  EXPECT_GT(validation_tolerance(DataType::bfloat16, reduced(18, ReduceOp::sum)), 0.0);
   // Other types and other reductions never round.
-  EXPECT_EQ(validation_tolerance(DataType::float32, ReduceOp::sum, 100000), 0.0);
-  EXPECT_EQ(validation_tolerance(DataType::int8, ReduceOp::sum, 100000), 0.0);
-  EXPECT_EQ(validation_tolerance(DataType::bfloat16, ReduceOp::max, 100000), 0.0);
+  EXPECT_EQ(validation_tolerance(DataType::float32, reduced(100000, ReduceOp::sum)), 0.0);
+  EXPECT_EQ(validation_tolerance(DataType::int8, reduced(100000, ReduceOp::sum)), 0.0);
+  EXPECT_EQ(validation_tolerance(DataType::bfloat16, reduced(100000, ReduceOp::max)), 0.0);
+  EXPECT_EQ(validation_tolerance(DataType::half, reduced(100000, ReduceOp::prod)), 0.0);
 }
 
 TEST(ValidationTolerance, GrowsWithRanksButStaysBelowTheValuesRange) {
   // 64 ranks in bfloat16: sums up to 960, ulp 4 there, 64 roundings of half an ulp.
-  EXPECT_DOUBLE_EQ(validation_tolerance(DataType::bfloat16, ReduceOp::sum, 64), 64 * 4.0 / 2);
-  EXPECT_LT(validation_tolerance(DataType::half, ReduceOp::sum, 512), 15.0 * 512);
+  EXPECT_DOUBLE_EQ(validation_tolerance(DataType::bfloat16, reduced(64, ReduceOp::sum)), 64 * 4.0 / 2);
+  EXPECT_LT(validation_tolerance(DataType::half, reduced(512, ReduceOp::sum)), 15.0 * 512);
+}
+
+TEST(ValidationTolerance, WhatWasNotReducedIsComparedExactlyInEveryType) {
+  // bfloat16 at 18 ranks: a reduced sum may be 18 off (sums up to 270, ulp 2 there, 18 roundings
+  // of half an ulp), but all_gather, broadcast, alltoall and sendrecv only move the pattern's own
+  // values, which differ by 1: with the reduction's tolerance a neighbour's value would pass.
+  EXPECT_DOUBLE_EQ(validation_tolerance(DataType::bfloat16, reduced(18, ReduceOp::sum)), 18.0);
+  const ExpectedPattern gathered{.nranks = 18, .source_rank = -1, .block_count = 64};  // all_gather, alltoall
+  const ExpectedPattern from_root{.nranks = 18, .source_rank = 5};                     // broadcast, sendrecv
+  for (DataType type : all_data_types()) {
+    SCOPED_TRACE(name_of(type));
+    for (const ExpectedPattern& moved : {gathered, from_root}) {
+      EXPECT_EQ(validation_tolerance(type, moved), 0.0);
+      ExpectedPattern at_scale = moved;
+      at_scale.nranks = 100000;
+      EXPECT_EQ(validation_tolerance(type, at_scale), 0.0);
+    }
+  }
+  const ValidationBound bound = validation_bound(DataType::bfloat16, gathered);
+  for (std::uint64_t i = 0; i < 18 * 64; ++i) {
+    const double exact = gathered.value_at<double>(i);
+    ASSERT_TRUE(accepted_value(exact, exact, bound));
+    ASSERT_FALSE(accepted_value(exact + 1, exact, bound));
+    ASSERT_FALSE(accepted_value(exact - 1, exact, bound));
+  }
+}
+
+TEST(ValidationTolerance, HalfProductAt121RanksIsInfinityWhereItPassesTheRange) {
+  // At index 0 the factor 2 comes from ranks 0, 8, ..., 120: 16 of them, 2^16 = 65536, beyond
+  // half's largest finite 65504, and rounding to nearest gives infinity from 65520 on. At index 1
+  // it comes from ranks 1, 9, ..., 113: 2^15, exact. Every partial product is a power of two no
+  // larger than the whole, so no step before the last rounds: the tolerance is 0.
+  const ExpectedPattern product = reduced(121, ReduceOp::prod);
+  const double beyond = expected_reduction<double>(121, 0, ReduceOp::prod);
+  const double within = expected_reduction<double>(121, 1, ReduceOp::prod);
+  ASSERT_EQ(std::fabs(beyond), 65536.0);
+  ASSERT_EQ(std::fabs(within), 32768.0);
+  const ValidationBound bound = validation_bound(DataType::half, product);
+  EXPECT_EQ(bound.tolerance, 0.0);
+  EXPECT_EQ(bound.overflow_at, 65520.0);
+  const double infinity = std::numeric_limits<double>::infinity();
+  // The library's right answer at index 0 is the infinity of the product's sign...
+  EXPECT_TRUE(accepted_value(std::copysign(infinity, beyond), beyond, bound));
+  EXPECT_FALSE(accepted_value(-std::copysign(infinity, beyond), beyond, bound));
+  // ... and the largest finite half, one step below it, is wrong.
+  EXPECT_FALSE(accepted_value(std::copysign(65504.0, beyond), beyond, bound));
+  // At index 1 the product itself, and not its neighbours (half's steps: 16 below 2^15, 32 above).
+  EXPECT_TRUE(accepted_value(within, within, bound));
+  EXPECT_FALSE(accepted_value(within + std::copysign(32.0, within), within, bound));
+  EXPECT_FALSE(accepted_value(within - std::copysign(16.0, within), within, bound));
+  EXPECT_FALSE(accepted_value(std::copysign(infinity, within), within, bound));
+  // Below 121 ranks nothing passes the range; bfloat16 has float's range and holds 2^16.
+  EXPECT_LT(std::fabs(expected_reduction<double>(120, 0, ReduceOp::prod)), 65520.0);
+  EXPECT_TRUE(accepted_value(beyond, beyond, validation_bound(DataType::bfloat16, product)));
+}
+
+TEST(ValidationTolerance, ANaNIsNeverAccepted) {
+  const double not_a_number = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_FALSE(accepted_value(not_a_number, 3.0, validation_bound(DataType::half, reduced(4096, ReduceOp::sum))));
+  EXPECT_FALSE(accepted_value(not_a_number, 65536.0, validation_bound(DataType::half, reduced(121, ReduceOp::prod))));
+}
+
+TEST(ResetValue, NoOutputElementCanHoldItAfterACorrectOp) {
+  // Integers: the complement of the expected value, also where a reduction wraps (int8 sums over
+  // 1000 ranks cover every value, so no single integer would do).
+  const ExpectedPattern wrapped = reduced(1000, ReduceOp::sum);
+  const ExpectedPattern gathered{.nranks = 8, .source_rank = -1, .block_count = 16};
+  for (std::uint64_t i = 0; i < 128; ++i) {
+    ASSERT_NE(reset_value_at<std::int8_t>(wrapped, i), wrapped.value_at<std::int8_t>(i));
+    ASSERT_NE(reset_value_at<std::uint8_t>(wrapped, i), wrapped.value_at<std::uint8_t>(i));
+    ASSERT_NE(reset_value_at<std::int64_t>(gathered, i), gathered.value_at<std::int64_t>(i));
+    ASSERT_NE(reset_value_at<std::uint32_t>(gathered, i), gathered.value_at<std::uint32_t>(i));
+  }
+  // Floating point: NaN, which equals nothing and which the 16-bit check refuses.
+  EXPECT_TRUE(std::isnan(reset_value_at<float>(gathered, 0)));
+  EXPECT_TRUE(std::isnan(reset_value_at<double>(wrapped, 0)));
+  EXPECT_FALSE(accepted_value(static_cast<double>(reset_value_at<float>(gathered, 3)), gathered.value_at<double>(3),
+                              validation_bound(DataType::bfloat16, gathered)));
 }
 
 }  // namespace

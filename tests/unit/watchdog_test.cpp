@@ -75,8 +75,10 @@ int connect_to(std::uint16_t port) {
 }
 
 // Two ranks: rank 0's watchdog starts accepting; `before_rank_1` runs against its listener before
-// rank 1 starts; then a deadline passes and rank 0 asks rank 1 where it is.
-StallReport stall_after(const std::function<void(std::uint16_t port)>& before_rank_1) {
+// rank 1 starts; then a deadline passes (or, with `expire_on_rank_0`, rank 0's measuring thread
+// says its own deadline passed) and rank 0 asks rank 1 where it is.
+StallReport stall_after(const std::function<void(std::uint16_t port)>& before_rank_1, double deadline_s = 0.3,
+                        bool expire_on_rank_0 = false) {
   const std::vector<std::string> hosts{"node01", "node01"};
   ThreadBroadcast broadcast;
   std::unique_ptr<Watchdog> rank0;
@@ -97,8 +99,13 @@ StallReport stall_after(const std::function<void(std::uint16_t port)>& before_ra
   std::once_flag reported;
   rank0->set_stall_handler(
       [&](const StallReport& report) { std::call_once(reported, [&] { first_report.set_value(report); }); });
-  rank1->begin_case("all_reduce 8 B out-of-place (float)", 0.3);
-  rank0->begin_case("all_reduce 8 B out-of-place (float)", 0.3);
+  rank1->begin_case("all_reduce 8 B out-of-place (float)", deadline_s);
+  rank0->begin_case("all_reduce 8 B out-of-place (float)", deadline_s);
+  if (expire_on_rank_0) {
+    rank1->step(CasePhase::warmup);
+    rank0->step(CasePhase::warmup);
+    rank0->expire();
+  }
   auto future = first_report.get_future();
   EXPECT_EQ(future.wait_for(std::chrono::seconds(20)), std::future_status::ready);
   rank0->end_case();
@@ -119,6 +126,24 @@ TEST(WatchdogSideChannel, IdleConnectionsDoNotLockLateRanksOut) {
   ASSERT_EQ(report.ranks.size(), 2u);
   EXPECT_TRUE(report.ranks[1].answered) << report.message;
   EXPECT_EQ(report.ranks[1].position, "preparing buffers");
+}
+
+// A backend's own wait that gives up in warm-up (the NCCL backend's streams) ends the job as the
+// watchdog's deadline does: rank 0 asks the ranks at once, long before the watchdog's own 600 s,
+// and the report that becomes the incident names every rank and where it was.
+TEST(WatchdogSideChannel, ARanksOwnDeadlineInWarmUpEndsTheJobWithTheRanksNamed) {
+  const auto started = std::chrono::steady_clock::now();
+  const StallReport report = stall_after([](std::uint16_t) {}, 600, true);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
+  EXPECT_EQ(report.deadline_s, 600);
+  EXPECT_EQ(report.case_label, "all_reduce 8 B out-of-place (float)");
+  ASSERT_EQ(report.ranks.size(), 2u) << report.message;
+  for (const RankStall& rank : report.ranks) {
+    EXPECT_TRUE(rank.answered) << report.message;
+    EXPECT_EQ(rank.position, "warm-up iteration 0") << report.message;
+    EXPECT_EQ(rank.host, "node01");
+  }
+  EXPECT_NE(report.message.find("every rank arrived at the same step"), std::string::npos) << report.message;
 }
 
 // Without the key (which travels over MPI, never over the socket) a connection cannot register
