@@ -55,10 +55,13 @@ case $per in
     fi
     [[ $gpus_per_host =~ ^[1-9][0-9]*$ ]] || { echo "mpirun-hostfile: --gpus-per-host must be a positive count" >&2; exit 2; }
     ranks_per_host=$gpus_per_host
-    # Ranks fill the cores in order and each is bound to its NUMA domain: on the usual servers
-    # GPUs 0..N/2-1 hang off the first socket, so local rank i (which drives GPU i) runs next to
-    # its GPU and NIC.
-    placement=(--map-by "ppr:$gpus_per_host:node" --bind-to numa)
+    # On the usual servers GPUs 0..N/2-1 hang off the first socket (NUMA domain), so local rank
+    # i, which drives GPU i, belongs there. `--map-by ppr:N:node --bind-to numa` deals the ranks
+    # to the domains in turn (0, 2, 4, 6 on the first of two); mapping by NUMA domain and ranking
+    # by core packs them: 0..N/2-1 on the first of two domains, N/2..N-1 on the second, and with
+    # four domains N/4 each, without this script knowing how many a host has
+    # (tests/launch/numa_packing_test.sh checks it on a two-socket map).
+    placement=(--map-by numa --rank-by core --bind-to numa)
     ;;
   *) usage ;;
 esac
