@@ -45,8 +45,8 @@ int launcher_rank();
 
 // Where a rank leaves its own exit code before MPI_Abort: a directory, on storage every node
 // shares, that scripts/launch/fabricbench.sbatch names in this variable. Under `srun --mpi=pmix`
-// MPI_Abort makes Slurm kill the whole step at once, so neither srun's status nor a wrapper
-// around the rank can say which rank failed or with what code.
+// MPI_Abort makes Slurm kill the whole step at once, a wrapper around each rank included, and
+// srun's own status names no rank and reads like a failed launch.
 inline constexpr const char* rank_exit_directory_variable = "FABRICBENCH_RANK_STATUS_DIR";
 
 // Writes "ENDED_NS EXIT_CODE HOST" (wall-clock nanoseconds since the epoch, as `date +%s%N`, so the

@@ -146,7 +146,8 @@ std::vector<std::string> MpiJob::gather_strings_at_rank_zero(const std::string& 
 }
 
 void MpiJob::abort_all(int exit_code) const {
-  // The launcher learns this rank's code from the file: MPI_Abort's own code may not reach it.
+  // The launcher learns from this file which rank ended the job and with what code: a step that
+  // MPI_Abort ends leaves it no other trace of either.
   record_rank_exit(rank_, process_hosts_.at(static_cast<std::size_t>(rank_)), exit_code);
   // Unchecked: there is nothing left to report a failure to.
   MPI_Abort(comm(), exit_code);
