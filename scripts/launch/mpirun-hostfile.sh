@@ -10,7 +10,8 @@
 #
 # The HOSTFILE lists hosts one per line (Open MPI format, `#` comments). A host listed twice is one
 # host (a warning says so) and its `slots=` add up; slots given must allow the ranks per host.
-# mpirun gets each distinct host once. Inside a Slurm job every host must belong
+# mpirun gets each distinct host once, with the ranks per host as its slots; with --per gpu they are
+# packed per NUMA domain (below). Inside a Slurm job every host must belong
 # to its allocation. Errors name the hostfile and line, and exit 2 before anything runs. Every
 # NCCL_* and UCX_* variable of this shell, and PATH and LD_LIBRARY_PATH, are passed to the ranks,
 # so tuning set here reaches every host; the command line is printed before it runs, for the
@@ -151,10 +152,12 @@ if [[ -n ${SLURM_JOB_NODELIST:-} ]]; then
   done
 fi
 
-# mpirun gets each distinct host once, with its slots (`--host HOST:SLOTS,...`).
+# mpirun gets each distinct host once, with exactly the ranks it is to run as its slots
+# (`--host HOST:RANKS,...`): mapping by NUMA domain fills each host's slots before the next host,
+# so a hostfile's larger `slots=` would pile every rank onto the first hosts.
 host_slots=()
 for host in "${hosts[@]}"; do
-  host_slots+=("$host:${slots[$host]:-$ranks_per_host}")
+  host_slots+=("$host:$ranks_per_host")
 done
 
 root_flags=()

@@ -66,13 +66,16 @@ expect_eq() {
 }
 
 export OMPI_MCA_hwloc_base_topo_file=$map
-echo "localhost slots=8" >"$work/hosts"
+# More slots than GPUs: mpirun must still get 8 per host, or mapping by NUMA domain would fill the
+# first hosts' 16 slots before the next host got a rank.
+echo "localhost slots=16" >"$work/hosts"
 "$source_root/scripts/launch/mpirun-hostfile.sh" "$work/hosts" --per gpu --gpus-per-host 8 --binary "$work/where" \
   -- all_reduce 2>"$work/launcher.err"
 expect_eq "mpirun-hostfile.sh --per gpu: exit code" "$?" 0
 expect_eq "mpirun-hostfile.sh --per gpu: rank:NUMA domain" "$(placement)" "0:0 1:0 2:0 3:0 4:1 5:1 6:1 7:1"
-expect_eq "mpirun-hostfile.sh --per gpu: mpirun's placement flags" \
-  "$(grep -o -- '--map-by .* --bind-to numa' "$work/launcher.err")" "--map-by numa --rank-by core --bind-to numa"
+expect_eq "mpirun-hostfile.sh --per gpu: mpirun's hosts and placement flags" \
+  "$(grep -o -- '--host .* --bind-to numa' "$work/launcher.err")" \
+  "--host localhost:8 -np 8 --map-by numa --rank-by core --bind-to numa"
 
 root_flags=()
 [[ $(id -u) -ne 0 ]] || root_flags=(--allow-run-as-root)
