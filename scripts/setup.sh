@@ -25,6 +25,7 @@ packages=(
   python3-jsonschema                          # the campaign test validates summary.json against its published schema
   slurmctld slurmd slurm-client munge jq      # the launcher test under a real Slurm (tests/slurm)
   python3-yaml                                # the MPIJob manifest test (tests/launch)
+  hwloc-nox                                   # lstopo: the synthetic two-socket map of the NUMA packing test (tests/launch)
   man-db zsh                                  # the install test renders the man page and completes in a real zsh
   postgresql prometheus prometheus-node-exporter  # the services tests: a real store server and scrape (tests/store)
 )

@@ -1,9 +1,15 @@
 #include "benchmarks/mpi/launcher_environment.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
 
 namespace fb {
 namespace {
@@ -43,5 +49,30 @@ LauncherEnvironment read_launcher_environment() {
 }
 
 int launcher_rank() { return read_launcher_environment().rank.value_or(0); }
+
+bool record_rank_exit(const EnvironmentLookup& lookup, int rank, std::string_view host, int exit_code) {
+  const char* directory_text = lookup(rank_exit_directory_variable);
+  if (!directory_text || !*directory_text) return false;
+  const std::filesystem::path directory(directory_text);
+  const std::filesystem::path final_path = directory / std::to_string(rank);
+  const std::filesystem::path temporary_path = directory / fmt::format(".{}.tmp", rank);
+  const auto ended_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  {
+    std::ofstream file(temporary_path, std::ios::trunc);
+    file << fmt::format("{} {} {}\n", ended_ns, exit_code, host);
+    file.close();
+    if (!file) return false;
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary_path, final_path, error);
+  if (!error) return true;
+  std::filesystem::remove(temporary_path, error);
+  return false;
+}
+
+bool record_rank_exit(int rank, std::string_view host, int exit_code) {
+  return record_rank_exit([](const char* name) { return std::getenv(name); }, rank, host, exit_code);
+}
 
 }  // namespace fb

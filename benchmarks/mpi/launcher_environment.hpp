@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <string_view>
 
 namespace fb {
 
@@ -41,5 +42,20 @@ LauncherEnvironment read_launcher_environment();
 // This process's rank as the launcher announced it, 0 when started alone. Lets errors found
 // before MPI_Init be printed once per job instead of once per rank.
 int launcher_rank();
+
+// Where a rank leaves its own exit code before MPI_Abort: a directory, on storage every node
+// shares, that scripts/launch/fabricbench.sbatch names in this variable. Under `srun --mpi=pmix`
+// MPI_Abort makes Slurm kill the whole step at once, a wrapper around each rank included, and
+// srun's own status names no rank and reads like a failed launch.
+inline constexpr const char* rank_exit_directory_variable = "FABRICBENCH_RANK_STATUS_DIR";
+
+// Writes "ENDED_NS EXIT_CODE HOST" (wall-clock nanoseconds since the epoch, as `date +%s%N`, so the
+// launcher can tell which rank failed first) to DIR/RANK, DIR from `lookup`'s
+// rank_exit_directory_variable, atomically (a temporary file renamed), so a reader never sees half
+// a line. Returns false, writing nothing, when the variable is unset or empty or the file cannot
+// be written: an abort goes ahead either way.
+bool record_rank_exit(const EnvironmentLookup& lookup, int rank, std::string_view host, int exit_code);
+// The same, from this process's environment.
+bool record_rank_exit(int rank, std::string_view host, int exit_code);
 
 }  // namespace fb

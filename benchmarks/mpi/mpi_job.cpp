@@ -1,5 +1,6 @@
 #include "benchmarks/mpi/mpi_job.hpp"
 
+#include "benchmarks/mpi/launcher_environment.hpp"
 #include "benchmarks/mpi/mpi_check.hpp"
 
 #include <fmt/format.h>
@@ -145,6 +146,9 @@ std::vector<std::string> MpiJob::gather_strings_at_rank_zero(const std::string& 
 }
 
 void MpiJob::abort_all(int exit_code) const {
+  // The launcher learns from this file which rank ended the job and with what code: a step that
+  // MPI_Abort ends leaves it no other trace of either.
+  record_rank_exit(rank_, process_hosts_.at(static_cast<std::size_t>(rank_)), exit_code);
   // Unchecked: there is nothing left to report a failure to.
   MPI_Abort(comm(), exit_code);
   std::abort();  // MPI_Abort does not return; this satisfies [[noreturn]] if it ever did.

@@ -10,7 +10,8 @@
 #
 # The HOSTFILE lists hosts one per line (Open MPI format, `#` comments). A host listed twice is one
 # host (a warning says so) and its `slots=` add up; slots given must allow the ranks per host.
-# mpirun gets each distinct host once. Inside a Slurm job every host must belong
+# mpirun gets each distinct host once, with the ranks per host as its slots; with --per gpu they are
+# packed per NUMA domain (below). Inside a Slurm job every host must belong
 # to its allocation. Errors name the hostfile and line, and exit 2 before anything runs. Every
 # NCCL_* and UCX_* variable of this shell, and PATH and LD_LIBRARY_PATH, are passed to the ranks,
 # so tuning set here reaches every host; the command line is printed before it runs, for the
@@ -55,10 +56,13 @@ case $per in
     fi
     [[ $gpus_per_host =~ ^[1-9][0-9]*$ ]] || { echo "mpirun-hostfile: --gpus-per-host must be a positive count" >&2; exit 2; }
     ranks_per_host=$gpus_per_host
-    # Ranks fill the cores in order and each is bound to its NUMA domain: on the usual servers
-    # GPUs 0..N/2-1 hang off the first socket, so local rank i (which drives GPU i) runs next to
-    # its GPU and NIC.
-    placement=(--map-by "ppr:$gpus_per_host:node" --bind-to numa)
+    # On the usual servers GPUs 0..N/2-1 hang off the first socket (NUMA domain), so local rank
+    # i, which drives GPU i, belongs there. `--map-by ppr:N:node --bind-to numa` deals the ranks
+    # to the domains in turn (0, 2, 4, 6 on the first of two); mapping by NUMA domain and ranking
+    # by core packs them: 0..N/2-1 on the first of two domains, N/2..N-1 on the second, and with
+    # four domains N/4 each, without this script knowing how many a host has
+    # (tests/launch/numa_packing_test.sh checks it on a two-socket map).
+    placement=(--map-by numa --rank-by core --bind-to numa)
     ;;
   *) usage ;;
 esac
@@ -148,10 +152,12 @@ if [[ -n ${SLURM_JOB_NODELIST:-} ]]; then
   done
 fi
 
-# mpirun gets each distinct host once, with its slots (`--host HOST:SLOTS,...`).
+# mpirun gets each distinct host once, with exactly the ranks it is to run as its slots
+# (`--host HOST:RANKS,...`): mapping by NUMA domain fills each host's slots before the next host,
+# so a hostfile's larger `slots=` would pile every rank onto the first hosts.
 host_slots=()
 for host in "${hosts[@]}"; do
-  host_slots+=("$host:${slots[$host]:-$ranks_per_host}")
+  host_slots+=("$host:$ranks_per_host")
 done
 
 root_flags=()

@@ -4,9 +4,10 @@
 # what a user and the scheduler's accounting see: the README's own command completes, results
 # and provenance land in fabricbench-results/JOB_ID/, and the exit codes Slurm records (here from
 # its job completion log, `sacct -c`) are fabricbench's, for success, bad flags, a timeout, a
-# cancelled job, a rank other than 0 that fails first, a node with fewer CPUs than the batch node,
-# and launches the script refuses; and scripts/launch/mpirun-hostfile.sh inside an allocation (a
-# host listed twice, a host named by its IP address, a host outside it, more ranks than tasks).
+# cancelled job, a rank other than 0 that fails first (by itself, or with MPI_Abort after MPI_Init),
+# a node with fewer CPUs than the batch node, and launches the script refuses; and
+# scripts/launch/mpirun-hostfile.sh inside an allocation (a host listed twice, a host named by its
+# IP address, a host outside it, more ranks than tasks).
 #
 #   tests/slurm/slurm_launcher_test.sh FABRICBENCH_BINARY REPOSITORY_ROOT
 #
@@ -176,9 +177,13 @@ submitted=$(cd "$state/elsewhere" && FABRICBENCH=$state/record-gpus FABRICBENCH_
 id=$(job_id_of "$submitted")
 wait_for_job "$id"
 expect_eq "GPU job accounting" "$(job_accounting "$id")" "COMPLETED 0:0"
-# Step 0 is doctor (one task per node), step 1 the run: each task its own single GPU.
+# Step 0 is doctor (one task per node), step 1 the run: every task sees both GPUs of its node
+# (the GPU backends take local rank i's GPU i; CUDA IPC needs the peers' GPUs visible).
 expect_eq "GPUs per task of the run" "$(cat "$state"/gpus-"$id"-1-* | sort | tr '\n' ';')" \
-  "fbn1 0 0;fbn1 1 1;fbn2 0 0;fbn2 1 1;"
+  "fbn1 0 0,1;fbn1 1 0,1;fbn2 0 0,1;fbn2 1 0,1;"
+expect_grep "GPU job: GPUs per node, tasks block by block" \
+  "^run: srun --nodes=2 --ntasks-per-node=2 --ntasks=4 --cpus-per-task=2 --cpu-bind=cores --distribution=block:block --gpus-per-node=2 " \
+  "$state/elsewhere/fabricbench-results/$id/job.txt"
 expect_eq "doctor hosts" "$(jq '.hosts | length' "$state/elsewhere/fabricbench-results/$id/doctor.json")" 2
 expect_eq "GPU job rows" "$(csv_column nranks "$(ls "$state/elsewhere/fabricbench-results/$id"/*.csv)" | sort -u)" 4
 
@@ -236,6 +241,27 @@ expect_grep "rank 1 fails first: job.txt names it" "^rank 1 failed first, with e
   "$state/elsewhere/fabricbench-results/$id/job.txt"
 expect_grep "rank 1 fails first: reason in job.txt" "^ended: exit 3: a library call or I/O failed" \
   "$state/elsewhere/fabricbench-results/$id/job.txt"
+
+echo "== a rank fails after MPI_Init and ends the job with MPI_Abort: the job's code is that rank's"
+# Rank 1 may map 600 MB (ulimit -v): MPI_Init fits, the two 512 MiB buffers of the all_reduce do
+# not, so its allocation fails inside the measurement and it calls MPI_Abort with 3 (a library
+# call failed). PMIx has Slurm kill the whole step at once, the rank's wrapper included: only the
+# file the rank wrote before MPI_Abort tells the script which rank failed and how.
+printf '#!/bin/sh\n[ "$SLURM_PROCID" = 1 ] && ulimit -v 600000\nexec "%s" "$@"\n' "$binary" >"$state/rank1-aborts"
+chmod +x "$state/rank1-aborts"
+submitted=$(cd "$state/elsewhere" && FABRICBENCH=$state/rank1-aborts sbatch --nodes=2 \
+  "$repo/scripts/launch/fabricbench.sbatch" all_reduce -b 512M -e 512M -n 1 -w 0)
+id=$(job_id_of "$submitted")
+wait_for_job "$id"
+results=$state/elsewhere/fabricbench-results/$id
+expect_eq "rank 1 aborts: accounting" "$(job_accounting "$id")" "FAILED 3:0"
+expect_grep "rank 1 aborts: its own error in the job output" "^fabricbench: rank 1 on $(hostname): std::bad_alloc" \
+  "$state/elsewhere/fabricbench-$id.out"
+expect_grep "rank 1 aborts: job.txt names rank, code and host" "^rank 1 failed first, with exit 3 \(on $(hostname); srun: " \
+  "$results/job.txt"
+expect_grep "rank 1 aborts: reason in job.txt" "^ended: exit 3: a library call or I/O failed" "$results/job.txt"
+expect_eq "rank 1 aborts: rank status files left" "$(ls -A "$results/rank-status" 2>/dev/null | wc -l)" 0
+expect_eq "rank 1 aborts: processes left" "$(processes_of_job "$id")" 0
 
 echo "== a node with fewer CPUs than the batch node"
 # fbn3 (4 CPUs) runs the script, fbn4 has 2: tasks sized by fbn3 would not start on fbn4.

@@ -4,8 +4,15 @@
 #include "benchmarks/mpi/launcher_environment.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
+#include <sstream>
 #include <string>
 
 namespace fb {
@@ -69,6 +76,65 @@ TEST(LauncherEnvironment, OnlySlurmProcidLeavesMpiUnwired) {
   }
   EXPECT_EQ(unwired, 1);
   EXPECT_EQ(launcher_variables().size(), 4U);
+}
+
+// The file scripts/launch/fabricbench.sbatch reads when a rank has ended the job with MPI_Abort.
+class RankExitRecord : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    directory_ = std::filesystem::temp_directory_path() / ("fb-rank-exit-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(directory_);
+  }
+  void TearDown() override { std::filesystem::remove_all(directory_); }
+
+  bool record(int rank, const char* host, int exit_code, const char* directory) const {
+    return record_rank_exit(
+        [directory](const char* name) {
+          return std::string_view(name) == rank_exit_directory_variable ? directory : nullptr;
+        },
+        rank, host, exit_code);
+  }
+  std::filesystem::path directory_;
+};
+
+TEST_F(RankExitRecord, WritesTimeCodeAndHostUnderTheRanksNumber) {
+  const auto before_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  ASSERT_TRUE(record(13, "gpu-node-07", 3, directory_.c_str()));
+  const auto after_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+
+  std::ifstream file(directory_ / "13");
+  std::string line;
+  ASSERT_TRUE(std::getline(file, line));
+  std::istringstream fields(line);
+  std::int64_t ended_ns = 0;
+  int code = 0;
+  std::string host;
+  ASSERT_TRUE(fields >> ended_ns >> code >> host) << line;
+  EXPECT_GE(ended_ns, before_ns);
+  EXPECT_LE(ended_ns, after_ns);
+  EXPECT_EQ(code, 3);
+  EXPECT_EQ(host, "gpu-node-07");
+  EXPECT_FALSE(std::getline(file, line)) << "one line only";
+  // Nothing but the rank's file: the temporary it was written under is gone.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(directory_), std::filesystem::directory_iterator()), 1);
+}
+
+TEST_F(RankExitRecord, ALaterRecordReplacesTheFileWhole) {
+  ASSERT_TRUE(record(2, "node-a", 5, directory_.c_str()));
+  ASSERT_TRUE(record(2, "node-a", 3, directory_.c_str()));
+  std::ifstream file(directory_ / "2");
+  std::string line;
+  std::getline(file, line);
+  EXPECT_EQ(line.substr(line.find(' ') + 1), "3 node-a");
+}
+
+TEST_F(RankExitRecord, NothingWrittenWithoutTheVariableOrAWritableDirectory) {
+  EXPECT_FALSE(record(0, "node-a", 3, nullptr));
+  EXPECT_FALSE(record(0, "node-a", 3, ""));
+  EXPECT_FALSE(record(0, "node-a", 3, (directory_ / "missing").c_str()));
+  EXPECT_TRUE(std::filesystem::is_empty(directory_));
 }
 
 }  // namespace
