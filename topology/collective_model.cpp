@@ -457,7 +457,7 @@ Transfer root_transfer(const CollectiveModel& m, double bytes) {
 // single peer is limited so: alltoall's many peers fill the NICs together.
 Transfer sendrecv_transfer(const CollectiveModel& m, double bytes, const NcclTuning& t) {
   Transfer transfer{bytes / (m.sendrecv_gbps * 1e3), m.sendrecv_limit};
-  if (m.nodes <= 1 || !m.gpu_ranks) return transfer;
+  if (m.nodes <= 1 || !m.gpu_ranks || m.rails <= 0) return transfer;
   // NCCL counts the NICs a GPU uses and their rate (one of 8 ports per GPU; four on AWS p5).
   const int nics = std::max(1, m.rails / std::max(1, m.ranks_per_node));
   const int channels = p2p_channels_per_net_peer(t, m.ranks, m.channels, nics, m.net_gbps / m.rails * nics);
