@@ -460,7 +460,8 @@ Transfer sendrecv_transfer(const CollectiveModel& m, double bytes, const NcclTun
   if (m.nodes <= 1 || !m.gpu_ranks || m.rails <= 0) return transfer;
   // NCCL counts the NICs a GPU uses and their rate (one of 8 ports per GPU; four on AWS p5).
   const int nics = std::max(1, m.rails / std::max(1, m.ranks_per_node));
-  const int channels = p2p_channels_per_net_peer(t, m.ranks, m.channels, nics, m.net_gbps / m.rails * nics);
+  const int channels = p2p_channels_per_net_peer(t, m.ranks, m.channels, nics, m.net_gbps / m.rails * nics,
+                                                 m.ranks_per_node > 1 && !m.nvlink_intra);
   const double channels_gbps = channels * p2p_channel_net_gbps;
   if (channels_gbps < m.sendrecv_gbps) {
     transfer = {bytes / (channels_gbps * 1e3),

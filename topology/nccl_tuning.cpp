@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace fb::topo {
@@ -245,21 +246,24 @@ int pow2_up(int value) {
 
 }  // namespace
 
-int p2p_channels_per_net_peer(const NcclTuning& tuning, int ranks, int channels, int nics_per_gpu,
-                              double gpu_net_gbps) {
+int p2p_channels_per_net_peer(const NcclTuning& tuning, int ranks, int channels, int nics_per_gpu, double gpu_net_gbps,
+                              bool pcie_local_peers) {
   const int nics = std::max(1, nics_per_gpu);
+  // NCCL takes the fewest channels any peer gets: a local peer over PCIe gets 2 (over NVLink,
+  // 2 per NVLink's worth of bandwidth: never fewer than a network peer).
+  const int local_cap = pcie_local_peers ? 2 : std::numeric_limits<int>::max();
   switch (tuning.p2p_net_channels) {
-    case P2pNetChannels::two_per_peer: return 2;
+    case P2pNetChannels::two_per_peer: return std::min(2, channels);
     case P2pNetChannels::halved_with_ranks: {
       // "Avoid overloading channels with 8+ operations": p2pnChannels is the collective count here.
       int per_peer = 2;
       while (per_peer * ranks > channels * 4 && per_peer > 1) per_peer /= 2;
-      return pow2_up(std::max(nics, per_peer));
+      return pow2_up(std::min({std::max(nics, per_peer), local_cap, channels}));
     }
     case P2pNetChannels::by_nic_rate: {
       const int p2p_channels = pow2_up(channels);
       const int needed = std::max(nics, static_cast<int>(std::ceil(gpu_net_gbps / p2p_channel_net_gbps - 1e-9)));
-      int per_peer = std::min(pow2_up(needed), p2p_channels);
+      int per_peer = std::min(pow2_up(std::min(needed, local_cap)), p2p_channels);
       // Every peer in one round: NCCL_MAX_DEV_WORK_P2P_PER_BATCH (8) peers share a channel.
       const int rounds = (ranks + 7) / 8;
       while (per_peer * rounds > p2p_channels && per_peer > 1) per_peer /= 2;

@@ -90,8 +90,11 @@ constexpr double p2p_channel_net_gbps = 14.0;
 
 // The channels NCCL stripes a send to one peer on another node over, under `tuning`'s release:
 // `ranks` in the communicator, `channels` its collective channels (NCCL's nChannels),
-// `nics_per_gpu` the NICs a GPU uses and `gpu_net_gbps` their rate together.
-int p2p_channels_per_net_peer(const NcclTuning& tuning, int ranks, int channels, int nics_per_gpu, double gpu_net_gbps);
+// `nics_per_gpu` the NICs a GPU uses and `gpu_net_gbps` their rate together; `pcie_local_peers`
+// when the node's other ranks are reached over PCIe (NCCL gives such a peer 2 channels and takes
+// the fewest over all peers).
+int p2p_channels_per_net_peer(const NcclTuning& tuning, int ranks, int channels, int nics_per_gpu, double gpu_net_gbps,
+                              bool pcie_local_peers = false);
 
 // The figures of the release range holding `version`; the newest when empty. A version older
 // than the oldest range gets the oldest range's figures (NcclTuningChoice says so).

@@ -36,6 +36,12 @@ TEST(P2pChannels, EachReleaseStripesANetworkPeerAsItsSourceSays) {
   EXPECT_EQ(p2p_channels_per_net_peer(release(2, 30, 7), 64, 16, 1, 47.5), 2);
   EXPECT_EQ(p2p_channels_per_net_peer(release(2, 30, 7), 128, 16, 1, 47.5), 1);
   EXPECT_EQ(p2p_channels_per_net_peer(release(2, 30, 7), 512, 16, 1, 47.5), 1);
+  // NCCL takes the fewest over every peer: a node's PCIe-only peers get 2, so a 400G port behind a
+  // PCIe-only node gets 2 where NVLink nodes get 4.
+  EXPECT_EQ(p2p_channels_per_net_peer(release(2, 30, 7), 32, 16, 1, 47.5, true), 2);
+  EXPECT_EQ(p2p_channels_per_net_peer(release(2, 28, 9), 256, 32, 4, 44.5, true), 2);
+  // No more channels per peer than the communicator has.
+  EXPECT_EQ(p2p_channels_per_net_peer(release(2, 19, 4), 2, 1, 1, 47.5), 1);
 }
 
 // NVIDIA/nccl#1272: nodes of 4 GH200, each GPU with its own 200 Gb/s HPE Slingshot NIC driven
