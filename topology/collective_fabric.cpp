@@ -238,11 +238,15 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
     model.net_gbps = model.rails * solution.slowest_gbps;
     model.net_limit = solved_limit(solution);
 
-    const Flows::Solution tree_solution = solve_trees(paths, crossings, model.nodes, competing);
-    // Each flow moves S / (2 rails): busbw = 2(p-1)/p x S / T = 4 (p-1)/p x rails x rate.
-    const double p = model.ranks;
-    model.tree_net_gbps = 4 * (p - 1) / p * model.rails * tree_solution.slowest_gbps;
-    model.tree_limit = solved_limit(tree_solution);
+    if (options.trees) {
+      const Flows::Solution tree_solution = solve_trees(paths, crossings, model.nodes, competing);
+      // Each flow moves S / (2 rails): busbw = 2(p-1)/p x S / T = 4 (p-1)/p x rails x rate.
+      const double p = model.ranks;
+      model.tree_net_gbps = 4 * (p - 1) / p * model.rails * tree_solution.slowest_gbps;
+      model.tree_limit = solved_limit(tree_solution);
+    } else {
+      model.tree_net_gbps = std::numeric_limits<double>::quiet_NaN();
+    }
 
     // Each rank's own path to its nearest NIC, alone (alltoall pushes every GPU's remote share
     // through it).
@@ -275,7 +279,9 @@ CollectiveModel model_collectives(const Graph& graph, std::span<const VertexId> 
   // (NCCL_P2P_PXN_LEVEL=2, the default): over NVLink the sender hands its data to the local rank
   // nearest its own NIC of the receiver's rail (the same ordinal), so that a rail-optimized fabric
   // keeps it on one rail; otherwise it leaves through its own nearest NIC.
-  {
+  if (!options.sendrecv) {
+    model.sendrecv_gbps = std::numeric_limits<double>::quiet_NaN();
+  } else {
     Flows flows(paths);
     std::map<VertexId, std::size_t> slot_of_host;
     for (std::size_t n = 0; n < local_ranks.size(); ++n)

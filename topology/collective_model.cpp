@@ -452,6 +452,25 @@ Transfer root_transfer(const CollectiveModel& m, double bytes) {
   return transfer;
 }
 
+// sendrecv's pairs across nodes: the fabric's rate for the flow, or what the channels NCCL stripes
+// a send to one network peer over carry (p2p_channels_per_net_peer), whichever is lower. Only a
+// single peer is limited so: alltoall's many peers fill the NICs together.
+Transfer sendrecv_transfer(const CollectiveModel& m, double bytes, const NcclTuning& t) {
+  Transfer transfer{bytes / (m.sendrecv_gbps * 1e3), m.sendrecv_limit};
+  if (m.nodes <= 1 || !m.gpu_ranks || m.rails <= 0) return transfer;
+  // NCCL counts the NICs a GPU uses and their rate (one of 8 ports per GPU; four on AWS p5).
+  const int nics = std::max(1, m.rails / std::max(1, m.ranks_per_node));
+  const int channels = p2p_channels_per_net_peer(t, m.ranks, m.channels, nics, m.net_gbps / m.rails * nics,
+                                                 m.ranks_per_node > 1 && !m.nvlink_intra);
+  const double channels_gbps = channels * p2p_channel_net_gbps;
+  if (channels_gbps < m.sendrecv_gbps) {
+    transfer = {bytes / (channels_gbps * 1e3),
+                fmt::format("{} p2p channel{} to the peer on the next node ({:.1f} GB/s each, NCCL's figure)", channels,
+                            channels == 1 ? "" : "s", p2p_channel_net_gbps)};
+  }
+  return transfer;
+}
+
 Prediction point_to_point(const CollectiveModel& m, const OpTraits& op, std::uint64_t bytes, const Forced& forced,
                           const NcclTuning& t) {
   const bool every_peer = op.modelled_as != ModelledCollective::sendrecv;
@@ -472,7 +491,7 @@ Prediction point_to_point(const CollectiveModel& m, const OpTraits& op, std::uin
   const double b = static_cast<double>(bytes);
   Transfer transfer;
   switch (op.modelled_as) {
-    case ModelledCollective::sendrecv: transfer = {b / (m.sendrecv_gbps * 1e3), m.sendrecv_limit}; break;
+    case ModelledCollective::sendrecv: transfer = sendrecv_transfer(m, b, t); break;
     case ModelledCollective::alltoall: transfer = alltoall_transfer(m, b); break;
     default: transfer = root_transfer(m, b); break;  // gather, scatter
   }

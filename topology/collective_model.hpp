@@ -89,6 +89,11 @@ struct ModelOptions {
   // Only an alltoall prediction reads those figures, and at a million GPUs they are a fifth of
   // the model's time; off, local_all_pairs_* and alltoall_* are left at NaN and empty.
   bool alltoall = true;
+  // Model the double binary tree's network part (tree_net_gbps, read by all_reduce's tree and
+  // NVLS-tree only) and the neighbour exchange (sendrecv_gbps, read by sendrecv only). At a
+  // million GPUs they take 1.1 and 0.8 s; off, those figures are NaN and their limits empty.
+  bool trees = true;
+  bool sendrecv = true;
 };
 
 // The choice layer's free constants, fitted to published results by least squares on

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 namespace fb::topo {
@@ -136,7 +139,7 @@ std::vector<NcclTuning> build_tunings() {
   // NVLS and NVLS-tree pay an NVLink hop (23 us) instead of a base latency; NVLS gathers again;
   // tree Simple back to 28 us a hop; CollNet re-tuned.
   t.first = {2, 19, 0};
-  t.range = "2.19-2.20";
+  t.range = "2.19";
   t.source = "v2.19.4-1";
   t.base_latency_us[collnet_direct] = t.base_latency_us[collnet_chain] = {0, 0, 0};
   t.base_latency_us[nvls] = t.base_latency_us[nvls_tree] = {0, 0, 0};
@@ -154,6 +157,13 @@ std::vector<NcclTuning> build_tunings() {
   t.nvls_tree_linear_in_nodes = false;
   t.collnet_arity_us = 0.4;
   t.has_nvls_gathers = true;
+  out.push_back(t);
+
+  // The tuner's figures as 2.19's; a send to a network peer halves its channels as ranks grow.
+  t.first = {2, 20, 0};
+  t.range = "2.20";
+  t.source = "v2.20.5-1";
+  t.p2p_net_channels = P2pNetChannels::halved_with_ranks;
   out.push_back(t);
 
   // Hopper gets its own LL ceiling; LL's ring share doubles.
@@ -209,6 +219,7 @@ std::vector<NcclTuning> build_tunings() {
   t.first = {2, 29, 0};
   t.range = "2.29-2.30";
   t.source = "v2.30.7-1";
+  t.p2p_net_channels = P2pNetChannels::by_nic_rate;
   t.ring_ll128_per_channel_gbps[blackwell].fill(40.0);
   out.push_back(t);
   return out;
@@ -224,6 +235,43 @@ const std::vector<NcclTuning>& tunings() {
 std::span<const NcclTuning> nccl_tunings() { return tunings(); }
 
 const NcclTuning& newest_nccl_tuning() { return tunings().back(); }
+
+namespace {
+
+int pow2_up(int value) {
+  int pow2 = 1;
+  while (pow2 < value) pow2 *= 2;
+  return pow2;
+}
+
+}  // namespace
+
+int p2p_channels_per_net_peer(const NcclTuning& tuning, int ranks, int channels, int nics_per_gpu, double gpu_net_gbps,
+                              bool pcie_local_peers) {
+  const int nics = std::max(1, nics_per_gpu);
+  // NCCL takes the fewest channels any peer gets: a local peer over PCIe gets 2 (over NVLink,
+  // 2 per NVLink's worth of bandwidth: never fewer than a network peer).
+  const int local_cap = pcie_local_peers ? 2 : std::numeric_limits<int>::max();
+  switch (tuning.p2p_net_channels) {
+    case P2pNetChannels::two_per_peer: return std::min(2, channels);
+    case P2pNetChannels::halved_with_ranks: {
+      // "Avoid overloading channels with 8+ operations": p2pnChannels is the collective count here.
+      int per_peer = 2;
+      while (per_peer * ranks > channels * 4 && per_peer > 1) per_peer /= 2;
+      return pow2_up(std::min({std::max(nics, per_peer), local_cap, channels}));
+    }
+    case P2pNetChannels::by_nic_rate: {
+      const int p2p_channels = pow2_up(channels);
+      const int needed = std::max(nics, static_cast<int>(std::ceil(gpu_net_gbps / p2p_channel_net_gbps - 1e-9)));
+      int per_peer = std::min(pow2_up(std::min(needed, local_cap)), p2p_channels);
+      // Every peer in one round: NCCL_MAX_DEV_WORK_P2P_PER_BATCH (8) peers share a channel.
+      const int rounds = (ranks + 7) / 8;
+      while (per_peer * rounds > p2p_channels && per_peer > 1) per_peer /= 2;
+      return per_peer;
+    }
+  }
+  return 2;
+}
 
 NcclTuningChoice nccl_tuning_for(std::optional<NcclVersion> version) {
   const std::vector<NcclTuning>& all = tunings();

@@ -36,9 +36,20 @@ using LatencyFigures = std::array<std::array<double, tuned_protocol_count>, tune
 // [GPU generation: Volta, Ampere, Hopper, Blackwell][node count: 1, 2, more].
 using GenerationFigures = std::array<std::array<double, 3>, 4>;
 
+// How many channels a send to a peer on another node is striped over (NCCL's
+// p2pnChannelsPerPeer for network peers, src/graph/paths.cc ncclTopoGetNchannels and
+// ncclTopoComputeP2pChannels at each release):
+//   two_per_peer        up to 2.19: NCCL_NCHANNELS_PER_NET_PEER, 2 by default;
+//   halved_with_ranks   2.20-2.28: 2, halved while 2 x ranks > 4 x the channels (at least the NICs
+//                       a GPU needs for its bandwidth);
+//   by_nic_rate         2.29 on: one per 14 GB/s of the GPU's NICs (NCCL_P2P_PER_CHANNEL_NET_BW),
+//                       at least one per NIC, rounded up to a power of two, halved while
+//                       that x ceil(ranks / 8) exceeds the channels.
+enum class P2pNetChannels { two_per_peer, halved_with_ranks, by_nic_rate };
+
 struct NcclTuning {
   NcclVersion first;        // the first release these figures hold for
-  std::string_view range;   // "2.19-2.20", for explanations
+  std::string_view range;   // "2.21-2.22", for explanations
   std::string_view source;  // the release tag the figures were read from
 
   LatencyFigures base_latency_us{};
@@ -69,7 +80,21 @@ struct NcclTuning {
   bool has_nvls_gathers = false;     // NVLS for all_gather and reduce_scatter (2.17, then from 2.19)
   bool has_pat = false;              // PAT for all_gather/reduce_scatter, one GPU per node (2.23)
   bool ll128_on_blackwell = false;   // LL128 enabled by default on sm_100 and sm_120 (2.25)
+  P2pNetChannels p2p_net_channels = P2pNetChannels::two_per_peer;
 };
+
+// What one p2p channel carries across the network: NCCL's own figure for sizing them
+// (NCCL_P2P_PER_CHANNEL_NET_BW, 14 GB/s, src/graph/paths.cc from 2.29). One channel is one CTA
+// and one proxy connection with NCCL_STEPS buffers in flight, whatever the NIC's rate.
+constexpr double p2p_channel_net_gbps = 14.0;
+
+// The channels NCCL stripes a send to one peer on another node over, under `tuning`'s release:
+// `ranks` in the communicator, `channels` its collective channels (NCCL's nChannels),
+// `nics_per_gpu` the NICs a GPU uses and `gpu_net_gbps` their rate together; `pcie_local_peers`
+// when the node's other ranks are reached over PCIe (NCCL gives such a peer 2 channels and takes
+// the fewest over all peers).
+int p2p_channels_per_net_peer(const NcclTuning& tuning, int ranks, int channels, int nics_per_gpu, double gpu_net_gbps,
+                              bool pcie_local_peers = false);
 
 // The figures of the release range holding `version`; the newest when empty. A version older
 // than the oldest range gets the oldest range's figures (NcclTuningChoice says so).

@@ -82,10 +82,13 @@ PredictedSweep predict_sweep(const Graph& graph, const SweepRequest& request) {
   }
   PredictedSweep sweep;
   sweep.tuning = tuning.tuning;
+  // Only the figures this op reads: alltoall's pairs, the trees (all_reduce), the neighbours (sendrecv).
   sweep.model =
       model_collectives(graph, ranks,
                         ModelOptions{request.in_network_reduction, sharing_jobs(graph, request.other_jobs, job_ranks),
-                                     request.gpus_per_process, op.modelled_as == ModelledCollective::alltoall});
+                                     request.gpus_per_process, op.modelled_as == ModelledCollective::alltoall,
+                                     op.modelled_as == ModelledCollective::all_reduce,
+                                     op.modelled_as == ModelledCollective::sendrecv});
   const CollectiveModel& model = sweep.model;
   std::vector<std::string>& warnings = sweep.warnings;
   const std::vector<std::uint64_t> sizes = whole_element_sizes(request.sweep, op, model.ranks, warnings);

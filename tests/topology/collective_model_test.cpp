@@ -502,5 +502,33 @@ TEST(CollectiveModel, WithoutAlltoallOnlyTheAlltoallFiguresAreLeftOut) {
   EXPECT_EQ(lean.assumptions, full.assumptions);
 }
 
+// Without the trees and the neighbour exchange (what alltoall and every op but all_reduce and
+// sendrecv ask for) only their figures are left out; NaN, so a collective that read them would fail
+// its bound check instead of printing a number.
+TEST(CollectiveModel, WithoutTreesOrSendrecvOnlyTheirFiguresAreLeftOut) {
+  const Graph graph = build_cluster(dgx_h100(4));
+  const std::vector<VertexId> ranks = place_ranks(graph, 4, 0);
+  const CollectiveModel full = model_collectives(graph, ranks);
+  ModelOptions options;
+  options.trees = false;
+  options.sendrecv = false;
+  const CollectiveModel lean = model_collectives(graph, ranks, options);
+  EXPECT_NEAR(full.sendrecv_gbps, 50 * 0.95, 1e-6);
+  EXPECT_GT(full.tree_net_gbps, 0);
+  EXPECT_TRUE(std::isnan(lean.tree_net_gbps));
+  EXPECT_TRUE(lean.tree_limit.empty());
+  EXPECT_TRUE(std::isnan(lean.sendrecv_gbps));
+  EXPECT_TRUE(lean.sendrecv_limit.empty());
+  EXPECT_EQ(lean.ring_gbps, full.ring_gbps);
+  EXPECT_EQ(lean.net_gbps, full.net_gbps);
+  EXPECT_EQ(lean.intra_gbps, full.intra_gbps);
+  EXPECT_EQ(lean.alltoall_node_gbps, full.alltoall_node_gbps);
+  EXPECT_EQ(lean.alltoall_limit, full.alltoall_limit);
+  EXPECT_EQ(lean.gpu_nic_gbps, full.gpu_nic_gbps);
+  EXPECT_EQ(lean.net_latency_us, full.net_latency_us);
+  const OpTraits& alltoall = op_by_name("alltoall");
+  EXPECT_EQ(predict(lean, alltoall, GiB).time_us, predict(full, alltoall, GiB).time_us);
+}
+
 }  // namespace
 }  // namespace fb::topo

@@ -24,7 +24,8 @@ TEST(NcclVersion, ReadsReleasesPackagesBuildTagsAndVersionCodes) {
 
 TEST(NcclVersion, EachReleaseGetsTheFiguresOfItsRange) {
   EXPECT_EQ(nccl_tuning_for(NcclVersion{2, 18, 5}).tuning->range, "2.18");
-  EXPECT_EQ(nccl_tuning_for(NcclVersion{2, 20, 3}).tuning->range, "2.19-2.20");
+  EXPECT_EQ(nccl_tuning_for(NcclVersion{2, 19, 4}).tuning->range, "2.19");
+  EXPECT_EQ(nccl_tuning_for(NcclVersion{2, 20, 3}).tuning->range, "2.20");
   EXPECT_EQ(nccl_tuning_for(NcclVersion{2, 21, 5}).tuning->range, "2.21-2.22");
   EXPECT_EQ(nccl_tuning_for(NcclVersion{2, 28, 7}).tuning->range, "2.28.0-2.28.8");
   EXPECT_EQ(nccl_tuning_for(NcclVersion{2, 28, 9}).tuning->range, "2.28.9");
