@@ -107,7 +107,10 @@ void attach_class_devices(const fs::path& root, std::vector<Nic>& nics, std::vec
   }
   const fs::path rdma_dir = under_root(root, "/sys/class/infiniband");
   for (const std::string& name : sorted_entries(rdma_dir))
-    if (Nic* nic = nic_at(pci_address_behind(rdma_dir / name))) nic->rdma_devices.push_back(name);
+    if (Nic* nic = nic_at(pci_address_behind(rdma_dir / name))) {
+      nic->rdma_devices.push_back(name);
+      if (nic->firmware.empty()) nic->firmware = read_first_line(rdma_dir / name / "fw_ver").value_or("");
+    }
   for (const RdmaPort& rdma_port : rdma_ports(rdma_dir)) {
     IbPort port;
     port.rdma_device = rdma_port.device;
@@ -241,6 +244,16 @@ HostResources resources_of(const fs::path& root) {
     std::uint64_t kib = 0;
     std::istringstream(line.substr(9)) >> kib;
     if (kib > 0) resources.memory_bytes = kib * 1024;
+  }
+  // os-release(5): /etc first, /usr/lib where /etc has none; a value may be quoted.
+  std::istringstream os_release(read_text(under_root(root, "/etc/os-release"))
+                                    .value_or(read_text(under_root(root, "/usr/lib/os-release")).value_or("")));
+  for (std::string line; std::getline(os_release, line);) {
+    if (!line.starts_with("PRETTY_NAME=")) continue;
+    std::string value = line.substr(12);
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
+      value = value.substr(1, value.size() - 2);
+    resources.os = value;
   }
   return resources;
 }

@@ -43,6 +43,9 @@ struct Nic {
   std::optional<PciLink> link;
   std::vector<std::string> net_devices;   // eth0, ib0: /sys/class/net entries on this function
   std::vector<std::string> rdma_devices;  // mlx5_0: /sys/class/infiniband entries on this function
+  // The firmware version its RDMA device reports (/sys/class/infiniband/DEV/fw_ver, "28.39.1002");
+  // empty without an RDMA device (an Ethernet-only NIC tells it only through ethtool's ioctl).
+  std::string firmware;
   std::vector<std::string> bridges;
 
   // Carries RDMA traffic (InfiniBand or RoCE): what NCCL's IB transport would use.
@@ -112,6 +115,7 @@ struct HostResources {
   std::string cpu_model;                      // "model name" of the first processor
   int cpu_threads = 0;                        // processors the kernel lists (hardware threads)
   std::optional<std::uint64_t> memory_bytes;  // MemTotal
+  std::string os;                             // PRETTY_NAME of /etc/os-release ("Ubuntu 24.04.1 LTS")
 };
 
 struct HostInventory {

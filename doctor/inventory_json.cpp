@@ -70,6 +70,7 @@ void to_json(json& out, const HostInventory& inventory) {
                     {"link", to_json_value(nic.link)},
                     {"net_devices", nic.net_devices},
                     {"rdma_devices", nic.rdma_devices},
+                    {"firmware", nic.firmware},
                     {"bridges", nic.bridges}});
   json ports = json::array();
   for (const IbPort& port : inventory.ib_ports)
@@ -109,6 +110,7 @@ void to_json(json& out, const HostInventory& inventory) {
          {"counter_interval_s", inventory.counter_interval_s},
          {"resources",
           {{"cpu_model", inventory.resources.cpu_model},
+           {"os", inventory.resources.os},
            {"cpu_threads", inventory.resources.cpu_threads},
            {"memory_bytes",
             inventory.resources.memory_bytes ? json(*inventory.resources.memory_bytes) : json(nullptr)}}}};
@@ -130,6 +132,7 @@ void from_json(const json& in, HostInventory& inventory) {
     parsed.net_devices = nic.at("net_devices").get<std::vector<std::string>>();
     parsed.rdma_devices = nic.at("rdma_devices").get<std::vector<std::string>>();
     parsed.bridges = nic.at("bridges").get<std::vector<std::string>>();
+    parsed.firmware = nic.value("firmware", "");  // reports written before it was read have none
     inventory.nics.push_back(std::move(parsed));
   }
   using Counters = std::map<std::string, std::uint64_t>;
@@ -158,6 +161,7 @@ void from_json(const json& in, HostInventory& inventory) {
     inventory.resources.cpu_model = resources->at("cpu_model").get<std::string>();
     inventory.resources.cpu_threads = resources->at("cpu_threads").get<int>();
     inventory.resources.memory_bytes = optional_from<std::uint64_t>(*resources, "memory_bytes");
+    inventory.resources.os = resources->value("os", "");
   }
 }
 

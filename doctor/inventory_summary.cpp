@@ -36,6 +36,7 @@ std::string version_text(const DetectedVersion& version) {
 std::vector<std::pair<std::string, std::string>> summarize_inventory(const HostInventory& inventory) {
   std::vector<std::pair<std::string, std::string>> facts;
   const HostResources& resources = inventory.resources;
+  facts.emplace_back("OS", resources.os.empty() ? std::string("not found") : resources.os);
   facts.emplace_back("CPU", resources.cpu_model.empty()
                                 ? std::string("not found")
                                 : fmt::format("{} ({} threads)", resources.cpu_model, resources.cpu_threads));
@@ -53,6 +54,10 @@ std::vector<std::pair<std::string, std::string>> summarize_inventory(const HostI
   facts.emplace_back("RDMA ports", counted(inventory.ib_ports, [](const IbPort& port) {
                        return fmt::format("{} {} {}", port.state, port.rate, port.link_layer);
                      }));
+  if (!inventory.nics.empty())
+    facts.emplace_back("NIC firmware", counted(inventory.nics, [](const Nic& nic) {
+                         return nic.firmware.empty() ? std::string("not in sysfs (no RDMA device)") : nic.firmware;
+                       }));
   if (!inventory.gpus.empty())
     facts.emplace_back("GPUDirect RDMA", inventory.gpudirect_rdma.possible() ? "possible" : "not possible");
   facts.emplace_back("NVIDIA driver", version_text(inventory.versions.nvidia_driver));

@@ -11,7 +11,8 @@
 
 namespace fb::doctor {
 
-// Attribute and value, in a fixed order: CPU, memory, GPUs, GPU PCIe links, NICs, RDMA ports, GPUDirect RDMA,
+// Attribute and value, in a fixed order: OS, CPU, memory, GPUs, GPU PCIe links, NICs, RDMA ports, NIC firmware,
+// GPUDirect RDMA,
 // NVIDIA driver, CUDA, NCCL, MPI library, kernel. "none" where a host has none of a device, "not
 // found" where a version could not be read.
 std::vector<std::pair<std::string, std::string>> summarize_inventory(const HostInventory& inventory);

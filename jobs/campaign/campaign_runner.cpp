@@ -98,7 +98,7 @@ class Campaign {
                                console_text(plan_.customer), plan_.stages.size(),
                                console_text(plan_.results_dir.string()));
 
-    for (const CampaignStage& stage : plan_.stages) run_stage_unless_done(stage);
+    for (std::size_t index = 0; index < plan_.stages.size(); ++index) run_stage_unless_done(plan_.stages[index], index);
 
     int exit_code = static_cast<int>(ExitCode::ok);
     if (reporting_) {
@@ -153,7 +153,8 @@ class Campaign {
   // Rank 0's `value` on every rank: the others agree with anything.
   bool rank_zero_says(bool value) { return backend_->job().reporting_rank_value(value ? 1 : 0) != 0; }
 
-  void run_stage_unless_done(const CampaignStage& stage) {
+  // `index`: the stage's place in the plan, printed as "stage n of m" so the console says how far along it is.
+  void run_stage_unless_done(const CampaignStage& stage, std::size_t index) {
     bool needed = true;
     if (reporting_) {
       const StageState* earlier = state_->stage(stage.name);
@@ -174,7 +175,8 @@ class Campaign {
         std::filesystem::create_directories(plan_.results_dir / folder);
       } catch (const std::filesystem::filesystem_error& e) { folder_error = e.what(); }
       state_->begin(stage.name, folder);
-      std::cout << fmt::format("# stage {} ({}) at {}\n", stage.name, name_of(stage.kind),
+      std::cout << fmt::format("# stage {} ({}, {} of {}) at {}\n", stage.name, name_of(stage.kind), index + 1,
+                               plan_.stages.size(),
                                state_->stage(stage.name)->started)
                 << std::flush;
     }

@@ -2,6 +2,7 @@
 
 #include "doctor/host_inventory.hpp"
 #include "doctor/inventory_json.hpp"
+#include "doctor/inventory_summary.hpp"
 #include "support/temp_dir.hpp"
 #include "sysfs_tree.hpp"
 
@@ -9,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include <fstream>
 
@@ -55,6 +58,25 @@ TEST_F(HealthyHost, NamesEveryNicByItsNetAndRdmaDevicesAndSkipsVirtualInterfaces
   EXPECT_THAT(nic.rdma_devices, ElementsAre("mlx5_3"));
   EXPECT_EQ(nic.display_name(), "mlx5_3 (" + fb::testing::nic_address(3) + ")");
   EXPECT_EQ(nic.numa_node, 0);
+}
+
+// The record's inventory names each NIC's firmware, as its RDMA device reports it
+// (/sys/class/infiniband/DEV/fw_ver, as mlx5 writes it): a fleet with one NIC on old firmware
+// shows it counted apart.
+TEST_F(HealthyHost, NicFirmwareFromItsRdmaDeviceIsCountedInTheSummary) {
+  for (int i = 0; i < 8; ++i)
+    tree_.write_file(fmt::format("/sys/class/infiniband/mlx5_{}/fw_ver", i), i == 6 ? "28.37.1014\n" : "28.39.1002\n");
+  const HostInventory inventory = collect_host_inventory(tree_.root());
+  ASSERT_EQ(inventory.nics.size(), 8u);
+  EXPECT_EQ(inventory.nics[3].firmware, "28.39.1002");
+  EXPECT_EQ(inventory.nics[6].firmware, "28.37.1014");
+  const nlohmann::json json = inventory;
+  EXPECT_EQ(json.get<HostInventory>().nics[6].firmware, "28.37.1014");
+  const auto facts = summarize_inventory(inventory);
+  const auto firmware =
+      std::find_if(facts.begin(), facts.end(), [](const auto& f) { return f.first == "NIC firmware"; });
+  ASSERT_NE(firmware, facts.end());
+  EXPECT_EQ(firmware->second, "1 x 28.37.1014, 7 x 28.39.1002");
 }
 
 TEST_F(HealthyHost, ReadsEveryIbPortBehindItsPciFunction) {
@@ -134,14 +156,20 @@ TEST(HostInventory, CpuModelThreadsAndMemoryFromProc) {
                "\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) Platinum 8480+\nflags\t\t: fpu vme\n\n";
   tree.write_file("/proc/cpuinfo", cpuinfo);
   tree.write_file("/proc/meminfo", "MemTotal:       2113546240 kB\nMemFree:        2000000000 kB\n");
+  tree.write_file("/etc/os-release",
+                  "NAME=\"Ubuntu\"\nVERSION_ID=\"24.04\"\nPRETTY_NAME=\"Ubuntu 24.04.1 LTS\"\nID=ubuntu\n");
   const HostInventory inventory = collect_host_inventory(tree.root());
+  EXPECT_EQ(inventory.resources.os, "Ubuntu 24.04.1 LTS");
+  EXPECT_EQ(summarize_inventory(inventory).front(), (std::pair<std::string, std::string>{"OS", "Ubuntu 24.04.1 LTS"}));
   EXPECT_EQ(inventory.resources.cpu_model, "Intel(R) Xeon(R) Platinum 8480+");
   EXPECT_EQ(inventory.resources.cpu_threads, 4);
   EXPECT_EQ(inventory.resources.memory_bytes, 2113546240ULL * 1024);
   nlohmann::json json = inventory;
   EXPECT_EQ(json.get<HostInventory>().resources.memory_bytes, 2113546240ULL * 1024);
+  EXPECT_EQ(json.get<HostInventory>().resources.os, "Ubuntu 24.04.1 LTS");
   json.erase("resources");
   EXPECT_FALSE(json.get<HostInventory>().resources.memory_bytes.has_value());
+  EXPECT_EQ(json.get<HostInventory>().resources.os, "");
 }
 
 TEST(HostInventory, VirtioNicIsFoundThroughTheChildItsNetDeviceLinksTo) {

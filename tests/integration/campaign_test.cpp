@@ -95,7 +95,9 @@ TEST_F(CampaignTest, CpuPlanKilledMidStageResumesAndLeavesEveryOutput) {
   for (const std::string stage : {"doctor", "pairwise", "concurrent"})
     EXPECT_THAT(second.out, HasSubstr("# stage " + stage + ": completed at " +
                                       after_kill["stages"][stage]["finished"].get<std::string>() + ", not run again"));
-  EXPECT_THAT(second.out, ::testing::Not(HasSubstr("# stage pairwise (pairwise) at")));
+  EXPECT_THAT(second.out, ::testing::Not(HasSubstr("# stage pairwise (pairwise, ")));
+  // The stage run again says where it stands in the plan: the fourth of four.
+  EXPECT_THAT(second.out, HasSubstr("# stage collectives (collectives, 4 of 4) at"));
   const nlohmann::json final_state = state();
   for (const std::string stage : {"doctor", "pairwise", "concurrent"}) {
     EXPECT_EQ(final_state["stages"][stage]["attempts"], 1) << stage;
