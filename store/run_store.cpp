@@ -14,6 +14,8 @@
 #include <charconv>
 #include <memory>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 #include <stdexcept>
 
 namespace fb::store {
@@ -301,17 +303,32 @@ std::optional<ResultSet> RunStore::run(const std::string& run_id) {
 
 namespace {
 
-// "(src_host = ? AND dst_host = ?) OR ..." with its parameters: the rows of a host or a pair.
-// `table`: how the statement names result_rows ("" or "w.").
-std::pair<std::string, Values> subject_filter(const SeriesQuery& query, std::string_view table = "") {
-  if (query.host.empty()) return {"", {}};
-  if (query.within_host)
-    return {fmt::format(" AND {0}src_host = ? AND {0}dst_host = ?", table), {query.host, query.host}};
-  if (query.peer.empty())
-    return {fmt::format(" AND {0}src_host <> {0}dst_host AND ({0}src_host = ? OR {0}dst_host = ?)", table),
-            {query.host, query.host}};
-  return {fmt::format(" AND (({0}src_host = ? AND {0}dst_host = ?) OR ({0}src_host = ? AND {0}dst_host = ?))", table),
-          {query.host, query.peer, query.peer, query.host}};
+// The statement reading `columns` of the rows of a series where `condition` holds, with its
+// parameters: a host's rows are those it sends and those it receives (never both: the rows inside it
+// are its within-host series), a pair's those of either direction, each branch read through one
+// covering index (schema.cpp). An OR of the two made SQLite look every row up in the table.
+std::pair<std::string, Values> subject_rows(const SeriesQuery& query, std::string_view columns,
+                                            std::string_view condition, const Values& condition_values) {
+  std::vector<std::pair<std::string_view, Values>> branches;
+  if (query.host.empty())
+    branches.push_back({"", {}});
+  else if (query.within_host || query.peer == query.host)
+    branches.push_back({" AND src_host = ? AND dst_host = ?", {query.host, query.host}});
+  else if (query.peer.empty())
+    branches = {{" AND src_host = ? AND dst_host <> ?", {query.host, query.host}},
+                {" AND dst_host = ? AND src_host <> ?", {query.host, query.host}}};
+  else
+    branches = {{" AND src_host = ? AND dst_host = ?", {query.host, query.peer}},
+                {" AND src_host = ? AND dst_host = ?", {query.peer, query.host}}};
+  std::string sql;
+  Values values;
+  for (const auto& [filter, filter_values] : branches) {
+    if (!sql.empty()) sql += " UNION ALL ";
+    sql += fmt::format("SELECT {} FROM result_rows WHERE {}{}", columns, condition, filter);
+    values.insert(values.end(), condition_values.begin(), condition_values.end());
+    values.insert(values.end(), filter_values.begin(), filter_values.end());
+  }
+  return {sql, values};
 }
 
 std::string describe_subject(const SeriesQuery& query) {
@@ -321,22 +338,36 @@ std::string describe_subject(const SeriesQuery& query) {
   return fmt::format("pair {} <-> {}", query.host, query.peer);
 }
 
-// Rows (run_id, start_time, busbw, algbw, time, efficiency) arrive grouped by run: one point per
-// run, the medians of its rows.
-std::vector<TrendPoint> points_by_run(const std::vector<Values>& rows, bool busbw) {
+// Rows (run_id, busbw, algbw, time, efficiency) in any order; `runs` (run_id, start_time) in the
+// series' order: one point per run that has rows, the medians of its rows. The order comes from
+// one walk of runs_by_start instead of a join that looked every row's run up and sorted them all.
+std::vector<TrendPoint> points_by_run(const std::vector<Values>& rows, const std::vector<Values>& runs, bool busbw) {
+  std::unordered_map<std::string_view, std::size_t> position;
+  position.reserve(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) position.emplace(*runs[i][0], i);
+  std::vector<std::pair<std::size_t, std::size_t>> order;  // (the run's position, the row)
+  order.reserve(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (const auto found = position.find(*rows[i][0]); found != position.end()) order.emplace_back(found->second, i);
+  std::sort(order.begin(), order.end());
   std::vector<TrendPoint> points;
-  for (std::size_t first = 0; first < rows.size();) {
+  std::vector<double> bandwidths;
+  std::vector<double> times;
+  std::vector<double> efficiencies;
+  for (std::size_t first = 0; first < order.size();) {
     std::size_t last = first;
-    std::vector<double> bandwidths;
-    std::vector<double> times;
-    std::vector<double> efficiencies;
-    for (; last < rows.size() && rows[last][0] == rows[first][0]; ++last) {
-      bandwidths.push_back(parse_text<double>(text_of(rows[last][busbw ? 2 : 3])));
-      times.push_back(parse_text<double>(text_of(rows[last][4])));
-      if (rows[last][5]) efficiencies.push_back(parse_text<double>(*rows[last][5]));
+    bandwidths.clear();
+    times.clear();
+    efficiencies.clear();
+    for (; last < order.size() && order[last].first == order[first].first; ++last) {
+      const Values& row = rows[order[last].second];
+      bandwidths.push_back(parse_text<double>(text_of(row[busbw ? 1 : 2])));
+      times.push_back(parse_text<double>(text_of(row[3])));
+      if (row[4]) efficiencies.push_back(parse_text<double>(*row[4]));
     }
-    points.push_back({.run_id = text_of(rows[first][0]),
-                      .start_time = text_of(rows[first][1]),
+    const Values& run = runs[order[first].first];
+    points.push_back({.run_id = text_of(run[0]),
+                      .start_time = text_of(run[1]),
                       .rows = last - first,
                       .bandwidth_gbps = median_of(bandwidths),
                       .time_us = median_of(times),
@@ -358,27 +389,26 @@ const OpTraits* catalog_op(const std::string& name) {
 
 Trend RunStore::trend(const SeriesQuery& asked) {
   SeriesQuery query = asked;
-  const auto [filter, filter_values] = subject_filter(query);
   if (query.op.empty()) {
     if (query.host.empty()) throw UsageError("history: name an op (--op), a host (--host) or a pair (--pair)");
-    const std::vector<Values> ops = database_->query("SELECT op, COUNT(*) AS n FROM result_rows WHERE 1 = 1" + filter +
-                                                         " GROUP BY op ORDER BY n DESC, op",
-                                                     filter_values);
+    const auto [rows_sql, rows_values] = subject_rows(query, "op", "1 = 1", {});
+    const std::vector<Values> ops =
+        database_->query("SELECT op, COUNT(*) AS n FROM (" + rows_sql + ") AS w GROUP BY op ORDER BY n DESC, op",
+                         rows_values);
     if (ops.empty()) throw InputError(fmt::format("the run store has no rows of {}", describe_subject(query)));
     query.op = text_of(ops[0][0]);
   }
   Values values{query.op};
-  values.insert(values.end(), filter_values.begin(), filter_values.end());
   if (!query.bytes) {
-    const std::vector<Values> largest =
-        database_->query("SELECT MAX(bytes) FROM result_rows WHERE op = ?" + filter, values);
+    const auto [rows_sql, rows_values] = subject_rows(query, "bytes", "op = ?", values);
+    const std::vector<Values> largest = database_->query("SELECT MAX(bytes) FROM (" + rows_sql + ") AS w", rows_values);
     if (largest.empty() || !largest[0][0])
       throw InputError(fmt::format("the run store has no {} rows of {}", query.op, describe_subject(query)));
     query.bytes = parse_text<std::uint64_t>(*largest[0][0]);
   }
   values.push_back(std::to_string(*query.bytes));
   const OpTraits* traits = catalog_op(query.op);
-  std::string rank_filter;
+  std::string condition = "op = ? AND bytes = ?";
   if (query.host.empty() && (!traits || !is_pair_op(*traits))) {
     // Collectives of different rank counts are different series: 2-rank and 64-rank busbw differ.
     if (!query.nranks) {
@@ -389,24 +419,22 @@ Trend RunStore::trend(const SeriesQuery& asked) {
       if (!counts.empty()) query.nranks = parse_text<int>(text_of(counts[0][0]));
     }
     if (query.nranks) {
-      rank_filter = " AND w.nranks = ?";
+      condition += " AND nranks = ?";
       values.push_back(std::to_string(*query.nranks));
     }
   }
-  const std::string prefixed_filter = subject_filter(query, "w.").first;
-  const std::vector<Values> rows =
-      database_->query("SELECT r.run_id, r.start_time, w.busbw_gbps, w.algbw_gbps, w.time_median_us, w.efficiency_pct "
-                       "FROM result_rows w JOIN runs r "
-                       "ON r.run_id = w.run_id WHERE w.op = ?" +
-                           prefixed_filter + " AND w.bytes = ?" + rank_filter + " ORDER BY r.start_time, r.run_id",
-                       values);
+  const auto [rows_sql, rows_values] =
+      subject_rows(query, "run_id, busbw_gbps, algbw_gbps, time_median_us, efficiency_pct", condition, values);
+  const std::vector<Values> rows = database_->query(rows_sql, rows_values);
   if (rows.empty())
     throw InputError(fmt::format("the run store has no {} rows of {} bytes for {}", query.op, *query.bytes,
                                  describe_subject(query)));
   Trend trend{.query = query, .busbw = true, .latency = traits && reports_latency(*traits), .points = {}};
   for (const Values& row : rows)
-    if (!row[2]) trend.busbw = false;
-  trend.points = points_by_run(rows, trend.busbw);
+    if (!row[1]) trend.busbw = false;
+  trend.points =
+      points_by_run(rows, database_->query("SELECT run_id, start_time FROM runs ORDER BY start_time, run_id"),
+                    trend.busbw);
   return trend;
 }
 

@@ -2,8 +2,11 @@
 // (read, parse, record; the runs/s counter), and trend queries against those 10,000 runs. Each run
 // is a 2-rank all_reduce sweep of 8 B to 1 MiB, both placements (36 rows), plus 4 pairwise rows
 // between hosts, as `run` writes them. BM_ReadResultsFiles is the reading and parsing alone.
+// BM_HistoryDrift is `history drift` over a fleet store of its own (4 hosts, every ordered pair of
+// them and 8 all_reduce sizes per run: 20 rows, 200,000 in all), BM_DriftCatalog its catalog alone.
 // Numbers: docs/fleet-health.md (Scale).
 
+#include "history/fleet_drift.hpp"
 #include "results/result_loading.hpp"
 #include "results/results_io.hpp"
 #include "store/run_store.hpp"
@@ -174,6 +177,115 @@ BENCHMARK_CAPTURE(BM_TrendQuery, host, fb::store::SeriesQuery{.host = "node2"})
     ->UseRealTime();
 BENCHMARK_CAPTURE(BM_TrendQuery, pair, fb::store::SeriesQuery{.host = "node1", .peer = "node5"})
     ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// One run of a 4-host fleet: every ordered pair of the hosts (12 pairwise rows) and an all_reduce
+// sweep of 8 sizes across them.
+fb::ResultSet fleet_run(int index) {
+  fb::ResultSet results;
+  auto& p = results.provenance;
+  p.run_id = fmt::format("fleet{:05}", index);
+  p.start_time = fmt::format("2026-{:02}-{:02}T{:02}:{:02}:{:02}Z", 1 + index / 1000 % 12, 1 + index / 40 % 25,
+                             index / 60 % 24, index % 60, index / 1440 % 60);
+  p.backend = "mpi";
+  p.command_line = "fabricbench run all_reduce pairwise";
+  p.nranks = 4;
+  p.nodes = 4;
+  p.ranks_per_node = 1;
+  p.rank_hosts = {"node0", "node1", "node2", "node3"};
+  const double level = 10 + (index % 7) * 0.01;
+  for (std::uint64_t bytes = 1 << 13; bytes <= (1U << 20); bytes *= 2) {
+    fb::ResultRow row;
+    row.run_id = p.run_id;
+    row.backend = "mpi";
+    row.op = "all_reduce";
+    row.nranks = 4;
+    row.nodes = 4;
+    row.ranks_per_node = 1;
+    row.bytes = bytes;
+    row.count = bytes / 4;
+    row.iterations = 20;
+    row.time_median_us = 5 + static_cast<double>(bytes) / 1e4;
+    row.algbw_gbps = static_cast<double>(bytes) / row.time_median_us / 1e3;
+    row.busbw_gbps = row.algbw_gbps * level / 10;
+    row.timestamp = p.start_time;
+    results.rows.push_back(row);
+  }
+  for (int src = 0; src < 4; ++src)
+    for (int dst = 0; dst < 4; ++dst) {
+      if (src == dst) continue;
+      fb::ResultRow row;
+      row.run_id = p.run_id;
+      row.backend = "mpi";
+      row.op = "pairwise";
+      row.nranks = 4;
+      row.src_rank = src;
+      row.dst_rank = dst;
+      row.src_host = fmt::format("node{}", src);
+      row.dst_host = fmt::format("node{}", dst);
+      row.bytes = 4 << 20;
+      row.iterations = 20;
+      row.time_median_us = 400;
+      row.algbw_gbps = level + src * 0.1 + dst * 0.01;
+      row.busbw_gbps = row.algbw_gbps;
+      row.timestamp = p.start_time;
+      results.rows.push_back(row);
+    }
+  return results;
+}
+
+// The fleet store, recorded once per process in one transaction.
+std::string fleet_store_path() {
+  static const std::string path = [] {
+    const std::filesystem::path file = results_directory() / "fleet.sqlite";
+    fb::store::RunStore store(file.string());
+    store.record_all([](const fb::store::RunStore::Recorder& record) {
+      for (int i = 0; i < run_count; ++i) record(fleet_run(i), "fleet");
+    });
+    return file.string();
+  }();
+  return path;
+}
+
+void BM_DriftCatalog(benchmark::State& state) {
+  fb::store::RunStore store(fleet_store_path());
+  std::size_t series = 0;
+  for (auto _ : state) {
+    const fb::store::SeriesCatalog catalog = store.catalog();
+    series = catalog.hosts.size() + catalog.pairs.size() + catalog.collectives.size() + catalog.within_hosts.size();
+  }
+  state.counters["series"] = static_cast<double>(series);
+}
+BENCHMARK(BM_DriftCatalog)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
+
+// As `history drift` does: the catalog, every series' trend and its judgement.
+void BM_HistoryDrift(benchmark::State& state) {
+  fb::store::RunStore store(fleet_store_path());
+  std::size_t points = 0;
+  for (auto _ : state) {
+    const fb::history::FleetDrift fleet = fb::history::judge_store(store, {});
+    points = 0;
+    for (const auto* group : {&fleet.hosts, &fleet.pairs, &fleet.collectives})
+      for (const fb::history::JudgedSeries& s : *group) points += s.trend.points.size();
+  }
+  state.counters["points"] = static_cast<double>(points);
+}
+BENCHMARK(BM_HistoryDrift)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
+
+// `history --host` and `--pair` on the fleet store: 60,000 and 20,000 pair rows of 10,000 runs.
+void BM_FleetTrend(benchmark::State& state, fb::store::SeriesQuery query) {
+  fb::store::RunStore store(fleet_store_path());
+  std::size_t points = 0;
+  for (auto _ : state) points = store.trend(query).points.size();
+  state.counters["points"] = static_cast<double>(points);
+}
+BENCHMARK_CAPTURE(BM_FleetTrend, host, fb::store::SeriesQuery{.host = "node2"})
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_FleetTrend, pair, fb::store::SeriesQuery{.host = "node1", .peer = "node3"})
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
     ->UseRealTime();
 
 }  // namespace

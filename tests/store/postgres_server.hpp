@@ -18,11 +18,18 @@
 
 #include <glob.h>
 
+#include <algorithm>
 #include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace fb::testing {
@@ -98,9 +105,27 @@ class PostgresServer {
       } catch (const std::exception& e) { problem_ = e.what(); }
     }
     url_.clear();
+    // What the server said about it (a refusal to start is on its stderr).
+    const ProcessResult ended = server_->wait(std::chrono::seconds(0));
+    problem_ += "; the server said: " + ended.out + ended.err;
   }
-  // Kills the server and every backend of it (a crash, as far as the clients can tell).
-  void stop() { server_.reset(); }
+  // Kills the server and every backend of it (a crash, as far as the clients can tell) and returns
+  // once they are gone. The postmaster is killed alone, for runuser to reap: killed together with
+  // runuser (the session kill), it stayed a zombie that nothing reaps where PID 1 does not, and its
+  // pid in postmaster.pid made the next start refuse ("lock file already exists"). Its backends run
+  // in sessions of their own, out of the session kill's reach, and hold the shared memory the next
+  // start checks.
+  void stop() {
+    const pid_t postmaster = postmaster_pid();
+    const std::vector<pid_t> backends = children_of(postmaster);
+    ::kill(postmaster, SIGKILL);
+    for (const pid_t backend : backends) ::kill(backend, SIGKILL);
+    server_->wait(std::chrono::seconds(30));
+    server_.reset();
+    for (const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+         std::ranges::any_of(backends, alive) && std::chrono::steady_clock::now() < deadline;)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 
   bool installed() const { return !first_match("/usr/lib/postgresql/*/bin/postgres").empty(); }
   // postgresql://fabricbench[:PASSWORD]@127.0.0.1:PORT/postgres
@@ -117,6 +142,42 @@ class PostgresServer {
   std::vector<std::string> command(std::vector<std::string> argv) const {
     argv.insert(argv.begin(), as_user_.begin(), as_user_.end());
     return argv;
+  }
+
+  // The first line of postmaster.pid; the spawned process itself when it is no runuser.
+  pid_t postmaster_pid() const {
+    if (as_user_.empty()) return server_->pid();
+    std::ifstream file(dir_ / "data" / "postmaster.pid");
+    pid_t pid = 0;
+    file >> pid;
+    return pid > 0 ? pid : server_->pid();
+  }
+
+  // "pid (comm) state ppid ...": comm may hold spaces, so read after the last ')'.
+  static std::optional<std::pair<char, pid_t>> state_and_parent(pid_t pid) {
+    std::ifstream file(fmt::format("/proc/{}/stat", pid));
+    const std::string stat((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    const auto close = stat.rfind(')');
+    char state = 0;
+    long parent = 0;
+    if (close == std::string::npos || std::sscanf(stat.c_str() + close + 1, " %c %ld", &state, &parent) != 2)
+      return std::nullopt;
+    return std::pair{state, static_cast<pid_t>(parent)};
+  }
+  static bool alive(pid_t pid) {
+    const auto found = state_and_parent(pid);
+    return found && found->first != 'Z' && found->first != 'X';
+  }
+  static std::vector<pid_t> children_of(pid_t parent) {
+    std::vector<pid_t> children;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+      const std::string name = entry.path().filename().string();
+      if (name.empty() || !std::ranges::all_of(name, [](char c) { return c >= '0' && c <= '9'; })) continue;
+      const pid_t pid = static_cast<pid_t>(std::stol(name));
+      const auto found = state_and_parent(pid);
+      if (found && found->second == parent) children.push_back(pid);
+    }
+    return children;
   }
 
   TempDir dir_;
