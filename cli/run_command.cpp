@@ -182,7 +182,8 @@ void add_flags(CLI::App& sub, RunCommandOptions& o) {
                  "topology files (YAML spec, topo -m, NCCL XML, ...): every row carries the model's expectation "
                  "and the table a %exp column");
   sub.add_flag("--progress", o.progress,
-               "report each round of pair patterns (round k of N, elapsed, ETA) on stderr; on by default when stderr "
+               "report progress on stderr: each round of pair patterns (round k of N, elapsed, ETA) and each size of "
+               "a sweep (size k of N, elapsed, ETA from a line through the sizes' times); on by default when stderr "
                "is a terminal");
   sub.add_option("--sysfs-root", o.sysfs_root,
                  "directory that sys/class/infiniband is read under for the RDMA port counters (a prepared tree "

@@ -132,11 +132,19 @@ void ConsoleSink::repetition_started(int repetition) {
 }
 
 void ConsoleSink::op_started(const PlannedOp& planned) {
+  sweep_progress_.reset();
   if (is_pair_op(planned)) {
     table_.reset();
     for (const DeviceRoute& route : planned.unavailable_routes)
       out_ << fmt::format("# {}: {}; not measured\n", planned.op->name, route.unavailable_reason);
     return;
+  }
+  if (settings_.round_progress) {
+    std::vector<std::uint64_t> sizes_bytes;
+    for (const std::vector<BenchmarkCase>& cases : planned.cases_by_size)
+      if (!cases.empty()) sizes_bytes.push_back(cases.front().bytes);
+    sweep_progress_.emplace(progress_out_, settings_.progress_on_terminal, std::string(planned.op->name),
+                            std::move(sizes_bytes));
   }
   std::vector<bool> groups;
   for (Placement placement : planned.placements) groups.push_back(placement == Placement::in_place);
@@ -158,7 +166,10 @@ void ConsoleSink::size_done(const PlannedOp& planned, std::span<const ResultRow>
   progress_.reset();
   summary_.add(rows);
   if (table_) {
+    if (sweep_progress_) sweep_progress_->clear();
     table_->print_size(rows);
+    out_.flush();
+    if (sweep_progress_) sweep_progress_->size_done();
     return;
   }
   if (planned.op->pair_schedule == PairSchedule::cut_alone_then_together) {
@@ -174,6 +185,7 @@ void ConsoleSink::size_done(const PlannedOp& planned, std::span<const ResultRow>
 }
 
 void ConsoleSink::sweep_done() {
+  sweep_progress_.reset();
   summary_.print(out_);
   out_ << fmt::format("# results: {} and {}\n", settings_.results.csv.string(), settings_.results.json.string());
 }

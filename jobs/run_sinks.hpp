@@ -43,7 +43,7 @@ class ResultsFileSink final : public RowSink {
 
 struct ConsoleSettings {
   bool with_expectation = false;  // the table's %exp column (run --topology)
-  bool round_progress = false;    // report the rounds of pair patterns on `progress`
+  bool round_progress = false;    // report the rounds of pair patterns and the sizes of sweeps on `progress`
   bool progress_on_terminal = false;
   ResultsPaths results;                  // named after each sweep's summary
   std::vector<OpParameters> parameters;  // the parameter lines under the provenance
@@ -77,6 +77,7 @@ class ConsoleSink final : public RowSink {
   ConsoleSettings settings_;
   std::optional<ConsoleTable> table_;  // the op being measured, unless it is a pair pattern
   std::optional<RoundProgress> progress_;
+  std::optional<SweepProgress> sweep_progress_;  // the op being swept, unless it is a pair pattern
   RunSummary summary_;
 };
 

@@ -233,6 +233,39 @@ TEST(RoundProgress, SaysTheRoundTheElapsedTimeAndTheEta) {
   EXPECT_THAT(lines[0], HasSubstr(" s elapsed, ETA "));
 }
 
+// A sweep's sizes cost their latency when small and their bytes when large: the ETA follows a line
+// through the sizes' times. Sizes done: 1 KiB in 1 s, 2 KiB in 1.5 s, 4 KiB in 2.5 s, which lie on
+// t = 0.5 s + 0.5 s per KiB; left: 8 KiB (4.5 s) and 16 KiB (8.5 s): 13 s. An average per size
+// (1.67 s) would say 3.3 s.
+TEST(SweepProgress, TheEtaFollowsALineThroughTheSizesTimes) {
+  const std::vector<std::uint64_t> done{1024, 2048, 4096};
+  const std::vector<double> seconds{1.0, 1.5, 2.5};
+  const std::vector<std::uint64_t> left{8192, 16384};
+  ASSERT_TRUE(sweep_eta_s(done, seconds, left));
+  EXPECT_NEAR(*sweep_eta_s(done, seconds, left), 13.0, 1e-9);
+  // One size done: the others cost as much.
+  EXPECT_NEAR(*sweep_eta_s(std::vector<std::uint64_t>{8}, std::vector<double>{0.25}, left), 0.5, 1e-12);
+  // Nothing done: no estimate. A line falling below zero costs nothing, never less.
+  EXPECT_FALSE(sweep_eta_s({}, {}, left));
+  EXPECT_NEAR(*sweep_eta_s(std::vector<std::uint64_t>{1, 2}, std::vector<double>{2.0, 1.0},
+                           std::vector<std::uint64_t>{100}),
+              0.0, 1e-12);
+  EXPECT_EQ(describe_sweep_progress("all_reduce", 7, 28, 65536, 3.21, 41.0),
+            "# all_reduce: size 7 of 28 (64K) done, 3.2 s elapsed, ETA 41.0 s");
+  EXPECT_EQ(describe_sweep_progress("all_reduce", 28, 28, 1 << 30, 60.0, 0.0),
+            "# all_reduce: size 28 of 28 (1G) done, 60.0 s elapsed");
+  std::ostringstream log;
+  {
+    SweepProgress progress(log, false, "all_gather", {8, 16, 32});
+    for (int size = 0; size < 3; ++size) progress.size_done();
+  }
+  const auto lines = lines_of(log.str());
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_THAT(lines[0], ::testing::StartsWith("# all_gather: size 1 of 3 (8) done, "));
+  EXPECT_THAT(lines[1], HasSubstr(", ETA "));
+  EXPECT_THAT(lines[2], ::testing::Not(HasSubstr("ETA")));
+}
+
 ResultRow copy_row(int src, int dst, double algbw_gbps) {
   ResultRow row;
   row.op = "d2d_ce";
