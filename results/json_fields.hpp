@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -46,21 +45,9 @@ inline bool json_flag(const nlohmann::ordered_json& object, const char* key) {
 }
 
 // The deepest nesting of any JSON fabricbench reads: its own files nest 4 levels, the logs it
-// imports fewer than 10. A document nested deeper is refused while it is parsed, before anything
-// recursive (a dump for a message, a conversion) can walk it: 100,000 levels exhausted the stack.
+// imports fewer than 10. A document nested deeper is refused while it is parsed (streamed_json.hpp),
+// before anything recursive (a dump for a message, a conversion) can walk it: 100,000 levels
+// exhausted the stack.
 inline constexpr int max_json_depth = 64;
-
-// A parser callback for nlohmann's parse(text, callback) that throws InputError "ORIGIN: JSON
-// nested deeper than 64 levels" and otherwise hands every event to `then` (none: keep all).
-template <class Json>
-typename Json::parser_callback_t depth_limited(
-    std::string origin, std::function<bool(int, typename Json::parse_event_t, Json&)> then = {}) {
-  return [origin = std::move(origin), then = std::move(then)](int depth, typename Json::parse_event_t event,
-                                                              Json& parsed) {
-    if (depth > max_json_depth)
-      throw InputError(fmt::format("{}: JSON nested deeper than {} levels", origin, max_json_depth));
-    return then ? then(depth, event, parsed) : true;
-  };
-}
 
 }  // namespace fb

@@ -10,7 +10,7 @@
 #include "common/text_scan.hpp"
 #include "importers/importer_registry.hpp"
 #include "importers/importer_support.hpp"
-#include "results/json_fields.hpp"
+#include "results/streamed_json.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -206,7 +206,7 @@ Json parse_tolerating_stray_lines(std::string_view text, std::size_t start, cons
   std::vector<std::size_t> stray_lines;  // line numbers in `text`
   for (;;) {
     try {
-      json = Json::parse(document, depth_limited<Json>(file));
+      json = parse_json_document(document, file);
       break;
     } catch (const Json::parse_error& e) {
       const LineAt line = line_at(document, e.byte, text, start, stray_lines);

@@ -11,7 +11,7 @@
 #include "common/text_scan.hpp"
 #include "importers/importer_registry.hpp"
 #include "importers/importer_support.hpp"
-#include "results/json_fields.hpp"
+#include "results/streamed_json.hpp"
 #include "importers/nccl_tests_common.hpp"
 
 #include <fmt/format.h>
@@ -49,7 +49,7 @@ std::vector<ResultSet> parse(std::string_view text, const std::filesystem::path&
   const std::string file = origin.string();
   Json json;
   try {
-    json = Json::parse(text, depth_limited<Json>(file));
+    json = parse_json_document(text, file);
   } catch (const Json::parse_error& e) {
     throw input_error_at(file, line_number_at(text, e.byte),
                          fmt::format("not valid nccl-tests JSON (truncated?): {}", e.what()));

@@ -1,6 +1,7 @@
-// Imports generated nccl-tests and OSU logs of 1, 10 and 100 MB in memory (import_log_text: the
-// parse alone, no file I/O) and reports the time per input byte and the peak heap the import
-// held, over the input size. Linear means both ratios stay flat as the input grows.
+// Imports generated nccl-tests and OSU logs of 1, 10 and 100 MB, and Google Benchmark and
+// nccl-tests JSON files of 10^5, 3x10^5 and 10^6 entries, in memory (import_log_text: the parse
+// alone, no file I/O) and reports the time per input byte and the peak heap the import held, over
+// the input size. Linear means both ratios stay flat as the input grows.
 //
 // The heap is counted exactly (perf/support/heap_counter.hpp).
 
@@ -44,8 +45,46 @@ std::string osu_latency_log(std::size_t bytes) {
   return log;
 }
 
-void import_benchmark(benchmark::State& state, std::string (*generate)(std::size_t)) {
-  const std::string log = generate(static_cast<std::size_t>(state.range(0)) * megabyte);
+// Google Benchmark JSON (--benchmark_format=json) with `entries` iteration runs.
+std::string gbench_json(std::size_t entries) {
+  std::string json = R"({"context": {"date": "2026-11-29T10:00:00+00:00", "host_name": "node01", )"
+                     R"("executable": "./memcpy_bench", "num_cpus": 2, "library_version": "v1.9.4"},)"
+                     "\n\"benchmarks\": [\n";
+  for (std::size_t i = 0; i < entries; ++i) {
+    const std::uint64_t bytes = 8 * (i + 1);
+    const double time_ns = 20 + static_cast<double>(bytes) / 10.0;
+    json +=
+        fmt::format(R"({}{{"name": "BM_Memcpy/{}", "run_name": "BM_Memcpy/{}", "run_type": "iteration", )"
+                    R"("repetitions": 1, "repetition_index": 0, "threads": 1, "iterations": 1000000, )"
+                    R"("real_time": {:.3f}, "cpu_time": {:.3f}, "time_unit": "ns", "bytes_per_second": {:.1f}}})",
+                    i == 0 ? "" : ",\n", bytes, bytes, time_ns, time_ns, static_cast<double>(bytes) / time_ns * 1e9);
+  }
+  return json + "\n]}\n";
+}
+
+// nccl-tests JSON (-J FILE) of an all_reduce on 2 ranks with per-iteration timing, `entries` sizes.
+std::string nccl_tests_json(std::size_t entries) {
+  std::string json =
+      R"({"version":3,"start_time":"2026-11-29 10:00:00","args":["./build/all_reduce_perf","-b","8","-J","ar.json"],)"
+      R"("nccl_version":22809,"config":{"nthreads":1,"ngpus":1,"iterations":50,"devices":[)"
+      R"({"rank":0,"hostname":"node01","device":0},{"rank":1,"hostname":"node02","device":0}]},"results":[)";
+  for (std::size_t i = 0; i < entries; ++i) {
+    const std::uint64_t bytes = 8 * (i + 1);
+    const double time_us = 20 + static_cast<double>(bytes) / 1.8e5;
+    const double algbw = static_cast<double>(bytes) / (time_us * 1e3);
+    json += fmt::format(
+        R"({}{{"size":{},"count":{},"type":"float","redop":"sum","root":"    -1",)"
+        R"("out_of_place":{{"time":{:.6f},"alg_bw":{:.6f},"bus_bw":{:.6f},"nwrong":0.000000}},)"
+        R"("out_of_place_per_iter":{{"min_us":{:.6f},"max_us":{:.6f},"p50_us":{:.6f},"p99_us":{:.6f},"cv_pct":1.0}},)"
+        R"("in_place":{{"time":{:.6f},"alg_bw":{:.6f},"bus_bw":{:.6f},"nwrong":0.000000}}}})",
+        i == 0 ? "" : ",", bytes, bytes / 4, time_us, algbw, algbw, time_us * 0.98, time_us * 1.1, time_us,
+        time_us * 1.05, time_us, algbw, algbw);
+  }
+  return json + "]}\n";
+}
+
+void import_benchmark(benchmark::State& state, std::string (*generate)(std::size_t), std::size_t unit = megabyte) {
+  const std::string log = generate(static_cast<std::size_t>(state.range(0)) * unit);
   std::size_t rows = 0;
   const std::size_t before = fb::perf::reset_heap_peak();
   for (auto _ : state) {
@@ -64,9 +103,24 @@ void import_benchmark(benchmark::State& state, std::string (*generate)(std::size
 
 void BM_ImportNcclTestsLog(benchmark::State& state) { import_benchmark(state, nccl_tests_log); }
 void BM_ImportOsuLatencyLog(benchmark::State& state) { import_benchmark(state, osu_latency_log); }
+void BM_ImportGbenchJson(benchmark::State& state) { import_benchmark(state, gbench_json, 1); }
+void BM_ImportNcclTestsJson(benchmark::State& state) { import_benchmark(state, nccl_tests_json, 1); }
 
 BENCHMARK(BM_ImportNcclTestsLog)->Arg(1)->Arg(10)->Arg(100)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_ImportOsuLatencyLog)->Arg(1)->Arg(10)->Arg(100)->Unit(benchmark::kMillisecond)->Iterations(1);
+// Entries, not megabytes: the sizes at which nlohmann's callback parser had taken 5.3, 31 and 392 s.
+BENCHMARK(BM_ImportGbenchJson)
+    ->Arg(100'000)
+    ->Arg(300'000)
+    ->Arg(1'000'000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK(BM_ImportNcclTestsJson)
+    ->Arg(100'000)
+    ->Arg(300'000)
+    ->Arg(1'000'000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace
 

@@ -366,6 +366,38 @@ TEST(GoogleBenchmarkCorpus, StrayStderrLineInsideTheJsonIsSkippedAndNamed) {
   }
 }
 
+// Both JSON importers read through one single-pass reader (results/streamed_json.hpp): a document
+// nested 100,000 deep is refused while it is parsed, with the results reader's own message, before
+// anything recursive walks it.
+TEST(JsonImporters, NestingDeeperThan64LevelsIsRefusedWhileParsing) {
+  const std::string deep = std::string(100'000, '[') + std::string(100'000, ']');
+  const std::pair<const char*, const char*> files[] = {{"gbench_docs_user_guide_json_example.json",
+                                                        "\"iterations\": 94877"},
+                                                       {"all_gather_perf_gb10_spark_json_output_constructed.json",
+                                                        "\"iterations\":50"}};
+  for (const auto& [name, member] : files) {
+    std::string text = fb::read_text_file(corpus(name));
+    const std::string key = std::string(member).substr(0, std::string(member).find(':') + 1);
+    text.replace(text.find(member), std::string(member).size(), key + deep);
+    try {
+      import_log_text(text, "deep.json", {});
+      ADD_FAILURE() << name << ": a document nested 100,000 deep accepted";
+    } catch (const InputError& error) {
+      EXPECT_STREQ(error.what(), "deep.json: JSON nested deeper than 64 levels") << name;
+    }
+  }
+}
+
+// A key twice in one object keeps its last value, as nlohmann's own parse kept it: config's
+// "iterations" written as 7 and then 50 gives rows of 50 iterations.
+TEST(JsonImporters, AKeyTwiceKeepsItsLastValue) {
+  std::string text = fb::read_text_file(corpus("all_gather_perf_gb10_spark_json_output_constructed.json"));
+  text.replace(text.find("\"config\":{"), 10, "\"config\":{\"iterations\":7,");
+  const ResultSet r = import_log_text(text, "twice.json", {}).front();
+  ASSERT_FALSE(r.rows.empty());
+  EXPECT_EQ(r.rows.front().iterations, 50);
+}
+
 TEST(GoogleBenchmarkCorpus, ConsoleTable) {
   const ResultSet r = import_one("gbench_docs_user_guide_console_example.txt");
   ASSERT_EQ(r.rows.size(), 3u);
