@@ -109,18 +109,11 @@ void BM_ImportNcclTestsJson(benchmark::State& state) { import_benchmark(state, n
 BENCHMARK(BM_ImportNcclTestsLog)->Arg(1)->Arg(10)->Arg(100)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_ImportOsuLatencyLog)->Arg(1)->Arg(10)->Arg(100)->Unit(benchmark::kMillisecond)->Iterations(1);
 // Entries, not megabytes: the sizes at which nlohmann's callback parser had taken 5.3, 31 and 392 s.
-BENCHMARK(BM_ImportGbenchJson)
-    ->Arg(100'000)
-    ->Arg(300'000)
-    ->Arg(1'000'000)
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(1);
-BENCHMARK(BM_ImportNcclTestsJson)
-    ->Arg(100'000)
-    ->Arg(300'000)
-    ->Arg(1'000'000)
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(1);
+void at_json_entry_counts(benchmark::internal::Benchmark* registration) {
+  registration->Arg(100'000)->Arg(300'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->Iterations(1);
+}
+BENCHMARK(BM_ImportGbenchJson)->Apply(at_json_entry_counts);
+BENCHMARK(BM_ImportNcclTestsJson)->Apply(at_json_entry_counts);
 
 }  // namespace
 
