@@ -36,7 +36,7 @@ class StreamingHandler {
   bool number_unsigned(std::uint64_t value) { return add(Json(value)); }
   bool number_float(double value, const std::string& /*text*/) { return add(Json(value)); }
   bool string(std::string& value) { return add(Json(std::move(value))); }
-  bool binary(Json::binary_t& value) { return add(Json::binary(std::move(value))); }
+  bool binary(typename Json::binary_t& value) { return add(Json::binary(std::move(value))); }
 
   bool start_object(std::size_t /*size*/) {
     require_depth();
