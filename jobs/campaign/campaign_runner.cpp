@@ -176,8 +176,7 @@ class Campaign {
       } catch (const std::filesystem::filesystem_error& e) { folder_error = e.what(); }
       state_->begin(stage.name, folder);
       std::cout << fmt::format("# stage {} ({}, {} of {}) at {}\n", stage.name, name_of(stage.kind), index + 1,
-                               plan_.stages.size(),
-                               state_->stage(stage.name)->started)
+                               plan_.stages.size(), state_->stage(stage.name)->started)
                 << std::flush;
     }
     // Rank 0 alone makes the folder: the others learn of a failure here, not by waiting in the

@@ -105,15 +105,16 @@ void print_comparison(std::ostream& out, const Comparison& comparison, std::stri
   for (const OpComparison& op : comparison.ops) {
     const bool pairs = !op.rows.empty() && op.rows.front().a.src_rank.has_value();
     out << fmt::format("#\n# {}\n# {:>12} {:>12} {:>6} {:>12} {:>12} {:>10} {:>10} {:>9} {:>8}\n", op.op,
-                       pairs ? "pair" : "placement", "size", "ranks", "time A (us)", "time B (us)", "busbw A", "busbw B", "B/A time", "spread");
+                       pairs ? "pair" : "placement", "size", "ranks", "time A (us)", "time B (us)", "busbw A",
+                       "busbw B", "B/A time", "spread");
     for (const ComparedRow& row : op.rows) {
       const std::string_view mark = row.significance == Significance::beyond_spread          ? "* "
                                     : row.significance == Significance::beyond_default_bound ? "?*"
                                     : row.significance == Significance::within_default_bound ? "? "
                                                                                              : "  ";
       out << fmt::format("  {:>12} {:>12} {:>6} {:>12.2f} {:>12.2f} {:>10} {:>10} {:>8.3f}{} {:>8}\n",
-                         subject_of(row.a), format_size_bytes(row.a.bytes), row.a.nranks,
-                         row.a.time_median_us, row.b.time_median_us, format_optional(row.a.busbw_gbps, "{:.2f}"),
+                         subject_of(row.a), format_size_bytes(row.a.bytes), row.a.nranks, row.a.time_median_us,
+                         row.b.time_median_us, format_optional(row.a.busbw_gbps, "{:.2f}"),
                          format_optional(row.b.busbw_gbps, "{:.2f}"), row.time_ratio_b_over_a, mark,
                          spread_recorded(row.significance) ? fmt::format("{:.1f}%", 100 * row.spread_fraction)
                                                            : std::string("n/a"));
