@@ -21,6 +21,30 @@ namespace {
 
 constexpr int run_count = 10'000;
 
+// One all_reduce row of the run `p` describes, one rank per node: 5 us plus 1 us per 10 kB, its
+// bus bandwidth scaled by `level` (10: as measured), so that runs differ as a fleet's do.
+fb::ResultRow all_reduce_row(const fb::Provenance& p, std::uint64_t bytes, bool in_place, double level) {
+  fb::ResultRow row;
+  row.run_id = p.run_id;
+  row.backend = "mpi";
+  row.op = "all_reduce";
+  row.dtype = "float";
+  row.redop = "sum";
+  row.in_place = in_place;
+  row.nranks = p.nranks;
+  row.nodes = p.nodes;
+  row.ranks_per_node = 1;
+  row.bytes = bytes;
+  row.count = bytes / 4;
+  row.iterations = 20;
+  row.time_median_us = row.time_min_us = row.time_p99_us = row.time_max_us = 5 + static_cast<double>(bytes) / 1e4;
+  row.algbw_gbps = static_cast<double>(bytes) / row.time_median_us / 1e3;
+  row.busbw_gbps = row.algbw_gbps * level / 10;
+  row.wrong = 0;
+  row.timestamp = p.start_time;
+  return row;
+}
+
 fb::ResultSet synthetic_run(int index) {
   fb::ResultSet results;
   auto& p = results.provenance;
@@ -35,27 +59,7 @@ fb::ResultSet synthetic_run(int index) {
   p.rank_hosts = {fmt::format("node{}", index % 16), fmt::format("node{}", (index + 1) % 16)};
   const double level = 10 + (index % 7) * 0.01;
   for (std::uint64_t bytes = 8; bytes <= (1U << 20); bytes *= 2)
-    for (const bool in_place : {false, true}) {
-      fb::ResultRow row;
-      row.run_id = p.run_id;
-      row.backend = "mpi";
-      row.op = "all_reduce";
-      row.dtype = "float";
-      row.redop = "sum";
-      row.in_place = in_place;
-      row.nranks = 2;
-      row.nodes = 2;
-      row.ranks_per_node = 1;
-      row.bytes = bytes;
-      row.count = bytes / 4;
-      row.iterations = 20;
-      row.time_median_us = row.time_min_us = row.time_p99_us = row.time_max_us = 5 + static_cast<double>(bytes) / 1e4;
-      row.algbw_gbps = static_cast<double>(bytes) / row.time_median_us / 1e3;
-      row.busbw_gbps = row.algbw_gbps * level / 10;
-      row.wrong = 0;
-      row.timestamp = p.start_time;
-      results.rows.push_back(row);
-    }
+    for (const bool in_place : {false, true}) results.rows.push_back(all_reduce_row(p, bytes, in_place, level));
   for (int pair = 0; pair < 4; ++pair) {
     fb::ResultRow row;
     row.run_id = p.run_id;
@@ -194,23 +198,8 @@ fb::ResultSet fleet_run(int index) {
   p.ranks_per_node = 1;
   p.rank_hosts = {"node0", "node1", "node2", "node3"};
   const double level = 10 + (index % 7) * 0.01;
-  for (std::uint64_t bytes = 1 << 13; bytes <= (1U << 20); bytes *= 2) {
-    fb::ResultRow row;
-    row.run_id = p.run_id;
-    row.backend = "mpi";
-    row.op = "all_reduce";
-    row.nranks = 4;
-    row.nodes = 4;
-    row.ranks_per_node = 1;
-    row.bytes = bytes;
-    row.count = bytes / 4;
-    row.iterations = 20;
-    row.time_median_us = 5 + static_cast<double>(bytes) / 1e4;
-    row.algbw_gbps = static_cast<double>(bytes) / row.time_median_us / 1e3;
-    row.busbw_gbps = row.algbw_gbps * level / 10;
-    row.timestamp = p.start_time;
-    results.rows.push_back(row);
-  }
+  for (std::uint64_t bytes = 1 << 13; bytes <= (1U << 20); bytes *= 2)
+    results.rows.push_back(all_reduce_row(p, bytes, false, level));
   for (int src = 0; src < 4; ++src)
     for (int dst = 0; dst < 4; ++dst) {
       if (src == dst) continue;
