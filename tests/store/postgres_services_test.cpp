@@ -5,7 +5,9 @@
 //   - four writers on a fresh database (the schema created by whoever comes first) all succeed;
 //   - a writer that holds the store's lock makes the others give up at the lock timeout, and a
 //     server that takes the connection but never answers ends the command at connect_timeout;
-//   - a restarted server is connected again.
+//   - a restarted server is connected again;
+//   - a host whose cable is stepped down, flagged and drained, then repaired, is cleared: the drain
+//     list and the degraded gauge empty again, the change kept as history.
 
 #include "common/errors.hpp"
 #include "common/text_file.hpp"
@@ -15,13 +17,16 @@
 #include "store/postgres_server.hpp"
 #include "store/run_store.hpp"
 #include "store/schema.hpp"
+#include "support/nightly_runs.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text_lines.hpp"
 
 #include <sys/stat.h>
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <fstream>
@@ -141,6 +146,64 @@ TEST(PostgresStore, APasswordReachesTheServerAndNoFileTableOrLine) {
     EXPECT_EQ(dump.out.find(secret), std::string::npos) << "a table holds " << secret;
     EXPECT_EQ(console.find(secret), std::string::npos) << "the console shows " << secret << ":\n" << console;
   }
+}
+
+// The life of a drift finding in a shared store: node3's cable loses 10% at night22 and is
+// repaired at night27. Judged after night25 the change is open, node3 drained (exit 7) and its
+// gauges say degraded; judged after night35 it was cleared three runs in its band after the repair
+// (night29), nothing is drained, the gauges say healthy, and `history --host` keeps the dates.
+TEST(PostgresStore, ARepairedHostIsClearedAndLeavesTheDrainList) {
+  PostgresServer server;
+  if (!server.installed()) GTEST_SKIP() << "PostgreSQL is not installed (Debian package postgresql)";
+  ASSERT_FALSE(server.url().empty()) << "PostgreSQL did not start: " << server.problem();
+  const std::string url = server.url();
+  testing::TempDir dir;
+  const auto judge = [&](const std::string& name) {
+    const ProcessResult drift = run_process(
+        directly({"history", "drift", "--store", url, "--drain-list", (dir / (name + "-drain.txt")).string(),
+                  "--prometheus-textfile", (dir / (name + "-metrics")).string()}));
+    return drift;
+  };
+  const auto ingest = [&](int nights) {
+    const std::filesystem::path folder = dir / fmt::format("nights{}", nights);
+    testing::write_nightly_runs(folder, {.nights = nights, .degraded_night = 22, .repaired_night = 27});
+    const ProcessResult result = run_process(directly({"history", "ingest", folder.string(), "--store", url}));
+    ASSERT_EQ(result.exit_code, 0) << describe(result);
+  };
+
+  ingest(26);
+  const ProcessResult open = judge("open");
+  EXPECT_EQ(open.exit_code, 7) << describe(open);
+  EXPECT_THAT(open.out, HasSubstr("busbw 0.900 x baseline since run night22"));
+  EXPECT_THAT(testing::lines_of(read_text_file(dir / "open-drain.txt")),
+              ::testing::Contains(::testing::StartsWith("node3\t")));
+  EXPECT_THAT(read_text_file(dir / "open-metrics" / "fabricbench.prom"),
+              HasSubstr("fabricbench_host_degraded{host=\"node3\"} 1\n"));
+
+  ingest(36);  // nights 00 to 25 again (already recorded) and ten more, repaired from night27
+  const ProcessResult cleared = judge("cleared");
+  EXPECT_EQ(cleared.exit_code, 0) << describe(cleared);
+  EXPECT_THAT(cleared.out, Not(HasSubstr("drift    host node3")));
+  const std::vector<std::string> drained = testing::lines_of(read_text_file(dir / "cleared-drain.txt"));
+  ASSERT_FALSE(drained.empty());
+  for (const std::string& line : drained) EXPECT_TRUE(line.starts_with("#")) << "still drained: " << line;
+  EXPECT_THAT(read_text_file(dir / "cleared-metrics" / "fabricbench.prom"),
+              HasSubstr("fabricbench_host_degraded{host=\"node3\"} 0\n"));
+  // The host's series keeps the change with both ends of its life: began at night22, cleared at
+  // night29, the third run back in its band.
+  const ProcessResult trend =
+      run_process(directly({"history", "--store", url, "--host", "node3", "--json", (dir / "node3.json").string()}));
+  ASSERT_EQ(trend.exit_code, 0) << describe(trend);
+  // Five degraded runs (alternating +-0.5%) against the healthy baseline: 0.905.
+  EXPECT_THAT(trend.out, ::testing::ContainsRegex("night22 .* change began \\(lower 0.905 x baseline\\)"));
+  EXPECT_THAT(trend.out, ::testing::ContainsRegex("night29 .* cleared: 3 runs in a row within 1.5 spreads"));
+  const nlohmann::json changes = nlohmann::json::parse(read_text_file(dir / "node3.json")).at("changes");
+  ASSERT_EQ(changes.size(), 1U) << changes.dump(1);
+  EXPECT_EQ(changes[0].at("began_run_id"), "night22");
+  EXPECT_FALSE(changes[0].at("open").get<bool>());
+  EXPECT_EQ(changes[0].at("cleared_run_id"), "night29");
+  EXPECT_EQ(changes[0].at("cleared_start_time"), "2026-11-30T02:00:00Z");
+  EXPECT_THAT(trend.out, HasSubstr("cleared"));
 }
 
 TEST(PostgresStore, FourWritersOnAFreshDatabaseAllSucceed) {
