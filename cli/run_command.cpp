@@ -325,8 +325,11 @@ class RunCommand {
       std::cout << fmt::format("# recorded in the run store {}\n", store_->name());
       return true;
     } catch (const std::exception& e) {
-      std::cerr << fmt::format("fabricbench: error: {}; the results files keep the run (fabricbench history ingest)\n",
-                               e.what());
+      // The store's name is the URL without its password: the command works with PGPASSWORD or a passfile.
+      std::cerr << fmt::format(
+          "fabricbench: error: {}; the results files keep the run: fabricbench history ingest '{}' "
+          "--store '{}'\n",
+          e.what(), results_paths(results_sink_->results().provenance.run_id).json.string(), store_->name());
       return false;
     }
   }

@@ -30,6 +30,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <thread>
 
 namespace fb {
 namespace {
@@ -310,6 +311,56 @@ TEST(PostgresStore, ARestartedServerIsConnectedAgain) {
   // The store's connection died with the server: the next statement connects once more.
   EXPECT_EQ(store.record(small_run("after", 2), "test"), store::RecordOutcome::added);
   EXPECT_EQ(store.runs().size(), 2U);
+}
+
+// A server lost while a run measures: the run ends non-zero, names the command that records it
+// later, and its results files hold every row; run once the server is back, that command records
+// the run as the files have it.
+TEST(PostgresStore, AServerLostDuringARunLeavesTheFilesAndTheCommandThatRecordsThem) {
+  PostgresServer server;
+  if (!server.installed()) GTEST_SKIP() << "PostgreSQL is not installed (Debian package postgresql)";
+  ASSERT_FALSE(server.url().empty()) << "PostgreSQL did not start: " << server.problem();
+  const std::string url = server.url();
+  testing::TempDir dir;
+  const std::filesystem::path results = dir / "results";
+  ChildProcess run({FABRICBENCH_BINARY, "run", "all_reduce", "-b", "1K", "-e", "128M", "-n", "5", "-w", "1", "-D",
+                    results.string(), "--store", url});
+  // The first size on disk: the run is measuring, connected to the store since it began.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  const auto measuring = [&] {
+    if (!std::filesystem::exists(results)) return false;
+    for (const auto& entry : std::filesystem::directory_iterator(results))
+      if (entry.path().extension() == ".csv") return true;
+    return false;
+  };
+  while (!measuring() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(measuring()) << "the run wrote no results file";
+  server.stop();
+  const ProcessResult ended = run.wait(std::chrono::seconds(240));
+  ASSERT_NE(ended.exit_code, 0) << describe(ended);
+  const std::string marker = "the results files keep the run: ";
+  const std::size_t at = ended.err.find(marker);
+  ASSERT_NE(at, std::string::npos) << describe(ended);
+  const std::string command = ended.err.substr(at + marker.size(), ended.err.find('\n', at) - at - marker.size());
+  EXPECT_THAT(command, ::testing::StartsWith("fabricbench history ingest '" + results.string() + "/"));
+  EXPECT_THAT(command,
+              HasSubstr(fmt::format("--store 'postgresql://fabricbench@127.0.0.1:{}/postgres'", server.port())));
+  std::vector<ResultSet> written;
+  for (const auto& entry : std::filesystem::directory_iterator(results))
+    if (entry.path().extension() == ".json") written.push_back(read_results_json(entry.path()));
+  ASSERT_EQ(written.size(), 1U);
+  EXPECT_EQ(written[0].rows.size(), 36U);  // 1K to 128M: 18 sizes, out-of-place and in-place
+
+  server.start();
+  ASSERT_FALSE(server.url().empty()) << "PostgreSQL did not start again: " << server.problem();
+  const ProcessResult recorded = run_process(
+      {"/bin/sh", "-c", std::string(FABRICBENCH_BINARY) + command.substr(std::string("fabricbench").size())});
+  ASSERT_EQ(recorded.exit_code, 0) << describe(recorded);
+  EXPECT_THAT(recorded.out, HasSubstr("1 runs added"));
+  const std::optional<ResultSet> stored = store::RunStore(url).run(written[0].provenance.run_id);
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->rows, written[0].rows);
 }
 
 }  // namespace
