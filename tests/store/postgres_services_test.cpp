@@ -363,5 +363,36 @@ TEST(PostgresStore, AServerLostDuringARunLeavesTheFilesAndTheCommandThatRecordsT
   EXPECT_EQ(stored->rows, written[0].rows);
 }
 
+// A role that may only read (a dashboard's, an auditor's) lists the runs, draws a series and judges
+// drift: a store it cannot write is read, never created or migrated, and a write is refused with
+// the server's own reason.
+TEST(PostgresStore, ARoleThatMayOnlySelectListsAndJudgesTheStore) {
+  PostgresServer server;
+  if (!server.installed()) GTEST_SKIP() << "PostgreSQL is not installed (Debian package postgresql)";
+  ASSERT_FALSE(server.url().empty()) << "PostgreSQL did not start: " << server.problem();
+  testing::TempDir dir;
+  testing::write_nightly_runs(dir / "nights");
+  ASSERT_EQ(run_process(directly({"history", "ingest", (dir / "nights").string(), "--store", server.url()})).exit_code,
+            0);
+  const std::unique_ptr<store::Database> admin = store::open_database(server.url());
+  admin->execute("CREATE ROLE reader LOGIN");
+  admin->execute("GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader");
+  const std::string reader = fmt::format("postgresql://reader@127.0.0.1:{}/postgres", server.port());
+
+  const ProcessResult listed = run_process(directly({"history", "--store", reader}));
+  ASSERT_EQ(listed.exit_code, 0) << describe(listed);
+  EXPECT_THAT(listed.out, HasSubstr("night29"));
+  const ProcessResult drift = run_process(directly({"history", "drift", "--store", reader}));
+  EXPECT_EQ(drift.exit_code, 0) << describe(drift);
+  EXPECT_THAT(drift.out, HasSubstr("busbw 0.900 x baseline since run night22"));
+  // Its one write is refused by the server, and the store keeps its 30 runs.
+  write_file_atomically(dir / "new.json", results_to_json(small_run("new", 5)));
+  const ProcessResult ingest =
+      run_process(directly({"history", "ingest", (dir / "new.json").string(), "--store", reader}));
+  EXPECT_NE(ingest.exit_code, 0) << describe(ingest);
+  EXPECT_THAT(ingest.err, HasSubstr("permission denied"));
+  EXPECT_EQ(store::RunStore(server.url()).runs().size(), 30U);
+}
+
 }  // namespace
 }  // namespace fb
