@@ -5,6 +5,7 @@
 #include "common/sizes.hpp"
 #include "common/termination_signals.hpp"
 #include "diagnosis/efficiency.hpp"
+#include "results/atomic_file.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -68,6 +69,12 @@ bool is_pair_op(const PlannedOp& planned) {
 ResultsFileSink::ResultsFileSink(ResultsPaths paths, Provenance provenance, std::size_t expected_rows)
     : writer_(std::move(paths), std::move(provenance), expected_rows) {
   end_cleanly_on_termination_signals(writer_.paths());
+  for (const std::filesystem::path& file : {writer_.paths().csv, writer_.paths().json})
+    if (const std::string note = foreign_owner_note(file.parent_path().empty() ? "." : file.parent_path());
+        !note.empty()) {
+      std::cerr << fmt::format("fabricbench: warning: {}\n", note);
+      break;
+    }
 }
 
 void ResultsFileSink::incident(const Incident& incident) {

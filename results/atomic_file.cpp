@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <pwd.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -197,6 +198,40 @@ void require_results_file_path(const std::filesystem::path& path) {
   if (::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode))
     throw UsageError(
         fmt::format("{} is {}: results are written to a new regular file", path.string(), kind_of(target.st_mode)));
+}
+
+namespace {
+std::string user_name(uid_t uid) {
+  const passwd* entry = ::getpwuid(uid);
+  return entry != nullptr ? fmt::format("{} (uid {})", entry->pw_name, uid) : fmt::format("uid {}", uid);
+}
+}  // namespace
+
+void require_no_foreign_link(const std::filesystem::path& dir) {
+  const std::filesystem::path absolute = std::filesystem::absolute(dir);
+  std::filesystem::path walked = absolute.root_path();
+  for (const std::filesystem::path& part : absolute.relative_path()) {
+    const std::filesystem::path holder = walked;
+    walked /= part;
+    struct stat link {};
+    if (::lstat(walked.c_str(), &link) != 0) return;  // the rest is created by the run, as its own
+    if (!S_ISLNK(link.st_mode)) continue;
+    struct stat holder_status {};
+    if (::stat(holder.c_str(), &holder_status) != 0) return;
+    if (link.st_uid != ::geteuid() && link.st_uid != holder_status.st_uid)
+      throw UsageError(fmt::format("results directory {}: {} is a symbolic link owned by {}, neither you nor the owner "
+                                   "of {}: refused, since such a link can send the results anywhere; give the "
+                                   "directory it names yourself",
+                                   dir.string(), walked.string(), user_name(link.st_uid), holder.string()));
+  }
+}
+
+std::string foreign_owner_note(const std::filesystem::path& dir) {
+  struct stat status {};
+  if (::stat(dir.c_str(), &status) != 0 || status.st_uid == ::geteuid()) return "";
+  return fmt::format("results directory {} belongs to {}, not to you: its owner can change or remove the results "
+                     "after the run",
+                     dir.string(), user_name(status.st_uid));
 }
 
 AtomicallyGrowingFile::~AtomicallyGrowingFile() {

@@ -33,6 +33,16 @@ void reserve_standard_output_for_data();
 // anything that exists and is not a regular file.
 void require_results_file_path(const std::filesystem::path& path);
 
+// Refuses (UsageError) a results directory reached through a symbolic link that neither the running
+// user nor the owner of the directory holding it owns: in a shared directory such as /tmp anyone
+// may plant a link under the name a run will use and send its results anywhere. This is the rule
+// the kernel's fs.protected_symlinks applies in sticky directories, applied everywhere.
+void require_no_foreign_link(const std::filesystem::path& dir);
+
+// "" when `dir` does not exist yet or belongs to the running user; otherwise a sentence naming its
+// owner, who can change or remove the results after the run.
+std::string foreign_owner_note(const std::filesystem::path& dir);
+
 // A file that only grows at the end (a body of appended bytes followed by a short tail that each
 // publication replaces), published as write_file_atomically does: each publication is a new file
 // renamed over the target, whose body is copied from the version published before inside the

@@ -565,6 +565,7 @@ ResultsWriter::ResultsWriter(ResultsPaths paths, Provenance provenance, std::siz
   for (const auto& file : {paths_.csv, paths_.json}) {
     require_results_file_path(file);
     const std::filesystem::path dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+    require_no_foreign_link(dir);
     std::error_code error;
     std::filesystem::create_directories(dir, error);
     if (error)

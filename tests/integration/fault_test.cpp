@@ -233,5 +233,39 @@ TEST(ResultsDirectory, FullDiskIsRefusedBeforeMeasuring) {
   EXPECT_THAT(result.out, Not(HasSubstr("all_reduce")));  // no table: nothing was measured
 }
 
+// A link another user planted where the results directory will be (as anyone can in /tmp) is
+// refused and nothing reaches where it points; the same link owned by the running user is
+// followed; a directory of another user's is used, with a warning naming its owner.
+TEST(ResultsDirectory, ALinkAnotherUserPlantedIsRefusedAndAnotherUsersDirectoryIsNamed) {
+  if (::geteuid() != 0) GTEST_SKIP() << "giving files to another user needs root";
+  const TempDir dir;
+  constexpr uid_t other = 65534;  // nobody
+  std::filesystem::create_directory(dir / "elsewhere");
+  std::filesystem::create_directory_symlink(dir / "elsewhere", dir / "results");
+  ASSERT_EQ(::lchown((dir / "results").c_str(), other, other), 0) << std::strerror(errno);
+  const ProcessResult planted =
+      testing::run_process(directly({"run", "all_reduce", "-e", "1K", "-D", dir / "results"}), allow_root);
+  EXPECT_EQ(planted.exit_code, 2) << describe(planted);
+  EXPECT_THAT(planted.err, HasSubstr(fmt::format("{} is a symbolic link owned by", (dir / "results").string())));
+  EXPECT_THAT(planted.err, HasSubstr("(uid 65534), neither you nor the owner of"));
+  EXPECT_TRUE(std::filesystem::is_empty(dir / "elsewhere"));
+
+  ASSERT_EQ(::lchown((dir / "results").c_str(), 0, 0), 0) << std::strerror(errno);
+  const ProcessResult own =
+      testing::run_process(directly({"run", "all_reduce", "-e", "1K", "-D", dir / "results"}), allow_root);
+  EXPECT_EQ(own.exit_code, 0) << describe(own);
+  EXPECT_THAT(own.err, Not(HasSubstr("warning: results directory")));
+  EXPECT_FALSE(std::filesystem::is_empty(dir / "elsewhere"));
+
+  std::filesystem::create_directory(dir / "theirs");
+  ASSERT_EQ(::chown((dir / "theirs").c_str(), other, other), 0) << std::strerror(errno);
+  const ProcessResult theirs =
+      testing::run_process(directly({"run", "all_reduce", "-e", "1K", "-D", dir / "theirs"}), allow_root);
+  EXPECT_EQ(theirs.exit_code, 0) << describe(theirs);
+  EXPECT_THAT(theirs.err, HasSubstr(fmt::format("fabricbench: warning: results directory {} belongs to",
+                                                (dir / "theirs").string())));
+  EXPECT_THAT(theirs.err, HasSubstr("(uid 65534), not to you"));
+}
+
 }  // namespace
 }  // namespace fb
