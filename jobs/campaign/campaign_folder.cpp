@@ -1,6 +1,7 @@
 #include "jobs/campaign/campaign_folder.hpp"
 
 #include "common/errors.hpp"
+#include "results/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -17,6 +18,7 @@
 namespace fb::jobs {
 
 CampaignFolderLock::CampaignFolderLock(const std::filesystem::path& folder) {
+  require_no_foreign_link(folder);
   std::filesystem::create_directories(folder);
   const std::filesystem::path lock = folder / "campaign.lock";
   fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
