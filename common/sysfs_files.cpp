@@ -1,15 +1,41 @@
 #include "common/sysfs_files.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
+#include <cerrno>
 #include <charconv>
-#include <fstream>
 
 namespace fb {
 
+std::optional<std::string> read_system_file(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::optional<std::string> text;
+  struct stat status {};
+  if (::fstat(fd, &status) == 0 && S_ISREG(status.st_mode)) {
+    text.emplace();
+    std::array<char, 4096> buffer{};
+    for (;;) {
+      const ssize_t got = ::read(fd, buffer.data(), buffer.size());
+      if (got < 0 && errno == EINTR) continue;
+      // A driver may refuse an attribute after a successful open.
+      if (got < 0) text.reset();
+      if (got <= 0) break;
+      text->append(buffer.data(), static_cast<std::size_t>(got));
+    }
+  }
+  ::close(fd);
+  return text;
+}
+
 std::optional<std::string> read_first_line(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line)) return std::nullopt;
+  const std::optional<std::string> text = read_system_file(path);
+  if (!text || text->empty()) return std::nullopt;
+  const std::string line = text->substr(0, text->find('\n'));
   constexpr std::string_view blanks = " \t\r\n";
   const auto first = line.find_first_not_of(blanks);
   if (first == std::string::npos) return std::string();

@@ -11,6 +11,12 @@
 
 namespace fb {
 
+// The whole attribute file; empty when it cannot be read or is not a regular file. sysfs and
+// procfs attributes are regular files: a FIFO or a device in their place (a --sysfs-root made by
+// hand, or by someone else) would block the read for ever, so it is opened without waiting and
+// refused.
+std::optional<std::string> read_system_file(const std::filesystem::path& path);
+
 // The first line without surrounding white space; empty when the file cannot be read.
 std::optional<std::string> read_first_line(const std::filesystem::path& path);
 

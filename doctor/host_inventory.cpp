@@ -84,7 +84,8 @@ std::vector<std::string> bridges_above(const fs::path& device_dir) {
 
 // "Model: \t\t NVIDIA H100 80GB HBM3" from the driver's per-GPU information file.
 std::string gpu_model_of(const fs::path& root, const std::string& pci_address, long device_id) {
-  if (const auto information = read_text(under_root(root, "/proc/driver/nvidia/gpus") / pci_address / "information")) {
+  if (const auto information =
+          read_system_file(under_root(root, "/proc/driver/nvidia/gpus") / pci_address / "information")) {
     constexpr std::string_view key = "Model:";
     if (const auto at = information->find(key); at != std::string::npos) {
       const auto begin = information->find_first_not_of(" \t", at + key.size());
@@ -128,7 +129,7 @@ void attach_class_devices(const fs::path& root, std::vector<Nic>& nics, std::vec
 PcieBridge bridge_at(const fs::path& devices_dir, const std::string& pci_address) {
   PcieBridge bridge;
   bridge.pci_address = pci_address;
-  if (const auto config = read_text(devices_dir / pci_address / "config")) {
+  if (const auto config = read_system_file(devices_dir / pci_address / "config")) {
     const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(config->data()), config->size());
     bridge.extended_config_readable = bytes.size() > extended_config_offset;
     bridge.acs_control = acs_control_register(bytes);
@@ -228,7 +229,7 @@ std::optional<double> parse_link_speed_gts(std::string_view text) {
 // /proc/meminfo's "MemTotal: N kB".
 HostResources resources_of(const fs::path& root) {
   HostResources resources;
-  std::istringstream cpuinfo(read_text(under_root(root, "/proc/cpuinfo")).value_or(""));
+  std::istringstream cpuinfo(read_system_file(under_root(root, "/proc/cpuinfo")).value_or(""));
   for (std::string line; std::getline(cpuinfo, line);) {
     const std::size_t colon = line.find(':');
     if (colon == std::string::npos) continue;
@@ -238,7 +239,7 @@ HostResources resources_of(const fs::path& root) {
     if (key == "processor") ++resources.cpu_threads;
     if (key == "model name" && resources.cpu_model.empty()) resources.cpu_model = value;
   }
-  std::istringstream meminfo(read_text(under_root(root, "/proc/meminfo")).value_or(""));
+  std::istringstream meminfo(read_system_file(under_root(root, "/proc/meminfo")).value_or(""));
   for (std::string line; std::getline(meminfo, line);) {
     if (!line.starts_with("MemTotal:")) continue;
     std::uint64_t kib = 0;
@@ -246,8 +247,8 @@ HostResources resources_of(const fs::path& root) {
     if (kib > 0) resources.memory_bytes = kib * 1024;
   }
   // os-release(5): /etc first, /usr/lib where /etc has none; a value may be quoted.
-  std::istringstream os_release(read_text(under_root(root, "/etc/os-release"))
-                                    .value_or(read_text(under_root(root, "/usr/lib/os-release")).value_or("")));
+  std::istringstream os_release(read_system_file(under_root(root, "/etc/os-release"))
+                                    .value_or(read_system_file(under_root(root, "/usr/lib/os-release")).value_or("")));
   for (std::string line; std::getline(os_release, line);) {
     if (!line.starts_with("PRETTY_NAME=")) continue;
     std::string value = line.substr(12);

@@ -1,7 +1,7 @@
 #include "benchmarks/core/host_pages.hpp"
 
 #include "benchmarks/core/host_buffer.hpp"
-#include "common/text_file.hpp"
+#include "common/sysfs_files.hpp"
 #include "common/text_scan.hpp"
 
 #include <fmt/format.h>
@@ -22,7 +22,7 @@ std::filesystem::path thp_directory(const std::filesystem::path& sysfs_root) {
 }
 
 std::size_t huge_page_bytes_under(const std::filesystem::path& sysfs_root) {
-  const std::optional<std::string> text = read_text(thp_directory(sysfs_root) / "hpage_pmd_size");
+  const std::optional<std::string> text = read_system_file(thp_directory(sysfs_root) / "hpage_pmd_size");
   std::size_t bytes = 0;
   if (text && std::from_chars(text->data(), text->data() + text->size(), bytes).ec == std::errc{} && bytes > 0)
     return bytes;
@@ -121,11 +121,12 @@ HostPagesReport probe_host_pages(HostPages requested, const std::filesystem::pat
   report.requested = requested;
   report.huge_page_bytes = huge_page_bytes_under(sysfs_root);
   report.base_page_bytes = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  if (const auto enabled = read_text(thp_directory(sysfs_root) / "enabled")) report.thp_mode = thp_mode_of(*enabled);
+  if (const auto enabled = read_system_file(thp_directory(sysfs_root) / "enabled"))
+    report.thp_mode = thp_mode_of(*enabled);
   if (requested == HostPages::base || report.thp_mode.empty() || report.thp_mode == "never") return report;
   HostBuffer<std::byte> probe(report.huge_page_bytes, HostPages::huge);
   std::memset(probe.data(), 1, probe.size());
-  const std::optional<std::string> smaps = read_text("/proc/self/smaps");
+  const std::optional<std::string> smaps = read_system_file("/proc/self/smaps");
   const auto granted_bytes =
       smaps ? anon_huge_bytes_at(*smaps, reinterpret_cast<std::uintptr_t>(probe.data())) : std::nullopt;
   report.huge_granted = granted_bytes && *granted_bytes >= report.huge_page_bytes;

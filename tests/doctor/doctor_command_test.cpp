@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -175,6 +177,37 @@ TEST_F(DoctorCommand, EveryRankEndsWithTheVerdictOfRankZero) {
   EXPECT_EQ(lines_with(result.out, "mlx5_1/1").size(), 2u) << result.out;  // the port row and its finding
 }
 #endif
+
+// sysfs and procfs attributes are regular files. A FIFO in their place (a --sysfs-root prepared by
+// hand, or by someone else) is read as an unreadable attribute, not waited on for ever: doctor
+// reports the host, and a run reading its port counters and THP mode there measures and ends.
+TEST_F(DoctorCommand, AFifoInPlaceOfAnAttributeIsUnreadableNotWaitedOn) {
+  build(testing::healthy_host_spec());
+  int replaced = 0;
+  std::vector<std::filesystem::path> attributes;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(tree_.root()))
+    if (entry.is_regular_file() && (entry.path().filename() == "symbol_error" || entry.path().filename() == "cpuinfo" ||
+                                    entry.path().filename() == "enabled"))
+      attributes.push_back(entry.path());
+  for (const std::filesystem::path& attribute : attributes) {
+    std::filesystem::remove(attribute);
+    ASSERT_EQ(::mkfifo(attribute.c_str(), 0600), 0) << attribute;
+    ++replaced;
+  }
+  ASSERT_GE(replaced, 8) << "the tree has no port counters to replace";
+  const ProcessResult result = testing::run_process({FABRICBENCH_BINARY, "doctor", "--sysfs-root",
+                                                     tree_.root().string(), "--json", json_path_.string()},
+                                                    {}, std::chrono::seconds(30));
+  EXPECT_FALSE(result.timed_out) << describe(result);
+  EXPECT_THAT(result.out, HasSubstr("doctor: 1 host"));
+  EXPECT_EQ(lines_with(result.out, "NVIDIA H100 80GB HBM3").size(), 8u) << result.out;
+
+  const ProcessResult run =
+      testing::run_process({FABRICBENCH_BINARY, "run", "all_reduce", "-e", "1K", "-n", "2", "--sysfs-root",
+                            tree_.root().string(), "-D", (dir_.path() / "results").string()},
+                           {}, std::chrono::seconds(60));
+  EXPECT_EQ(run.exit_code, 0) << describe(run);
+}
 
 }  // namespace
 }  // namespace fb
