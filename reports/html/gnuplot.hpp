@@ -47,7 +47,14 @@ struct PlotStyle {
   int width_px = 960;
   int height_px = 500;
   bool legend_above = false;
+  // Titles and legend entries longer than this many characters break at spaces onto more lines,
+  // so that a long check name stays inside the canvas instead of running off it; 0: never.
+  std::size_t wrap_chars = 0;
 };
+
+// `text` broken at spaces into lines of at most `wrap_chars` characters (a longer word is a line
+// of its own); one line when `wrap_chars` is 0.
+std::vector<std::string> wrapped_lines(std::string_view text, std::size_t wrap_chars);
 
 // Text for a gnuplot single-quoted string: only letters, digits, space and . , : ; _ - + / ( ) [ ] = # %
 // pass; every other byte becomes '?'. Single-quoted gnuplot strings interpret no escapes, and the
