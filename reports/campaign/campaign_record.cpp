@@ -209,6 +209,7 @@ LogLogPlot plot_of_check(const CheckVerdict& verdict, double confidence) {
   if (pairs) {
     x_min = std::max(x_min - 0.5, 0.5);
     x_max += 0.5;
+    plot.x_range = {x_min, x_max};
   }
   plot.references.push_back({fmt::format("limit: {}", plot_label(verdict.check.name)), x_min, x_max, verdict.limit});
   return plot;

@@ -147,6 +147,9 @@ std::optional<LogLogPlot> pair_plot(const RecordStage& stage) {
     plot.x_label = "pair (numbered by source, then destination, as measured)";
     plot.x_is_bytes = false;
     plot.x_log = false;
+    std::size_t most_pairs = 0;
+    for (const PairSet& set : sets) most_pairs = std::max(most_pairs, set.pairs.size());
+    plot.x_range = {0.5, static_cast<double>(most_pairs) + 0.5};
     for (const PairSet& set : sets) {
       PlotSeries series{fmt::format("{}, {}: median of repetitions", set.op, set.flows_text()), {}, {}};
       for (std::size_t i = 0; i < set.pairs.size(); ++i)

@@ -98,6 +98,11 @@ std::string gnuplot_script(const LogLogPlot& plot, const PlotStyle& style) {
     }
   } else if (plot.x_log) {
     script += "set logscale x 10\n";
+  } else if (plot.x_range) {
+    // Whole-numbered ticks (pairs are counted), at most 16 of them.
+    const double span = plot.x_range->second - plot.x_range->first;
+    script += fmt::format("set xrange [{:.15g}:{:.15g}]\nset xtics {:.15g}\n", plot.x_range->first,
+                          plot.x_range->second, std::max(1.0, std::ceil(span / 16)));
   } else {
     script += "set xrange [0:*]\n";
   }

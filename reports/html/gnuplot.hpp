@@ -2,6 +2,7 @@
 // Plots drawn by gnuplot (its svg terminal), for embedding inline in the HTML report. gnuplot runs
 // as a child process on a script file; nothing from the inputs reaches it unfiltered.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -37,6 +38,10 @@ struct LogLogPlot {
   bool y_log = true;
   std::vector<ReferenceLine> references;
   bool x_log = true;  // false: a linear x axis from 0 (time in a soak run)
+  // A linear x axis' range when given, ticked at whole numbers (pairs numbered 1..n drawn from 0.5
+  // to n + 0.5, so that the first and last are not on the frame); from 0 to what the data needs
+  // otherwise.
+  std::optional<std::pair<double, double>> x_range{};
 };
 
 // How a plot is laid out, beside what it shows. The report uses the defaults; the acceptance record
