@@ -63,8 +63,8 @@ std::vector<CollectiveCurve> collective_curves(std::span<const ResultRow> rows) 
   }
   std::vector<CollectiveCurve> curves;
   for (const auto& [key, samples] : values.groups()) {
-    auto curve =
-        std::find_if(curves.begin(), curves.end(), [&](const CollectiveCurve& c) { return c.key == key.first; });
+    auto curve = std::find_if(curves.begin(), curves.end(),
+                              [&line = key.first](const CollectiveCurve& c) { return c.key == line; });
     if (curve == curves.end()) curve = curves.insert(curves.end(), {key.first, {}, 0, has_busbw[key.first]});
     curve->medians.emplace_back(key.second, median_of(samples));
     curve->repetitions = std::max(curve->repetitions, samples.size());
