@@ -50,7 +50,7 @@ tr.fail td { background: #fde0e0; } tr.inconclusive td { background: #fff3cd; }
 .stage-plot { break-inside: avoid-page; } ul.findings li { margin: 0.2em 0; }
 pre { white-space: pre-wrap; word-break: break-all; font-size: 8.5pt; border: 1px solid #ccc; padding: 0.5em;
       background: #fafafa; }
-.signoff { display: grid; grid-template-columns: 1fr 1fr; gap: 2.5em; break-inside: avoid; margin-top: 1em; }
+.signoff-block { break-inside: avoid-page; } .signoff { display: grid; grid-template-columns: 1fr 1fr; gap: 2.5em; break-inside: avoid; margin-top: 1em; }
 .signoff div.field { border-bottom: 1px solid #000; height: 2.4em; margin-bottom: 0.2em; }
 .signoff span { font-size: 9pt; color: #444; }
 .check { break-inside: avoid-page; }

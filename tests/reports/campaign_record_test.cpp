@@ -506,8 +506,8 @@ PagePixels page_pixels(const std::filesystem::path& pdf, int page, const std::fi
 
 // The record's printed layout with long check names, measured in the PDF: no header word or
 // verdict split across lines (a word's head on one line and its tail starting at the same left
-// edge on the next), every word inside the 15 mm margins, and no ink of a cell border (or
-// anything else) in the side margins.
+// edge on the next), every word inside the 15 mm margins, no ink of a cell border (or anything
+// else) in the side margins, and the sign-off whole on the last page.
 TEST_P(RecordPdf, LongNamesBreakNoHeaderWordAndEveryCellStaysInsideThePage) {
   if (!tools_present()) GTEST_SKIP() << "needs chromium, gnuplot and poppler-utils (scripts/setup.sh)";
   const testing::TempDir scratch;
@@ -561,6 +561,17 @@ TEST_P(RecordPdf, LongNamesBreakNoHeaderWordAndEveryCellStaysInsideThePage) {
     EXPECT_EQ(left, 0) << "ink in the left margin of page " << page;
     EXPECT_EQ(right, 0) << "ink in the right margin of page " << page;
   }
+  // The sign-off is one block: its heading and both parties' signature and date fields on one page.
+  std::set<int> signoff_pages;
+  int signoff_words = 0;
+  for (const Word& w : text.words)
+    if (w.text == "Sign-off" || w.text == "signature" || w.text == "date") {
+      signoff_pages.insert(w.page);
+      ++signoff_words;
+    }
+  EXPECT_EQ(signoff_words, 1 + 2 + 2);
+  EXPECT_EQ(signoff_pages.size(), 1u) << "the sign-off spans pages";
+  EXPECT_EQ(signoff_pages.count(text.pages), 1u) << "the sign-off is not on the last page";
   if (const char* dir = std::getenv("FB_SCREENSHOT_DIR"); dir && GetParam() == Paper::a4)
     run({"/usr/bin/pdftoppm", "-r", "60", "-png", "-f", "1", "-l", "2", pdf.string(),
          (std::filesystem::path(dir) / "record-long-a4").string()},
