@@ -23,6 +23,8 @@ const Registrar<CommandRegistration> registrar{
                       "folder for every stage's results and the record (default: the plan's results_dir)");
        sub.add_option("--json", options->json_path, "also write the JSON summary here (- for standard output)");
        sub.add_flag("!--no-pdf", options->pdf, "leave out the PDF record (it needs chromium)");
+       sub.add_flag("--verbose", options->verbose,
+                    "also print every stage's tables and the doctor's report (always in the stage's console.txt)");
        sub.add_flag("--dry-run", options->dry_run,
                     "read and check the plan and its thresholds, list the stages, measure nothing");
        add_baseline_flags(sub, options->baseline, "; also records every stage's runs and the campaign's verdict there");

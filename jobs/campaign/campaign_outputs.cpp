@@ -155,7 +155,10 @@ std::vector<LoadedResults> CampaignOutputs::read_stages(const CampaignState& sta
       if (s->finished > record.finished_at) record.finished_at = s->finished;
       if (stage.kind == StageKind::doctor) add_inventory(dir / s->results / "doctor.json", record, inputs.host_errors);
       loaded = stage_results(dir / s->results);
-      for (const LoadedResults& set : loaded) row.rows += set.results.rows.size();
+      for (const LoadedResults& set : loaded) {
+        row.rows += set.results.rows.size();
+        row.measured.insert(row.measured.end(), set.results.rows.begin(), set.results.rows.end());
+      }
     }
     if (std::optional<std::string> missing = missing_work_of(stage, s, loaded)) inputs.missing_work.push_back(*missing);
     sets.insert(sets.end(), std::make_move_iterator(loaded.begin()), std::make_move_iterator(loaded.end()));

@@ -26,12 +26,51 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
 
 namespace fb::jobs {
 namespace {
+
+// Where a stage's tables and the doctor's report go: its folder's console.txt always (with the
+// results, hashed when the stage ends), and with --verbose the console too. By default the console
+// keeps to a screen: the stage lines, the checks and the verdict.
+class StageConsole {
+ public:
+  StageConsole(const std::filesystem::path& file, bool verbose)
+      : file_(file), tee_(file_.rdbuf(), verbose ? std::cout.rdbuf() : nullptr), out_(&tee_) {}
+  std::ostream& out() { return out_; }
+
+ private:
+  class Tee final : public std::streambuf {
+   public:
+    Tee(std::streambuf* first, std::streambuf* second) : first_(first), second_(second) {}
+
+   protected:
+    int overflow(int c) override {
+      if (c == traits_type::eof()) return traits_type::not_eof(c);
+      const auto ch = traits_type::to_char_type(c);
+      const bool ok = first_->sputc(ch) != traits_type::eof() && (!second_ || second_->sputc(ch) != traits_type::eof());
+      return ok ? c : traits_type::eof();
+    }
+    std::streamsize xsputn(const char* text, std::streamsize count) override {
+      const std::streamsize written = first_->sputn(text, count);
+      if (second_) second_->sputn(text, count);
+      return written;
+    }
+    int sync() override { return first_->pubsync() | (second_ ? second_->pubsync() : 0); }
+
+   private:
+    std::streambuf* first_;
+    std::streambuf* second_;
+  };
+
+  std::ofstream file_;
+  Tee tee_;
+  std::ostream out_;
+};
 
 struct StageOutcome {
   StageStatus status = StageStatus::completed;
@@ -175,8 +214,9 @@ class Campaign {
         std::filesystem::create_directories(plan_.results_dir / folder);
       } catch (const std::filesystem::filesystem_error& e) { folder_error = e.what(); }
       state_->begin(stage.name, folder);
-      std::cout << fmt::format("# stage {} ({}, {} of {}) at {}\n", stage.name, name_of(stage.kind), index + 1,
-                               plan_.stages.size(), state_->stage(stage.name)->started)
+      std::cout << fmt::format("# stage {} ({}, {} of {}) at {}; its tables in {}\n", stage.name, name_of(stage.kind),
+                               index + 1, plan_.stages.size(), state_->stage(stage.name)->started,
+                               console_text((plan_.results_dir / folder / "console.txt").string()))
                 << std::flush;
     }
     // Rank 0 alone makes the folder: the others learn of a failure here, not by waiting in the
@@ -229,7 +269,8 @@ class Campaign {
                               json.at("error").get<std::string>());
     }
     const std::vector<doctor::Flag> flags = doctor::check_hosts(inventories);
-    doctor::print_doctor_report(std::cout, inventories, flags, inventories.size() == 1);
+    StageConsole console(folder / "console.txt", options_.verbose);
+    doctor::print_doctor_report(console.out(), inventories, flags, inventories.size() == 1);
     write_file_atomically(folder / "doctor.json", doctor::doctor_report_json(inventories, flags).dump(2) + "\n");
     if (!errors.empty()) return {StageStatus::failed, "hosts that could not be inspected: " + errors};
     const auto count = [&](doctor::Severity severity) {
@@ -261,6 +302,7 @@ class Campaign {
     settings.repeat = stage.duration_s > 0 ? 0 : stage.repetitions;
     settings.duration_s = stage.duration_s;
     std::optional<ResultsFileSink> results;
+    std::optional<StageConsole> tables;
     std::optional<ConsoleSink> console;
     std::optional<FanOutRowSink> sinks;
     std::string writer_error;
@@ -275,7 +317,8 @@ class Campaign {
         for (const PlannedOp& op : planned) expected_rows += op.cases_by_size.size() * op.placements.size();
         results.emplace(paths, settings.provenance, expected_rows * static_cast<std::size_t>(stage.repetitions));
         const bool terminal = ::isatty(STDERR_FILENO) == 1;
-        console.emplace(std::cout, std::cerr,
+        tables.emplace(folder / "console.txt", options_.verbose);
+        console.emplace(tables->out(), std::cerr,
                         ConsoleSettings{.round_progress = true,
                                         .progress_on_terminal = terminal,
                                         .results = paths,

@@ -17,6 +17,9 @@ struct CampaignOptions {
   std::string json_path;
   bool pdf = true;
   bool dry_run = false;
+  // Also print each stage's tables and the doctor's report here; they are in each stage's
+  // console.txt either way.
+  bool verbose = false;
   history::BaselineOptions baseline;
   // The process' own arguments: MPI_Init takes them, the provenance records them.
   int argc = 0;

@@ -1,6 +1,7 @@
 #include "reports/campaign/campaign_record.hpp"
 
 #include "reports/acceptance/check_verdicts_output.hpp"
+#include "reports/campaign/record_measured.hpp"
 
 #include "common/sizes.hpp"
 #include "reports/html/gnuplot.hpp"
@@ -28,31 +29,32 @@ std::string h(std::string_view text) { return escape_markup(text); }
 constexpr int plot_width_px = 720;
 constexpr int plot_height_px = 420;
 
+// Tables lay out automatically at the text width: a header's words and a verdict never break (the
+// column is at least as wide as its longest header word or mark), while names, paths and hashes in
+// the cells may break anywhere, so no long name pushes a table past the page (campaign_record_test's
+// PDF measurements hold it at A4 and Letter).
 constexpr std::string_view style = R"(
 body { font-family: "DejaVu Sans", sans-serif; font-size: 10.5pt; color: #111; max-width: 1000px; margin: 1.5em auto;
        line-height: 1.35; }
 h1 { font-size: 18pt; margin: 0 0 0.3em; } h2 { font-size: 14pt; margin: 1.2em 0 0.4em; border-bottom: 1px solid #999; }
 h3 { font-size: 11.5pt; margin: 1em 0 0.3em; }
-table { border-collapse: collapse; margin: 0.4em 0; max-width: 100%; }
-table.checks, table.measurements, table.stages, table.flags { width: 100%; table-layout: fixed; }
-table.measurements th.subject { width: 32%; } table.measurements th.pair { width: 6%; } table.checks th:nth-child(1) { width: 4%; }
-table.checks th:nth-child(2) { width: 20%; } table.checks th:nth-child(3) { width: 15%; }
-table.checks th:nth-child(4) { width: 14%; } table.checks th:nth-child(5) { width: 7%; }
-th, td { border: 1px solid #bbb; padding: 2px 5px; font-size: 9pt; vertical-align: top; text-align: left;
-  overflow-wrap: anywhere; } th { background: #f0f0f0; } td.num { text-align: right; white-space: nowrap; }
+table { border-collapse: collapse; margin: 0.4em 0; width: 100%; table-layout: auto; }
+th, td { border: 1px solid #bbb; padding: 2px 4px; font-size: 8.5pt; vertical-align: top; text-align: left; }
+th { background: #f0f0f0; overflow-wrap: normal; word-break: normal; hyphens: manual; }
+td { overflow-wrap: anywhere; } td.num { text-align: right; white-space: nowrap; } td.mark { white-space: nowrap; }
 tr.fail td { background: #fde0e0; } tr.inconclusive td { background: #fff3cd; }
 .banner { font-size: 14pt; font-weight: bold; padding: 0.5em 0.8em; border: 2px solid; margin: 0.8em 0; }
 .banner.PASS { border-color: #2a7a2a; background: #e6f4e6; } .banner.FAIL { border-color: #b00000; background: #fde0e0; }
 .banner.INCONCLUSIVE { border-color: #a07000; background: #fff3cd; }
-.mark { font-weight: bold; } .plot svg { width: 100%; height: auto; display: block; }
+.mark { font-weight: bold; } .plot svg, .stage-plot svg { width: 100%; height: auto; display: block; }
+.stage-plot { break-inside: avoid-page; } ul.findings li { margin: 0.2em 0; }
 pre { white-space: pre-wrap; word-break: break-all; font-size: 8.5pt; border: 1px solid #ccc; padding: 0.5em;
       background: #fafafa; }
-.signoff { display: grid; grid-template-columns: 1fr 1fr; gap: 2.5em; break-inside: avoid; margin-top: 1em; }
+.signoff-block { break-inside: avoid-page; } .signoff { display: grid; grid-template-columns: 1fr 1fr; gap: 2.5em; break-inside: avoid; margin-top: 1em; }
 .signoff div.field { border-bottom: 1px solid #000; height: 2.4em; margin-bottom: 0.2em; }
 .signoff span { font-size: 9pt; color: #444; }
 .check { break-inside: avoid-page; }
 .note { border: 2px solid #a07000; background: #fff3cd; padding: 0.4em 0.6em; }
-table.hashes { width: 100%; table-layout: fixed; } table.hashes th:nth-child(2) { width: 62%; }
 table.hashes code { font-size: 8pt; overflow-wrap: anywhere; }
 @media print { body { max-width: none; margin: 0; } h2, h3 { break-after: avoid; } tr { break-inside: avoid; } }
 )";
@@ -101,17 +103,26 @@ std::string_view mark_of(Decision decision) {
 std::string value_text(double value) { return fmt::format("{:.4g}", value); }
 
 // Plot labels: gnuplot's safe set has no '<' or '>', so words stand in for them ("busbw at >= 1G":
-// from 1G on).
+// from 1G on); an apostrophe is left out and any other character outside the set becomes a space,
+// so that a plot never shows the '?' gnuplot_safe_text puts in their place.
 std::string plot_label(std::string text) {
   for (const auto& [from, to] : {std::pair<std::string_view, std::string_view>{"at >=", "from"},
                                  {">=", "at least"},
                                  {"<=", "at most"},
                                  {">", "over"},
-                                 {"<", "under"}}) {
+                                 {"<", "under"},
+                                 {"&", "and"},
+                                 {"'", ""}}) {
     for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
       text.replace(at, from.size(), to);
   }
-  return text;
+  std::string plain;
+  for (const char c : text) {
+    const char shown = gnuplot_safe_text(std::string_view(&c, 1)) == "?" ? ' ' : c;
+    if (shown != ' ' || (!plain.empty() && plain.back() != ' ')) plain += shown;
+  }
+  while (!plain.empty() && plain.back() == ' ') plain.pop_back();
+  return plain;
 }
 
 bool is_pair(const ResultRow& row) { return row.src_rank.has_value() || !row.src_host.empty(); }
@@ -123,22 +134,50 @@ std::string y_label_of(const CheckVerdict& verdict) {
   return fmt::format("{} ({})", verdict.check.metric, verdict.unit);
 }
 
+// Legend entries and titles break onto a new line after this many characters: at 14 px DejaVu Sans
+// (about 8 px a character) 64 characters and the legend's line sample fit the 720 px canvas.
+constexpr std::size_t plot_wrap_chars = 64;
+
+// The canvas grows by a text line for each legend line past the six the plot area leaves room
+// for, so that a long legend above the plot does not squeeze the curves.
+PlotStyle record_plot_style(const LogLogPlot& plot) {
+  std::size_t legend_lines = 0;
+  for (const PlotSeries& series : plot.series) legend_lines += wrapped_lines(series.title, plot_wrap_chars).size();
+  for (const ReferenceLine& line : plot.references) legend_lines += wrapped_lines(line.title, plot_wrap_chars).size();
+  legend_lines += wrapped_lines(plot.title, plot_wrap_chars).size() - 1;
+  constexpr std::size_t room = 6;
+  constexpr int line_px = 18;
+  const int extra = legend_lines > room ? line_px * static_cast<int>(legend_lines - room) : 0;
+  return {plot_width_px, plot_height_px + extra, true, plot_wrap_chars};
+}
+
+// The confidence of each bound as the verdict used it: the bound that passes a measurement at
+// alpha, the one that fails it at alpha over the check's measurements (repeated_limit.cpp), so a
+// check of three measurements draws a 97.5% and a 99.2% bound at 95%.
+std::pair<double, double> bound_confidences_pct(const CheckVerdict& verdict, double confidence) {
+  const double alpha = (1 - confidence) / 2;
+  const double pass_pct = 100 * (1 - alpha);
+  const double fail_pct =
+      100 * (1 - alpha / static_cast<double>(std::max<std::size_t>(verdict.measurements.size(), 1)));
+  return verdict.higher_is_better ? std::pair{pass_pct, fail_pct} : std::pair{fail_pct, pass_pct};
+}
+
+std::string bound_pct_text(double pct) { return fmt::format("{:.1f}%", std::floor(pct * 10 + 1e-6) / 10); }
+
 // The check's measurements against its limit: per size (or per pair) the median over the
 // repetitions and its lower and upper confidence bounds (the verdict rests on one of them), and
 // the limit as a dashed red line named after the check.
-PlotStyle record_plot_style() { return {plot_width_px, plot_height_px, true}; }
-
 LogLogPlot plot_of_check(const CheckVerdict& verdict, double confidence) {
   const bool pairs = std::all_of(verdict.measurements.begin(), verdict.measurements.end(),
                                  [](const diagnosis::MeasurementVerdict& m) { return is_pair(m.first); });
   LogLogPlot plot;
   plot.title = plot_label(verdict.check.name);
-  plot.x_label = pairs ? "pair (in the table's order)" : "size (bytes)";
+  plot.x_label = pairs ? "pair (numbered as in the table)" : "size (bytes)";
   plot.y_label = y_label_of(verdict);
   plot.x_is_bytes = !pairs;
   plot.x_log = !pairs;
   plot.y_log = !verdict.higher_is_better;
-  const std::string bound = fmt::format("{:.1f}% bound", 100 * (1 - (1 - confidence) / 2));
+  const auto [lower_pct, upper_pct] = bound_confidences_pct(verdict, confidence);
   // Per op (and placement, ranks): its median, lower bound and upper bound series, in that order.
   std::map<std::string, std::size_t> series_of;
   double x_min = 0;
@@ -151,8 +190,8 @@ LogLogPlot plot_of_check(const CheckVerdict& verdict, double confidence) {
     const auto [it, added] = series_of.try_emplace(key, plot.series.size());
     if (added) {
       plot.series.push_back({fmt::format("{}: median of repetitions", key), {}, {}});
-      plot.series.push_back({fmt::format("{}: lower {}", key, bound), {}, {}});
-      plot.series.push_back({fmt::format("{}: upper {}", key, bound), {}, {}});
+      plot.series.push_back({fmt::format("{}: lower {} bound", key, bound_pct_text(lower_pct)), {}, {}});
+      plot.series.push_back({fmt::format("{}: upper {} bound", key, bound_pct_text(upper_pct)), {}, {}});
     }
     const double x = pairs ? static_cast<double>(i + 1) : static_cast<double>(m.first.bytes);
     plot.series[it->second].points.emplace_back(x, m.verdict.median);
@@ -170,6 +209,7 @@ LogLogPlot plot_of_check(const CheckVerdict& verdict, double confidence) {
   if (pairs) {
     x_min = std::max(x_min - 0.5, 0.5);
     x_max += 0.5;
+    plot.x_range = {x_min, x_max};
   }
   plot.references.push_back({fmt::format("limit: {}", plot_label(verdict.check.name)), x_min, x_max, verdict.limit});
   return plot;
@@ -248,14 +288,16 @@ std::string checks_table(const CampaignRecord& record) {
   return html + "</table>\n";
 }
 
-std::string measurement_table(const CheckVerdict& v) {
+std::string measurement_table(const CheckVerdict& v, double confidence) {
+  const auto [lower_pct, upper_pct] = bound_confidences_pct(v, confidence);
   const bool pairs = std::all_of(v.measurements.begin(), v.measurements.end(),
                                  [](const diagnosis::MeasurementVerdict& m) { return is_pair(m.first); });
   std::string html =
       fmt::format("<table class=\"measurements\"><tr>{}<th "
-                  "class=\"subject\">measurement</th><th>repetitions</th><th>median</th><th>lower bound</th>"
-                  "<th>upper bound</th><th>limit ({})</th><th>verdict</th><th>would decide</th></tr>\n",
-                  pairs ? "<th class=\"pair\">pair</th>" : "", h(v.unit));
+                  "class=\"subject\">measurement</th><th>repetitions</th><th>median</th><th>lower {} bound</th>"
+                  "<th>upper {} bound</th><th>limit ({})</th><th>verdict</th><th>would decide</th></tr>\n",
+                  pairs ? "<th class=\"pair\">pair</th>" : "", bound_pct_text(lower_pct), bound_pct_text(upper_pct),
+                  h(v.unit));
   for (std::size_t i = 0; i < v.measurements.size(); ++i) {
     const diagnosis::MeasurementVerdict& m = v.measurements[i];
     const auto bound = [](std::optional<double> b) { return b ? value_text(*b) : std::string("none"); };
@@ -279,10 +321,11 @@ std::string check_details(const CampaignRecord& record) {
     const CheckVerdict& v = record.judgement.checks[i];
     html += fmt::format("<section class=\"check\" id=\"check-{}\"><h3>{}. {}: {}</h3>\n<p>{}</p>\n", i + 1, i + 1,
                         h(v.check.name), verdict_text(v), h(v.statement));
-    if (has_plot(v))
-      html += fmt::format("<div class=\"plot\">{}</div>\n",
-                          render_svg(plot_of_check(v, record.confidence), record_plot_style())) +
-              measurement_table(v);
+    if (has_plot(v)) {
+      const LogLogPlot plot = plot_of_check(v, record.confidence);
+      html += fmt::format("<div class=\"plot\">{}</div>\n", render_svg(plot, record_plot_style(plot))) +
+              measurement_table(v, record.confidence);
+    }
     if (!v.findings.empty()) {
       html += "<table class=\"findings\"><tr><th>subject</th><th>evidence</th></tr>\n";
       for (const Finding& f : v.findings)
@@ -303,7 +346,30 @@ std::string stages_section(const CampaignRecord& record) {
                         "<td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
                         s.status == "completed" ? "" : " class=\"fail\"", h(s.name), h(s.kind), h(s.status), s.attempts,
                         h(s.started), h(s.finished), s.rows, h(s.results), h(s.message));
-  return html + "</table>\n";
+  html += "</table>\n";
+  for (const RecordStage& s : record.stages) {
+    const std::vector<LogLogPlot> plots = stage_plots(s);
+    if (plots.empty()) {
+      html += fmt::format("<h3>Stage {}</h3>\n<p>{}</p>\n", h(s.name),
+                          s.kind == "doctor" ? "It measures nothing: its inventory is below."
+                                             : "No rows to plot: the stage left no results.");
+      continue;
+    }
+    html += fmt::format("<h3>Stage {}: what it measured</h3>\n", h(s.name));
+    for (const LogLogPlot& plot : plots)
+      html += fmt::format("<div class=\"stage-plot\">{}</div>\n", render_svg(plot, record_plot_style(plot)));
+  }
+  return html;
+}
+
+// Facts the checks table does not state, from the stages' rows and the verdicts' bounds.
+std::string findings_section(const CampaignRecord& record) {
+  const std::vector<std::string> findings = record_findings(record);
+  std::string html = "<h2>Findings</h2>\n";
+  if (findings.empty()) return html + "<p>None: no stage left rows and no check was measured.</p>\n";
+  html += "<ul class=\"findings\">\n";
+  for (const std::string& finding : findings) html += fmt::format("<li>{}</li>\n", h(finding));
+  return html + "</ul>\n";
 }
 
 // Hosts as columns while they fit on a page; beyond, one row per host.
@@ -436,7 +502,8 @@ std::string render_record_html(const CampaignRecord& record, Paper paper) {
       "img-src data:\">\n<title>Acceptance record: {} for {}</title>\n<style>{}{}</style>\n</head>\n<body>\n"
       "<h1>Acceptance record: {}</h1>\n",
       h(record.system), h(record.customer), style, page_style(paper, record), h(record.system));
-  html += identity_section(record) + banner(record) + checks_table(record) + check_details(record);
+  html += identity_section(record) + banner(record) + checks_table(record) + findings_section(record) +
+          check_details(record);
   html += stages_section(record) + result_files_section(record) + inventory_section(record) + drain_section(record) +
           inputs_section(record);
   html += "<h2>Files</h2>\n<table class=\"files\">\n";

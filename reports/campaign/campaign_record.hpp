@@ -34,6 +34,8 @@ struct RecordStage {
   std::string results;  // the folder its rows are in, relative to the campaign's
   // Every file the stage left (relative to the campaign's folder) and its SHA-256 as written.
   std::vector<std::pair<std::string, std::string>> files{};
+  // Its rows as read back, for its plots and the findings (record_measured.hpp).
+  std::vector<ResultRow> measured{};
 };
 
 // One host of the doctor's inventory as attribute and value, in the doctor's order.
@@ -79,10 +81,12 @@ enum class Paper { screen, a4, letter };
 
 // One self-contained HTML document (inline CSS and SVG, no script). For paper: the page size, a
 // 15 mm margin, page numbers "page N of M" at the foot, plots at the full text width with text of
-// at least 8 pt. Throws std::runtime_error when gnuplot cannot draw a plot.
+// at least 8 pt, tables that fit the text width without breaking a header's word. Throws
+// std::runtime_error when gnuplot cannot draw a plot.
 std::string render_record_html(const CampaignRecord& record, Paper paper);
 
-// The number of plots render_record_html draws: one per limit check with measurements.
+// The number of check plots render_record_html draws: one per limit check with measurements
+// (besides them, each stage's own plots: stage_plots in record_measured.hpp).
 std::size_t record_plot_count(const CampaignRecord& record);
 
 // docs/schemas/campaign-summary.schema.json describes it.

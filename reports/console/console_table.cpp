@@ -208,7 +208,9 @@ bool is_latency_op(const std::string& op) {
 
 void RunSummary::add(std::span<const ResultRow> rows) {
   for (const ResultRow& row : rows) {
-    const auto [found, first] = by_op_.try_emplace(row.op);
+    auto found = std::find_if(by_op_.begin(), by_op_.end(), [&row](const auto& op) { return op.first == row.op; });
+    const bool first = found == by_op_.end();
+    if (first) found = by_op_.insert(by_op_.end(), {row.op, OpTotals{}});
     OpTotals& totals = found->second;
     if (first) {
       totals.has_busbw = row.busbw_gbps.has_value();

@@ -7,7 +7,7 @@
 #include "results/result_row.hpp"
 
 #include <cstdint>
-#include <map>
+#include <utility>
 #include <ostream>
 #include <span>
 #include <string>
@@ -44,7 +44,7 @@ void print_alone_against_together(std::ostream& out, std::span<const ResultRow> 
 
 // Per op: peak bandwidth (latency ops: the smallest size's time in us) and wrong elements; for ops
 // with busbw nccl-tests' trailer lines, "# Out of bounds values : N OK" and "# Avg bus bandwidth".
-// Kept as rows arrive, so a run's summary needs no second copy of its rows.
+// Ops in the order their first row arrived. Kept as rows arrive, so a run's summary needs no second copy of its rows.
 class RunSummary {
  public:
   void add(std::span<const ResultRow> rows);
@@ -59,7 +59,8 @@ class RunSummary {
     double busbw_sum = 0;
     std::size_t rows = 0;
   };
-  std::map<std::string, OpTotals> by_op_;
+  // In the order the run measured them: the trailers follow the run, not the alphabet.
+  std::vector<std::pair<std::string, OpTotals>> by_op_;
 };
 
 void print_summary(std::ostream& out, std::span<const ResultRow> rows);

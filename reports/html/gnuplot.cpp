@@ -20,7 +20,32 @@ std::string gnuplot_safe_text(std::string_view text) {
   return safe;
 }
 
+std::vector<std::string> wrapped_lines(std::string_view text, std::size_t wrap_chars) {
+  if (wrap_chars == 0 || text.size() <= wrap_chars) return {std::string(text)};
+  std::vector<std::string> lines(1);
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t space = text.find(' ', at);
+    const std::string_view word =
+        text.substr(at, space == std::string_view::npos ? std::string_view::npos : space - at);
+    if (!lines.back().empty() && lines.back().size() + 1 + word.size() > wrap_chars) lines.emplace_back();
+    lines.back() += (lines.back().empty() ? "" : " ") + std::string(word);
+    if (space == std::string_view::npos) break;
+    at = space + 1;
+  }
+  return lines;
+}
+
 namespace {
+
+// A gnuplot string expression of `text`: single-quoted safe text, its wrapped lines joined by a
+// double-quoted newline (the only escape gnuplot reads, and only there).
+std::string quoted(std::string_view text, std::size_t wrap_chars) {
+  std::string expression;
+  for (const std::string& line : wrapped_lines(text, wrap_chars))
+    expression += (expression.empty() ? "'" : ".\"\\n\".'") + gnuplot_safe_text(line) + "'";
+  return expression;
+}
 
 // Ticks every factor of `step` along a log2 size axis, few enough that their labels never touch at
 // the plot's width: a 8 B - 8 GiB sweep gets 1, 1K, 1M, 1G.
@@ -43,7 +68,7 @@ std::string gnuplot_script(const LogLogPlot& plot, const PlotStyle& style) {
   std::string script =
       fmt::format("set terminal svg size {},{} dynamic noenhanced font 'sans,14' background '#ffffff'\n",
                   style.width_px, style.height_px);
-  script += fmt::format("set title '{}'\nset xlabel '{}'\nset ylabel '{}'\n", gnuplot_safe_text(plot.title),
+  script += fmt::format("set title {}\nset xlabel '{}'\nset ylabel '{}'\n", quoted(plot.title, style.wrap_chars),
                         gnuplot_safe_text(plot.x_label), gnuplot_safe_text(plot.y_label));
   script += "set grid xtics ytics mxtics mytics lc rgb '#dddddd'\n";
   script += style.legend_above ? "set key outside top center vertical Left reverse box\n"
@@ -73,6 +98,11 @@ std::string gnuplot_script(const LogLogPlot& plot, const PlotStyle& style) {
     }
   } else if (plot.x_log) {
     script += "set logscale x 10\n";
+  } else if (plot.x_range) {
+    // Whole-numbered ticks (pairs are counted), at most 16 of them.
+    const double span = plot.x_range->second - plot.x_range->first;
+    script += fmt::format("set xrange [{:.15g}:{:.15g}]\nset xtics {:.15g}\n", plot.x_range->first,
+                          plot.x_range->second, std::max(1.0, std::ceil(span / 16)));
   } else {
     script += "set xrange [0:*]\n";
   }
@@ -93,16 +123,15 @@ std::string gnuplot_script(const LogLogPlot& plot, const PlotStyle& style) {
                             std::max(y, series.band_edge[p]));
     }
     if (block.empty()) continue;
-    const std::string title = gnuplot_safe_text(series.title);
     if (!band.empty()) {
       script += fmt::format("$band{} << EOD\n{}EOD\n", i, band);
       plotted.push_back(fmt::format("$band{} using 1:2:3 with filledcurves lt {} fs transparent solid 0.2 noborder "
-                                    "title '{} p99 band'",
-                                    i, i + 1, title));
+                                    "title {}",
+                                    i, i + 1, quoted(series.title + " p99 band", style.wrap_chars)));
     }
     script += fmt::format("$series{} << EOD\n{}EOD\n", i, block);
-    plotted.push_back(
-        fmt::format("$series{} using 1:2 with linespoints lt {} pt 7 ps 0.6 lw 2 title '{}'", i, i + 1, title));
+    plotted.push_back(fmt::format("$series{} using 1:2 with linespoints lt {} pt 7 ps 0.6 lw 2 title {}", i, i + 1,
+                                  quoted(series.title, style.wrap_chars)));
   }
   if (plotted.empty()) {
     // An empty frame still says that the op had nothing plottable, instead of a missing figure.
@@ -115,8 +144,8 @@ std::string gnuplot_script(const LogLogPlot& plot, const PlotStyle& style) {
     if (line.y <= 0 || line.x_from <= 0 || line.x_to < line.x_from) continue;
     script += fmt::format("$reference{} << EOD\n{:.15g} {:.9g}\n{:.15g} {:.9g}\nEOD\n", i, line.x_from, line.y,
                           line.x_to, line.y);
-    plotted.push_back(fmt::format("$reference{} using 1:2 with lines dt 2 lw 2.5 lc rgb '{}' title '{}'", i,
-                                  i == 0 ? "#c00000" : "#555555", gnuplot_safe_text(line.title)));
+    plotted.push_back(fmt::format("$reference{} using 1:2 with lines dt 2 lw 2.5 lc rgb '{}' title {}", i,
+                                  i == 0 ? "#c00000" : "#555555", quoted(line.title, style.wrap_chars)));
   }
   script += "plot ";
   for (std::size_t i = 0; i < plotted.size(); ++i) script += (i ? ", \\\n  " : "") + plotted[i];

@@ -2,6 +2,7 @@
 // Plots drawn by gnuplot (its svg terminal), for embedding inline in the HTML report. gnuplot runs
 // as a child process on a script file; nothing from the inputs reaches it unfiltered.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -37,6 +38,10 @@ struct LogLogPlot {
   bool y_log = true;
   std::vector<ReferenceLine> references;
   bool x_log = true;  // false: a linear x axis from 0 (time in a soak run)
+  // A linear x axis' range when given, ticked at whole numbers (pairs numbered 1..n drawn from 0.5
+  // to n + 0.5, so that the first and last are not on the frame); from 0 to what the data needs
+  // otherwise.
+  std::optional<std::pair<double, double>> x_range{};
 };
 
 // How a plot is laid out, beside what it shows. The report uses the defaults; the acceptance record
@@ -47,7 +52,14 @@ struct PlotStyle {
   int width_px = 960;
   int height_px = 500;
   bool legend_above = false;
+  // Titles and legend entries longer than this many characters break at spaces onto more lines,
+  // so that a long check name stays inside the canvas instead of running off it; 0: never.
+  std::size_t wrap_chars = 0;
 };
+
+// `text` broken at spaces into lines of at most `wrap_chars` characters (a longer word is a line
+// of its own); one line when `wrap_chars` is 0.
+std::vector<std::string> wrapped_lines(std::string_view text, std::size_t wrap_chars);
 
 // Text for a gnuplot single-quoted string: only letters, digits, space and . , : ; _ - + / ( ) [ ] = # %
 // pass; every other byte becomes '?'. Single-quoted gnuplot strings interpret no escapes, and the

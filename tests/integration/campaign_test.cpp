@@ -106,6 +106,15 @@ TEST_F(CampaignTest, CpuPlanKilledMidStageResumesAndLeavesEveryOutput) {
   EXPECT_EQ(final_state["stages"]["collectives"]["attempts"], 2);
   EXPECT_EQ(final_state["stages"]["collectives"]["status"], "completed");
   EXPECT_EQ(final_state["stages"]["collectives"]["results"], "stages/collectives/attempt-2");
+  // The console keeps to one screen: the stage lines, one line per check and the verdict; each
+  // stage's tables are in its folder's console.txt (nccl-tests' trailer lines among them).
+  EXPECT_LE(lines_of(second.out).size(), 30u) << second.out;
+  EXPECT_THAT(second.out, ::testing::Not(HasSubstr("# Avg bus bandwidth")));
+  EXPECT_THAT(second.out,
+              HasSubstr("its tables in " + (results() / "stages/collectives/attempt-2/console.txt").string()));
+  const std::string tables = read_file(results() / "stages/collectives/attempt-2/console.txt");
+  EXPECT_LT(tables.find("# all_reduce: peak busbw"), tables.find("# all_gather: peak busbw")) << tables;
+  EXPECT_THAT(tables, HasSubstr("# Avg bus bandwidth"));
 
   const nlohmann::json summary = read_json(results() / "summary.json");
   EXPECT_EQ(summary["schema"], "fabricbench.campaign.v2");

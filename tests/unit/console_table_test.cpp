@@ -160,7 +160,7 @@ TEST(ConsoleSummary, EndsWithNcclTestsTrailerLines) {
 }
 
 // `run` adds each size's rows as they are measured; the summary is the one of all the rows, the
-// first of equal peaks named, ops in name order.
+// first of equal peaks named, ops in the order the run measured them.
 TEST(ConsoleSummary, RowsAddedSizeBySizeSumUpAsAllAtOnce) {
   ResultRow out_of_place = measured_row(false), in_place = measured_row(true), later = measured_row(false);
   later.bytes = 2097152;
@@ -183,6 +183,24 @@ TEST(ConsoleSummary, RowsAddedSizeBySizeSumUpAsAllAtOnce) {
   EXPECT_EQ(lines[1], "# all_reduce: peak busbw 13.26 GB/s at 1048576 bytes (in-place); wrong elements: 5 FAILED");
   EXPECT_EQ(lines[3], "# Avg bus bandwidth    : 13.0867");
   EXPECT_EQ(lines[4], "# bw: peak algbw 8.49 GB/s at 1048576 bytes (out-of-place); wrong elements: 0 OK");
+}
+
+// A run of reduce_scatter then all_gather ends with reduce_scatter's trailer first: the summary
+// follows the run, as the table above it did, not the alphabet.
+TEST(ConsoleSummary, TrailersFollowTheOrderTheOpsRan) {
+  ResultRow reduce_scatter = measured_row(false), all_gather = measured_row(false);
+  reduce_scatter.op = "reduce_scatter";
+  reduce_scatter.busbw_gbps = 11.75;
+  all_gather.op = "all_gather";
+  all_gather.busbw_gbps = 7.25;
+  std::ostringstream out;
+  print_summary(out, std::vector<ResultRow>{reduce_scatter, all_gather});
+  const auto lines = lines_of(out.str());
+  ASSERT_EQ(lines.size(), 7u) << out.str();
+  EXPECT_EQ(lines[1], "# reduce_scatter: peak busbw 11.75 GB/s at 1048576 bytes (out-of-place); wrong elements: 0 OK");
+  EXPECT_EQ(lines[3], "# Avg bus bandwidth    : 11.7500");
+  EXPECT_EQ(lines[4], "# all_gather: peak busbw 7.25 GB/s at 1048576 bytes (out-of-place); wrong elements: 0 OK");
+  EXPECT_EQ(lines[6], "# Avg bus bandwidth    : 7.2500");
 }
 
 TEST(ConsoleSummary, LatencyOpsSayTheirTimeInMicroseconds) {
