@@ -198,7 +198,7 @@ class Diagnoser {
 
   // The directed links flows crossed and no healthy flow cleared, less those a finding names (its
   // link, the links it could not be told from, a named host's cables).
-  void find_unverified_links(Diagnosis& diagnosis) {
+  void find_unverified_links(Diagnosis& diagnosis) const {
     std::vector<char> crossed(2 * graph_.link_count(), 0);
     std::vector<char> cleared(2 * graph_.link_count(), 0);
     for (const Flow& flow : flows_)
@@ -211,17 +211,23 @@ class Diagnoser {
     for (const Finding& finding : diagnosis.findings) {
       if (finding.link) named.insert(*finding.link);
       named.insert(finding.parallel_links.begin(), finding.parallel_links.end());
-      if (finding.host.empty()) continue;
-      const std::optional<VertexId> nic = first_nic_of_host(graph_, finding.host);
-      if (!nic) continue;
-      const VertexId host = graph_.vertex(*nic).host;
-      for (const VertexId device : graph_.devices_of(host))
-        if (graph_.vertex(device).kind == topo::VertexKind::nic)
-          for (const LinkId link : graph_.links_of(device)) named.insert(link);
+      if (!finding.host.empty())
+        for (const LinkId cable : cables_of_host(finding.host)) named.insert(cable);
     }
     for (std::size_t directed = 0; directed < crossed.size(); ++directed)
       if (crossed[directed] && !cleared[directed] && !named.contains(static_cast<LinkId>(directed / 2)))
         diagnosis.unverified_links.push_back(directed);
+  }
+
+  // The links of a host's NICs: its cables to the fabric (none for a host the topology lacks).
+  std::vector<LinkId> cables_of_host(const std::string& host_name) const {
+    std::vector<LinkId> cables;
+    const std::optional<VertexId> nic = first_nic_of_host(graph_, host_name);
+    if (!nic) return cables;
+    for (const VertexId device : graph_.devices_of(graph_.vertex(*nic).host))
+      if (graph_.vertex(device).kind == topo::VertexKind::nic)
+        for (const LinkId link : graph_.links_of(device)) cables.push_back(link);
+    return cables;
   }
 
   // Each run's largest size: the one furthest from latency, where bandwidth shows.
