@@ -116,6 +116,7 @@ class Diagnoser {
     find_lossy_links(diagnosis);
     find_blocking_links(diagnosis);
     find_slow_nodes(diagnosis, explained);
+    find_unverified_links(diagnosis);
     for (std::size_t f = 0; f < flows_.size(); ++f) {
       if (!is_slow(flows_[f])) continue;
       ++diagnosis.slow_flows;
@@ -138,6 +139,12 @@ class Diagnoser {
       diagnosis.blind_spots.push_back(fmt::format("{} of {} directed links no measured pair crossed: not measured, "
                                                   "so neither faulty nor healthy (the first pass crosses them all)",
                                                   diagnosis.uncovered_links.size(), diagnosis.crossable_links));
+    if (!diagnosis.unverified_links.empty())
+      diagnosis.blind_spots.push_back(fmt::format(
+          "{} directed link{} measured pairs crossed, none at a healthy rate, that no finding names: neither "
+          "faulty nor healthy (a fault named elsewhere on the same pairs' paths can hide a fault; measure again "
+          "after its repair)",
+          diagnosis.unverified_links.size(), diagnosis.unverified_links.size() == 1 ? "" : "s"));
     return diagnosis;
   }
 
@@ -187,6 +194,40 @@ class Diagnoser {
     // A link the routes never take is not a gap in the measurements: no pair could cross it.
     diagnosis.uncovered_links = topo::links_some_pair_crosses(graph_, measured, tables_, not_crossed);
     diagnosis.crossable_links = crossable.size() - (not_crossed.size() - diagnosis.uncovered_links.size());
+  }
+
+  // The directed links flows crossed and no healthy flow cleared, less those a finding names (its
+  // link, the links it could not be told from, a named host's cables).
+  void find_unverified_links(Diagnosis& diagnosis) const {
+    std::vector<char> crossed(2 * graph_.link_count(), 0);
+    std::vector<char> cleared(2 * graph_.link_count(), 0);
+    for (const Flow& flow : flows_)
+      for (const ResourceShare& share : flow.shares) {
+        if (share.share <= 0) continue;
+        crossed[share.resource] = 1;
+        if (is_healthy(flow)) cleared[share.resource] = 1;
+      }
+    std::set<LinkId> named;
+    for (const Finding& finding : diagnosis.findings) {
+      if (finding.link) named.insert(*finding.link);
+      named.insert(finding.parallel_links.begin(), finding.parallel_links.end());
+      if (!finding.host.empty())
+        for (const LinkId cable : cables_of_host(finding.host)) named.insert(cable);
+    }
+    for (std::size_t directed = 0; directed < crossed.size(); ++directed)
+      if (crossed[directed] && !cleared[directed] && !named.contains(static_cast<LinkId>(directed / 2)))
+        diagnosis.unverified_links.push_back(directed);
+  }
+
+  // The links of a host's NICs: its cables to the fabric (none for a host the topology lacks).
+  std::vector<LinkId> cables_of_host(const std::string& host_name) const {
+    std::vector<LinkId> cables;
+    const std::optional<VertexId> nic = first_nic_of_host(graph_, host_name);
+    if (!nic) return cables;
+    for (const VertexId device : graph_.devices_of(graph_.vertex(*nic).host))
+      if (graph_.vertex(device).kind == topo::VertexKind::nic)
+        for (const LinkId link : graph_.links_of(device)) cables.push_back(link);
+    return cables;
   }
 
   // Each run's largest size: the one furthest from latency, where bandwidth shows.

@@ -59,6 +59,11 @@ struct Diagnosis {
   // finding can name them and nothing clears them. They are unmeasured, never healthy.
   std::size_t crossable_links = 0;
   std::vector<std::size_t> uncovered_links;
+  // The directed links measured flows crossed, none of them at a healthy rate, that no finding
+  // names: every pair across them was slow for a part named elsewhere on its path (a host's cable
+  // masks a spine cable only that host's pairs cross) or between slow and healthy. Nothing cleared
+  // them: unverified, never healthy.
+  std::vector<std::size_t> unverified_links;
   // Slow and unexplained: what `--fail-on findings` must fail on even where no finding names a part.
   std::vector<SlowPair> unexplained_slow_pairs;
   // What these measurements could not see, in words: the result says so rather than look clean.

@@ -68,6 +68,9 @@ void judge_against_model(const FabricInputs& inputs, FabricJudgement& judged) {
   for (const std::size_t directed : judged.diagnosis.uncovered_links)
     judged.uncovered_links.push_back(
         {topo::directed_link_name(graph, directed), cable_location(graph, static_cast<topo::LinkId>(directed / 2))});
+  for (const std::size_t directed : judged.diagnosis.unverified_links)
+    judged.unverified_links.push_back(
+        {topo::directed_link_name(graph, directed), cable_location(graph, static_cast<topo::LinkId>(directed / 2))});
   if (inputs.plan_confirm) {
     std::set<std::string> measured;
     for (const LoadedResults& set : inputs.sets)

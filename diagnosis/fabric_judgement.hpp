@@ -60,11 +60,12 @@ inline constexpr double drain_confidence = 0.99;
 
 struct FabricJudgement {
   bool topology_given = false;
-  Diagnosis diagnosis{};                         // the counts of the flows examined; its findings are `ranked`
-  std::vector<FindingTicket> ranked{};           // the model's findings, dearest first
-  std::vector<topo::LinkId> flagged_links{};     // every link a ranked finding names, for the drawing
-  std::vector<UncoveredLink> uncovered_links{};  // the links a host pair can cross that no measured pair crossed
-  std::vector<HostOutliers> host_outliers{};     // without a topology: slow hosts among their peers
+  Diagnosis diagnosis{};                          // the counts of the flows examined; its findings are `ranked`
+  std::vector<FindingTicket> ranked{};            // the model's findings, dearest first
+  std::vector<topo::LinkId> flagged_links{};      // every link a ranked finding names, for the drawing
+  std::vector<UncoveredLink> uncovered_links{};   // the links a host pair can cross that no measured pair crossed
+  std::vector<UncoveredLink> unverified_links{};  // crossed, never at a healthy rate, named by no finding
+  std::vector<HostOutliers> host_outliers{};      // without a topology: slow hosts among their peers
   // Findings not of the model: wrong results, drift against the run store, and without a topology
   // the slow hosts (the findings of `host_outliers`).
   std::vector<Finding> wrong_results{};

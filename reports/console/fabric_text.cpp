@@ -48,6 +48,13 @@ void print_unjudged(std::ostream& out, const FabricJudgement& judged) {
     for (const diagnosis::UncoveredLink& link : judged.uncovered_links)
       out << fmt::format("#   uncovered: {} ({})\n", link.direction, link.cable);
   }
+  if (!judged.unverified_links.empty()) {
+    out << fmt::format("# {} directed link{} measured pairs crossed, none at a healthy rate, that no finding names: "
+                       "neither faulty nor healthy\n",
+                       judged.unverified_links.size(), judged.unverified_links.size() == 1 ? "" : "s");
+    for (const diagnosis::UncoveredLink& link : judged.unverified_links)
+      out << fmt::format("#   unverified: {} ({})\n", link.direction, link.cable);
+  }
   if (!diagnosis.unexplained_slow_pairs.empty())
     out << fmt::format("# {} slow pair measurement{} no finding explains (under {:.0f}% of the expectation): "
                        "something is slow where no part could be named\n",

@@ -47,6 +47,9 @@ nlohmann::json fabric_judgement_json(const diagnosis::FabricJudgement& judged) {
   json["uncovered_links"] = nlohmann::json::array();
   for (const diagnosis::UncoveredLink& link : judged.uncovered_links)
     json["uncovered_links"].push_back({{"direction", link.direction}, {"cable", link.cable}});
+  json["unverified_links"] = nlohmann::json::array();
+  for (const diagnosis::UncoveredLink& link : judged.unverified_links)
+    json["unverified_links"].push_back({{"direction", link.direction}, {"cable", link.cable}});
   json["unexplained_slow_pairs"] = nlohmann::json::array();
   for (const diagnosis::SlowPair& pair : d.unexplained_slow_pairs)
     json["unexplained_slow_pairs"].push_back({{"run_id", pair.run_id},

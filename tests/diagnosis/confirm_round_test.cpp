@@ -109,6 +109,52 @@ TEST(ConfirmRound, TablesNameTheOneCableOfABundleThatIsSlow) {
   EXPECT_THAT(ticket.action, ::testing::HasSubstr("spine01 port 2"));
 }
 
+// h005's cable and leaf01 port 4's cable to spine01 at a quarter. On these tables only pairs into
+// h005 cross that cable towards spine01, so h005's cable explains every one of its slow pairs: the
+// host cable is named, and the spine cable is neither named nor cleared but unverified, as is
+// every other link only h005's pairs cross (the spines' cables down to h005). Alone, the same
+// spine cable is named and nothing is left unverified.
+TEST(ConfirmRound, ACableOnlyAFaultyHostsPairsCrossIsUnverifiedNotHealthy) {
+  const RoutedFabric fabric;
+  const LinkId spine_cable = fabric.cables("leaf01", "spine01").at(1);
+  const LinkId host_cable = fabric.cables("leaf03", "h005/mlx5_0").at(0);
+  Graph spine_only = fabric.graph;
+  spine_only.set_link_capacity(spine_cable, fabric.graph.link(spine_cable).spec.capacity_gbps / 4);
+  Graph both = spine_only;
+  both.set_link_capacity(host_cable, fabric.graph.link(host_cable).spec.capacity_gbps / 4);
+
+  const Diagnosis masked = diagnose(fabric.graph, fabric.measure(both, all_pairings(8), "both", 5), {}, &fabric.router);
+  ASSERT_EQ(masked.findings.size(), 1u);
+  EXPECT_EQ(masked.findings[0].link, host_cable);
+  std::map<std::size_t, bool> crossed_without_h005;  // by directed link, h005's own cable aside
+  for (const std::string& src : fabric.hosts)
+    for (const std::string& dst : fabric.hosts) {
+      if (src == dst) continue;
+      const Route route = *fabric.router.route(fabric.graph.find(src + "/mlx5_0"), fabric.graph.find(dst + "/mlx5_0"));
+      for (const LinkUse& use : route.uses)
+        if (use.link != host_cable) crossed_without_h005[directed_link_index(use)] |= src != "h005" && dst != "h005";
+    }
+  std::vector<std::size_t> only_h005;
+  for (const auto& [directed, without_h005] : crossed_without_h005)
+    if (!without_h005) only_h005.push_back(directed);
+  EXPECT_EQ(masked.unverified_links, only_h005);
+  std::vector<std::string> names;
+  for (const std::size_t directed : masked.unverified_links)
+    names.push_back(directed_link_name(fabric.graph, directed));
+  EXPECT_THAT(names, ::testing::Contains("leaf01 -> spine01")) << fmt::format("{}", fmt::join(names, ", "));
+  const bool leaf01_is_a = fabric.graph.link(spine_cable).a == fabric.graph.find("leaf01");
+  EXPECT_THAT(masked.unverified_links, ::testing::Contains(2 * std::size_t{spine_cable} + (leaf01_is_a ? 0 : 1)));
+  EXPECT_THAT(masked.blind_spots,
+              ::testing::Contains(::testing::HasSubstr(
+                  fmt::format("{} directed links measured pairs crossed, none at a healthy rate", only_h005.size()))));
+
+  const Diagnosis alone =
+      diagnose(fabric.graph, fabric.measure(spine_only, all_pairings(8), "alone", 5), {}, &fabric.router);
+  ASSERT_EQ(alone.findings.size(), 1u);
+  EXPECT_EQ(alone.findings[0].link, spine_cable);
+  EXPECT_THAT(alone.unverified_links, ::testing::IsEmpty());
+}
+
 // A bundle the first pass could not split: the plan crosses each cable alone, twice, and the
 // second diagnosis over both runs names the slow one.
 TEST(ConfirmRound, PlanSeparatesTheCablesOfABundleAndTheSecondDiagnosisNamesOne) {
