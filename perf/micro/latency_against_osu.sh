@@ -42,10 +42,17 @@ if ((EUID == 0)); then mpirun_command+=(--allow-run-as-root); fi
 work="$(mktemp -d)"
 trap 'rm -rf "${work}"' EXIT
 
-# osu_latency (5.x) sweeps every size up to 4 MiB; only its 8-byte line is kept, and the sweep is
-# left to finish so that both sides end the same way.
+# osu_latency (5.x) sweeps every size up to 4 MiB, with no option to stop earlier; its job is
+# ended once it has printed the 8-byte line (its loop for 8 bytes is over by then), so that the
+# sizes nobody reads do not take the cores from the other side and from everything else.
+osu_line_for_8_bytes() { awk '$1 == "8" { print $2 }' "${work}/osu.out"; }
 run_osu() {
-  "${mpirun_command[@]}" "${rank_prefix[@]}" "${osu_latency}" | awk '$1 == "8" { print $2 }'
+  "${mpirun_command[@]}" "${rank_prefix[@]}" "${osu_latency}" >"${work}/osu.out" 2>&1 &
+  local job=$!
+  while kill -0 "${job}" 2>/dev/null && [[ -z "$(osu_line_for_8_bytes)" ]]; do sleep 0.05; done
+  kill "${job}" 2>/dev/null || true
+  wait "${job}" 2>/dev/null || true
+  osu_line_for_8_bytes
 }
 
 # Prints "mean median iterations" in microseconds from the results file.
