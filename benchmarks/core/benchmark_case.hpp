@@ -37,6 +37,10 @@ struct Measurement {
   // Per iteration, the slowest rank's time in seconds for one timed unit (one collective call, or
   // one one-way message for point-to-point ops). Filled on the reporting rank only.
   std::vector<double> unit_seconds;
+  // The slowest rank's mean time per unit, where that is not the mean of `unit_seconds`: for ops
+  // whose ranks time their iterations back to back (harness.hpp's time_back_to_back) it is each
+  // rank's loop time over its units, the largest over ranks. Empty: the mean of `unit_seconds`.
+  std::optional<double> mean_unit_seconds;
   // Elements that failed validation, summed over ranks; known on every rank. Empty: not checked.
   std::optional<std::uint64_t> wrong;
   // Set for one pair of a set measured together (pairwise, concurrent).

@@ -15,12 +15,13 @@
 namespace fb {
 
 // A monotonic tick counter: the invariant TSC on x86-64 (about 10 ns to read), the steady clock
-// elsewhere or when the TSC is not invariant.
+// elsewhere or when the TSC is not invariant. Which one is decided once, when the program loads,
+// so a read inside a timed loop is the counter read alone, not also a call and a guard check.
 class TickClock {
  public:
   static std::uint64_t now() {
 #if defined(__x86_64__)
-    if (tsc_is_invariant()) return __rdtsc();
+    if (tsc_invariant) return __rdtsc();
 #endif
     return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   }
@@ -30,13 +31,20 @@ class TickClock {
 
  private:
   static bool tsc_is_invariant();
+  static inline const bool tsc_invariant = tsc_is_invariant();
 };
 
 // For ops that synchronize themselves (ping-pong, windowed streaming with an acknowledgement):
 // iterations run back to back and each lasts from the previous iteration's end to its own.
+// Returns the seconds the whole loop took. The iterations tile it, so that over their count is
+// the loop's mean, which is what osu_latency reports (two clock reads around its loop): on
+// several ranks each rank's intervals are shifted against its peers' (a ping-pong's responder
+// times from its send to its next send), so the mean of per-iteration maxima over ranks would
+// exceed every rank's own loop mean, while the slowest rank's loop mean does not (#44).
 template <class Iteration>
-void time_back_to_back(std::span<double> seconds, Iteration&& iteration) {
-  auto previous = TickClock::now();
+double time_back_to_back(std::span<double> seconds, Iteration&& iteration) {
+  const auto first = TickClock::now();
+  auto previous = first;
   for (double& duration : seconds) {
     iteration();
     const auto now = TickClock::now();
@@ -45,6 +53,7 @@ void time_back_to_back(std::span<double> seconds, Iteration&& iteration) {
   }
   const double seconds_per_tick = TickClock::seconds_per_tick();
   for (double& duration : seconds) duration *= seconds_per_tick;
+  return static_cast<double>(previous - first) * seconds_per_tick;
 }
 
 // For collectives: every iteration starts from a common point (a barrier, outside the timed

@@ -59,7 +59,7 @@ ResultRow make_result_row(const BenchmarkCase& benchmark_case, const Measurement
   row.time_p99_us = times.p99_s * us_per_s;
   row.time_max_us = times.max_s * us_per_s;
   row.time_cv = times.cv;
-  row.time_mean_us = times.mean_s * us_per_s;
+  row.time_mean_us = measurement.mean_unit_seconds.value_or(times.mean_s) * us_per_s;
   row.algbw_gbps =
       gigabytes_per_second(static_cast<double>(benchmark_case.bytes) * op.algbw_bytes_factor, times.median_s);
   if (const auto factor = busbw_factor_for(op, context.placement.nranks)) row.busbw_gbps = row.algbw_gbps * *factor;

@@ -27,11 +27,6 @@ constexpr auto sample_period = std::chrono::milliseconds(100);
 
 constexpr std::string_view no_side_channel = "no side channel: it could not join at the start";
 
-std::uint64_t pack(const RankProgress& p) {
-  return (std::uint64_t{p.case_number} << 32) | (std::uint64_t{static_cast<std::uint8_t>(p.phase)} << 24) |
-         std::min<std::uint32_t>(p.iteration, 0xffffff);
-}
-
 RankProgress unpack(std::uint64_t packed) {
   return {static_cast<std::uint32_t>(packed >> 32), static_cast<CasePhase>((packed >> 24) & 0xff),
           static_cast<std::uint32_t>(packed & 0xffffff)};
@@ -107,14 +102,10 @@ void Watchdog::begin_case(std::string label, double deadline_s) {
     label_ = std::move(label);
   }
   const RankProgress current = unpack(packed_progress_.load(std::memory_order_relaxed));
-  packed_progress_.store(pack({current.case_number + 1, CasePhase::prepare, 0}), std::memory_order_relaxed);
+  packed_progress_.store((std::uint64_t{current.case_number + 1} << 32) | pack_step(CasePhase::prepare, 0),
+                         std::memory_order_relaxed);
   expired_.store(false);
   deadline_s_.store(deadline_s);
-}
-
-void Watchdog::step(CasePhase phase, std::uint32_t iteration) noexcept {
-  const std::uint64_t packed = packed_progress_.load(std::memory_order_relaxed);
-  packed_progress_.store((packed & 0xffffffff00000000ull) | pack({0, phase, iteration}), std::memory_order_relaxed);
 }
 
 void Watchdog::end_case() { deadline_s_.store(0); }

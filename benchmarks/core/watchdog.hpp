@@ -12,6 +12,7 @@
 #include "benchmarks/core/side_channel.hpp"
 #include "benchmarks/core/stall_report.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -79,7 +80,12 @@ class Watchdog {
   void begin_case(std::string label, double deadline_s);
   // Called by the measuring thread at every step: one relaxed atomic store, so it can sit in a
   // timed loop. The watchdog thread notices the change when it next samples (every 100 ms).
-  void step(CasePhase phase, std::uint32_t iteration = 0) noexcept;
+  // Defined here so the timed loops inline it: between a ping-pong's receive and its next send
+  // even a call is on the round trip.
+  void step(CasePhase phase, std::uint32_t iteration = 0) noexcept {
+    const std::uint64_t case_bits = packed_progress_.load(std::memory_order_relaxed) & case_mask;
+    packed_progress_.store(case_bits | pack_step(phase, iteration), std::memory_order_relaxed);
+  }
   // Disarms until the next case.
   void end_case();
   // The measuring thread's own deadline for the current step passed (a backend's wait that gave
@@ -108,6 +114,13 @@ class Watchdog {
   std::function<void(const std::string&)> on_timeout_;
   StallHandler stall_handler_;
   std::vector<std::string> links_up_at_start_;  // this host's, to tell which went down since
+
+  // packed_progress_: the case number in the high 32 bits, then the phase (8 bits) and the
+  // iteration (24 bits, saturating).
+  static constexpr std::uint64_t case_mask = 0xffffffff00000000ull;
+  static constexpr std::uint64_t pack_step(CasePhase phase, std::uint32_t iteration) noexcept {
+    return (std::uint64_t{static_cast<std::uint8_t>(phase)} << 24) | std::min<std::uint32_t>(iteration, 0xffffff);
+  }
 
   // Written by the measuring thread, read by the watchdog thread.
   std::atomic<std::uint64_t> packed_progress_{0};

@@ -67,31 +67,40 @@ MpiBackend::LocalRun MpiBackend::run_locally(const BenchmarkCase& benchmark_case
     op_case->run_iteration();
   };
 
+  // The times' buffer is sized before the warm-up, not between the barrier and the timed loop:
+  // allocating and zeroing it there took one rank tens of microseconds longer than its peer on
+  // this VM (fresh pages), and a ping-pong's first timed iteration absorbed the difference: 40 to
+  // 78 us in 2,000 round trips of 0.3 us, 7-13% of the mean (#44, docs/performance.md).
+  LocalRun local;
+  local.unit_seconds.resize(static_cast<std::size_t>(benchmark_case.iterations));
   op_case->fill_inputs();
   for (int i = 0; i < benchmark_case.warmup_iterations; ++i) iterate();
   barrier();
 
-  LocalRun local;
   phase = CasePhase::timed;
   iteration = 0;
+  double loop_seconds = 0;  // back to back: the timed loops' own time, from two reads each
   const auto time_iterations = [&](std::span<double> seconds) {
     if (start == IterationStart::together)
       time_synchronized(seconds, barrier, iterate);
     else
-      time_back_to_back(seconds, iterate);
+      loop_seconds += time_back_to_back(seconds, iterate);
   };
   // -n auto: the least count is timed first and kept, then as many more as fill min_time_s. Its
   // samples are measurements like the rest, so where they already fill it (a 4 MiB bw window
   // lasts tens of milliseconds) auto costs no more than the fixed count.
-  local.unit_seconds.resize(static_cast<std::size_t>(benchmark_case.iterations));
   time_iterations(local.unit_seconds);
   if (benchmark_case.min_time_s > 0) {
     const std::size_t first = local.unit_seconds.size();
     local.unit_seconds.resize(static_cast<std::size_t>(iterations_to_min_time(benchmark_case, local.unit_seconds)));
+    // For the same reason the added iterations start after the resize, together.
+    barrier();
     time_iterations(std::span(local.unit_seconds).subspan(first));
   }
   const double units = op_case->units_per_iteration();
   for (double& seconds : local.unit_seconds) seconds /= units;
+  if (start == IterationStart::back_to_back)
+    local.loop_mean_unit_seconds = loop_seconds / (static_cast<double>(local.unit_seconds.size()) * units);
 
   if (benchmark_case.check) {
     watchdog_->step(CasePhase::check);
@@ -113,6 +122,10 @@ Measurement MpiBackend::measure(const BenchmarkCase& benchmark_case) {
                                                                                      : IterationStart::back_to_back);
 
   Measurement measurement = mpi_.slowest_rank_measurement(local.unit_seconds, local.wrong);
+  // Ranks that run back to back time shifted intervals of their loops, so the per-iteration
+  // maximum above picks, in every iteration, the longer of two intervals that each rank's loop
+  // mean already averages; the mean is the slowest rank's loop mean instead (harness.hpp).
+  if (local.loop_mean_unit_seconds) measurement.mean_unit_seconds = mpi_.max_over_ranks(*local.loop_mean_unit_seconds);
   watchdog_->end_case();
   return measurement;
 }

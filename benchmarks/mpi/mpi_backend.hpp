@@ -36,6 +36,8 @@ class MpiBackend final : public Backend {
   struct LocalRun {
     std::vector<double> unit_seconds;
     std::optional<std::uint64_t> wrong;
+    // Back to back only: the timed loops' seconds per unit, over all their iterations.
+    std::optional<double> loop_mean_unit_seconds;
   };
   // With min_time_s: from the first timed iterations, the count that lasts that long on the slowest
   // rank, within the case's bounds. Collective.

@@ -18,7 +18,9 @@ class PointToPointCase : public MpiOpCase {
         is_dst_(context.rank == benchmark_case.dst_rank),
         peer_(is_src_ ? benchmark_case.dst_rank : benchmark_case.src_rank),
         send_(endpoint() ? case_.count : 0, context.host_pages),
-        recv_(endpoint() ? case_.count : 0, context.host_pages) {}
+        recv_(endpoint() ? case_.count : 0, context.host_pages),
+        count_(static_cast<int>(case_.count)),
+        datatype_(mpi_datatype_of(case_.dtype)) {}
 
   void fill_inputs() override {
     if (!endpoint()) return;
@@ -35,8 +37,8 @@ class PointToPointCase : public MpiOpCase {
     return fb::count_wrong(recv_.span(), [&](std::uint64_t i) { return pattern_value<T>(peer_, i, ReduceOp::sum); });
   }
 
-  int count() const { return static_cast<int>(case_.count); }
-  MPI_Datatype datatype() const { return mpi_datatype_of(case_.dtype); }
+  int count() const { return count_; }
+  MPI_Datatype datatype() const { return datatype_; }
 
   static constexpr int data_tag = 1;
   static constexpr int ack_tag = 2;
@@ -48,6 +50,12 @@ class PointToPointCase : public MpiOpCase {
   int peer_;
   HostBuffer<T> send_;
   HostBuffer<T> recv_;
+
+ private:
+  // Resolved once, not per call: a ping-pong's reply follows its receive directly, so even a
+  // function call between the two is on the round trip that the latency measures (#44).
+  int count_;
+  MPI_Datatype datatype_;
 };
 
 }  // namespace fb

@@ -176,6 +176,24 @@ TEST_F(ResultRowTest, AllReduceBandwidthsComeFromTheMedian) {
   EXPECT_EQ(row.timestamp.size(), std::string("2026-11-22T23:15:04Z").size());
 }
 
+// A ping-pong's two ranks time shifted intervals: the initiator each round trip, the responder
+// from one send to the next. Initiator 3 1 3 1 ms and responder 1 3 1 3 ms are loops of 8 ms, 2 ms
+// an iteration on either rank, as osu_latency's loop mean says; the per-iteration maxima are
+// 3 3 3 3 ms. The row's mean is the slowest rank's loop mean the backend measured, its median
+// and extremes stay those of the maxima.
+TEST_F(ResultRowTest, TheMeanIsTheLoopMeanWhereTheBackendMeasuredOne) {
+  measurement.unit_seconds = {3e-3, 3e-3, 3e-3, 3e-3};
+  measurement.mean_unit_seconds = 2e-3;
+  const ResultRow row = make_result_row(case_of("latency", 8), measurement, context);
+  ASSERT_TRUE(row.time_mean_us.has_value());
+  EXPECT_DOUBLE_EQ(*row.time_mean_us, 2000);
+  EXPECT_DOUBLE_EQ(row.time_median_us, 3000);
+  EXPECT_DOUBLE_EQ(row.time_min_us, 3000);
+  // Without one (collectives, whose iterations start together), the mean of the maxima.
+  measurement.mean_unit_seconds.reset();
+  EXPECT_DOUBLE_EQ(*make_result_row(case_of("latency", 8), measurement, context).time_mean_us, 3000);
+}
+
 TEST_F(ResultRowTest, BusbwIsEmptyForOneRank) {
   context.placement.nranks = 1;
   context.placement.rank_hosts = {"a"};
