@@ -6,7 +6,9 @@ set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="$repo_root/build-sanitize"
 
-cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Debug -DFABRICBENCH_SANITIZE=ON \
+# Line tables only (-g1): the sanitizers' reports name file and line, and the build is about a
+# quarter faster than with -g.
+cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DFABRICBENCH_SANITIZE=ON \
   -DFABRICBENCH_BUILD_BENCHMARKS=OFF -DFABRICBENCH_WITH_CUDA=OFF
 # Only the targets whose tests run below (label unit or mpi): the two test programs, the binaries
 # the MPI tests start, and the planted object architecture.judge_callers reads beside the libraries.
