@@ -70,6 +70,14 @@ std::string status_of(const nlohmann::json& state, const std::string& stage) {
 }
 
 TEST_F(CampaignTest, CpuPlanKilledMidStageResumesAndLeavesEveryOutput) {
+  // The plan's collectives stage takes well under a second on a quiet machine, less than it takes
+  // to see it running and signal mpirun: with 100 times its iterations it is still under way when
+  // the signal lands (the rows it makes are the same in number).
+  std::string plan = read_file(dir_ / "cpu-mpi.yaml");
+  const std::size_t iterations = plan.find("    iterations: 20\n");
+  ASSERT_NE(iterations, std::string::npos) << "the collectives stage of cpu-mpi.yaml changed";
+  plan.replace(iterations, std::string_view("    iterations: 20").size(), "    iterations: 2000");
+  std::ofstream(dir_ / "cpu-mpi.yaml") << plan;
   // First run: SIGTERM to mpirun once the collectives stage is under way.
   {
     ChildProcess first(campaign(4, "cpu-mpi.yaml", {"--no-pdf"}), allow_root);
