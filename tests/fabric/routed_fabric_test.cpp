@@ -92,6 +92,20 @@ std::set<std::pair<std::string, std::string>> pairs_crossing(const std::string& 
 
 using HostPair = std::pair<std::string, std::string>;
 
+// The cables plugged into the `named` switch ports.
+std::set<topo::LinkId> cables_at(const topo::Graph& graph, const std::vector<std::pair<std::string, int>>& named) {
+  std::set<topo::LinkId> cables;
+  for (topo::LinkId l = 0; l < graph.link_count(); ++l) {
+    const std::optional<topo::CablePorts> ports = graph.cable_ports(l);
+    if (!ports) continue;
+    for (const auto& [switch_name, port] : named)
+      if ((graph.vertex(graph.link(l).a).name == switch_name && ports->a == port) ||
+          (graph.vertex(graph.link(l).b).name == switch_name && ports->b == port))
+        cables.insert(l);
+  }
+  return cables;
+}
+
 // The directed links, by name, that on the tables' routes no pair outside `slow` crosses, the
 // `named` cables (switch and port) aside: no pair can clear them.
 std::set<std::string> links_no_healthy_pair_crosses(const std::set<HostPair>& slow,
@@ -99,14 +113,7 @@ std::set<std::string> links_no_healthy_pair_crosses(const std::set<HostPair>& sl
   const topo::Graph graph = topo::load_topology({ibnetdiscover});
   const topo::ForwardingTables tables = topo::load_forwarding_tables(lfts);
   const topo::TableRouter router(graph, tables);
-  std::set<topo::LinkId> named_links;
-  for (topo::LinkId l = 0; l < graph.link_count(); ++l) {
-    const std::optional<topo::CablePorts> ports = graph.cable_ports(l);
-    for (const auto& [switch_name, port] : named)
-      if (ports && ((graph.vertex(graph.link(l).a).name == switch_name && ports->a == port) ||
-                    (graph.vertex(graph.link(l).b).name == switch_name && ports->b == port)))
-        named_links.insert(l);
-  }
+  const std::set<topo::LinkId> named_links = cables_at(graph, named);
   EXPECT_EQ(named_links.size(), named.size());
   std::map<std::size_t, bool> crossed_by_healthy;
   for (int s = 1; s <= host_count; ++s)

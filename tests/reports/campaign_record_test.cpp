@@ -504,6 +504,37 @@ PagePixels page_pixels(const std::filesystem::path& pdf, int page, const std::fi
   return pixels;
 }
 
+// No word of `vocabulary` printed as a head on one line and its tail starting at the same left edge
+// on the next.
+void expect_no_word_split(const PdfText& text, const std::set<std::string>& vocabulary) {
+  for (const Word& head : text.words)
+    for (const std::string& whole : vocabulary) {
+      if (head.text.size() < 2 || head.text.size() >= whole.size() ||
+          whole.compare(0, head.text.size(), head.text) != 0)
+        continue;
+      const std::string tail = whole.substr(head.text.size());
+      for (const Word& next : text.words)
+        EXPECT_FALSE(next.page == head.page && next.text == tail && next.y_min > head.y_min + 2 &&
+                     next.y_min < head.y_max + 2 * (head.y_max - head.y_min) && std::abs(next.x_min - head.x_min) < 4)
+            << "'" << whole << "' split into '" << head.text << "|" << tail << "' on page " << head.page;
+    }
+}
+
+// No dark pixel of page `page`, rendered at 72 dpi, in either side margin.
+void expect_no_ink_in_side_margins(const std::filesystem::path& pdf, int page, const PdfText& text, double margin_pt,
+                                   const std::filesystem::path& scratch) {
+  const PagePixels pixels = page_pixels(pdf, page, scratch);
+  ASSERT_NEAR(pixels.width, text.page_width_pt, 1.5);
+  int left = 0, right = 0;
+  for (int y = 0; y < pixels.height; ++y) {
+    for (int x = 0; x < static_cast<int>(margin_pt) - 2; ++x) left += pixels.dark(x, y);
+    for (int x = static_cast<int>(text.page_width_pt - margin_pt) + 3; x < pixels.width; ++x)
+      right += pixels.dark(x, y);
+  }
+  EXPECT_EQ(left, 0) << "ink in the left margin of page " << page;
+  EXPECT_EQ(right, 0) << "ink in the right margin of page " << page;
+}
+
 // The record's printed layout with long check names, measured in the PDF: no header word or
 // verdict split across lines (a word's head on one line and its tail starting at the same left
 // edge on the next), every word inside the 15 mm margins, no ink of a cell border (or anything
@@ -527,17 +558,7 @@ TEST_P(RecordPdf, LongNamesBreakNoHeaderWordAndEveryCellStaysInsideThePage) {
   ASSERT_GE(marks, 2);  // the latency check in the checks table and its undecided size
   EXPECT_GE(std::count_if(text.words.begin(), text.words.end(), [](const Word& w) { return w.text == "INCONCLUSIVE"; }),
             marks);
-  for (const Word& head : text.words)
-    for (const std::string& whole : vocabulary) {
-      if (head.text.size() < 2 || head.text.size() >= whole.size() ||
-          whole.compare(0, head.text.size(), head.text) != 0)
-        continue;
-      const std::string tail = whole.substr(head.text.size());
-      for (const Word& next : text.words)
-        EXPECT_FALSE(next.page == head.page && next.text == tail && next.y_min > head.y_min + 2 &&
-                     next.y_min < head.y_max + 2 * (head.y_max - head.y_min) && std::abs(next.x_min - head.x_min) < 4)
-            << "'" << whole << "' split into '" << head.text << "|" << tail << "' on page " << head.page;
-    }
+  expect_no_word_split(text, vocabulary);
 
   // A word's box is its glyphs' advance widths: text set flush against the margin (the page
   // head's record ID) ends up to a point past it; a cell that runs off ends many points past.
@@ -549,18 +570,8 @@ TEST_P(RecordPdf, LongNamesBreakNoHeaderWordAndEveryCellStaysInsideThePage) {
         << text.page_width_pt << " pt";
     EXPECT_LE(w.y_max, text.page_height_pt);
   }
-  for (int page = 1; page <= text.pages; ++page) {
-    const PagePixels pixels = page_pixels(pdf, page, scratch.path());
-    ASSERT_NEAR(pixels.width, text.page_width_pt, 1.5);
-    int left = 0, right = 0;
-    for (int y = 0; y < pixels.height; ++y) {
-      for (int x = 0; x < static_cast<int>(margin_pt) - 2; ++x) left += pixels.dark(x, y);
-      for (int x = static_cast<int>(text.page_width_pt - margin_pt) + 3; x < pixels.width; ++x)
-        right += pixels.dark(x, y);
-    }
-    EXPECT_EQ(left, 0) << "ink in the left margin of page " << page;
-    EXPECT_EQ(right, 0) << "ink in the right margin of page " << page;
-  }
+  for (int page = 1; page <= text.pages; ++page)
+    expect_no_ink_in_side_margins(pdf, page, text, margin_pt, scratch.path());
   // The sign-off is one block: its heading and both parties' signature and date fields on one page.
   std::set<int> signoff_pages;
   int signoff_words = 0;
