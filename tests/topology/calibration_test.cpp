@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -158,6 +159,35 @@ TEST(NcclReleases, NvlsTreeAt8BytesOnTwoH100NodesFollowsEachReleasesFormula) {
   EXPECT_THROW(predict(node, all_reduce, 8, {Algorithm::nvls, std::nullopt}, release("2.16")), InputError);
   // 2.17's NVLS inside a node: a 40 us base latency.
   EXPECT_NEAR(predict(node, all_reduce, 8, {Algorithm::nvls, std::nullopt}, release("2.17")).time_us, 41.5, 0.01);
+}
+
+// Held out, a named miss: one GB200 NVL72 rack below its 8 GiB peak (coreweave/nccl-tests#43, NCCL
+// 2.25.1, out of place). From 4 GiB down the rack's busbw falls faster than launch and latency
+// explain; NVLS's pipeline fill (docs/model.md, "Not modelled (yet)") would take 1 GiB to 1.11x
+// and was not shipped. The ratios are pinned so a mechanism that moves them says so.
+TEST(Calibration, OneNvl72RackBelowItsPeakIsANamedMiss) {
+  const Graph graph = build_cluster(gb200_nvl72(72));
+  const CollectiveModel model = model_collectives(graph, place_ranks(graph, 1, 0));
+  struct SweepPoint {
+    std::uint64_t bytes;
+    double published_gbps;
+    double ratio;  // model/published
+  };
+  const std::vector<SweepPoint> sweep{{512 * MiB, 586.06, 1.398},
+                                      {1 * GiB, 681.17, 1.215},
+                                      {2 * GiB, 757.78, 1.098},
+                                      {4 * GiB, 839.16, 0.994},
+                                      {8 * GiB, 834.57, 1.001}};
+  for (const SweepPoint& point : sweep) {
+    const Prediction prediction = predict(model, op_by_name("all_reduce"), point.bytes, {}, release("2.25.1"));
+    EXPECT_EQ(prediction.algorithm, Algorithm::nvls);
+    const double ratio = prediction.busbw_gbps / point.published_gbps;
+    fmt::print("| GB200 NVL72, one rack | all_reduce {} busbw | {:.2f} GB/s | {:.2f} GB/s | {:.3f} | "
+               "coreweave/nccl-tests#43 |\n",
+               size_text(point.bytes), point.published_gbps, prediction.busbw_gbps, ratio);
+    EXPECT_NEAR(ratio, point.ratio, 0.0015) << size_text(point.bytes);
+    EXPECT_LT(ratio, 1.6) << size_text(point.bytes);  // a named miss's bound
+  }
 }
 
 // Link rates one flow reaches alone: the pair path the expectation columns use.

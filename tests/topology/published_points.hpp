@@ -281,7 +281,7 @@ inline std::vector<PublishedPoint> published_points() {
        834.57,
        "coreweave/nccl-tests#43 (full-rack run, out of place)",
        "",
-       "",
+       "2.25.1",  // the pull request's Slurm script: nccl-tests image ...-nccl2.25.1-1
        1},
       {"GB200 NVL72, one host's 4 GPUs, NCCL_ALGO=Ring, -g 4", [] { return gb200_nvl72(4); }, 1, 0, "all_reduce",
        8 * GiB, ring, Metric::busbw_gbps, 679.61, "Azure/AI-benchmarking-guide ND_GB200_v6_results.md (in place)", "",
