@@ -3,6 +3,7 @@
 #include "topology/collective_flows.hpp"
 
 #include "common/errors.hpp"
+#include "topology/huge_pages.hpp"
 #include "topology/link_technology.hpp"
 
 #include <fmt/format.h>
@@ -23,7 +24,9 @@ bool is_network(LinkType type) {
 std::vector<double> fastest_through(const PieceFlows& flows, std::span<const double> rate_gbps,
                                     const std::vector<std::uint32_t>& full) {
   enum class Crosses : std::uint8_t { unknown, no, yes };
-  std::vector<Crosses> crosses(flows.piece_count(), Crosses::unknown);
+  std::vector<Crosses> crosses;
+  reserve_huge(crosses, flows.piece_count());
+  crosses.assign(flows.piece_count(), Crosses::unknown);
   const auto crosses_full = [&](std::uint32_t p) {
     const auto shares = flows.shares_of(p);
     return std::any_of(shares.begin(), shares.end(), [&](const ResourceShare& use) {
@@ -49,7 +52,9 @@ std::vector<double> fastest_through(const PieceFlows& flows, std::span<const dou
 // carry their transport's collective efficiency.
 std::vector<double> collective_capacity_gbps(const Graph& graph, const std::optional<FabricHierarchy>& fabric) {
   const std::size_t link_resources = 2 * graph.link_count();
-  std::vector<double> capacity_gbps(link_resources + (fabric ? fabric->resource_count() : 0));
+  std::vector<double> capacity_gbps;
+  reserve_huge(capacity_gbps, link_resources + (fabric ? fabric->resource_count() : 0));
+  capacity_gbps.resize(link_resources + (fabric ? fabric->resource_count() : 0));
   for (LinkId l = 0; l < graph.link_count(); ++l) {
     const LinkSpec& spec = graph.link(l).spec;
     capacity_gbps[2 * l] = capacity_gbps[2 * l + 1] =
@@ -77,7 +82,10 @@ FlowPaths::FlowPaths(const Graph& graph, std::optional<FabricHierarchy>& fabric,
 }
 
 FlowPaths::LocalPath FlowPaths::local_path(VertexId from, VertexId to) {
-  if (local_path_index_.empty()) local_path_index_.resize(graph_.vertex_count());
+  if (local_path_index_.empty()) {
+    reserve_huge(local_path_index_, graph_.vertex_count());
+    local_path_index_.resize(graph_.vertex_count());
+  }
   // A vertex reaches a handful of others inside its host: a short list beats a hash lookup.
   std::vector<KnownPath>& known = local_path_index_[from];
   for (const KnownPath& path : known)
@@ -120,7 +128,10 @@ void FlowPaths::add_fabric_climb(std::uint32_t host, int level, bool downwards) 
   // Past its own ports (the profile's first share), a host's climb depends only on where those
   // ports lead: hosts cabled to the same switches in the same order climb alike, so the first
   // one's profile serves the others, its first share moved to their ports.
-  if (cabling_of_host_.empty()) cabling_of_host_.resize(fabric_->hosts().size(), no_piece);
+  if (cabling_of_host_.empty()) {
+    reserve_huge(cabling_of_host_, fabric_->hosts().size());
+    cabling_of_host_.resize(fabric_->hosts().size(), no_piece);
+  }
   std::uint32_t& cabling = cabling_of_host_[host];
   if (cabling == no_piece) {
     std::vector<VertexId> far_ends;
@@ -160,7 +171,10 @@ void FlowPaths::add_fabric_climb(std::uint32_t host, int level, bool downwards) 
 }
 
 std::uint32_t FlowPaths::switch_climbs_of(VertexId entry) {
-  if (switch_climbs_slot_.empty()) switch_climbs_slot_.resize(graph_.vertex_count(), no_piece);
+  if (switch_climbs_slot_.empty()) {
+    reserve_huge(switch_climbs_slot_, graph_.vertex_count());
+    switch_climbs_slot_.resize(graph_.vertex_count(), no_piece);
+  }
   std::uint32_t& slot = switch_climbs_slot_[entry];
   if (slot == no_piece) {
     slot = static_cast<std::uint32_t>(switch_climbs_.size());
@@ -270,9 +284,9 @@ void Flows::add_host_pair(std::uint32_t from, std::uint32_t to, double weight) {
 }
 
 void Flows::add_competing(std::span<const CompetingJob> jobs) {
-  own_flows_ = weight_.size();
+  own_flows_ = size();
   for (const CompetingJob& job : jobs) {
-    competing_.emplace_back(weight_.size(), &job.name);
+    competing_.emplace_back(size(), &job.name);
     for (const FabricHop& hop : job.hops) add_fabric_hop(hop.from, hop.via, hop.from_nic, hop.to_nic, hop.to);
     for (const auto& [from, to] : job.host_pairs) {
       add_host_pair(paths_.host_index(from), paths_.host_index(to), job.pair_weight);
@@ -311,7 +325,14 @@ PieceFlows Flows::piece_flows() const {
   flows.piece_of_use = piece_of_use_;
   flows.first_use = first_use_;
   flows.weight = weight_;
+  flows.common_weight = common_weight_;
   return flows;
+}
+
+void Flows::spell_out_weights(double weight) {
+  weight_.reserve(first_use_.size() - 1);
+  for (std::size_t f = 0; f + 1 < size(); ++f) weight_.push_back(common_weight_);
+  weight_.push_back(weight);
 }
 
 std::string Flows::shared_with(const PieceFlows& flows, std::uint32_t resource) const {

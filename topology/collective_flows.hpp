@@ -7,6 +7,7 @@
 #include "topology/flow_model.hpp"
 #include "topology/graph.hpp"
 #include "topology/host_routes.hpp"
+#include "topology/huge_pages.hpp"
 #include "topology/pod_array.hpp"
 
 #include <cstddef>
@@ -99,6 +100,8 @@ class FlowPaths {
   // latency, which cost a walk of the host's links and the chain above for each of 500,000 climbs.
   std::uint32_t fabric_climb_piece(std::uint32_t host, int level, bool downwards) {
     if (climb_pieces_.empty()) {
+      reserve_huge(climb_pieces_, climb_slots * fabric_->hosts().size());
+      reserve_huge(climb_latency_us_, climb_slots * fabric_->hosts().size());
       climb_pieces_.resize(climb_slots * fabric_->hosts().size(), no_piece);
       climb_latency_us_.resize(climb_pieces_.size(), -1);
     }
@@ -187,7 +190,10 @@ class FlowPaths {
   // The first of the switch's climb_slots entries in switch_climbs_, made on first use.
   std::uint32_t switch_climbs_of(VertexId entry);
   NicEntry& nic_entry(VertexId nic) {
-    if (nic_slot_.empty()) nic_slot_.resize(graph_.vertex_count(), no_piece);
+    if (nic_slot_.empty()) {
+      reserve_huge(nic_slot_, graph_.vertex_count());
+      nic_slot_.resize(graph_.vertex_count(), no_piece);
+    }
     std::uint32_t& slot = nic_slot_[nic];
     if (slot == no_piece) {
       slot = static_cast<std::uint32_t>(nic_entries_.size());
@@ -250,7 +256,7 @@ class Flows {
   void reserve(std::size_t flows, std::size_t uses) {
     piece_of_use_.reserve(piece_of_use_.size() + uses);
     first_use_.reserve(first_use_.size() + flows);
-    weight_.reserve(weight_.size() + flows);
+    if (!weight_.empty()) weight_.reserve(weight_.size() + flows);
   }
 
   // One flow through these paths; returns its latency.
@@ -269,11 +275,11 @@ class Flows {
     const std::uint32_t begin = other.first_use_[flow];
     const std::uint32_t end = other.first_use_[flow + 1];
     piece_of_use_.append(other.piece_of_use_.begin() + begin, other.piece_of_use_.begin() + end);
-    end_flow(other.weight_[flow]);
+    end_flow(other.weight_of(flow));
   }
 
   // Flows so far (a caller's index for add_copy).
-  [[nodiscard]] std::size_t size() const { return weight_.size(); }
+  [[nodiscard]] std::size_t size() const { return first_use_.size() - 1; }
 
   // `weight` host-to-host flows that spread over all of both hosts' NICs (alltoall through PXN);
   // hosts by index in the fabric (FlowPaths::host_index).
@@ -295,20 +301,32 @@ class Flows {
  private:
   void end_flow(double weight) {
     first_use_.push_back(static_cast<std::uint32_t>(piece_of_use_.size()));
-    weight_.push_back(weight);
+    if (!weight_.empty()) {
+      weight_.push_back(weight);
+    } else if (size() == 1) {
+      common_weight_ = weight;
+    } else if (weight != common_weight_) {
+      spell_out_weights(weight);
+    }
   }
+  // The first flow whose weight differs from the others': each flow's weight from then on.
+  void spell_out_weights(double weight);
+  [[nodiscard]] double weight_of(std::size_t flow) const { return weight_.empty() ? common_weight_ : weight_[flow]; }
 
   [[nodiscard]] PieceFlows piece_flows() const;
 
-  [[nodiscard]] std::size_t own_flows() const { return std::min(own_flows_, weight_.size()); }
+  [[nodiscard]] std::size_t own_flows() const { return std::min(own_flows_, size()); }
 
   // ", shared with job 2 (...)" when other jobs' flows cross the resource too.
   [[nodiscard]] std::string shared_with(const PieceFlows& flows, std::uint32_t resource) const;
 
   FlowPaths& paths_;
-  PodArray<std::uint32_t> piece_of_use_;                               // grown in place, as FlowPaths' shares
-  PodArray<std::uint32_t> first_use_;                                  // from 0
-  PodArray<double> weight_;                                            // per flow: the identical flows it stands for
+  PodArray<std::uint32_t> piece_of_use_;  // grown in place, as FlowPaths' shares
+  PodArray<std::uint32_t> first_use_;     // from 0
+  // Per flow, the identical flows it stands for; empty while every flow stands for common_weight_
+  // (a ring's 8 million flows weigh 1 each, an alltoall's 16 million sampled pairs the same share).
+  PodArray<double> weight_;
+  double common_weight_ = 1;
   std::size_t own_flows_ = std::numeric_limits<std::size_t>::max();    // flows before the competing ones
   std::vector<std::pair<std::size_t, const std::string*>> competing_;  // each job's first flow, its name
 };

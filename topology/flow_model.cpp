@@ -1,5 +1,7 @@
 #include "topology/flow_model.hpp"
 
+#include "topology/huge_pages.hpp"
+
 #include <algorithm>
 #include <limits>
 
@@ -87,11 +89,14 @@ MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps, std::span<
   return result;
 }
 
-PieceSolver::PieceSolver(std::span<const double> capacity_gbps)
-    : capacity_gbps_(capacity_gbps),
-      growth_(capacity_gbps.size(), 0.0),
-      load_gbps_(capacity_gbps.size(), 0.0),
-      saturated_(capacity_gbps.size(), 0) {}
+PieceSolver::PieceSolver(std::span<const double> capacity_gbps) : capacity_gbps_(capacity_gbps) {
+  reserve_huge(growth_, capacity_gbps.size());
+  reserve_huge(load_gbps_, capacity_gbps.size());
+  reserve_huge(saturated_, capacity_gbps.size());
+  growth_.assign(capacity_gbps.size(), 0.0);
+  load_gbps_.assign(capacity_gbps.size(), 0.0);
+  saturated_.assign(capacity_gbps.size(), 0);
+}
 
 void PieceSolver::forget_last_solve() {
   for (const std::uint32_t r : loaded_) {
@@ -105,9 +110,12 @@ void PieceSolver::forget_last_solve() {
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): progressive filling over piecewise flows: saturate, freeze, repeat; the loop is the algorithm
 std::span<const double> PieceSolver::solve(const PieceFlows& flows) {
   forget_last_solve();
+  reserve_huge(rate_gbps_, flows.size());
   rate_gbps_.assign(flows.size(), 0.0);
   // Pieces added since the last solve start unused.
   if (users_.size() < flows.piece_count()) {
+    reserve_huge(users_, flows.piece_count());
+    reserve_huge(full_, flows.piece_count());
     users_.resize(flows.piece_count(), 0.0);
     full_.resize(flows.piece_count(), 0);
   }
@@ -122,6 +130,12 @@ std::span<const double> PieceSolver::solve(const PieceFlows& flows) {
   next_live.clear();
   active.clear();
   touched.clear();
+  // At their largest: every flow active, every piece live (grown by doubling, a million GPUs'
+  // alltoall copied its 16 million active flows about twice over).
+  reserve_huge(active, flows.size());
+  reserve_huge(live, flows.piece_count());
+  reserve_huge(next_live, flows.piece_count());
+  reserve_huge(touched, capacity_gbps_.size());
   const auto count_users = [&](std::uint32_t f) {
     for (const std::uint32_t p : flows.pieces_of(f)) {
       if (users_[p] == 0) next_live.push_back(p);

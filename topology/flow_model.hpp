@@ -37,14 +37,15 @@ struct PieceFlows {
   std::span<const std::uint32_t> first_share;   // piece p: [first_share[p], first_share[p + 1])
   std::span<const std::uint32_t> piece_of_use;  // flow 0's pieces, then flow 1's, ...
   std::span<const std::uint32_t> first_use;     // flow f: [first_use[f], first_use[f + 1])
-  std::span<const double> weight;               // flow f stands for weight[f] identical flows; empty: 1 each
+  std::span<const double> weight;               // flow f stands for weight[f] identical flows; empty: all
+  double common_weight = 1;                     // ... stand for this many each
 
   std::size_t size() const { return first_use.empty() ? 0 : first_use.size() - 1; }
   std::size_t piece_count() const { return first_share.empty() ? 0 : first_share.size() - 1; }
   std::span<const std::uint32_t> pieces_of(std::size_t flow) const {
     return piece_of_use.subspan(first_use[flow], first_use[flow + 1] - first_use[flow]);
   }
-  double weight_of(std::size_t flow) const { return weight.empty() ? 1.0 : weight[flow]; }
+  double weight_of(std::size_t flow) const { return weight.empty() ? common_weight : weight[flow]; }
   std::span<const ResourceShare> shares_of(std::size_t piece) const {
     return shares.subspan(first_share[piece], first_share[piece + 1] - first_share[piece]);
   }

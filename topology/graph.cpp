@@ -1,5 +1,7 @@
 #include "topology/graph.hpp"
 
+#include "topology/huge_pages.hpp"
+
 #include <algorithm>
 #include <functional>
 
@@ -47,7 +49,9 @@ void Graph::grow_name_index(std::size_t vertex_count) {
   std::size_t capacity = std::max<std::size_t>(name_slots_.size(), 16);
   while (capacity < 2 * vertex_count) capacity *= 2;
   if (capacity == name_slots_.size()) return;
-  std::vector<NameSlot> slots(capacity);
+  std::vector<NameSlot> slots;
+  reserve_huge(slots, capacity);
+  slots.resize(capacity);
   const std::size_t mask = capacity - 1;
   for (const NameSlot& entry : name_slots_) {
     if (entry.vertex == no_vertex) continue;
@@ -96,9 +100,11 @@ namespace {
 template <typename ForEachPair>
 void group_by_vertex(std::vector<std::size_t>& offsets, std::vector<std::uint32_t>& ids, std::size_t vertex_count,
                      const ForEachPair& for_each_pair) {
+  reserve_huge(offsets, vertex_count + 1);
   offsets.assign(vertex_count + 1, 0);
   for_each_pair([&](VertexId v, std::uint32_t) { ++offsets[v + 1]; });
   for (std::size_t v = 1; v < offsets.size(); ++v) offsets[v] += offsets[v - 1];
+  reserve_huge(ids, offsets.back());
   ids.resize(offsets.back());
   std::vector<std::size_t> next(offsets.begin(), offsets.end() - 1);
   for_each_pair([&](VertexId v, std::uint32_t id) { ids[next[v]++] = id; });
@@ -132,9 +138,9 @@ std::optional<LinkId> Graph::find_link(VertexId a, VertexId b) const {
 }
 
 void Graph::reserve(std::size_t vertex_count, std::size_t link_count) {
-  vertices_.reserve(vertex_count);
+  reserve_huge(vertices_, vertex_count);
   grow_name_index(vertex_count);
-  links_.reserve(link_count);
+  reserve_huge(links_, link_count);
 }
 
 void Graph::add_assumption(std::string text) {

@@ -5,6 +5,8 @@
 // block each time: the 39 million path shares of a million-GPU prediction (0.6 GB) were copied
 // and page-faulted in about twice over on the way to their final size.
 
+#include "topology/huge_pages.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
@@ -69,6 +71,9 @@ class PodArray {
     if (grown == nullptr) throw std::bad_alloc();
     data_ = static_cast<T*>(grown);
     capacity_ = capacity;
+    // The pages not yet written come in huge where the kernel offers them (huge_pages.hpp); a
+    // block realloc remaps keeps the advice.
+    advise_huge_pages(data_, capacity_ * sizeof(T));
   }
 
   T* data_ = nullptr;
