@@ -64,6 +64,38 @@ TEST(CollectiveModel, SmallMessagesCostLaunchPlusNcclsLatencyFigures) {
   EXPECT_LT(simple.time_us, 1.422 + 8.4 + 14 * 3.4 + 0.01);
 }
 
+// NVLS's pipeline fill is two loops of chunks whose size NCCL halves below 64, 8 and 2 loops: at
+// each threshold the chunk doubles going up, so the fill steps up and busbw dips, but time must
+// never fall as the size grows. Checked on every size a sixteenth of an octave apart and on each
+// side of every threshold, one 8-H100 node and one 72-GPU NVL72 domain.
+TEST(CollectiveModel, NvlsAllReduceTimeNeverFallsAsTheSizeGrows) {
+  ClusterSpec rack = dgx_h100(1);
+  rack.node.gpus = 72;
+  rack.node.nvlink_generation = 5;
+  rack.node.nvswitches = 18;
+  rack.node.nics = 72;
+  // Concurrent chunks (channels x heads) and the chunk sizes NCCL steps through.
+  for (const auto& [spec, concurrent_chunks] : {std::pair{dgx_h100(1), 16 * 8}, std::pair{rack, 24 * 32}}) {
+    const CollectiveModel model = model_of(spec);
+    std::set<std::uint64_t> sizes;
+    for (double bytes = 1024; bytes <= 16.0 * GiB; bytes *= std::pow(2.0, 1.0 / 16)) {
+      sizes.insert(static_cast<std::uint64_t>(bytes));
+    }
+    for (const std::uint64_t loops_chunk : {64 * 65536ULL, 8 * 32768ULL, 2 * 16384ULL, 64 * 131072ULL}) {
+      const std::uint64_t threshold = loops_chunk * static_cast<std::uint64_t>(concurrent_chunks);
+      sizes.insert({threshold - 1, threshold, threshold + 1});
+    }
+    double previous_us = 0;
+    std::uint64_t previous_bytes = 0;
+    for (const std::uint64_t bytes : sizes) {
+      const Prediction nvls = predict(model, op_by_name("all_reduce"), bytes, {Algorithm::nvls, std::nullopt});
+      EXPECT_GE(nvls.time_us, previous_us) << model.ranks << " GPUs: " << bytes << " B after " << previous_bytes;
+      previous_us = nvls.time_us;
+      previous_bytes = bytes;
+    }
+  }
+}
+
 TEST(CollectiveModel, NvlsLiftsAllReduceButNotAllGather) {
   const CollectiveModel model = model_of(dgx_h100(1));
   const Prediction all_reduce = predict(model, op_by_name("all_reduce"), 8 * GiB);
