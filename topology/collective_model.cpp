@@ -57,6 +57,18 @@ int nvls_channels(const CollectiveModel& m) {
   if (m.compute_capability < 100) return 16;
   return m.nodes > 1 ? 32 : 24;
 }
+// NVLS all_reduce inside one NVLink domain is a pipeline of three stages per channel (NCCL's
+// src/device/all_reduce.h, RunWorkColl<ncclFuncAllReduce, NVLS, Simple>, one node: scatter warps
+// write a loop's chunks to the heads' buffers, the heads' reduce warps multimem-reduce and
+// broadcast them, gather warps copy the result out), so a call takes two loop-times more than its
+// bytes alone while the first loop fills the pipeline. A loop is nChannels x nHeads chunks
+// (src/enqueue.cc, calcCollChunking, pattern NVLS), heads the domain's GPUs up to
+// NCCL_MAX_NVLS_ARITY, the chunk NCCL_NVLS_CHUNKSIZE's 128 KiB, halved to 64, 32 and 16 KiB
+// below 64, 8 and 2 loops of it: the wider the domain, the longer the loop and the larger the
+// call before the fill is small. NCCL's tuner does not count it.
+constexpr int nvls_pipeline_stages = 3;
+constexpr int nvls_max_heads = 32;
+constexpr std::uint64_t nvls_default_chunk_bytes = 128 * 1024;
 constexpr int nvls_measured_growth_gpus = 8;  // NVLS busbw measured to grow with g up to here
 constexpr int ring_warning_nodes = 256;
 
@@ -350,6 +362,20 @@ double launch_us(const CollectiveModel& m) {
   return m.gpu_ranks ? m.constants.launch_overhead_us * m.gpus_per_process : 0.0;
 }
 
+// The bytes NVLS all_reduce in one NVLink domain moves before its pipeline is full: the two
+// stages after the first, one loop each (a call smaller than a loop crosses its three stages in
+// turn).
+double nvls_pipeline_fill_bytes(const CollectiveModel& m, std::uint64_t bytes) {
+  const auto concurrent_chunks = static_cast<std::uint64_t>(nvls_channels(m)) *
+                                 static_cast<std::uint64_t>(std::min(m.ranks_per_node, nvls_max_heads));
+  std::uint64_t chunk = nvls_default_chunk_bytes;
+  // NCCL's thresholds, each on the chunk the one before left.
+  if (bytes < 64 * concurrent_chunks * chunk && chunk > 65536) chunk = 65536;
+  if (bytes < 8 * concurrent_chunks * chunk && chunk > 32768) chunk = 32768;
+  if (bytes < 2 * concurrent_chunks * chunk && chunk > 16384) chunk = 16384;
+  return (nvls_pipeline_stages - 1) * static_cast<double>(std::min(bytes, concurrent_chunks * chunk));
+}
+
 Prediction timed(const CollectiveModel& m, const OpTraits& op, const Candidate& c, std::uint64_t bytes) {
   const bool all_reduce = op.modelled_as == ModelledCollective::all_reduce;
   double bw = c.busbw_gbps;
@@ -371,7 +397,9 @@ Prediction timed(const CollectiveModel& m, const OpTraits& op, const Candidate& 
   prediction.protocol = c.protocol;
   const bool nvls = c.algorithm == Algorithm::nvls || c.algorithm == Algorithm::nvls_tree;
   prediction.channels = nvls ? nvls_channels(m) : m.channels;
-  const double transfer_us = static_cast<double>(bytes) / (algbw * 1e3);
+  const bool one_domain_nvls = c.algorithm == Algorithm::nvls && all_reduce && m.nodes == 1;
+  const double fill_bytes = one_domain_nvls ? nvls_pipeline_fill_bytes(m, bytes) : 0.0;
+  const double transfer_us = (static_cast<double>(bytes) + fill_bytes) / (algbw * 1e3);
   prediction.time_us = launch_us(m) + latency + transfer_us;
   prediction.bandwidth_share = transfer_us / prediction.time_us;
   prediction.tuner_time_us =

@@ -102,14 +102,14 @@ struct ModelOptions {
 // within 5% of the fit on every source and inside the range of the leave-one-source-out fits.
 struct FittedConstants {
   // The host's cost of one collective call that back-to-back calls do not hide (stream ordering,
-  // kernel start), paid once per GPU the calling thread drives. Fit 1.445 us (1.08-1.83 leaving
+  // kernel start), paid once per GPU the calling thread drives. Fit 1.422 us (1.04-1.83 leaving
   // one source out).
-  double launch_overhead_us = 1.5;
-  // NVLS all_reduce against what its NVLink traffic allows. Fit 0.819 on Hopper (0.815-0.828;
-  // NCCL's tuner figure, 0.85, is outside it), 0.746 on Blackwell (0.742-0.749 over three sources;
-  // NCCL's: 0.74, outside it).
-  double nvls_efficiency_hopper = 0.82;
-  double nvls_efficiency_blackwell = 0.745;
+  double launch_overhead_us = 1.422;
+  // NVLS all_reduce against what its NVLink traffic allows. Fit 0.827 on Hopper (0.822-0.837;
+  // NCCL's tuner figure, 0.85, is outside it), 0.719 on Blackwell (0.712-0.751 over three sources,
+  // the GB200 NVL72 rack's sweep below its peak pulling it under NCCL's 0.74).
+  double nvls_efficiency_hopper = 0.827;
+  double nvls_efficiency_blackwell = 0.719;
 };
 
 // What one placement of ranks can carry; computed once, queried per op and size.

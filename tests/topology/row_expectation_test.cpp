@@ -206,7 +206,7 @@ TEST(RowExpectationGpus, OneProcessDrivingAllGpusIsExpectedSevenLaunchesSlower) 
   const auto expected_time_us = [&](const Expectation& e) { return 8 * 1.75 / (e.busbw_gbps.value() * 1e3); };
   const double per_gpu_us = expected_time_us(model.expect(row, hosts));
   const Expectation per_node = model.expect(row, hosts, {}, newest_nccl_tuning(), 8);
-  EXPECT_NEAR(expected_time_us(per_node) - per_gpu_us, 7 * 1.5, 1e-6);
+  EXPECT_NEAR(expected_time_us(per_node) - per_gpu_us, 7 * 1.422, 1e-6);
   EXPECT_EQ(per_node.choice.protocol, "LL");
   // GPUs per process that do not divide a host's ranks: the row's problem.
   const Expectation uneven = model.expect(row, hosts, {}, newest_nccl_tuning(), 3);
