@@ -25,8 +25,7 @@ std::vector<double> fastest_through(const PieceFlows& flows, std::span<const dou
                                     const std::vector<std::uint32_t>& full) {
   enum class Crosses : std::uint8_t { unknown, no, yes };
   std::vector<Crosses> crosses;
-  reserve_huge(crosses, flows.piece_count());
-  crosses.assign(flows.piece_count(), Crosses::unknown);
+  assign_huge(crosses, flows.piece_count(), Crosses::unknown);
   const auto crosses_full = [&](std::uint32_t p) {
     const auto shares = flows.shares_of(p);
     return std::any_of(shares.begin(), shares.end(), [&](const ResourceShare& use) {
@@ -53,8 +52,7 @@ std::vector<double> fastest_through(const PieceFlows& flows, std::span<const dou
 std::vector<double> collective_capacity_gbps(const Graph& graph, const std::optional<FabricHierarchy>& fabric) {
   const std::size_t link_resources = 2 * graph.link_count();
   std::vector<double> capacity_gbps;
-  reserve_huge(capacity_gbps, link_resources + (fabric ? fabric->resource_count() : 0));
-  capacity_gbps.resize(link_resources + (fabric ? fabric->resource_count() : 0));
+  assign_huge(capacity_gbps, link_resources + (fabric ? fabric->resource_count() : 0), 0.0);
   for (LinkId l = 0; l < graph.link_count(); ++l) {
     const LinkSpec& spec = graph.link(l).spec;
     capacity_gbps[2 * l] = capacity_gbps[2 * l + 1] =
@@ -82,10 +80,7 @@ FlowPaths::FlowPaths(const Graph& graph, std::optional<FabricHierarchy>& fabric,
 }
 
 FlowPaths::LocalPath FlowPaths::local_path(VertexId from, VertexId to) {
-  if (local_path_index_.empty()) {
-    reserve_huge(local_path_index_, graph_.vertex_count());
-    local_path_index_.resize(graph_.vertex_count());
-  }
+  if (local_path_index_.empty()) assign_huge(local_path_index_, graph_.vertex_count(), {});
   // A vertex reaches a handful of others inside its host: a short list beats a hash lookup.
   std::vector<KnownPath>& known = local_path_index_[from];
   for (const KnownPath& path : known)
@@ -128,10 +123,7 @@ void FlowPaths::add_fabric_climb(std::uint32_t host, int level, bool downwards) 
   // Past its own ports (the profile's first share), a host's climb depends only on where those
   // ports lead: hosts cabled to the same switches in the same order climb alike, so the first
   // one's profile serves the others, its first share moved to their ports.
-  if (cabling_of_host_.empty()) {
-    reserve_huge(cabling_of_host_, fabric_->hosts().size());
-    cabling_of_host_.resize(fabric_->hosts().size(), no_piece);
-  }
+  if (cabling_of_host_.empty()) assign_huge(cabling_of_host_, fabric_->hosts().size(), no_piece);
   std::uint32_t& cabling = cabling_of_host_[host];
   if (cabling == no_piece) {
     std::vector<VertexId> far_ends;
@@ -171,10 +163,7 @@ void FlowPaths::add_fabric_climb(std::uint32_t host, int level, bool downwards) 
 }
 
 std::uint32_t FlowPaths::switch_climbs_of(VertexId entry) {
-  if (switch_climbs_slot_.empty()) {
-    reserve_huge(switch_climbs_slot_, graph_.vertex_count());
-    switch_climbs_slot_.resize(graph_.vertex_count(), no_piece);
-  }
+  if (switch_climbs_slot_.empty()) assign_huge(switch_climbs_slot_, graph_.vertex_count(), no_piece);
   std::uint32_t& slot = switch_climbs_slot_[entry];
   if (slot == no_piece) {
     slot = static_cast<std::uint32_t>(switch_climbs_.size());

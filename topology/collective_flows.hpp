@@ -100,10 +100,8 @@ class FlowPaths {
   // latency, which cost a walk of the host's links and the chain above for each of 500,000 climbs.
   std::uint32_t fabric_climb_piece(std::uint32_t host, int level, bool downwards) {
     if (climb_pieces_.empty()) {
-      reserve_huge(climb_pieces_, climb_slots * fabric_->hosts().size());
-      reserve_huge(climb_latency_us_, climb_slots * fabric_->hosts().size());
-      climb_pieces_.resize(climb_slots * fabric_->hosts().size(), no_piece);
-      climb_latency_us_.resize(climb_pieces_.size(), -1);
+      assign_huge(climb_pieces_, climb_slots * fabric_->hosts().size(), no_piece);
+      assign_huge(climb_latency_us_, climb_pieces_.size(), -1.0);
     }
     const std::size_t slot = climb_slot(host, level, downwards);
     if (climb_pieces_[slot] == no_piece) add_fabric_climb(host, level, downwards);
@@ -190,10 +188,7 @@ class FlowPaths {
   // The first of the switch's climb_slots entries in switch_climbs_, made on first use.
   std::uint32_t switch_climbs_of(VertexId entry);
   NicEntry& nic_entry(VertexId nic) {
-    if (nic_slot_.empty()) {
-      reserve_huge(nic_slot_, graph_.vertex_count());
-      nic_slot_.resize(graph_.vertex_count(), no_piece);
-    }
+    if (nic_slot_.empty()) assign_huge(nic_slot_, graph_.vertex_count(), no_piece);
     std::uint32_t& slot = nic_slot_[nic];
     if (slot == no_piece) {
       slot = static_cast<std::uint32_t>(nic_entries_.size());

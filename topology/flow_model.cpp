@@ -90,12 +90,9 @@ MaxMinAllocation solve_max_min(std::span<const double> capacity_gbps, std::span<
 }
 
 PieceSolver::PieceSolver(std::span<const double> capacity_gbps) : capacity_gbps_(capacity_gbps) {
-  reserve_huge(growth_, capacity_gbps.size());
-  reserve_huge(load_gbps_, capacity_gbps.size());
-  reserve_huge(saturated_, capacity_gbps.size());
-  growth_.assign(capacity_gbps.size(), 0.0);
-  load_gbps_.assign(capacity_gbps.size(), 0.0);
-  saturated_.assign(capacity_gbps.size(), 0);
+  assign_huge(growth_, capacity_gbps.size(), 0.0);
+  assign_huge(load_gbps_, capacity_gbps.size(), 0.0);
+  assign_huge(saturated_, capacity_gbps.size(), 0);
 }
 
 void PieceSolver::forget_last_solve() {
@@ -110,8 +107,7 @@ void PieceSolver::forget_last_solve() {
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): progressive filling over piecewise flows: saturate, freeze, repeat; the loop is the algorithm
 std::span<const double> PieceSolver::solve(const PieceFlows& flows) {
   forget_last_solve();
-  reserve_huge(rate_gbps_, flows.size());
-  rate_gbps_.assign(flows.size(), 0.0);
+  assign_huge(rate_gbps_, flows.size(), 0.0);
   // Pieces added since the last solve start unused.
   if (users_.size() < flows.piece_count()) {
     reserve_huge(users_, flows.piece_count());

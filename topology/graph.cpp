@@ -50,8 +50,7 @@ void Graph::grow_name_index(std::size_t vertex_count) {
   while (capacity < 2 * vertex_count) capacity *= 2;
   if (capacity == name_slots_.size()) return;
   std::vector<NameSlot> slots;
-  reserve_huge(slots, capacity);
-  slots.resize(capacity);
+  assign_huge(slots, capacity, {});
   const std::size_t mask = capacity - 1;
   for (const NameSlot& entry : name_slots_) {
     if (entry.vertex == no_vertex) continue;
@@ -100,8 +99,7 @@ namespace {
 template <typename ForEachPair>
 void group_by_vertex(std::vector<std::size_t>& offsets, std::vector<std::uint32_t>& ids, std::size_t vertex_count,
                      const ForEachPair& for_each_pair) {
-  reserve_huge(offsets, vertex_count + 1);
-  offsets.assign(vertex_count + 1, 0);
+  assign_huge(offsets, vertex_count + 1, 0);
   for_each_pair([&](VertexId v, std::uint32_t) { ++offsets[v + 1]; });
   for (std::size_t v = 1; v < offsets.size(); ++v) offsets[v] += offsets[v - 1];
   reserve_huge(ids, offsets.back());

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #if defined(__linux__)
@@ -41,6 +42,14 @@ void reserve_huge(std::vector<T, Allocator>& values, std::size_t count) {
   if (count <= values.capacity()) return;
   values.reserve(count);
   advise_huge_pages(values.data(), values.capacity() * sizeof(T));
+}
+
+// `count` copies of `value` in `values`, on memory advised as above: for arrays filled once at
+// their final size.
+template <typename T, typename Allocator>
+void assign_huge(std::vector<T, Allocator>& values, std::size_t count, const std::type_identity_t<T>& value) {
+  reserve_huge(values, count);
+  values.assign(count, value);
 }
 
 }  // namespace fb::topo
