@@ -555,8 +555,9 @@ bool is_grouped_point_to_point(const OpTraits& op) {
   return false;
 }
 
-// The 80% interval: the calibration's half-width for the transport and scale, weighed by the bandwidth
-// share; its fast end held to what the limiting link allows, so it never claims the impossible.
+// The 80% interval: the calibration's half-width for the transport and the ranks, weighed by the
+// bandwidth share; its fast end held to what the limiting link allows, so it never claims the
+// impossible.
 void add_interval(const CollectiveModel& m, Prediction& prediction) {
   const double factor = std::exp(
       interval_half_width_log(shipped_interval_calibration(), m.transport, prediction.bandwidth_share, m.ranks));
