@@ -555,11 +555,12 @@ bool is_grouped_point_to_point(const OpTraits& op) {
   return false;
 }
 
-// The 80% interval: the calibration's half-width for the transport, weighed by the bandwidth
-// share; its fast end held to what the limiting link allows, so it never claims the impossible.
+// The 80% interval: the calibration's half-width for the transport and the ranks, weighed by the
+// bandwidth share; its fast end held to what the limiting link allows, so it never claims the
+// impossible.
 void add_interval(const CollectiveModel& m, Prediction& prediction) {
-  const double factor =
-      std::exp(interval_half_width_log(shipped_interval_calibration(), m.transport, prediction.bandwidth_share));
+  const double factor = std::exp(
+      interval_half_width_log(shipped_interval_calibration(), m.transport, prediction.bandwidth_share, m.ranks));
   prediction.time_high_us = prediction.time_us * factor;
   prediction.busbw_low_gbps = prediction.busbw_gbps / factor;
   prediction.busbw_high_gbps =

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <map>
 #include <set>
+#include <utility>
 #include <vector>
 
 namespace fb::topo {
@@ -28,6 +30,58 @@ double half_width(const ResidualSummary& own, double prior_rms, int sources) {
       std::sqrt((m * own.rms_log * own.rms_log + prior_points * prior_rms * prior_rms) / (m + prior_points));
   const int degrees = static_cast<int>(m + prior_points) - 1;
   return t_quantile_80(degrees) * spread * std::sqrt(1.0 + 1.0 / std::max(1, sources));
+}
+
+// Each series' points beyond its smallest scale, as drifts per doubling from that smallest point:
+// (r - r0) / log2(ranks / ranks0). A series never spans groups: another transport is no scale.
+std::vector<Residual> scale_drifts(std::span<const Residual> residuals) {
+  std::map<std::pair<std::string, std::size_t>, std::vector<const Residual*>> series;
+  for (const Residual& r : residuals) {
+    if (!r.series.empty() && r.ranks > 0) series[{r.series, interval_group_of(r.transport)}].push_back(&r);
+  }
+  std::vector<Residual> drifts;
+  for (const auto& [key, points] : series) {
+    const Residual* smallest =
+        *std::min_element(points.begin(), points.end(),
+                          [](const Residual* a, const Residual* b) { return a->ranks < b->ranks; });
+    for (const Residual* p : points) {
+      if (p->ranks <= smallest->ranks) continue;
+      const double doublings = std::log2(static_cast<double>(p->ranks) / smallest->ranks);
+      drifts.push_back(
+          {p->source, p->transport, p->regime, (p->log_ratio - smallest->log_ratio) / doublings, p->ranks, key.first});
+    }
+  }
+  return drifts;
+}
+
+int largest_ranks(std::span<const Residual> residuals) {
+  int largest = 0;
+  for (const Residual& r : residuals) largest = std::max(largest, r.ranks);
+  return largest;
+}
+
+// The group's half-width at its calibrated scales, and the largest ranks behind it.
+std::pair<double, int> calibrated_half_width(const IntervalCalibration& calibration, std::size_t group, std::size_t r) {
+  const double pooled_rms = calibration.pooled[r].rms_log;
+  const auto of_group = [&](std::size_t g) {
+    const ResidualSummary& own = calibration.groups[g][r];
+    return half_width(own, pooled_rms, own.sources);
+  };
+  if (calibration.groups[group][r].points > 0) {
+    return {std::max(of_group(group), interval_floor_log), calibration.largest_ranks[group][r]};
+  }
+  // No source: what transports predicted as if they had none missed by, and never less certain
+  // than the least certain group that has sources of its own; calibrated up to the largest scale
+  // of any of those errors.
+  const ResidualSummary& unseen = calibration.unseen_transport[r];
+  double h = half_width(unseen, pooled_rms, unseen.sources);
+  int largest = calibration.unseen_largest_ranks[r];
+  for (std::size_t g = 0; g < interval_group_count; ++g) {
+    if (calibration.groups[g][r].points == 0) continue;
+    h = std::max(h, of_group(g));
+    largest = std::max(largest, calibration.largest_ranks[g][r]);
+  }
+  return {std::max(h, interval_floor_log), largest};
 }
 
 }  // namespace
@@ -87,41 +141,40 @@ IntervalCalibration calibrate_intervals(std::span<const Residual> out_of_source,
     std::set<std::size_t> transports;
     for (const Residual& residual : unseen) transports.insert(interval_group_of(residual.transport));
     calibration.unseen_transport[r].sources = static_cast<int>(transports.size());
+    calibration.unseen_largest_ranks[r] = largest_ranks(unseen);
     for (std::size_t g = 0; g < interval_group_count; ++g) {
       std::vector<Residual> group;
       std::copy_if(pooled.begin(), pooled.end(), std::back_inserter(group),
                    [&](const Residual& residual) { return interval_group_of(residual.transport) == g; });
       calibration.groups[g][r] = summarize(group);
+      calibration.largest_ranks[g][r] = largest_ranks(group);
     }
   }
+  calibration.scale_drift = summarize(scale_drifts(out_of_source));
   return calibration;
 }
 
-double interval_half_width_log(const IntervalCalibration& calibration, std::optional<Transport> transport,
-                               Regime regime) {
-  const std::size_t r = index_of(regime);
-  const double pooled_rms = calibration.pooled[r].rms_log;
-  const auto of_group = [&](std::size_t g) {
-    const ResidualSummary& own = calibration.groups[g][r];
-    return half_width(own, pooled_rms, own.sources);
-  };
-  const std::size_t group = interval_group_of(transport);
-  if (calibration.groups[group][r].points > 0) return std::max(of_group(group), interval_floor_log);
-  // No source: what transports predicted as if they had none missed by, and never less certain
-  // than the least certain group that has sources of its own.
-  const ResidualSummary& unseen = calibration.unseen_transport[r];
-  double h = half_width(unseen, pooled_rms, unseen.sources);
-  for (std::size_t g = 0; g < interval_group_count; ++g) {
-    if (calibration.groups[g][r].points > 0) h = std::max(h, of_group(g));
-  }
-  return std::max(h, interval_floor_log);
+double scale_half_width_per_doubling(const IntervalCalibration& calibration) {
+  const ResidualSummary& drift = calibration.scale_drift;
+  if (drift.points == 0) return 0.0;
+  // A group's half-width without the pooled prior (no other drift to pool with): the series of
+  // one source share its machine and method, so their drift is known from `sources` draws.
+  return t_quantile_80(drift.points - 1) * drift.rms_log * std::sqrt(1.0 + 1.0 / std::max(1, drift.sources));
 }
 
 double interval_half_width_log(const IntervalCalibration& calibration, std::optional<Transport> transport,
-                               double bandwidth_share) {
+                               Regime regime, int ranks) {
+  const auto [h, largest] = calibrated_half_width(calibration, interval_group_of(transport), index_of(regime));
+  if (ranks <= largest || largest <= 0) return h;
+  const double beyond = scale_half_width_per_doubling(calibration) * std::log2(static_cast<double>(ranks) / largest);
+  return std::sqrt(h * h + beyond * beyond);
+}
+
+double interval_half_width_log(const IntervalCalibration& calibration, std::optional<Transport> transport,
+                               double bandwidth_share, int ranks) {
   const double share = std::clamp(bandwidth_share, 0.0, 1.0);
-  return share * interval_half_width_log(calibration, transport, Regime::bandwidth) +
-         (1 - share) * interval_half_width_log(calibration, transport, Regime::latency);
+  return share * interval_half_width_log(calibration, transport, Regime::bandwidth, ranks) +
+         (1 - share) * interval_half_width_log(calibration, transport, Regime::latency, ranks);
 }
 
 }  // namespace fb::topo
@@ -129,7 +182,8 @@ double interval_half_width_log(const IntervalCalibration& calibration, std::opti
 namespace fb::topo {
 
 // calibrate_intervals on the published points (tests/topology/calibration_interval_test.cpp
-// prints this table from them and fails when it drifts): {points, sources, rms log error}.
+// prints this table from them and fails when it drifts): {points, sources, rms log error} per
+// group, pooled and unseen; the largest ranks behind each; the drift per doubling of scale.
 const IntervalCalibration& shipped_interval_calibration() {
   static const IntervalCalibration calibration{
       {{{{{20, 9, 0.0579}, {10, 3, 0.2666}}},
@@ -140,6 +194,9 @@ const IntervalCalibration& shipped_interval_calibration() {
         {{{0, 0, 0.0000}, {0, 0, 0.0000}}}}},
       {{{39, 13, 0.0954}, {13, 5, 0.2555}}},
       {{{19, 3, 0.1585}, {3, 2, 1.1196}}},
+      {{{{72, 8}}, {{24, 16}}, {{256, 0}}, {{0, 0}}, {{16, 16}}, {{0, 0}}}},
+      {{256, 16}},
+      {12, 1, 0.0422},
   };
   return calibration;
 }

@@ -10,6 +10,9 @@
 // transports predicted as if they had none (leave-one-transport-out: their own figures replaced
 // by those a transport without a source gets). tests/topology/calibration_interval_test.cpp
 // recomputes every summary from the published points and fails when the shipped table drifts.
+//
+// Beyond the largest scale (ranks) a group's points reach, the interval widens by how fast the
+// held-out error of one source's series moved as its own scale doubled (scale_drift below).
 
 #include "topology/network_transport.hpp"
 
@@ -38,6 +41,13 @@ struct Residual {
   std::optional<Transport> transport;  // nullopt: one node
   Regime regime = Regime::bandwidth;
   double log_ratio = 0;  // log(model / published), time for latency, busbw for bandwidth
+  // The prediction's scale: the ranks its collective steps over. The published series that span
+  // scales keep 8 ranks a node, so ranks and nodes drift alike there; ranks also count a node of 72
+  // GPUs, or a rack of them as one node of many, as the larger step count it is.
+  int ranks = 0;
+  // What the point is apart from its scale (source, op, size, forced choice...): points of one
+  // series at different ranks measure how the error moves with scale. Empty: in no series.
+  std::string series;
 };
 
 // A set of errors: how many points and publications, and their root mean square (bias counts).
@@ -53,6 +63,14 @@ struct IntervalCalibration {
   std::array<ResidualSummary, regime_count> pooled{};
   // Leave-one-transport-out: transports predicted with the figures of a transport without a source.
   std::array<ResidualSummary, regime_count> unseen_transport{};
+  // The largest scale (ranks) behind each group's and the unseen-transport errors: an interval is
+  // calibrated up to there.
+  std::array<std::array<int, regime_count>, interval_group_count> largest_ranks{};
+  std::array<int, regime_count> unseen_largest_ranks{};
+  // How the error moves per doubling of scale beyond what a fit has seen: within each series of one
+  // source, (r - r0) / log2(ranks / ranks0) against its smallest scale, pooled as a root mean
+  // square over both regimes (points: those drifts, sources: their publications).
+  ResidualSummary scale_drift{};
 };
 
 ResidualSummary summarize(std::span<const Residual> residuals);
@@ -70,19 +88,25 @@ double t_quantile_80(int degrees);
 // themselves are read to 2-3 digits and vary a few percent from run to run.
 constexpr double interval_floor_log = 0.077;
 
-// The interval's half-width in log units for a prediction of this group and regime:
+// The 80% half-width one doubling of scale beyond a group's largest adds: t(m - 1) x the drifts'
+// root mean square x sqrt(1 + 1/n), m the drifts, n their sources; 0 when no series spans scales.
+double scale_half_width_per_doubling(const IntervalCalibration& calibration);
+
+// The interval's half-width in log units for a prediction of this group and regime at `ranks`:
 // t(m + 2) x s x sqrt(1 + 1/sources), with m the group's points, s their error spread shrunk
 // towards the regime's pooled spread as if it were 3 more points (a group of few points leans on
 // all of them), and the sources counting publications (a source's points share its machine and
 // method, so its bias is one draw). A group with no point takes the errors of transports predicted
 // as if they had none (sources: those transports), and never less than the widest group that has
-// points of its own. At least the floor.
+// points of its own. At least the floor. Beyond the largest ranks L behind it, in quadrature with
+// the scale term: sqrt(h^2 + (g x log2(ranks / L))^2), g the per-doubling figure above; at or
+// below L (or ranks <= 0), h alone.
 double interval_half_width_log(const IntervalCalibration& calibration, std::optional<Transport> transport,
-                               Regime regime);
+                               Regime regime, int ranks);
 
 // For a prediction whose time is `bandwidth_share` bytes / bandwidth (the rest latency and
 // launch): the two regimes' half-widths weighted by that share.
 double interval_half_width_log(const IntervalCalibration& calibration, std::optional<Transport> transport,
-                               double bandwidth_share);
+                               double bandwidth_share, int ranks);
 
 }  // namespace fb::topo

@@ -132,6 +132,16 @@ inline std::optional<Regime> regime_of(const PublishedPoint& point) {
   return std::nullopt;
 }
 
+// What a point is apart from its node count: points of one source that differ only there are one
+// series, and their errors show how the model's error moves with scale.
+inline std::string series_of(const Prepared& p) {
+  const PublishedPoint& point = p.point;
+  return fmt::format("{} {} {} B metric {} algo {} proto {} -g {} gpus/node {}", p.source, point.op, point.bytes,
+                     static_cast<int>(point.metric), point.forced.algorithm ? name_of(*point.forced.algorithm) : "auto",
+                     point.forced.protocol ? name_of(*point.forced.protocol) : "auto", point.gpus_per_process,
+                     point.gpus_per_node);
+}
+
 // Every point predicted with the constants fitted on every other source.
 inline std::vector<Residual> out_of_source_residuals(std::vector<Prepared>& points) {
   std::map<std::string, FittedConstants> fits;
@@ -141,7 +151,8 @@ inline std::vector<Residual> out_of_source_residuals(std::vector<Prepared>& poin
     if (!regime) continue;
     auto fitted = fits.find(p.source);
     if (fitted == fits.end()) fitted = fits.emplace(p.source, fit(fitted_points(points, p.source))).first;
-    out.push_back({p.source, p.model.transport, *regime, std::log(ratio(p, fitted->second))});
+    out.push_back(
+        {p.source, p.model.transport, *regime, std::log(ratio(p, fitted->second)), p.model.ranks, series_of(p)});
   }
   return out;
 }
@@ -170,7 +181,7 @@ inline std::vector<Residual> out_of_transport_residuals(std::vector<Prepared>& p
       const std::optional<Regime> regime = regime_of(p.point);
       if (p.model.transport != transport || !regime) continue;
       Prepared unseen = prepare_point(p.point, as_unseen);
-      out.push_back({p.source, transport, *regime, std::log(ratio(unseen, constants))});
+      out.push_back({p.source, transport, *regime, std::log(ratio(unseen, constants)), unseen.model.ranks, ""});
     }
   }
   return out;

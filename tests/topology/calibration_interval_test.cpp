@@ -14,7 +14,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +25,9 @@
 namespace fb::topo {
 namespace {
 using namespace calibration;  // the published points and the fit
+
+// No scale term: a prediction at (or below) the largest scale its group was calibrated at.
+constexpr int at_calibrated_scale = 0;
 
 std::string group_name(std::size_t group) { return std::string(interval_group_name(group)); }
 
@@ -65,16 +71,18 @@ std::string initializer(const ResidualSummary& s) {
 TEST(CalibrationInterval, TheShippedTableIsTheCalibrationsOwnErrors) {
   const IntervalCalibration computed = calibrate_intervals(errors().out_of_source, errors().out_of_transport);
   const IntervalCalibration& shipped = shipped_interval_calibration();
-  fmt::print("| group | regime | points | sources | rms log error | 80% half-width | interval (high / low) |\n");
-  fmt::print("|---|---|---|---|---|---|---|\n");
+  fmt::print("| group | regime | points | sources | rms log error | 80% half-width | interval (high / low) | largest "
+             "ranks |\n");
+  fmt::print("|---|---|---|---|---|---|---|---|\n");
   for (std::size_t g = 0; g < interval_group_count; ++g) {
     const std::optional<Transport> transport = transport_of_group(g);
     for (std::size_t r = 0; r < regime_count; ++r) {
       const ResidualSummary& s = computed.groups[g][r];
-      const double h = interval_half_width_log(computed, transport, static_cast<Regime>(r));
-      fmt::print("| {} | {} | {} | {} | {:.3f} | x/ {:.3f} | {:.2f}x |\n", group_name(g), regime_name(r), s.points,
-                 s.sources, s.rms_log, std::exp(h), std::exp(2 * h));
+      const double h = interval_half_width_log(computed, transport, static_cast<Regime>(r), at_calibrated_scale);
+      fmt::print("| {} | {} | {} | {} | {:.3f} | x/ {:.3f} | {:.2f}x | {} |\n", group_name(g), regime_name(r), s.points,
+                 s.sources, s.rms_log, std::exp(h), std::exp(2 * h), computed.largest_ranks[g][r]);
       expect_same(shipped.groups[g][r], s, group_name(g) + " " + regime_name(r));
+      EXPECT_EQ(shipped.largest_ranks[g][r], computed.largest_ranks[g][r]) << group_name(g) << " " << regime_name(r);
     }
   }
   for (std::size_t r = 0; r < regime_count; ++r) {
@@ -84,15 +92,22 @@ TEST(CalibrationInterval, TheShippedTableIsTheCalibrationsOwnErrors) {
                computed.unseen_transport[r].rms_log);
     expect_same(shipped.pooled[r], computed.pooled[r], "pooled " + regime_name(r));
     expect_same(shipped.unseen_transport[r], computed.unseen_transport[r], "unseen " + regime_name(r));
+    EXPECT_EQ(shipped.unseen_largest_ranks[r], computed.unseen_largest_ranks[r]) << regime_name(r);
   }
   // What prediction_interval.cpp ships, to paste when the model changes.
   std::string groups;
   for (std::size_t g = 0; g < interval_group_count; ++g) {
     groups += fmt::format("{{{{{}, {}}}}}, ", initializer(computed.groups[g][0]), initializer(computed.groups[g][1]));
   }
-  fmt::print("groups {{{{{}}}}}\npooled {{{{{}, {}}}}}\nunseen {{{{{}, {}}}}}\n", groups,
-             initializer(computed.pooled[0]), initializer(computed.pooled[1]),
-             initializer(computed.unseen_transport[0]), initializer(computed.unseen_transport[1]));
+  std::string largest;
+  for (std::size_t g = 0; g < interval_group_count; ++g) {
+    largest += fmt::format("{{{{{}, {}}}}}, ", computed.largest_ranks[g][0], computed.largest_ranks[g][1]);
+  }
+  fmt::print("groups {{{{{}}}}}\npooled {{{{{}, {}}}}}\nunseen {{{{{}, {}}}}}\nlargest ranks {{{{{}}}}}\nunseen "
+             "largest ranks {{{{{}, {}}}}}\nscale drift {}\n",
+             groups, initializer(computed.pooled[0]), initializer(computed.pooled[1]),
+             initializer(computed.unseen_transport[0]), initializer(computed.unseen_transport[1]), largest,
+             computed.unseen_largest_ranks[0], computed.unseen_largest_ranks[1], initializer(computed.scale_drift));
 }
 
 // The geometric-mean error of a set of residuals, as a factor.
@@ -149,8 +164,8 @@ TEST(CalibrationInterval, IntervalsWidenWhenATransportsSourcesAreRemoved) {
   const auto widths = [&](Transport transport, Regime regime) {
     const Errors fewer = without(transport);
     const IntervalCalibration removed = calibrate_intervals(fewer.out_of_source, fewer.out_of_transport);
-    const double with_sources = interval_half_width_log(all, transport, regime);
-    const double without_sources = interval_half_width_log(removed, transport, regime);
+    const double with_sources = interval_half_width_log(all, transport, regime, at_calibrated_scale);
+    const double without_sources = interval_half_width_log(removed, transport, regime, at_calibrated_scale);
     fmt::print("{} {}: x/ {:.3f} with its {} points, x/ {:.3f} without\n", figures_of(transport).key,
                regime_name(static_cast<std::size_t>(regime)), std::exp(with_sources),
                all.groups[interval_group_of(transport)][static_cast<std::size_t>(regime)].points,
@@ -168,8 +183,8 @@ TEST(CalibrationInterval, IntervalsWidenWhenATransportsSourcesAreRemoved) {
   // sources widens RoCE's interval too.
   const Errors no_verbs = without(Transport::ib_verbs);
   EXPECT_GT(interval_half_width_log(calibrate_intervals(no_verbs.out_of_source, no_verbs.out_of_transport),
-                                    Transport::roce_verbs, Regime::bandwidth),
-            interval_half_width_log(all, Transport::roce_verbs, Regime::bandwidth));
+                                    Transport::roce_verbs, Regime::bandwidth, at_calibrated_scale),
+            interval_half_width_log(all, Transport::roce_verbs, Regime::bandwidth, at_calibrated_scale));
   const auto [efa_with, efa_without] = widths(Transport::efa_libfabric, Regime::bandwidth);
   EXPECT_GT(efa_with, efa_without);
 }
@@ -177,9 +192,10 @@ TEST(CalibrationInterval, IntervalsWidenWhenATransportsSourcesAreRemoved) {
 TEST(CalibrationInterval, EachSourceJudgedByIntervalsCalibratedWithoutIt) {
   std::set<std::string> sources;
   for (const Residual& r : errors().out_of_source) sources.insert(r.source);
-  int inside = 0;
+  // With the scale term, and without it (the intervals before it, for docs/model.md).
+  std::array<int, 2> inside{};
   int total = 0;
-  std::vector<double> widths;
+  std::array<std::vector<double>, 2> widths;
   for (const std::string& source : sources) {
     Errors rest;
     for (const Residual& r : errors().out_of_source) {
@@ -189,21 +205,40 @@ TEST(CalibrationInterval, EachSourceJudgedByIntervalsCalibratedWithoutIt) {
       if (r.source != source) rest.out_of_transport.push_back(r);
     }
     const IntervalCalibration calibration = calibrate_intervals(rest.out_of_source, rest.out_of_transport);
+    IntervalCalibration without_scale = calibration;
+    without_scale.scale_drift = {};
     for (const Residual& r : errors().out_of_source) {
       if (r.source != source) continue;
-      const double h = interval_half_width_log(calibration, r.transport, r.regime);
-      inside += std::abs(r.log_ratio) <= h ? 1 : 0;
+      // At the point's own scale: beyond what the other sources reach, the scale term (derived
+      // without this source too) widens it.
+      const std::array<double, 2> h{interval_half_width_log(calibration, r.transport, r.regime, r.ranks),
+                                    interval_half_width_log(without_scale, r.transport, r.regime, r.ranks)};
+      if (h[0] != h[1]) {
+        fmt::print("beyond the other sources' scale: {} {} at {} ranks, model/published {:.3f}, x/ {:.3f} (x/ {:.3f} "
+                   "without the scale term)\n",
+                   source, regime_name(static_cast<std::size_t>(r.regime)), r.ranks, std::exp(r.log_ratio),
+                   std::exp(h[0]), std::exp(h[1]));
+      }
+      for (std::size_t i = 0; i < 2; ++i) {
+        inside[i] += std::abs(r.log_ratio) <= h[i] ? 1 : 0;
+        widths[i].push_back(std::exp(2 * h[i]));
+      }
       ++total;
-      widths.push_back(std::exp(2 * h));
     }
   }
-  std::sort(widths.begin(), widths.end());
-  const double coverage = static_cast<double>(inside) / total;
-  const double median_width = widths[widths.size() / 2];
-  fmt::print("held-out coverage: {} of {} points ({:.0f}%) inside their 80% interval; median width {:.2f}x\n", inside,
-             total, 100 * coverage, median_width);
+  std::array<double, 2> median_width{};
+  for (std::size_t i = 0; i < 2; ++i) {
+    std::sort(widths[i].begin(), widths[i].end());
+    median_width[i] = widths[i][widths[i].size() / 2];
+  }
+  const double coverage = static_cast<double>(inside[0]) / total;
+  fmt::print("held-out coverage: {} of {} points ({:.0f}%) inside their 80% interval; median width {:.2f}x (without "
+             "the scale term: {} ({:.0f}%), {:.2f}x)\n",
+             inside[0], total, 100 * coverage, median_width[0], inside[1], 100.0 * inside[1] / total, median_width[1]);
   EXPECT_GE(coverage, 0.70);
-  EXPECT_LT(median_width, 1.6);
+  EXPECT_LT(median_width[0], 1.6);
+  // The scale term only widens.
+  EXPECT_GE(inside[0], inside[1]);
 }
 
 // Every candidate of every op on the published points' clusters, at sizes from 8 B to 8 GiB.
@@ -227,6 +262,96 @@ TEST(PredictionInterval, HoldsThePointPredictionAndNeverPassesTheBound) {
       }
     }
   }
+}
+
+// The drift per doubling of scale, recomputed here from the published points' held-out errors as
+// docs/model.md states it: within each series (one source's points that differ only in node
+// count, on one group: nccl#1048's 1 and 2 nodes cross NVLink and verbs, no scale of one), each point's (r - r0) /
+// log2(ranks / ranks0) against the series' smallest scale; their root mean square is the shipped figure.
+TEST(CalibrationInterval, TheScaleDriftIsTheCalibrationsOwn) {
+  std::map<std::string, std::vector<const Residual*>> series;
+  for (const Residual& r : errors().out_of_source) {
+    if (!r.series.empty()) series[r.series + ", " + group_name(interval_group_of(r.transport))].push_back(&r);
+  }
+  double squares = 0;
+  int drifts = 0;
+  std::set<std::string> sources;
+  fmt::print("| series | ranks | model/published | from its smallest | drift per doubling |\n|---|---|---|---|---|\n");
+  for (const auto& [name, points] : series) {
+    const Residual* smallest =
+        *std::min_element(points.begin(), points.end(),
+                          [](const Residual* a, const Residual* b) { return a->ranks < b->ranks; });
+    for (const Residual* p : points) {
+      if (p->ranks == smallest->ranks) continue;
+      const double drift = (p->log_ratio - smallest->log_ratio) / std::log2(double(p->ranks) / smallest->ranks);
+      fmt::print("| {} | {} | {:.3f} | {} | {:+.4f} |\n", name, p->ranks, std::exp(p->log_ratio), smallest->ranks,
+                 drift);
+      squares += drift * drift;
+      ++drifts;
+      sources.insert(p->source);
+    }
+  }
+  const double rms = std::sqrt(squares / drifts);
+  const IntervalCalibration& shipped = shipped_interval_calibration();
+  const double per_doubling = scale_half_width_per_doubling(shipped);
+  const int n = static_cast<int>(sources.size());
+  fmt::print("scale drift: {} drifts from {} source(s), rms {:.4f} per doubling; 80% half-width {:.4f} (x/ {:.3f}) "
+             "per doubling beyond\n",
+             drifts, n, rms, per_doubling, std::exp(per_doubling));
+  EXPECT_EQ(shipped.scale_drift.points, drifts);
+  EXPECT_EQ(shipped.scale_drift.sources, n);
+  EXPECT_NEAR(shipped.scale_drift.rms_log, rms, 0.0015);
+  EXPECT_NEAR(per_doubling, t_quantile_80(drifts - 1) * rms * std::sqrt(1.0 + 1.0 / n), 0.003);
+  // A figure that widens: the published series do drift as their node count grows.
+  EXPECT_GT(rms, 0.01);
+}
+
+// The ranks a verbs cluster of H100 nodes (8 GPUs and 8 NDR ports each) runs at `nodes`.
+CollectiveModel verbs_model(int nodes) {
+  const Graph graph = build_cluster(h100_node(nodes));
+  return model_collectives(graph, place_ranks(graph, nodes, 0));
+}
+
+// At or below the largest ranks the verbs errors reach (3 nodes, 24 ranks) the interval is the
+// group's half-width alone; beyond, it grows in quadrature by the drift per doubling.
+TEST(PredictionInterval, WidensBeyondTheCalibratedScaleByTheDerivedDrift) {
+  const IntervalCalibration& shipped = shipped_interval_calibration();
+  IntervalCalibration without_scale = shipped;
+  without_scale.scale_drift = {};
+  const std::size_t verbs = interval_group_of(Transport::ib_verbs);
+  const int largest = shipped.largest_ranks[verbs][0];
+  ASSERT_EQ(largest, 24);  // nccl-tests#119: 3 nodes of 8 A100
+  const double g = scale_half_width_per_doubling(shipped);
+  for (const Regime regime : {Regime::bandwidth, Regime::latency}) {
+    const std::size_t r = static_cast<std::size_t>(regime);
+    const double h = interval_half_width_log(without_scale, Transport::ib_verbs, regime, at_calibrated_scale);
+    for (const int ranks : {8, 16, shipped.largest_ranks[verbs][r]}) {
+      EXPECT_EQ(interval_half_width_log(shipped, Transport::ib_verbs, regime, ranks), h);
+    }
+    const double beyond = g * std::log2(512.0 / shipped.largest_ranks[verbs][r]);
+    EXPECT_NEAR(interval_half_width_log(shipped, Transport::ib_verbs, regime, 512), std::hypot(h, beyond), 1e-12);
+  }
+  // The whole prediction: 8 GiB all_reduce on 2 and 64 nodes.
+  const OpTraits& all_reduce = op_by_name("all_reduce");
+  CollectiveModel two = verbs_model(2);
+  CollectiveModel sixty_four = verbs_model(64);
+  ASSERT_EQ(sixty_four.ranks, 512);
+  const Prediction near = predict(two, all_reduce, 8 * GiB);
+  const Prediction far = predict(sixty_four, all_reduce, 8 * GiB);
+  const auto expected_factor = [&](const Prediction& p, int ranks) {
+    return std::exp(interval_half_width_log(shipped, Transport::ib_verbs, p.bandwidth_share, ranks));
+  };
+  const double near_factor = near.time_high_us / near.time_us;
+  const double far_factor = far.time_high_us / far.time_us;
+  fmt::print("verbs 8 GiB all_reduce: x/ {:.3f} at 2 nodes, x/ {:.3f} at 64 nodes ({:.2f} doublings beyond {} ranks, "
+             "x/ {:.3f} per doubling)\n",
+             near_factor, far_factor, std::log2(512.0 / largest), largest, std::exp(g));
+  // 2 nodes: today's interval, the group's half-width weighed by the bandwidth share.
+  EXPECT_NEAR(near_factor,
+              std::exp(interval_half_width_log(without_scale, Transport::ib_verbs, near.bandwidth_share, 16)), 1e-9);
+  EXPECT_NEAR(far_factor, expected_factor(far, 512), 1e-9);
+  EXPECT_GT(far_factor, near_factor * 1.05);
+  EXPECT_LT(far.busbw_low_gbps / far.busbw_gbps, near.busbw_low_gbps / near.busbw_gbps);
 }
 
 }  // namespace
