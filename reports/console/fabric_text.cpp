@@ -28,10 +28,12 @@ void print_ranked(std::ostream& out, const FindingTicket& ranked) {
   else
     out << fmt::format("  {:<14} {:<56} {:>12} {:>12} {:>7} {:>10.2f}\n", finding.kind, finding.subject, "-", "-", "-",
                        confidence);
+  // The header above the findings names the job mix and the cost basis once; each line names
+  // what its prediction degraded.
   out << fmt::format("      rank {}: {}\n", ranked.rank,
                      ranked.cost ? fmt::format("{:+.1f}% predicted for the job mix ({})", 100 * ranked.cost->slowdown,
                                                ranked.cost->degraded)
-                                 : std::string("no predicted cost (the model has no rate to degrade for it)"));
+                                 : ranked.no_cost);
   out << fmt::format("      where:   {}\n      do:      {}\n      confirm: {}\n", ranked.ticket.location,
                      ranked.ticket.action, ranked.ticket.confirm);
   for (const std::string& line : finding.evidence) out << fmt::format("      - {}\n", line);
