@@ -1,6 +1,7 @@
 #include "reports/console/fabric_text.hpp"
 
 #include "common/sizes.hpp"
+#include "results/repetition.hpp"
 
 #include <fmt/format.h>
 
@@ -62,10 +63,14 @@ void print_unjudged(std::ostream& out, const FabricJudgement& judged) {
                        "something is slow where no part could be named\n",
                        diagnosis.unexplained_slow_pairs.size(), diagnosis.unexplained_slow_pairs.size() == 1 ? "" : "s",
                        100 * diagnosis::DiagnosisSettings{}.slow_ratio);
+  // A pair is looked up in the results: its repetition as a person counts it and as the field holds it.
   for (const diagnosis::SlowPair& pair : diagnosis.unexplained_slow_pairs)
     out << fmt::format("#   unexplained: {} -> {} (run {}, round {}{}) at {:.3f} of its expectation\n", pair.src_host,
                        pair.dst_host, pair.run_id, pair.round,
-                       pair.repetition > 0 ? fmt::format(", repetition {}", pair.repetition) : "", pair.ratio);
+                       pair.repetition ? fmt::format(", {}, the results' repetition {}",
+                                                     repetition_text(*pair.repetition), *pair.repetition)
+                                       : "",
+                       pair.ratio);
   for (const std::string& blind : diagnosis.blind_spots) out << fmt::format("# not seen: {}\n", blind);
 }
 

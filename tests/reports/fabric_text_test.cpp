@@ -1,6 +1,7 @@
 // The troubleshooting judgement on the console as `diagnose` prints it: each ranked finding's cost
 // line (why the model cannot price an intermittent link, as the judgement worded it; the slowdown
-// of a priced one).
+// of a priced one) and the repetition of an unexplained slow pair as a person counts it, with the
+// results' field beside it.
 
 #include "reports/console/fabric_text.hpp"
 
@@ -47,6 +48,18 @@ TEST(FabricText, AnIntermittentLinkSaysWhyItHasNoCostAndAPricedFindingItsSlowdow
                               "for the model to price: what it costs a job depends on when and for how long it "
                               "drops)\n"));
   EXPECT_THAT(text, Not(HasSubstr("the model has no rate to degrade for it")));
+}
+
+// The first repetition of a soak is the field's 0: it is named, as "repetition 1", with the field
+// beside it; a pair of a run without repetitions names none.
+TEST(FabricText, AnUnexplainedSlowPairNamesItsRepetitionFromOneAndTheFieldsValue) {
+  diagnosis::FabricJudgement judged = judged_with_topology();
+  judged.diagnosis.unexplained_slow_pairs.push_back({"soak", "h00002", "h00007", 1, 0, 0.303});
+  judged.diagnosis.unexplained_slow_pairs.push_back({"plain", "h00003", "h00005", 4, std::nullopt, 0.41});
+  const std::string text = printed(judged);
+  EXPECT_THAT(text, HasSubstr("#   unexplained: h00002 -> h00007 (run soak, round 1, repetition 1, the results' "
+                              "repetition 0) at 0.303 of its expectation\n"));
+  EXPECT_THAT(text, HasSubstr("#   unexplained: h00003 -> h00005 (run plain, round 4) at 0.410 of its expectation\n"));
 }
 
 }  // namespace
