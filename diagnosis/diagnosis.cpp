@@ -123,7 +123,7 @@ class Diagnoser {
       if (explained.contains(f)) continue;
       const ResultRow& row = *flows_[f].row;
       diagnosis.unexplained_slow_pairs.push_back(
-          {row.run_id, row.src_host, row.dst_host, *row.round, row.repetition.value_or(0), flows_[f].ratio});
+          {row.run_id, row.src_host, row.dst_host, *row.round, row.repetition, flows_[f].ratio});
     }
     diagnosis.slow_flows_explained = explained.size();
     diagnosis.blind_spots.push_back(fmt::format(

@@ -40,8 +40,8 @@ struct SlowPair {
   std::string src_host;
   std::string dst_host;
   int round = 0;
-  int repetition = 0;  // 0 outside a soak run
-  double ratio = 0;    // measured / expected
+  std::optional<int> repetition;  // the row's field (from 0); empty outside a soak run
+  double ratio = 0;               // measured / expected
 };
 
 struct Diagnosis {

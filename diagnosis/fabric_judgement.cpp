@@ -28,6 +28,7 @@ std::string blamed_host(const topo::Graph& graph, const Finding& finding) {
 FindingTicket ranked_finding(const topo::Graph& graph, Finding finding, std::size_t rank,
                              std::optional<FaultCost> cost) {
   FindingTicket ranked{.finding = {}, .rank = rank, .cost = std::move(cost), .ticket = repair_ticket(graph, finding)};
+  if (!ranked.cost) ranked.no_cost = no_cost_text(finding);
   ranked.blamed_host = blamed_host(graph, finding);
   if (finding.link) {
     const topo::Link& link = graph.link(*finding.link);

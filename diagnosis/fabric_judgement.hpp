@@ -38,7 +38,8 @@ struct FabricInputs {
 struct FindingTicket {
   Finding finding{};
   std::size_t rank = 0;             // 1: the dearest for the job mix
-  std::optional<FaultCost> cost{};  // empty: the model has no rate to degrade for it
+  std::optional<FaultCost> cost{};  // empty: the model cannot price it, and `no_cost` says why
+  std::string no_cost{};            // "no predicted cost (WHY)" where `cost` is empty (no_cost_text)
   RepairTicket ticket{};
   std::string blamed_host{};  // the host it drains, empty for a link between two switches
   // Link findings: the two ends' names; the parallel cables it cannot be told from.

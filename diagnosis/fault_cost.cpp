@@ -176,6 +176,15 @@ std::string describe_cost_basis(const TableRouter* tables) {
          "little; --routes prices it on the forwarding tables' paths)";
 }
 
+std::string no_cost_text(const Finding& finding) {
+  // An intermittent part runs at its healthy rate between its drops: the prediction degrades a
+  // link to one steady rate, which such a part does not have.
+  if (finding.kind == "intermittent_link" || finding.kind == "intermittent_host")
+    return "no predicted cost (an intermittent fault has no steady degraded rate for the model to price: what it "
+           "costs a job depends on when and for how long it drops)";
+  return "no predicted cost (the model has no rate to degrade for it)";
+}
+
 std::vector<std::optional<FaultCost>> predict_fault_costs(const Graph& graph, const Diagnosis& diagnosis,
                                                           const std::vector<MixedJob>& mix, const TableRouter* tables) {
   std::vector<std::optional<FaultCost>> costs(diagnosis.findings.size());

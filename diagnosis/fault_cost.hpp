@@ -50,6 +50,12 @@ std::vector<std::optional<FaultCost>> predict_fault_costs(const topo::Graph& gra
                                                           const std::vector<MixedJob>& mix,
                                                           const topo::TableRouter* tables = nullptr);
 
+// What a ticket says of a finding the model gives no cost, "no predicted cost (WHY)": an
+// intermittent fault has no steady rate to degrade, any other unpriced finding no rate the model
+// degrades. The judgement keeps it with the ticket (FindingTicket::no_cost), which the report and
+// the console print as it is.
+std::string no_cost_text(const Finding& finding);
+
 // Orders the findings by what they cost the mix, the dearest first; those the model cannot price
 // keep their order after them. Returns the costs in the new order.
 std::vector<std::optional<FaultCost>> rank_by_cost(const topo::Graph& graph, Diagnosis& diagnosis,

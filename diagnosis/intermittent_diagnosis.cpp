@@ -1,6 +1,7 @@
 #include "diagnosis/intermittent_diagnosis.hpp"
 
 #include "common/robust_statistics.hpp"
+#include "results/repetition.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -40,7 +41,7 @@ Finding join(const Graph& graph, const PartHistory& history) {
   double confidence = 1;
   std::size_t most_pairs = 0;
   for (const auto& [repetition, found] : history.by_repetition) {
-    repetitions.push_back(repetition);
+    repetitions.push_back(repetition_number(repetition));
     if (found->direction != finding.direction) finding.direction = LinkDirection::both;
     finding.parallel_links.insert(finding.parallel_links.end(), found->parallel_links.begin(),
                                   found->parallel_links.end());
@@ -50,10 +51,10 @@ Finding join(const Graph& graph, const PartHistory& history) {
       expected.push_back(*found->expected);
       measured.push_back(*found->measured);
     }
-    finding.evidence.push_back(fmt::format("repetition {}: {} {} (confidence {:.2f})", repetition, found->kind,
+    finding.evidence.push_back(fmt::format("{}: {} {} (confidence {:.2f})", repetition_text(repetition), found->kind,
                                            found->subject, found->confidence.value_or(0)));
     for (std::size_t e = 0; e < std::min<std::size_t>(3, found->evidence.size()); ++e)
-      finding.evidence.push_back(fmt::format("repetition {}: {}", repetition, found->evidence[e]));
+      finding.evidence.push_back(fmt::format("{}: {}", repetition_text(repetition), found->evidence[e]));
   }
   std::sort(finding.parallel_links.begin(), finding.parallel_links.end());
   finding.parallel_links.erase(std::unique(finding.parallel_links.begin(), finding.parallel_links.end()),
@@ -61,6 +62,7 @@ Finding join(const Graph& graph, const PartHistory& history) {
   if (finding.link && finding.host.empty()) finding.host = host_of_cable(graph, *finding.link).value_or("");
   finding.kind = finding.host.empty() ? "intermittent_link" : "intermittent_host";
   // A switch-to-switch cable by the subject its repetitions gave it; a host or its cable by the host.
+  // The repetitions as a person counts them, from 1 (result_row.hpp).
   const std::string part = finding.host.empty() ? first.subject : finding.host;
   finding.subject = fmt::format("{}: {} pairs slow in repetition{} {} only", part, most_pairs,
                                 repetitions.size() == 1 ? "" : "s", fmt::join(repetitions, ", "));

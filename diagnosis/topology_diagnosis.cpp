@@ -34,9 +34,9 @@ Diagnosis diagnose_against_topology(const topo::Graph& graph, std::span<const Lo
   // A soak run's slow pair is explained when its own repetition's diagnosis explains it (or finds
   // it not slow against that repetition's scale).
   std::erase_if(diagnosis.unexplained_slow_pairs, [&](const SlowPair& pair) {
-    const bool explained =
-        intermittent.soak_runs.contains(pair.run_id) &&
-        !intermittent.unexplained.contains({pair.run_id, pair.repetition, pair.round, pair.src_host, pair.dst_host});
+    const bool explained = intermittent.soak_runs.contains(pair.run_id) &&
+                           !intermittent.unexplained.contains(
+                               {pair.run_id, pair.repetition.value_or(0), pair.round, pair.src_host, pair.dst_host});
     diagnosis.slow_flows_explained += explained ? 1 : 0;
     return explained;
   });

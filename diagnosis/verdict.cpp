@@ -17,7 +17,7 @@ Finding with_ticket(const FindingTicket& ranked, const FabricJudgement& fabric) 
                                                           ranked.cost ? fmt::format("{:+.1f}% predicted for {} ({})",
                                                                                     100 * ranked.cost->slowdown,
                                                                                     fabric.job_mix, fabric.cost_basis)
-                                                                      : std::string("no predicted cost")),
+                                                                      : ranked.no_cost),
                                               "where: " + ranked.ticket.location, "do: " + ranked.ticket.action,
                                               "confirm: " + ranked.ticket.confirm};
   finding.evidence.insert(finding.evidence.begin(), ticket_lines.begin(), ticket_lines.end());

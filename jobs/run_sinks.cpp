@@ -6,6 +6,7 @@
 #include "common/termination_signals.hpp"
 #include "diagnosis/efficiency.hpp"
 #include "results/atomic_file.hpp"
+#include "results/repetition.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -135,7 +136,7 @@ void ConsoleSink::run_started(const Provenance& provenance) {
 }
 
 void ConsoleSink::repetition_started(int repetition) {
-  out_ << fmt::format("# repetition {} at {}\n", repetition, utc_timestamp_now());
+  out_ << fmt::format("# {} at {}\n", repetition_text(repetition), utc_timestamp_now());
 }
 
 void ConsoleSink::op_started(const PlannedOp& planned) {
@@ -209,7 +210,7 @@ void ConsoleSink::port_counters_read(const std::vector<PortCounterChange>& chang
   const std::optional<int> repetition = changes.empty() ? std::nullopt : changes.front().repetition;
   out_ << fmt::format("# port counters: {} RDMA port{} on {} host{} read {}; {} degraded\n", changes.size(),
                       changes.size() == 1 ? "" : "s", hosts.size(), hosts.size() == 1 ? "" : "s",
-                      repetition ? fmt::format("at the start and end of repetition {}", *repetition)
+                      repetition ? fmt::format("at the start and end of {}", repetition_text(*repetition))
                                  : "before and after",
                       degraded);
 }

@@ -1,6 +1,7 @@
 #include "results/port_counters.hpp"
 
 #include "results/json_fields.hpp"
+#include "results/repetition.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -60,7 +61,7 @@ std::string describe_port_change(const PortCounterChange& change) {
     parts.push_back(fmt::format("port_xmit_wait +{}", wait->second));
   return fmt::format("{} {}: {}{}", change.host, change.port,
                      parts.empty() ? "no errors" : fmt::format("{}", fmt::join(parts, ", ")),
-                     change.repetition ? fmt::format(" (repetition {})", *change.repetition) : "");
+                     change.repetition ? fmt::format(" ({})", repetition_text(*change.repetition)) : "");
 }
 
 Json port_counter_change_to_json(const PortCounterChange& change) {

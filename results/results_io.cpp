@@ -298,7 +298,10 @@ std::string csv_head(const ResultSet& results) {
   for (const Incident& incident : results.incidents)
     csv += fmt::format("# incident: {}\n", single_line(describe_incident(incident)));
   for (const PortCounterChange& change : results.port_counters)
-    if (change.degraded()) csv += fmt::format("# port degraded: {}\n", single_line(describe_port_change(change)));
+    // Beside rows whose repetition field counts from 0, the line names the field value it means too.
+    if (change.degraded())
+      csv += fmt::format("# port degraded: {}{}\n", single_line(describe_port_change(change)),
+                         change.repetition ? fmt::format(", the rows' repetition {}", *change.repetition) : "");
   csv += "schema";
   for (const Field& f : fields) csv += fmt::format(",{}", f.name);
   csv += '\n';

@@ -1,6 +1,7 @@
 #include "reports/console/fabric_text.hpp"
 
 #include "common/sizes.hpp"
+#include "results/repetition.hpp"
 
 #include <fmt/format.h>
 
@@ -28,10 +29,12 @@ void print_ranked(std::ostream& out, const FindingTicket& ranked) {
   else
     out << fmt::format("  {:<14} {:<56} {:>12} {:>12} {:>7} {:>10.2f}\n", finding.kind, finding.subject, "-", "-", "-",
                        confidence);
+  // The header above the findings names the job mix and the cost basis once; each line names
+  // what its prediction degraded.
   out << fmt::format("      rank {}: {}\n", ranked.rank,
                      ranked.cost ? fmt::format("{:+.1f}% predicted for the job mix ({})", 100 * ranked.cost->slowdown,
                                                ranked.cost->degraded)
-                                 : std::string("no predicted cost (the model has no rate to degrade for it)"));
+                                 : ranked.no_cost);
   out << fmt::format("      where:   {}\n      do:      {}\n      confirm: {}\n", ranked.ticket.location,
                      ranked.ticket.action, ranked.ticket.confirm);
   for (const std::string& line : finding.evidence) out << fmt::format("      - {}\n", line);
@@ -60,10 +63,14 @@ void print_unjudged(std::ostream& out, const FabricJudgement& judged) {
                        "something is slow where no part could be named\n",
                        diagnosis.unexplained_slow_pairs.size(), diagnosis.unexplained_slow_pairs.size() == 1 ? "" : "s",
                        100 * diagnosis::DiagnosisSettings{}.slow_ratio);
+  // A pair is looked up in the results: its repetition as a person counts it and as the field holds it.
   for (const diagnosis::SlowPair& pair : diagnosis.unexplained_slow_pairs)
     out << fmt::format("#   unexplained: {} -> {} (run {}, round {}{}) at {:.3f} of its expectation\n", pair.src_host,
                        pair.dst_host, pair.run_id, pair.round,
-                       pair.repetition > 0 ? fmt::format(", repetition {}", pair.repetition) : "", pair.ratio);
+                       pair.repetition ? fmt::format(", {}, the results' repetition {}",
+                                                     repetition_text(*pair.repetition), *pair.repetition)
+                                       : "",
+                       pair.ratio);
   for (const std::string& blind : diagnosis.blind_spots) out << fmt::format("# not seen: {}\n", blind);
 }
 

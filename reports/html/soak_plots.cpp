@@ -2,6 +2,7 @@
 
 #include "common/robust_statistics.hpp"
 #include "common/sizes.hpp"
+#include "results/repetition.hpp"
 
 #include <fmt/format.h>
 
@@ -41,13 +42,14 @@ std::string pair_label(const ResultRow& row) {
 }
 
 // Where on the time axis a row goes: minutes since `start`, or its repetition when any row of the
-// op lacks a timestamp.
+// op lacks a timestamp (counted from 1, as the findings name it).
 struct TimeAxis {
   bool minutes = true;
   double start_s = 0;
 
   double x_of(const ResultRow& row) const {
-    return minutes ? (*utc_seconds(row.timestamp) - start_s) / 60.0 : static_cast<double>(*row.repetition);
+    return minutes ? (*utc_seconds(row.timestamp) - start_s) / 60.0
+                   : static_cast<double>(repetition_number(*row.repetition));
   }
 };
 

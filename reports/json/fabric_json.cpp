@@ -56,7 +56,7 @@ nlohmann::json fabric_judgement_json(const diagnosis::FabricJudgement& judged) {
                                               {"src_host", pair.src_host},
                                               {"dst_host", pair.dst_host},
                                               {"round", pair.round},
-                                              {"repetition", pair.repetition},
+                                              {"repetition", pair.repetition.value_or(0)},
                                               {"ratio", pair.ratio}});
   json["blind_spots"] = d.blind_spots;
   return json;

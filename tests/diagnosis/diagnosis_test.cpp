@@ -373,11 +373,11 @@ TEST(PortDiagnosis, ASoakRunsPortIsOneFindingNamingEveryRepetitionItDegradedIn) 
   const std::vector<ResultRow> rows = pairwise_on(fabric.graph, fabric);
   const std::vector<Finding> findings = diagnose_port_counters(fabric.graph, changes, rows);
   ASSERT_EQ(findings.size(), 1u);
-  EXPECT_EQ(findings[0].subject, "h00003 mlx5_0/1 (h00003/eth0 <-> leaf0001): symbol_error +40 (repetition 1)");
+  EXPECT_EQ(findings[0].subject, "h00003 mlx5_0/1 (h00003/eth0 <-> leaf0001): symbol_error +40 (repetition 2)");
   EXPECT_EQ(findings[0].evidence.front(),
-            "h00003 mlx5_0/1: symbol_error +40 (repetition 1) during run " + rows.front().run_id);
+            "h00003 mlx5_0/1: symbol_error +40 (repetition 2) during run " + rows.front().run_id);
   EXPECT_EQ(findings[0].evidence.back(),
-            "h00003 mlx5_0/1: symbol_error +7 (repetition 3) during run " + rows.front().run_id);
+            "h00003 mlx5_0/1: symbol_error +7 (repetition 4) during run " + rows.front().run_id);
 }
 
 TEST(PortDiagnosis, PortOfAHostTheTopologyLacksIsNamedWithoutACable) {
@@ -415,8 +415,9 @@ TEST(IntermittentDiagnosis, AHostLinkThrottledInSomeRepetitionsIsNamedWithThem) 
   EXPECT_EQ(findings[0].link, fabric.host_links[2]);  // its cable, both ways
   EXPECT_EQ(findings[0].direction, LinkDirection::both);
   // 7 peers, both ways, in each of the two repetitions.
-  EXPECT_EQ(findings[0].subject, "h00003: 14 pairs slow in repetitions 1, 2 only");
-  EXPECT_EQ(findings[0].evidence.front().substr(0, 28), "repetition 1: degraded_link ");
+  // The repetition fields 1 and 2 are the second and third repetitions: text counts from 1.
+  EXPECT_EQ(findings[0].subject, "h00003: 14 pairs slow in repetitions 2, 3 only");
+  EXPECT_EQ(findings[0].evidence.front().substr(0, 28), "repetition 2: degraded_link ");
   EXPECT_GE(*findings[0].confidence, 0.99);
   EXPECT_NEAR(*findings[0].ratio(), 0.25, 0.05);
 }
@@ -452,8 +453,8 @@ TEST(IntermittentDiagnosis, ASpineCableThrottledInOneRepetitionOfThreeIsNamedExa
   Graph slow = fabric.graph;
   slow.set_link_capacity(fabric.uplinks[0], host_link_gbps / 4);
   std::vector<ResultRow> rows;
-  for (int repetition = 1; repetition <= 3; ++repetition)
-    for (ResultRow row : pairwise_on(repetition == 2 ? slow : fabric.graph, fabric)) {
+  for (int repetition = 0; repetition < 3; ++repetition)
+    for (ResultRow row : pairwise_on(repetition == 1 ? slow : fabric.graph, fabric)) {
       row.repetition = repetition;
       rows.push_back(std::move(row));
     }
@@ -465,6 +466,7 @@ TEST(IntermittentDiagnosis, ASpineCableThrottledInOneRepetitionOfThreeIsNamedExa
   EXPECT_TRUE(finding.parallel_links.empty());
   EXPECT_TRUE(finding.host.empty());
   // Leaf 1's 4 hosts to and from the other 20.
+  // The second repetition (its field 1), as a person counts it.
   EXPECT_EQ(finding.subject, "leaf0001 <-> spine0001 (both directions): 160 pairs slow in repetition 2 only");
   EXPECT_GE(*finding.confidence, 0.99);
   EXPECT_TRUE(intermittent.unexplained.empty());

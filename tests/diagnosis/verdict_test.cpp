@@ -151,5 +151,23 @@ TEST(HostOutliers, ConcurrentPairsAreNotComparedTheyShareLinksOnPurpose) {
   EXPECT_TRUE(find_slow_hosts(rows).empty());
 }
 
+// A ticket's cost line says why the model cannot price a finding: an intermittent link runs at
+// its healthy rate between drops, so there is no steady rate to degrade. The judgement keeps the
+// line with the ticket (FindingTicket::no_cost); the report and the console print it as it is.
+TEST(NoCostText, AnIntermittentLinkSaysWhyTheModelCannotPriceIt) {
+  diagnosis::Finding intermittent{.kind = "intermittent_link",
+                                  .subject =
+                                      "leaf0001 <-> spine0001 (both directions): 160 pairs slow in repetition 2 only"};
+  EXPECT_EQ(diagnosis::no_cost_text(intermittent),
+            "no predicted cost (an intermittent fault has no steady degraded rate for the model to price: what it "
+            "costs a job depends on when and for how long it drops)");
+  diagnosis::Finding host = intermittent;
+  host.kind = "intermittent_host";
+  EXPECT_EQ(diagnosis::no_cost_text(host), diagnosis::no_cost_text(intermittent));
+  // A blocking link is the design itself: nothing is degraded, and it says so as before.
+  EXPECT_EQ(diagnosis::no_cost_text({.kind = "blocking_link", .subject = "leaf0001 <-> spine0001"}),
+            "no predicted cost (the model has no rate to degrade for it)");
+}
+
 }  // namespace
 }  // namespace fb

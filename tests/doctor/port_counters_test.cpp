@@ -146,7 +146,8 @@ TEST_F(PortCounters, ChangesSurviveTheJsonResultsFileAndTheCsvNamesTheDegradedPo
   EXPECT_FALSE(read.port_counters[2].repetition);
   EXPECT_EQ(read.port_counters[3].deltas.at("symbol_error"), 120u);
   const std::string csv = results_to_csv(results);
-  EXPECT_THAT(csv, HasSubstr("# port degraded: node3 mlx5_3/1: symbol_error +120 (repetition 2)\n"));
+  EXPECT_THAT(csv,
+              HasSubstr("# port degraded: node3 mlx5_3/1: symbol_error +120 (repetition 3), the rows' repetition 2\n"));
   EXPECT_EQ(csv.find("mlx5_2/1"), std::string::npos);
 }
 

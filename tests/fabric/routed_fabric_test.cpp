@@ -438,7 +438,7 @@ TEST_F(RoutedFabric, SpineCableThrottledInOneRepetitionOfThreeIsNamedWithThatRep
   EXPECT_THAT(finding.at("location").get<std::string>(), HasSubstr("leaf01 port 4"));
   EXPECT_THAT(finding.at("location").get<std::string>(), HasSubstr("spine01 port 2"));
   EXPECT_THAT(finding.at("subject").get<std::string>(),
-              HasSubstr(fmt::format(": {} pairs slow in repetition 1 only", crossing.size())));
+              HasSubstr(fmt::format(": {} pairs slow in repetition 2 only", crossing.size())));
   // Every pair across it was slow in that repetition and no healthy flow sits on it.
   EXPECT_GE(finding.at("confidence").get<double>(), 0.99) << finding.dump(1);
   EXPECT_NEAR(finding.at("ratio").get<double>(), 0.25, 0.06) << finding.dump(1);

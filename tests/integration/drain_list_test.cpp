@@ -130,7 +130,7 @@ TEST_F(DrainListCommands, DiagnoseListsTheHostSlowInSomeRepetitionsOfASoak) {
   const std::vector<std::string> lines = drain_lines();
   ASSERT_EQ(lines.size(), 2u) << result.out;
   EXPECT_THAT(lines[1], AllOf(StartsWith("node3\tfabricbench diagnose: "),
-                              HasSubstr("intermittent_host node3: 14 pairs slow in repetition 2 only")));
+                              HasSubstr("intermittent_host node3: 14 pairs slow in repetition 3 only")));
 }
 
 // `report --topology` draws what `diagnose --topology` names: the port whose errors grew (soak1)

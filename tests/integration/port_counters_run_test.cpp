@@ -104,9 +104,9 @@ TEST_F(PortCountersRun, ASoakRunTiesErrorsToTheRepetitionTheyGrewIn) {
     if (change.degraded()) degraded.push_back(describe_port_change(change));
   }
   const std::string host = results.provenance.rank_hosts.at(0);
-  EXPECT_EQ(degraded, std::vector<std::string>{host + " mlx5_3/1: symbol_error +250 (repetition 1)"})
+  EXPECT_EQ(degraded, std::vector<std::string>{host + " mlx5_3/1: symbol_error +250 (repetition 2)"})
       << "the counter must have changed during the second sweep";
-  EXPECT_THAT(result.out, HasSubstr("read at the start and end of repetition 2; 0 degraded\n"));
+  EXPECT_THAT(result.out, HasSubstr("read at the start and end of repetition 3; 0 degraded\n"));
 }
 
 }  // namespace

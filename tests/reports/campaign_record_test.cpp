@@ -647,6 +647,57 @@ std::map<std::string, std::string> measured_in_chromium(std::string html, std::s
   return m;
 }
 
+// A thresholds file with a long name, as the checks table's narrow "from" column, the identity
+// table and the inputs' heading show it. Its segments are capitals no other word of the record
+// holds, so every printed word taken from it is a piece of it.
+constexpr std::string_view long_file_name = "QXZJKVWQXZJKVWQXZ_JJQZXKWVQZJJQZ_QQXXZZJJKKVVWWQQ.yaml";
+
+bool is_path_separator(char c) { return c == '/' || c == '_' || c == '-' || c == '.' || c == ':'; }
+
+// Every printed word that is a piece of one of `paths` (two characters or more, not a plain
+// lower-case word of the surrounding text) starts where that path starts or after a separator, and
+// ends where it ends or with a separator: a path breaks across lines only at its separators.
+void expect_paths_break_only_at_separators(const PdfText& text, const std::vector<std::string>& paths) {
+  for (const Word& w : text.words) {
+    if (w.text.size() < 2 || std::all_of(w.text.begin(), w.text.end(), [](char c) { return c >= 'a' && c <= 'z'; }))
+      continue;
+    bool piece = false;
+    bool at_separators = false;
+    for (const std::string& path : paths)
+      for (std::size_t at = path.find(w.text); at != std::string::npos; at = path.find(w.text, at + 1)) {
+        piece = true;
+        const std::size_t end = at + w.text.size();
+        at_separators = at_separators || ((at == 0 || is_path_separator(path[at - 1])) &&
+                                          (end == path.size() || is_path_separator(path[end - 1])));
+      }
+    EXPECT_TRUE(!piece || at_separators) << "a file name broken inside a word: '" << w.text << "' on page " << w.page;
+  }
+}
+
+TEST_P(RecordPdf, ALongFileNameBreaksOnlyAtItsSeparators) {
+  if (!tools_present()) GTEST_SKIP() << "needs chromium, gnuplot and poppler-utils (scripts/setup.sh)";
+  const testing::TempDir scratch;
+  CampaignRecord record = sample_record(long_named_thresholds);
+  const std::string path = "plans/thresholds/" + std::string(long_file_name);
+  record.thresholds->path = path;
+  for (CheckVerdict& check : record.judgement.checks)
+    check.origin = std::string(long_file_name) + check.origin.substr(check.origin.find(':'));
+  const std::filesystem::path pdf = scratch.path() / "record.pdf";
+  std::ofstream(pdf, std::ios::binary) << print_html_to_pdf(render_record_html(record, GetParam()));
+  const PdfText text = words_of(pdf, scratch.path());
+  // Its five checks' "from" cells, the identity row and the inputs' heading hold the name.
+  const auto pieces = std::count_if(text.words.begin(), text.words.end(),
+                                    [](const Word& w) { return w.text.find("QXZJKVW") != std::string::npos; });
+  EXPECT_GE(pieces, 5 + 2);
+  std::vector<std::string> paths{path};
+  for (const CheckVerdict& check : record.judgement.checks) paths.push_back(check.origin);
+  expect_paths_break_only_at_separators(text, paths);
+  // Nothing of it runs into the right margin: where a piece cannot break it widens its column.
+  const double margin_pt = 15 / 25.4 * 72;
+  for (const Word& w : text.words)
+    EXPECT_LE(w.x_max, text.page_width_pt - margin_pt + 2) << "'" << w.text << "' on page " << w.page;
+}
+
 TEST(RecordHtml, ChromiumFindsNoClippedLegendAndNoQuestionMarkInAnyPlotWithLongNames) {
   if (!tools_present()) GTEST_SKIP() << "needs chromium and gnuplot (scripts/setup.sh)";
   const testing::TempDir scratch;
