@@ -3,17 +3,7 @@
 # (FUZZ_SECONDS, default 20) from a seed corpus of the project's own samples. Exits non-zero when
 # a target crashes, leaks, trips a sanitizer or times out on an input; the reproducer is left in
 # build-fuzz/artifacts/.
-#   scripts/fuzz.sh [build|run]   (default: both; CI builds beside the main tests, .ci/run)
 set -euo pipefail
-
-phase="${1:-all}"
-case "${phase}" in
-  all | build | run) ;;
-  *)
-    echo "fuzz: unknown phase '${phase}' (build, run, or none for both)" >&2
-    exit 2
-    ;;
-esac
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${repo_root}/build-fuzz"
@@ -21,13 +11,10 @@ seconds="${FUZZ_SECONDS:-20}"
 topology_samples="${repo_root}/tests/topology/samples"
 
 # Only what the parsers need: no MPI, no CUDA, no tests or benchmarks.
-if [[ "${phase}" != run ]]; then
-  CC=clang CXX=clang++ cmake -S "${repo_root}" -B "${build_dir}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DFABRICBENCH_BUILD_FUZZERS=ON -DFABRICBENCH_WITH_MPI=OFF -DFABRICBENCH_WITH_CUDA=OFF \
-    -DFABRICBENCH_BUILD_TESTS=OFF -DFABRICBENCH_BUILD_BENCHMARKS=OFF >/dev/null
-  cmake --build "${build_dir}" -j"${FUZZ_JOBS:-$(nproc)}" --target fuzzers
-fi
-[[ "${phase}" == build ]] && exit 0
+CC=clang CXX=clang++ cmake -S "${repo_root}" -B "${build_dir}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DFABRICBENCH_BUILD_FUZZERS=ON -DFABRICBENCH_WITH_MPI=OFF -DFABRICBENCH_WITH_CUDA=OFF \
+  -DFABRICBENCH_BUILD_TESTS=OFF -DFABRICBENCH_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build "${build_dir}" -j"${FUZZ_JOBS:-$(nproc)}" --target fuzzers
 
 declare -A seeds=(
   # Every topology sample and real dump: each is read by every registered format.

@@ -1,32 +1,19 @@
 #!/usr/bin/env bash
 # Builds the whole suite with AddressSanitizer and UndefinedBehaviorSanitizer in build-sanitize/
 # and runs the unit and multi-rank MPI tests under them. Run after scripts/setup.sh.
-#   scripts/sanitize.sh [build|test]   (default: both; CI builds beside the main tests, .ci/run)
 set -euo pipefail
-
-phase="${1:-all}"
-case "${phase}" in
-  all | build | test) ;;
-  *)
-    echo "sanitize: unknown phase '${phase}' (build, test, or none for both)" >&2
-    exit 2
-    ;;
-esac
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="$repo_root/build-sanitize"
 
-if [[ "${phase}" != test ]]; then
-  # Line tables only (-g1): the sanitizers' reports name file and line, and the build is about a
-  # quarter faster than with -g.
-  cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DFABRICBENCH_SANITIZE=ON \
-    -DFABRICBENCH_BUILD_BENCHMARKS=OFF -DFABRICBENCH_WITH_CUDA=OFF
-  # Only the targets whose tests run below (label unit or mpi): the two test programs and the
-  # binaries the MPI tests start.
-  cmake --build "$build_dir" -j "$(nproc)" \
-    --target fabricbench fabricbench_fault_injected fabricbench_unit_tests fabricbench_mpi_tests
-fi
-[[ "${phase}" == build ]] && exit 0
+# Line tables only (-g1): the sanitizers' reports name file and line, and the build is about a
+# quarter faster than with -g.
+cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DFABRICBENCH_SANITIZE=ON \
+  -DFABRICBENCH_BUILD_BENCHMARKS=OFF -DFABRICBENCH_WITH_CUDA=OFF
+# Only the targets whose tests run below (label unit or mpi): the two test programs and the
+# binaries the MPI tests start.
+cmake --build "$build_dir" -j "$(nproc)" \
+  --target fabricbench fabricbench_fault_injected fabricbench_unit_tests fabricbench_mpi_tests
 
 # Open MPI keeps allocations alive until exit by design; leak reports there would drown ours.
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:${ASAN_OPTIONS:-}"
