@@ -142,17 +142,23 @@ TEST(CalibrationInterval, LeaveOneTransportOutIsWhatANewTransportCanExpect) {
   EXPECT_LT(loto_latency, 3.0);
 }
 
+// The errors but those `drop` selects: the calibration the intervals would have had without them.
+template <typename Drop>
+Errors errors_without(Drop drop) {
+  Errors e;
+  for (const Residual& r : errors().out_of_source) {
+    if (!drop(r)) e.out_of_source.push_back(r);
+  }
+  for (const Residual& r : errors().out_of_transport) {
+    if (!drop(r)) e.out_of_transport.push_back(r);
+  }
+  return e;
+}
+
 // Errors without the sources of the transport's group: the calibration it would have had.
 Errors without(Transport transport) {
   const std::size_t group = interval_group_of(transport);
-  Errors e;
-  for (const Residual& r : errors().out_of_source) {
-    if (interval_group_of(r.transport) != group) e.out_of_source.push_back(r);
-  }
-  for (const Residual& r : errors().out_of_transport) {
-    if (interval_group_of(r.transport) != group) e.out_of_transport.push_back(r);
-  }
-  return e;
+  return errors_without([group](const Residual& r) { return interval_group_of(r.transport) == group; });
 }
 
 // InfiniBand's and TCPXO's sources narrow their intervals: without them each falls back to what
@@ -189,21 +195,31 @@ TEST(CalibrationInterval, IntervalsWidenWhenATransportsSourcesAreRemoved) {
   EXPECT_GT(efa_with, efa_without);
 }
 
+// One way of sizing intervals judged on held-out points: how many fall inside, and how wide.
+struct HeldOutTally {
+  int inside = 0;
+  std::vector<double> widths;
+
+  void add(double log_ratio, double half_width_log) {
+    inside += std::abs(log_ratio) <= half_width_log ? 1 : 0;
+    widths.push_back(std::exp(2 * half_width_log));
+  }
+  double coverage() const { return static_cast<double>(inside) / static_cast<double>(widths.size()); }
+  double median_width() const {
+    std::vector<double> sorted = widths;
+    std::sort(sorted.begin(), sorted.end());
+    return sorted[sorted.size() / 2];
+  }
+};
+
 TEST(CalibrationInterval, EachSourceJudgedByIntervalsCalibratedWithoutIt) {
   std::set<std::string> sources;
   for (const Residual& r : errors().out_of_source) sources.insert(r.source);
   // With the scale term, and without it (the intervals before it, for docs/model.md).
-  std::array<int, 2> inside{};
-  int total = 0;
-  std::array<std::vector<double>, 2> widths;
+  HeldOutTally with_scale;
+  HeldOutTally without_scale_term;
   for (const std::string& source : sources) {
-    Errors rest;
-    for (const Residual& r : errors().out_of_source) {
-      if (r.source != source) rest.out_of_source.push_back(r);
-    }
-    for (const Residual& r : errors().out_of_transport) {
-      if (r.source != source) rest.out_of_transport.push_back(r);
-    }
+    const Errors rest = errors_without([&source](const Residual& r) { return r.source == source; });
     const IntervalCalibration calibration = calibrate_intervals(rest.out_of_source, rest.out_of_transport);
     IntervalCalibration without_scale = calibration;
     without_scale.scale_drift = {};
@@ -211,34 +227,26 @@ TEST(CalibrationInterval, EachSourceJudgedByIntervalsCalibratedWithoutIt) {
       if (r.source != source) continue;
       // At the point's own scale: beyond what the other sources reach, the scale term (derived
       // without this source too) widens it.
-      const std::array<double, 2> h{interval_half_width_log(calibration, r.transport, r.regime, r.ranks),
-                                    interval_half_width_log(without_scale, r.transport, r.regime, r.ranks)};
-      if (h[0] != h[1]) {
+      const double h = interval_half_width_log(calibration, r.transport, r.regime, r.ranks);
+      const double h_without = interval_half_width_log(without_scale, r.transport, r.regime, r.ranks);
+      if (h != h_without) {
         fmt::print("beyond the other sources' scale: {} {} at {} ranks, model/published {:.3f}, x/ {:.3f} (x/ {:.3f} "
                    "without the scale term)\n",
-                   source, regime_name(static_cast<std::size_t>(r.regime)), r.ranks, std::exp(r.log_ratio),
-                   std::exp(h[0]), std::exp(h[1]));
+                   source, regime_name(static_cast<std::size_t>(r.regime)), r.ranks, std::exp(r.log_ratio), std::exp(h),
+                   std::exp(h_without));
       }
-      for (std::size_t i = 0; i < 2; ++i) {
-        inside[i] += std::abs(r.log_ratio) <= h[i] ? 1 : 0;
-        widths[i].push_back(std::exp(2 * h[i]));
-      }
-      ++total;
+      with_scale.add(r.log_ratio, h);
+      without_scale_term.add(r.log_ratio, h_without);
     }
   }
-  std::array<double, 2> median_width{};
-  for (std::size_t i = 0; i < 2; ++i) {
-    std::sort(widths[i].begin(), widths[i].end());
-    median_width[i] = widths[i][widths[i].size() / 2];
-  }
-  const double coverage = static_cast<double>(inside[0]) / total;
   fmt::print("held-out coverage: {} of {} points ({:.0f}%) inside their 80% interval; median width {:.2f}x (without "
              "the scale term: {} ({:.0f}%), {:.2f}x)\n",
-             inside[0], total, 100 * coverage, median_width[0], inside[1], 100.0 * inside[1] / total, median_width[1]);
-  EXPECT_GE(coverage, 0.70);
-  EXPECT_LT(median_width[0], 1.6);
+             with_scale.inside, with_scale.widths.size(), 100 * with_scale.coverage(), with_scale.median_width(),
+             without_scale_term.inside, 100 * without_scale_term.coverage(), without_scale_term.median_width());
+  EXPECT_GE(with_scale.coverage(), 0.70);
+  EXPECT_LT(with_scale.median_width(), 1.6);
   // The scale term only widens.
-  EXPECT_GE(inside[0], inside[1]);
+  EXPECT_GE(with_scale.inside, without_scale_term.inside);
 }
 
 // Every candidate of every op on the published points' clusters, at sizes from 8 B to 8 GiB.
