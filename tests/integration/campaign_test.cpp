@@ -71,21 +71,23 @@ std::string status_of(const nlohmann::json& state, const std::string& stage) {
 
 TEST_F(CampaignTest, CpuPlanKilledMidStageResumesAndLeavesEveryOutput) {
   // The plan's collectives stage takes well under a second on a quiet machine, less than it takes
-  // to see it running and signal mpirun: with 100 times its iterations it is still under way when
-  // the signal lands (the rows it makes are the same in number).
+  // to see it running: with 100 times its iterations it is seen under way (the rows it makes are
+  // the same in number). The signal then reaches every process of the job, as a scheduler ending a
+  // job sends it, while all of them are stopped: signalled through mpirun alone, the stage could
+  // complete under load before mpirun passed the signal on.
   std::string plan = read_file(dir_ / "cpu-mpi.yaml");
   const std::size_t iterations = plan.find("    iterations: 20\n");
   ASSERT_NE(iterations, std::string::npos) << "the collectives stage of cpu-mpi.yaml changed";
   plan.replace(iterations, std::string_view("    iterations: 20").size(), "    iterations: 2000");
   std::ofstream(dir_ / "cpu-mpi.yaml") << plan;
-  // First run: SIGTERM to mpirun once the collectives stage is under way.
+  // First run: SIGTERM to the job once the collectives stage is under way.
   {
     ChildProcess first(campaign(4, "cpu-mpi.yaml", {"--no-pdf"}), allow_root);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
     while (status_of(state(), "collectives") != "running" && std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     ASSERT_EQ(status_of(state(), "collectives"), "running") << state().dump(2);
-    ::kill(first.pid(), SIGTERM);
+    first.signal_session_at_once(SIGTERM);
     const ProcessResult killed = first.wait(std::chrono::seconds(60));
     EXPECT_NE(killed.exit_code, 0) << describe(killed);
   }

@@ -122,6 +122,13 @@ void ChildProcess::kill_session() {
   reap(true);
 }
 
+void ChildProcess::signal_session_at_once(int signal_number) {
+  const std::vector<pid_t> members = live_processes_in_session(pid_);
+  for (pid_t pid : members) ::kill(pid, SIGSTOP);
+  for (pid_t pid : members) ::kill(pid, signal_number);
+  for (pid_t pid : members) ::kill(pid, SIGCONT);
+}
+
 ProcessResult ChildProcess::wait(std::chrono::seconds timeout) {
   ProcessResult result;
   const auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -40,6 +40,11 @@ class ChildProcess {
   // SIGKILLs every live process of the command's session and returns once none is left.
   void kill_session();
 
+  // Sends `signal_number` to every process of the command's session (the launcher and its ranks)
+  // while all of them are stopped, then lets them go on: the signal is pending in each before any
+  // of them can take another step, so the job cannot finish what it was doing in the meantime.
+  void signal_session_at_once(int signal_number);
+
   // The process started (argv[0]), to signal it.
   pid_t pid() const { return pid_; }
 
