@@ -24,20 +24,6 @@ using diagnosis::Decision;
 
 std::string h(std::string_view text) { return escape_markup(text); }
 
-// A file name or path, escaped, with a line-break opportunity after each of its separators, in a
-// span that never breaks inside a piece (.path): a narrow column (the checks table's "from")
-// wraps it at '/', '_', '-', '.' or ':', and a piece too long for the column widens the column.
-std::string path_html(std::string_view path) {
-  std::string html = "<span class=\"path\">";
-  std::size_t piece = 0;
-  for (std::size_t i = 0; i < path.size(); ++i)
-    if (std::string_view("/_-.:").find(path[i]) != std::string_view::npos) {
-      html += h(path.substr(piece, i + 1 - piece)) + "<wbr>";
-      piece = i + 1;
-    }
-  return html + h(path.substr(piece)) + "</span>";
-}
-
 // 14 px plot text on a 720 px canvas: scaled to A4's 180 mm text width it is 9.9 pt, to Letter's
 // 186 mm 10.2 pt; the report's 960 px canvas would print at 7.4 pt.
 constexpr int plot_width_px = 720;
@@ -45,7 +31,7 @@ constexpr int plot_height_px = 420;
 
 // Tables lay out automatically at the text width: a header's words and a verdict never break (the
 // column is at least as wide as its longest header word or mark), file names and paths break only
-// at their separators (path_html), while other names and hashes in the cells may break anywhere,
+// at their separators (path_markup), while other names and hashes in the cells may break anywhere,
 // so no long name pushes a table past the page (campaign_record_test's PDF measurements hold it at
 // A4 and Letter).
 constexpr std::string_view style = R"(
@@ -255,7 +241,7 @@ std::string identity_section(const CampaignRecord& record) {
   };
   const auto row = [&](std::string_view key, const std::string& value) { row_html(key, h(value)); };
   const auto file_row = [&](std::string_view key, const RecordFile& file) {
-    row_html(key, fmt::format("{} (SHA-256 {})", path_html(file.path), h(file.sha256)));
+    row_html(key, fmt::format("{} (SHA-256 {})", path_markup(file.path), h(file.sha256)));
   };
   row("customer", record.customer);
   row("system", record.system);
@@ -269,7 +255,7 @@ std::string identity_section(const CampaignRecord& record) {
     row("thresholds when measured",
         record.measured_thresholds_sha256->empty() ? "none" : "SHA-256 " + *record.measured_thresholds_sha256);
   row("fabricbench", fmt::format("{} (git {})", record.tool_version, record.git_revision));
-  row_html("results folder", path_html(record.results_dir));
+  row_html("results folder", path_markup(record.results_dir));
   html += "</table>\n";
   if (record.measured_thresholds_sha256)
     html += fmt::format("<p class=\"note\"><b>The thresholds changed after measuring.</b> The stages were measured "
@@ -277,7 +263,7 @@ std::string identity_section(const CampaignRecord& record) {
                         "({}). Both hashes are part of this record.</p>\n",
                         record.measured_thresholds_sha256->empty() ? "(none)" : h(*record.measured_thresholds_sha256),
                         record.thresholds ? h(record.thresholds->sha256) : "(none)",
-                        record.thresholds ? path_html(record.thresholds->path) : "no thresholds file");
+                        record.thresholds ? path_markup(record.thresholds->path) : "no thresholds file");
   return html;
 }
 
@@ -289,7 +275,7 @@ std::string result_files_section(const CampaignRecord& record) {
                      "</th><th>SHA-256</th></tr>\n";
   for (const RecordStage& stage : record.stages)
     for (const auto& [path, sha256] : stage.files)
-      html += fmt::format("<tr><td>{}</td><td><code>{}</code></td></tr>\n", path_html(path), h(sha256));
+      html += fmt::format("<tr><td>{}</td><td><code>{}</code></td></tr>\n", path_markup(path), h(sha256));
   return html + "</table>\n";
 }
 
@@ -301,7 +287,7 @@ std::string checks_table(const CampaignRecord& record) {
     const CheckVerdict& v = record.judgement.checks[i];
     html += fmt::format("<tr{}><td class=\"num\">{}</td><td>{}</td><td>{}</td><td class=\"mark\">{}</td>"
                         "<td class=\"num\">{}</td><td>{}</td></tr>\n",
-                        v.skipped ? "" : row_class(v.decision), i + 1, h(v.check.name), path_html(v.origin),
+                        v.skipped ? "" : row_class(v.decision), i + 1, h(v.check.name), path_markup(v.origin),
                         v.skipped ? "SKIPPED" : mark_of(v.decision), v.rows, h(v.statement));
   }
   return html + "</table>\n";
@@ -364,7 +350,7 @@ std::string stages_section(const CampaignRecord& record) {
     html += fmt::format("<tr{}><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td>"
                         "<td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
                         s.status == "completed" ? "" : " class=\"fail\"", h(s.name), h(s.kind), h(s.status), s.attempts,
-                        h(s.started), h(s.finished), s.rows, path_html(s.results), h(s.message));
+                        h(s.started), h(s.finished), s.rows, path_markup(s.results), h(s.message));
   html += "</table>\n";
   for (const RecordStage& s : record.stages) {
     const std::vector<LogLogPlot> plots = stage_plots(s);
@@ -449,7 +435,7 @@ std::string drain_section(const CampaignRecord& record) {
 std::string inputs_section(const CampaignRecord& record) {
   std::string html = "<h2>What the campaign was told</h2>\n";
   const auto file = [&](std::string_view role, const RecordFile& f) {
-    html += fmt::format("<h3>{}: {}</h3>\n<p>SHA-256 <code>{}</code></p>\n<pre>{}</pre>\n", role, path_html(f.path),
+    html += fmt::format("<h3>{}: {}</h3>\n<p>SHA-256 <code>{}</code></p>\n<pre>{}</pre>\n", role, path_markup(f.path),
                         h(f.sha256), h(f.text));
   };
   file("Plan", record.plan);
@@ -527,7 +513,7 @@ std::string render_record_html(const CampaignRecord& record, Paper paper) {
           inputs_section(record);
   html += "<h2>Files</h2>\n<table class=\"files\">\n";
   for (const auto& [role, path] : record.files)
-    html += fmt::format("<tr><th>{}</th><td><code>{}</code></td></tr>\n", h(role), path_html(path));
+    html += fmt::format("<tr><th>{}</th><td><code>{}</code></td></tr>\n", h(role), path_markup(path));
   html += "</table>\n" + signoff_section(record);
   return html + "</body>\n</html>\n";
 }

@@ -25,4 +25,15 @@ std::string escape_markup(std::string_view text) {
   return escaped;
 }
 
+std::string path_markup(std::string_view path) {
+  std::string html = "<span class=\"path\">";
+  std::size_t piece = 0;
+  for (std::size_t i = 0; i < path.size(); ++i)
+    if (std::string_view("/_-.:").find(path[i]) != std::string_view::npos) {
+      html += escape_markup(path.substr(piece, i + 1 - piece)) + "<wbr>";
+      piece = i + 1;
+    }
+  return html + escape_markup(path.substr(piece)) + "</span>";
+}
+
 }  // namespace fb

@@ -12,4 +12,9 @@ namespace fb {
 // become U+FFFD, so a stray byte in a log cannot make a JUnit file unreadable.
 std::string escape_markup(std::string_view text);
 
+// A file name or path, escaped, with a line-break opportunity (<wbr>) after each of its separators
+// ('/', '_', '-', '.', ':'), in a span of class "path": a narrow column wraps it between its
+// pieces rather than inside a word.
+std::string path_markup(std::string_view path);
+
 }  // namespace fb

@@ -64,7 +64,7 @@ td.slow { outline: 3px solid #c00000; outline-offset: -3px; font-weight: bold; }
 .plot svg { width: 960px; height: auto; }
 .plots .table { max-width: 100%; overflow-x: auto; }
 .topology svg { max-width: 100%; height: auto; }
-code { white-space: pre-wrap; word-break: break-all; }
+code { white-space: pre-wrap; overflow-wrap: anywhere; }
 @media print { body { margin: 0; max-width: none; } .plot svg { width: 100%; } h2, h3 { break-after: avoid; }
   .plot, tr { break-inside: avoid; } }
 )";
@@ -550,10 +550,11 @@ std::string provenance_section(const std::vector<LoadedResults>& sets) {
   for (const LoadedResults& set : sets) {
     const Provenance& p = set.results.provenance;
     html += fmt::format("<h3>{}</h3>\n<table class=\"provenance\">\n", h(set.label));
-    const auto row = [&](std::string_view key, const std::string& value) {
-      html += fmt::format("<tr><th>{}</th><td><code>{}</code></td></tr>\n", key, h(value));
+    const auto row_markup = [&](std::string_view key, const std::string& value_html) {
+      html += fmt::format("<tr><th>{}</th><td><code>{}</code></td></tr>\n", key, value_html);
     };
-    row("file", set.source.string());
+    const auto row = [&](std::string_view key, const std::string& value) { row_markup(key, h(value)); };
+    row_markup("file", path_markup(set.source.string()));
     row("run id", p.run_id);
     row("backend", p.backend);
     row("tool version", p.tool_version);

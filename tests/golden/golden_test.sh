@@ -15,12 +15,12 @@
 # only on purpose, and list it (tests/golden/README.md lists the cases and the changes made).
 #
 # Only what cannot repeat is normalized: the temporary directory (@TMP@), the repository
-# (@REPO@) and the binary (@FABRICBENCH@) in paths, today's UTC date and time where a command
-# stamps the moment it ran (@NOW@: topo predict's rows and provenance, the run store's records,
-# drain lists), and provenance's git_revision (@REVISION@: a prediction names the binary's own
-# commit). Nothing else is filtered. Inputs: tests/golden/inputs/ (tests/golden/make_inputs.py
-# wrote them), tests/topology, tests/fabric/specs, tests/reports/samples, tests/corpus/logs,
-# docs/examples, reports/thresholds and plans/thresholds.
+# (@REPO@) and the binary (@FABRICBENCH@) in paths (also as HTML writes them, with <wbr>), today's
+# UTC date and time where a command stamps the moment it ran (@NOW@: topo predict's rows and
+# provenance, the run store's records, drain lists), and provenance's git_revision (@REVISION@: a
+# prediction names the binary's own commit). Nothing else is filtered. Inputs: tests/golden/inputs/
+# (tests/golden/make_inputs.py wrote them), tests/topology, tests/fabric/specs,
+# tests/reports/samples, tests/corpus/logs, docs/examples, reports/thresholds and plans/thresholds.
 set -uo pipefail
 export LC_ALL=C TZ=UTC
 
@@ -55,7 +55,13 @@ store="${tmp}/history.sqlite"
 normalize() {
   local day end_day
   end_day="$(date -u +%F)"
-  local -a expressions=(-e "s#${binary}#@FABRICBENCH@#g" -e "s#${repo}#@REPO@#g" -e "s#${tmp}#@TMP@#g")
+  local -a expressions=() paths=("${binary}" "${repo}" "${tmp}") tokens=(@FABRICBENCH@ @REPO@ @TMP@)
+  local i
+  for i in "${!paths[@]}"; do
+    # As written, and as the HTML pages write a path: a line-break opportunity after each separator.
+    expressions+=(-e "s#${paths[i]}#${tokens[i]}#g"
+      -e "s#$(sed -E 's#([/_.:-])#\1<wbr>#g' <<<"${paths[i]}")#${tokens[i]}#g")
+  done
   for day in "${start_day}" "${end_day}"; do
     expressions+=(-e "s#${day}[T ][0-9][0-9]:[0-9][0-9]:[0-9][0-9](\.[0-9]+)?Z?#@NOW@#g")
     # A run id of the moment: 20261129T054812Z

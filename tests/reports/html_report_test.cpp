@@ -41,6 +41,12 @@ TEST(HtmlEscape, MarkupCharactersAndControlBytes) {
             "b");
 }
 
+TEST(HtmlEscape, APathBreaksOnlyAfterItsSeparatorsAndStaysEscaped) {
+  EXPECT_EQ(path_markup("/tmp/run-1/a<b>.json"),
+            "<span class=\"path\">/<wbr>tmp/<wbr>run-<wbr>1/<wbr>a&lt;b&gt;.<wbr>json</span>");
+  EXPECT_EQ(path_markup("results"), "<span class=\"path\">results</span>");
+}
+
 TEST(Gnuplot, LabelsCannotBreakOutOfTheirQuotesOrCarryMarkup) {
   EXPECT_EQ(gnuplot_safe_text("it's <b>x</b> & \"y\""), "it?s ?b?x?/b? ? ?y?");
   const std::string script =
@@ -94,7 +100,7 @@ TEST(HtmlReport, SelfContainedWithEveryPlotAndEveryInputStringEscaped) {
   EXPECT_THAT(html, Not(HasSubstr("http://www.w3.org/1999/xlink\" href=\"http")));
   EXPECT_THAT(html, HasSubstr("&lt;img src=x onerror=alert(1)&gt;"));
   EXPECT_THAT(html, HasSubstr("&lt;script&gt;alert(2)&lt;/script&gt;"));
-  EXPECT_THAT(html, HasSubstr("results/&lt;b&gt;bold&lt;/b&gt;.json"));
+  EXPECT_THAT(html, HasSubstr("<span class=\"path\">results/<wbr>&lt;b&gt;bold&lt;/<wbr>b&gt;.<wbr>json</span>"));
   EXPECT_THAT(html, HasSubstr("<th>assumed</th><td><code>8 ranks inferred from busbw/algbw (the log lists no "
                               "&lt;ranks&gt;)</code>"));
   EXPECT_THAT(html, HasSubstr("<p class=\"verdict fail\">"));
