@@ -177,11 +177,20 @@ std::string describe_cost_basis(const TableRouter* tables) {
 }
 
 std::string no_cost_text(const Finding& finding) {
-  // An intermittent part runs at its healthy rate between its drops: the prediction degrades a
-  // link to one steady rate, which such a part does not have.
+  // The prediction prices a part by degrading one link to one steady rate: each kind below says
+  // why it has no such rate, so that no reader takes "no cost" for "costs nothing".
   if (finding.kind == "intermittent_link" || finding.kind == "intermittent_host")
     return "no predicted cost (an intermittent fault has no steady degraded rate for the model to price: what it "
            "costs a job depends on when and for how long it drops)";
+  if (finding.kind == "blocking_link")
+    return "no predicted cost of a repair (a blocking link is the fabric as built, not a fault: the healthy "
+           "prediction already runs through it, and only more uplinks or another placement change it)";
+  if (finding.kind == "failed_link")
+    return "no predicted cost (a link that is down has no rate: a job that needs it fails or is routed around it, "
+           "which the model does not price)";
+  if (finding.kind == "lossy_link")
+    return "no predicted cost (a lossy link keeps most of its bandwidth; its retransmissions show in latency tails, "
+           "which the model does not price)";
   return "no predicted cost (the model has no rate to degrade for it)";
 }
 

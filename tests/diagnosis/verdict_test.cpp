@@ -154,7 +154,7 @@ TEST(HostOutliers, ConcurrentPairsAreNotComparedTheyShareLinksOnPurpose) {
 // A ticket's cost line says why the model cannot price a finding: an intermittent link runs at
 // its healthy rate between drops, so there is no steady rate to degrade. The judgement keeps the
 // line with the ticket (FindingTicket::no_cost); the report and the console print it as it is.
-TEST(NoCostText, AnIntermittentLinkSaysWhyTheModelCannotPriceIt) {
+TEST(NoCostText, EachKindTheModelCannotPriceSaysWhy) {
   diagnosis::Finding intermittent{.kind = "intermittent_link",
                                   .subject =
                                       "leaf0001 <-> spine0001 (both directions): 160 pairs slow in repetition 2 only"};
@@ -164,9 +164,16 @@ TEST(NoCostText, AnIntermittentLinkSaysWhyTheModelCannotPriceIt) {
   diagnosis::Finding host = intermittent;
   host.kind = "intermittent_host";
   EXPECT_EQ(diagnosis::no_cost_text(host), diagnosis::no_cost_text(intermittent));
-  // A blocking link is the design itself: nothing is degraded, and it says so as before.
-  EXPECT_EQ(diagnosis::no_cost_text({.kind = "blocking_link", .subject = "leaf0001 <-> spine0001"}),
-            "no predicted cost (the model has no rate to degrade for it)");
+  // A blocking link is the design itself, a link that is down has no rate at all, and a lossy one
+  // keeps its bandwidth: each says why, none the generic line.
+  const std::string generic = "no predicted cost (the model has no rate to degrade for it)";
+  EXPECT_THAT(diagnosis::no_cost_text({.kind = "blocking_link", .subject = "leaf0001 <-> spine0001"}),
+              ::testing::StartsWith("no predicted cost of a repair (a blocking link is the fabric as built"));
+  EXPECT_THAT(diagnosis::no_cost_text({.kind = "failed_link", .subject = "h00003/eth0 <-> leaf0001"}),
+              ::testing::HasSubstr("a link that is down has no rate"));
+  EXPECT_THAT(diagnosis::no_cost_text({.kind = "lossy_link", .subject = "h00003/eth0 <-> leaf0001"}),
+              ::testing::HasSubstr("latency tails"));
+  EXPECT_EQ(diagnosis::no_cost_text({.kind = "wrong_result", .subject = "all_reduce 1K"}), generic);
 }
 
 }  // namespace
