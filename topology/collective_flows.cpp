@@ -75,9 +75,7 @@ FlowPaths::FlowPaths(const Graph& graph, std::optional<FabricHierarchy>& fabric,
       fabric_(fabric),
       host_routes_(host_routes),
       capacity_gbps_(collective_capacity_gbps(graph, fabric)),
-      solver_(capacity_gbps_) {
-  first_share_.push_back(0);
-}
+      solver_(capacity_gbps_) {}
 
 FlowPaths::LocalPath FlowPaths::local_path(VertexId from, VertexId to) {
   if (local_path_index_.empty()) assign_huge(local_path_index_, graph_.vertex_count(), {});
@@ -93,16 +91,51 @@ FlowPaths::LocalPath FlowPaths::local_path(VertexId from, VertexId to) {
     if (!route) {
       throw InputError(fmt::format("no route from {} to {}", graph_.vertex(from).name, graph_.vertex(to).name));
     }
-    for (const LinkUse& use : route->uses) {
-      shares_.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
-    }
+    path.piece = append_or_move_route(from, to, *route);
     path.latency_us = route->latency_us;
+  } else {
+    path.piece = end_piece();
   }
-  path.piece = end_piece();
   // Room for the few paths a vertex starts (a GPU's ring neighbours, its NIC), allocated once.
   if (known.empty()) known.reserve(4);
   known.push_back({to, path.piece, path.latency_us});
   return path;
+}
+
+std::uint32_t FlowPaths::append_or_move_route(VertexId from, VertexId to, const Route& route) {
+  const VertexId host = graph_.vertex(from).host;
+  std::uint32_t* first = nullptr;
+  if (host != no_vertex && host == graph_.vertex(to).host && !route.uses.empty()) {
+    // Shapes number in the hundreds and hosts' vertices in the tens, as HostRoutes keys them.
+    const std::uint64_t key = std::uint64_t{host_routes_.shape(from)} << 40 |
+                              std::uint64_t{host_routes_.position(from)} << 20 | host_routes_.position(to);
+    const auto [it, inserted] = local_templates_.try_emplace(key, no_piece);
+    first = &it->second;
+    if (!inserted) {
+      // The same shares in the same order, each resource moved by one offset: the solver then adds
+      // the same loads in the same order as from a copy.
+      const PieceRange range = ranges_[*first];
+      const auto offset = static_cast<std::uint32_t>(directed_link_index(route.uses.front())) -
+                          shares_[range.begin].resource;
+      bool moved = range.end - range.begin == route.uses.size();
+      for (std::size_t k = 0; moved && k < route.uses.size(); ++k) {
+        const ResourceShare& share = shares_[range.begin + k];
+        moved = static_cast<std::uint32_t>(directed_link_index(route.uses[k])) == share.resource + offset &&
+                route.uses[k].fraction == share.share;
+      }
+      if (moved) {
+        ranges_.push_back({range.begin, range.end, offset});
+        return static_cast<std::uint32_t>(ranges_.size() - 1);
+      }
+      first = nullptr;  // cabled differently: a copy of its own, not a template
+    }
+  }
+  for (const LinkUse& use : route.uses) {
+    shares_.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
+  }
+  const std::uint32_t piece = end_piece();
+  if (first != nullptr) *first = piece;
+  return piece;
 }
 
 void FlowPaths::know_switch_and_ports(VertexId nic, NicEntry& entry) {
@@ -148,8 +181,8 @@ void FlowPaths::add_fabric_climb(std::uint32_t host, int level, bool downwards) 
     for (const ResourceShare& use : climb_profile_) shares_.push_back({use.resource + offset, use.share});
   } else {
     const std::uint32_t piece = fabric_climb_piece(alike, level, downwards);
-    const std::uint32_t begin = first_share_[piece];
-    const std::uint32_t end = first_share_[piece + 1];
+    const std::uint32_t begin = ranges_[piece].begin;
+    const std::uint32_t end = ranges_[piece].end;
     // Each share is copied out before it is appended: appending may move shares_. (Reserving the
     // exact size here instead reallocated the whole array at every host's climb.)
     const ResourceShare port = shares_[begin];

@@ -165,7 +165,7 @@ class FlowPaths {
   const Graph& graph() const { return graph_; }
   std::span<const double> capacity_gbps() const { return capacity_gbps_; }
   // The pieces so far, for a solve (valid until the next piece is added).
-  PieceFlows pieces() const { return PieceFlows{shares_, first_share_, {}, {}, {}}; }
+  PieceFlows pieces() const { return PieceFlows{shares_, {}, {}, {}, {}, 1, ranges_}; }
   // The one solver of the model's solves: its state over millions of resources is kept between them.
   PieceSolver& solver() { return solver_; }
 
@@ -199,17 +199,26 @@ class FlowPaths {
 
   // Closes the piece whose shares were just appended.
   std::uint32_t end_piece() {
-    first_share_.push_back(static_cast<std::uint32_t>(shares_.size()));
-    return static_cast<std::uint32_t>(first_share_.size() - 2);
+    const auto end = static_cast<std::uint32_t>(shares_.size());
+    ranges_.push_back({open_share_, end, 0});
+    open_share_ = end;
+    return static_cast<std::uint32_t>(ranges_.size() - 1);
   }
+  // The shares of a path inside a host: those of the same path in the first host of its shape,
+  // moved, where the route is theirs moved by one offset (hosts built alike), else its own.
+  std::uint32_t append_or_move_route(VertexId from, VertexId to, const Route& route);
 
   const Graph& graph_;
   std::optional<FabricHierarchy>& fabric_;
   HostRoutes& host_routes_;
   std::vector<double> capacity_gbps_;
   // Tens of millions of values at a million GPUs: arrays that grow in place (pod_array.hpp).
-  PodArray<ResourceShare> shares_;       // every piece's resources, piece after piece
-  PodArray<std::uint32_t> first_share_;  // piece p: [first_share_[p], first_share_[p + 1]), from 0
+  PodArray<ResourceShare> shares_;  // the pieces' own resources, piece after piece
+  PodArray<PieceRange> ranges_;     // piece p's resources: its own or another's, moved
+  std::uint32_t open_share_ = 0;    // the first share of the piece being appended
+  // By host shape and the two ends' positions in it: the piece of the first such path, whose
+  // shares the same path in other hosts of that shape reads moved.
+  std::unordered_map<std::uint64_t, std::uint32_t> local_templates_;
   // Paths by where they start, each with its destination: a path costs one list, read where
   // it starts (millions of paths were a list of indices into a deque, two cache misses more).
   struct KnownPath {
