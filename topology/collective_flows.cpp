@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace fb::topo::detail {
 
@@ -20,27 +21,42 @@ bool is_network(LinkType type) {
 
 // The fastest flow through each of the resources `full` (crossing it with any share). Only the
 // pieces that cross one of them count: each piece is looked at once, the first time a flow
-// crosses it.
+// crosses it. A flow only raises its pieces' fastest rate; each crossing piece's resources are
+// matched against `full` once at the end (a million GPUs' alltoall matched a climb's dozens of
+// resources against the full ones for each of 16 million flows). A maximum is the same in any
+// order, so the result is too.
 std::vector<double> fastest_through(const PieceFlows& flows, std::span<const double> rate_gbps,
                                     const std::vector<std::uint32_t>& full) {
-  enum class Crosses : std::uint8_t { unknown, no, yes };
-  std::vector<Crosses> crosses;
-  assign_huge(crosses, flows.piece_count(), Crosses::unknown);
+  constexpr std::uint32_t unknown = std::numeric_limits<std::uint32_t>::max();
+  constexpr std::uint32_t crosses_none = unknown - 1;
+  // Per piece: unknown, crosses_none, or its index in `crossing`.
+  std::vector<std::uint32_t> slot;
+  assign_huge(slot, flows.piece_count(), unknown);
   const auto crosses_full = [&](std::uint32_t p) {
-    const auto shares = flows.shares_of(p);
-    return std::any_of(shares.begin(), shares.end(), [&](const ResourceShare& use) {
-      return std::find(full.begin(), full.end(), use.resource) != full.end();
-    });
+    return flows.shares_of(p).any_of(
+        [&](const ResourceShare& use) { return std::find(full.begin(), full.end(), use.resource) != full.end(); });
   };
-  std::vector<double> fastest_gbps(full.size(), 0.0);
+  std::vector<std::uint32_t> crossing;     // the pieces that cross a full resource
+  std::vector<double> piece_fastest_gbps;  // by index in `crossing`
   for (std::size_t f = 0; f < flows.size(); ++f) {
     for (const std::uint32_t p : flows.pieces_of(f)) {
-      if (crosses[p] == Crosses::unknown) crosses[p] = crosses_full(p) ? Crosses::yes : Crosses::no;
-      if (crosses[p] == Crosses::no) continue;
-      for (const ResourceShare& use : flows.shares_of(p)) {
-        for (std::size_t k = 0; k < full.size(); ++k) {
-          if (full[k] == use.resource) fastest_gbps[k] = std::max(fastest_gbps[k], rate_gbps[f]);
+      if (slot[p] == unknown) {
+        slot[p] = crosses_none;
+        if (crosses_full(p)) {
+          slot[p] = static_cast<std::uint32_t>(crossing.size());
+          crossing.push_back(p);
+          piece_fastest_gbps.push_back(0.0);
         }
+      }
+      if (slot[p] == crosses_none) continue;
+      piece_fastest_gbps[slot[p]] = std::max(piece_fastest_gbps[slot[p]], rate_gbps[f]);
+    }
+  }
+  std::vector<double> fastest_gbps(full.size(), 0.0);
+  for (std::size_t c = 0; c < crossing.size(); ++c) {
+    for (const ResourceShare& use : flows.shares_of(crossing[c])) {
+      for (std::size_t k = 0; k < full.size(); ++k) {
+        if (full[k] == use.resource) fastest_gbps[k] = std::max(fastest_gbps[k], piece_fastest_gbps[c]);
       }
     }
   }
@@ -91,7 +107,7 @@ FlowPaths::LocalPath FlowPaths::local_path(VertexId from, VertexId to) {
     if (!route) {
       throw InputError(fmt::format("no route from {} to {}", graph_.vertex(from).name, graph_.vertex(to).name));
     }
-    path.piece = append_or_move_route(from, to, *route);
+    path.piece = append_or_move_route(*route);
     path.latency_us = route->latency_us;
   } else {
     path.piece = end_piece();
@@ -102,21 +118,17 @@ FlowPaths::LocalPath FlowPaths::local_path(VertexId from, VertexId to) {
   return path;
 }
 
-std::uint32_t FlowPaths::append_or_move_route(VertexId from, VertexId to, const Route& route) {
-  const VertexId host = graph_.vertex(from).host;
+std::uint32_t FlowPaths::append_or_move_route(const Route& route) {
   std::uint32_t* first = nullptr;
-  if (host != no_vertex && host == graph_.vertex(to).host && !route.uses.empty()) {
-    // Shapes number in the hundreds and hosts' vertices in the tens, as HostRoutes keys them.
-    const std::uint64_t key = std::uint64_t{host_routes_.shape(from)} << 40 |
-                              std::uint64_t{host_routes_.position(from)} << 20 | host_routes_.position(to);
-    const auto [it, inserted] = local_templates_.try_emplace(key, no_piece);
+  if (host_routes_.last_template() != HostRoutes::no_template && !route.uses.empty()) {
+    const auto [it, inserted] = local_templates_.try_emplace(host_routes_.last_template(), no_piece);
     first = &it->second;
     if (!inserted) {
       // The same shares in the same order, each resource moved by one offset: the solver then adds
       // the same loads in the same order as from a copy.
       const PieceRange range = ranges_[*first];
-      const auto offset = static_cast<std::uint32_t>(directed_link_index(route.uses.front())) -
-                          shares_[range.begin].resource;
+      const auto offset =
+          static_cast<std::uint32_t>(directed_link_index(route.uses.front())) - shares_[range.begin].resource;
       bool moved = range.end - range.begin == route.uses.size();
       for (std::size_t k = 0; moved && k < route.uses.size(); ++k) {
         const ResourceShare& share = shares_[range.begin + k];
@@ -124,7 +136,7 @@ std::uint32_t FlowPaths::append_or_move_route(VertexId from, VertexId to, const 
                 route.uses[k].fraction == share.share;
       }
       if (moved) {
-        ranges_.push_back({range.begin, range.end, offset});
+        ranges_.push_back({range.begin, range.end, offset, offset});
         return static_cast<std::uint32_t>(ranges_.size() - 1);
       }
       first = nullptr;  // cabled differently: a copy of its own, not a template
@@ -179,20 +191,14 @@ void FlowPaths::add_fabric_climb(std::uint32_t host, int level, bool downwards) 
     climb_profile_.clear();
     fabric_->append_profile(fabric_->host_group(host), level, downwards, climb_profile_);
     for (const ResourceShare& use : climb_profile_) shares_.push_back({use.resource + offset, use.share});
+    climb_pieces_[climb_slot(host, level, downwards)] = end_piece();
   } else {
-    const std::uint32_t piece = fabric_climb_piece(alike, level, downwards);
-    const std::uint32_t begin = ranges_[piece].begin;
-    const std::uint32_t end = ranges_[piece].end;
-    // Each share is copied out before it is appended: appending may move shares_. (Reserving the
-    // exact size here instead reallocated the whole array at every host's climb.)
-    const ResourceShare port = shares_[begin];
-    shares_.push_back({port.resource - alike + host, port.share});
-    for (std::uint32_t s = begin + 1; s < end; ++s) {
-      const ResourceShare use = shares_[s];
-      shares_.push_back(use);
-    }
+    // The first climber's shares, its port (the first share) moved to this host's: fabric
+    // resources are numbered host access bundles first, by host.
+    const PieceRange first = ranges_[fabric_climb_piece(alike, level, downwards)];
+    ranges_.push_back({first.begin, first.end, host - alike, 0});
+    climb_pieces_[climb_slot(host, level, downwards)] = static_cast<std::uint32_t>(ranges_.size() - 1);
   }
-  climb_pieces_[climb_slot(host, level, downwards)] = end_piece();
 }
 
 std::uint32_t FlowPaths::switch_climbs_of(VertexId entry) {

@@ -206,7 +206,7 @@ class FlowPaths {
   }
   // The shares of a path inside a host: those of the same path in the first host of its shape,
   // moved, where the route is theirs moved by one offset (hosts built alike), else its own.
-  std::uint32_t append_or_move_route(VertexId from, VertexId to, const Route& route);
+  std::uint32_t append_or_move_route(const Route& route);
 
   const Graph& graph_;
   std::optional<FabricHierarchy>& fabric_;

@@ -30,20 +30,25 @@ struct MaxMinAllocation {
   int rounds = 0;                 // filling rounds, one per distinct bottleneck level
 };
 
-// Where a piece's resources are: shares [begin, end), each resource moved by `offset`. Hosts
-// built alike hold their paths inside as the same shares at another place in the link array: a
-// million GPUs' 6.9 million such paths read a few hundred templates (kept in cache) instead of
-// 35 million copied shares (0.56 GB).
+// Where a piece's resources are: shares [begin, end), the first one's resource moved by
+// `first_offset`, the others' by `offset`. Hosts built alike hold their paths inside as the same
+// shares at another place in the link array (every share moved alike), and hosts cabled alike
+// climb the fabric as the first such host did past their own port (the first share moved): a
+// million GPUs' 6.9 million paths inside hosts read a few hundred templates kept in cache instead
+// of 35 million copied shares (0.56 GB), its alltoall's climbs their first climbers' shares.
 struct PieceRange {
   std::uint32_t begin = 0;
   std::uint32_t end = 0;
-  std::uint32_t offset = 0;  // added to each share's resource
+  std::uint32_t first_offset = 0;  // added to the first share's resource
+  std::uint32_t offset = 0;        // added to each other share's resource
 };
 
-// A piece's resources as PieceFlows::shares_of gives them: a range of shares, moved by an offset.
+// A piece's resources as PieceFlows::shares_of gives them (PieceRange): read them through
+// for_each and any_of where it counts, which move the first share outside the loop.
 class PieceShares {
  public:
-  PieceShares(std::span<const ResourceShare> shares, std::uint32_t offset) : shares_(shares), offset_(offset) {}
+  PieceShares(std::span<const ResourceShare> shares, std::uint32_t first_offset, std::uint32_t offset)
+      : shares_(shares), first_offset_(first_offset), offset_(offset) {}
 
   class Iterator {
    public:
@@ -54,8 +59,9 @@ class PieceShares {
     using reference = ResourceShare;
 
     Iterator() = default;
-    Iterator(const ResourceShare* at, std::uint32_t offset) : at_(at), offset_(offset) {}
-    ResourceShare operator*() const { return {at_->resource + offset_, at_->share}; }
+    Iterator(const ResourceShare* at, const PieceShares& shares)
+        : at_(at), first_(shares.shares_.data()), first_offset_(shares.first_offset_), offset_(shares.offset_) {}
+    ResourceShare operator*() const { return {at_->resource + (at_ == first_ ? first_offset_ : offset_), at_->share}; }
     Iterator& operator++() {
       ++at_;
       return *this;
@@ -69,17 +75,36 @@ class PieceShares {
 
    private:
     const ResourceShare* at_ = nullptr;
+    const ResourceShare* first_ = nullptr;
+    std::uint32_t first_offset_ = 0;
     std::uint32_t offset_ = 0;
   };
 
-  Iterator begin() const { return {shares_.data(), offset_}; }
-  Iterator end() const { return {shares_.data() + shares_.size(), offset_}; }
+  Iterator begin() const { return {shares_.data(), *this}; }
+  Iterator end() const { return {shares_.data() + shares_.size(), *this}; }
   bool empty() const { return shares_.empty(); }
   std::size_t size() const { return shares_.size(); }
-  ResourceShare operator[](std::size_t i) const { return {shares_[i].resource + offset_, shares_[i].share}; }
+
+  // Calls f with each share, in order.
+  template <typename F>
+  void for_each(F&& f) const {
+    if (shares_.empty()) return;
+    f(ResourceShare{shares_.front().resource + first_offset_, shares_.front().share});
+    for (std::size_t k = 1; k < shares_.size(); ++k) f(ResourceShare{shares_[k].resource + offset_, shares_[k].share});
+  }
+  // Whether some share satisfies `pred`, asked in order.
+  template <typename Pred>
+  bool any_of(Pred&& pred) const {
+    if (shares_.empty()) return false;
+    if (pred(ResourceShare{shares_.front().resource + first_offset_, shares_.front().share})) return true;
+    for (std::size_t k = 1; k < shares_.size(); ++k)
+      if (pred(ResourceShare{shares_[k].resource + offset_, shares_[k].share})) return true;
+    return false;
+  }
 
  private:
   std::span<const ResourceShare> shares_;
+  std::uint32_t first_offset_ = 0;
   std::uint32_t offset_ = 0;
 };
 
@@ -96,7 +121,7 @@ struct PieceFlows {
   double common_weight = 1;                     // ... stand for this many each
   // Where given, piece p's resources are ranges[p] (first_share is then left empty): pieces may
   // read another piece's shares, moved (PieceRange).
-  std::span<const PieceRange> ranges;
+  std::span<const PieceRange> ranges{};
 
   std::size_t size() const { return first_use.empty() ? 0 : first_use.size() - 1; }
   std::size_t piece_count() const {
@@ -110,9 +135,9 @@ struct PieceFlows {
   PieceShares shares_of(std::size_t piece) const {
     if (!ranges.empty()) {
       const PieceRange& range = ranges[piece];
-      return {shares.subspan(range.begin, range.end - range.begin), range.offset};
+      return {shares.subspan(range.begin, range.end - range.begin), range.first_offset, range.offset};
     }
-    return {shares.subspan(first_share[piece], first_share[piece + 1] - first_share[piece]), 0};
+    return {shares.subspan(first_share[piece], first_share[piece + 1] - first_share[piece]), 0, 0};
   }
 };
 

@@ -53,6 +53,7 @@ const HostRoutes::HostShape& HostRoutes::shape_of(VertexId host) {
 const Route* HostRoutes::between(VertexId from, VertexId to) {
   const VertexId host = graph_.vertex(from).host;
   if (host == no_vertex || host != graph_.vertex(to).host) {
+    last_template_ = no_template;
     std::optional<Route> route = find_route(graph_, from, to);
     if (!route) return nullptr;
     route_ = std::move(*route);
@@ -69,6 +70,7 @@ const Route* HostRoutes::between(VertexId from, VertexId to) {
   // Shapes number in the hundreds and hosts' vertices in the tens: 20 bits each is ample.
   const std::uint64_t key =
       std::uint64_t{shape.shape} << 40 | std::uint64_t{position_of_vertex_[from]} << 20 | position_of_vertex_[to];
+  last_template_ = key;
   auto [it, inserted] = templates_.try_emplace(key);
   if (inserted) {
     ++searches_;

@@ -24,6 +24,12 @@ class HostRoutes {
   // nothing.
   const Route* between(VertexId from, VertexId to);
 
+  // The host shape and the two ends' positions of the last route between() gave inside a host
+  // (routes with equal keys are one route moved to another host), or no_template when it was
+  // searched directly (ends in two hosts or none).
+  static constexpr std::uint64_t no_template = ~std::uint64_t{0};
+  std::uint64_t last_template() const { return last_template_; }
+
   // Searches done, and hosts of a shape seen before (their routes were translated).
   std::size_t searches() const { return searches_; }
 
@@ -60,6 +66,7 @@ class HostRoutes {
   std::unordered_map<std::uint64_t, std::optional<RouteTemplate>> templates_;
   std::size_t searches_ = 0;
   Route route_;
+  std::uint64_t last_template_ = no_template;
   VertexId last_host_ = no_vertex;  // the host of the last route between() gave, and its slot
   std::uint32_t last_slot_ = 0;
 };
