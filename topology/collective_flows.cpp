@@ -94,11 +94,12 @@ FlowPaths::FlowPaths(const Graph& graph, std::optional<FabricHierarchy>& fabric,
       solver_(capacity_gbps_) {}
 
 FlowPaths::LocalPath FlowPaths::local_path(VertexId from, VertexId to) {
-  if (local_path_index_.empty()) assign_huge(local_path_index_, graph_.vertex_count(), {});
+  if (last_known_path_.empty()) assign_huge(last_known_path_, graph_.vertex_count(), no_piece);
   // A vertex reaches a handful of others inside its host: a short list beats a hash lookup.
-  std::vector<KnownPath>& known = local_path_index_[from];
-  for (const KnownPath& path : known)
-    if (path.to == to) return {path.piece, path.latency_us};
+  for (std::uint32_t k = last_known_path_[from]; k != no_piece; k = known_paths_[k].next) {
+    const KnownPath& known = known_paths_[k];
+    if (known.to == to) return {known.piece, known.latency_us};
+  }
   LocalPath path;
   // A rank placed on a NIC (host memory on a host the topology knows only by its NIC) is
   // already where its fabric hop starts.
@@ -112,9 +113,9 @@ FlowPaths::LocalPath FlowPaths::local_path(VertexId from, VertexId to) {
   } else {
     path.piece = end_piece();
   }
-  // Room for the few paths a vertex starts (a GPU's ring neighbours, its NIC), allocated once.
-  if (known.empty()) known.reserve(4);
-  known.push_back({to, path.piece, path.latency_us});
+  std::uint32_t& last = last_known_path_[from];
+  known_paths_.push_back({to, path.piece, path.latency_us, last});
+  last = static_cast<std::uint32_t>(known_paths_.size() - 1);
   return path;
 }
 

@@ -219,14 +219,17 @@ class FlowPaths {
   // By host shape and the two ends' positions in it: the piece of the first such path, whose
   // shares the same path in other hosts of that shape reads moved.
   std::unordered_map<std::uint64_t, std::uint32_t> local_templates_;
-  // Paths by where they start, each with its destination: a path costs one list, read where
-  // it starts (millions of paths were a list of indices into a deque, two cache misses more).
+  // Paths by where they start, each with its destination: a vertex's paths are a chain through
+  // one array, from the last one known (millions of paths were a list of indices into a deque,
+  // two cache misses more; then a vector per vertex, two million allocations at a million GPUs).
   struct KnownPath {
     VertexId to = no_vertex;
     std::uint32_t piece = 0;
     double latency_us = 0;
+    std::uint32_t next = no_piece;  // the vertex's path known before this one
   };
-  std::vector<std::vector<KnownPath>> local_path_index_;
+  std::vector<std::uint32_t> last_known_path_;  // by vertex: into known_paths_, or no_piece
+  PodArray<KnownPath> known_paths_;
   // Sized once when first used: by vertex, the NIC's record in nic_entries_; by fabric host,
   // level and direction, the host's climbs.
   std::vector<std::uint32_t> nic_slot_;
