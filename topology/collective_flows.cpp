@@ -103,12 +103,14 @@ FlowPaths::LocalPath FlowPaths::local_path(VertexId from, VertexId to) {
   LocalPath path;
   // A rank placed on a NIC (host memory on a host the topology knows only by its NIC) is
   // already where its fabric hop starts.
-  if (from != to) {
+  if (const std::optional<LocalPath> moved = from != to ? moved_template(from, to) : std::nullopt) {
+    path = *moved;
+  } else if (from != to) {
     const Route* route = host_routes_.between(from, to);
     if (!route) {
       throw InputError(fmt::format("no route from {} to {}", graph_.vertex(from).name, graph_.vertex(to).name));
     }
-    path.piece = append_or_move_route(*route);
+    path.piece = append_or_move_route(from, to, *route);
     path.latency_us = route->latency_us;
   } else {
     path.piece = end_piece();
@@ -119,15 +121,28 @@ FlowPaths::LocalPath FlowPaths::local_path(VertexId from, VertexId to) {
   return path;
 }
 
-std::uint32_t FlowPaths::append_or_move_route(const Route& route) {
-  std::uint32_t* first = nullptr;
+std::optional<FlowPaths::LocalPath> FlowPaths::moved_template(VertexId from, VertexId to) {
+  const HostRoutes::Placement placement = host_routes_.placement(from, to);
+  if (!placement.shifted_alike) return std::nullopt;
+  const auto it = local_templates_.find(placement.key);
+  if (it == local_templates_.end() || !it->second.placement.shifted_alike) return std::nullopt;
+  // The route's links are the template's, each moved by the difference of the two hosts' shifts;
+  // a directed link's resource is twice its link's index (plus its direction).
+  const std::uint32_t offset = 2 * (placement.link_shift - it->second.placement.link_shift);
+  const PieceRange range = ranges_[it->second.piece];
+  ranges_.push_back({range.begin, range.end, offset, offset});
+  return LocalPath{static_cast<std::uint32_t>(ranges_.size() - 1), it->second.latency_us};
+}
+
+std::uint32_t FlowPaths::append_or_move_route(VertexId from, VertexId to, const Route& route) {
+  LocalTemplate* first = nullptr;
   if (host_routes_.last_template() != HostRoutes::no_template && !route.uses.empty()) {
-    const auto [it, inserted] = local_templates_.try_emplace(host_routes_.last_template(), no_piece);
+    const auto [it, inserted] = local_templates_.try_emplace(host_routes_.last_template());
     first = &it->second;
     if (!inserted) {
       // The same shares in the same order, each resource moved by one offset: the solver then adds
       // the same loads in the same order as from a copy.
-      const PieceRange range = ranges_[*first];
+      const PieceRange range = ranges_[first->piece];
       const auto offset =
           static_cast<std::uint32_t>(directed_link_index(route.uses.front())) - shares_[range.begin].resource;
       bool moved = range.end - range.begin == route.uses.size();
@@ -147,7 +162,7 @@ std::uint32_t FlowPaths::append_or_move_route(const Route& route) {
     shares_.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
   }
   const std::uint32_t piece = end_piece();
-  if (first != nullptr) *first = piece;
+  if (first != nullptr) *first = {piece, route.latency_us, host_routes_.placement(from, to)};
   return piece;
 }
 

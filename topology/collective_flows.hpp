@@ -206,7 +206,10 @@ class FlowPaths {
   }
   // The shares of a path inside a host: those of the same path in the first host of its shape,
   // moved, where the route is theirs moved by one offset (hosts built alike), else its own.
-  std::uint32_t append_or_move_route(const Route& route);
+  std::uint32_t append_or_move_route(VertexId from, VertexId to, const Route& route);
+  // The path from `from` to `to` as its template's shares moved, where both hosts' links are
+  // their shape's first host's moved alike (no route needs translating); none otherwise.
+  std::optional<LocalPath> moved_template(VertexId from, VertexId to);
 
   const Graph& graph_;
   std::optional<FabricHierarchy>& fabric_;
@@ -216,9 +219,14 @@ class FlowPaths {
   PodArray<ResourceShare> shares_;  // the pieces' own resources, piece after piece
   PodArray<PieceRange> ranges_;     // piece p's resources: its own or another's, moved
   std::uint32_t open_share_ = 0;    // the first share of the piece being appended
-  // By host shape and the two ends' positions in it: the piece of the first such path, whose
-  // shares the same path in other hosts of that shape reads moved.
-  std::unordered_map<std::uint64_t, std::uint32_t> local_templates_;
+  // By host shape and the two ends' positions in it (HostRoutes::Placement): the first such
+  // path, whose shares the same path in other hosts of that shape reads moved.
+  struct LocalTemplate {
+    std::uint32_t piece = no_piece;
+    double latency_us = 0;
+    HostRoutes::Placement placement;  // of the template's own ends
+  };
+  std::unordered_map<std::uint64_t, LocalTemplate> local_templates_;
   // Paths by where they start, each with its destination: a vertex's paths are a chain through
   // one array, from the last one known (millions of paths were a list of indices into a deque,
   // two cache misses more; then a vector per vertex, two million allocations at a million GPUs).
