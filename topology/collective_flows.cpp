@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace fb::topo::detail {
 
@@ -20,27 +21,42 @@ bool is_network(LinkType type) {
 
 // The fastest flow through each of the resources `full` (crossing it with any share). Only the
 // pieces that cross one of them count: each piece is looked at once, the first time a flow
-// crosses it.
+// crosses it. A flow only raises its pieces' fastest rate; each crossing piece's resources are
+// matched against `full` once at the end (a million GPUs' alltoall matched a climb's dozens of
+// resources against the full ones for each of 16 million flows). A maximum is the same in any
+// order, so the result is too.
 std::vector<double> fastest_through(const PieceFlows& flows, std::span<const double> rate_gbps,
                                     const std::vector<std::uint32_t>& full) {
-  enum class Crosses : std::uint8_t { unknown, no, yes };
-  std::vector<Crosses> crosses;
-  assign_huge(crosses, flows.piece_count(), Crosses::unknown);
+  constexpr std::uint32_t unknown = std::numeric_limits<std::uint32_t>::max();
+  constexpr std::uint32_t crosses_none = unknown - 1;
+  // Per piece: unknown, crosses_none, or its index in `crossing`.
+  std::vector<std::uint32_t> slot;
+  assign_huge(slot, flows.piece_count(), unknown);
   const auto crosses_full = [&](std::uint32_t p) {
-    const auto shares = flows.shares_of(p);
-    return std::any_of(shares.begin(), shares.end(), [&](const ResourceShare& use) {
-      return std::find(full.begin(), full.end(), use.resource) != full.end();
-    });
+    return flows.shares_of(p).any_of(
+        [&](const ResourceShare& use) { return std::find(full.begin(), full.end(), use.resource) != full.end(); });
   };
-  std::vector<double> fastest_gbps(full.size(), 0.0);
+  std::vector<std::uint32_t> crossing;     // the pieces that cross a full resource
+  std::vector<double> piece_fastest_gbps;  // by index in `crossing`
   for (std::size_t f = 0; f < flows.size(); ++f) {
     for (const std::uint32_t p : flows.pieces_of(f)) {
-      if (crosses[p] == Crosses::unknown) crosses[p] = crosses_full(p) ? Crosses::yes : Crosses::no;
-      if (crosses[p] == Crosses::no) continue;
-      for (const ResourceShare& use : flows.shares_of(p)) {
-        for (std::size_t k = 0; k < full.size(); ++k) {
-          if (full[k] == use.resource) fastest_gbps[k] = std::max(fastest_gbps[k], rate_gbps[f]);
+      if (slot[p] == unknown) {
+        slot[p] = crosses_none;
+        if (crosses_full(p)) {
+          slot[p] = static_cast<std::uint32_t>(crossing.size());
+          crossing.push_back(p);
+          piece_fastest_gbps.push_back(0.0);
         }
+      }
+      if (slot[p] == crosses_none) continue;
+      piece_fastest_gbps[slot[p]] = std::max(piece_fastest_gbps[slot[p]], rate_gbps[f]);
+    }
+  }
+  std::vector<double> fastest_gbps(full.size(), 0.0);
+  for (std::size_t c = 0; c < crossing.size(); ++c) {
+    for (const ResourceShare& use : flows.shares_of(crossing[c])) {
+      for (std::size_t k = 0; k < full.size(); ++k) {
+        if (full[k] == use.resource) fastest_gbps[k] = std::max(fastest_gbps[k], piece_fastest_gbps[c]);
       }
     }
   }
@@ -75,34 +91,79 @@ FlowPaths::FlowPaths(const Graph& graph, std::optional<FabricHierarchy>& fabric,
       fabric_(fabric),
       host_routes_(host_routes),
       capacity_gbps_(collective_capacity_gbps(graph, fabric)),
-      solver_(capacity_gbps_) {
-  first_share_.push_back(0);
-}
+      solver_(capacity_gbps_) {}
 
 FlowPaths::LocalPath FlowPaths::local_path(VertexId from, VertexId to) {
-  if (local_path_index_.empty()) assign_huge(local_path_index_, graph_.vertex_count(), {});
+  if (last_known_path_.empty()) assign_huge(last_known_path_, graph_.vertex_count(), no_piece);
   // A vertex reaches a handful of others inside its host: a short list beats a hash lookup.
-  std::vector<KnownPath>& known = local_path_index_[from];
-  for (const KnownPath& path : known)
-    if (path.to == to) return {path.piece, path.latency_us};
+  for (std::uint32_t k = last_known_path_[from]; k != no_piece; k = known_paths_[k].next) {
+    const KnownPath& known = known_paths_[k];
+    if (known.to == to) return {known.piece, known.latency_us};
+  }
   LocalPath path;
   // A rank placed on a NIC (host memory on a host the topology knows only by its NIC) is
   // already where its fabric hop starts.
-  if (from != to) {
+  if (const std::optional<LocalPath> moved = from != to ? moved_template(from, to) : std::nullopt) {
+    path = *moved;
+  } else if (from != to) {
     const Route* route = host_routes_.between(from, to);
     if (!route) {
       throw InputError(fmt::format("no route from {} to {}", graph_.vertex(from).name, graph_.vertex(to).name));
     }
-    for (const LinkUse& use : route->uses) {
-      shares_.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
-    }
+    path.piece = append_or_move_route(from, to, *route);
     path.latency_us = route->latency_us;
+  } else {
+    path.piece = end_piece();
   }
-  path.piece = end_piece();
-  // Room for the few paths a vertex starts (a GPU's ring neighbours, its NIC), allocated once.
-  if (known.empty()) known.reserve(4);
-  known.push_back({to, path.piece, path.latency_us});
+  std::uint32_t& last = last_known_path_[from];
+  known_paths_.push_back({to, path.piece, path.latency_us, last});
+  last = static_cast<std::uint32_t>(known_paths_.size() - 1);
   return path;
+}
+
+std::optional<FlowPaths::LocalPath> FlowPaths::moved_template(VertexId from, VertexId to) {
+  const HostRoutes::Placement placement = host_routes_.placement(from, to);
+  if (!placement.shifted_alike) return std::nullopt;
+  const auto it = local_templates_.find(placement.key);
+  if (it == local_templates_.end() || !it->second.placement.shifted_alike) return std::nullopt;
+  // The route's links are the template's, each moved by the difference of the two hosts' shifts;
+  // a directed link's resource is twice its link's index (plus its direction).
+  const std::uint32_t offset = 2 * (placement.link_shift - it->second.placement.link_shift);
+  const PieceRange range = ranges_[it->second.piece];
+  ranges_.push_back({range.begin, range.end, offset, offset});
+  return LocalPath{static_cast<std::uint32_t>(ranges_.size() - 1), it->second.latency_us};
+}
+
+std::uint32_t FlowPaths::append_or_move_route(VertexId from, VertexId to, const Route& route) {
+  LocalTemplate* first = nullptr;
+  if (host_routes_.last_template() != HostRoutes::no_template && !route.uses.empty()) {
+    const auto [it, inserted] = local_templates_.try_emplace(host_routes_.last_template());
+    first = &it->second;
+    if (!inserted) {
+      // The same shares in the same order, each resource moved by one offset: the solver then adds
+      // the same loads in the same order as from a copy.
+      const PieceRange range = ranges_[first->piece];
+      const auto offset =
+          static_cast<std::uint32_t>(directed_link_index(route.uses.front())) - shares_[range.begin].resource;
+      bool moved = range.end - range.begin == route.uses.size();
+      for (std::size_t k = 0; moved && k < route.uses.size(); ++k) {
+        const ResourceShare& share = shares_[range.begin + k];
+        moved = static_cast<std::uint32_t>(directed_link_index(route.uses[k])) == share.resource + offset &&
+                route.uses[k].fraction == share.share;
+      }
+      if (moved) {
+        ranges_.push_back({range.begin, range.end, offset, offset});
+        return static_cast<std::uint32_t>(ranges_.size() - 1);
+      }
+      first = nullptr;  // cabled differently: a copy of its own, not a template
+    }
+  }
+  for (const LinkUse& use : route.uses) {
+    shares_.push_back({static_cast<std::uint32_t>(directed_link_index(use)), use.fraction});
+  }
+  const std::uint32_t piece = end_piece();
+  if (first != nullptr) *first = {piece, route.latency_us, host_routes_.placement(from, to)};
+  return piece;
 }
 
 void FlowPaths::know_switch_and_ports(VertexId nic, NicEntry& entry) {
@@ -146,20 +207,14 @@ void FlowPaths::add_fabric_climb(std::uint32_t host, int level, bool downwards) 
     climb_profile_.clear();
     fabric_->append_profile(fabric_->host_group(host), level, downwards, climb_profile_);
     for (const ResourceShare& use : climb_profile_) shares_.push_back({use.resource + offset, use.share});
+    climb_pieces_[climb_slot(host, level, downwards)] = end_piece();
   } else {
-    const std::uint32_t piece = fabric_climb_piece(alike, level, downwards);
-    const std::uint32_t begin = first_share_[piece];
-    const std::uint32_t end = first_share_[piece + 1];
-    // Each share is copied out before it is appended: appending may move shares_. (Reserving the
-    // exact size here instead reallocated the whole array at every host's climb.)
-    const ResourceShare port = shares_[begin];
-    shares_.push_back({port.resource - alike + host, port.share});
-    for (std::uint32_t s = begin + 1; s < end; ++s) {
-      const ResourceShare use = shares_[s];
-      shares_.push_back(use);
-    }
+    // The first climber's shares, its port (the first share) moved to this host's: fabric
+    // resources are numbered host access bundles first, by host.
+    const PieceRange first = ranges_[fabric_climb_piece(alike, level, downwards)];
+    ranges_.push_back({first.begin, first.end, host - alike, 0});
+    climb_pieces_[climb_slot(host, level, downwards)] = static_cast<std::uint32_t>(ranges_.size() - 1);
   }
-  climb_pieces_[climb_slot(host, level, downwards)] = end_piece();
 }
 
 std::uint32_t FlowPaths::switch_climbs_of(VertexId entry) {

@@ -165,7 +165,7 @@ class FlowPaths {
   const Graph& graph() const { return graph_; }
   std::span<const double> capacity_gbps() const { return capacity_gbps_; }
   // The pieces so far, for a solve (valid until the next piece is added).
-  PieceFlows pieces() const { return PieceFlows{shares_, first_share_, {}, {}, {}}; }
+  PieceFlows pieces() const { return PieceFlows{shares_, {}, {}, {}, {}, 1, ranges_}; }
   // The one solver of the model's solves: its state over millions of resources is kept between them.
   PieceSolver& solver() { return solver_; }
 
@@ -199,25 +199,45 @@ class FlowPaths {
 
   // Closes the piece whose shares were just appended.
   std::uint32_t end_piece() {
-    first_share_.push_back(static_cast<std::uint32_t>(shares_.size()));
-    return static_cast<std::uint32_t>(first_share_.size() - 2);
+    const auto end = static_cast<std::uint32_t>(shares_.size());
+    ranges_.push_back({open_share_, end, 0});
+    open_share_ = end;
+    return static_cast<std::uint32_t>(ranges_.size() - 1);
   }
+  // The shares of a path inside a host: those of the same path in the first host of its shape,
+  // moved, where the route is theirs moved by one offset (hosts built alike), else its own.
+  std::uint32_t append_or_move_route(VertexId from, VertexId to, const Route& route);
+  // The path from `from` to `to` as its template's shares moved, where both hosts' links are
+  // their shape's first host's moved alike (no route needs translating); none otherwise.
+  std::optional<LocalPath> moved_template(VertexId from, VertexId to);
 
   const Graph& graph_;
   std::optional<FabricHierarchy>& fabric_;
   HostRoutes& host_routes_;
   std::vector<double> capacity_gbps_;
   // Tens of millions of values at a million GPUs: arrays that grow in place (pod_array.hpp).
-  PodArray<ResourceShare> shares_;       // every piece's resources, piece after piece
-  PodArray<std::uint32_t> first_share_;  // piece p: [first_share_[p], first_share_[p + 1]), from 0
-  // Paths by where they start, each with its destination: a path costs one list, read where
-  // it starts (millions of paths were a list of indices into a deque, two cache misses more).
+  PodArray<ResourceShare> shares_;  // the pieces' own resources, piece after piece
+  PodArray<PieceRange> ranges_;     // piece p's resources: its own or another's, moved
+  std::uint32_t open_share_ = 0;    // the first share of the piece being appended
+  // By host shape and the two ends' positions in it (HostRoutes::Placement): the first such
+  // path, whose shares the same path in other hosts of that shape reads moved.
+  struct LocalTemplate {
+    std::uint32_t piece = no_piece;
+    double latency_us = 0;
+    HostRoutes::Placement placement;  // of the template's own ends
+  };
+  std::unordered_map<std::uint64_t, LocalTemplate> local_templates_;
+  // Paths by where they start, each with its destination: a vertex's paths are a chain through
+  // one array, from the last one known (millions of paths were a list of indices into a deque,
+  // two cache misses more; then a vector per vertex, two million allocations at a million GPUs).
   struct KnownPath {
     VertexId to = no_vertex;
     std::uint32_t piece = 0;
     double latency_us = 0;
+    std::uint32_t next = no_piece;  // the vertex's path known before this one
   };
-  std::vector<std::vector<KnownPath>> local_path_index_;
+  std::vector<std::uint32_t> last_known_path_;  // by vertex: into known_paths_, or no_piece
+  PodArray<KnownPath> known_paths_;
   // Sized once when first used: by vertex, the NIC's record in nic_entries_; by fabric host,
   // level and direction, the host's climbs.
   std::vector<std::uint32_t> nic_slot_;

@@ -151,10 +151,11 @@ std::span<const double> PieceSolver::solve(const PieceFlows& flows) {
     std::swap(live, next_live);
     next_live.clear();
     for (const std::uint32_t p : live) {
-      for (const ResourceShare& use : flows.shares_of(p)) {
+      const double users = users_[p];
+      flows.shares_of(p).for_each([&](const ResourceShare& use) {
         if (growth_[use.resource] == 0) touched.push_back(use.resource);
-        growth_[use.resource] += users_[p] * use.share;
-      }
+        growth_[use.resource] += users * use.share;
+      });
     }
     ++rounds_;
     // A resource already loaded by an earlier round is listed already.
@@ -165,11 +166,8 @@ std::span<const double> PieceSolver::solve(const PieceFlows& flows) {
       break;
     }
     for (const std::uint32_t p : live) {
-      const auto shares = flows.shares_of(p);
-      full_[p] = std::any_of(shares.begin(), shares.end(),
-                             [&](const ResourceShare& use) { return saturated_[use.resource] != 0; })
-                     ? 1
-                     : 0;
+      full_[p] =
+          flows.shares_of(p).any_of([&](const ResourceShare& use) { return saturated_[use.resource] != 0; }) ? 1 : 0;
       users_[p] = 0;
     }
     // One pass raises the rates, drops the flows that cross a full piece and counts the pieces

@@ -3,7 +3,9 @@
 // classes whose members take the same path spread and get the same rate, which is what lets an
 // all-to-all over 100,000 GPUs be solved without 10^10 individual flows.
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <span>
 #include <vector>
 
@@ -28,6 +30,84 @@ struct MaxMinAllocation {
   int rounds = 0;                 // filling rounds, one per distinct bottleneck level
 };
 
+// Where a piece's resources are: shares [begin, end), the first one's resource moved by
+// `first_offset`, the others' by `offset`. Hosts built alike hold their paths inside as the same
+// shares at another place in the link array (every share moved alike), and hosts cabled alike
+// climb the fabric as the first such host did past their own port (the first share moved): a
+// million GPUs' 6.9 million paths inside hosts read a few hundred templates kept in cache instead
+// of 35 million copied shares (0.56 GB), its alltoall's climbs their first climbers' shares.
+struct PieceRange {
+  std::uint32_t begin = 0;
+  std::uint32_t end = 0;
+  std::uint32_t first_offset = 0;  // added to the first share's resource
+  std::uint32_t offset = 0;        // added to each other share's resource
+};
+
+// A piece's resources as PieceFlows::shares_of gives them (PieceRange): read them through
+// for_each and any_of where it counts, which move the first share outside the loop.
+class PieceShares {
+ public:
+  PieceShares(std::span<const ResourceShare> shares, std::uint32_t first_offset, std::uint32_t offset)
+      : shares_(shares), first_offset_(first_offset), offset_(offset) {}
+
+  class Iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = ResourceShare;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const ResourceShare*;
+    using reference = ResourceShare;
+
+    Iterator() = default;
+    Iterator(const ResourceShare* at, const PieceShares& shares)
+        : at_(at), first_(shares.shares_.data()), first_offset_(shares.first_offset_), offset_(shares.offset_) {}
+    ResourceShare operator*() const { return {at_->resource + (at_ == first_ ? first_offset_ : offset_), at_->share}; }
+    Iterator& operator++() {
+      ++at_;
+      return *this;
+    }
+    Iterator operator++(int) {
+      Iterator before = *this;
+      ++at_;
+      return before;
+    }
+    bool operator==(const Iterator& other) const { return at_ == other.at_; }
+
+   private:
+    const ResourceShare* at_ = nullptr;
+    const ResourceShare* first_ = nullptr;
+    std::uint32_t first_offset_ = 0;
+    std::uint32_t offset_ = 0;
+  };
+
+  Iterator begin() const { return {shares_.data(), *this}; }
+  Iterator end() const { return {shares_.data() + shares_.size(), *this}; }
+  bool empty() const { return shares_.empty(); }
+  std::size_t size() const { return shares_.size(); }
+
+  // Calls f with each share, in order.
+  template <typename F>
+  void for_each(F&& f) const {
+    if (shares_.empty()) return;
+    f(ResourceShare{shares_.front().resource + first_offset_, shares_.front().share});
+    for (std::size_t k = 1; k < shares_.size(); ++k) f(ResourceShare{shares_[k].resource + offset_, shares_[k].share});
+  }
+  // Whether some share satisfies `pred`, asked in order.
+  template <typename Pred>
+  bool any_of(Pred&& pred) const {
+    if (shares_.empty()) return false;
+    if (pred(ResourceShare{shares_.front().resource + first_offset_, shares_.front().share})) return true;
+    for (std::size_t k = 1; k < shares_.size(); ++k)
+      if (pred(ResourceShare{shares_[k].resource + offset_, shares_[k].share})) return true;
+    return false;
+  }
+
+ private:
+  std::span<const ResourceShare> shares_;
+  std::uint32_t first_offset_ = 0;
+  std::uint32_t offset_ = 0;
+};
+
 // One flow per class, each listing by index the pieces of path it crosses, pieces that many
 // flows share (a host's way up the fabric, a NIC port, the path between two GPUs). A prediction
 // has millions of flows but far fewer distinct pieces: a filling round then counts each flow's
@@ -39,15 +119,25 @@ struct PieceFlows {
   std::span<const std::uint32_t> first_use;     // flow f: [first_use[f], first_use[f + 1])
   std::span<const double> weight;               // flow f stands for weight[f] identical flows; empty: all
   double common_weight = 1;                     // ... stand for this many each
+  // Where given, piece p's resources are ranges[p] (first_share is then left empty): pieces may
+  // read another piece's shares, moved (PieceRange).
+  std::span<const PieceRange> ranges{};
 
   std::size_t size() const { return first_use.empty() ? 0 : first_use.size() - 1; }
-  std::size_t piece_count() const { return first_share.empty() ? 0 : first_share.size() - 1; }
+  std::size_t piece_count() const {
+    if (!ranges.empty()) return ranges.size();
+    return first_share.empty() ? 0 : first_share.size() - 1;
+  }
   std::span<const std::uint32_t> pieces_of(std::size_t flow) const {
     return piece_of_use.subspan(first_use[flow], first_use[flow + 1] - first_use[flow]);
   }
   double weight_of(std::size_t flow) const { return weight.empty() ? common_weight : weight[flow]; }
-  std::span<const ResourceShare> shares_of(std::size_t piece) const {
-    return shares.subspan(first_share[piece], first_share[piece + 1] - first_share[piece]);
+  PieceShares shares_of(std::size_t piece) const {
+    if (!ranges.empty()) {
+      const PieceRange& range = ranges[piece];
+      return {shares.subspan(range.begin, range.end - range.begin), range.first_offset, range.offset};
+    }
+    return {shares.subspan(first_share[piece], first_share[piece + 1] - first_share[piece]), 0, 0};
   }
 };
 

@@ -47,12 +47,32 @@ const HostRoutes::HostShape& HostRoutes::shape_of(VertexId host) {
     }
   shape.shape =
       shape_ids_.try_emplace(std::move(signature), static_cast<std::uint32_t>(shape_ids_.size())).first->second;
+  if (shape.shape == first_host_of_shape_.size()) first_host_of_shape_.push_back(slot);
+  const HostShape& first = hosts_[first_host_of_shape_[shape.shape]];
+  // Equal signatures list as many links.
+  shape.link_shift = shape.links.empty() ? 0 : shape.links.front() - first.links.front();
+  shape.shifted_alike = true;
+  for (std::size_t k = 0; k < shape.links.size() && shape.shifted_alike; ++k)
+    shape.shifted_alike = shape.links[k] - first.links[k] == shape.link_shift;
   return shape;
+}
+
+HostRoutes::Placement HostRoutes::placement(VertexId from, VertexId to) {
+  const VertexId host = graph_.vertex(from).host;
+  if (host == no_vertex || host != graph_.vertex(to).host) return {};
+  if (host != last_host_) {
+    shape_of(host);
+    last_host_ = host;
+    last_slot_ = host_slot_[host];
+  }
+  const HostShape& shape = hosts_[last_slot_];
+  return {template_key(shape, from, to), shape.link_shift, shape.shifted_alike};
 }
 
 const Route* HostRoutes::between(VertexId from, VertexId to) {
   const VertexId host = graph_.vertex(from).host;
   if (host == no_vertex || host != graph_.vertex(to).host) {
+    last_template_ = no_template;
     std::optional<Route> route = find_route(graph_, from, to);
     if (!route) return nullptr;
     route_ = std::move(*route);
@@ -66,9 +86,8 @@ const Route* HostRoutes::between(VertexId from, VertexId to) {
     last_slot_ = host_slot_[host];
   }
   const HostShape& shape = hosts_[last_slot_];
-  // Shapes number in the hundreds and hosts' vertices in the tens: 20 bits each is ample.
-  const std::uint64_t key =
-      std::uint64_t{shape.shape} << 40 | std::uint64_t{position_of_vertex_[from]} << 20 | position_of_vertex_[to];
+  const std::uint64_t key = template_key(shape, from, to);
+  last_template_ = key;
   auto [it, inserted] = templates_.try_emplace(key);
   if (inserted) {
     ++searches_;
