@@ -10,10 +10,10 @@ build_dir="$repo_root/build-sanitize"
 # quarter faster than with -g.
 cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DFABRICBENCH_SANITIZE=ON \
   -DFABRICBENCH_BUILD_BENCHMARKS=OFF -DFABRICBENCH_WITH_CUDA=OFF
-# Only the targets whose tests run below (label unit or mpi): the two test programs and the
-# binaries the MPI tests start.
+# Only the targets whose tests run below (label unit or mpi): the test programs and the binaries
+# the MPI tests start. A labelled program not built here has no tests listed, so it is not run.
 cmake --build "$build_dir" -j "$(nproc)" \
-  --target fabricbench fabricbench_fault_injected fabricbench_unit_tests fabricbench_mpi_tests
+  --target fabricbench fabricbench_fault_injected fabricbench_unit_tests fabricbench_mpi_tests topology_tests
 
 # Open MPI keeps allocations alive until exit by design; leak reports there would drown ours.
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:${ASAN_OPTIONS:-}"
