@@ -103,17 +103,17 @@ FlowPaths::LocalPath FlowPaths::local_path(VertexId from, VertexId to) {
   LocalPath path;
   // A rank placed on a NIC (host memory on a host the topology knows only by its NIC) is
   // already where its fabric hop starts.
-  if (const std::optional<LocalPath> moved = from != to ? moved_template(from, to) : std::nullopt) {
+  if (from == to) {
+    path.piece = end_piece();
+  } else if (const std::optional<LocalPath> moved = moved_template(from, to)) {
     path = *moved;
-  } else if (from != to) {
+  } else {
     const Route* route = host_routes_.between(from, to);
     if (!route) {
       throw InputError(fmt::format("no route from {} to {}", graph_.vertex(from).name, graph_.vertex(to).name));
     }
     path.piece = append_or_move_route(from, to, *route);
     path.latency_us = route->latency_us;
-  } else {
-    path.piece = end_piece();
   }
   std::uint32_t& last = last_known_path_[from];
   known_paths_.push_back({to, path.piece, path.latency_us, last});

@@ -200,7 +200,7 @@ class FlowPaths {
   // Closes the piece whose shares were just appended.
   std::uint32_t end_piece() {
     const auto end = static_cast<std::uint32_t>(shares_.size());
-    ranges_.push_back({open_share_, end, 0});
+    ranges_.push_back({open_share_, end});
     open_share_ = end;
     return static_cast<std::uint32_t>(ranges_.size() - 1);
   }

@@ -57,15 +57,21 @@ const HostRoutes::HostShape& HostRoutes::shape_of(VertexId host) {
   return shape;
 }
 
-HostRoutes::Placement HostRoutes::placement(VertexId from, VertexId to) {
-  const VertexId host = graph_.vertex(from).host;
-  if (host == no_vertex || host != graph_.vertex(to).host) return {};
+const HostRoutes::HostShape& HostRoutes::shape_of_last(VertexId host) {
+  // Consecutive calls mostly stay in one host (a rail's ranks through a node): its shape is
+  // looked up once for them, not through two tables missing the cache at each call.
   if (host != last_host_) {
     shape_of(host);
     last_host_ = host;
     last_slot_ = host_slot_[host];
   }
-  const HostShape& shape = hosts_[last_slot_];
+  return hosts_[last_slot_];
+}
+
+HostRoutes::Placement HostRoutes::placement(VertexId from, VertexId to) {
+  const VertexId host = graph_.vertex(from).host;
+  if (host == no_vertex || host != graph_.vertex(to).host) return {};
+  const HostShape& shape = shape_of_last(host);
   return {template_key(shape, from, to), shape.link_shift, shape.shifted_alike};
 }
 
@@ -78,14 +84,7 @@ const Route* HostRoutes::between(VertexId from, VertexId to) {
     route_ = std::move(*route);
     return &route_;
   }
-  // Consecutive calls mostly stay in one host (a rail's ranks through a node): its shape is
-  // looked up once for them, not through two tables missing the cache at each call.
-  if (host != last_host_) {
-    shape_of(host);
-    last_host_ = host;
-    last_slot_ = host_slot_[host];
-  }
-  const HostShape& shape = hosts_[last_slot_];
+  const HostShape& shape = shape_of_last(host);
   const std::uint64_t key = template_key(shape, from, to);
   last_template_ = key;
   auto [it, inserted] = templates_.try_emplace(key);

@@ -71,6 +71,8 @@ class HostRoutes {
   };
 
   const HostShape& shape_of(VertexId host);
+  // shape_of, remembered for the host asked last (last_host_, last_slot_).
+  const HostShape& shape_of_last(VertexId host);
   // Shapes number in the hundreds and hosts' vertices in the tens: 20 bits each is ample.
   std::uint64_t template_key(const HostShape& shape, VertexId from, VertexId to) const {
     return std::uint64_t{shape.shape} << 40 | std::uint64_t{position_of_vertex_[from]} << 20 | position_of_vertex_[to];
@@ -86,7 +88,7 @@ class HostRoutes {
   std::size_t searches_ = 0;
   Route route_;
   std::uint64_t last_template_ = no_template;
-  VertexId last_host_ = no_vertex;  // the host of the last route between() gave, and its slot
+  VertexId last_host_ = no_vertex;  // the host shape_of_last() was asked for last, and its slot
   std::uint32_t last_slot_ = 0;
 };
 
